@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config";
+
+// One vitest run covers every package; each project brings its own config (and, for
+// projects that need a real broker, a global setup that starts it through tooling/brokers).
+export default defineConfig({
+  test: {
+    projects: ["packages/*", "tooling/*", "examples/*"],
+  },
+});
