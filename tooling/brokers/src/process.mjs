@@ -144,7 +144,7 @@ export function run(command, args, opts = {}) {
     const child = spawn(command, args, {
       cwd: opts.cwd,
       env: opts.env ?? process.env,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     let output = "";
     child.stdout.on("data", (d) => {
@@ -158,7 +158,11 @@ export function run(command, args, opts = {}) {
       if (code === 0) resolve(output);
       else reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output.slice(-4000)}`));
     });
-    child.stdin.end(opts.input ?? "");
+    if (opts.input !== undefined && child.stdin) {
+      // A command may exit before reading its input; that is its answer, not our crash.
+      child.stdin.on("error", () => {});
+      child.stdin.end(opts.input);
+    }
   });
 }
 
