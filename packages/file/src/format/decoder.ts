@@ -1,0 +1,226 @@
+import { type ByteWindow, windowEnd } from "./bytes.js";
+import {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  END_OF_STREAM_PAYLOAD,
+  HEADER_SIZE,
+  MAX_PAYLOAD_LIMIT,
+  SEA_STREAMER_INTERNAL,
+} from "./constants.js";
+import { StreamFileError } from "./errors.js";
+import { type ReadOptions, readUnit } from "./frameReader.js";
+import { decodeHeader, isSeaStreamerFile } from "./header.js";
+import type { Beacon, DecodedMessage, FileHeader, StreamMessage } from "./types.js";
+
+export type DecodedItem =
+  | { readonly kind: "message"; readonly message: DecodedMessage }
+  | { readonly kind: "beacon"; readonly beacon: Beacon };
+
+/** How a decode ended. `end` is always the offset just past the last complete unit. */
+export type DecodeOutcome =
+  /** Every byte was decoded and the data stops between two units. */
+  | { readonly status: "clean"; readonly end: number }
+  /** The end-of-stream frame was read; readers stop there and ignore anything after it. */
+  | { readonly status: "eos"; readonly end: number }
+  /** Truncated or corrupt at `error.offset` (equal to `end`); everything before it is intact. */
+  | { readonly status: "damaged"; readonly end: number; readonly error: StreamFileError };
+
+export interface DecoderOptions {
+  /**
+   * Check the bytes upstream writes but never reads (CR markers, beacon `remaining`). On by
+   * default: every conforming writer produces them, and they catch damage the payload checksum
+   * cannot see, since frame headers are not checksummed.
+   */
+  readonly strict?: boolean;
+  /** A frame claiming a longer payload is reported as corrupt instead of being waited for. */
+  readonly maxPayloadBytes?: number;
+}
+
+export function isEndOfStream(message: StreamMessage): boolean {
+  const p = message.payload;
+  return (
+    message.streamKey === SEA_STREAMER_INTERNAL &&
+    p.length === 3 &&
+    p[0] === END_OF_STREAM_PAYLOAD.charCodeAt(0) &&
+    p[1] === END_OF_STREAM_PAYLOAD.charCodeAt(1) &&
+    p[2] === END_OF_STREAM_PAYLOAD.charCodeAt(2)
+  );
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Incremental decoder: feed file bytes in order with `push`, get messages and beacons as soon as
+ * they are complete. A unit cut short is simply waited for, since a live file may still be
+ * growing; `finish` declares there is no more and turns a partial unit into `FILE_TRUNCATED`.
+ * Corruption stops decoding at once and is kept in `error`.
+ *
+ * Payloads are views into the pushed chunks, which must not be modified afterwards.
+ */
+export class StreamDecoder {
+  #header: FileHeader | undefined;
+  #opts: Omit<ReadOptions, "beaconInterval">;
+  #win: ByteWindow = { bytes: EMPTY, start: 0 };
+  #pos = 0;
+  #needUntil = 0;
+  #error: StreamFileError | undefined;
+  #eos = false;
+
+  constructor(options: DecoderOptions = {}) {
+    this.#opts = {
+      strict: options.strict ?? true,
+      maxPayloadBytes: Math.min(
+        options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+        MAX_PAYLOAD_LIMIT,
+      ),
+    };
+  }
+
+  /** The file header, once its 128 bytes have been pushed. */
+  get header(): FileHeader | undefined {
+    return this.#header;
+  }
+
+  /** File offset just past the last complete unit (the header counts as one). */
+  get offset(): number {
+    return this.#pos;
+  }
+
+  /** Set when the data is corrupt; nothing more is decoded afterwards. */
+  get error(): StreamFileError | undefined {
+    return this.#error;
+  }
+
+  /** True once the end-of-stream frame has been decoded. */
+  get ended(): boolean {
+    return this.#eos;
+  }
+
+  push(chunk: Uint8Array): DecodedItem[] {
+    const items: DecodedItem[] = [];
+    if (this.#error || this.#eos || chunk.length === 0) return items;
+    this.#append(chunk);
+    if (windowEnd(this.#win) < this.#needUntil) return items;
+    try {
+      this.#decode(items);
+    } catch (error) {
+      if (!(error instanceof StreamFileError)) throw error;
+      this.#error = error;
+    }
+    this.#compact();
+    return items;
+  }
+
+  /** Declares the end of the data and says how decoding ended. */
+  finish(): DecodeOutcome {
+    const end = this.#pos;
+    if (this.#error) return { status: "damaged", end, error: this.#error };
+    if (this.#eos) return { status: "eos", end };
+    if (!this.#header) {
+      if (windowEnd(this.#win) === 0) {
+        const error = new StreamFileError(
+          "FILE_TRUNCATED",
+          "The file is empty, so it has no SeaStreamer header: write a new file",
+          0,
+        );
+        return { status: "damaged", end, error };
+      }
+      try {
+        decodeHeader(this.#win.bytes, this.#opts.strict);
+      } catch (error) {
+        if (error instanceof StreamFileError) return { status: "damaged", end, error };
+        throw error;
+      }
+    }
+    if (windowEnd(this.#win) > end) {
+      const error = new StreamFileError(
+        "FILE_TRUNCATED",
+        `The data ends ${windowEnd(this.#win) - end} bytes into an incomplete frame or beacon (a write cut short, e.g. by a crash); the messages before it are intact. Appending resumes after the last complete frame`,
+        end,
+      );
+      return { status: "damaged", end, error };
+    }
+    return { status: "clean", end };
+  }
+
+  #append(chunk: Uint8Array): void {
+    const win = this.#win;
+    if (win.bytes.length === 0) {
+      this.#win = { bytes: chunk, start: windowEnd(win) };
+      return;
+    }
+    // A fresh buffer each time: payload views handed out earlier must never see their bytes move.
+    const bytes = new Uint8Array(win.bytes.length + chunk.length);
+    bytes.set(win.bytes, 0);
+    bytes.set(chunk, win.bytes.length);
+    this.#win = { bytes, start: win.start };
+  }
+
+  #compact(): void {
+    const drop = this.#pos - this.#win.start;
+    if (drop > 0) {
+      this.#win = { bytes: this.#win.bytes.subarray(drop), start: this.#pos };
+    }
+  }
+
+  #decode(items: DecodedItem[]): void {
+    let header = this.#header;
+    if (!header) {
+      const bytes = this.#win.bytes;
+      if (isSeaStreamerFile(bytes) === false || bytes.length >= HEADER_SIZE) {
+        header = decodeHeader(bytes, this.#opts.strict);
+        this.#header = header;
+        this.#pos = HEADER_SIZE;
+      } else {
+        this.#needUntil = HEADER_SIZE;
+        return;
+      }
+    }
+    const opts: ReadOptions = { ...this.#opts, beaconInterval: header.beaconInterval };
+    for (;;) {
+      const unit = readUnit(this.#win, this.#pos, opts);
+      if (unit.kind === "need") {
+        this.#needUntil = unit.until;
+        return;
+      }
+      if (unit.kind === "beacon") {
+        // Between frames a beacon has nothing left over; otherwise the previous frame lied.
+        if (opts.strict && unit.beacon.remaining !== 0) {
+          throw new StreamFileError(
+            "FILE_CORRUPT",
+            `Beacon between frames says ${unit.beacon.remaining} bytes of a frame follow; the messages before it are intact, readers stop here`,
+            this.#pos,
+          );
+        }
+        items.push({ kind: "beacon", beacon: unit.beacon });
+      } else {
+        for (const beacon of unit.beacons) items.push({ kind: "beacon", beacon });
+        items.push({ kind: "message", message: unit.message });
+      }
+      this.#pos = unit.end;
+      if (unit.kind === "frame" && isEndOfStream(unit.message)) {
+        this.#eos = true;
+        return;
+      }
+    }
+  }
+}
+
+export interface DecodedFile {
+  readonly header: FileHeader | undefined;
+  /** Every complete frame before any damage, the end-of-stream frame included. */
+  readonly messages: DecodedMessage[];
+  readonly beacons: Beacon[];
+  readonly outcome: DecodeOutcome;
+}
+
+/** Decodes a whole file held in memory. Damage is reported in `outcome`, never thrown. */
+export function decodeFile(bytes: Uint8Array, options: DecoderOptions = {}): DecodedFile {
+  const decoder = new StreamDecoder(options);
+  const messages: DecodedMessage[] = [];
+  const beacons: Beacon[] = [];
+  for (const item of decoder.push(bytes)) {
+    if (item.kind === "message") messages.push(item.message);
+    else beacons.push(item.beacon);
+  }
+  return { header: decoder.header, messages, beacons, outcome: decoder.finish() };
+}

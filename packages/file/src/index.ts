@@ -1,0 +1,40 @@
+export { encodeBeacon, markersPerBeacon } from "./format/beacon.js";
+export {
+  DEFAULT_BEACON_INTERVAL,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  END_OF_STREAM_PAYLOAD,
+  HEADER_SIZE,
+  MAX_STREAM_KEY_LENGTH,
+  MAX_TIMESTAMP_MS,
+  SEA_STREAMER_INTERNAL,
+  SEA_STREAMER_WILDCARD,
+} from "./format/constants.js";
+export { crc16Cdma2000, crc16Update, runningChecksumUpdate } from "./format/crc.js";
+export {
+  type DecodedFile,
+  type DecodedItem,
+  type DecodeOutcome,
+  type DecoderOptions,
+  decodeFile,
+  isEndOfStream,
+  StreamDecoder,
+} from "./format/decoder.js";
+export { type EncoderOptions, FileEncoder } from "./format/encoder.js";
+export { StreamFileError, type StreamFileErrorCode } from "./format/errors.js";
+export { encodeFrame, frameSize, validateMessage } from "./format/frame.js";
+export {
+  decodeHeader,
+  encodeHeader,
+  isSeaStreamerFile,
+  MAX_FILE_NAME_BYTES,
+} from "./format/header.js";
+export { isValidStreamKey, validateStreamKey } from "./format/streamKey.js";
+export type {
+  Beacon,
+  DecodedMessage,
+  FileHeader,
+  Marker,
+  StreamId,
+  StreamMessage,
+  StreamState,
+} from "./format/types.js";
