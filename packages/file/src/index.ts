@@ -28,6 +28,14 @@ export {
   isSeaStreamerFile,
   MAX_FILE_NAME_BYTES,
 } from "./format/header.js";
+export { bufferReader, type RandomAccessReader } from "./format/reader.js";
+export {
+  findResumePoint,
+  type RecoveredStream,
+  type ResumeOptions,
+  type ResumePoint,
+  recoverStreams,
+} from "./format/resume.js";
 export { isValidStreamKey, validateStreamKey } from "./format/streamKey.js";
 export type {
   Beacon,

@@ -1,0 +1,225 @@
+import { readBeacon } from "./beacon.js";
+import { DEFAULT_MAX_PAYLOAD_BYTES, HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
+import { CRC16_INIT, runningChecksumUpdate } from "./crc.js";
+import { isEndOfStream } from "./decoder.js";
+import type { StreamFileError } from "./errors.js";
+import type { ReadOptions } from "./frameReader.js";
+import { decodeHeader } from "./header.js";
+import type { RandomAccessReader } from "./reader.js";
+import { alignAfterBeacon, scanUnits } from "./scan.js";
+import type { FileHeader, StreamId, StreamState } from "./types.js";
+
+export interface ResumeOptions {
+  readonly strict?: boolean;
+  readonly maxPayloadBytes?: number;
+}
+
+/** Where a writer continues an existing file. */
+export interface ResumePoint {
+  readonly header: FileHeader;
+  /** Just past the last complete frame that is not the end-of-stream marker. */
+  readonly offset: number;
+  /** True when that frame is followed by an end-of-stream marker (the writer overwrites it). */
+  readonly endedWithEos: boolean;
+  /**
+   * Bytes from `offset` to the end of the file (an end-of-stream marker, a torn tail). Upstream
+   * leaves them in place; truncate the file to `offset` so no stale bytes outlive a short append.
+   */
+  readonly staleBytes: number;
+  /** Why the tail was cut off, when it was torn or corrupt rather than cleanly ended. */
+  readonly damage: StreamFileError | undefined;
+}
+
+export interface RecoveredStream extends StreamId {
+  readonly state: StreamState;
+  /** Payload checksum of the stream's last frame, when the scan saw it (upstream seeds with it). */
+  readonly lastChecksum: number | undefined;
+}
+
+function readOptions(header: FileHeader, options: ResumeOptions): ReadOptions {
+  return {
+    beaconInterval: header.beaconInterval,
+    strict: options.strict ?? true,
+    maxPayloadBytes: Math.min(
+      options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+      MAX_PAYLOAD_LIMIT,
+    ),
+  };
+}
+
+/**
+ * Finds where to continue writing, reading only the tail: it scans from the last beacon and steps
+ * back one interval at a time only while the scanned part holds no complete frame. Returns
+ * `undefined` for an empty file (start a new one); throws for a file that is not `.ss` or whose
+ * header is torn.
+ */
+export function findResumePoint(
+  reader: RandomAccessReader,
+  options: ResumeOptions = {},
+): ResumePoint | undefined {
+  if (reader.size === 0) return undefined;
+  const header = decodeHeader(reader.read(0, HEADER_SIZE), options.strict ?? true);
+  const opts = readOptions(header, options);
+  const interval = header.beaconInterval;
+  const size = reader.size;
+
+  // Regions are scanned from the top down; `limit` is where the region above began.
+  let limit = size;
+  let damage: StreamFileError | undefined;
+  for (let k = Math.floor((size - 1) / interval); k >= 0; k--) {
+    const start = k === 0 ? HEADER_SIZE : alignAfterBeacon(reader, k * interval, opts);
+    if (start === undefined || start >= limit) continue;
+    const seen: { lastEnd: number | undefined; eos: boolean } = { lastEnd: undefined, eos: false };
+    const stop = scanUnits(reader, start, limit, opts, (unit) => {
+      if (unit.kind !== "frame") return false;
+      if (isEndOfStream(unit.message)) {
+        // Readers stop at the marker, so nothing after it counts either.
+        seen.eos = true;
+        return true;
+      }
+      seen.lastEnd = unit.end;
+      return false;
+    });
+    if (stop.kind === "damaged" && damage === undefined) damage = stop.error;
+    if (seen.lastEnd !== undefined) {
+      const offset = seen.lastEnd;
+      return { header, offset, endedWithEos: seen.eos, staleBytes: size - offset, damage };
+    }
+    // The end-of-stream marker opens this region: the frame before it ends where it starts.
+    if (seen.eos) return resumeBefore(reader, header, opts, start, size, damage);
+    limit = start;
+  }
+  return {
+    header,
+    offset: HEADER_SIZE,
+    endedWithEos: false,
+    staleBytes: size - HEADER_SIZE,
+    damage,
+  };
+}
+
+/** The end-of-stream marker starts at `eosStart`; the last frame before it ends exactly there. */
+function resumeBefore(
+  reader: RandomAccessReader,
+  header: FileHeader,
+  opts: ReadOptions,
+  eosStart: number,
+  size: number,
+  damage: StreamFileError | undefined,
+): ResumePoint {
+  // Frames are contiguous, so whatever precedes the marker ends where it starts, unless a beacon
+  // sits in between (the marker starting right after one): then the frame ended at the boundary.
+  let offset = eosStart;
+  const boundary = Math.floor(eosStart / opts.beaconInterval) * opts.beaconInterval;
+  if (boundary >= HEADER_SIZE && boundary < eosStart) {
+    const read = readBeacon(
+      { bytes: reader.read(boundary, eosStart - boundary), start: boundary },
+      boundary,
+      opts.beaconInterval,
+      opts.strict,
+    );
+    if (read.ok && boundary + read.beacon.size === eosStart) offset = boundary;
+  }
+  return { header, offset, endedWithEos: true, staleBytes: size - offset, damage };
+}
+
+function streamKeyOf(s: StreamId): string {
+  return `${s.shard}/${s.streamKey}`;
+}
+
+interface Tracking {
+  id: StreamId;
+  /** Frames of this stream starting at or after this offset are folded in. */
+  from: number;
+  state: StreamState | undefined;
+  lastChecksum: number | undefined;
+}
+
+/**
+ * Recovers the writer state of the given streams as of `point.offset`: walks beacons back from the
+ * end to the latest marker of each stream, then folds in that stream's frames after it. Without a
+ * list, or when some stream has no marker, it falls back to scanning from the first frame.
+ * Streams never written come back absent.
+ */
+export function recoverStreams(
+  reader: RandomAccessReader,
+  point: ResumePoint,
+  streams?: readonly StreamId[],
+  options: ResumeOptions = {},
+): RecoveredStream[] {
+  const opts = readOptions(point.header, options);
+  const interval = opts.beaconInterval;
+  const tracked = new Map<string, Tracking>();
+  for (const id of streams ?? []) {
+    tracked.set(streamKeyOf(id), {
+      id,
+      from: HEADER_SIZE,
+      state: undefined,
+      lastChecksum: undefined,
+    });
+  }
+  let scanFrom = HEADER_SIZE;
+  if (streams !== undefined && streams.length > 0) {
+    let missing = tracked.size;
+    // Only beacons before the resume offset describe frames that are kept.
+    for (let k = Math.floor((point.offset - 1) / interval); k >= 1 && missing > 0; k--) {
+      const at = k * interval;
+      const bytes = reader.read(at, Math.min(interval, point.offset - at));
+      const read = readBeacon({ bytes, start: at }, at, interval, opts.strict);
+      if (!read.ok) continue;
+      for (const marker of read.beacon.markers) {
+        const t = tracked.get(streamKeyOf(marker));
+        if (!t || t.state !== undefined) continue;
+        const from = alignAfterBeacon(reader, at, opts);
+        if (from === undefined) continue;
+        t.state = {
+          seq: marker.seq,
+          timestamp: marker.timestamp,
+          runningChecksum: marker.runningChecksum,
+        };
+        t.from = from;
+        missing--;
+      }
+    }
+    scanFrom = missing > 0 ? HEADER_SIZE : Math.min(...[...tracked.values()].map((t) => t.from));
+  }
+
+  const all = streams === undefined;
+  const stop = scanUnits(reader, scanFrom, point.offset, opts, (unit) => {
+    if (unit.kind !== "frame") return false;
+    const m = unit.message;
+    const key = streamKeyOf(m);
+    let t = tracked.get(key);
+    if (!t && all && !isEndOfStream(m)) {
+      t = {
+        id: { streamKey: m.streamKey, shard: m.shard },
+        from: HEADER_SIZE,
+        state: undefined,
+        lastChecksum: undefined,
+      };
+      tracked.set(key, t);
+    }
+    if (!t || m.offset < t.from) return false;
+    const s = t.state;
+    t.state = s
+      ? {
+          seq: m.seq > s.seq ? m.seq : s.seq,
+          timestamp: Math.max(m.timestamp, s.timestamp),
+          runningChecksum: runningChecksumUpdate(s.runningChecksum, m.checksum),
+        }
+      : {
+          seq: m.seq,
+          timestamp: m.timestamp,
+          runningChecksum: runningChecksumUpdate(CRC16_INIT, m.checksum),
+        };
+    t.lastChecksum = m.checksum;
+    return false;
+  });
+  if (stop.kind === "damaged") throw stop.error;
+
+  const out: RecoveredStream[] = [];
+  for (const t of tracked.values()) {
+    if (t.state) out.push({ ...t.id, state: t.state, lastChecksum: t.lastChecksum });
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  type DecodedMessage,
+  decodeFile,
+  FileEncoder,
+  type FileHeader,
+  type StreamMessage,
+} from "../src/index.js";
+
+/** The Rust crate's sample files live in shared/, beside the clone (override for other layouts). */
+export const FIXTURES_DIR =
+  process.env.SEASTREAMER_FIXTURES ??
+  fileURLToPath(new URL("../../../../shared/fixtures/seastreamer/", import.meta.url));
+
+export const FIXTURE_NAMES = ["sample-1", "consumer", "quicksort"] as const;
+export type FixtureName = (typeof FIXTURE_NAMES)[number];
+
+export function fixture(name: FixtureName): Uint8Array {
+  return new Uint8Array(readFileSync(`${FIXTURES_DIR}${name}.ss`));
+}
+
+export const fixturesPresent = existsSync(`${FIXTURES_DIR}sample-1.ss`);
+
+/** One line of the interop program's `decode` output. */
+export type InteropLine =
+  | { type: "header"; file_name: string; created_at: number; beacon_interval: number }
+  | {
+      type: "message";
+      stream_key: string;
+      shard: string;
+      seq: string;
+      timestamp: number;
+      payload: string;
+    }
+  | { type: "end"; reason: "eos" | "eof"; offset: number };
+
+export function parseInteropLines(text: string): InteropLine[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as InteropLine);
+}
+
+export function expectedFixture(name: FixtureName): InteropLine[] {
+  const url = new URL(`./fixtures-expected/${name}.jsonl`, import.meta.url);
+  return parseInteropLines(readFileSync(url, "utf8"));
+}
+
+/** Our decoded messages in the interop program's line shape, for direct comparison. */
+export function toInteropLine(m: StreamMessage): InteropLine {
+  return {
+    type: "message",
+    stream_key: m.streamKey,
+    shard: m.shard.toString(),
+    seq: m.seq.toString(),
+    timestamp: m.timestamp,
+    payload: Buffer.from(m.payload).toString("base64"),
+  };
+}
+
+export function encodeAll(header: FileHeader, messages: readonly StreamMessage[]): Uint8Array {
+  const { encoder, bytes } = FileEncoder.create(header);
+  return Buffer.concat([bytes, ...messages.map((m) => encoder.write(m))]);
+}
+
+export function decodeClean(bytes: Uint8Array): { header: FileHeader; messages: DecodedMessage[] } {
+  const d = decodeFile(bytes);
+  if (d.outcome.status === "damaged") throw d.outcome.error;
+  return { header: d.header!, messages: d.messages };
+}
+
+export function text(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString("utf8");
+}
