@@ -28,7 +28,9 @@ async function main() {
     }
     case "status": {
       for (const name of parseNames(rest)) {
-        for (const s of await brokers[name].status()) {
+        /** @type {{ running: boolean, address: string, pid?: number, rssMiB?: number | undefined }[]} */
+        const lines = await brokers[name].status();
+        for (const s of lines) {
           const mem = s.rssMiB === undefined ? "" : `, ${s.rssMiB} MiB resident`;
           log(`${name}: ${s.address} ${s.running ? `running (pid ${s.pid}${mem})` : "stopped"}`);
         }

@@ -12,7 +12,8 @@ export async function ensureBrokers(names, log = (line) => process.stderr.write(
   for (const name of parseNames(names)) {
     const broker = brokers[name];
     const result = await broker.up(log);
-    if (!result.already) log(`[brokers] ${name} up at ${result.address} in ${(result.ms / 1000).toFixed(1)} s`);
+    if (!result.already)
+      log(`[brokers] ${name} up at ${result.address} in ${(result.ms / 1000).toFixed(1)} s`);
     Object.assign(process.env, broker.env());
   }
 }

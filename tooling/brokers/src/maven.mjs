@@ -7,7 +7,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "./process.mjs";
 
-const DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies";
+const DEPENDENCY_PLUGIN =
+  "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies";
 
 /**
  * Makes `libDir` hold the runtime jars of `pomFile`, resolving only when the pom changed.

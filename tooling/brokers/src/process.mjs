@@ -54,7 +54,10 @@ export function startDetached({ command, args, cwd, env, logFile, pidFile }) {
     stdio: ["ignore", out, out],
   });
   closeSync(out);
-  if (child.pid === undefined) throw new Error(`could not start ${command}`);
+  // A missing binary is reported on "error" after spawn returns; without a listener it would crash.
+  child.once("error", () => {});
+  if (child.pid === undefined)
+    throw new Error(`could not start ${command}: is it installed and on PATH?`);
   child.unref();
   writeFileSync(pidFile, `${child.pid}\n`);
   return child.pid;
@@ -147,16 +150,17 @@ export function run(command, args, opts = {}) {
       stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     let output = "";
-    child.stdout.on("data", (d) => {
+    child.stdout?.on("data", (d) => {
       output += d;
     });
-    child.stderr.on("data", (d) => {
+    child.stderr?.on("data", (d) => {
       output += d;
     });
     child.once("error", reject);
     child.once("close", (code) => {
       if (code === 0) resolve(output);
-      else reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output.slice(-4000)}`));
+      else
+        reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output.slice(-4000)}`));
     });
     if (opts.input !== undefined && child.stdin) {
       // A command may exit before reading its input; that is its answer, not our crash.

@@ -33,8 +33,16 @@ export const ACL_USER = "ruststream";
 function instances() {
   return [
     { name: "plain", port: envPort("REDIS_PORT", 16379), portVar: "REDIS_PORT" },
-    { name: "persistent", port: envPort("REDIS_PERSISTENT_PORT", 16380), portVar: "REDIS_PERSISTENT_PORT" },
-    { name: "protected", port: envPort("REDIS_PROTECTED_PORT", 16381), portVar: "REDIS_PROTECTED_PORT" },
+    {
+      name: "persistent",
+      port: envPort("REDIS_PERSISTENT_PORT", 16380),
+      portVar: "REDIS_PERSISTENT_PORT",
+    },
+    {
+      name: "protected",
+      port: envPort("REDIS_PROTECTED_PORT", 16381),
+      portVar: "REDIS_PROTECTED_PORT",
+    },
     { name: "tls", port: envPort("REDIS_TLS_PORT", 16382), portVar: "REDIS_TLS_PORT" },
   ];
 }
@@ -56,7 +64,9 @@ function secrets() {
     const make = () => randomBytes(12).toString("hex");
     writeFileSync(file, JSON.stringify({ password: make(), aclPassword: make() }), { mode: 0o600 });
   }
-  return /** @type {{ password: string, aclPassword: string }} */ (JSON.parse(readFileSync(file, "utf8")));
+  return /** @type {{ password: string, aclPassword: string }} */ (
+    JSON.parse(readFileSync(file, "utf8"))
+  );
 }
 
 /** Paths of the TLS material, made at the first start. */
@@ -77,12 +87,50 @@ async function ensureCertificates() {
   const ext = join(f.dir, "server.ext");
   writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
   const csr = join(f.dir, "server.csr");
-  await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650",
-    "-subj", "/CN=ruststream test CA", "-keyout", f.caKey, "-out", f.ca]);
-  await run("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-    "-keyout", f.key, "-out", csr]);
-  await run("openssl", ["x509", "-req", "-in", csr, "-CA", f.ca, "-CAkey", f.caKey, "-CAcreateserial",
-    "-days", "3650", "-extfile", ext, "-out", f.cert]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "3650",
+    "-subj",
+    "/CN=ruststream test CA",
+    "-keyout",
+    f.caKey,
+    "-out",
+    f.ca,
+  ]);
+  await run("openssl", [
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    f.key,
+    "-out",
+    csr,
+  ]);
+  await run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    f.ca,
+    "-CAkey",
+    f.caKey,
+    "-CAcreateserial",
+    "-days",
+    "3650",
+    "-extfile",
+    ext,
+    "-out",
+    f.cert,
+  ]);
 }
 
 /** @param {Instance} instance */
@@ -93,7 +141,7 @@ function configFor(instance) {
     "protected-mode yes",
     `dir ${dir}`,
     "daemonize no",
-    "save \"\"",
+    'save ""',
     `logfile ""`,
   ];
   if (instance.name === "persistent") {
@@ -103,10 +151,7 @@ function configFor(instance) {
   }
   if (instance.name === "protected") {
     const s = secrets();
-    lines.push(
-      `requirepass ${s.password}`,
-      `user ${ACL_USER} on >${s.aclPassword} ~* &* +@all`,
-    );
+    lines.push(`requirepass ${s.password}`, `user ${ACL_USER} on >${s.aclPassword} ~* &* +@all`);
   }
   if (instance.name === "tls") {
     const f = tlsFiles();
@@ -139,7 +184,8 @@ function clientOptions(instance) {
     connectTimeout: 2000,
   };
   if (instance.name === "protected") options.password = secrets().password;
-  if (instance.name === "tls") options.tls = { ca: readFileSync(tlsFiles().ca), servername: "localhost" };
+  if (instance.name === "tls")
+    options.tls = { ca: readFileSync(tlsFiles().ca), servername: "localhost" };
   return options;
 }
 
@@ -164,10 +210,15 @@ async function serverPid(instance) {
 }
 
 async function ensureInstalled(/** @type {(line: string) => void} */ log) {
-  const has = await run("sh", ["-c", "command -v redis-server"]).then(() => true, () => false);
+  const has = await run("sh", ["-c", "command -v redis-server"]).then(
+    () => true,
+    () => false,
+  );
   if (has) return;
   if (process.getuid?.() !== 0) {
-    throw new Error("redis-server is not installed: run `sudo apt-get install -y redis-server` (Debian's 7.0) and retry");
+    throw new Error(
+      "redis-server is not installed: run `sudo apt-get install -y redis-server` (Debian's 7.0) and retry",
+    );
   }
   log("installing Debian's redis-server (apt-get)");
   await run("apt-get", ["update", "-qq"]);
@@ -197,7 +248,13 @@ async function upInstance(instance, log) {
   const conf = configFor(instance);
   const logFile = logFileOf(instance.name);
   writeFileSync(logFile, "");
-  const started = startDetached({ command: "redis-server", args: [conf], logFile, pidFile, cwd: dirOf(instance.name) });
+  const started = startDetached({
+    command: "redis-server",
+    args: [conf],
+    logFile,
+    pidFile,
+    cwd: dirOf(instance.name),
+  });
   try {
     await waitFor(async () => (await serverPid(instance)) === started, {
       timeoutMs: 20_000,
@@ -206,7 +263,9 @@ async function upInstance(instance, log) {
     });
   } catch (error) {
     if (isAlive(started)) await stopByPidFile(pidFile);
-    throw new Error(`${/** @type {Error} */ (error).message}\n--- ${logFile} ---\n${tail(logFile)}`);
+    throw new Error(
+      `${/** @type {Error} */ (error).message}\n--- ${logFile} ---\n${tail(logFile)}`,
+    );
   }
   log(`[brokers] redis ${instance.name} on ${HOST}:${instance.port}`);
   return false;
@@ -220,7 +279,13 @@ export async function up(log) {
   for (const instance of instances()) {
     if (!(await upInstance(instance, log))) already = false;
   }
-  return { already, address: instances().map((i) => `${HOST}:${i.port}`).join(", "), ms: Date.now() - begin };
+  return {
+    already,
+    address: instances()
+      .map((i) => `${HOST}:${i.port}`)
+      .join(", "),
+    ms: Date.now() - begin,
+  };
 }
 
 /** @param {(line: string) => void} _log */

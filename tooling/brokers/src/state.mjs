@@ -33,7 +33,9 @@ export function envPort(name, fallback) {
   if (raw === undefined || raw === "") return fallback;
   const port = Number(raw);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-    throw new Error(`${name}=${raw} is not a TCP port: set it to a whole number between 1 and 65535`);
+    throw new Error(
+      `${name}=${raw} is not a TCP port: set it to a whole number between 1 and 65535`,
+    );
   }
   return port;
 }

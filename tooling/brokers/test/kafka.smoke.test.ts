@@ -1,17 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Consumer, Kafka, logLevel, Partitioners, type Producer } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
+import { requireEnv } from "./env.js";
 
-// Set by the global setup (ensureBrokers). Missing means the broker was never started: fail with
-// the fix instead of skipping, so a green run always means Kafka was really exercised.
 function brokers(): string[] {
-  const value = process.env.KAFKA_BROKERS;
-  if (!value) {
-    throw new Error(
-      "KAFKA_BROKERS is not set: the brokers global setup did not start kafka (include it in RUSTSTREAM_BROKERS, or run `pnpm brokers up kafka`)",
-    );
-  }
-  return value.split(",");
+  return requireEnv("KAFKA_BROKERS").split(",");
 }
 
 const run = randomUUID().slice(0, 8);

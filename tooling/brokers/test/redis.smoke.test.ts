@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { restart } from "../src/redis.mjs";
@@ -7,7 +7,11 @@ import { requireEnv } from "./env.js";
 
 const clients: Redis[] = [];
 // No retries: a refused connection must surface as an error here, not as a reconnect loop.
-const noRetry: RedisOptions = { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true };
+const noRetry: RedisOptions = {
+  maxRetriesPerRequest: 0,
+  retryStrategy: () => null,
+  lazyConnect: true,
+};
 
 function client(url: string, options: RedisOptions = {}): Redis {
   const c = new Redis(url, { ...noRetry, ...options });
@@ -72,7 +76,8 @@ describe("redis on loopback", () => {
     const before = client(url);
     await before.connect();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await before.xadd(stream, "*", "n", String(i))) as string);
+    for (let i = 0; i < 5; i++)
+      ids.push((await before.xadd(stream, "*", "n", String(i))) as string);
     before.disconnect();
 
     // A crash, not a polite shutdown: only what `appendfsync always` put on disk can survive.
@@ -81,7 +86,9 @@ describe("redis on loopback", () => {
     const after = client(url);
     await after.connect();
     const entries = await after.xrange(stream, "-", "+");
-    expect(entries.map(([id, fields]) => [id, fields[1]])).toEqual(ids.map((id, i) => [id, String(i)]));
+    expect(entries.map(([id, fields]) => [id, fields[1]])).toEqual(
+      ids.map((id, i) => [id, String(i)]),
+    );
     await after.del(stream);
   });
 });
