@@ -1,0 +1,64 @@
+import type { Delivery } from "./delivery.js";
+import { brokerMark } from "./marks.js";
+import type { Publisher, PublishPolicy } from "./publisher.js";
+import type { Source } from "./source.js";
+import type { Subscription } from "./subscription.js";
+
+/**
+ * A broker before it connects: its constructor only records configuration (no I/O, no timers), so
+ * an app can be built and inspected synchronously and connected later.
+ */
+export interface Broker<TConnected extends ConnectedBroker = ConnectedBroker> {
+  /** The broker's kind, for example `"memory"`. */
+  readonly [brokerMark]: string;
+  /** Connects; call it once per broker object. */
+  connect(): Promise<TConnected>;
+}
+
+/**
+ * A connected broker. After `shutdown()` this object stays reachable wherever it was kept, so every
+ * method checks: a subscribe, a pairing, a publish through any publisher it made, a settle and a seek
+ * all reject with code `closed`.
+ */
+export interface ConnectedBroker<
+  TSource extends Source = Source,
+  TDelivery extends Delivery = Delivery,
+  TPublisher extends Publisher<never> = Publisher<never>,
+  TClosed extends ClosedBroker = ClosedBroker,
+> {
+  readonly [brokerMark]: string;
+  readonly state: "connected" | "closed";
+  /**
+   * The descriptor a bare name stands for on this broker. What a name needs beyond itself (a group,
+   * a durable name) comes from the broker's configuration; where it is missing this throws a message
+   * naming the setting, instead of inventing a default.
+   */
+  source(name: string): TSource;
+  /** Subscribes to a bare name or one of this broker's descriptors. */
+  subscribe(source: string | TSource): Promise<Subscription<TDelivery>>;
+  /** The policy the runtime pairs for replies and retry copies when a mount names none. */
+  defaultPublishPolicy(): PublishPolicy<this, TPublisher>;
+  /**
+   * Stops background work, flushes what it can and closes. Never hangs: the broker bounds its own
+   * teardown. A second call resolves to the same witness.
+   */
+  shutdown(): Promise<TClosed>;
+}
+
+/**
+ * The witness that a broker has shut down, carrying teardown facts as plain data. It has no way to
+ * publish or subscribe: the type itself says the broker is gone.
+ */
+export interface ClosedBroker {
+  readonly [brokerMark]: string;
+  readonly state: "closed";
+  /** Messages accepted for publishing that were not confirmed by the broker before it closed. */
+  readonly unflushed: number;
+}
+
+/** The kind of broker a value belongs to, or `undefined` when it is not a broker. */
+export function brokerKind(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const kind = (value as { [brokerMark]?: unknown })[brokerMark];
+  return typeof kind === "string" ? kind : undefined;
+}

@@ -1,0 +1,111 @@
+import type { Delivery } from "./delivery.js";
+import {
+  batchesMark,
+  describeMark,
+  hasMark,
+  requestMark,
+  seekMark,
+  transactionsMark,
+} from "./marks.js";
+import type { OutgoingMessage, RawMessage } from "./message.js";
+import type { Publisher } from "./publisher.js";
+import type { ServerDescription } from "./server.js";
+import type { Subscription } from "./subscription.js";
+
+// A broker offers a capability by carrying its mark; the guards below read only the mark, so they
+// agree across copies of core and never mistake an unrelated object with a same-named method.
+
+/** The position type of a delivery type. */
+export type PositionOf<TDelivery> = TDelivery extends Delivery<infer P> ? P : never;
+
+/** A subscription that hands over deliveries in batches. */
+export interface BatchSubscription<TDelivery extends Delivery = Delivery>
+  extends Subscription<TDelivery> {
+  readonly [batchesMark]: true;
+  /**
+   * Waits for one delivery, then returns it with those already waiting, at most `max` and in source
+   * order; resolves `[]` once the subscription is closed. Each element is settled on its own.
+   */
+  nextBatch(max: number): Promise<readonly TDelivery[]>;
+}
+
+/** A subscription that can move to a position. */
+export interface SeekableSubscription<TDelivery extends Delivery = Delivery>
+  extends Subscription<TDelivery> {
+  readonly [seekMark]: true;
+  /**
+   * The next delivery is the message at `position`, then the ones after it in order. Deliveries
+   * handed out before the seek may still be settled; the broker's README says whether a seek moves
+   * one subscription or its whole group. Rejects with `unknown-position` (and does not move) when the
+   * position was evicted or never existed.
+   */
+  seek(position: PositionOf<TDelivery>): Promise<void>;
+  /** Reads back a position stored as `position.toString()`. */
+  parsePosition(text: string): PositionOf<TDelivery>;
+}
+
+/** Publishes inside a transaction: all of them become visible at commit, or none. */
+export interface Transaction<TOptions = never> {
+  /** Rejects with `transaction-ended` once the transaction has committed or aborted. */
+  publish(message: OutgoingMessage<TOptions>): Promise<void>;
+}
+
+/** A publisher that can publish atomically. */
+export interface TransactionalPublisher<TOptions = never> extends Publisher<TOptions> {
+  readonly [transactionsMark]: true;
+  /**
+   * Runs `work` in a new transaction: commits when it resolves, aborts when it throws (and rethrows).
+   * Transactions are independent of each other and of direct publishes.
+   */
+  transaction<T>(work: (tx: Transaction<TOptions>) => Promise<T>): Promise<T>;
+}
+
+export interface RequestOptions {
+  /** How long to wait for the reply; then the request rejects with code `timeout`. */
+  readonly timeoutMs: number;
+}
+
+/** A publisher that can send a request and wait for its reply. */
+export interface Requester<TOptions = never> extends Publisher<TOptions> {
+  readonly [requestMark]: true;
+  /**
+   * Publishes `message` with a `reply-to` the broker can route back and a fresh `correlation-id`,
+   * and resolves with the reply that carries the same `correlation-id`.
+   */
+  request(message: OutgoingMessage<TOptions>, options: RequestOptions): Promise<RawMessage>;
+}
+
+/** A connected broker that describes its server for generated docs. */
+export interface DescribesServer {
+  readonly [describeMark]: true;
+  /** Never contains credentials: see `hostFromUrl` and `withoutSecrets`. */
+  describeServer(): ServerDescription;
+}
+
+export function supportsBatches<TDelivery extends Delivery>(
+  subscription: Subscription<TDelivery>,
+): subscription is BatchSubscription<TDelivery> {
+  return hasMark(subscription, batchesMark);
+}
+
+export function supportsSeek<TDelivery extends Delivery>(
+  subscription: Subscription<TDelivery>,
+): subscription is SeekableSubscription<TDelivery> {
+  return hasMark(subscription, seekMark);
+}
+
+export function supportsTransactions<TOptions>(
+  publisher: Publisher<TOptions>,
+): publisher is TransactionalPublisher<TOptions> {
+  return hasMark(publisher, transactionsMark);
+}
+
+export function supportsRequest<TOptions>(
+  publisher: Publisher<TOptions>,
+): publisher is Requester<TOptions> {
+  return hasMark(publisher, requestMark);
+}
+
+export function supportsDescribeServer(connected: object): connected is DescribesServer {
+  return hasMark(connected, describeMark);
+}

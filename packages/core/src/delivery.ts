@@ -1,0 +1,136 @@
+import { RustStreamError } from "./errors.js";
+import type { ReadonlyHeaderMap } from "./headerMap.js";
+import { deliveryMark } from "./marks.js";
+import type { Position } from "./position.js";
+
+/**
+ * A broker's honest answer to a settle call.
+ *
+ * - `ok`: done. From `nack({ requeue: true })` or `nackAfter` it is a promise that the message comes
+ *   back.
+ * - `unsupported`: the broker cannot do this, so nothing happened and the delivery is still open: the
+ *   caller may settle it another way (for example republish a copy, then ack).
+ *
+ * A broker failure is neither: the call rejects.
+ */
+export type SettleAnswer = "ok" | "unsupported";
+
+/**
+ * Settling answers synchronously where the broker can (in memory, or a log that only records an
+ * offset), so a hot loop pays for an `await` only when the broker really waits.
+ */
+export type SettleResult = SettleAnswer | Promise<SettleAnswer>;
+
+export interface NackOptions {
+  /** `true`: bring the message back. `false`: drop it (a broker with its own dead letter applies it). */
+  readonly requeue: boolean;
+}
+
+/** One delivery of a message to a subscription. */
+export interface Delivery<TPosition extends Position = Position> {
+  readonly [deliveryMark]: true;
+  /** The topic, stream or queue it came from. */
+  readonly name: string;
+  readonly payload: Uint8Array;
+  readonly headers: ReadonlyHeaderMap;
+  readonly partitionKey: Uint8Array | undefined;
+  /**
+   * How many times the broker has delivered it, this time included (1 on the first delivery), where
+   * the broker counts. Where present it is the only count a `maxAttempts` cap reads.
+   */
+  readonly redeliveryCount: number | undefined;
+  readonly position: TPosition;
+  /** True once a settle call answered `ok` or failed. */
+  readonly settled: boolean;
+  ack(): SettleResult;
+  nack(options: NackOptions): SettleResult;
+  /** Requeue after a delay; `unsupported` where the broker has no delayed redelivery. */
+  nackAfter(ms: number): SettleResult;
+}
+
+const OPEN = 0;
+const SETTLING = 1;
+const SETTLED = 2;
+
+/**
+ * The base every broker's delivery extends, so each one enforces the same rules: a second settle
+ * throws, `unsupported` leaves the delivery open, a broker failure (even a synchronous throw) rejects.
+ * A subclass implements the three verbs and nothing else.
+ */
+export abstract class DeliveryBase<TPosition extends Position = Position>
+  implements Delivery<TPosition>
+{
+  readonly [deliveryMark] = true as const;
+  abstract readonly name: string;
+  abstract readonly payload: Uint8Array;
+  abstract readonly headers: ReadonlyHeaderMap;
+  abstract readonly partitionKey: Uint8Array | undefined;
+  abstract readonly redeliveryCount: number | undefined;
+  abstract readonly position: TPosition;
+  #state = OPEN;
+  #verb = "";
+
+  get settled(): boolean {
+    return this.#state === SETTLED;
+  }
+
+  ack(): SettleResult {
+    return this.#settle("ack()", () => this.settleAck());
+  }
+
+  nack(options: NackOptions): SettleResult {
+    return this.#settle(`nack({ requeue: ${options.requeue} })`, () =>
+      this.settleNack(options.requeue),
+    );
+  }
+
+  nackAfter(ms: number): SettleResult {
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `nackAfter(${ms}): the delay must be a finite number of milliseconds, 0 or more`,
+      );
+    }
+    return this.#settle(`nackAfter(${ms})`, () => this.settleNackAfter(ms));
+  }
+
+  protected abstract settleAck(): SettleResult;
+  protected abstract settleNack(requeue: boolean): SettleResult;
+  /** Brokers without delayed redelivery keep this default. */
+  protected settleNackAfter(_ms: number): SettleResult {
+    return "unsupported";
+  }
+
+  #settle(verb: string, run: () => SettleResult): SettleResult {
+    if (this.#state !== OPEN) {
+      throw new RustStreamError(
+        "already-settled",
+        `${verb} on a delivery of "${this.name}" that was already settled with ${this.#verb}: ` +
+          "settle each delivery once (a handler that returns an outcome leaves settling to the runtime)",
+      );
+    }
+    this.#state = SETTLING;
+    this.#verb = verb;
+    let result: SettleResult;
+    try {
+      result = run();
+    } catch (error) {
+      this.#state = SETTLED;
+      return Promise.reject(error);
+    }
+    if (typeof result === "string") {
+      this.#state = result === "ok" ? SETTLED : OPEN;
+      return result;
+    }
+    return result.then(
+      (answer) => {
+        this.#state = answer === "ok" ? SETTLED : OPEN;
+        return answer;
+      },
+      (error: unknown) => {
+        this.#state = SETTLED;
+        throw error;
+      },
+    );
+  }
+}

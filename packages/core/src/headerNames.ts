@@ -1,0 +1,36 @@
+import type { HeaderMap, ReadonlyHeaderMap } from "./headerMap.js";
+
+/**
+ * The header names the framework itself reads and writes. They match RustStream's, so a TypeScript
+ * and a Rust service can share one topic.
+ */
+export const headerNames = {
+  contentType: "content-type",
+  correlationId: "correlation-id",
+  replyTo: "reply-to",
+  messageId: "message-id",
+  /** The framework's attempt counter on copies it republishes: ASCII decimal, absent means 0. */
+  retryCount: "x-ruststream-retry-count",
+  traceparent: "traceparent",
+  tracestate: "tracestate",
+  /** Publish time in milliseconds since the epoch, ASCII decimal. */
+  publishedAt: "x-ruststream-published-at",
+  /**
+   * Where a broker with no native key carries a message's partition key. Brokers that have a key of
+   * their own (Kafka's record key, Pulsar's partition key) or a name of their own (Redis) use that.
+   */
+  partitionKey: "partition-key",
+} as const;
+
+const decimal = /^(0|[1-9][0-9]{0,8})$/;
+
+/** The retry count a message carries; absent or malformed counts as 0, as in RustStream. */
+export function readRetryCount(headers: ReadonlyHeaderMap): number {
+  const text = headers.getString(headerNames.retryCount);
+  return text !== undefined && decimal.test(text) ? Number(text) : 0;
+}
+
+/** Writes the retry count, as a copy the framework republishes carries it. */
+export function writeRetryCount(headers: HeaderMap, count: number): HeaderMap {
+  return headers.set(headerNames.retryCount, String(count));
+}

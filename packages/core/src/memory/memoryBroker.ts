@@ -1,0 +1,321 @@
+import { randomUUID } from "node:crypto";
+import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
+import type { DescribesServer } from "../capabilities.js";
+import { type Clock, systemClock } from "../clock.js";
+import { RustStreamError } from "../errors.js";
+import { headerNames } from "../headerNames.js";
+import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
+import { brokerMark, describeMark, inProcessMark, sourceMark, testableMark } from "../marks.js";
+import type { OutgoingMessage, RawMessage } from "../message.js";
+import type { ServerDescription } from "../server.js";
+import { hostFromUrl } from "../server.js";
+import type { MemoryDelivery } from "./memoryDelivery.js";
+import {
+  MemoryPublish,
+  MemoryPublisher,
+  type PendingReply,
+  type PublisherHost,
+} from "./memoryPublisher.js";
+import { type MemorySource, MemoryTopic } from "./memorySources.js";
+import { MemoryStore } from "./memoryStore.js";
+import { MemorySubscription, type SubscriptionHost } from "./memorySubscription.js";
+
+export interface MemoryBrokerOptions {
+  /**
+   * Settled messages each topic keeps for seeking, beyond those a group still needs (default 1000).
+   * A group that lags keeps its unsettled messages whatever this says.
+   */
+  readonly retain?: number;
+  /** The largest payload a publish may carry (default 16 MiB), as a real broker has a limit. */
+  readonly maxPayloadBytes?: number;
+  /** Where time comes from (delayed redelivery, request timeouts); real time by default. */
+  readonly clock?: Clock;
+  /** An address to show in generated docs; a user or password in it is never shown. */
+  readonly url?: string;
+}
+
+/**
+ * The in-process broker: the reference for every conformance suite and the transport tests run on.
+ * The object is the server: each `connect()` is a client of it, and what one connection publishes,
+ * or leaves unsettled when it shuts down, the next one sees. Two objects share nothing.
+ */
+export class MemoryBroker
+  implements Broker<ConnectedMemoryBroker>, InProcessBroker<ConnectedMemoryBroker>
+{
+  readonly [brokerMark] = "memory";
+  readonly [inProcessMark] = true as const;
+  readonly #store: MemoryStore;
+  readonly #options: MemoryBrokerOptions;
+
+  constructor(options: MemoryBrokerOptions = {}) {
+    const retain = options.retain ?? 1000;
+    if (!Number.isSafeInteger(retain) || retain < 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `retain: ${retain}; give a whole number, 0 or more`,
+      );
+    }
+    this.#options = options;
+    this.#store = new MemoryStore(retain, options.clock ?? systemClock);
+  }
+
+  async connect(): Promise<ConnectedMemoryBroker> {
+    return new ConnectedMemoryBroker(this.#store, this.#options, false);
+  }
+
+  /** The same broker, with the test's clock, counting for the test's coordinator. */
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedMemoryBroker> {
+    this.#store.clock = options.clock;
+    this.#store.coordinator = options.coordinator;
+    this.#store.publishedLog ??= new Map();
+    return new ConnectedMemoryBroker(this.#store, this.#options, true);
+  }
+}
+
+/** What shutting down a memory connection left behind. */
+export interface ClosedMemoryBroker extends ClosedBroker {
+  /** Always 0: a memory publish is confirmed once the message is in the topic. */
+  readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed. */
+  readonly closedSubscriptions: number;
+  /** Deliveries handed out and never settled, returned to their groups. */
+  readonly returnedDeliveries: number;
+}
+
+interface Waiter {
+  resolve(reply: RawMessage): void;
+  reject(error: Error): void;
+  cancel(): void;
+}
+
+/** A connection to a {@link MemoryBroker}. */
+export class ConnectedMemoryBroker
+  implements
+    ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
+    DescribesServer,
+    TestableBroker,
+    SubscriptionHost,
+    PublisherHost
+{
+  readonly [brokerMark] = "memory";
+  readonly [describeMark] = true as const;
+  readonly [testableMark] = true as const;
+  readonly backlog: Backlog = "missed";
+  readonly maxPayloadBytes: number;
+  readonly #store: MemoryStore;
+  readonly #options: MemoryBrokerOptions;
+  readonly #inProcess: boolean;
+  readonly #subscriptions = new Set<MemorySubscription>();
+  readonly #inbox = `_inbox.${randomUUID()}`;
+  readonly #replies = new Map<string, Waiter>();
+  #inboxSubscription: MemorySubscription | undefined;
+  #closed: ClosedMemoryBroker | undefined;
+
+  constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
+    this.#store = store;
+    this.#options = options;
+    this.#inProcess = inProcess;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    store.openConnections++;
+  }
+
+  get state(): "connected" | "closed" {
+    return this.#closed === undefined ? "connected" : "closed";
+  }
+
+  source(name: string): MemoryTopic {
+    return new MemoryTopic(name);
+  }
+
+  async subscribe(source: string | MemorySource): Promise<MemorySubscription> {
+    this.assertOpen();
+    const descriptor = typeof source === "string" ? this.source(source) : source;
+    if (descriptor?.[sourceMark] !== "memory") {
+      throw new RustStreamError(
+        "foreign-value",
+        `the memory broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, MemoryTopic or MemoryQueue`,
+      );
+    }
+    return this.#open(descriptor);
+  }
+
+  defaultPublishPolicy(): MemoryPublish {
+    return new MemoryPublish();
+  }
+
+  /** Used by {@link MemoryPublish.pair}. */
+  pairPublisher(): MemoryPublisher {
+    this.assertOpen();
+    return new MemoryPublisher(this);
+  }
+
+  describeServer(): ServerDescription {
+    const url = this.#options.url;
+    return {
+      protocol: "memory",
+      description: "in-process memory broker",
+      ...(url === undefined ? {} : { host: hostFromUrl(url) }),
+    };
+  }
+
+  inject(message: OutgoingMessage): void {
+    const publisher = this.pairPublisher();
+    // The publish completes synchronously up to its first await; only the receipt is deferred.
+    void publisher.publish(message);
+  }
+
+  published(name: string): readonly RawMessage[] {
+    if (!this.#inProcess) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "published() records only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    return [...(this.#store.publishedLog?.get(name) ?? [])];
+  }
+
+  async shutdown(): Promise<ClosedMemoryBroker> {
+    if (this.#closed !== undefined) return this.#closed;
+    const error = this.#closedError("subscription");
+    let returned = 0;
+    const subscriptions = [...this.#subscriptions];
+    for (const subscription of subscriptions) returned += subscription.revoke(error);
+    for (const waiter of this.#replies.values()) waiter.reject(this.#closedError("request"));
+    this.#replies.clear();
+    this.#closed = {
+      [brokerMark]: "memory",
+      state: "closed",
+      unflushed: 0,
+      closedSubscriptions: subscriptions.length - (this.#inboxSubscription === undefined ? 0 : 1),
+      returnedDeliveries: returned,
+    };
+    if (--this.#store.openConnections === 0) this.#store.releaseTimers();
+    return this.#closed;
+  }
+
+  // SubscriptionHost and PublisherHost
+
+  assertOpen(): void {
+    if (this.#closed !== undefined) throw this.#closedError("connection");
+  }
+
+  forget(subscription: MemorySubscription): void {
+    this.#subscriptions.delete(subscription);
+  }
+
+  append(message: RawMessage): bigint {
+    this.assertOpen();
+    return this.#store.append(message);
+  }
+
+  awaitReply(correlationId: string, timeoutMs: number): PendingReply {
+    this.assertOpen();
+    this.#listenForReplies();
+    let waiter: Waiter | undefined;
+    const reply = new Promise<RawMessage>((resolve, reject) => {
+      const timer = this.#store.clock.setTimer(timeoutMs, () => {
+        this.#replies.delete(correlationId);
+        reject(
+          new RustStreamError(
+            "timeout",
+            `no reply within ${timeoutMs} ms: is a handler subscribed to the request's topic, and does it reply to reply-to?`,
+          ),
+        );
+      });
+      waiter = {
+        resolve: (message) => {
+          timer.cancel();
+          resolve(message);
+        },
+        reject: (error) => {
+          timer.cancel();
+          reject(error);
+        },
+        cancel: () => timer.cancel(),
+      };
+    });
+    this.#replies.set(correlationId, waiter!);
+    return {
+      inbox: this.#inbox,
+      reply,
+      cancel: () => {
+        this.#replies.delete(correlationId);
+        waiter!.cancel();
+      },
+    };
+  }
+
+  #open(source: MemorySource): MemorySubscription {
+    const topic = this.#store.topic(source.name);
+    let subscription: MemorySubscription;
+    if (source.copies === "broker") {
+      const retry = source.retry;
+      const half =
+        retry !== undefined &&
+        (retry.maxAttempts === undefined) !== (retry.deadLetter === undefined);
+      if (half) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `the retry declared on queue "${source.name}" has only ${retry.maxAttempts === undefined ? "deadLetter" : "maxAttempts"}: declare both maxAttempts and deadLetter, or neither`,
+        );
+      }
+      if (
+        retry?.maxAttempts !== undefined &&
+        !(Number.isSafeInteger(retry.maxAttempts) && retry.maxAttempts >= 1)
+      ) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `maxAttempts ${retry.maxAttempts}: give 1 or more`,
+        );
+      }
+      subscription = new MemorySubscription(
+        this,
+        topic.group("\u0000queue", "start", false),
+        retry,
+      );
+    } else {
+      const group =
+        source.group === undefined
+          ? topic.group(`\u0000${randomUUID()}`, source.start, true)
+          : topic.group(source.group, source.start, false);
+      subscription = new MemorySubscription(this, group, undefined);
+    }
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  // One inbox subscription per connection serves every request made through it.
+  #listenForReplies(): void {
+    if (this.#inboxSubscription !== undefined) return;
+    const inbox = this.#open(new MemoryTopic(this.#inbox));
+    this.#inboxSubscription = inbox;
+    const loop = async () => {
+      for (;;) {
+        const next = await inbox.next();
+        if (next.done) return;
+        const reply = next.value;
+        reply.ack();
+        const id = reply.headers.getString(headerNames.correlationId);
+        const waiter = id === undefined ? undefined : this.#replies.get(id);
+        if (id === undefined || waiter === undefined) continue; // late or stray: nobody waits for it
+        this.#replies.delete(id);
+        waiter.resolve({
+          name: reply.name,
+          payload: reply.payload,
+          headers: reply.headers,
+          partitionKey: reply.partitionKey,
+        });
+      }
+    };
+    loop().catch(() => {
+      // Shutdown rejects the pull; every waiting request was rejected with it.
+    });
+  }
+
+  #closedError(what: string): RustStreamError {
+    return new RustStreamError(
+      "closed",
+      `this memory broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
+    );
+  }
+}

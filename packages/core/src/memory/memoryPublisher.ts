@@ -1,0 +1,146 @@
+import { randomUUID } from "node:crypto";
+import type {
+  Requester,
+  RequestOptions,
+  Transaction,
+  TransactionalPublisher,
+} from "../capabilities.js";
+import { writeDeadLetterOrigin } from "../deadLetter.js";
+import { RustStreamError } from "../errors.js";
+import { HeaderMap } from "../headerMap.js";
+import { headerNames } from "../headerNames.js";
+import { policyMark, requestMark, transactionsMark } from "../marks.js";
+import {
+  type OutgoingMessage,
+  partitionKeyBytes,
+  type RawMessage,
+  type Receipt,
+} from "../message.js";
+import type { PublishPolicy } from "../publisher.js";
+import type { ConnectedMemoryBroker } from "./memoryBroker.js";
+
+/** What a publisher needs from its connection. */
+export interface PublisherHost {
+  assertOpen(): void;
+  readonly maxPayloadBytes: number;
+  append(message: RawMessage): bigint;
+  /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
+  awaitReply(correlationId: string, timeoutMs: number): PendingReply;
+}
+
+export interface PendingReply {
+  /** The name the reply is published to. */
+  readonly inbox: string;
+  readonly reply: Promise<RawMessage>;
+  /** Stops waiting, when the request itself could not be published. */
+  cancel(): void;
+}
+
+/**
+ * The memory broker's publish policy. It has no settings: memory publishes are confirmed as soon as
+ * the message is in the topic.
+ */
+export class MemoryPublish implements PublishPolicy<ConnectedMemoryBroker, MemoryPublisher> {
+  readonly [policyMark] = "memory";
+
+  async pair(connected: ConnectedMemoryBroker): Promise<MemoryPublisher> {
+    return connected.pairPublisher();
+  }
+}
+
+/** Publishes to memory topics; also transactional and a requester. */
+export class MemoryPublisher implements TransactionalPublisher, Requester {
+  readonly [transactionsMark] = true as const;
+  readonly [requestMark] = true as const;
+  readonly #host: PublisherHost;
+
+  constructor(host: PublisherHost) {
+    this.#host = host;
+  }
+
+  async publish(message: OutgoingMessage): Promise<Receipt> {
+    const stored = this.#prepare(message);
+    const sequence = this.#host.append(stored);
+    return { name: stored.name, position: sequence.toString() };
+  }
+
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.#host.assertOpen();
+    const buffered: RawMessage[] = [];
+    let ended = false;
+    const tx: Transaction = {
+      publish: async (message) => {
+        if (ended) {
+          throw new RustStreamError(
+            "transaction-ended",
+            `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
+          );
+        }
+        buffered.push(this.#prepare(message));
+      },
+    };
+    let result: T;
+    try {
+      result = await work(tx);
+    } finally {
+      ended = true;
+    }
+    // Commit: checked again, since the broker may have shut down while `work` ran.
+    this.#host.assertOpen();
+    for (const message of buffered) this.#host.append(message);
+    return result;
+  }
+
+  async request(message: OutgoingMessage, options: RequestOptions): Promise<RawMessage> {
+    const correlationId = randomUUID();
+    const pending = this.#host.awaitReply(correlationId, options.timeoutMs);
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
+    try {
+      await this.publish({ ...message, headers });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    return pending.reply;
+  }
+
+  // Validates before anything is stored, and copies, so the caller may reuse its buffers.
+  #prepare(message: OutgoingMessage): RawMessage {
+    this.#host.assertOpen();
+    if (typeof message.name !== "string" || message.name.length === 0) {
+      throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
+    }
+    if (!(message.payload instanceof Uint8Array)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
+      );
+    }
+    if (message.payload.length > this.#host.maxPayloadBytes) {
+      throw new RustStreamError(
+        "publish-refused",
+        `a payload of ${message.payload.length} bytes for "${message.name}" is over the memory broker's maxPayloadBytes (${this.#host.maxPayloadBytes}); raise it in the MemoryBroker options`,
+      );
+    }
+    if (message.options !== undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        "the memory broker has no per-message publish options: remove options from the message",
+      );
+    }
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    if (message.partitionKey !== undefined) {
+      headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
+    }
+    if (message.deadLetterOrigin !== undefined) {
+      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+    }
+    return {
+      name: message.name,
+      payload: message.payload.slice(),
+      headers,
+      partitionKey: headers.get(headerNames.partitionKey),
+    };
+  }
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import {
+  CountingCoordinator,
+  HeaderMap,
+  isRustStreamError,
+  ManualClock,
+  MemoryBroker,
+  MemoryPublish,
+  MemoryQueue,
+  MemoryTopic,
+  readDeadLetterOrigin,
+} from "../src/index.js";
+
+const text = new TextEncoder();
+const bytes = (s: string) => text.encode(s);
+const str = (b: Uint8Array) => new TextDecoder().decode(b);
+
+async function setup(options: ConstructorParameters<typeof MemoryBroker>[0] = {}) {
+  const broker = new MemoryBroker(options);
+  const connected = await broker.connect();
+  const publisher = await new MemoryPublish().pair(connected);
+  return { broker, connected, publisher };
+}
+
+describe("memory broker", () => {
+  it("delivers in order and settles synchronously", async () => {
+    const { connected, publisher } = await setup();
+    const sub = await connected.subscribe("orders");
+    for (let i = 0; i < 3; i++) await publisher.publish({ name: "orders", payload: bytes(`m${i}`) });
+    const got: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const next = await sub.next();
+      if (next.done) throw new Error("ended");
+      got.push(str(next.value.payload));
+      expect(next.value.ack()).toBe("ok");
+    }
+    expect(got).toEqual(["m0", "m1", "m2"]);
+  });
+
+  it("fans out to groups and shares within a group", async () => {
+    const { connected, publisher } = await setup();
+    const a1 = await connected.subscribe(new MemoryTopic("t", { group: "a" }));
+    const a2 = await connected.subscribe(new MemoryTopic("t", { group: "a" }));
+    const b = await connected.subscribe(new MemoryTopic("t", { group: "b" }));
+    const pa1 = a1.next();
+    const pa2 = a2.next();
+    await publisher.publish({ name: "t", payload: bytes("1") });
+    await publisher.publish({ name: "t", payload: bytes("2") });
+    const [r1, r2] = await Promise.all([pa1, pa2]);
+    expect([r1.value, r2.value].map((d) => str(d!.payload))).toEqual(["1", "2"]);
+    expect(await b.nextBatch(10)).toHaveLength(2);
+  });
+
+  it("requeues to the front and counts deliveries", async () => {
+    const { connected, publisher } = await setup();
+    const sub = await connected.subscribe(new MemoryTopic("r", { group: "g" }));
+    await publisher.publish({ name: "r", payload: bytes("x") });
+    await publisher.publish({ name: "r", payload: bytes("y") });
+    const first = (await sub.next()).value!;
+    expect(first.redeliveryCount).toBe(1);
+    expect(first.nack({ requeue: true })).toBe("ok");
+    const again = (await sub.next()).value!;
+    expect(str(again.payload)).toBe("x");
+    expect(again.redeliveryCount).toBe(2);
+    expect(() => first.ack()).toThrow(/already settled/);
+  });
+
+  it("redelivers after a delay on the injected clock", async () => {
+    const clock = new ManualClock();
+    const { connected, publisher } = await setup({ clock });
+    const sub = await connected.subscribe("d");
+    await publisher.publish({ name: "d", payload: bytes("later") });
+    const d = (await sub.next()).value!;
+    expect(d.nackAfter(500)).toBe("ok");
+    const pending = sub.next();
+    clock.advance(499);
+    let arrived = false;
+    void pending.then(() => {
+      arrived = true;
+    });
+    await Promise.resolve();
+    expect(arrived).toBe(false);
+    clock.advance(1);
+    expect(str((await pending).value!.payload)).toBe("later");
+  });
+
+  it("moves a queue's message to its dead letter after maxAttempts", async () => {
+    const { connected, publisher } = await setup();
+    const queue = new MemoryQueue("jobs").declareRetry({ maxAttempts: 2, deadLetter: "jobs-dlq" });
+    const sub = await connected.subscribe(queue);
+    const dlq = await connected.subscribe(new MemoryQueue("jobs-dlq"));
+    await publisher.publish({ name: "jobs", payload: bytes("bad") });
+    (await sub.next()).value!.nack({ requeue: true });
+    (await sub.next()).value!.nack({ requeue: true });
+    const dead = (await dlq.next()).value!;
+    expect(readDeadLetterOrigin(dead.headers)).toEqual({
+      source: "jobs",
+      position: "0",
+      reason: "max-attempts",
+    });
+  });
+
+  it("refuses half a retry declaration", async () => {
+    const { connected } = await setup();
+    await expect(
+      connected.subscribe(new MemoryQueue("q", { maxAttempts: 3 })),
+    ).rejects.toThrow(/declare both/);
+  });
+
+  it("rejects everything after shutdown, and a second shutdown is harmless", async () => {
+    const { connected, publisher } = await setup();
+    const sub = await connected.subscribe("s");
+    const waiting = sub.next();
+    const closed = await connected.shutdown();
+    await expect(waiting).rejects.toSatisfy((e) => isRustStreamError(e, "closed"));
+    await expect(publisher.publish({ name: "s", payload: bytes("") })).rejects.toSatisfy((e) =>
+      isRustStreamError(e, "closed"),
+    );
+    await expect(new MemoryPublish().pair(connected)).rejects.toThrow(/after shutdown/);
+    expect(await connected.shutdown()).toBe(closed);
+    expect(closed.state).toBe("closed");
+  });
+
+  it("counts for a coordinator until settled", async () => {
+    const coordinator = new CountingCoordinator();
+    const broker = new MemoryBroker();
+    const connected = await broker.connectInProcess({ coordinator, clock: new ManualClock() });
+    const sub = await connected.subscribe("c");
+    connected.inject({ name: "c", payload: bytes("1"), headers: new HeaderMap({ a: "b" }) });
+    expect(coordinator.outstanding).toBe(1);
+    const d = (await sub.next()).value!;
+    d.ack();
+    expect(coordinator.outstanding).toBe(0);
+    expect(connected.published("c").map((m) => m.headers.getString("a"))).toEqual(["b"]);
+  });
+
+  it("answers requests through a reply inbox", async () => {
+    const { connected, publisher } = await setup();
+    const sub = await connected.subscribe("ask");
+    void (async () => {
+      const d = (await sub.next()).value!;
+      d.ack();
+      const headers = new HeaderMap().set("correlation-id", d.headers.get("correlation-id")!);
+      await publisher.publish({ name: d.headers.getString("reply-to")!, payload: bytes("pong"), headers });
+    })();
+    const reply = await publisher.request({ name: "ask", payload: bytes("ping") }, { timeoutMs: 1000 });
+    expect(str(reply.payload)).toBe("pong");
+  });
+});
