@@ -26,7 +26,8 @@ describe("memory broker", () => {
   it("delivers in order and settles synchronously", async () => {
     const { connected, publisher } = await setup();
     const sub = await connected.subscribe("orders");
-    for (let i = 0; i < 3; i++) await publisher.publish({ name: "orders", payload: bytes(`m${i}`) });
+    for (let i = 0; i < 3; i++)
+      await publisher.publish({ name: "orders", payload: bytes(`m${i}`) });
     const got: string[] = [];
     for (let i = 0; i < 3; i++) {
       const next = await sub.next();
@@ -102,9 +103,9 @@ describe("memory broker", () => {
 
   it("refuses half a retry declaration", async () => {
     const { connected } = await setup();
-    await expect(
-      connected.subscribe(new MemoryQueue("q", { maxAttempts: 3 })),
-    ).rejects.toThrow(/declare both/);
+    await expect(connected.subscribe(new MemoryQueue("q", { maxAttempts: 3 }))).rejects.toThrow(
+      /declare both/,
+    );
   });
 
   it("rejects everything after shutdown, and a second shutdown is harmless", async () => {
@@ -141,9 +142,16 @@ describe("memory broker", () => {
       const d = (await sub.next()).value!;
       d.ack();
       const headers = new HeaderMap().set("correlation-id", d.headers.get("correlation-id")!);
-      await publisher.publish({ name: d.headers.getString("reply-to")!, payload: bytes("pong"), headers });
+      await publisher.publish({
+        name: d.headers.getString("reply-to")!,
+        payload: bytes("pong"),
+        headers,
+      });
     })();
-    const reply = await publisher.request({ name: "ask", payload: bytes("ping") }, { timeoutMs: 1000 });
+    const reply = await publisher.request(
+      { name: "ask", payload: bytes("ping") },
+      { timeoutMs: 1000 },
+    );
     expect(str(reply.payload)).toBe("pong");
   });
 });

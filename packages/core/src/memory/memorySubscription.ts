@@ -119,6 +119,7 @@ export class MemorySubscription
   revoke(error: Error): number {
     const waiting = this.#waiting;
     this.#waiting = undefined;
+    this.#group.unwait(this);
     waiting?.reject(error);
     const returned = this.#out.size;
     for (const delivery of this.#out)
@@ -140,7 +141,8 @@ export class MemorySubscription
   wake(sequence: bigint): void {
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    waiting?.resolve(sequence);
+    if (waiting === undefined) this.#group.requeue(sequence, this.#group.generation);
+    else waiting.resolve(sequence);
   }
 
   #nextSequence(): Promise<bigint | undefined> | bigint | undefined {

@@ -1,0 +1,143 @@
+import type { Delivery, Subscription } from "@ruststream/core";
+
+let counter = 0;
+
+/**
+ * A subject name no earlier run used: the prefix, the process id, the time and a counter, in hex.
+ * Suites can then rerun against one long-lived server, and run side by side. Only letters, digits
+ * and `-`, which every broker accepts in a name.
+ */
+export function uniqueName(prefix: string): string {
+  counter++;
+  return `${prefix}-${process.pid.toString(16)}-${Date.now().toString(16)}-${counter.toString(16)}`;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function bytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+export function text(value: Uint8Array): string {
+  return decoder.decode(value);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Runs `work` in a later macrotask, after the code that scheduled it has returned. This is the
+ * Node counterpart of RustStream's "foreign runtime": a settle or publish that happens outside the
+ * call chain that received the message must work the same.
+ */
+export function elsewhere<T>(work: () => T | Promise<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    setTimeout(() => {
+      Promise.resolve().then(work).then(resolve, reject);
+    }, 0);
+  });
+}
+
+/** Rejects with a message naming `step` when `promise` takes longer than `ms`. */
+export function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: nothing after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Polls `condition` until it holds; fails naming `step` after `ms`. */
+export async function waitUntil(ms: number, step: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${step}: still waiting after ${ms} ms`);
+    await sleep(2);
+  }
+}
+
+/** The next delivery, or a failure naming `step` when there is none in time or the source ended. */
+export async function nextDelivery<TDelivery extends Delivery>(
+  subscription: Subscription<TDelivery>,
+  ms: number,
+  step: string,
+): Promise<TDelivery> {
+  const next = await within(ms, step, subscription.next());
+  if (next.done) throw new Error(`${step}: the subscription ended`);
+  return next.value;
+}
+
+/**
+ * Pulls a subscription in the background and keeps what arrives. Assertions then wait on the list,
+ * so a scenario that expects silence never leaves a pull behind that would steal a later message.
+ */
+export class Collector<TDelivery extends Delivery = Delivery> {
+  readonly items: TDelivery[] = [];
+  readonly #subscription: Subscription<TDelivery>;
+  readonly #done: Promise<void>;
+  #error: unknown;
+  #wake: (() => void) | undefined;
+
+  constructor(subscription: Subscription<TDelivery>) {
+    this.#subscription = subscription;
+    this.#done = this.#run();
+  }
+
+  /** Why the pull loop stopped, if it failed. */
+  get error(): unknown {
+    return this.#error;
+  }
+
+  /** Waits until at least `count` deliveries have arrived in total. */
+  async waitFor(count: number, ms: number, step: string): Promise<TDelivery[]> {
+    const deadline = Date.now() + ms;
+    while (this.items.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(`${step}: ${this.items.length} of ${count} deliveries after ${ms} ms`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return this.items.slice(0, count);
+  }
+
+  /** Waits `ms` and fails, naming `step`, if the total grew past `expected`. */
+  async quiet(expected: number, ms: number, step: string): Promise<void> {
+    await sleep(ms);
+    if (this.items.length > expected) {
+      const extra = this.items.slice(expected).map((d) => text(d.payload));
+      throw new Error(`${step}: expected no more deliveries, got ${JSON.stringify(extra)}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.#subscription.close();
+    await this.#done;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.#subscription.next();
+        if (next.done) return;
+        this.items.push(next.value);
+        this.#wake?.();
+      }
+    } catch (error) {
+      this.#error = error;
+    }
+  }
+}
+
+/** Settles with `ack()` and waits if the broker settles asynchronously. */
+export async function ackAll(deliveries: readonly Delivery[]): Promise<void> {
+  for (const d of deliveries) if (!d.settled) await d.ack();
+}

@@ -1,0 +1,121 @@
+import {
+  type Broker,
+  CountingCoordinator,
+  isTestableBroker,
+  ManualClock,
+  supportsInProcess,
+  type TestableBroker,
+} from "@ruststream/core";
+import { expect } from "vitest";
+import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
+import { bytes, nextDelivery, text, uniqueName } from "./helpers.js";
+import { registerSuite, type Scenario } from "./scenario.js";
+
+interface InProcessRun {
+  readonly connected: AnyConnected & TestableBroker;
+  readonly coordinator: CountingCoordinator;
+  readonly clock: ManualClock;
+}
+
+async function inProcess(h: Harness, body: (run: InProcessRun) => Promise<void>): Promise<void> {
+  const broker: Broker<AnyConnected> = h.makeBroker();
+  if (!supportsInProcess(broker)) throw new Error("the broker has no in-process mode");
+  const coordinator = new CountingCoordinator();
+  const clock = new ManualClock();
+  const connected = await broker.connectInProcess({ coordinator, clock });
+  try {
+    if (!isTestableBroker(connected)) {
+      throw new Error("the in-process connection does not expose inject/published");
+    }
+    await body({ connected, coordinator, clock });
+  } finally {
+    await connected.shutdown();
+  }
+}
+
+export const inProcessScenarios: readonly Scenario<Harness>[] = [
+  {
+    name: "a delivery is counted before inject returns and released once at ack",
+    run: (h) =>
+      inProcess(h, async ({ connected, coordinator }) => {
+        const name = uniqueName("count");
+        const subscription = await connected.subscribe(h.source(name));
+        connected.inject({ name, payload: bytes("x") });
+        expect(coordinator.outstanding).toBe(1);
+        const d = await nextDelivery(subscription, h.arrivalMs, "injected");
+        await d.ack();
+        expect(coordinator.outstanding).toBe(0);
+        await coordinator.whenIdle();
+      }),
+  },
+  {
+    name: "a requeue stays counted, a drop releases",
+    run: (h) =>
+      inProcess(h, async ({ connected, coordinator }) => {
+        const name = uniqueName("requeue-count");
+        const subscription = await connected.subscribe(h.source(name));
+        connected.inject({ name, payload: bytes("x") });
+        const first = await nextDelivery(subscription, h.arrivalMs, "first");
+        if ((await first.nack({ requeue: true })) === "ok") {
+          expect(coordinator.outstanding).toBe(1);
+          const again = await nextDelivery(subscription, h.arrivalMs, "requeued");
+          await again.nack({ requeue: false });
+        } else {
+          await first.nack({ requeue: false });
+        }
+        expect(coordinator.outstanding).toBe(0);
+      }),
+  },
+  {
+    name: "nothing is counted for a name nobody subscribes to",
+    run: (h) =>
+      inProcess(h, async ({ connected, coordinator }) => {
+        connected.inject({ name: uniqueName("nobody"), payload: bytes("x") });
+        expect(coordinator.outstanding).toBe(0);
+      }),
+  },
+  {
+    name: "a delayed redelivery is released at the nack and counted again when due",
+    run: (h) =>
+      inProcess(h, async ({ connected, coordinator, clock }) => {
+        const name = uniqueName("delayed");
+        const subscription = await connected.subscribe(h.source(name));
+        connected.inject({ name, payload: bytes("later") });
+        const d = await nextDelivery(subscription, h.arrivalMs, "first");
+        if ((await d.nackAfter(1000)) === "unsupported") return void (await d.ack());
+        expect(coordinator.outstanding).toBe(0);
+        clock.advance(999);
+        expect(coordinator.outstanding).toBe(0);
+        clock.advance(1);
+        expect(coordinator.outstanding).toBe(1);
+        const again = await nextDelivery(subscription, h.arrivalMs, "due");
+        expect(text(again.payload)).toBe("later");
+        await again.ack();
+        expect(coordinator.outstanding).toBe(0);
+      }),
+  },
+  {
+    name: "published() lists every publish and injection, in order, with headers",
+    run: (h) =>
+      inProcess(h, async ({ connected }) => {
+        const name = uniqueName("log");
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("one") });
+        connected.inject({ name, payload: bytes("two") });
+        await publisher.publish({ name, payload: bytes("three") });
+        expect(connected.published(name).map((m) => text(m.payload))).toEqual([
+          "one",
+          "two",
+          "three",
+        ]);
+      }),
+  },
+];
+
+/** Registers the checks of a broker's in-process mode, which `TestApp` relies on. */
+export function inProcessTransport<TConnected extends AnyConnected>(
+  factories: BrokerFactories<TConnected>,
+): void {
+  const h = harnessOf(factories);
+  registerSuite("in-process transport", inProcessScenarios, h, h.arrivalMs * 3);
+}

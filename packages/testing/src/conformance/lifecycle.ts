@@ -1,0 +1,171 @@
+import { isRustStreamError } from "@ruststream/core";
+import { expect } from "vitest";
+import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
+import { ackAll, bytes, Collector, elsewhere, text, uniqueName, within } from "./helpers.js";
+import { registerSuite, type Scenario } from "./scenario.js";
+
+export interface LifecycleFactories<TConnected extends AnyConnected>
+  extends BrokerFactories<TConnected> {
+  /** The delay `nackAfter` is checked with, where the broker supports it (default 300 ms). */
+  readonly nackAfterMs?: number;
+}
+
+interface LifecycleContext {
+  readonly h: Harness;
+  readonly nackAfterMs: number;
+}
+
+async function expectClosed(step: string, work: () => Promise<unknown>): Promise<void> {
+  let outcome: unknown = "resolved";
+  try {
+    await work();
+  } catch (error) {
+    outcome = error;
+  }
+  if (!isRustStreamError(outcome, "closed")) {
+    throw new Error(
+      `${step}: expected a RustStreamError with code "closed", got ${String(outcome)}`,
+    );
+  }
+}
+
+export const lifecycleScenarios: readonly Scenario<LifecycleContext>[] = [
+  {
+    name: "the constructor is synchronous and starts no I/O",
+    run: async ({ h }) => {
+      const before = process.getActiveResourcesInfo().length;
+      const started = performance.now();
+      const broker = h.makeBroker();
+      const took = performance.now() - started;
+      expect(typeof (broker as unknown as { then?: unknown }).then).not.toBe("function");
+      expect(took).toBeLessThan(1000);
+      // A socket, a timer or a file handle opened by the constructor would show here.
+      expect(process.getActiveResourcesInfo().length).toBeLessThanOrEqual(before);
+    },
+  },
+  {
+    name: "subscribe, publish and settle from other tasks",
+    run: async ({ h }) => {
+      const connected = await h.connect();
+      try {
+        const name = uniqueName("elsewhere");
+        const subscription = await elsewhere(() => connected.subscribe(h.source(name)));
+        const collector = new Collector(subscription);
+        // A publisher first used in another task keeps publishing from this one.
+        const publisher = await h.publisher(connected);
+        await elsewhere(() => publisher.publish({ name, payload: bytes("a") }));
+        await publisher.publish({ name, payload: bytes("b") });
+        const [a, b] = await collector.waitFor(2, h.arrivalMs, "two messages");
+        expect([a, b].map((d) => text(d!.payload))).toEqual(["a", "b"]);
+        const requeue = await elsewhere(() => a!.nack({ requeue: true }));
+        await elsewhere(() => b!.nack({ requeue: false }));
+        if (requeue === "ok") {
+          const again = await collector.waitFor(3, h.arrivalMs, "requeued from another task");
+          expect(text(again[2]!.payload)).toBe("a");
+          await ackAll(again);
+        } else {
+          await a!.ack();
+        }
+        if (b!.settled === false) await b!.ack();
+        await collector.quiet(requeue === "ok" ? 3 : 2, h.silenceMs, "dropped from another task");
+        await collector.stop();
+      } finally {
+        await connected.shutdown();
+      }
+    },
+  },
+  {
+    name: "nackAfter redelivers no sooner than its delay",
+    run: async ({ h, nackAfterMs }) => {
+      const connected = await h.connect();
+      try {
+        const name = uniqueName("delay");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("later") });
+        const [d] = await collector.waitFor(1, h.arrivalMs, "first delivery");
+        const settledAt = performance.now();
+        if ((await d!.nackAfter(nackAfterMs)) === "unsupported") {
+          await d!.ack();
+        } else {
+          const got = await collector.waitFor(2, nackAfterMs + 10_000, "delayed redelivery");
+          // Timers may fire a millisecond early on some platforms; more than that is a real miss.
+          expect(performance.now() - settledAt).toBeGreaterThanOrEqual(nackAfterMs - 2);
+          expect(text(got[1]!.payload)).toBe("later");
+          await ackAll(got);
+        }
+        await collector.stop();
+      } finally {
+        await connected.shutdown();
+      }
+    },
+  },
+  {
+    name: "shutdown is prompt, and a second one is harmless",
+    run: async ({ h }) => {
+      const connected = await h.connect();
+      const name = uniqueName("shutdown");
+      const publisher = await h.publisher(connected);
+      await connected.subscribe(h.source(name));
+      await publisher.publish({ name, payload: bytes("x") });
+      const closed = await within(10_000, "shutdown", connected.shutdown());
+      expect(closed.state).toBe("closed");
+      expect(typeof closed.unflushed).toBe("number");
+      expect(connected.state).toBe("closed");
+      const again = await within(10_000, "second shutdown", connected.shutdown());
+      expect(again.state).toBe("closed");
+    },
+  },
+  {
+    name: "after shutdown every publisher and subscription rejects with a clear error",
+    run: async ({ h }) => {
+      const connected = await h.connect();
+      const name = uniqueName("after");
+      const used = await h.publisher(connected);
+      const kept = await h.publisher(connected);
+      const subscription = await connected.subscribe(h.source(name));
+      await used.publish({ name, payload: bytes("held") });
+      const first = await within(h.arrivalMs, "held delivery", subscription.next());
+      const held = first.done ? undefined : first.value;
+      const waiting = subscription.next();
+      await connected.shutdown();
+      const message = { name, payload: bytes("after") };
+      await expectClosed("publisher used before shutdown", () => used.publish(message));
+      await expectClosed("publisher kept unused", () => kept.publish(message));
+      await expectClosed("publisher made from the kept handle", async () =>
+        (await h.publisher(connected)).publish(message),
+      );
+      await expectClosed("subscribe after shutdown", () => connected.subscribe(h.source(name)));
+      await expectClosed("a pull waiting at shutdown", () => waiting);
+      await expectClosed("a pull after shutdown", () => subscription.next());
+      // A delivery held across shutdown either refuses to settle or comes back to a new client.
+      let requeued = false;
+      try {
+        requeued = (await held!.nack({ requeue: true })) === "ok";
+      } catch (error) {
+        if (!isRustStreamError(error, "closed")) throw error;
+      }
+      if (requeued) {
+        const next = await h.connect();
+        try {
+          const collector = new Collector(await next.subscribe(h.source(name)));
+          const [back] = await collector.waitFor(1, h.arrivalMs, "held delivery on a new client");
+          expect(text(back!.payload)).toBe("held");
+          await back!.ack();
+          await collector.stop();
+        } finally {
+          await next.shutdown();
+        }
+      }
+    },
+  },
+];
+
+/** Registers the lifecycle suite: construction, other-task use, delayed nack and shutdown. */
+export function lifecycle<TConnected extends AnyConnected>(
+  factories: LifecycleFactories<TConnected>,
+): void {
+  const h = harnessOf(factories);
+  const nackAfterMs = factories.nackAfterMs ?? 300;
+  registerSuite("lifecycle", lifecycleScenarios, { h, nackAfterMs }, h.arrivalMs * 3 + 25_000);
+}

@@ -1,0 +1,142 @@
+import { HeaderMap, headerNames, isRustStreamError, type Publisher } from "@ruststream/core";
+import { expect } from "vitest";
+import {
+  type AnyConnected,
+  type BrokerFactories,
+  type Harness,
+  harnessOf,
+  withConnection,
+} from "./harness.js";
+import { ackAll, bytes, Collector, text, uniqueName } from "./helpers.js";
+import { registerSuite, type Scenario } from "./scenario.js";
+
+export interface MessageShapeFactories<TConnected extends AnyConnected>
+  extends BrokerFactories<TConnected> {
+  /** Whether the broker carries a partition key (default true); without one, keyed order is skipped. */
+  readonly keyed?: boolean;
+}
+
+interface ShapeContext {
+  readonly h: Harness;
+  readonly keyed: boolean;
+}
+
+/** The header sets each of which must arrive byte for byte, or be refused at publish. */
+function headerCases(): Array<[string, HeaderMap]> {
+  const many = new HeaderMap();
+  for (let i = 0; i < 24; i++) many.set(`x-entry-${i}`, `value-${i}`);
+  return [
+    ["24 entries", many],
+    ["an empty value", new HeaderMap({ "x-empty": "" })],
+    [
+      "binary bytes with NUL, CR, LF and invalid UTF-8",
+      new HeaderMap({ "x-binary": new Uint8Array([0, 13, 10, 0xff, 0xfe, 65, 0]) }),
+    ],
+    [
+      "the framework's own headers",
+      new HeaderMap()
+        .set(headerNames.retryCount, "2")
+        .set(headerNames.traceparent, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        .set(headerNames.tracestate, "congo=t61rcWkgMzE")
+        .set(headerNames.correlationId, "c-1")
+        .set(headerNames.contentType, "application/json"),
+    ],
+  ];
+}
+
+async function roundTrip(
+  h: Harness,
+  publisher: Publisher<never>,
+  collector: Collector,
+  name: string,
+  label: string,
+  headers: HeaderMap,
+): Promise<void> {
+  const seen = collector.items.length;
+  try {
+    await publisher.publish({ name, payload: bytes(label), headers });
+  } catch (error) {
+    if (!isRustStreamError(error, "publish-refused")) throw error;
+    // Refused up front is an honest answer, as long as nothing half-sent arrives.
+    await collector.quiet(seen, h.silenceMs, `${label}: refused, yet delivered`);
+    return;
+  }
+  const got = await collector.waitFor(seen + 1, h.arrivalMs, label);
+  const d = got[seen]!;
+  expect(text(d.payload)).toBe(label);
+  for (const [key, value] of headers) {
+    expect(d.headers.get(key), `${label}: header "${key}"`).toEqual(value);
+  }
+  await d.ack();
+}
+
+export const messageShapeScenarios: readonly Scenario<ShapeContext>[] = [
+  {
+    name: "32 messages published at once all arrive",
+    run: ({ h }) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("burst");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        const sent = [...Array(32).keys()].map((i) => `b${i}`);
+        await Promise.all(sent.map((p) => publisher.publish({ name, payload: bytes(p) })));
+        const got = await collector.waitFor(32, h.arrivalMs, "32 messages");
+        expect(got.map((d) => text(d.payload)).sort()).toEqual([...sent].sort());
+        await ackAll(got);
+        await collector.quiet(32, h.silenceMs, "no duplicates");
+        await collector.stop();
+      }),
+  },
+  {
+    name: "headers arrive byte for byte or are refused at publish, never rewritten",
+    run: ({ h }) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("shape");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        for (const [label, headers] of headerCases()) {
+          await roundTrip(h, publisher, collector, name, label, headers);
+        }
+        await collector.stop();
+      }),
+  },
+  {
+    name: "keyed messages report their key and keep their order per key (3 keys x 8)",
+    run: ({ h, keyed }) =>
+      withConnection(h, async (connected) => {
+        if (!keyed) return;
+        const name = uniqueName("keyed");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        const keys = ["k-a", "k-b", "k-c"];
+        for (let i = 0; i < 8; i++) {
+          for (const key of keys) {
+            await publisher.publish({ name, payload: bytes(`${key}:${i}`), partitionKey: key });
+          }
+        }
+        const got = await collector.waitFor(24, h.arrivalMs, "24 keyed messages");
+        for (const key of keys) {
+          const mine = got.filter((d) => text(d.payload).startsWith(`${key}:`));
+          expect(mine.map((d) => text(d.payload))).toEqual(
+            [...Array(8).keys()].map((i) => `${key}:${i}`),
+          );
+          for (const d of mine) expect(d.partitionKey && text(d.partitionKey)).toBe(key);
+        }
+        await ackAll(got);
+        await collector.stop();
+      }),
+  },
+];
+
+/** Registers the message shape suite: volume, header round trips and keyed order. */
+export function messageShape<TConnected extends AnyConnected>(
+  factories: MessageShapeFactories<TConnected>,
+): void {
+  const h = harnessOf(factories);
+  registerSuite(
+    "message shape",
+    messageShapeScenarios,
+    { h, keyed: factories.keyed ?? true },
+    h.arrivalMs * 6 + h.silenceMs * 6,
+  );
+}

@@ -1,0 +1,194 @@
+import {
+  type BrokerMovesSource,
+  HeaderMap,
+  headerNames,
+  type ReadonlyHeaderMap,
+} from "@ruststream/core";
+import { expect } from "vitest";
+import {
+  type AnyConnected,
+  type BrokerFactories,
+  type Harness,
+  harnessOf,
+  withConnection,
+} from "./harness.js";
+import { ackAll, bytes, Collector, elsewhere, text, uniqueName, waitUntil } from "./helpers.js";
+import { registerSuite, type Scenario } from "./scenario.js";
+
+function expectHeaders(actual: ReadonlyHeaderMap, sent: ReadonlyHeaderMap, step: string): void {
+  for (const [name, value] of sent) {
+    expect(actual.get(name), `${step}: header "${name}"`).toEqual(value);
+  }
+}
+
+export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
+  {
+    name: "a copy sent to the redelivery address arrives like a control message",
+    run: (h) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("address");
+        const source = h.source(name);
+        if (source.copies !== "addressed") {
+          throw new Error(
+            `makeSource gave a "${source.copies}" source; this suite needs "addressed"`,
+          );
+        }
+        const a = new Collector(await connected.subscribe(source));
+        const b = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("control") });
+        await waitUntil(h.arrivalMs, "control", () => a.items.length + b.items.length > 0);
+        await a.quiet(a.items.length, h.silenceMs, "control settles down");
+        const control = a.items.length + b.items.length;
+        await ackAll([...a.items, ...b.items]);
+        const headers = new HeaderMap()
+          .set(headerNames.retryCount, "1")
+          .set("x-conformance-copy", bytes("copy\u0000\r\n"));
+        const before = { a: a.items.length, b: b.items.length };
+        await elsewhere(() =>
+          publisher.publish({ name: source.redeliveryAddress, payload: bytes("copy"), headers }),
+        );
+        await waitUntil(
+          h.arrivalMs,
+          "copies",
+          () => a.items.length + b.items.length >= control * 2,
+        );
+        await a.quiet(a.items.length, h.silenceMs, "copies settle down");
+        const copies = [...a.items.slice(before.a), ...b.items.slice(before.b)];
+        expect(copies.length, "the copy reaches as many subscriptions as the control").toBe(
+          control,
+        );
+        for (const copy of copies) {
+          expect(text(copy.payload)).toBe("copy");
+          expectHeaders(copy.headers, headers, "copy");
+        }
+        await ackAll(copies);
+        await a.stop();
+        await b.stop();
+      }),
+  },
+  {
+    name: "requeues keep the headers and count deliveries",
+    run: (h) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("recount");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        const headers = new HeaderMap({ "x-trace": "t-1", [headerNames.retryCount]: "0" });
+        await publisher.publish({ name, payload: bytes("again"), headers });
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const got = await collector.waitFor(attempt, h.arrivalMs, `delivery ${attempt}`);
+          const d = got[attempt - 1]!;
+          expectHeaders(d.headers, headers, `delivery ${attempt}`);
+          if (d.redeliveryCount !== undefined) expect(d.redeliveryCount).toBe(attempt);
+          if (attempt === 3) {
+            await d.ack();
+          } else if ((await d.nack({ requeue: true })) === "unsupported") {
+            await d.ack();
+            break;
+          }
+        }
+        await collector.stop();
+      }),
+  },
+];
+
+export interface BrokerMovedRetryFactories<TConnected extends AnyConnected>
+  extends BrokerFactories<TConnected> {
+  /** The `maxAttempts` the suite declares (default 3). */
+  readonly attempts?: number;
+}
+
+interface BrokerMovedContext {
+  readonly h: Harness;
+  readonly attempts: number;
+}
+
+function movingSource(h: Harness, name: string): BrokerMovesSource {
+  const source = h.source(name);
+  if (source.copies !== "broker") {
+    throw new Error(`makeSource gave a "${source.copies}" source; this suite needs "broker"`);
+  }
+  return source;
+}
+
+async function expectRefused(step: string, work: () => Promise<unknown>): Promise<void> {
+  let refused = false;
+  try {
+    const subscription = (await work()) as { close(): Promise<void> };
+    await subscription.close();
+  } catch {
+    refused = true;
+  }
+  if (!refused) throw new Error(`${step}: subscribing with half a retry declaration was accepted`);
+}
+
+export const brokerMovedRetryScenarios: readonly Scenario<BrokerMovedContext>[] = [
+  {
+    name: "half a retry declaration is refused",
+    run: ({ h }) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("half");
+        const source = movingSource(h, name);
+        await expectRefused("maxAttempts alone", () =>
+          connected.subscribe(source.declareRetry({ maxAttempts: 2 })),
+        );
+        await expectRefused("deadLetter alone", () =>
+          connected.subscribe(source.declareRetry({ deadLetter: `${name}-dlq` })),
+        );
+      }),
+  },
+  {
+    name: "a message that always fails reaches the dead letter after exactly maxAttempts",
+    run: ({ h, attempts }) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("moves");
+        const deadLetter = `${name}-dlq`;
+        const source = movingSource(h, name).declareRetry({ maxAttempts: attempts, deadLetter });
+        const dead = new Collector(await connected.subscribe(h.source(deadLetter)));
+        const live = new Collector(await connected.subscribe(source));
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("poison") });
+        for (let attempt = 1; attempt <= attempts; attempt++) {
+          const got = await live.waitFor(attempt, h.arrivalMs, `delivery ${attempt}`);
+          const d = got[attempt - 1]!;
+          if (d.redeliveryCount !== undefined) expect(d.redeliveryCount).toBe(attempt);
+          await d.nack({ requeue: true });
+        }
+        const [moved] = await dead.waitFor(1, h.arrivalMs, "dead-lettered copy");
+        expect(text(moved!.payload)).toBe("poison");
+        await moved!.ack();
+        await live.quiet(attempts, h.silenceMs, "no delivery after the last attempt");
+        await dead.quiet(1, 0, "exactly one dead-lettered copy");
+        await live.stop();
+        await dead.stop();
+      }),
+  },
+];
+
+/** Registers the suite for sources whose retry copies this process publishes to an address. */
+export function redeliveryAddress<TConnected extends AnyConnected>(
+  factories: BrokerFactories<TConnected>,
+): void {
+  const h = harnessOf(factories);
+  registerSuite(
+    "retry via a redelivery address",
+    redeliveryAddressScenarios,
+    h,
+    h.arrivalMs * 4 + h.silenceMs * 3,
+  );
+}
+
+/** Registers the suite for sources whose broker moves failing messages to a dead letter. */
+export function brokerMovedRetry<TConnected extends AnyConnected>(
+  factories: BrokerMovedRetryFactories<TConnected>,
+): void {
+  const h = harnessOf(factories);
+  const attempts = factories.attempts ?? 3;
+  registerSuite(
+    "broker-moved retry and dead letter",
+    brokerMovedRetryScenarios,
+    { h, attempts },
+    h.arrivalMs * (attempts + 2) + h.silenceMs * 2,
+  );
+}
