@@ -73,3 +73,33 @@ export function decodeClean(bytes: Uint8Array): { header: FileHeader; messages: 
 export function text(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString("utf8");
 }
+
+function sameMessage(a: DecodedMessage, b: DecodedMessage): boolean {
+  return (
+    a.offset === b.offset &&
+    a.end === b.end &&
+    a.streamKey === b.streamKey &&
+    a.shard === b.shard &&
+    a.seq === b.seq &&
+    a.timestamp === b.timestamp &&
+    a.checksum === b.checksum &&
+    Buffer.compare(a.payload, b.payload) === 0
+  );
+}
+
+/**
+ * Message-list equality without vitest's deep equality, which is far too slow for the
+ * thousands of comparisons the cut and flip tests make. Returns a description of the first
+ * difference, or undefined.
+ */
+export function diffMessages(
+  actual: readonly DecodedMessage[],
+  expected: readonly DecodedMessage[],
+): string | undefined {
+  if (actual.length !== expected.length)
+    return `${actual.length} messages, expected ${expected.length}`;
+  for (let i = 0; i < actual.length; i++) {
+    if (!sameMessage(actual[i]!, expected[i]!)) return `message ${i} differs`;
+  }
+  return undefined;
+}
