@@ -103,3 +103,48 @@ export function diffMessages(
   }
   return undefined;
 }
+
+/** Small deterministic PRNG so failures reproduce. */
+export function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STREAMS = [
+  { streamKey: "orders", shard: 0n },
+  { streamKey: "orders", shard: 2n },
+  { streamKey: "audit.log", shard: 0n },
+  { streamKey: "Zeta", shard: 0n },
+  { streamKey: "a-very-long-stream-key_".repeat(8), shard: 7n },
+];
+
+/** Mostly small messages on five streams, with a few payloads over `bigPayload` bytes. */
+export function workload(
+  seed: number,
+  count: number,
+  maxPayload: number,
+  bigPayload = maxPayload * 4,
+): StreamMessage[] {
+  const rand = prng(seed);
+  const seqs = new Map<string, bigint>();
+  const out: StreamMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const s = STREAMS[Math.floor(rand() * STREAMS.length)]!;
+    const id = `${s.streamKey}/${s.shard}`;
+    const seq = (seqs.get(id) ?? 0n) + 1n;
+    seqs.set(id, seq);
+    const big = rand() < 0.05;
+    const length = big
+      ? bigPayload + Math.floor(rand() * maxPayload)
+      : Math.floor(rand() * maxPayload);
+    const payload = new Uint8Array(length).map(() => Math.floor(rand() * 256));
+    out.push({ ...s, seq, timestamp: 1_700_000_000_000 + i * 3, payload });
+  }
+  return out;
+}

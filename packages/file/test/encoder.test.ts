@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import {
+  type Beacon,
+  type DecodedMessage,
+  decodeFile,
+  FileEncoder,
+  type FileHeader,
+  markersPerBeacon,
+  runningChecksumUpdate,
+  StreamDecoder,
+  type StreamState,
+} from "../src/index.js";
+import { diffMessages, workload } from "./helpers.js";
+
+/** What each stream's marker must say at a beacon: a fold over every frame that starts before it. */
+function foldBefore(messages: readonly DecodedMessage[], at: number): Map<string, StreamState> {
+  const states = new Map<string, StreamState>();
+  for (const m of messages) {
+    if (m.offset >= at) break;
+    const id = `${m.streamKey}/${m.shard}`;
+    const s = states.get(id);
+    states.set(
+      id,
+      s
+        ? {
+            seq: m.seq > s.seq ? m.seq : s.seq,
+            timestamp: Math.max(s.timestamp, m.timestamp),
+            runningChecksum: runningChecksumUpdate(s.runningChecksum, m.checksum),
+          }
+        : {
+            seq: m.seq,
+            timestamp: m.timestamp,
+            runningChecksum: runningChecksumUpdate(0xffff, m.checksum),
+          },
+    );
+  }
+  return states;
+}
+
+/** The upstream rotation, modelled independently of the encoder. */
+function expectedMarkerIds(
+  beacons: readonly Beacon[],
+  messages: readonly DecodedMessage[],
+  interval: number,
+) {
+  let count = 0;
+  return beacons.map((b) => {
+    const ids = [...foldBefore(messages, b.offset).keys()].sort((x, y) => {
+      const [kx, sx] = [x.slice(0, x.lastIndexOf("/")), BigInt(x.slice(x.lastIndexOf("/") + 1))];
+      const [ky, sy] = [y.slice(0, y.lastIndexOf("/")), BigInt(y.slice(y.lastIndexOf("/") + 1))];
+      return kx !== ky ? (kx < ky ? -1 : 1) : sx < sy ? -1 : sx > sy ? 1 : 0;
+    });
+    const take = Math.min(ids.length, markersPerBeacon(interval));
+    const picked = Array.from({ length: take }, (_, i) => ids[(count + i) % ids.length]!);
+    count += take;
+    return picked;
+  });
+}
+
+describe.each([128, 640, 1024, 2048, 4096])("beacon interval %i", (interval) => {
+  const header: FileHeader = {
+    fileName: `rt-${interval}.ss`,
+    createdAt: 1_700_000_000_000,
+    beaconInterval: interval,
+  };
+  const input = workload(interval, 300, 700, interval * 2);
+  const { encoder, bytes: head } = FileEncoder.create(header);
+  const file = Buffer.concat([
+    head,
+    ...input.map((m) => encoder.write(m)),
+    encoder.end(1_800_000_000_000),
+  ]);
+  const d = decodeFile(file);
+
+  it("decodes back to the same messages, frames larger than the interval included", () => {
+    expect(d.outcome).toEqual({ status: "eos", end: file.length });
+    expect(encoder.offset).toBe(file.length);
+    const back = d.messages.slice(0, -1).map(({ streamKey, shard, seq, timestamp, payload }) => ({
+      streamKey,
+      shard,
+      seq,
+      timestamp,
+      payload: Buffer.from(payload),
+    }));
+    expect(back).toEqual(input.map((m) => ({ ...m, payload: Buffer.from(m.payload) })));
+    expect(d.messages.some((m) => m.end - m.offset > interval)).toBe(true);
+  });
+
+  it("places a beacon at every interval boundary", () => {
+    const boundaries = Array.from(
+      { length: Math.floor((file.length - 1) / interval) },
+      (_, i) => (i + 1) * interval,
+    );
+    expect(d.beacons.map((b) => b.offset)).toEqual(boundaries);
+    if (interval === 128)
+      expect(d.beacons[0]).toMatchObject({ offset: 128, remaining: 0, markers: [] });
+  });
+
+  it("fills markers by upstream's rotation, each one a fold over the frames before it", () => {
+    const ids = expectedMarkerIds(d.beacons, d.messages, interval);
+    d.beacons.forEach((b, i) => {
+      expect(b.markers.map((m) => `${m.streamKey}/${m.shard}`)).toEqual(ids[i]);
+      const folded = foldBefore(d.messages, b.offset);
+      for (const m of b.markers) {
+        const { streamKey: _k, shard: _s, ...state } = m;
+        expect(state).toEqual(folded.get(`${m.streamKey}/${m.shard}`));
+      }
+    });
+  });
+
+  it("decodes the same when fed one byte at a time or in odd chunks", () => {
+    const whole = d.messages;
+    for (const chunk of [1, 333]) {
+      const decoder = new StreamDecoder();
+      const got: DecodedMessage[] = [];
+      for (let at = 0; at < file.length; at += chunk) {
+        for (const item of decoder.push(file.subarray(at, at + chunk))) {
+          if (item.kind === "message") got.push(item.message);
+        }
+      }
+      expect(diffMessages(got, whole)).toBeUndefined();
+    }
+  });
+});
