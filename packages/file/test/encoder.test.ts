@@ -6,36 +6,9 @@ import {
   FileEncoder,
   type FileHeader,
   markersPerBeacon,
-  runningChecksumUpdate,
   StreamDecoder,
-  type StreamState,
 } from "../src/index.js";
-import { diffMessages, workload } from "./helpers.js";
-
-/** What each stream's marker must say at a beacon: a fold over every frame that starts before it. */
-function foldBefore(messages: readonly DecodedMessage[], at: number): Map<string, StreamState> {
-  const states = new Map<string, StreamState>();
-  for (const m of messages) {
-    if (m.offset >= at) break;
-    const id = `${m.streamKey}/${m.shard}`;
-    const s = states.get(id);
-    states.set(
-      id,
-      s
-        ? {
-            seq: m.seq > s.seq ? m.seq : s.seq,
-            timestamp: Math.max(s.timestamp, m.timestamp),
-            runningChecksum: runningChecksumUpdate(s.runningChecksum, m.checksum),
-          }
-        : {
-            seq: m.seq,
-            timestamp: m.timestamp,
-            runningChecksum: runningChecksumUpdate(0xffff, m.checksum),
-          },
-    );
-  }
-  return states;
-}
+import { diffMessages, foldBefore, workload } from "./helpers.js";
 
 /** The upstream rotation, modelled independently of the encoder. */
 function expectedMarkerIds(

@@ -5,7 +5,9 @@ import {
   decodeFile,
   FileEncoder,
   type FileHeader,
+  runningChecksumUpdate,
   type StreamMessage,
+  type StreamState,
 } from "../src/index.js";
 
 /** The Rust crate's sample files live in shared/, beside the clone (override for other layouts). */
@@ -147,4 +149,32 @@ export function workload(
     out.push({ ...s, seq, timestamp: 1_700_000_000_000 + i * 3, payload });
   }
   return out;
+}
+
+/** What each stream's marker must say at a beacon: a fold over every frame that starts before it. */
+export function foldBefore(
+  messages: readonly DecodedMessage[],
+  at: number,
+): Map<string, StreamState> {
+  const states = new Map<string, StreamState>();
+  for (const m of messages) {
+    if (m.offset >= at) break;
+    const id = `${m.streamKey}/${m.shard}`;
+    const s = states.get(id);
+    states.set(
+      id,
+      s
+        ? {
+            seq: m.seq > s.seq ? m.seq : s.seq,
+            timestamp: Math.max(s.timestamp, m.timestamp),
+            runningChecksum: runningChecksumUpdate(s.runningChecksum, m.checksum),
+          }
+        : {
+            seq: m.seq,
+            timestamp: m.timestamp,
+            runningChecksum: runningChecksumUpdate(0xffff, m.checksum),
+          },
+    );
+  }
+  return states;
 }
