@@ -15,6 +15,7 @@ import {
   MemoryPublisher,
   type PendingReply,
   type PublisherHost,
+  prepareMessage,
 } from "./memoryPublisher.js";
 import { type MemorySource, MemoryTopic } from "./memorySources.js";
 import { MemoryStore } from "./memoryStore.js";
@@ -159,9 +160,7 @@ export class ConnectedMemoryBroker
   }
 
   inject(message: OutgoingMessage): void {
-    const publisher = this.pairPublisher();
-    // The publish completes synchronously up to its first await; only the receipt is deferred.
-    void publisher.publish(message);
+    this.append(prepareMessage(this, message));
   }
 
   published(name: string): readonly RawMessage[] {
@@ -235,6 +234,9 @@ export class ConnectedMemoryBroker
       };
     });
     this.#replies.set(correlationId, waiter!);
+    // Shutdown may reject this before the requester awaits it (while its request is still being
+    // published); the requester still sees the rejection, but it is never reported as unhandled.
+    reply.catch(() => {});
     return {
       inbox: this.#inbox,
       reply,

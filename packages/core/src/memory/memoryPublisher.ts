@@ -59,7 +59,7 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
   }
 
   async publish(message: OutgoingMessage): Promise<Receipt> {
-    const stored = this.#prepare(message);
+    const stored = prepareMessage(this.#host, message);
     const sequence = this.#host.append(stored);
     return { name: stored.name, position: sequence.toString() };
   }
@@ -76,7 +76,7 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
             `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
           );
         }
-        buffered.push(this.#prepare(message));
+        buffered.push(prepareMessage(this.#host, message));
       },
     };
     let result: T;
@@ -104,43 +104,46 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
     }
     return pending.reply;
   }
+}
 
-  // Validates before anything is stored, and copies, so the caller may reuse its buffers.
-  #prepare(message: OutgoingMessage): RawMessage {
-    this.#host.assertOpen();
-    if (typeof message.name !== "string" || message.name.length === 0) {
-      throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
-    }
-    if (!(message.payload instanceof Uint8Array)) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
-      );
-    }
-    if (message.payload.length > this.#host.maxPayloadBytes) {
-      throw new RustStreamError(
-        "publish-refused",
-        `a payload of ${message.payload.length} bytes for "${message.name}" is over the memory broker's maxPayloadBytes (${this.#host.maxPayloadBytes}); raise it in the MemoryBroker options`,
-      );
-    }
-    if (message.options !== undefined) {
-      throw new RustStreamError(
-        "unsupported",
-        "the memory broker has no per-message publish options: remove options from the message",
-      );
-    }
-    const headers = message.headers?.clone() ?? new HeaderMap();
-    if (message.partitionKey !== undefined) {
-      headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
-    }
-    if (message.deadLetterOrigin !== undefined) {
-      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
-    }
-    return {
-      name: message.name,
-      payload: message.payload.slice(),
-      headers,
-      partitionKey: headers.get(headerNames.partitionKey),
-    };
+/**
+ * Validates before anything is stored, and copies, so the caller may reuse its buffers. Shared by
+ * publishing and by a test's synchronous injection, so both refuse exactly the same messages.
+ */
+export function prepareMessage(host: PublisherHost, message: OutgoingMessage): RawMessage {
+  host.assertOpen();
+  if (typeof message.name !== "string" || message.name.length === 0) {
+    throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
   }
+  if (!(message.payload instanceof Uint8Array)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
+    );
+  }
+  if (message.payload.length > host.maxPayloadBytes) {
+    throw new RustStreamError(
+      "publish-refused",
+      `a payload of ${message.payload.length} bytes for "${message.name}" is over the memory broker's maxPayloadBytes (${host.maxPayloadBytes}); raise it in the MemoryBroker options`,
+    );
+  }
+  if (message.options !== undefined) {
+    throw new RustStreamError(
+      "unsupported",
+      "the memory broker has no per-message publish options: remove options from the message",
+    );
+  }
+  const headers = message.headers?.clone() ?? new HeaderMap();
+  if (message.partitionKey !== undefined) {
+    headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
+  }
+  if (message.deadLetterOrigin !== undefined) {
+    writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+  }
+  return {
+    name: message.name,
+    payload: message.payload.slice(),
+    headers,
+    partitionKey: headers.get(headerNames.partitionKey),
+  };
 }

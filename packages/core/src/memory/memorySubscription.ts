@@ -92,14 +92,7 @@ export class MemorySubscription
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#group.unwait(this);
-    this.#group.leave();
-    this.#host.forget(this);
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.resolve(undefined);
+    this.#closeNow();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<MemoryDelivery, undefined> {
@@ -122,11 +115,23 @@ export class MemorySubscription
     this.#group.unwait(this);
     waiting?.reject(error);
     const returned = this.#out.size;
-    for (const delivery of this.#out)
+    for (const delivery of this.#out) {
       this.#group.requeue(delivery.sequence, this.#group.generation);
+    }
     this.#out.clear();
-    void this.close();
+    this.#closeNow();
     return returned;
+  }
+
+  #closeNow(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#group.unwait(this);
+    this.#group.leave();
+    this.#host.forget(this);
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.resolve(undefined);
   }
 
   // DeliveryOwner
