@@ -1,0 +1,176 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bufferReader,
+  decodeFile,
+  FileEncoder,
+  type FileHeader,
+  findResumePoint,
+  isEndOfStream,
+  recoverStreams,
+  type StreamMessage,
+} from "../src/index.js";
+import {
+  expectedFixture,
+  FIXTURE_NAMES,
+  FIXTURES_DIR,
+  fixturesPresent,
+  type InteropLine,
+  parseInteropLines,
+  toInteropLine,
+  workload,
+} from "./helpers.js";
+
+/**
+ * Cross-checks against the real sea-streamer-file crate through tooling/interop. The build is
+ * cached outside the clone (CARGO_TARGET_DIR), so only the first run compiles.
+ */
+const CRATE_DIR = fileURLToPath(new URL("../../../tooling/interop/", import.meta.url));
+const TARGET_DIR =
+  process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target");
+const BINARY = join(TARGET_DIR, "release", "ruststream-interop");
+const hasCargo = spawnSync("cargo", ["--version"]).status === 0;
+const skip = process.env.RUSTSTREAM_SKIP_INTEROP === "1" || (!hasCargo && !existsSync(BINARY));
+
+let dir = "";
+
+function rust(...args: string[]): InteropLine[] {
+  return parseInteropLines(
+    execFileSync(BINARY, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
+  );
+}
+
+function messagesOf(lines: InteropLine[]) {
+  return lines.filter((l) => l.type === "message");
+}
+
+function endOf(lines: InteropLine[]) {
+  const end = lines.at(-1);
+  return end?.type === "end" ? end : undefined;
+}
+
+function writeOurs(
+  name: string,
+  header: FileHeader,
+  messages: readonly StreamMessage[],
+  eosAt?: number,
+): string {
+  const { encoder, bytes } = FileEncoder.create(header);
+  const parts = [bytes, ...messages.map((m) => encoder.write(m))];
+  if (eosAt !== undefined) parts.push(encoder.end(eosAt));
+  const path = join(dir, name);
+  writeFileSync(path, Buffer.concat(parts));
+  return path;
+}
+
+describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "ruststream-interop-"));
+    if (hasCargo) {
+      // A no-op when the cached build is current; the first build takes a few minutes on 2 cores.
+      execFileSync("cargo", ["build", "--release", "--locked", "--quiet"], {
+        cwd: CRATE_DIR,
+        env: { ...process.env, CARGO_TARGET_DIR: TARGET_DIR },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+    }
+  }, 20 * 60_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(!fixturesPresent).each(FIXTURE_NAMES)(
+    "the committed expected output of %s is what the crate decodes",
+    (name) => {
+      expect(rust("decode", `${FIXTURES_DIR}${name}.ss`)).toEqual(expectedFixture(name));
+    },
+  );
+
+  it.each([
+    128, 640, 1024, 4096,
+  ])("the crate reads a file our encoder wrote (interval %i)", (interval) => {
+    const input = workload(interval + 1, 200, 600, interval * 2);
+    const header = {
+      fileName: `ours-${interval}.ss`,
+      createdAt: 1_700_000_000_000,
+      beaconInterval: interval,
+    };
+    const path = writeOurs(header.fileName, header, input, 1_800_000_000_000);
+    const lines = rust("decode", path);
+    expect(lines[0]).toEqual({
+      type: "header",
+      file_name: header.fileName,
+      created_at: header.createdAt,
+      beacon_interval: interval,
+    });
+    expect(messagesOf(lines)).toEqual(decodeFile(readFileSync(path)).messages.map(toInteropLine));
+    expect(messagesOf(lines).slice(0, -1)).toEqual(input.map(toInteropLine));
+    expect(endOf(lines)).toEqual({ type: "end", reason: "eos", offset: readFileSync(path).length });
+  });
+
+  it.each([
+    128, 640, 1024, 4096,
+  ])("we read a file the crate wrote, and re-encode it byte for byte (interval %i)", (interval) => {
+    const input = workload(interval + 2, 200, 600, interval * 2);
+    const jsonl = join(dir, `input-${interval}.jsonl`);
+    writeFileSync(jsonl, input.map((m) => JSON.stringify(toInteropLine(m))).join("\n"));
+    const path = join(dir, `rust-${interval}.ss`);
+    rust("write", path, jsonl, "--interval", String(interval), "--eos");
+    const bytes = new Uint8Array(readFileSync(path));
+    const d = decodeFile(bytes);
+    expect(d.outcome).toEqual({ status: "eos", end: bytes.length });
+    expect(d.header).toMatchObject({ fileName: basename(path), beaconInterval: interval });
+    expect(d.messages.slice(0, -1).map(toInteropLine)).toEqual(input.map(toInteropLine));
+    // Several streams at once: the beacon marker rotation matches the crate's, byte for byte.
+    const eos = d.messages.at(-1)!;
+    expect(isEndOfStream(eos)).toBe(true);
+    const { encoder, bytes: head } = FileEncoder.create(d.header!);
+    const ours = Buffer.concat([
+      head,
+      ...input.map((m) => encoder.write(m)),
+      encoder.end(eos.timestamp),
+    ]);
+    expect(Buffer.compare(ours, Buffer.from(bytes))).toBe(0);
+  });
+
+  it("the crate reads a torn file we resumed after its last good frame", () => {
+    const header = { fileName: "torn.ss", createdAt: 1_700_000_000_000, beaconInterval: 640 };
+    const input = workload(99, 120, 300, 1500);
+    const full = readFileSync(writeOurs("full.ss", header, input));
+    const frames = decodeFile(full).messages;
+    for (const target of [frames[40]!, frames[77]!, frames.at(-1)!]) {
+      // Cut in the middle of a frame, as a crash mid-write would.
+      const cut = full.subarray(0, Math.floor((target.offset + target.end) / 2));
+      const point = findResumePoint(bufferReader(cut))!;
+      expect(point.damage?.code).toBe("FILE_TRUNCATED");
+      const recovered = recoverStreams(bufferReader(cut), point);
+      const { encoder, bytes } = FileEncoder.resume(640, point.offset);
+      for (const s of recovered) encoder.seedStream(s, s.state);
+      const next = recovered.map((s) => ({
+        ...s,
+        seq: s.state.seq + 1n,
+        timestamp: 1_800_000_000_000,
+        payload: new Uint8Array(900).fill(1),
+      }));
+      const path = join(dir, `resumed-${target.offset}.ss`);
+      writeFileSync(
+        path,
+        Buffer.concat([
+          cut.subarray(0, point.offset),
+          bytes,
+          ...next.map((m) => encoder.write(m)),
+          encoder.end(1_800_000_000_001),
+        ]),
+      );
+      const lines = rust("decode", path);
+      const kept = frames.filter((m) => m.end <= point.offset);
+      expect(messagesOf(lines).slice(0, -1)).toEqual([...kept, ...next].map(toInteropLine));
+      expect(endOf(lines)?.reason).toBe("eos");
+    }
+  });
+});
