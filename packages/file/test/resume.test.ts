@@ -154,13 +154,16 @@ describe.skipIf(!fixturesPresent).each(FIXTURE_NAMES)("resuming %s", (name) => {
   });
 });
 
-describe("resuming a multi-stream file with frames spanning several beacons", () => {
+describe.each([
+  [640, 40],
+  [128, 25],
+])("resuming a multi-stream file with frames spanning several beacons (interval %i)", (interval, count) => {
   const header: FileHeader = {
     fileName: "multi.ss",
     createdAt: 1_700_000_000_000,
-    beaconInterval: 640,
+    beaconInterval: interval,
   };
-  const file = encodeAll(header, workload(5, 40, 200, 1500));
+  const file = encodeAll(header, workload(5, count, 200, 1500));
   const { messages, beacons } = decodeFile(file);
 
   it("recovers state and continues safely from a cut at every offset", { timeout: 60_000 }, () => {
@@ -173,9 +176,17 @@ describe("resuming a multi-stream file with frames spanning several beacons", ()
     ).toBe(true);
     for (let cut = 0; cut <= file.length; cut++) checkCut(file, messages, cut, 500);
   });
+});
+
+describe("resume cost and alignment", () => {
+  const header: FileHeader = {
+    fileName: "long.ss",
+    createdAt: 1_700_000_000_000,
+    beaconInterval: 4096,
+  };
 
   it("reads only the tail of a long file to find where to continue", () => {
-    const long = encodeAll({ ...header, beaconInterval: 4096 }, workload(6, 5000, 300));
+    const long = encodeAll(header, workload(6, 5000, 300));
     const reader = countingReader(long);
     const point = findResumePoint(reader)!;
     expect(point.offset).toBe(long.length);

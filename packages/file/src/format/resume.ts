@@ -69,12 +69,15 @@ export function findResumePoint(
   for (let k = Math.floor((size - 1) / interval); k >= 0; k--) {
     const start = k === 0 ? HEADER_SIZE : alignAfterBeacon(reader, k * interval, opts);
     if (start === undefined || start >= limit) continue;
-    const seen: { lastEnd: number | undefined; eos: boolean } = { lastEnd: undefined, eos: false };
+    const seen: { lastEnd: number | undefined; eosAt: number | undefined } = {
+      lastEnd: undefined,
+      eosAt: undefined,
+    };
     const stop = scanUnits(reader, start, limit, opts, (unit) => {
       if (unit.kind !== "frame") return false;
       if (isEndOfStream(unit.message)) {
         // Readers stop at the marker, so nothing after it counts either.
-        seen.eos = true;
+        seen.eosAt = unit.message.offset;
         return true;
       }
       seen.lastEnd = unit.end;
@@ -83,10 +86,12 @@ export function findResumePoint(
     if (stop.kind === "damaged" && damage === undefined) damage = stop.error;
     if (seen.lastEnd !== undefined) {
       const offset = seen.lastEnd;
-      return { header, offset, endedWithEos: seen.eos, staleBytes: size - offset, damage };
+      const endedWithEos = seen.eosAt !== undefined;
+      return { header, offset, endedWithEos, staleBytes: size - offset, damage };
     }
-    // The end-of-stream marker opens this region: the frame before it ends where it starts.
-    if (seen.eos) return resumeBefore(reader, header, opts, start, size, damage);
+    // The end-of-stream marker is this region's first frame: the frame before it ends where it starts.
+    if (seen.eosAt !== undefined)
+      return resumeBefore(reader, header, opts, seen.eosAt, size, damage);
     limit = start;
   }
   return {
