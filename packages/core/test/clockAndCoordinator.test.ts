@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { CountingCoordinator, ManualClock } from "../src/index.js";
+
+describe("ManualClock", () => {
+  it("fires due timers in due order, ties in arming order, including ones armed while firing", () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.setTimer(20, () => fired.push("b"));
+    clock.setTimer(10, () => {
+      fired.push("a");
+      clock.setTimer(5, () => fired.push("a+5"));
+    });
+    clock.setTimer(20, () => fired.push("c"));
+    const cancelled = clock.setTimer(15, () => fired.push("never"));
+    cancelled.cancel();
+    clock.advance(19);
+    expect(fired).toEqual(["a", "a+5"]);
+    expect(clock.now()).toBe(19);
+    clock.advance(1);
+    expect(fired).toEqual(["a", "a+5", "b", "c"]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe("CountingCoordinator", () => {
+  it("resolves whenIdle once the balance returns to zero", async () => {
+    const c = new CountingCoordinator();
+    await c.whenIdle();
+    c.enqueued(2);
+    let idle = false;
+    const waiting = c.whenIdle().then(() => {
+      idle = true;
+    });
+    c.consumed();
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    c.consumed();
+    await waiting;
+    expect(idle).toBe(true);
+  });
+
+  it("refuses to release more than was counted", () => {
+    expect(() => new CountingCoordinator().consumed()).toThrow(/once per delivery/);
+  });
+});

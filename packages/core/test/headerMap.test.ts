@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { HeaderMap, headerNames, readRetryCount, writeRetryCount } from "../src/index.js";
+
+describe("HeaderMap", () => {
+  it("folds ASCII case on names, and only ASCII", () => {
+    const h = new HeaderMap({ "Content-Type": "text/plain" });
+    expect(h.getString("CONTENT-TYPE")).toBe("text/plain");
+    expect([...h.keys()]).toEqual(["content-type"]);
+    h.set("Ä-Key", "x");
+    expect(h.has("ä-key")).toBe(false);
+    expect(h.has("Ä-KEY")).toBe(true);
+  });
+
+  it("keeps insertion order, and a replaced value keeps its place", () => {
+    const h = new HeaderMap([
+      ["b", "1"],
+      ["a", "2"],
+      ["c", "3"],
+    ]);
+    h.set("A", "changed");
+    expect([...h.keys()]).toEqual(["b", "a", "c"]);
+    expect(h.getString("a")).toBe("changed");
+  });
+
+  it("holds bytes; getString answers undefined for invalid UTF-8", () => {
+    const binary = new Uint8Array([0, 13, 10, 0xff]);
+    const h = new HeaderMap().set("x-bin", binary).set("x-empty", "");
+    expect(h.get("x-bin")).toEqual(binary);
+    expect(h.getString("x-bin")).toBeUndefined();
+    expect(h.getString("x-empty")).toBe("");
+    expect(h.getString("missing")).toBeUndefined();
+  });
+
+  it("compares without regard to order, and clones deeply", () => {
+    const a = new HeaderMap({ x: "1", y: "2" });
+    const b = new HeaderMap({ y: "2", x: "1" });
+    expect(a.equals(b)).toBe(true);
+    const copy = a.clone();
+    copy.get("x")![0] = 0;
+    expect(a.getString("x")).toBe("1");
+    expect(a.equals(copy)).toBe(false);
+  });
+
+  it("deletes and counts", () => {
+    const h = new HeaderMap({ a: "1", b: "2" });
+    expect(h.delete("A")).toBe(true);
+    expect(h.delete("a")).toBe(false);
+    expect(h.size).toBe(1);
+  });
+
+  it("refuses an empty name with a message naming the fix", () => {
+    expect(() => new HeaderMap().set("", "x")).toThrow(/cannot be empty/);
+  });
+
+  it("reads the retry count as RustStream does: absent or malformed is 0", () => {
+    expect(readRetryCount(new HeaderMap())).toBe(0);
+    expect(readRetryCount(new HeaderMap({ [headerNames.retryCount]: "x3" }))).toBe(0);
+    expect(readRetryCount(new HeaderMap({ [headerNames.retryCount]: "-1" }))).toBe(0);
+    expect(readRetryCount(writeRetryCount(new HeaderMap(), 4))).toBe(4);
+  });
+});
