@@ -53,7 +53,12 @@ describe("DeliveryBase", () => {
 
   it("refuses a second settle while the first is in flight", async () => {
     let finish: (a: "ok") => void = () => {};
-    const d = new TestDelivery({ ack: () => new Promise((r) => (finish = r)) });
+    const d = new TestDelivery({
+      ack: () =>
+        new Promise((resolve) => {
+          finish = resolve;
+        }),
+    });
     const first = d.ack();
     expect(() => d.ack()).toThrow(/already settled/);
     finish("ok");
