@@ -95,3 +95,27 @@ describe.each([128, 640, 1024, 2048, 4096])("beacon interval %i", (interval) => 
     }
   });
 });
+
+describe("large frames", () => {
+  it("decodes a 32 MiB payload fed in 4 KiB chunks without re-copying what it holds", () => {
+    const header: FileHeader = { fileName: "big.ss", createdAt: 1, beaconInterval: 1 << 20 };
+    const payload = new Uint8Array(32 << 20).map((_, i) => i & 0xff);
+    const { encoder, bytes } = FileEncoder.create(header, { maxPayloadBytes: payload.length });
+    const frame = encoder.write({ streamKey: "big", shard: 0n, seq: 1n, timestamp: 2, payload });
+    const file = Buffer.concat([bytes, frame]);
+    const decoder = new StreamDecoder();
+    const got: DecodedMessage[] = [];
+    for (let at = 0; at < file.length; at += 4096) {
+      for (const item of decoder.push(file.subarray(at, at + 4096))) {
+        if (item.kind === "message") got.push(item.message);
+      }
+    }
+    expect(decoder.finish()).toEqual({ status: "clean", end: file.length });
+    expect(got).toHaveLength(1);
+    expect(Buffer.compare(got[0]!.payload, payload)).toBe(0);
+    // One beacon per MiB crossed, each recording the bytes of the frame still to come.
+    const beacons = decodeFile(file).beacons;
+    expect(beacons).toHaveLength(32);
+    expect(beacons.every((b) => b.remaining > 0 && b.markers.length === 1)).toBe(true);
+  });
+});

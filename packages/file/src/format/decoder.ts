@@ -1,6 +1,5 @@
-import { type ByteWindow, windowEnd } from "./bytes.js";
+import { type ByteWindow, concatBytes, windowEnd } from "./bytes.js";
 import {
-  DEFAULT_MAX_PAYLOAD_BYTES,
   END_OF_STREAM_PAYLOAD,
   HEADER_SIZE,
   MAX_PAYLOAD_LIMIT,
@@ -31,7 +30,10 @@ export interface DecoderOptions {
    * cannot see, since frame headers are not checksummed.
    */
   readonly strict?: boolean;
-  /** A frame claiming a longer payload is reported as corrupt instead of being waited for. */
+  /**
+   * A frame claiming a longer payload is reported as corrupt instead of being waited for. The
+   * default is the format's own limit (4 GiB - 1), so no file a conforming writer made is refused.
+   */
   readonly maxPayloadBytes?: number;
 }
 
@@ -60,6 +62,9 @@ export class StreamDecoder {
   #header: FileHeader | undefined;
   #opts: Omit<ReadOptions, "beaconInterval">;
   #win: ByteWindow = { bytes: EMPTY, start: 0 };
+  /** Chunks not yet merged into the window: merging only once enough has arrived keeps a large frame fed in small chunks linear, not quadratic. */
+  #pending: Uint8Array[] = [];
+  #pendingLength = 0;
   #pos = 0;
   #needUntil = 0;
   #error: StreamFileError | undefined;
@@ -68,10 +73,7 @@ export class StreamDecoder {
   constructor(options: DecoderOptions = {}) {
     this.#opts = {
       strict: options.strict ?? true,
-      maxPayloadBytes: Math.min(
-        options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
-        MAX_PAYLOAD_LIMIT,
-      ),
+      maxPayloadBytes: Math.min(options.maxPayloadBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
     };
   }
 
@@ -98,8 +100,10 @@ export class StreamDecoder {
   push(chunk: Uint8Array): DecodedItem[] {
     const items: DecodedItem[] = [];
     if (this.#error || this.#eos || chunk.length === 0) return items;
-    this.#append(chunk);
-    if (windowEnd(this.#win) < this.#needUntil) return items;
+    this.#pending.push(chunk);
+    this.#pendingLength += chunk.length;
+    if (windowEnd(this.#win) + this.#pendingLength < this.#needUntil) return items;
+    this.#merge();
     try {
       this.#decode(items);
     } catch (error) {
@@ -112,6 +116,7 @@ export class StreamDecoder {
 
   /** Declares the end of the data and says how decoding ended. */
   finish(): DecodeOutcome {
+    this.#merge();
     const end = this.#pos;
     if (this.#error) return { status: "damaged", end, error: this.#error };
     if (this.#eos) return { status: "eos", end };
@@ -142,17 +147,16 @@ export class StreamDecoder {
     return { status: "clean", end };
   }
 
-  #append(chunk: Uint8Array): void {
+  #merge(): void {
+    if (this.#pendingLength === 0) return;
     const win = this.#win;
-    if (win.bytes.length === 0) {
-      this.#win = { bytes: chunk, start: windowEnd(win) };
-      return;
-    }
-    // A fresh buffer each time: payload views handed out earlier must never see their bytes move.
-    const bytes = new Uint8Array(win.bytes.length + chunk.length);
-    bytes.set(win.bytes, 0);
-    bytes.set(chunk, win.bytes.length);
+    const chunks = win.bytes.length === 0 ? this.#pending : [win.bytes, ...this.#pending];
+    // Always a fresh buffer (or an untouched chunk): payload views handed out earlier must keep
+    // their bytes.
+    const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
     this.#win = { bytes, start: win.start };
+    this.#pending = [];
+    this.#pendingLength = 0;
   }
 
   #compact(): void {

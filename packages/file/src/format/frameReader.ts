@@ -69,7 +69,9 @@ function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions)
   while (got < length) {
     const next = (Math.floor(at / interval) + 1) * interval;
     const take = Math.min(length - got, next - at);
-    if (at + take > available) return { ok: false, until: at + take };
+    // The frame needs at least `length` bytes past `pos`, beacons aside: asking for that much
+    // at once keeps a caller feeding small chunks from retrying at every beacon.
+    if (at + take > available) return { ok: false, until: Math.max(at + take, pos + length) };
     out.set(win.bytes.subarray(at - win.start, at - win.start + take), got);
     got += take;
     at += take;

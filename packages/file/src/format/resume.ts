@@ -1,5 +1,5 @@
 import { readBeacon } from "./beacon.js";
-import { DEFAULT_MAX_PAYLOAD_BYTES, HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
+import { HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
 import { CRC16_INIT, runningChecksumUpdate } from "./crc.js";
 import { isEndOfStream } from "./decoder.js";
 import type { StreamFileError } from "./errors.js";
@@ -40,10 +40,7 @@ function readOptions(header: FileHeader, options: ResumeOptions): ReadOptions {
   return {
     beaconInterval: header.beaconInterval,
     strict: options.strict ?? true,
-    maxPayloadBytes: Math.min(
-      options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
-      MAX_PAYLOAD_LIMIT,
-    ),
+    maxPayloadBytes: Math.min(options.maxPayloadBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
   };
 }
 

@@ -79,7 +79,8 @@ export function alignAfterBeacon(
     const read = readBeacon({ bytes, start: at }, at, interval, opts.strict);
     if (!read.ok) return undefined;
     const { size, remaining } = read.beacon;
-    const skip = Math.min(remaining, interval - size);
+    // Clamped: in lenient mode a damaged beacon may claim more than its interval.
+    const skip = Math.max(0, Math.min(remaining, interval - size));
     at += size + skip;
     if (remaining <= skip || at % interval !== 0) return at;
   }
