@@ -68,7 +68,11 @@ export class MemoryBroker
   async connectInProcess(options: InProcessOptions): Promise<ConnectedMemoryBroker> {
     this.#store.clock = options.clock;
     this.#store.coordinator = options.coordinator;
-    this.#store.publishedLog ??= new Map();
+    // A harness that starts the same app (so the same broker object) test after test sees only
+    // what its own run published: the log starts afresh once no connection is left from before.
+    if (this.#store.openConnections === 0 || this.#store.publishedLog === undefined) {
+      this.#store.publishedLog = new Map();
+    }
     return new ConnectedMemoryBroker(this.#store, this.#options, true);
   }
 }
