@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { index: "src/index.ts", msgpack: "src/codec/msgpack.ts", cbor: "src/codec/cbor.ts" },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

@@ -19,6 +19,10 @@ export {
 } from "./capabilities.js";
 export type { Clock, ClockTimer } from "./clock.js";
 export { ManualClock, systemClock } from "./clock.js";
+// ---- Runtime and codecs (issue 4): the app, handlers, outcomes, middleware, events, logging. ----
+export { bytes } from "./codec/bytes.js";
+export type { Codec, DecodedBy } from "./codec/codec.js";
+export { json } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
 export { commitModes } from "./commitMode.js";
 export { CountingCoordinator } from "./countingCoordinator.js";
@@ -68,6 +72,69 @@ export type { OutgoingMessage, RawMessage, Receipt } from "./message.js";
 export { partitionKeyBytes, snapshotMessage } from "./message.js";
 export type { Position } from "./position.js";
 export type { Publisher, PublishPolicy } from "./publisher.js";
+export type {
+  AppInfo,
+  RunOptions,
+  RustStreamOptions,
+  StartOptions,
+  StartupHook,
+} from "./runtime/app.js";
+export { RustStream } from "./runtime/app.js";
+export type { CodecOptions, SchemaOptions, SourceOf } from "./runtime/brokerScope.js";
+export { BrokerScope } from "./runtime/brokerScope.js";
+export type { BatchContext, HandlerContext } from "./runtime/context.js";
+export type {
+  DeadLetterEvent,
+  DecodeFailureEvent,
+  Observer,
+  OutcomeEvent,
+  PublishEvent,
+  PublishPurpose,
+  RuntimeEvent,
+  SettledAs,
+} from "./runtime/events.js";
+export type {
+  ConsoleLoggerOptions,
+  LogFields,
+  Logger,
+  LogLevel,
+  LogMethod,
+} from "./runtime/logger.js";
+export { consoleLogger, silentLogger } from "./runtime/logger.js";
+export type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./runtime/middleware.js";
+export type {
+  AnyOutDeclaration,
+  OutDeclaration,
+  OutDeclarations,
+  OutPublisher,
+  OutPublishers,
+  PublishOptions,
+  RequestOptions as OutRequestOptions,
+} from "./runtime/out.js";
+export { out } from "./runtime/out.js";
+export type { Outcome, OutcomeKind } from "./runtime/outcome.js";
+export { ack, deadLetter, drop, isOutcome, retry, retryAfter } from "./runtime/outcome.js";
+export type {
+  AppPublishOptions,
+  AppRequestOptions,
+  AppState,
+  RunningApp,
+  StopReport,
+} from "./runtime/runningApp.js";
+export type { StandardSchemaV1 } from "./runtime/standardSchema.js";
+export type {
+  BatchHandler,
+  Handler,
+} from "./runtime/subscriberBuilder.js";
+export { BatchSubscriberBuilder, SubscriberBuilder } from "./runtime/subscriberBuilder.js";
+export { attemptOf } from "./runtime/subscriberRuntime.js";
+export type {
+  Backoff,
+  DecodePolicy,
+  ErrorPolicy,
+  FailurePolicy,
+  KeyOf,
+} from "./runtime/subscriberSpec.js";
 export type { ServerDescription } from "./server.js";
 export { hostFromUrl, withoutSecrets } from "./server.js";
 export type {

@@ -1,0 +1,353 @@
+import type { Broker, ConnectedBroker } from "../broker.js";
+import { supportsBatches, supportsRequest } from "../capabilities.js";
+import type { Clock } from "../clock.js";
+import { json } from "../codec/json.js";
+import { RustStreamError } from "../errors.js";
+import type { Receipt } from "../message.js";
+import type { Publisher } from "../publisher.js";
+import type { Source } from "../source.js";
+import type { Subscription } from "../subscription.js";
+import type { Observer } from "./events.js";
+import type { Logger } from "./logger.js";
+import type { ConsumeMiddleware } from "./middleware.js";
+import type { OutPublisher } from "./out.js";
+import { encodedHeaders, makeOutPublisher, PublishPipeline } from "./publishing.js";
+import type {
+  AppPublishOptions,
+  AppRequestOptions,
+  AppState,
+  RunningApp,
+  StopReport,
+} from "./runningApp.js";
+import { type DispatchHost, SubscriberRuntime } from "./subscriberRuntime.js";
+import { defaultMaxAttempts, type SubscriberSpec } from "./subscriberSpec.js";
+import { WorkCounter } from "./workCounter.js";
+
+/** One `app.broker(...)` registration. */
+export interface BrokerRegistration {
+  readonly broker: Broker;
+  readonly specs: readonly SubscriberSpec[];
+}
+
+export interface AppRunOptions {
+  readonly appName: string;
+  readonly registrations: readonly BrokerRegistration[];
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly connect: (broker: Broker) => Promise<ConnectedBroker>;
+  readonly observers: readonly Observer[];
+  readonly consume: readonly ConsumeMiddleware[];
+  readonly publish: NonNullable<ConstructorParameters<typeof PublishPipeline>[0]>;
+  readonly shutdownTimeoutMs: number;
+}
+
+interface Connection {
+  readonly broker: Broker;
+  readonly connected: ConnectedBroker;
+  readonly publisher: Publisher<never>;
+}
+
+function refuse(subscriber: string, message: string): never {
+  throw new RustStreamError("invalid-argument", `subscriber "${subscriber}": ${message}`);
+}
+
+function sourceName(source: string | Source): string {
+  return typeof source === "string" ? source : source.name;
+}
+
+/** Whether a source says it can never carry a partition key (a broker opts in by saying so). */
+function carriesNoKey(source: Source): boolean {
+  return (source as { readonly carriesPartitionKey?: boolean }).carriesPartitionKey === false;
+}
+
+/** A started app: owns the connections and the subscriber runtimes, and stops them. */
+export class AppRun implements RunningApp, DispatchHost {
+  readonly clock: Clock;
+  readonly work = new WorkCounter();
+  readonly pipeline: PublishPipeline;
+  readonly consume: readonly ConsumeMiddleware[];
+  readonly emit: Observer | undefined;
+  readonly stopped: Promise<StopReport>;
+  readonly #options: AppRunOptions;
+  readonly #log: Logger;
+  readonly #abort = new AbortController();
+  readonly #connections: Connection[] = [];
+  readonly #runtimes: SubscriberRuntime[] = [];
+  #state: AppState = "starting";
+  #failure: { reason: unknown } | undefined;
+  #stopping: Promise<StopReport> | undefined;
+  #resolveStopped!: (report: StopReport) => void;
+
+  constructor(options: AppRunOptions) {
+    this.#options = options;
+    this.#log = options.logger;
+    this.clock = options.clock;
+    this.consume = options.consume;
+    const observers = options.observers;
+    this.emit =
+      observers.length === 0
+        ? undefined
+        : (event) => {
+            for (const observe of observers) {
+              try {
+                observe(event);
+              } catch (error) {
+                this.#log.warn({ error, event: event.type }, "an observer threw; ignoring it");
+              }
+            }
+          };
+    this.pipeline = new PublishPipeline(options.publish, this.emit);
+    this.stopped = new Promise((resolve) => {
+      this.#resolveStopped = resolve;
+    });
+  }
+
+  get state(): AppState {
+    return this.#state;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get brokers(): readonly Broker[] {
+    return this.#connections.map((c) => c.broker);
+  }
+
+  get subscribers(): readonly string[] {
+    return this.#runtimes.map((r) => r.name);
+  }
+
+  /** Connects, subscribes and starts pulling; on any failure closes what it opened and rejects. */
+  async open(): Promise<void> {
+    try {
+      await this.#open();
+    } catch (error) {
+      await this.#teardown();
+      this.#state = "stopped";
+      this.#resolveStopped({ failed: true, failure: error, aborted: false, unflushed: 0 });
+      throw error;
+    }
+    this.#state = "ready";
+  }
+
+  async #open(): Promise<void> {
+    const seen = new Set<string>();
+    const wirings: Array<ConstructorParameters<typeof SubscriberRuntime>[1]> = [];
+    for (const registration of this.#options.registrations) {
+      // Mistakes a mount can show without a connection are refused before anything connects.
+      for (const spec of registration.specs) {
+        const name = spec.name ?? sourceName(spec.source);
+        if (spec.handler === undefined) refuse(name, "no handler: finish it with .handle(fn)");
+        if (seen.has(name)) {
+          refuse(name, "two subscribers share this name: give one of them .name(...)");
+        }
+        seen.add(name);
+        if (spec.batch !== undefined && spec.key !== undefined) {
+          refuse(
+            name,
+            "keyed lanes cannot take batches: drop the key, or handle one message at a time",
+          );
+        }
+      }
+    }
+    for (const registration of this.#options.registrations) {
+      const connected = await this.#options.connect(registration.broker);
+      const publisher = (await connected
+        .defaultPublishPolicy()
+        .pair(connected)) as Publisher<never>;
+      this.#connections.push({ broker: registration.broker, connected, publisher });
+      for (const spec of registration.specs) {
+        const name = spec.name ?? sourceName(spec.source);
+        let source: Source =
+          typeof spec.source === "string" ? connected.source(spec.source) : spec.source;
+        if (spec.key === "partition" && carriesNoKey(source)) {
+          refuse(
+            name,
+            `workers(n, { key: "partition" }) on "${source.name}", which carries no partition key: give a key function of the message instead`,
+          );
+        }
+        if (source.copies === "broker" && spec.deadLetter !== undefined) {
+          // The broker moves failing messages itself; it learns the cap and the destination here.
+          source = source.declareRetry({
+            maxAttempts: spec.maxAttempts ?? defaultMaxAttempts,
+            deadLetter: spec.deadLetter,
+          });
+        }
+        const subscription: Subscription = await connected.subscribe(source);
+        if (spec.batch !== undefined && !supportsBatches(subscription)) {
+          await subscription.close();
+          refuse(name, `batch(${spec.batch}): this broker hands over one delivery at a time`);
+        }
+        const out: Record<string, OutPublisher<unknown>> = {};
+        for (const [key, declaration] of Object.entries(spec.outs)) {
+          out[key] = makeOutPublisher(
+            declaration.name,
+            declaration.codec ?? spec.codec,
+            publisher,
+            this.pipeline,
+          );
+        }
+        wirings.push({
+          spec,
+          name,
+          source,
+          subscription,
+          publisher,
+          out,
+          log: this.#log.child({ subscriber: name }),
+        });
+      }
+    }
+    for (const wiring of wirings) {
+      const runtime = new SubscriberRuntime(this, wiring);
+      this.#runtimes.push(runtime);
+    }
+    for (const runtime of this.#runtimes) runtime.start();
+  }
+
+  connection(broker?: Broker): ConnectedBroker {
+    return this.#connectionOf(broker).connected;
+  }
+
+  #connectionOf(broker: Broker | undefined): Connection {
+    const found =
+      broker === undefined
+        ? this.#connections[0]
+        : this.#connections.find((c) => c.broker === broker);
+    if (found === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        broker === undefined
+          ? "the app has no broker: register one with app.broker(...)"
+          : "that broker is not registered with this app: pass one given to app.broker(...)",
+      );
+    }
+    return found;
+  }
+
+  async publish(name: string, value: unknown, options: AppPublishOptions = {}): Promise<Receipt> {
+    this.#assertRunning("publish");
+    const { publisher } = this.#connectionOf(options.broker);
+    const codec = options.codec ?? json;
+    return this.pipeline.publish(
+      publisher,
+      {
+        name,
+        payload: codec.encode(value),
+        headers: encodedHeaders(codec, options.headers),
+        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+      },
+      "app",
+    );
+  }
+
+  async request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown> {
+    this.#assertRunning("request");
+    const { publisher } = this.#connectionOf(options.broker);
+    if (!supportsRequest(publisher)) {
+      throw new RustStreamError(
+        "unsupported",
+        `request() to "${name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
+      );
+    }
+    const codec = options.codec ?? json;
+    const reply = await publisher.request(
+      {
+        name,
+        payload: codec.encode(value),
+        headers: encodedHeaders(codec, options.headers),
+        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+      },
+      { timeoutMs: options.timeoutMs },
+    );
+    return codec.decode(reply.payload);
+  }
+
+  #assertRunning(what: string): void {
+    if (this.#state === "stopped") {
+      throw new RustStreamError(
+        "closed",
+        `${what}() on an app that has stopped: start it again (app.start()) and use the new running app`,
+      );
+    }
+  }
+
+  get inFlight(): number {
+    return this.work.count;
+  }
+
+  whenIdle(): Promise<void> {
+    return this.work.whenZero();
+  }
+
+  failFast(subscriber: string, reason: unknown): void {
+    if (this.#failure !== undefined || this.#state === "stopped") return;
+    this.#failure = { reason };
+    this.#log.error({ subscriber, error: reason }, "fail-fast: stopping the app");
+    void this.stop();
+  }
+
+  stop(): Promise<StopReport> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<StopReport> {
+    this.#state = "stopping";
+    await Promise.all(this.#runtimes.map((runtime) => runtime.stop()));
+    for (const runtime of this.#runtimes) runtime.flushCopies();
+    const timeout = this.#options.shutdownTimeoutMs;
+    let aborted = false;
+    if (!(await drainWithin(this.work, timeout))) {
+      aborted = true;
+      this.#log.warn(
+        { running: this.work.count, timeoutMs: timeout },
+        "handlers still running at the drain timeout; aborting them through ctx.signal",
+      );
+      this.#abort.abort(
+        new RustStreamError(
+          "timeout",
+          `the app is shutting down and its drain timeout (${timeout} ms) ran out: return from the handler`,
+        ),
+      );
+      // A short grace for handlers that listen to the signal; those that do not are left behind.
+      await drainWithin(this.work, Math.min(timeout, 1000));
+    }
+    const unflushed = await this.#teardown();
+    this.#state = "stopped";
+    const failure = this.#failure;
+    const report: StopReport = {
+      failed: failure !== undefined,
+      ...(failure === undefined ? {} : { failure: failure.reason }),
+      aborted,
+      unflushed,
+    };
+    this.#resolveStopped(report);
+    return report;
+  }
+
+  async #teardown(): Promise<number> {
+    let unflushed = 0;
+    for (const { connected } of this.#connections) {
+      try {
+        unflushed += (await connected.shutdown()).unflushed;
+      } catch (error) {
+        this.#log.error({ error }, "a broker failed to shut down cleanly");
+      }
+    }
+    return unflushed;
+  }
+}
+
+// Real time on purpose: the drain timeout bounds how long a process takes to exit, which a test's
+// manual clock must not be able to stretch forever.
+function drainWithin(work: WorkCounter, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    work.whenZero().then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

@@ -1,0 +1,31 @@
+import type { Delivery } from "../delivery.js";
+import type { ReadonlyHeaderMap } from "../headerMap.js";
+import type { Logger } from "./logger.js";
+import type { OutPublishers } from "./out.js";
+
+/** What a handler gets beside its message. */
+export interface HandlerContext<TOut = Record<never, never>> {
+  /** The topic, stream or queue the delivery came from. */
+  readonly name: string;
+  /** The raw delivery; settling it by hand means the runtime will not (its outcome is ignored). */
+  readonly delivery: Delivery;
+  readonly headers: ReadonlyHeaderMap;
+  /** Which delivery of this message this is, counting from 1 (see `maxAttempts`). */
+  readonly attempt: number;
+  /** The app's logger, with the subscriber's name on every line. */
+  readonly log: Logger;
+  /** Aborts when shutdown's drain timeout runs out: stop waiting and return. */
+  readonly signal: AbortSignal;
+  /** The publishers declared with `.publishes({ ... })`. */
+  readonly out: OutPublishers<TOut>;
+}
+
+/** What a batch handler gets beside its messages. */
+export interface BatchContext<TOut = Record<never, never>> {
+  readonly name: string;
+  /** The deliveries of the messages, in the same order. */
+  readonly deliveries: readonly Delivery[];
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly out: OutPublishers<TOut>;
+}

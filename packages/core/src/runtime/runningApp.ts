@@ -1,0 +1,58 @@
+import type { Broker, ConnectedBroker } from "../broker.js";
+import type { Codec } from "../codec/codec.js";
+import type { Receipt } from "../message.js";
+import type { PublishOptions, RequestOptions } from "./out.js";
+
+/** Where a running app is in its life; a health probe reads it. */
+export type AppState = "starting" | "ready" | "stopping" | "stopped";
+
+/** What stopping the app found. */
+export interface StopReport {
+  /** True when a fail-fast policy (or a failed subscription) stopped the app: exit non-zero. */
+  readonly failed: boolean;
+  /** What made it fail, when it failed. */
+  readonly failure?: unknown;
+  /** True when handlers were still running at the drain timeout and their `ctx.signal` fired. */
+  readonly aborted: boolean;
+  /** Messages the brokers had accepted but not confirmed when they closed. */
+  readonly unflushed: number;
+}
+
+export interface AppPublishOptions extends PublishOptions {
+  /** The broker to publish on (default: the first one registered). */
+  readonly broker?: Broker;
+  /** Default JSON. */
+  readonly codec?: Codec<unknown>;
+}
+
+export interface AppRequestOptions extends RequestOptions {
+  readonly broker?: Broker;
+  readonly codec?: Codec<unknown>;
+}
+
+/** An app whose subscriptions are open: what `app.start()` resolves to. */
+export interface RunningApp {
+  readonly state: AppState;
+  /** Resolves once the app has stopped, whether by `stop()` or by a fail-fast failure. */
+  readonly stopped: Promise<StopReport>;
+  /** The brokers, in the order they were registered. */
+  readonly brokers: readonly Broker[];
+  /** The subscribers' names. */
+  readonly subscribers: readonly string[];
+  /** The connection the app holds for `broker` (default: the first). */
+  connection(broker?: Broker): ConnectedBroker;
+  /** Publishes from outside any handler (an HTTP route, a startup task); rejects after `stop()`. */
+  publish(name: string, value: unknown, options?: AppPublishOptions): Promise<Receipt>;
+  /** Sends a request and resolves with the decoded reply. */
+  request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown>;
+  /** Handlers, replies and settles the runtime started and has not finished. */
+  readonly inFlight: number;
+  /** Resolves once no handler, reply or settle the runtime started is still in progress. */
+  whenIdle(): Promise<void>;
+  /**
+   * Stops pulling, drains running handlers within the shutdown timeout (then aborts their
+   * `ctx.signal`), publishes delayed retry copies, and shuts the brokers down. Calling it again
+   * returns the same report.
+   */
+  stop(): Promise<StopReport>;
+}

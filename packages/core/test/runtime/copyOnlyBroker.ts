@@ -1,0 +1,127 @@
+// A memory broker that cannot requeue (nack with requeue, nackAfter answer "unsupported"), as many
+// log brokers cannot: the runtime must then republish copies carrying the retry-count header.
+import {
+  type Backlog,
+  type BatchSubscription,
+  batchesMark,
+  brokerMark,
+  type ClosedMemoryBroker,
+  type ConnectedBroker,
+  type ConnectedMemoryBroker,
+  DeliveryBase,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  MemoryBroker,
+  type MemoryDelivery,
+  type MemoryPosition,
+  type MemoryPublisher,
+  type MemorySource,
+  type MemorySubscription,
+  type OutgoingMessage,
+  type PublishPolicy,
+  policyMark,
+  type RawMessage,
+  type ReadonlyHeaderMap,
+  type SettleResult,
+  type TestableBroker,
+  testableMark,
+} from "../../src/index.js";
+
+class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
+  constructor(readonly inner: MemoryDelivery) {
+    super();
+  }
+  get name(): string {
+    return this.inner.name;
+  }
+  get payload(): Uint8Array {
+    return this.inner.payload;
+  }
+  get headers(): ReadonlyHeaderMap {
+    return this.inner.headers;
+  }
+  get partitionKey(): Uint8Array | undefined {
+    return this.inner.partitionKey;
+  }
+  // Like a log broker: no delivery count of its own.
+  get redeliveryCount(): number | undefined {
+    return undefined;
+  }
+  get position(): MemoryPosition {
+    return this.inner.position;
+  }
+  protected settleAck(): SettleResult {
+    return this.inner.ack();
+  }
+  protected settleNack(requeue: boolean): SettleResult {
+    return requeue ? "unsupported" : this.inner.nack({ requeue: false });
+  }
+}
+
+class CopyOnlySubscription implements BatchSubscription<CopyOnlyDelivery> {
+  readonly [batchesMark] = true as const;
+  constructor(readonly inner: MemorySubscription) {}
+  get name(): string {
+    return this.inner.name;
+  }
+  async next(): Promise<IteratorResult<CopyOnlyDelivery, undefined>> {
+    const r = await this.inner.next();
+    return r.done ? r : { done: false, value: new CopyOnlyDelivery(r.value) };
+  }
+  async nextBatch(max: number): Promise<readonly CopyOnlyDelivery[]> {
+    return (await this.inner.nextBatch(max)).map((d) => new CopyOnlyDelivery(d));
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+  [Symbol.asyncIterator](): AsyncIterator<CopyOnlyDelivery, undefined> {
+    return { next: () => this.next() };
+  }
+}
+
+class ConnectedCopyOnly
+  implements
+    ConnectedBroker<MemorySource, CopyOnlyDelivery, MemoryPublisher, ClosedMemoryBroker>,
+    TestableBroker
+{
+  readonly [brokerMark] = "memory";
+  readonly [testableMark] = true as const;
+  constructor(readonly inner: ConnectedMemoryBroker) {}
+  get state() {
+    return this.inner.state;
+  }
+  get backlog(): Backlog {
+    return this.inner.backlog;
+  }
+  source(name: string): MemorySource {
+    return this.inner.source(name);
+  }
+  async subscribe(source: string | MemorySource): Promise<CopyOnlySubscription> {
+    return new CopyOnlySubscription(await this.inner.subscribe(source));
+  }
+  defaultPublishPolicy(): PublishPolicy<this, MemoryPublisher> {
+    return { [policyMark]: "memory", pair: async () => this.inner.pairPublisher() };
+  }
+  shutdown(): Promise<ClosedMemoryBroker> {
+    return this.inner.shutdown();
+  }
+  inject(message: OutgoingMessage): void {
+    this.inner.inject(message);
+  }
+  published(name: string): readonly RawMessage[] {
+    return this.inner.published(name);
+  }
+}
+
+export class CopyOnlyBroker implements InProcessBroker<ConnectedCopyOnly> {
+  readonly [brokerMark] = "memory";
+  readonly [inProcessMark] = true as const;
+  readonly #inner = new MemoryBroker();
+  async connect(): Promise<ConnectedCopyOnly> {
+    return new ConnectedCopyOnly(await this.#inner.connect());
+  }
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedCopyOnly> {
+    return new ConnectedCopyOnly(await this.#inner.connectInProcess(options));
+  }
+}

@@ -1,0 +1,148 @@
+import { describe, expect, test } from "vitest";
+import {
+  headerNames,
+  MemoryBroker,
+  RustStream,
+  readDeadLetterOrigin,
+  readRetryCount,
+  retry,
+  retryAfter,
+} from "../../src/index.js";
+import { CopyOnlyBroker } from "./copyOnlyBroker.js";
+import { json, startInProcess } from "./harness.js";
+
+function failingApp(broker: MemoryBroker | CopyOnlyBroker, how: "throw" | "retry" | "retryAfter") {
+  return new RustStream({ name: "test", version: "0.0.0" }).broker(broker, (b) => {
+    b.subscriber("orders")
+      .maxAttempts(4)
+      .deadLetter("orders-dlq")
+      .handle(() => {
+        if (how === "retry") return retry();
+        if (how === "retryAfter") return retryAfter(50);
+        throw new Error("always fails");
+      });
+  });
+}
+
+describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the message came back", () => {
+  test.each([
+    ["requeue (retry())", () => new MemoryBroker(), "retry"],
+    ["delayed requeue (thrown error, broker's nackAfter)", () => new MemoryBroker(), "throw"],
+    ["republished copy (retry(), broker cannot requeue)", () => new CopyOnlyBroker(), "retry"],
+    ["delayed copy (thrown error, broker cannot requeue)", () => new CopyOnlyBroker(), "throw"],
+    [
+      "delayed copy (retryAfter(), broker cannot requeue)",
+      () => new CopyOnlyBroker(),
+      "retryAfter",
+    ],
+  ] as const)("%s", async (_, makeBroker, how) => {
+    const h = await startInProcess(failingApp(makeBroker(), how));
+    await h.publish("orders", { id: 1 });
+    // Backoff is 100, 200, 400 ms; move time well past each step.
+    for (let i = 0; i < 4; i++) await h.advance(1000);
+    const outcomes = h.outcomes("orders");
+    expect(outcomes.map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
+    expect(outcomes.at(-1)!.outcome).toBe("dead-letter");
+    const dead = h.published("orders-dlq");
+    expect(dead).toHaveLength(1);
+    expect(json(dead[0]!.payload)).toEqual({ id: 1 });
+    expect(readDeadLetterOrigin(dead[0]!.headers)).toMatchObject({
+      source: "orders",
+      reason: "max-attempts",
+    });
+    if (makeBroker().constructor === CopyOnlyBroker) {
+      // Each copy carried the count of deliveries before it.
+      const copies = h.published("orders").slice(1);
+      expect(copies.map((m) => readRetryCount(m.headers))).toEqual([1, 2, 3]);
+    }
+    await h.running.stop();
+  });
+
+  test("a thrown error backs off: nothing comes back before the delay", async () => {
+    const h = await startInProcess(failingApp(new MemoryBroker(), "throw"));
+    await h.publish("orders", 1);
+    await h.advance(99);
+    expect(h.outcomes("orders")).toHaveLength(1);
+    await h.advance(1);
+    expect(h.outcomes("orders")).toHaveLength(2);
+    await h.advance(199);
+    expect(h.outcomes("orders")).toHaveLength(2);
+    await h.advance(1);
+    expect(h.outcomes("orders")).toHaveLength(3);
+    await h.running.stop();
+  });
+
+  test("without a dead letter, an exhausted message is dropped", async () => {
+    const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber("x")
+        .maxAttempts(2)
+        .handle(() => retry());
+    });
+    const h = await startInProcess(app);
+    await h.publish("x", 1);
+    expect(h.outcomes("x").map((e) => e.outcome)).toEqual(["retry", "drop"]);
+    await h.running.stop();
+  });
+
+  test("a copy that arrives with a retry count continues the count", async () => {
+    const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber("x")
+        .maxAttempts(3)
+        .deadLetter("x-dlq")
+        .handle(() => retry());
+    });
+    const h = await startInProcess(app);
+    await h.publishRaw("x", "1", { [headerNames.retryCount]: "2" });
+    expect(h.outcomes("x").map((e) => [e.attempt, e.outcome])).toEqual([[3, "dead-letter"]]);
+    await h.running.stop();
+  });
+});
+
+describe("failure policies", () => {
+  test("decode failure: dead letter when declared, never retried", async () => {
+    const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber("x")
+        .deadLetter("x-dlq")
+        .handle(() => {});
+    });
+    const h = await startInProcess(app);
+    await h.publishRaw("x", "{not json");
+    const [event] = h.outcomes("x");
+    expect(event).toMatchObject({ outcome: "dead-letter", handled: false });
+    expect(readDeadLetterOrigin(h.published("x-dlq")[0]!.headers)?.reason).toBe("decode");
+    await h.running.stop();
+  });
+
+  test("error: 'drop' and decode: 'drop' override the defaults", async () => {
+    const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber("x")
+        .deadLetter("x-dlq")
+        .onFailure({ error: "drop", decode: "drop" })
+        .handle(() => {
+          throw new Error("no");
+        });
+    });
+    const h = await startInProcess(app);
+    await h.publish("x", 1);
+    await h.publishRaw("x", "nope");
+    expect(h.outcomes("x").map((e) => e.outcome)).toEqual(["drop", "drop"]);
+    expect(h.published("x-dlq")).toEqual([]);
+    await h.running.stop();
+  });
+
+  test("fail-fast stops the app and reports the failure", async () => {
+    const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber("x")
+        .onFailure({ error: "fail-fast" })
+        .handle(() => {
+          throw new Error("bug");
+        });
+    });
+    const h = await startInProcess(app);
+    await h.publish("x", 1);
+    const report = await h.running.stopped;
+    expect(report.failed).toBe(true);
+    expect((report.failure as Error).message).toBe("bug");
+    expect(h.running.state).toBe("stopped");
+  });
+});
