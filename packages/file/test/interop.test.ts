@@ -138,6 +138,44 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
     expect(Buffer.compare(ours, Buffer.from(bytes))).toBe(0);
   });
 
+  it("the crate and our decoder agree on a torn file: the same complete messages, then the cut", () => {
+    const header = { fileName: "cut.ss", createdAt: 1_700_000_000_000, beaconInterval: 1024 };
+    const full = readFileSync(writeOurs("cut-full.ss", header, workload(7, 60, 400, 2500)));
+    const frames = decodeFile(full).messages;
+    for (const cut of [
+      frames[10]!.offset + 5,
+      frames[30]!.end - 1,
+      frames[45]!.offset + 40,
+      full.length - 2,
+    ]) {
+      const path = join(dir, `cut-${cut}.ss`);
+      writeFileSync(path, full.subarray(0, cut));
+      const ours = decodeFile(full.subarray(0, cut));
+      expect(ours.outcome.status === "damaged" && ours.outcome.error.code).toBe("FILE_TRUNCATED");
+      const lines = rust("decode", path);
+      expect(messagesOf(lines)).toEqual(ours.messages.map(toInteropLine));
+      expect(endOf(lines)?.reason).toBe("eof");
+    }
+  });
+
+  it("the crate and our decoder agree on a checksum failure: the same messages before it", () => {
+    const header = { fileName: "flip.ss", createdAt: 1_700_000_000_000, beaconInterval: 1024 };
+    const full = readFileSync(writeOurs("flip-full.ss", header, workload(8, 40, 400)));
+    const frames = decodeFile(full).messages;
+    const target = frames[25]!;
+    const damaged = Buffer.from(full);
+    damaged[target.end - 4]! ^= 0x20; // last payload byte
+    const path = join(dir, "flipped.ss");
+    writeFileSync(path, damaged);
+    const ours = decodeFile(damaged);
+    expect(ours.outcome.status === "damaged" && ours.outcome.error.code).toBe("FILE_CORRUPT");
+    expect(ours.outcome.status === "damaged" && ours.outcome.error.offset).toBe(target.offset);
+    const run = spawnSync(BINARY, ["decode", path], { encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/ChecksumErr/);
+    expect(messagesOf(parseInteropLines(run.stdout))).toEqual(ours.messages.map(toInteropLine));
+  });
+
   it("the crate reads a torn file we resumed after its last good frame", () => {
     const header = { fileName: "torn.ss", createdAt: 1_700_000_000_000, beaconInterval: 640 };
     const input = workload(99, 120, 300, 1500);
