@@ -159,3 +159,29 @@ describe("files that are not SeaStreamer files", () => {
     expect(decoder.error?.offset).toBe(128);
   });
 });
+
+describe("strict and lenient reading", () => {
+  it("flags a frame without its final 0x0D in strict mode and reads it like upstream when lenient", () => {
+    const { encoder, bytes } = FileEncoder.create(header);
+    const frame = encoder.write(ok);
+    frame[frame.length - 1] = 0x0a;
+    const file = Buffer.concat([bytes, frame]);
+    const strict = decodeFile(file);
+    expect(strict.outcome.status === "damaged" && strict.outcome.error.code).toBe("FILE_CORRUPT");
+    expect(strict.messages).toHaveLength(0);
+    const lenient = decodeFile(file, { strict: false });
+    expect(lenient.outcome).toEqual({ status: "clean", end: file.length });
+    expect(lenient.messages).toHaveLength(1);
+  });
+
+  it("stops at the end-of-stream frame and ignores whatever follows, as upstream readers do", () => {
+    const { encoder, bytes } = FileEncoder.create(header);
+    const body = encoder.write(ok);
+    const eos = encoder.end(1_700_000_000_002);
+    const after = encoder.write({ ...ok, seq: 2n });
+    const file = Buffer.concat([bytes, body, eos, after, new Uint8Array([1, 2, 3])]);
+    const d = decodeFile(file);
+    expect(d.outcome).toEqual({ status: "eos", end: bytes.length + body.length + eos.length });
+    expect(d.messages.map((m) => m.seq)).toEqual([1n, 0n]);
+  });
+});
