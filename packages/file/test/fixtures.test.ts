@@ -130,6 +130,7 @@ describe.skipIf(!fixturesPresent)("sample files written by sea-streamer-file", (
         for (let at = 0; at < bytes.length; at += size) {
           items.push(...decoder.push(bytes.slice(at, at + size)));
         }
+        expect(decoder.pendingBytes).toBe(bytes.length - whole.outcome.end);
         expect(decoder.finish()).toEqual(whole.outcome);
         const messages = items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
         const beacons = items.flatMap((i) => (i.kind === "beacon" ? [i.beacon] : []));

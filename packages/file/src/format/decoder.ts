@@ -62,7 +62,10 @@ export class StreamDecoder {
   #header: FileHeader | undefined;
   #opts: Omit<ReadOptions, "beaconInterval">;
   #win: ByteWindow = { bytes: EMPTY, start: 0 };
-  /** Chunks not yet merged into the window: merging only once enough has arrived keeps a large frame fed in small chunks linear, not quadratic. */
+  /**
+   * Chunks not yet merged into the window. Merging only once enough has arrived keeps a large
+   * frame fed in small chunks linear rather than quadratic.
+   */
   #pending: Uint8Array[] = [];
   #pendingLength = 0;
   #pos = 0;
@@ -90,6 +93,14 @@ export class StreamDecoder {
   /** Set when the data is corrupt; nothing more is decoded afterwards. */
   get error(): StreamFileError | undefined {
     return this.#error;
+  }
+
+  /**
+   * Bytes received past the last complete unit. A follower that sees this stay above zero while
+   * the file stops growing is looking at a torn tail.
+   */
+  get pendingBytes(): number {
+    return windowEnd(this.#win) + this.#pendingLength - this.#pos;
   }
 
   /** True once the end-of-stream frame has been decoded. */
