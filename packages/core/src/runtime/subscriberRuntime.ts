@@ -168,6 +168,11 @@ export class SubscriberRuntime {
   #settling = 0;
   #waiter: (() => void) | undefined;
   #stopping = false;
+  #stopped!: () => void;
+  // Resolves at stop(): a pull loop waiting on a handler that never returns is released by it.
+  readonly #stopSignal = new Promise<void>((resolve) => {
+    this.#stopped = resolve;
+  });
   #warnedUnreplied = false;
   #pumping: Promise<void> | undefined;
 
@@ -215,6 +220,7 @@ export class SubscriberRuntime {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#stopped();
     this.#wake();
     try {
       await this.#subscription.close();
@@ -249,7 +255,7 @@ export class SubscriberRuntime {
         if (deliveries.length === 0) return;
         if (this.#spec.batch !== undefined) {
           const wait = this.#acceptBatch(deliveries);
-          if (wait !== undefined) await wait;
+          if (wait !== undefined) await Promise.race([wait, this.#stopSignal]);
           continue;
         }
         for (let i = 0; i < deliveries.length; i++) {
@@ -258,7 +264,7 @@ export class SubscriberRuntime {
             return;
           }
           const wait = this.#accept(deliveries[i]!);
-          if (wait !== undefined) await wait;
+          if (wait !== undefined) await Promise.race([wait, this.#stopSignal]);
         }
         // Replies and settles still waiting on the broker hold back the next pull.
         while (this.#settling >= this.#prefetch && !this.#stopping) await this.#capacity();
