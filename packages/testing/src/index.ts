@@ -13,3 +13,9 @@ export type { BrokerMovedRetryFactories } from "./conformance/retry.js";
 export type { RoutingFactories } from "./conformance/routing.js";
 export type { SeekingFactories } from "./conformance/seeking.js";
 export { conformance } from "./conformance.js";
+
+// ---- TestApp (issue 4): runs the production app in-process, or live with a bounded wait. ----
+export { PublishedMessage } from "./testApp/publishedMessage.js";
+export { SubscriberProbe } from "./testApp/subscriberProbe.js";
+export type { LiveOptions, TestAppOptions, TestPublishOptions } from "./testApp/testApp.js";
+export { TestApp } from "./testApp/testApp.js";
