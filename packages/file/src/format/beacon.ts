@@ -1,6 +1,5 @@
 import { asciiString, type ByteWindow, viewOf, windowEnd, writeAscii } from "./bytes.js";
 import { CR, MAX_TIMESTAMP_MS } from "./constants.js";
-import { StreamFileError } from "./errors.js";
 import { isValidStreamKey } from "./streamKey.js";
 import type { Beacon, Marker } from "./types.js";
 
@@ -48,18 +47,14 @@ export function encodeBeacon(remaining: number, markers: readonly Marker[]): Uin
   return out;
 }
 
-/** Either a beacon, or the file offset the window must reach before one can be read. */
+/**
+ * A beacon; or the file offset the window must reach before one can be read; or why the bytes
+ * there cannot be a beacon (the caller knows which unit that damages, so it builds the error).
+ */
 export type BeaconRead =
-  | { readonly ok: true; readonly beacon: Beacon }
-  | { readonly ok: false; readonly until: number };
-
-function corrupt(what: string, offset: number): StreamFileError {
-  return new StreamFileError(
-    "FILE_CORRUPT",
-    `${what}: the file is damaged here; readers stop before this point`,
-    offset,
-  );
-}
+  | { readonly kind: "beacon"; readonly beacon: Beacon }
+  | { readonly kind: "need"; readonly until: number }
+  | { readonly kind: "corrupt"; readonly reason: string };
 
 /**
  * Reads the beacon at file offset `offset` (a multiple of the interval). Upstream checks nothing
@@ -74,28 +69,29 @@ export function readBeacon(
 ): BeaconRead {
   const { bytes } = win;
   const end = windowEnd(win);
-  if (offset + 6 > end) return { ok: false, until: offset + 6 };
+  if (offset + 6 > end) return { kind: "need", until: offset + 6 };
   const view = viewOf(bytes);
   let at = offset - win.start;
-  if (strict && bytes[at] !== CR) throw corrupt("Beacon does not start with 0x0D", offset);
+  if (strict && bytes[at] !== CR)
+    return { kind: "corrupt", reason: "beacon does not start with 0x0D" };
   const remaining = view.getUint32(at + 1);
   const count = bytes[at + 5]!;
   at += 6;
   const markers: Marker[] = [];
   for (let i = 0; i < count; i++) {
     const keyLength = bytes[at];
-    if (keyLength === undefined) return { ok: false, until: win.start + at + 1 };
+    if (keyLength === undefined) return { kind: "need", until: win.start + at + 1 };
     if (at + MARKER_OVERHEAD + keyLength > bytes.length) {
-      return { ok: false, until: win.start + at + MARKER_OVERHEAD + keyLength };
+      return { kind: "need", until: win.start + at + MARKER_OVERHEAD + keyLength };
     }
     const streamKey = asciiString(bytes, at + 1, at + 1 + keyLength);
     if (!isValidStreamKey(streamKey)) {
-      throw corrupt("Beacon marker has an invalid stream key", offset);
+      return { kind: "corrupt", reason: "beacon marker has an invalid stream key" };
     }
     at += 1 + keyLength;
     const timestamp = view.getBigUint64(at + 16);
     if (timestamp > BigInt(MAX_TIMESTAMP_MS)) {
-      throw corrupt("Beacon marker timestamp is past year 9999", offset);
+      return { kind: "corrupt", reason: "beacon marker timestamp is past year 9999" };
     }
     markers.push({
       streamKey,
@@ -106,12 +102,15 @@ export function readBeacon(
     });
     at += 26;
   }
-  if (at >= bytes.length) return { ok: false, until: win.start + at + 1 };
-  if (strict && bytes[at] !== CR) throw corrupt("Beacon does not end with 0x0D", offset);
+  if (at >= bytes.length) return { kind: "need", until: win.start + at + 1 };
+  if (strict && bytes[at] !== CR)
+    return { kind: "corrupt", reason: "beacon does not end with 0x0D" };
   const size = win.start + at + 1 - offset;
-  if (strict && size > beaconInterval) throw corrupt("Beacon is larger than its interval", offset);
+  if (strict && size > beaconInterval) {
+    return { kind: "corrupt", reason: "beacon is larger than its interval" };
+  }
   return {
-    ok: true,
+    kind: "beacon",
     beacon: { offset, index: offset / beaconInterval, remaining, markers, size },
   };
 }

@@ -77,7 +77,10 @@ function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions)
     at += take;
     if (got < length) {
       const read = readBeacon(win, at, interval, opts.strict);
-      if (!read.ok) return read;
+      if (read.kind === "corrupt") {
+        throw corruptUnit(`Frame is split by a damaged beacon at byte ${at} (${read.reason})`, pos);
+      }
+      if (read.kind === "need") return { ok: false, until: read.until };
       spliced.push({ beacon: read.beacon, before: got });
       at += read.beacon.size;
     }
@@ -85,10 +88,10 @@ function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions)
   return { ok: true, bytes: out, end: at, spliced };
 }
 
-function corruptFrame(what: string, offset: number): StreamFileError {
+function corruptUnit(what: string, offset: number): StreamFileError {
   return new StreamFileError(
     "FILE_CORRUPT",
-    `${what}; the messages before this frame are intact, readers stop here`,
+    `${what}; every message before it is intact, readers stop here`,
     offset,
   );
 }
@@ -101,15 +104,15 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
   const head = gather(win, pos, headLength, opts);
   if (!head.ok) return { kind: "need", until: head.until };
   const streamKey = asciiString(head.bytes, 1, 1 + keyLength);
-  if (!isValidStreamKey(streamKey)) throw corruptFrame("Frame has an invalid stream key", pos);
+  if (!isValidStreamKey(streamKey)) throw corruptUnit("Frame has an invalid stream key", pos);
   const headView = viewOf(head.bytes);
   const timestamp = headView.getBigUint64(1 + keyLength + 16);
   if (timestamp > BigInt(MAX_TIMESTAMP_MS)) {
-    throw corruptFrame("Frame timestamp is past year 9999", pos);
+    throw corruptUnit("Frame timestamp is past year 9999", pos);
   }
   const payloadLength = headView.getUint32(1 + keyLength + 24);
   if (payloadLength > opts.maxPayloadBytes) {
-    throw corruptFrame(
+    throw corruptUnit(
       `Frame payload length ${payloadLength} is over the limit of ${opts.maxPayloadBytes} bytes`,
       pos,
     );
@@ -123,16 +126,16 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
   const checksum = view.getUint16(headLength + payloadLength);
   const computed = crc16Cdma2000(payload);
   if (checksum !== computed) {
-    throw corruptFrame(
+    throw corruptUnit(
       `Frame checksum mismatch (stored 0x${checksum.toString(16)}, computed 0x${computed.toString(16)})`,
       pos,
     );
   }
   if (opts.strict) {
-    if (bytes[total - 1] !== CR) throw corruptFrame("Frame does not end with 0x0D", pos);
+    if (bytes[total - 1] !== CR) throw corruptUnit("Frame does not end with 0x0D", pos);
     for (const s of all.spliced) {
       if (s.beacon.remaining !== total - s.before) {
-        throw corruptFrame(
+        throw corruptUnit(
           `Beacon at byte ${s.beacon.offset} says ${s.beacon.remaining} frame bytes follow, but ${total - s.before} do`,
           pos,
         );
@@ -164,16 +167,9 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
 export function readUnit(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
   if (pos > 0 && pos % opts.beaconInterval === 0) {
     const read = readBeacon(win, pos, opts.beaconInterval, opts.strict);
-    if (!read.ok) return { kind: "need", until: read.until };
+    if (read.kind === "corrupt") throw corruptUnit(`Damaged beacon: ${read.reason}`, pos);
+    if (read.kind === "need") return read;
     return { kind: "beacon", beacon: read.beacon, end: pos + read.beacon.size };
   }
-  try {
-    return readFrame(win, pos, opts);
-  } catch (error) {
-    // A damaged beacon spliced into the frame makes the whole frame unusable: report the frame.
-    if (error instanceof StreamFileError && error.offset !== pos) {
-      throw corruptFrame(error.message, pos);
-    }
-    throw error;
-  }
+  return readFrame(win, pos, opts);
 }

@@ -120,7 +120,7 @@ function resumeBefore(
       opts.beaconInterval,
       opts.strict,
     );
-    if (read.ok && boundary + read.beacon.size === eosStart) offset = boundary;
+    if (read.kind === "beacon" && boundary + read.beacon.size === eosStart) offset = boundary;
   }
   return { header, offset, endedWithEos: true, staleBytes: size - offset, damage };
 }
@@ -168,7 +168,7 @@ export function recoverStreams(
       const at = k * interval;
       const bytes = reader.read(at, Math.min(interval, point.offset - at));
       const read = readBeacon({ bytes, start: at }, at, interval, opts.strict);
-      if (!read.ok) continue;
+      if (read.kind !== "beacon") continue;
       for (const marker of read.beacon.markers) {
         const t = tracked.get(streamKeyOf(marker));
         if (!t || t.state !== undefined) continue;

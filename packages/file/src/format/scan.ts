@@ -77,7 +77,7 @@ export function alignAfterBeacon(
     if (at >= reader.size) return undefined;
     const bytes = reader.read(at, Math.min(interval, reader.size - at));
     const read = readBeacon({ bytes, start: at }, at, interval, opts.strict);
-    if (!read.ok) return undefined;
+    if (read.kind !== "beacon") return undefined;
     const { size, remaining } = read.beacon;
     // Clamped: in lenient mode a damaged beacon may claim more than its interval.
     const skip = Math.max(0, Math.min(remaining, interval - size));
