@@ -228,7 +228,10 @@ export interface DecodedFile {
   readonly outcome: DecodeOutcome;
 }
 
-/** Decodes a whole file held in memory. Damage is reported in `outcome`, never thrown. */
+/**
+ * Decodes a whole file held in memory. Damage is reported in `outcome`, never thrown. Payloads are
+ * views into `bytes`, not copies.
+ */
 export function decodeFile(bytes: Uint8Array, options: DecoderOptions = {}): DecodedFile {
   const decoder = new StreamDecoder(options);
   const messages: DecodedMessage[] = [];
