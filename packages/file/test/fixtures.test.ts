@@ -12,12 +12,11 @@ import {
   expectedFixture,
   FIXTURE_NAMES,
   fixture,
-  fixturesPresent,
   text,
   toInteropLine,
 } from "./helpers.js";
 
-describe.skipIf(!fixturesPresent)("sample files written by sea-streamer-file", () => {
+describe("sample files written by sea-streamer-file", () => {
   it("sample-1.ss: 28 messages on 4 stream keys, ending with end-of-stream", () => {
     const d = decodeFile(fixture("sample-1"));
     expect(d.header).toEqual({
