@@ -1,0 +1,304 @@
+import {
+  type Broker,
+  brokerMark,
+  type Clock,
+  type ClosedBroker,
+  type ConnectedBroker,
+  type Coordinator,
+  type DescribesServer,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  RustStreamError,
+  type ServerDescription,
+  sourceMark,
+  systemClock,
+} from "@ruststream/core";
+import {
+  type RedisConnectionOptions,
+  type ResolvedConnection,
+  resolveConnection,
+} from "./connectionOptions.js";
+import type { RedisDelivery } from "./delivery.js";
+import type { HostedSubscription, RedisHost } from "./host.js";
+import { IoredisLink } from "./link/ioredisLink.js";
+import type { Link } from "./link/link.js";
+import { RedisListSubscription } from "./list/listSubscription.js";
+import { RedisPublish, RedisPublisher, type RedisPublishSettings } from "./publisher.js";
+import { RedisPubSubSubscription } from "./pubsub/pubsubSubscription.js";
+import { ReplyInbox } from "./replyInbox.js";
+import { type RedisSource, RedisStream } from "./sources.js";
+import { RedisStreamSubscription } from "./stream/streamSubscription.js";
+import type { RedisSubscription } from "./subscription.js";
+
+export interface RedisBrokerOptions extends RedisConnectionOptions {
+  /**
+   * The consumer group of bare names and of stream descriptors that name none: usually the app's
+   * name, the same in every replica so they share the work.
+   */
+  readonly group?: string;
+  /** The largest payload a publish may carry, refused before sending (default 16 MiB). */
+  readonly maxPayloadBytes?: number;
+  /** Approximate `MAXLEN` for every stream append (publishes, retry copies); no trimming by default. */
+  readonly maxLen?: number;
+  /** Where request timeouts take time from (the in-process mode uses the test's clock). */
+  readonly clock?: Clock;
+}
+
+const noCoordinator: Coordinator = { enqueued() {}, consumed() {} };
+
+/**
+ * A Redis broker before it connects: the constructor only checks and records its configuration.
+ * `connect()` reaches the server; `connectInProcess()` runs the same descriptors against an
+ * in-process stand-in of the server, for tests.
+ */
+export class RedisBroker
+  implements Broker<ConnectedRedisBroker>, InProcessBroker<ConnectedRedisBroker>
+{
+  readonly [brokerMark] = "redis";
+  readonly [inProcessMark] = true as const;
+  readonly #options: RedisBrokerOptions;
+  readonly #settings: ResolvedConnection;
+  #inProcessServer: import("./inProcess/memoryRedis.js").MemoryRedis | undefined;
+
+  constructor(options: RedisBrokerOptions = {}) {
+    const maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    if (!Number.isSafeInteger(maxPayloadBytes) || maxPayloadBytes < 1) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `maxPayloadBytes: ${options.maxPayloadBytes}; give a whole number of bytes, 1 or more`,
+      );
+    }
+    if (
+      options.maxLen !== undefined &&
+      !(Number.isSafeInteger(options.maxLen) && options.maxLen >= 1)
+    ) {
+      throw new RustStreamError("invalid-argument", `maxLen: ${options.maxLen}; give 1 or more`);
+    }
+    if (options.group !== undefined && options.group.length === 0) {
+      throw new RustStreamError("invalid-argument", "group cannot be empty: give the app's name");
+    }
+    this.#options = options;
+    this.#settings = resolveConnection(options);
+  }
+
+  async connect(): Promise<ConnectedRedisBroker> {
+    const link = await IoredisLink.connect(this.#settings);
+    let version: string | undefined;
+    try {
+      const info = await link.call("INFO", ["server"]);
+      version = /redis_version:([^\r\n]+)/.exec(info?.toString() ?? "")?.[1];
+    } catch {
+      version = undefined;
+    }
+    return new ConnectedRedisBroker(link, this.#options, this.#settings, {
+      clock: this.#options.clock ?? systemClock,
+      coordinator: noCoordinator,
+      version,
+      inProcess: false,
+    });
+  }
+
+  /**
+   * The in-process mode: the same descriptors, policies and settlement code against a stand-in of
+   * the server that lives in this broker object (so a second connection sees what the first left).
+   */
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedRedisBroker> {
+    const { MemoryRedis } = await import("./inProcess/memoryRedis.js");
+    this.#inProcessServer ??= new MemoryRedis();
+    this.#inProcessServer.attach(options.clock, options.coordinator);
+    return new ConnectedRedisBroker(this.#inProcessServer.link(), this.#options, this.#settings, {
+      clock: options.clock,
+      coordinator: options.coordinator,
+      version: undefined,
+      inProcess: true,
+    });
+  }
+}
+
+/** What shutting down a Redis connection left behind. */
+export interface ClosedRedisBroker extends ClosedBroker {
+  /** Publishes sent and not yet answered by the server when the connection closed. */
+  readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed. */
+  readonly closedSubscriptions: number;
+  /** Entries read or handed out and never settled, appended back to their streams and lists. */
+  readonly returnedDeliveries: number;
+}
+
+interface ConnectionFacts {
+  readonly clock: Clock;
+  readonly coordinator: Coordinator;
+  readonly version: string | undefined;
+  readonly inProcess: boolean;
+}
+
+/** A connection to Redis. */
+export class ConnectedRedisBroker
+  implements
+    ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
+    DescribesServer,
+    RedisHost
+{
+  readonly [brokerMark] = "redis";
+  readonly [describeMark] = true as const;
+  readonly link: Link;
+  readonly maxLen: number | undefined;
+  readonly maxPayloadBytes: number;
+  readonly coordinator: Coordinator;
+  readonly #options: RedisBrokerOptions;
+  readonly #settings: ResolvedConnection;
+  readonly #facts: ConnectionFacts;
+  readonly #subscriptions = new Set<HostedSubscription>();
+  readonly #transports = new Map<string, "list" | "pubsub">();
+  readonly #inflight = { count: 0 };
+  readonly #inbox: ReplyInbox;
+  #closing: Promise<ClosedRedisBroker> | undefined;
+
+  constructor(
+    link: Link,
+    options: RedisBrokerOptions,
+    settings: ResolvedConnection,
+    facts: ConnectionFacts,
+  ) {
+    this.link = link;
+    this.#options = options;
+    this.#settings = settings;
+    this.#facts = facts;
+    this.maxLen = options.maxLen;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    this.coordinator = facts.coordinator;
+    this.#inbox = new ReplyInbox(this, facts.clock);
+  }
+
+  get state(): "connected" | "closed" {
+    return this.#closing === undefined ? "connected" : "closed";
+  }
+
+  get isClosed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /** A bare name is a stream read by the broker's group; without one this says how to give it. */
+  source(name: string): RedisStream {
+    const group = this.#options.group;
+    if (group === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `"${name}" names a Redis stream, which is read through a consumer group, and none is set: give RedisBroker a group option (the app's name, shared by its replicas) or subscribe with new RedisStream("${name}", { group })`,
+      );
+    }
+    return new RedisStream(name, { group });
+  }
+
+  async subscribe(source: string | RedisSource): Promise<RedisSubscription> {
+    this.assertOpen();
+    const descriptor = typeof source === "string" ? this.source(source) : source;
+    if (descriptor?.[sourceMark] !== "redis") {
+      throw new RustStreamError(
+        "foreign-value",
+        `the Redis broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, RedisStream, RedisList or RedisPubSub`,
+      );
+    }
+    let subscription: RedisSubscription & HostedSubscription;
+    if (descriptor.transport === "stream") {
+      const stream = descriptor;
+      const group = stream.group ?? this.#options.group;
+      if (group === undefined) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `RedisStream "${stream.name}" has no consumer group: give it one (new RedisStream("${stream.name}", { group })) or give RedisBroker a group option; replicas must share it, so it is never made up per process`,
+        );
+      }
+      subscription = await RedisStreamSubscription.open(this, stream, group, () =>
+        this.#subscriptions.delete(subscription),
+      );
+    } else if (descriptor.transport === "list") {
+      this.#transports.set(descriptor.name, "list");
+      subscription = await RedisListSubscription.open(this, descriptor, () =>
+        this.#subscriptions.delete(subscription),
+      );
+    } else {
+      if (descriptor.copies === "addressed") this.#transports.set(descriptor.name, "pubsub");
+      subscription = await RedisPubSubSubscription.open(this, descriptor, () =>
+        this.#subscriptions.delete(subscription),
+      );
+    }
+    if (this.isClosed) {
+      // Shut down while subscribing: nothing may outlive the connection.
+      await subscription.revoke(this.closedError("subscription"));
+      await subscription.surrender();
+      throw this.closedError("connection");
+    }
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  defaultPublishPolicy(): RedisPublish {
+    return new RedisPublish();
+  }
+
+  /** Used by {@link RedisPublish.pair}. */
+  pairPublisher(settings: RedisPublishSettings): RedisPublisher {
+    this.assertOpen();
+    return new RedisPublisher(this, this.#inbox, settings, this.#inflight);
+  }
+
+  describeServer(): ServerDescription {
+    if (this.#facts.inProcess) {
+      return { protocol: "redis", description: "in-process stand-in of a Redis server" };
+    }
+    return {
+      protocol: this.#settings.tls === undefined ? "redis" : "rediss",
+      host: this.#settings.address,
+      ...(this.#facts.version === undefined ? {} : { protocolVersion: this.#facts.version }),
+    };
+  }
+
+  transportOf(name: string): "stream" | "list" | "pubsub" {
+    return this.#transports.get(name) ?? "stream";
+  }
+
+  shutdown(): Promise<ClosedRedisBroker> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<ClosedRedisBroker> {
+    const error = this.closedError("subscription");
+    const subscriptions = [...this.#subscriptions];
+    this.#subscriptions.clear();
+    await Promise.all(subscriptions.map((s) => s.revoke(error)));
+    let returned = 0;
+    for (const subscription of subscriptions) {
+      returned += await subscription.surrender().catch(() => 0);
+    }
+    await this.#inbox.stop(this.closedError("request"));
+    // Publishes already sent get a moment to be answered; what is left counts as unflushed.
+    const deadline = Date.now() + 2000;
+    while (this.#inflight.count > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const unflushed = this.#inflight.count;
+    await this.link.close();
+    return {
+      [brokerMark]: "redis",
+      state: "closed",
+      unflushed,
+      closedSubscriptions: subscriptions.length,
+      returnedDeliveries: returned,
+    };
+  }
+
+  assertOpen(): void {
+    if (this.#closing !== undefined) throw this.closedError("connection");
+  }
+
+  closedError(what: string): RustStreamError {
+    return new RustStreamError(
+      "closed",
+      `this Redis broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
+    );
+  }
+}

@@ -1,0 +1,221 @@
+import { RustStreamError } from "@ruststream/core";
+import { Redis } from "ioredis";
+import { connectionError, type ResolvedConnection } from "../connectionOptions.js";
+import type {
+  Arg,
+  BlockingLink,
+  Command,
+  Link,
+  PubSubLink,
+  PubSubListener,
+  Reply,
+} from "./link.js";
+
+// Reconnect for as long as the broker lives: a restarted server is reached again within 2 s.
+const retryStrategy = (times: number): number => Math.min(times * 100, 2000);
+
+function newClient(settings: ResolvedConnection, role: string): Redis {
+  const tls = settings.tls;
+  // Built inline, each optional key present only when set: ioredis' option types carry plain
+  // optional properties that an object with `undefined` values would not satisfy.
+  return new Redis({
+    host: settings.host,
+    port: settings.port,
+    db: settings.db,
+    ...(settings.username === undefined ? {} : { username: settings.username }),
+    ...(settings.password === undefined ? {} : { password: settings.password }),
+    ...(tls === undefined
+      ? {}
+      : {
+          tls: {
+            ...(tls.ca === undefined
+              ? {}
+              : { ca: tls.ca as string | Buffer | (string | Buffer)[] }),
+            ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+            ...(tls.key === undefined ? {} : { key: tls.key }),
+            ...(tls.servername === undefined ? {} : { servername: tls.servername }),
+          },
+        }),
+    // RESP2: the replies this package parses have one shape (ioredis 6 defaults to RESP3).
+    protocol: 2,
+    lazyConnect: true,
+    connectTimeout: settings.connectTimeoutMs,
+    connectionName: `ruststream-${role}`,
+    // Commands wait for a reconnect instead of failing after a few retries; shutdown rejects them.
+    maxRetriesPerRequest: null,
+    retryStrategy,
+    // Off: ioredis 6's auto-pipelining loses the command name of callBuffer (it reads the first
+    // argument as the name); commands still share one socket and are written as they come.
+    enableAutoPipelining: false,
+  });
+}
+
+/** Connects, or fails with the first error the server or the socket gave, explained. */
+async function open(settings: ResolvedConnection, role: string): Promise<Redis> {
+  const client = newClient(settings, role);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: unknown) => {
+        client.off("ready", onReady);
+        reject(error);
+      };
+      const onReady = () => {
+        client.off("error", onError);
+        resolve();
+      };
+      client.once("error", onError);
+      client.once("ready", onReady);
+      client.connect().catch(onError);
+    });
+  } catch (error) {
+    client.disconnect();
+    throw connectionError(settings, error);
+  }
+  // Later errors are reconnects in progress; the commands waiting on them report what matters.
+  client.on("error", () => {});
+  return client;
+}
+
+async function quit(client: Redis): Promise<void> {
+  if (client.status === "end") return;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.quit().catch(() => undefined),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, 1000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
+}
+
+function call(client: Redis, name: string, args: readonly Arg[]): Promise<Reply> {
+  return client.callBuffer(name, args as Arg[]) as Promise<Reply>;
+}
+
+class IoredisBlockingLink implements BlockingLink {
+  readonly #client: Redis;
+  readonly #main: Redis;
+  #id: number | undefined;
+
+  constructor(client: Redis, main: Redis) {
+    this.#client = client;
+    this.#main = main;
+    // A reconnect gives the connection a new id; interrupting needs the current one.
+    client.on("ready", () => {
+      this.#id = undefined;
+      void this.#fetchId();
+    });
+  }
+
+  async #fetchId(): Promise<number | undefined> {
+    try {
+      const id = await this.#client.client("ID");
+      this.#id = Number(id);
+    } catch {
+      this.#id = undefined;
+    }
+    return this.#id;
+  }
+
+  async init(): Promise<void> {
+    await this.#fetchId();
+  }
+
+  call(name: string, args: readonly Arg[]): Promise<Reply> {
+    return call(this.#client, name, args);
+  }
+
+  async interrupt(): Promise<void> {
+    const id = this.#id ?? (await this.#fetchId());
+    if (id === undefined) return;
+    try {
+      await this.#main.call("CLIENT", ["UNBLOCK", id]);
+    } catch {
+      // An ACL user without CLIENT: the blocked read ends at its own timeout instead.
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.interrupt();
+    this.#client.disconnect();
+  }
+}
+
+/** The link to a real server, through ioredis. */
+export class IoredisLink implements Link {
+  readonly #settings: ResolvedConnection;
+  readonly #main: Redis;
+  readonly #others = new Set<Redis>();
+
+  private constructor(settings: ResolvedConnection, main: Redis) {
+    this.#settings = settings;
+    this.#main = main;
+  }
+
+  static async connect(settings: ResolvedConnection): Promise<IoredisLink> {
+    return new IoredisLink(settings, await open(settings, "main"));
+  }
+
+  call(name: string, args: readonly Arg[]): Promise<Reply> {
+    return call(this.#main, name, args);
+  }
+
+  async transaction(commands: readonly Command[]): Promise<Reply[]> {
+    const multi = this.#main.multi();
+    for (const c of commands) multi.callBuffer(c.name, c.args as Arg[]);
+    const results = await multi.exec();
+    if (results === null) {
+      throw new RustStreamError(
+        "broker-failure",
+        "Redis discarded the transaction (EXEC returned nil)",
+      );
+    }
+    const replies: Reply[] = [];
+    for (const [error, reply] of results) {
+      if (error !== null) throw error;
+      replies.push(reply as Reply);
+    }
+    return replies;
+  }
+
+  async blocking(): Promise<BlockingLink> {
+    const client = await open(this.#settings, "reader");
+    this.#others.add(client);
+    client.once("end", () => this.#others.delete(client));
+    const link = new IoredisBlockingLink(client, this.#main);
+    await link.init();
+    return link;
+  }
+
+  async pubsub(listener: PubSubListener): Promise<PubSubLink> {
+    const client = await open(this.#settings, "subscriber");
+    this.#others.add(client);
+    client.once("end", () => this.#others.delete(client));
+    client.on("messageBuffer", (channel: Buffer, message: Buffer) =>
+      listener(channel.toString("utf8"), message),
+    );
+    client.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, message: Buffer) =>
+      listener(channel.toString("utf8"), message),
+    );
+    return {
+      subscribe: async (channel, pattern) => {
+        if (pattern) await client.psubscribe(channel);
+        else await client.subscribe(channel);
+      },
+      close: () => quit(client),
+    };
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#others].map((c) => quit(c)));
+    await quit(this.#main);
+  }
+}

@@ -1,0 +1,65 @@
+// The narrow port between the broker and a Redis server: a handful of commands, a transaction, and
+// dedicated connections for blocking reads and Pub/Sub. The real server sits behind ioredis; the
+// in-process mode puts an emulator of the same commands behind it, so every settlement runs the same
+// code and answers as the server does.
+
+/** A command argument, as Redis takes it: bytes, or text and numbers sent as their digits. */
+export type Arg = string | Buffer | number;
+
+/** A RESP2 reply: bulk strings (and status replies) as bytes, integers, nil, arrays. */
+export type Reply = Buffer | number | null | Reply[];
+
+export interface Command {
+  readonly name: string;
+  readonly args: readonly Arg[];
+}
+
+/** A connection for blocking commands; each blocking reader owns one. */
+export interface BlockingLink {
+  call(name: string, args: readonly Arg[]): Promise<Reply>;
+  /** Makes a command blocked on this connection return as if it had timed out. */
+  interrupt(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A connection in subscriber mode. */
+export interface PubSubLink {
+  subscribe(channel: string, pattern: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type PubSubListener = (channel: string, payload: Buffer) => void;
+
+export interface Link {
+  call(name: string, args: readonly Arg[]): Promise<Reply>;
+  /** `MULTI` ... `EXEC`: all or none; rejects with the first command's error. */
+  transaction(commands: readonly Command[]): Promise<Reply[]>;
+  blocking(): Promise<BlockingLink>;
+  pubsub(listener: PubSubListener): Promise<PubSubLink>;
+  /** Milliseconds since the epoch, for scores that outlive the process (delayed retry, claims). */
+  now(): number;
+  /** Closes every connection it opened; bounded, never hangs. */
+  close(): Promise<void>;
+}
+
+export function text(reply: Reply | undefined): string {
+  if (Buffer.isBuffer(reply)) return reply.toString("utf8");
+  if (typeof reply === "number") return String(reply);
+  return "";
+}
+
+export function array(reply: Reply | undefined): Reply[] {
+  return Array.isArray(reply) ? reply : [];
+}
+
+/** A plain Uint8Array over a reply's bytes (no copy), so callers never see Buffer's extras. */
+export function bytesOf(reply: Reply | undefined): Uint8Array {
+  if (Buffer.isBuffer(reply)) return new Uint8Array(reply.buffer, reply.byteOffset, reply.length);
+  return new Uint8Array(0);
+}
+
+/** The text of a server error reply, for matching its code (`NOGROUP`, `BUSYGROUP`, ...). */
+export function errorCode(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /^[A-Z]+/.exec(message)?.[0] ?? "";
+}

@@ -1,0 +1,76 @@
+import {
+  DeliveryBase,
+  type HeaderMap,
+  type ReadonlyHeaderMap,
+  readRetryCount,
+  type SettleResult,
+} from "@ruststream/core";
+import { redisHeaders } from "../names.js";
+import { RedisSequencePosition } from "../position.js";
+
+/** What a list delivery needs from the subscription that handed it out. */
+export interface ListDeliveryOwner {
+  assertOpen(): void;
+  /** Removes the value from the processing list (ack and drop). */
+  remove(delivery: RedisListDelivery): Promise<void>;
+  /** Pushes a copy (count incremented) back onto the queue and removes the value, atomically. */
+  requeue(delivery: RedisListDelivery): Promise<void>;
+  settled(delivery: RedisListDelivery): void;
+}
+
+/**
+ * A delivery from a reliable list: the value sits in the processing list until it is settled.
+ * Redis keeps no delivery count for lists, so the attempt is the retry-count header plus one.
+ */
+export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
+  readonly name: string;
+  readonly payload: Uint8Array;
+  readonly headers: HeaderMap;
+  readonly redeliveryCount: number;
+  readonly position: RedisSequencePosition;
+  /** The value exactly as it sits in the processing list (`LREM` needs it byte for byte). */
+  readonly raw: Buffer;
+  /** The claim's member in the recovery set, when recovery is on. */
+  readonly claim: Buffer | undefined;
+  readonly #owner: ListDeliveryOwner;
+
+  constructor(
+    owner: ListDeliveryOwner,
+    name: string,
+    raw: Buffer,
+    framed: { headers: HeaderMap; payload: Uint8Array },
+    sequence: bigint,
+    claim: Buffer | undefined,
+  ) {
+    super();
+    this.#owner = owner;
+    this.name = name;
+    this.raw = raw;
+    this.claim = claim;
+    this.payload = framed.payload;
+    this.headers = framed.headers;
+    this.redeliveryCount = readRetryCount(framed.headers) + 1;
+    this.position = new RedisSequencePosition(sequence);
+  }
+
+  get partitionKey(): Uint8Array | undefined {
+    return (this.headers as ReadonlyHeaderMap).get(redisHeaders.partitionKey);
+  }
+
+  protected settleAck(): SettleResult {
+    this.#owner.assertOpen();
+    return this.#finish(this.#owner.remove(this));
+  }
+
+  protected settleNack(requeue: boolean): SettleResult {
+    this.#owner.assertOpen();
+    return this.#finish(requeue ? this.#owner.requeue(this) : this.#owner.remove(this));
+  }
+
+  #finish(work: Promise<void>): Promise<"ok"> {
+    return work.then(() => {
+      this.#owner.settled(this);
+      return "ok" as const;
+    });
+  }
+}

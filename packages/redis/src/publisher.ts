@@ -1,0 +1,221 @@
+import { randomUUID } from "node:crypto";
+import {
+  HeaderMap,
+  headerNames,
+  type OutgoingMessage,
+  type PublishPolicy,
+  partitionKeyBytes,
+  policyMark,
+  type RawMessage,
+  type Receipt,
+  type Requester,
+  type RequestOptions,
+  RustStreamError,
+  requestMark,
+  type Transaction,
+  type TransactionalPublisher,
+  transactionsMark,
+  writeDeadLetterOrigin,
+} from "@ruststream/core";
+import type { ConnectedRedisBroker } from "./broker.js";
+import { encodeFrame } from "./frame.js";
+import type { RedisHost } from "./host.js";
+import { type Command, text } from "./link/link.js";
+import { redisHeaders } from "./names.js";
+import { entryFields } from "./stream/entry.js";
+import { xadd } from "./stream/streamSubscription.js";
+
+/** Where a publish goes: a stream (`XADD`), a list (`LPUSH`) or a channel (`PUBLISH`). */
+export type RedisTransport = "stream" | "list" | "pubsub";
+
+export interface RedisPublishSettings {
+  /**
+   * The transport every publish of this policy uses. Without it a name goes to a stream, unless this
+   * connection reads it as a list or a channel (so replies and retry copies reach their source).
+   */
+  readonly transport?: RedisTransport;
+  /** Approximate `MAXLEN` trimming of the streams this policy appends to (default: the broker's). */
+  readonly maxLen?: number;
+}
+
+/** What a publisher needs beyond the connection: a reply inbox for requests. */
+export interface RequestHost {
+  /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
+}
+
+export interface PendingReply {
+  readonly inbox: string;
+  readonly reply: Promise<RawMessage>;
+  cancel(): void;
+}
+
+/**
+ * The Redis publish policy: plain configuration, paired with a connected broker into a
+ * {@link RedisPublisher}. `new RedisPublish()` is the broker's default.
+ */
+export class RedisPublish implements PublishPolicy<ConnectedRedisBroker, RedisPublisher> {
+  readonly [policyMark] = "redis";
+  readonly settings: RedisPublishSettings;
+
+  constructor(settings: RedisPublishSettings = {}) {
+    if (
+      settings.maxLen !== undefined &&
+      !(Number.isSafeInteger(settings.maxLen) && settings.maxLen >= 1)
+    ) {
+      throw new RustStreamError("invalid-argument", `maxLen: ${settings.maxLen}; give 1 or more`);
+    }
+    this.settings = settings;
+  }
+
+  async pair(connected: ConnectedRedisBroker): Promise<RedisPublisher> {
+    return connected.pairPublisher(this.settings);
+  }
+}
+
+/**
+ * Publishes to streams, lists and channels; resolves on the server's reply. Transactional (`MULTI` /
+ * `EXEC`) and a requester.
+ */
+export class RedisPublisher implements TransactionalPublisher, Requester {
+  readonly [transactionsMark] = true as const;
+  readonly [requestMark] = true as const;
+  readonly #host: RedisHost;
+  readonly #requests: RequestHost;
+  readonly #settings: RedisPublishSettings;
+  readonly #inflight: { count: number };
+
+  constructor(
+    host: RedisHost,
+    requests: RequestHost,
+    settings: RedisPublishSettings,
+    inflight: { count: number },
+  ) {
+    this.#host = host;
+    this.#requests = requests;
+    this.#settings = settings;
+    this.#inflight = inflight;
+  }
+
+  async publish(message: OutgoingMessage): Promise<Receipt> {
+    const { command, transport } = this.#prepare(message);
+    this.#inflight.count++;
+    try {
+      const reply = await this.#host.link.call(command.name, command.args);
+      return transport === "stream"
+        ? { name: message.name, position: text(reply) }
+        : { name: message.name };
+    } catch (error) {
+      throw this.#failure(error, message.name);
+    } finally {
+      this.#inflight.count--;
+    }
+  }
+
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.#host.assertOpen();
+    const commands: Command[] = [];
+    let ended = false;
+    const tx: Transaction = {
+      publish: async (message) => {
+        if (ended) {
+          throw new RustStreamError(
+            "transaction-ended",
+            `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
+          );
+        }
+        commands.push(this.#prepare(message).command);
+      },
+    };
+    let result: T;
+    try {
+      result = await work(tx);
+    } finally {
+      ended = true;
+    }
+    // Checked again: the broker may have shut down while `work` ran.
+    this.#host.assertOpen();
+    if (commands.length === 0) return result;
+    this.#inflight.count += commands.length;
+    try {
+      await this.#host.link.transaction(commands);
+    } catch (error) {
+      throw this.#failure(error, "a transaction");
+    } finally {
+      this.#inflight.count -= commands.length;
+    }
+    return result;
+  }
+
+  async request(message: OutgoingMessage, options: RequestOptions): Promise<RawMessage> {
+    this.#host.assertOpen();
+    const correlationId = randomUUID();
+    const pending = await this.#requests.awaitReply(correlationId, options.timeoutMs);
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
+    try {
+      await this.publish({ ...message, headers });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    return pending.reply;
+  }
+
+  #failure(error: unknown, what: string): Error {
+    if (this.#host.isClosed) return this.#host.closedError("publisher");
+    if (error instanceof RustStreamError) return error;
+    return new RustStreamError(
+      "broker-failure",
+      `Redis refused the publish to ${what.startsWith("a ") ? what : `"${what}"`}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+
+  // Validates before anything is sent; builds the command from copies, so callers may reuse buffers.
+  #prepare(message: OutgoingMessage): { command: Command; transport: RedisTransport } {
+    this.#host.assertOpen();
+    if (typeof message.name !== "string" || message.name.length === 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "publish() needs a non-empty stream, list or channel name",
+      );
+    }
+    if (!(message.payload instanceof Uint8Array)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
+      );
+    }
+    const limit = this.#host.maxPayloadBytes;
+    if (message.payload.length > limit) {
+      throw new RustStreamError(
+        "publish-refused",
+        `a payload of ${message.payload.length} bytes for "${message.name}" is over the Redis broker's maxPayloadBytes (${limit}); raise maxPayloadBytes in the RedisBroker options, or send a smaller message`,
+      );
+    }
+    if (message.options !== undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        "the Redis broker has no per-message publish options: set the partition key with partitionKey, and trimming on the RedisPublish policy",
+      );
+    }
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    if (message.partitionKey !== undefined) {
+      headers.set(redisHeaders.partitionKey, partitionKeyBytes(message.partitionKey));
+    }
+    if (message.deadLetterOrigin !== undefined) {
+      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+      headers.set(redisHeaders.deadLetterReason, message.deadLetterOrigin.reason);
+    }
+    const transport = this.#settings.transport ?? this.#host.transportOf(message.name);
+    const payload = message.payload.slice();
+    if (transport === "stream") {
+      const maxLen = this.#settings.maxLen ?? this.#host.maxLen;
+      return { command: xadd(message.name, entryFields(headers, payload), maxLen), transport };
+    }
+    const frame = encodeFrame(headers, payload);
+    const name = transport === "list" ? "LPUSH" : "PUBLISH";
+    return { command: { name, args: [message.name, frame] }, transport };
+  }
+}

@@ -1,0 +1,71 @@
+import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
+import { type Arg, bytesOf, type Reply, text } from "../link/link.js";
+import { streamFields } from "../names.js";
+
+const prefix = Buffer.from(streamFields.headerPrefix);
+
+/** One stream entry as read: its id and its message. */
+export interface StreamEntry {
+  readonly id: string;
+  readonly payload: Uint8Array;
+  readonly headers: HeaderMap;
+}
+
+/**
+ * The fields of an entry: the payload, then one `h:<name>` field per header, every value as bytes.
+ * Fields are Buffers so nothing passes through a string on the way.
+ */
+export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array): Arg[] {
+  const fields: Arg[] = [
+    streamFields.payload,
+    Buffer.from(payload.buffer, payload.byteOffset, payload.length),
+  ];
+  for (const [name, value] of headers) {
+    fields.push(
+      `${streamFields.headerPrefix}${name}`,
+      Buffer.from(value.buffer, value.byteOffset, value.length),
+    );
+  }
+  return fields;
+}
+
+/**
+ * Reads an entry's fields. Tolerant, as in RustStream: unknown fields are ignored and a missing
+ * payload reads as empty, so an entry another tool wrote arrives and the runtime's decode policy
+ * decides about it, instead of the read failing.
+ */
+export function parseEntry(reply: Reply): StreamEntry | undefined {
+  if (!Array.isArray(reply) || reply.length < 2) return undefined;
+  const id = text(reply[0]);
+  const fields = reply[1];
+  // An entry deleted while pending reads back as [id, nil].
+  if (!Array.isArray(fields)) return undefined;
+  let payload: Uint8Array = new Uint8Array(0);
+  const headers = new HeaderMap();
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const field = fields[i];
+    if (!Buffer.isBuffer(field)) continue;
+    if (
+      field.length === streamFields.payload.length &&
+      field.toString("latin1") === streamFields.payload
+    ) {
+      payload = bytesOf(fields[i + 1]);
+    } else if (field.length > prefix.length && field.subarray(0, prefix.length).equals(prefix)) {
+      try {
+        headers.set(field.subarray(prefix.length).toString("utf8"), bytesOf(fields[i + 1]));
+      } catch {
+        // A header name core cannot hold: dropped, the rest of the entry still arrives.
+      }
+    }
+  }
+  return { id, payload, headers };
+}
+
+/** The entries of an `XREADGROUP`/`XREAD` reply for one stream: `[[key, [entry...]]]`. */
+export function entriesOfRead(reply: Reply): Reply[] {
+  if (!Array.isArray(reply)) return [];
+  const stream = reply[0];
+  if (!Array.isArray(stream)) return [];
+  const entries = stream[1];
+  return Array.isArray(entries) ? entries : [];
+}

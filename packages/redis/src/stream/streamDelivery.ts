@@ -1,0 +1,118 @@
+import {
+  DeliveryBase,
+  type HeaderMap,
+  headerNames,
+  type ReadonlyHeaderMap,
+  readRetryCount,
+  type SettleResult,
+  writeDeadLetterOrigin,
+  writeRetryCount,
+} from "@ruststream/core";
+import { redisHeaders } from "../names.js";
+import { RedisStreamPosition } from "../position.js";
+import type { StreamEntry } from "./entry.js";
+
+/** What a stream delivery needs from the subscription that handed it out. */
+export interface StreamDeliveryOwner {
+  assertOpen(): void;
+  /** `XACK` of the entry. */
+  acknowledge(id: string): Promise<void>;
+  /** Appends a copy with `headers` and acks the original, in one transaction. */
+  requeue(id: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
+  /** Parks a copy in the delayed-retry set and acks the original; `false` without the set. */
+  delay(id: string, headers: HeaderMap, payload: Uint8Array, ms: number): Promise<boolean> | false;
+  /** Appends the message to `target` and acks the original, in one transaction. */
+  deadLetter(id: string, target: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
+  readonly maxAttempts: number | undefined;
+  readonly deadLetterTarget: string | undefined;
+  settled(delivery: RedisStreamDelivery): void;
+}
+
+/**
+ * A delivery from a stream's consumer group. Its attempt count is the retry-count header the
+ * framework carries on copies plus the pending list's delivery count, so requeued copies and
+ * reclaimed entries count alike.
+ */
+export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
+  readonly name: string;
+  readonly entry: StreamEntry;
+  /** How many times the server handed this entry out (1 off the tail; more once reclaimed). */
+  readonly deliveryCount: number;
+  readonly redeliveryCount: number;
+  readonly #owner: StreamDeliveryOwner;
+
+  constructor(owner: StreamDeliveryOwner, name: string, entry: StreamEntry, deliveryCount: number) {
+    super();
+    this.#owner = owner;
+    this.name = name;
+    this.entry = entry;
+    this.deliveryCount = deliveryCount;
+    this.redeliveryCount = readRetryCount(entry.headers) + deliveryCount;
+  }
+
+  get payload(): Uint8Array {
+    return this.entry.payload;
+  }
+  get headers(): ReadonlyHeaderMap {
+    return this.entry.headers;
+  }
+  get partitionKey(): Uint8Array | undefined {
+    return this.entry.headers.get(redisHeaders.partitionKey);
+  }
+  get position(): RedisStreamPosition {
+    return RedisStreamPosition.parse(this.entry.id);
+  }
+  /** The entry id, as Redis writes it. */
+  get id(): string {
+    return this.entry.id;
+  }
+
+  protected settleAck(): SettleResult {
+    this.#owner.assertOpen();
+    return this.#finish(this.#owner.acknowledge(this.entry.id));
+  }
+
+  protected settleNack(requeue: boolean): SettleResult {
+    this.#owner.assertOpen();
+    const target = this.#owner.deadLetterTarget;
+    if (target !== undefined) {
+      const exhausted = this.redeliveryCount >= (this.#owner.maxAttempts ?? 1);
+      if (!requeue || exhausted) {
+        return this.#finish(this.moveTo(target, requeue ? "max-attempts" : "rejected"));
+      }
+    }
+    if (!requeue) return this.#finish(this.#owner.acknowledge(this.entry.id));
+    return this.#finish(
+      this.#owner.requeue(this.entry.id, this.#copyHeaders(), this.entry.payload),
+    );
+  }
+
+  protected override settleNackAfter(ms: number): SettleResult {
+    this.#owner.assertOpen();
+    const parked = this.#owner.delay(this.entry.id, this.#copyHeaders(), this.entry.payload, ms);
+    if (parked === false) return "unsupported";
+    return this.#finish(parked.then(() => undefined));
+  }
+
+  /** Sends the entry to `target` with where it came from, why, and its counts. Used by reclaim too. */
+  moveTo(target: string, reason: string): Promise<void> {
+    const headers = this.entry.headers.clone();
+    writeDeadLetterOrigin(headers, { source: this.name, position: this.entry.id, reason });
+    headers.set(redisHeaders.deadLetterReason, reason);
+    headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
+    if (!headers.has(headerNames.retryCount)) writeRetryCount(headers, 0);
+    return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
+  }
+
+  // The copy's count is this attempt's, so its next delivery counts one more.
+  #copyHeaders(): HeaderMap {
+    return writeRetryCount(this.entry.headers.clone(), this.redeliveryCount);
+  }
+
+  #finish(work: Promise<void>): Promise<"ok"> {
+    return work.then(() => {
+      this.#owner.settled(this);
+      return "ok" as const;
+    });
+  }
+}

@@ -1,0 +1,477 @@
+import { hostname } from "node:os";
+import {
+  type BatchSubscription,
+  batchesMark,
+  type HeaderMap,
+  RustStreamError,
+  readRetryCount,
+  type SeekableSubscription,
+  seekMark,
+  writeRetryCount,
+} from "@ruststream/core";
+import { encodeFrame } from "../frame.js";
+import type { HostedSubscription, RedisHost } from "../host.js";
+import { type Arg, array, type BlockingLink, type Command, errorCode, text } from "../link/link.js";
+import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
+import type { RedisStream } from "../sources.js";
+import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
+import { entriesOfRead, entryFields, parseEntry, type StreamEntry } from "./entry.js";
+import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
+
+const done: IteratorResult<RedisStreamDelivery, undefined> = { done: true, value: undefined };
+let consumers = 0;
+
+/** A consumer name no other subscription of any process uses. */
+function uniqueConsumer(): string {
+  consumers++;
+  const salt = Math.floor(Math.random() * 0xffffff).toString(16);
+  return `ruststream-${hostname()}-${process.pid}-${consumers}-${salt}`;
+}
+
+interface Held {
+  readonly entry: StreamEntry;
+  readonly deliveryCount: number;
+}
+
+/** `XADD key [MAXLEN ~ n] * fields`, as every append of this package writes it. */
+export function xadd(key: string, fields: Arg[], maxLen: number | undefined): Command {
+  const trim: Arg[] = maxLen === undefined ? [] : ["MAXLEN", "~", maxLen];
+  return { name: "XADD", args: [key, ...trim, "*", ...fields] };
+}
+
+function startId(source: RedisStream): string {
+  const start = source.start;
+  if (start === "new") return "$";
+  if (start === "beginning") return "0";
+  return RedisStreamPosition.parse(start.after).toString();
+}
+
+/**
+ * A subscription to a stream through a consumer group. Reads `COUNT` entries at a time on its own
+ * connection, hands them out one by one or in batches, and between reads moves due delayed retries
+ * back onto the stream and, when asked to, reclaims entries that dead consumers left pending.
+ */
+export class RedisStreamSubscription
+  implements
+    BatchSubscription<RedisStreamDelivery>,
+    SeekableSubscription<RedisStreamDelivery>,
+    StreamDeliveryOwner,
+    HostedSubscription
+{
+  readonly [batchesMark] = true as const;
+  readonly [seekMark] = true as const;
+  readonly name: string;
+  readonly group: string;
+  readonly consumer: string;
+  readonly maxAttempts: number | undefined;
+  readonly deadLetterTarget: string | undefined;
+  readonly #host: RedisHost;
+  readonly #source: RedisStream;
+  readonly #reader: BlockingLink;
+  readonly #ownConsumer: boolean;
+  readonly #buffer: Held[] = [];
+  /** Handed out and not yet settled: returned to the stream if the connection shuts down first. */
+  readonly #out = new Set<RedisStreamDelivery>();
+  #closed = false;
+  #revoked: RustStreamError | undefined;
+  #taking = false;
+  #lock: Promise<unknown> = Promise.resolve();
+  #nextSweep = 0;
+  #nextReclaim = 0;
+  #reclaimCursor = "0-0";
+  #readEndsAt = 0;
+  #wakeTimer: NodeJS.Timeout | undefined;
+  #onForget: (() => void) | undefined;
+
+  private constructor(host: RedisHost, source: RedisStream, group: string, reader: BlockingLink) {
+    this.#host = host;
+    this.#source = source;
+    this.#reader = reader;
+    this.name = source.name;
+    this.group = group;
+    this.#ownConsumer = source.consumer === undefined;
+    this.consumer = source.consumer ?? uniqueConsumer();
+    this.maxAttempts = source.retry?.maxAttempts;
+    this.deadLetterTarget = source.retry?.deadLetter;
+  }
+
+  /** Creates the group when missing, then opens the subscription's own connection. */
+  static async open(
+    host: RedisHost,
+    source: RedisStream,
+    group: string,
+    onForget: () => void,
+  ): Promise<RedisStreamSubscription> {
+    await createGroup(host, source, group);
+    const reader = await host.link.blocking();
+    const subscription = new RedisStreamSubscription(host, source, group, reader);
+    subscription.#onForget = onForget;
+    return subscription;
+  }
+
+  async next(): Promise<IteratorResult<RedisStreamDelivery, undefined>> {
+    const [first] = await this.#take(1);
+    return first === undefined ? done : { done: false, value: first };
+  }
+
+  async nextBatch(max: number): Promise<readonly RedisStreamDelivery[]> {
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
+    }
+    return this.#take(max);
+  }
+
+  async seek(position: RedisStreamPosition): Promise<void> {
+    this.#host.assertOpen();
+    if (!isRedisStreamPosition(position)) {
+      throw new RustStreamError(
+        "foreign-value",
+        "seek() got a position that is not a Redis stream position: pass delivery.position or parsePosition()",
+      );
+    }
+    const id = position.toString();
+    const found = array(await this.#host.link.call("XRANGE", [this.name, id, id, "COUNT", 1]));
+    if (found.length === 0) {
+      throw new RustStreamError(
+        "unknown-position",
+        `stream "${this.name}" holds no entry ${id} (trimmed, deleted or never written): seek to a position a delivery reported`,
+      );
+    }
+    await this.#reader.interrupt();
+    await this.#exclusive(async () => {
+      this.#host.assertOpen();
+      // Group-wide, as XGROUP SETID is: every consumer of the group reads on from here.
+      await this.#host.link.call("XGROUP", ["SETID", this.name, this.group, position.previous()]);
+      const dropped = this.#buffer.splice(0);
+      if (dropped.length > 0) {
+        await this.#host.link.call("XACK", [
+          this.name,
+          this.group,
+          ...dropped.map((h) => h.entry.id),
+        ]);
+      }
+    });
+  }
+
+  parsePosition(text: string): RedisStreamPosition {
+    return RedisStreamPosition.parse(text);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onForget?.();
+    clearTimeout(this.#wakeTimer);
+    await this.#reader.interrupt();
+    await this.#exclusive(async () => {
+      // Read but never handed out: back to the stream, as if never read.
+      if (!this.#host.isClosed) await this.#giveBack(this.#buffer.splice(0), []);
+    });
+    await this.#reader.close();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RedisStreamDelivery, undefined> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        await this.close();
+        return done;
+      },
+    };
+  }
+
+  // HostedSubscription
+
+  async revoke(error: RustStreamError): Promise<void> {
+    this.#revoked = error;
+    this.#closed = true;
+    clearTimeout(this.#wakeTimer);
+    await this.#reader.interrupt();
+    await this.#lock.catch(() => undefined);
+  }
+
+  async surrender(): Promise<number> {
+    const buffered = this.#buffer.splice(0);
+    const out = [...this.#out];
+    this.#out.clear();
+    await this.#giveBack(buffered, out);
+    if (this.#ownConsumer) {
+      // Nothing is pending for it any more; leaving it would clutter XINFO CONSUMERS.
+      await this.#host.link
+        .call("XGROUP", ["DELCONSUMER", this.name, this.group, this.consumer])
+        .catch(() => undefined);
+    }
+    await this.#reader.close();
+    return buffered.length + out.length;
+  }
+
+  // StreamDeliveryOwner
+
+  assertOpen(): void {
+    this.#host.assertOpen();
+  }
+
+  async acknowledge(id: string): Promise<void> {
+    await this.#host.link.call("XACK", [this.name, this.group, id]);
+  }
+
+  async requeue(id: string, headers: HeaderMap, payload: Uint8Array): Promise<void> {
+    await this.#host.link.transaction([
+      xadd(this.name, entryFields(headers, payload), this.#host.maxLen),
+      { name: "XACK", args: [this.name, this.group, id] },
+    ]);
+  }
+
+  delay(id: string, headers: HeaderMap, payload: Uint8Array, ms: number): Promise<boolean> | false {
+    const delayed = this.#source.delayedRetry;
+    if (delayed === undefined) return false;
+    const link = this.#host.link;
+    const due = link.now() + ms;
+    const idBytes = Buffer.from(id);
+    const length = Buffer.allocUnsafe(4);
+    length.writeUInt32BE(idBytes.length);
+    const member = Buffer.concat([length, idBytes, encodeFrame(headers, payload)]);
+    const commands: Command[] = [{ name: "ZADD", args: [delayed.key, due, member] }];
+    if (delayed.ttlMs !== undefined) {
+      commands.push({ name: "PEXPIRE", args: [delayed.key, Math.max(1, delayed.ttlMs)] });
+    }
+    commands.push({ name: "XACK", args: [this.name, this.group, id] });
+    this.#wakeAt(due);
+    return link.transaction(commands).then(() => true);
+  }
+
+  async deadLetter(
+    id: string,
+    target: string,
+    headers: HeaderMap,
+    payload: Uint8Array,
+  ): Promise<void> {
+    // Written before the ack, in one transaction: a crash leaves a duplicate, never a loss.
+    await this.#host.link.transaction([
+      xadd(target, entryFields(headers, payload), this.#host.maxLen),
+      { name: "XACK", args: [this.name, this.group, id] },
+    ]);
+  }
+
+  settled(delivery: RedisStreamDelivery): void {
+    this.#out.delete(delivery);
+  }
+
+  // Pulling
+
+  async #take(max: number): Promise<RedisStreamDelivery[]> {
+    this.#host.assertOpen();
+    if (this.#closed) return [];
+    if (this.#taking) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
+      );
+    }
+    this.#taking = true;
+    try {
+      while (this.#buffer.length === 0) {
+        if (this.#revoked !== undefined) throw this.#revoked;
+        if (this.#closed) return [];
+        await this.#exclusive(() => this.#fill());
+      }
+      if (this.#revoked !== undefined) throw this.#revoked;
+      const held = this.#buffer.splice(0, max);
+      const deliveries: RedisStreamDelivery[] = [];
+      for (const h of held) {
+        const delivery = new RedisStreamDelivery(this, this.name, h.entry, h.deliveryCount);
+        this.#out.add(delivery);
+        deliveries.push(delivery);
+      }
+      return deliveries;
+    } finally {
+      this.#taking = false;
+    }
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#lock.then(work, work);
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+
+  async #fill(): Promise<void> {
+    if (this.#closed) return;
+    const link = this.#host.link;
+    const now = link.now();
+    try {
+      if (this.#source.delayedRetry !== undefined && now >= this.#nextSweep) {
+        this.#nextSweep = now + this.#source.blockMs;
+        await sweepDelayed(link, this.#source.delayedRetry.key, now, (member) =>
+          this.#restore(member),
+        );
+      }
+      if (this.#source.reclaimIdleMs !== undefined && now >= this.#nextReclaim) {
+        if (await this.#reclaim(this.#source.reclaimIdleMs)) return;
+      }
+      if (this.#closed) return;
+      const until = Math.min(
+        now + this.#source.blockMs,
+        this.#source.delayedRetry === undefined ? Number.POSITIVE_INFINITY : this.#nextSweep,
+        this.#source.reclaimIdleMs === undefined ? Number.POSITIVE_INFINITY : this.#nextReclaim,
+      );
+      const block = Math.max(1, Math.ceil(until - now));
+      this.#readEndsAt = now + block;
+      const reply = await this.#reader.call("XREADGROUP", [
+        "GROUP",
+        this.group,
+        this.consumer,
+        "COUNT",
+        this.#source.count,
+        "BLOCK",
+        block,
+        "STREAMS",
+        this.name,
+        ">",
+      ]);
+      for (const raw of entriesOfRead(reply)) {
+        const entry = parseEntry(raw);
+        if (entry !== undefined) this.#buffer.push({ entry, deliveryCount: 1 });
+      }
+    } catch (error) {
+      if (this.#closed || this.#host.isClosed) return;
+      const code = errorCode(error);
+      if (code === "NOGROUP") {
+        // The key or the group was deleted (FLUSHALL, a server without persistence restarted).
+        await createGroup(this.#host, this.#source, this.group).catch(() => undefined);
+        return;
+      }
+      if (code !== "" && code !== "LOADING" && code !== "BUSY" && code !== "UNBLOCKED") {
+        throw new RustStreamError(
+          "broker-failure",
+          `reading stream "${this.name}" as group "${this.group}" failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      // The connection is being re-established: pause, then read again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      this.#readEndsAt = 0;
+    }
+  }
+
+  /** `XAUTOCLAIM` one page; answers whether it claimed anything. */
+  async #reclaim(minIdle: number): Promise<boolean> {
+    const link = this.#host.link;
+    const reply = array(
+      await link.call("XAUTOCLAIM", [
+        this.name,
+        this.group,
+        this.consumer,
+        minIdle,
+        this.#reclaimCursor,
+        "COUNT",
+        this.#source.count,
+      ]),
+    );
+    const cursor = text(reply[0]);
+    this.#reclaimCursor = cursor === "" ? "0-0" : cursor;
+    // A full scan found nothing more: rest until the next interval.
+    if (this.#reclaimCursor === "0-0") {
+      this.#nextReclaim = link.now() + Math.min(minIdle, this.#source.blockMs);
+    }
+    const entries = array(reply[1])
+      .map(parseEntry)
+      .filter((e): e is StreamEntry => e !== undefined);
+    if (entries.length === 0) return false;
+    const counts = await this.#pendingCounts(entries);
+    let kept = 0;
+    for (const entry of entries) {
+      const count = counts.get(entry.id) ?? 1;
+      const attempt = readRetryCount(entry.headers) + count;
+      if (this.deadLetterTarget !== undefined && attempt > (this.maxAttempts ?? 1)) {
+        // Its last attempt ran (and crashed): past the cap, so it goes to the dead letter unhandled.
+        const delivery = new RedisStreamDelivery(this, this.name, entry, count);
+        await delivery.moveTo(this.deadLetterTarget, "max-attempts");
+        continue;
+      }
+      this.#buffer.push({ entry, deliveryCount: count });
+      kept++;
+    }
+    return kept > 0;
+  }
+
+  /** The delivery counts of claimed entries, from one extended `XPENDING` over their range. */
+  async #pendingCounts(entries: readonly StreamEntry[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const reply = await this.#host.link.call("XPENDING", [
+      this.name,
+      this.group,
+      entries[0]!.id,
+      entries[entries.length - 1]!.id,
+      entries.length * 2,
+      this.consumer,
+    ]);
+    for (const row of array(reply)) {
+      const fields = array(row);
+      const count = fields[3];
+      if (typeof count === "number") counts.set(text(fields[0]), count);
+    }
+    return counts;
+  }
+
+  /** A due delayed copy goes back onto the stream. */
+  #restore(member: Buffer): Command {
+    const { headers, payload } = parseDelayedMember(member);
+    return xadd(this.name, entryFields(headers, payload), this.#host.maxLen);
+  }
+
+  /** Makes the blocked read return when a delayed retry this subscription parked falls due. */
+  #wakeAt(due: number): void {
+    if (due < this.#nextSweep) this.#nextSweep = due;
+    if (this.#readEndsAt === 0 || due >= this.#readEndsAt) return;
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = setTimeout(
+      () => void this.#reader.interrupt(),
+      Math.max(0, due - this.#host.link.now()),
+    );
+    this.#wakeTimer.unref?.();
+  }
+
+  /** Returns held entries to the stream: copies appended (counts kept), originals acked, atomically. */
+  async #giveBack(buffered: readonly Held[], out: readonly RedisStreamDelivery[]): Promise<void> {
+    if (buffered.length === 0 && out.length === 0) return;
+    const commands: Command[] = [];
+    const ids: string[] = [];
+    // In id order, so they come back in the order they were read.
+    const all = [
+      ...out.map((d) => ({ entry: d.entry, count: d.redeliveryCount })),
+      ...buffered.map((h) => ({
+        entry: h.entry,
+        count: readRetryCount(h.entry.headers) + h.deliveryCount - 1,
+      })),
+    ].sort((a, b) => compareIds(a.entry.id, b.entry.id));
+    for (const { entry, count } of all) {
+      const headers = writeRetryCount(entry.headers.clone(), count);
+      commands.push(xadd(this.name, entryFields(headers, entry.payload), this.#host.maxLen));
+      ids.push(entry.id);
+    }
+    commands.push({ name: "XACK", args: [this.name, this.group, ...ids] });
+    await this.#host.link.transaction(commands);
+  }
+}
+
+function compareIds(a: string, b: string): number {
+  const pa = RedisStreamPosition.parse(a);
+  const pb = RedisStreamPosition.parse(b);
+  if (pa.ms !== pb.ms) return pa.ms < pb.ms ? -1 : 1;
+  return pa.sequence < pb.sequence ? -1 : pa.sequence > pb.sequence ? 1 : 0;
+}
+
+async function createGroup(host: RedisHost, source: RedisStream, group: string): Promise<void> {
+  try {
+    await host.link.call("XGROUP", ["CREATE", source.name, group, startId(source), "MKSTREAM"]);
+  } catch (error) {
+    if (errorCode(error) === "BUSYGROUP") return;
+    throw new RustStreamError(
+      "broker-failure",
+      `creating group "${group}" on stream "${source.name}" failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+
+// Starts the four Redis 7.0 instances (idempotently) and exports REDIS_URL and friends to the workers.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["redis"]);
+}

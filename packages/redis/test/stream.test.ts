@@ -1,0 +1,179 @@
+import { HeaderMap, headerNames, isRustStreamError } from "@ruststream/core";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { RedisBroker, RedisStream } from "../src/index.js";
+import type { RedisStreamSubscription } from "../src/stream/streamSubscription.js";
+import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
+
+const url = () => requireEnv("REDIS_URL");
+const raw = () => new Redis(url(), { lazyConnect: false, protocol: 2 });
+const clients: Redis[] = [];
+afterAll(() => {
+  for (const c of clients) c.disconnect();
+});
+function inspector(): Redis {
+  const c = raw();
+  clients.push(c);
+  return c;
+}
+
+async function pending(r: Redis, key: string): Promise<number> {
+  const summary = (await r.xpending(key, "g")) as unknown[];
+  return Number(summary[0]);
+}
+
+async function next(subscription: RedisStreamSubscription) {
+  const result = await subscription.next();
+  if (result.done) throw new Error("the subscription ended");
+  return result.value;
+}
+
+describe("streams with consumer groups", () => {
+  it("round-trips payload and headers byte for byte, and acks with XACK", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    const key = uniqueKey("roundtrip");
+    const sub = (await broker.subscribe(
+      new RedisStream(key, { group: "g" }),
+    )) as RedisStreamSubscription;
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    const headers = new HeaderMap({ "x-bin": new Uint8Array([0, 13, 10, 0xff]), "x-empty": "" });
+    const receipt = await publisher.publish({
+      name: key,
+      payload: new Uint8Array([1, 2, 0, 255]),
+      headers,
+      partitionKey: "k1",
+    });
+    expect(receipt.position).toMatch(/^\d+-\d+$/);
+    const d = await next(sub);
+    expect([...d.payload]).toEqual([1, 2, 0, 255]);
+    expect([...d.headers.get("x-bin")!]).toEqual([0, 13, 10, 0xff]);
+    expect(d.headers.getString("x-empty")).toBe("");
+    expect(text(d.partitionKey!)).toBe("k1");
+    expect(d.headers.getString("redis-partition-key")).toBe("k1");
+    expect(d.redeliveryCount).toBe(1);
+    expect(d.position.toString()).toBe(receipt.position);
+    const r = inspector();
+    const fields = (await r.xrange(key, "-", "+"))[0]![1];
+    expect(fields).toContain("_payload");
+    expect(fields).toContain("h:x-bin");
+    expect(await pending(r, key)).toBe(1);
+    expect(await d.ack()).toBe("ok");
+    expect(await pending(r, key)).toBe(0);
+    await broker.shutdown();
+  });
+
+  it("a requeue appends a copy with the retry count and acks the original", async () => {
+    const broker = await new RedisBroker({ url: url(), group: "g" }).connect();
+    const key = uniqueKey("requeue");
+    const sub = (await broker.subscribe(key)) as RedisStreamSubscription;
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    await publisher.publish({ name: key, payload: bytes("again") });
+    const first = await next(sub);
+    expect(await first.nack({ requeue: true })).toBe("ok");
+    const second = await next(sub);
+    expect(second.redeliveryCount).toBe(2);
+    expect(second.headers.getString(headerNames.retryCount)).toBe("1");
+    expect(second.id).not.toBe(first.id);
+    const r = inspector();
+    expect(await r.xlen(key)).toBe(2);
+    expect(await pending(r, key)).toBe(1);
+    await second.ack();
+    await broker.shutdown();
+  });
+
+  it("reclaims what a dead consumer left pending, counting its deliveries", async () => {
+    const key = uniqueKey("reclaim");
+    const dead = await new RedisBroker({ url: url() }).connect();
+    const publisher = await dead.defaultPublishPolicy().pair(dead);
+    const source = new RedisStream(key, { group: "g", reclaimIdleMs: 50, blockMs: 100 });
+    const deadSub = (await dead.subscribe(source)) as RedisStreamSubscription;
+    await publisher.publish({ name: key, payload: bytes("orphan") });
+    const held = await next(deadSub);
+    expect(held.redeliveryCount).toBe(1);
+    // The consumer dies: its connection goes without returning anything.
+    await dead.link.close();
+    const live = await new RedisBroker({ url: url() }).connect();
+    const sub = (await live.subscribe(source)) as RedisStreamSubscription;
+    await sleep(60);
+    const back = await next(sub);
+    expect(text(back.payload)).toBe("orphan");
+    expect(back.deliveryCount).toBe(2);
+    expect(back.redeliveryCount).toBe(2);
+    await back.ack();
+    expect(await pending(inspector(), key)).toBe(0);
+    await live.shutdown();
+  });
+
+  it("nackAfter parks a durable copy in the sorted set and brings it back when due", async () => {
+    const broker = await new RedisBroker({ url: url(), group: "g" }).connect();
+    const key = uniqueKey("delay");
+    const sub = (await broker.subscribe(key)) as RedisStreamSubscription;
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    await publisher.publish({ name: key, payload: bytes("later") });
+    const first = await next(sub);
+    const at = Date.now();
+    expect(await first.nackAfter(300)).toBe("ok");
+    expect(await inspector().zcard(`${key}.delayed`)).toBe(1);
+    const again = await next(sub);
+    expect(Date.now() - at).toBeGreaterThanOrEqual(295);
+    expect(text(again.payload)).toBe("later");
+    expect(again.redeliveryCount).toBe(2);
+    await again.ack();
+    expect(await inspector().zcard(`${key}.delayed`)).toBe(0);
+    await broker.shutdown();
+  });
+
+  it("a broker-side cap dead-letters after exactly maxAttempts, with reason and counts", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    const key = uniqueKey("cap");
+    const dlq = `${key}.dlq`;
+    const sub = (await broker.subscribe(
+      new RedisStream(key, { group: "g", retry: { maxAttempts: 3, deadLetter: dlq } }),
+    )) as RedisStreamSubscription;
+    const dead = (await broker.subscribe(
+      new RedisStream(dlq, { group: "g" }),
+    )) as RedisStreamSubscription;
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    await publisher.publish({ name: key, payload: bytes("poison") });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const d = await next(sub);
+      expect(d.redeliveryCount).toBe(attempt);
+      expect(await d.nack({ requeue: true })).toBe("ok");
+    }
+    const moved = await next(dead);
+    expect(text(moved.payload)).toBe("poison");
+    expect(moved.headers.getString("x-dead-letter-reason")).toBe("max-attempts");
+    expect(moved.headers.getString("x-ruststream-dlq-source")).toBe(key);
+    expect(moved.headers.getString(headerNames.retryCount)).toBe("2");
+    expect(moved.headers.getString("redis-delivery-count")).toBe("1");
+    await moved.ack();
+    await broker.shutdown();
+  });
+
+  it("refuses a payload over maxPayloadBytes before sending it", async () => {
+    const broker = await new RedisBroker({ url: url(), maxPayloadBytes: 8 }).connect();
+    const key = uniqueKey("big");
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    await expect(publisher.publish({ name: key, payload: new Uint8Array(9) })).rejects.toSatisfy(
+      (e: unknown) => isRustStreamError(e, "publish-refused"),
+    );
+    expect(await inspector().exists(key)).toBe(0);
+    await broker.shutdown();
+  });
+
+  it("trims with MAXLEN when asked", async () => {
+    const broker = await new RedisBroker({ url: url(), maxLen: 10 }).connect();
+    const key = uniqueKey("trim");
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    for (let i = 0; i < 500; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
+    expect(await inspector().xlen(key)).toBeLessThan(500);
+    await broker.shutdown();
+  });
+
+  it("refuses a stream without a group, naming the setting", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    expect(() => broker.source("orders")).toThrow(/group/);
+    await expect(broker.subscribe(new RedisStream("orders"))).rejects.toThrow(/group/);
+    await broker.shutdown();
+  });
+});
