@@ -20,7 +20,8 @@ export interface ListDeliveryOwner {
 
 /**
  * A delivery from a reliable list: the value sits in the processing list until it is settled.
- * Redis keeps no delivery count for lists, so the attempt is the retry-count header plus one.
+ * Redis keeps no delivery count for lists, so the attempt is the retry-count header plus the
+ * broker's requeues (a frame entry outside the headers) plus one.
  */
 export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly name: string;
@@ -32,13 +33,15 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly raw: Buffer;
   /** The claim's member in the recovery set, when recovery is on. */
   readonly claim: Buffer | undefined;
+  /** Requeues the broker counted on this value's earlier copies. */
+  readonly requeues: number;
   readonly #owner: ListDeliveryOwner;
 
   constructor(
     owner: ListDeliveryOwner,
     name: string,
     raw: Buffer,
-    framed: { headers: HeaderMap; payload: Uint8Array },
+    framed: { headers: HeaderMap; payload: Uint8Array; requeues: number },
     sequence: bigint,
     claim: Buffer | undefined,
   ) {
@@ -49,7 +52,8 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
     this.claim = claim;
     this.payload = framed.payload;
     this.headers = framed.headers;
-    this.redeliveryCount = readRetryCount(framed.headers) + 1;
+    this.requeues = framed.requeues;
+    this.redeliveryCount = readRetryCount(framed.headers) + framed.requeues + 1;
     this.position = new RedisSequencePosition(sequence);
   }
 

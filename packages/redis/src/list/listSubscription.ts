@@ -1,4 +1,4 @@
-import { RustStreamError, writeRetryCount } from "@ruststream/core";
+import { RustStreamError } from "@ruststream/core";
 import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { array, type BlockingLink, type Command, errorCode } from "../link/link.js";
@@ -138,10 +138,12 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   }
 
   async requeue(delivery: RedisListDelivery): Promise<void> {
-    const headers = writeRetryCount(delivery.headers.clone(), delivery.redeliveryCount);
     // LPUSH: the far end from where consumers pop, so a failing message waits its turn again.
     await this.#host.link.transaction([
-      { name: "LPUSH", args: [this.name, encodeFrame(headers, delivery.payload)] },
+      {
+        name: "LPUSH",
+        args: [this.name, encodeFrame(delivery.headers, delivery.payload, delivery.requeues + 1)],
+      },
       ...this.#release(delivery),
     ]);
   }
@@ -242,8 +244,8 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     const commands: Command[] = [];
     // RPUSH the last first, so the first taken is popped first again.
     for (const d of [...ordered].reverse()) {
-      const headers = writeRetryCount(d.headers.clone(), d.redeliveryCount);
-      commands.push({ name: "RPUSH", args: [this.name, encodeFrame(headers, d.payload)] });
+      const frame = encodeFrame(d.headers, d.payload, d.requeues + 1);
+      commands.push({ name: "RPUSH", args: [this.name, frame] });
     }
     for (const d of ordered) commands.push(...this.#release(d));
     await this.#host.link.transaction(commands);

@@ -1,12 +1,10 @@
 import {
   DeliveryBase,
   type HeaderMap,
-  headerNames,
   type ReadonlyHeaderMap,
   readRetryCount,
   type SettleResult,
   writeDeadLetterOrigin,
-  writeRetryCount,
 } from "@ruststream/core";
 import { redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
@@ -17,10 +15,10 @@ export interface StreamDeliveryOwner {
   assertOpen(): void;
   /** `XACK` of the entry. */
   acknowledge(id: string): Promise<void>;
-  /** Appends a copy with `headers` and acks the original, in one transaction. */
-  requeue(id: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
+  /** Appends a copy counting `requeues` and acks the original, in one transaction. */
+  requeue(id: string, entry: StreamEntry, requeues: number): Promise<void>;
   /** Parks a copy in the delayed-retry set and acks the original; `false` without the set. */
-  delay(id: string, headers: HeaderMap, payload: Uint8Array, ms: number): Promise<boolean> | false;
+  delay(id: string, entry: StreamEntry, requeues: number, ms: number): Promise<boolean> | false;
   /** Appends the message to `target` and acks the original, in one transaction. */
   deadLetter(id: string, target: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
   readonly maxAttempts: number | undefined;
@@ -30,8 +28,9 @@ export interface StreamDeliveryOwner {
 
 /**
  * A delivery from a stream's consumer group. Its attempt count is the retry-count header the
- * framework carries on copies plus the pending list's delivery count, so requeued copies and
- * reclaimed entries count alike.
+ * framework carries on its own copies, plus the requeues the broker counted on its copies (a field
+ * outside the headers, which a requeue keeps as they were), plus the pending list's delivery count:
+ * requeued copies and reclaimed entries count alike.
  */
 export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
   readonly name: string;
@@ -47,7 +46,7 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     this.name = name;
     this.entry = entry;
     this.deliveryCount = deliveryCount;
-    this.redeliveryCount = readRetryCount(entry.headers) + deliveryCount;
+    this.redeliveryCount = readRetryCount(entry.headers) + entry.requeues + deliveryCount;
   }
 
   get payload(): Uint8Array {
@@ -82,14 +81,12 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
       }
     }
     if (!requeue) return this.#finish(this.#owner.acknowledge(this.entry.id));
-    return this.#finish(
-      this.#owner.requeue(this.entry.id, this.#copyHeaders(), this.entry.payload),
-    );
+    return this.#finish(this.#owner.requeue(this.entry.id, this.entry, this.#copyRequeues()));
   }
 
   protected override settleNackAfter(ms: number): SettleResult {
     this.#owner.assertOpen();
-    const parked = this.#owner.delay(this.entry.id, this.#copyHeaders(), this.entry.payload, ms);
+    const parked = this.#owner.delay(this.entry.id, this.entry, this.#copyRequeues(), ms);
     if (parked === false) return "unsupported";
     return this.#finish(parked.then(() => undefined));
   }
@@ -99,14 +96,14 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     const headers = this.entry.headers.clone();
     writeDeadLetterOrigin(headers, { source: this.name, position: this.entry.id, reason });
     headers.set(redisHeaders.deadLetterReason, reason);
-    headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
-    if (!headers.has(headerNames.retryCount)) writeRetryCount(headers, 0);
+    // Every delivery it had, however it came back: the count its cap was checked against.
+    headers.set(redisHeaders.deliveryCount, String(this.redeliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
   }
 
-  // The copy's count is this attempt's, so its next delivery counts one more.
-  #copyHeaders(): HeaderMap {
-    return writeRetryCount(this.entry.headers.clone(), this.redeliveryCount);
+  // The copy carries this delivery's count, so its next delivery counts one more.
+  #copyRequeues(): number {
+    return this.entry.requeues + this.deliveryCount;
   }
 
   #finish(work: Promise<void>): Promise<"ok"> {

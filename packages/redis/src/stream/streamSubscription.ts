@@ -7,7 +7,6 @@ import {
   readRetryCount,
   type SeekableSubscription,
   seekMark,
-  writeRetryCount,
 } from "@ruststream/core";
 import { encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
@@ -215,14 +214,14 @@ export class RedisStreamSubscription
     await this.#host.link.call("XACK", [this.name, this.group, id]);
   }
 
-  async requeue(id: string, headers: HeaderMap, payload: Uint8Array): Promise<void> {
+  async requeue(id: string, entry: StreamEntry, requeues: number): Promise<void> {
     await this.#host.link.transaction([
-      xadd(this.name, entryFields(headers, payload), this.#host.maxLen),
+      xadd(this.name, entryFields(entry.headers, entry.payload, requeues), this.#host.maxLen),
       { name: "XACK", args: [this.name, this.group, id] },
     ]);
   }
 
-  delay(id: string, headers: HeaderMap, payload: Uint8Array, ms: number): Promise<boolean> | false {
+  delay(id: string, entry: StreamEntry, requeues: number, ms: number): Promise<boolean> | false {
     const delayed = this.#source.delayedRetry;
     if (delayed === undefined) return false;
     const link = this.#host.link;
@@ -230,7 +229,11 @@ export class RedisStreamSubscription
     const idBytes = Buffer.from(id);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32BE(idBytes.length);
-    const member = Buffer.concat([length, idBytes, encodeFrame(headers, payload)]);
+    const member = Buffer.concat([
+      length,
+      idBytes,
+      encodeFrame(entry.headers, entry.payload, requeues),
+    ]);
     const commands: Command[] = [{ name: "ZADD", args: [delayed.key, due, member] }];
     if (delayed.ttlMs !== undefined) {
       commands.push({ name: "PEXPIRE", args: [delayed.key, Math.max(1, delayed.ttlMs)] });
@@ -383,7 +386,7 @@ export class RedisStreamSubscription
     let kept = 0;
     for (const entry of entries) {
       const count = counts.get(entry.id) ?? 1;
-      const attempt = readRetryCount(entry.headers) + count;
+      const attempt = readRetryCount(entry.headers) + entry.requeues + count;
       if (this.deadLetterTarget !== undefined && attempt > (this.maxAttempts ?? 1)) {
         // Its last attempt ran (and crashed): past the cap, so it goes to the dead letter unhandled.
         const delivery = new RedisStreamDelivery(this, this.name, entry, count);
@@ -417,8 +420,8 @@ export class RedisStreamSubscription
 
   /** A due delayed copy goes back onto the stream. */
   #restore(member: Buffer): Command {
-    const { headers, payload } = parseDelayedMember(member);
-    return xadd(this.name, entryFields(headers, payload), this.#host.maxLen);
+    const { headers, payload, requeues } = parseDelayedMember(member);
+    return xadd(this.name, entryFields(headers, payload, requeues), this.#host.maxLen);
   }
 
   /** Makes the blocked read return when a delayed retry this subscription parked falls due. */
@@ -440,15 +443,13 @@ export class RedisStreamSubscription
     const ids: string[] = [];
     // In id order, so they come back in the order they were read.
     const all = [
-      ...out.map((d) => ({ entry: d.entry, count: d.redeliveryCount })),
-      ...buffered.map((h) => ({
-        entry: h.entry,
-        count: readRetryCount(h.entry.headers) + h.deliveryCount - 1,
-      })),
+      ...out.map((d) => ({ entry: d.entry, count: d.entry.requeues + d.deliveryCount })),
+      ...buffered.map((h) => ({ entry: h.entry, count: h.entry.requeues + h.deliveryCount - 1 })),
     ].sort((a, b) => compareIds(a.entry.id, b.entry.id));
     for (const { entry, count } of all) {
-      const headers = writeRetryCount(entry.headers.clone(), count);
-      commands.push(xadd(this.name, entryFields(headers, entry.payload), this.#host.maxLen));
+      commands.push(
+        xadd(this.name, entryFields(entry.headers, entry.payload, count), this.#host.maxLen),
+      );
       ids.push(entry.id);
     }
     commands.push({ name: "XACK", args: [this.name, this.group, ...ids] });
