@@ -8,11 +8,12 @@ import { SubscriberBuilder } from "./subscriberBuilder.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
 
 /** The descriptors a broker understands, read from what its connected form subscribes to. */
-export type SourceOf<TBroker> = TBroker extends Broker<infer TConnected>
-  ? TConnected extends { subscribe(source: infer TSource): unknown }
-    ? Exclude<TSource, string>
-    : never
-  : never;
+export type SourceOf<TBroker> =
+  TBroker extends Broker<infer TConnected>
+    ? TConnected extends { subscribe(source: infer TSource): unknown }
+      ? Exclude<TSource, string>
+      : never
+    : never;
 
 export interface SchemaOptions<TSchema extends StandardSchemaV1> {
   /** Validates every decoded message; the handler's message type is its output type. */

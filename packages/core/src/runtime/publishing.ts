@@ -25,6 +25,13 @@ export class PublishPipeline {
     purpose: PublishPurpose,
   ): Promise<Receipt> {
     const emit = this.#emit;
+    if (emit === undefined && this.#middleware.length === 0) {
+      try {
+        return publisher.publish(message);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     let final = message;
     const send =
       emit === undefined

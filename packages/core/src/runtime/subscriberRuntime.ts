@@ -60,6 +60,7 @@ class PendingDecode {
 }
 
 type Awaiting = Promise<void> | undefined;
+const ackOutcome = ack();
 type Invoke = (message: unknown, ctx: DeliveryContext) => unknown;
 
 interface Lane {
@@ -478,7 +479,7 @@ export class SubscriberRuntime {
 
   #finish(delivery: Delivery, message: unknown, result: unknown, started: number): void {
     if (result === undefined) {
-      this.#apply(delivery, message, ack(), started);
+      this.#apply(delivery, message, ackOutcome, started);
       return;
     }
     if (isOutcome(result)) {
@@ -493,7 +494,7 @@ export class SubscriberRuntime {
           "the handler returned a value but the subscriber declares no reply(); it is dropped",
         );
       }
-      this.#apply(delivery, message, ack(), started);
+      this.#apply(delivery, message, ackOutcome, started);
       return;
     }
     const destination = reply.destination ?? delivery.headers.getString(headerNames.replyTo);
@@ -502,7 +503,7 @@ export class SubscriberRuntime {
         { position: String(delivery.position) },
         "no reply-to on the message, so the reply goes nowhere",
       );
-      this.#apply(delivery, message, ack(), started);
+      this.#apply(delivery, message, ackOutcome, started);
       return;
     }
     let payload: Uint8Array;
@@ -518,7 +519,7 @@ export class SubscriberRuntime {
     const sent = this.host.pipeline
       .publish(this.#publisher, { name: destination, payload, headers }, "reply")
       .then(
-        () => this.#apply(delivery, message, ack(), started),
+        () => this.#apply(delivery, message, ackOutcome, started),
         (error: unknown) => {
           this.log.error(
             { error, destination },
@@ -546,7 +547,7 @@ export class SubscriberRuntime {
     }
     switch (outcome.kind) {
       case "ack":
-        this.#settle(() => delivery.ack(), undefined);
+        this.#ack(delivery);
         break;
       case "drop":
         this.#drop(delivery);
@@ -688,7 +689,7 @@ export class SubscriberRuntime {
         "dead-letter",
       )
       .then(
-        () => this.#settle(() => delivery.ack(), undefined),
+        () => this.#ack(delivery),
         (error: unknown) => {
           // Keep the message rather than lose it, and come back slowly rather than spin.
           this.log.error({ error, destination }, "the dead-letter publish failed; retrying later");
@@ -723,7 +724,7 @@ export class SubscriberRuntime {
       return;
     }
     const sent = this.host.pipeline.publish(this.#publisher, copy, "retry-copy").then(
-      () => this.#settle(() => delivery.ack(), undefined),
+      () => this.#ack(delivery),
       (error: unknown) => {
         this.log.error({ error }, "the retry copy failed to publish; the delivery stays unsettled");
       },
@@ -739,7 +740,7 @@ export class SubscriberRuntime {
       this.#drop(delivery);
       return;
     }
-    this.#settle(() => delivery.ack(), undefined);
+    this.#ack(delivery);
     const copy: PendingCopy = {
       message,
       timer: this.host.clock.setTimer(delayMs, () => this.#sendCopy(copy)),
@@ -762,6 +763,19 @@ export class SubscriberRuntime {
    * a rejection is logged (the broker keeps the message). A delivery the handler already settled is
    * left alone.
    */
+  // The common case without a closure per message: what every successful handler ends in.
+  #ack(delivery: Delivery): void {
+    let result: SettleResult;
+    try {
+      result = delivery.ack();
+    } catch (error) {
+      if (isRustStreamError(error, "already-settled")) return;
+      this.log.error({ error }, "settling the delivery failed");
+      return;
+    }
+    if (typeof result !== "string") this.#settle(() => result, undefined);
+  }
+
   #settle(verb: () => SettleResult, otherwise: (() => void) | undefined): void {
     let result: SettleResult;
     try {
@@ -904,7 +918,7 @@ export class SubscriberRuntime {
     started: number,
   ): void {
     if (result === undefined || isOutcome(result)) {
-      const outcome = result ?? ack();
+      const outcome = result ?? ackOutcome;
       for (let i = 0; i < deliveries.length; i++) {
         this.#apply(deliveries[i]!, messages[i], outcome, started);
       }
