@@ -4,6 +4,10 @@ import { defineConfig } from "vitest/config";
 // projects that need a real broker, a global setup that starts it through tooling/brokers).
 export default defineConfig({
   test: {
-    projects: ["packages/*", "tooling/*", "examples/*"],
+    projects: [
+      "packages/*/vitest.config.ts",
+      "tooling/*/vitest.config.ts",
+      "examples/*/vitest.config.ts",
+    ],
   },
 });
