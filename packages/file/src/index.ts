@@ -28,6 +28,7 @@ export {
   isSeaStreamerFile,
   MAX_FILE_NAME_BYTES,
 } from "./format/header.js";
+export { type LocateTarget, locateStart } from "./format/locate.js";
 export { bufferReader, type RandomAccessReader } from "./format/reader.js";
 export {
   findResumePoint,
@@ -46,3 +47,13 @@ export type {
   StreamMessage,
   StreamState,
 } from "./format/types.js";
+export {
+  type ConsumerOptions,
+  FileConsumer,
+  PRIME_STREAM_KEY,
+  type ReadFrom,
+} from "./io/consumer.js";
+export { fileReader } from "./io/fileReader.js";
+export { lockPathOf } from "./io/lockFile.js";
+export { FileProducer, type ProducerOptions } from "./io/producer.js";
+export type { SendReceipt } from "./io/sharedWriter.js";

@@ -80,6 +80,19 @@ export class StreamDecoder {
     };
   }
 
+  /**
+   * A decoder that starts in the middle of a file: `offset` must be a unit boundary (just past a
+   * frame or beacon, or an interval boundary), and the first chunk pushed is the byte at `offset`.
+   * Followers and seeks use it so they never re-read the file from its header.
+   */
+  static resumeAt(header: FileHeader, offset: number, options: DecoderOptions = {}): StreamDecoder {
+    const decoder = new StreamDecoder(options);
+    decoder.#header = header;
+    decoder.#pos = offset;
+    decoder.#win = { bytes: EMPTY, start: offset };
+    return decoder;
+  }
+
   /** The file header, once its 128 bytes have been pushed. */
   get header(): FileHeader | undefined {
     return this.#header;

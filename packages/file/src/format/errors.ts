@@ -15,7 +15,13 @@ export type StreamFileErrorCode =
   | "INVALID_STREAM_KEY"
   | "PAYLOAD_TOO_LARGE"
   /** A header, sequence, shard or timestamp value the format cannot represent. */
-  | "INVALID_ARGUMENT";
+  | "INVALID_ARGUMENT"
+  /** Another live process holds the file's writer lock. */
+  | "FILE_LOCKED"
+  /** The producer was ended, closed, or its file failed: open a new one. */
+  | "PRODUCER_CLOSED"
+  /** The operating system refused a read or write; `cause` says why. */
+  | "FILE_IO";
 
 export class StreamFileError extends Error {
   override readonly name = "StreamFileError";
@@ -23,8 +29,11 @@ export class StreamFileError extends Error {
   /** Absolute byte offset in the file where the problem starts, when there is one. */
   readonly offset: number | undefined;
 
-  constructor(code: StreamFileErrorCode, message: string, offset?: number) {
-    super(offset === undefined ? message : `${message} (at byte ${offset})`);
+  constructor(code: StreamFileErrorCode, message: string, offset?: number, cause?: unknown) {
+    super(
+      offset === undefined ? message : `${message} (at byte ${offset})`,
+      cause === undefined ? undefined : { cause },
+    );
     this.code = code;
     this.offset = offset;
   }

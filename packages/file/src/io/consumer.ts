@@ -1,0 +1,345 @@
+import { close, type FSWatcher, fstat, open, read, watch } from "node:fs";
+import { HEADER_SIZE, SEA_STREAMER_INTERNAL } from "../format/constants.js";
+import { type DecodedItem, StreamDecoder } from "../format/decoder.js";
+import { StreamFileError } from "../format/errors.js";
+import { decodeHeader } from "../format/header.js";
+import { locateStart } from "../format/locate.js";
+import { findResumePoint } from "../format/resume.js";
+import type { DecodedMessage, FileHeader } from "../format/types.js";
+import { onAppend } from "./appendSignal.js";
+import { fileReader } from "./fileReader.js";
+
+/** Where a consumer starts. */
+export type ReadFrom =
+  | "beginning"
+  /** After the last complete message: only what is appended from now on. */
+  | "end"
+  /** The first message of the stream whose sequence number is at least `seq` (needs `streamKey`). */
+  | { readonly seq: bigint }
+  /** The first message of the stream strictly later than `timestamp` ms (needs `streamKey`). */
+  | { readonly timestamp: number }
+  /** A unit boundary, such as a delivered message's `end`: resuming exactly after it. */
+  | { readonly offset: number };
+
+export interface ConsumerOptions {
+  readonly from?: ReadFrom;
+  /** Keep waiting for appends at the end of the file (default false: stop at its end). */
+  readonly follow?: boolean;
+  /** Only this stream's messages. Without it, every stream but the internal ones. */
+  readonly streamKey?: string;
+  /** Check the bytes upstream writes but never reads (default true). */
+  readonly strict?: boolean;
+  /**
+   * How often a follower looks at the file when nothing told it that it grew (default 1000 ms
+   * while the file watcher works, 100 ms when it cannot watch).
+   */
+  readonly pollMs?: number;
+}
+
+/** RustStream's file broker primes a fresh file with one message on this key; readers skip it. */
+export const PRIME_STREAM_KEY = "ruststream-internal";
+
+const CHUNK = 1024 * 1024;
+
+function readChunk(fd: number, position: number, length: number): Promise<Uint8Array> {
+  const buffer = Buffer.allocUnsafeSlow(length);
+  return new Promise((resolve, reject) => {
+    read(fd, buffer, 0, length, position, (error, n) => {
+      if (error) reject(error);
+      else resolve(new Uint8Array(buffer.buffer, buffer.byteOffset, n));
+    });
+  });
+}
+
+function sizeOf(fd: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fstat(fd, (error, stats) => (error ? reject(error) : resolve(stats.size)));
+  });
+}
+
+type Skip = ((m: DecodedMessage) => boolean) | undefined;
+
+/**
+ * Reads messages from a `.ss` file: from the beginning, the end, a sequence number or a time
+ * (located through the beacons, reading a few of them rather than the file), to the end of the
+ * file or, when following, on as the file grows. It ends at the end-of-stream marker.
+ *
+ * Damage (a frame cut short, a bad checksum) never yields garbage: every complete message before
+ * it is returned, then `next()` rejects once with a `StreamFileError` naming the offset. While
+ * following, a frame cut short is waited for, since a writer may still be finishing it.
+ */
+export class FileConsumer implements AsyncIterable<DecodedMessage> {
+  readonly path: string;
+  readonly header: FileHeader;
+  readonly #fd: number;
+  readonly #options: ConsumerOptions;
+  readonly #follow: boolean;
+  readonly #pollMs: number;
+  #decoder!: StreamDecoder;
+  #readAt = 0;
+  #queue: DecodedMessage[] = [];
+  #head = 0;
+  #skip: Skip;
+  #damage: StreamFileError | undefined;
+  /** Offset where damage was found while following and the bytes were read again once. */
+  #retried: number | undefined;
+  #over = false;
+  #closed = false;
+  #watcher: FSWatcher | undefined;
+  #unlisten: (() => void) | undefined;
+  #wake: (() => void) | undefined;
+  #poked = false;
+  #ahead: { at: number; chunk: Promise<Uint8Array> } | undefined;
+  #reading: Promise<Uint8Array> | undefined;
+  /** Bumped by every seek, so a read begun before it is thrown away. */
+  #generation = 0;
+
+  private constructor(path: string, fd: number, header: FileHeader, options: ConsumerOptions) {
+    this.path = path;
+    this.#fd = fd;
+    this.header = header;
+    this.#options = options;
+    this.#follow = options.follow ?? false;
+    if (this.#follow) {
+      this.#unlisten = onAppend(path, () => this.#poke());
+      try {
+        this.#watcher = watch(path, { persistent: false }, () => this.#poke());
+        this.#watcher.on("error", () => this.#unwatch());
+      } catch {
+        this.#watcher = undefined;
+      }
+    }
+    this.#pollMs = options.pollMs ?? (this.#watcher ? 1000 : 100);
+  }
+
+  /** Opens `path` for reading; throws for a missing file or one that is not `.ss`. */
+  static async open(path: string, options: ConsumerOptions = {}): Promise<FileConsumer> {
+    const fd = await new Promise<number>((resolve, reject) => {
+      open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd)));
+    });
+    try {
+      const header = decodeHeader(fileReader(fd).read(0, HEADER_SIZE), options.strict ?? true);
+      const consumer = new FileConsumer(path, fd, header, options);
+      consumer.#position(options.from ?? "beginning");
+      return consumer;
+    } catch (error) {
+      close(fd, () => {});
+      throw error;
+    }
+  }
+
+  /** The offset just past the last message handed out (or the start position). */
+  get offset(): number {
+    return this.#decoder.offset;
+  }
+
+  /** Moves to `from`; messages already handed out stay valid, read-ahead is dropped. */
+  seek(from: ReadFrom): void {
+    this.#position(from);
+  }
+
+  /** The next message, or `undefined` at the end (end-of-stream, or end of file when not following). */
+  async next(): Promise<DecodedMessage | undefined> {
+    if (this.#head < this.#queue.length) return this.#shift();
+    if (await this.#fill()) return this.#shift();
+    return this.#end();
+  }
+
+  /** Up to `max` messages: waits for the first, adds those already read. Empty at the end. */
+  async nextBatch(max: number): Promise<DecodedMessage[]> {
+    const first = await this.next();
+    if (first === undefined) return [];
+    const batch = [first];
+    while (batch.length < max && this.#head < this.#queue.length) batch.push(this.#shift());
+    return batch;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unwatch();
+    this.#unlisten?.();
+    this.#wake?.();
+    // A read still running on the descriptor must finish before it is closed and reused.
+    const fd = this.#fd;
+    Promise.allSettled([this.#reading, this.#ahead?.chunk]).then(() => close(fd, () => {}));
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<DecodedMessage> {
+    try {
+      for (;;) {
+        const message = await this.next();
+        if (message === undefined) return;
+        yield message;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  #shift(): DecodedMessage {
+    const m = this.#queue[this.#head++]!;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    }
+    return m;
+  }
+
+  #end(): undefined {
+    const damage = this.#damage;
+    if (damage) {
+      this.#damage = undefined;
+      throw damage;
+    }
+    return undefined;
+  }
+
+  #position(from: ReadFrom): void {
+    this.#generation++;
+    this.#ahead = undefined;
+    this.#queue = [];
+    this.#head = 0;
+    this.#damage = undefined;
+    this.#over = false;
+    this.#skip = undefined;
+    const reader = fileReader(this.#fd);
+    const strict = this.#options.strict ?? true;
+    let offset: number;
+    if (from === "beginning") {
+      offset = HEADER_SIZE;
+    } else if (from === "end") {
+      offset = findResumePoint(reader, { strict })?.offset ?? HEADER_SIZE;
+    } else if ("offset" in from) {
+      offset = from.offset;
+    } else {
+      const key = this.#options.streamKey;
+      if (key === undefined) {
+        throw new StreamFileError(
+          "INVALID_ARGUMENT",
+          "Reading from a sequence number or a time needs a streamKey: sequences and times are per stream",
+        );
+      }
+      offset = locateStart(reader, this.header, key, from, strict);
+      this.#skip = "seq" in from ? (m) => m.seq < from.seq : (m) => m.timestamp <= from.timestamp;
+    }
+    this.#restart(Math.max(HEADER_SIZE, offset));
+  }
+
+  #restart(offset: number): void {
+    this.#decoder = StreamDecoder.resumeAt(this.header, offset, {
+      strict: this.#options.strict ?? true,
+    });
+    this.#readAt = offset;
+    this.#ahead = undefined;
+  }
+
+  #accept(items: DecodedItem[]): void {
+    const key = this.#options.streamKey;
+    for (const item of items) {
+      if (item.kind !== "message") continue;
+      const m = item.message;
+      if (key === undefined) {
+        if (m.streamKey === SEA_STREAMER_INTERNAL || m.streamKey === PRIME_STREAM_KEY) continue;
+      } else if (m.streamKey !== key) {
+        continue;
+      }
+      if (this.#skip) {
+        if (this.#skip(m)) continue;
+        this.#skip = undefined;
+      }
+      this.#queue.push(m);
+    }
+  }
+
+  async #chunk(): Promise<Uint8Array> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    this.#reading =
+      ahead !== undefined && ahead.at === this.#readAt
+        ? ahead.chunk
+        : readChunk(this.#fd, this.#readAt, CHUNK);
+    const chunk = await this.#reading;
+    if (chunk.length === CHUNK) {
+      // Replaying a long file: the next read runs while this chunk is decoded.
+      const at = this.#readAt + CHUNK;
+      const next = readChunk(this.#fd, at, CHUNK);
+      next.catch(() => {});
+      this.#ahead = { at, chunk: next };
+    }
+    return chunk;
+  }
+
+  /** Reads until a message is queued (true) or the stream is over (false). */
+  async #fill(): Promise<boolean> {
+    while (!this.#over && !this.#closed) {
+      const generation = this.#generation;
+      const chunk = await this.#chunk();
+      if (generation !== this.#generation) continue;
+      if (chunk.length > 0) {
+        this.#readAt += chunk.length;
+        this.#accept(this.#decoder.push(chunk));
+        const error = this.#decoder.error;
+        if (error) {
+          if (this.#follow && this.#retried !== this.#decoder.offset) {
+            // A writer that reopened a torn file rewrites its tail: read those bytes again once.
+            this.#retried = this.#decoder.offset;
+            const keep = this.#queue.length > this.#head;
+            this.#restart(this.#decoder.offset);
+            if (keep) return true;
+            continue;
+          }
+          this.#damage = error;
+          this.#over = true;
+        } else if (this.#decoder.ended) {
+          this.#over = true;
+        }
+        if (this.#head < this.#queue.length) return true;
+        continue;
+      }
+      if (!this.#follow) {
+        const outcome = this.#decoder.finish();
+        if (outcome.status === "damaged") this.#damage = outcome.error;
+        this.#over = true;
+        break;
+      }
+      const size = await sizeOf(this.#fd);
+      if (generation !== this.#generation) continue;
+      if (size < this.#readAt) {
+        // Truncated under us (a writer cut a torn tail): drop what was read past the last unit.
+        this.#restart(Math.min(this.#decoder.offset, size));
+        continue;
+      }
+      if (size > this.#readAt) continue;
+      await this.#sleep();
+    }
+    return this.#head < this.#queue.length;
+  }
+
+  #sleep(): Promise<void> {
+    if (this.#poked) {
+      this.#poked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(finish, this.#pollMs);
+      this.#wake = finish;
+    });
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    if (wake) wake();
+    else this.#poked = true;
+  }
+
+  #unwatch(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+}

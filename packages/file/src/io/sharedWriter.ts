@@ -1,0 +1,315 @@
+import { closeSync, fsync, ftruncateSync, openSync, writevSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_PAYLOAD_BYTES } from "../format/constants.js";
+import { FileEncoder } from "../format/encoder.js";
+import { StreamFileError } from "../format/errors.js";
+import { validateBeaconInterval } from "../format/header.js";
+import { findResumePoint, type ResumePoint, recoverStreams } from "../format/resume.js";
+import { validateStreamKey } from "../format/streamKey.js";
+import type { StreamState } from "../format/types.js";
+import { signalAppend } from "./appendSignal.js";
+import { fileReader } from "./fileReader.js";
+import { acquireLock, type FileLock } from "./lockFile.js";
+
+export interface WriterOptions {
+  /** Bytes between beacons for a new file (default 1 MiB); an existing file keeps its own. */
+  readonly beaconInterval?: number;
+  /** Sends of a larger payload fail with `PAYLOAD_TOO_LARGE` (default 16 MiB). */
+  readonly maxPayloadBytes?: number;
+  /** Refuse to create the file when it does not exist (default: create it). */
+  readonly existingOnly?: boolean;
+}
+
+/** What a send resolves to once its bytes are handed to the operating system. */
+export interface SendReceipt {
+  readonly streamKey: string;
+  /** Always 0, as upstream's producer writes. */
+  readonly shard: bigint;
+  /** Per stream key, from 1, continuing across reopenings of the file. */
+  readonly seq: bigint;
+  /** Milliseconds since the epoch, as written in the frame. */
+  readonly timestamp: number;
+  /** File offset of the frame's first byte. */
+  readonly offset: number;
+}
+
+interface Pending {
+  readonly bytes: Uint8Array;
+  readonly receipt: SendReceipt;
+  readonly resolve: (receipt: SendReceipt) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const writers = new Map<string, SharedWriter>();
+
+/**
+ * The one writer of a file in this process: every producer on the path shares it (so sequence
+ * numbers and beacons stay consistent), and it holds the cross-process lock while any producer
+ * is open. Sends are encoded at once, in call order, and written together at the end of the
+ * current turn of the event loop, so a burst costs one system call.
+ */
+export class SharedWriter {
+  readonly path: string;
+  readonly beaconInterval: number;
+  readonly maxPayloadBytes: number;
+  readonly #fd: number;
+  readonly #lock: FileLock;
+  readonly #encoder: FileEncoder;
+  /** Where the file was resumed (undefined for a new file): stream states are recovered from it lazily. */
+  readonly #resumed: ResumePoint | undefined;
+  readonly #recovered = new Set<string>();
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #users = 0;
+  #failure: StreamFileError | undefined;
+  #ended = false;
+
+  private constructor(
+    path: string,
+    fd: number,
+    lock: FileLock,
+    encoder: FileEncoder,
+    resumed: ResumePoint | undefined,
+    maxPayloadBytes: number,
+  ) {
+    this.path = path;
+    this.#fd = fd;
+    this.#lock = lock;
+    this.#encoder = encoder;
+    this.#resumed = resumed;
+    this.beaconInterval = encoder.beaconInterval;
+    this.maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /** The writer of `path`, opened (locked, resumed or created) on first use. Pair with `release`. */
+  static acquire(path: string, options: WriterOptions = {}): SharedWriter {
+    const key = resolve(path);
+    let writer = writers.get(key);
+    if (writer === undefined) {
+      writer = SharedWriter.#open(key, options);
+      writers.set(key, writer);
+    }
+    writer.#users++;
+    return writer;
+  }
+
+  static #open(path: string, options: WriterOptions): SharedWriter {
+    const interval = options.beaconInterval ?? DEFAULT_BEACON_INTERVAL;
+    validateBeaconInterval(interval);
+    const maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const lock = acquireLock(path);
+    let fd: number | undefined;
+    try {
+      fd = openFile(path, options.existingOnly ?? false);
+      const reader = fileReader(fd);
+      // Throws for a file that is not .ss before a single byte is written.
+      const point = findResumePoint(reader, { maxPayloadBytes });
+      let encoder: FileEncoder;
+      let first: Uint8Array;
+      if (point === undefined) {
+        const created = FileEncoder.create(
+          { fileName: basename(path), createdAt: Date.now(), beaconInterval: interval },
+          { maxPayloadBytes },
+        );
+        encoder = created.encoder;
+        first = created.bytes;
+        ftruncateSync(fd, 0);
+      } else {
+        // Whatever follows the last good frame (an end-of-stream marker, a torn tail) goes: the
+        // next frame starts exactly there, as upstream would write it, minus its stale leftovers.
+        if (point.staleBytes > 0) ftruncateSync(fd, point.offset);
+        const resumed = FileEncoder.resume(point.header.beaconInterval, point.offset, {
+          maxPayloadBytes,
+        });
+        encoder = resumed.encoder;
+        first = resumed.bytes;
+      }
+      const writer = new SharedWriter(path, fd, lock, encoder, point, maxPayloadBytes);
+      if (first.length > 0) writer.#writeAll([first]);
+      return writer;
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      lock.release();
+      throw error;
+    }
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Encodes now (validating first: a refused message writes nothing), writes at the end of this turn. */
+  send(
+    streamKey: string,
+    payload: Uint8Array,
+    timestamp: number = Date.now(),
+  ): Promise<SendReceipt> {
+    const { bytes, receipt } = this.#encode(streamKey, payload, timestamp);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ bytes, receipt, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => this.#drain());
+      }
+    });
+  }
+
+  /** Encodes and writes at once, after anything queued: for a test's synchronous injection. */
+  sendNow(streamKey: string, payload: Uint8Array, timestamp: number = Date.now()): SendReceipt {
+    const { bytes, receipt } = this.#encode(streamKey, payload, timestamp);
+    this.#queue.push({ bytes, receipt, resolve: () => {}, reject: () => {} });
+    this.#drain();
+    if (this.#failure) throw this.#failure;
+    return receipt;
+  }
+
+  /** Makes everything sent so far durable (fsync). */
+  async flush(): Promise<void> {
+    this.#drain();
+    if (this.#failure) throw this.#failure;
+    await new Promise<void>((resolve, reject) => {
+      fsync(this.#fd, (error) => (error ? reject(ioError("fsync", this.path, error)) : resolve()));
+    });
+  }
+
+  /** Writes the end-of-stream marker and makes the file durable; later sends are refused. */
+  async end(): Promise<void> {
+    this.#assertUsable();
+    const bytes = this.#encoder.end(Date.now());
+    this.#queue.push({
+      bytes,
+      receipt: { streamKey: "", shard: 0n, seq: 0n, timestamp: 0, offset: 0 },
+      resolve: () => {},
+      reject: () => {},
+    });
+    this.#drain();
+    this.#ended = true;
+    await this.flush();
+  }
+
+  /** One producer is done with the writer; the last one closes the file and frees the lock. */
+  release(): void {
+    if (--this.#users > 0) return;
+    this.#drain();
+    writers.delete(this.path);
+    closeSync(this.#fd);
+    this.#lock.release();
+  }
+
+  #assertUsable(): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#ended) {
+      throw new StreamFileError(
+        "PRODUCER_CLOSED",
+        `${this.path} was ended (end-of-stream written): open a new producer to append again`,
+      );
+    }
+  }
+
+  #encode(
+    streamKey: string,
+    payload: Uint8Array,
+    timestamp: number,
+  ): { bytes: Uint8Array; receipt: SendReceipt } {
+    this.#assertUsable();
+    validateStreamKey(streamKey);
+    if (payload.length > this.maxPayloadBytes) {
+      throw new StreamFileError(
+        "PAYLOAD_TOO_LARGE",
+        `A payload of ${payload.length} bytes for "${streamKey}" is over the limit of ${this.maxPayloadBytes} bytes; raise maxPayloadBytes`,
+      );
+    }
+    const stream = { streamKey, shard: 0n };
+    const state = this.#stateOf(streamKey);
+    const seq = (state?.seq ?? 0n) + 1n;
+    const offset = this.#encoder.offset;
+    const bytes = this.#encoder.write({ ...stream, seq, timestamp, payload });
+    return { bytes, receipt: { streamKey, shard: 0n, seq, timestamp, offset } };
+  }
+
+  /**
+   * A stream's state, recovered from the file on its first send in this session by walking the
+   * beacons back (upstream does the same, lazily, per key).
+   */
+  #stateOf(streamKey: string): StreamState | undefined {
+    const stream = { streamKey, shard: 0n };
+    if (this.#resumed && !this.#recovered.has(streamKey)) {
+      this.#recovered.add(streamKey);
+      const reader = fileReader(this.#fd, this.#resumed.offset);
+      const [found] = recoverStreams(reader, this.#resumed, [stream]);
+      if (found) this.#encoder.seedStream(stream, found.state);
+    }
+    return this.#encoder.streamState(stream);
+  }
+
+  #drain(): void {
+    this.#scheduled = false;
+    const batch = this.#queue;
+    if (batch.length === 0) return;
+    this.#queue = [];
+    if (this.#failure) {
+      for (const p of batch) p.reject(this.#failure);
+      return;
+    }
+    try {
+      this.#writeAll(batch.map((p) => p.bytes));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) p.resolve(p.receipt);
+  }
+
+  /** Positional writes at the encoder's offsets; a failure poisons the writer (reopen to recover). */
+  #writeAll(chunks: Uint8Array[]): void {
+    let total = 0;
+    for (const c of chunks) total += c.length;
+    const end = this.#encoder.offset;
+    let position = end - total;
+    try {
+      let pending = chunks;
+      while (pending.length > 0) {
+        let n = writevSync(this.#fd, pending, position);
+        position += n;
+        const rest: Uint8Array[] = [];
+        for (const c of pending) {
+          if (n >= c.length) {
+            n -= c.length;
+            continue;
+          }
+          rest.push(n > 0 ? c.subarray(n) : c);
+          n = 0;
+        }
+        pending = rest;
+      }
+    } catch (error) {
+      this.#failure = ioError("write", this.path, error);
+      throw this.#failure;
+    }
+    signalAppend(this.path);
+  }
+}
+
+function ioError(what: string, path: string, cause: unknown): StreamFileError {
+  return new StreamFileError(
+    "FILE_IO",
+    `Could not ${what} ${path} (${(cause as Error).message}); the producer stops here: open a new one, which resumes after the last complete frame`,
+    undefined,
+    cause,
+  );
+}
+
+function openFile(path: string, existingOnly: boolean): number {
+  try {
+    return openSync(path, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if (existingOnly) {
+      throw new StreamFileError(
+        "INVALID_ARGUMENT",
+        `${path} does not exist and existingOnly is set: create it first, or drop existingOnly`,
+      );
+    }
+    return openSync(path, "w+");
+  }
+}
