@@ -1,4 +1,5 @@
 import {
+  type Backlog,
   type Broker,
   brokerMark,
   type Clock,
@@ -10,10 +11,14 @@ import {
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
+  type OutgoingMessage,
+  type RawMessage,
   RustStreamError,
   type ServerDescription,
+  snapshotMessage,
   sourceMark,
   systemClock,
+  testableMark,
 } from "@ruststream/core";
 import {
   type RedisConnectionOptions,
@@ -155,6 +160,9 @@ export class ConnectedRedisBroker
   readonly #inflight = { count: 0 };
   readonly #inbox: ReplyInbox;
   #closing: Promise<ClosedRedisBroker> | undefined;
+  readonly #published: Map<string, RawMessage[]> | undefined;
+  /** What a new subscription to a bare name sees of earlier publishes: a new group starts at `$`. */
+  readonly backlog: Backlog = "missed";
 
   constructor(
     link: Link,
@@ -170,6 +178,11 @@ export class ConnectedRedisBroker
     this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
     this.coordinator = facts.coordinator;
     this.#inbox = new ReplyInbox(this, facts.clock);
+    if (facts.inProcess) {
+      this.#published = new Map();
+      // Only the in-process form is a test transport: a server connection does not carry the mark.
+      Object.defineProperty(this, testableMark, { value: true });
+    }
   }
 
   get state(): "connected" | "closed" {
@@ -254,6 +267,44 @@ export class ConnectedRedisBroker
       host: this.#settings.address,
       ...(this.#facts.version === undefined ? {} : { protocolVersion: this.#facts.version }),
     };
+  }
+
+  record(message: RawMessage): void {
+    if (this.#published === undefined) return;
+    let list = this.#published.get(message.name);
+    if (list === undefined) {
+      list = [];
+      this.#published.set(message.name, list);
+    }
+    list.push(snapshotMessage(message));
+  }
+
+  /**
+   * In-process: publishes as if from outside the process, synchronously, through normal routing (a
+   * name is a stream unless this connection reads it as a list or a channel).
+   */
+  inject(message: OutgoingMessage): void {
+    const callNow = this.link.callNow;
+    if (callNow === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "inject() works only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    const { command, raw } = this.pairPublisher({}).command(message);
+    this.record(raw);
+    callNow(command.name, command.args);
+  }
+
+  /** In-process: every message published to `name` through this connection, injections included. */
+  published(name: string): readonly RawMessage[] {
+    if (this.#published === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "published() records only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    return [...(this.#published.get(name) ?? [])];
   }
 
   transportOf(name: string): "stream" | "list" | "pubsub" {

@@ -1,4 +1,4 @@
-import type { Coordinator, RustStreamError } from "@ruststream/core";
+import type { Coordinator, RawMessage, RustStreamError } from "@ruststream/core";
 import type { Link } from "./link/link.js";
 
 /** What subscriptions, deliveries and publishers need from their connection. */
@@ -15,6 +15,8 @@ export interface RedisHost {
   readonly coordinator: Coordinator;
   /** Where a name is published to when no policy says: lists and channels this connection reads. */
   transportOf(name: string): "stream" | "list" | "pubsub";
+  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
+  record(message: RawMessage): void;
 }
 
 /** A subscription as its connection tracks it, to return what it holds at shutdown. */

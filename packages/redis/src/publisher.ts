@@ -98,7 +98,8 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   }
 
   async publish(message: OutgoingMessage): Promise<Receipt> {
-    const { command, transport } = this.#prepare(message);
+    const { command, transport, raw } = this.#prepare(message);
+    this.#host.record(raw);
     this.#inflight.count++;
     try {
       const reply = await this.#host.link.call(command.name, command.args);
@@ -115,6 +116,7 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     this.#host.assertOpen();
     const commands: Command[] = [];
+    const sent: RawMessage[] = [];
     let ended = false;
     const tx: Transaction = {
       publish: async (message) => {
@@ -124,7 +126,9 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
             `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
           );
         }
-        commands.push(this.#prepare(message).command);
+        const prepared = this.#prepare(message);
+        commands.push(prepared.command);
+        sent.push(prepared.raw);
       },
     };
     let result: T;
@@ -136,6 +140,7 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
     // Checked again: the broker may have shut down while `work` ran.
     this.#host.assertOpen();
     if (commands.length === 0) return result;
+    for (const raw of sent) this.#host.record(raw);
     this.#inflight.count += commands.length;
     try {
       await this.#host.link.transaction(commands);
@@ -162,6 +167,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
     return pending.reply;
   }
 
+  /** The command a publish sends, checked as `publish` checks it: for a test's synchronous inject. */
+  command(message: OutgoingMessage): { command: Command; raw: RawMessage } {
+    return this.#prepare(message);
+  }
+
   #failure(error: unknown, what: string): Error {
     if (this.#host.isClosed) return this.#host.closedError("publisher");
     if (error instanceof RustStreamError) return error;
@@ -173,7 +183,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   }
 
   // Validates before anything is sent; builds the command from copies, so callers may reuse buffers.
-  #prepare(message: OutgoingMessage): { command: Command; transport: RedisTransport } {
+  #prepare(message: OutgoingMessage): {
+    command: Command;
+    transport: RedisTransport;
+    raw: RawMessage;
+  } {
     this.#host.assertOpen();
     if (typeof message.name !== "string" || message.name.length === 0) {
       throw new RustStreamError(
@@ -210,12 +224,18 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
     }
     const transport = this.#settings.transport ?? this.#host.transportOf(message.name);
     const payload = message.payload.slice();
+    const raw: RawMessage = {
+      name: message.name,
+      payload,
+      headers,
+      partitionKey: headers.get(redisHeaders.partitionKey),
+    };
     if (transport === "stream") {
       const maxLen = this.#settings.maxLen ?? this.#host.maxLen;
-      return { command: xadd(message.name, entryFields(headers, payload), maxLen), transport };
+      return { command: xadd(message.name, entryFields(headers, payload), maxLen), transport, raw };
     }
     const frame = encodeFrame(headers, payload);
     const name = transport === "list" ? "LPUSH" : "PUBLISH";
-    return { command: { name, args: [message.name, frame] }, transport };
+    return { command: { name, args: [message.name, frame] }, transport, raw };
   }
 }

@@ -40,7 +40,25 @@ export interface Link {
   now(): number;
   /** Closes every connection it opened; bounded, never hangs. */
   close(): Promise<void>;
+  /**
+   * In-process only: a subscription tells the stand-in it reads `key` (as `group` of a stream, or as
+   * the queue of a list with `processing`), so the stand-in counts for the test's coordinator what
+   * that source holds. Answers the call that ends it. A server connection has none.
+   */
+  readonly joined?: (reader: Reader) => () => void;
+  /**
+   * In-process only: due members of the delayed-retry set `key` go back through `restore` when the
+   * test's clock reaches their score, counted at that moment. A server connection has none.
+   */
+  readonly watchDelayed?: (key: string, restore: (member: Buffer) => Command) => void;
+  /** In-process only: runs a command at once, for a test's synchronous inject. */
+  readonly callNow?: (name: string, args: readonly Arg[]) => Reply;
 }
+
+/** What reads a key, as the in-process stand-in counts it. */
+export type Reader =
+  | { readonly kind: "stream"; readonly key: string; readonly group: string }
+  | { readonly kind: "list"; readonly key: string; readonly processing: string };
 
 export function text(reply: Reply | undefined): string {
   if (Buffer.isBuffer(reply)) return reply.toString("utf8");

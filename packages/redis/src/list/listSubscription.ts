@@ -37,6 +37,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   #reading: Promise<unknown> = Promise.resolve();
   #nextRecovery = 0;
   #onForget: (() => void) | undefined;
+  #leave: () => void = () => {};
 
   private constructor(host: RedisHost, source: RedisList, reader: BlockingLink) {
     this.#host = host;
@@ -52,6 +53,9 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   ): Promise<RedisListSubscription> {
     const subscription = new RedisListSubscription(host, source, await host.link.blocking());
     subscription.#onForget = onForget;
+    subscription.#leave =
+      host.link.joined?.({ kind: "list", key: source.name, processing: source.processing }) ??
+      subscription.#leave;
     return subscription;
   }
 
@@ -97,6 +101,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     if (moved instanceof RedisListDelivery && !this.#out.has(moved)) {
       await this.#giveBack([moved]).catch(() => undefined);
     }
+    this.#leave();
     await this.#reader.close();
   }
 
@@ -123,6 +128,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     const out = [...this.#out];
     this.#out.clear();
     if (out.length > 0) await this.#giveBack(out);
+    this.#leave();
     await this.#reader.close();
     return out.length;
   }

@@ -81,6 +81,7 @@ export class RedisStreamSubscription
   #readEndsAt = 0;
   #wakeTimer: NodeJS.Timeout | undefined;
   #onForget: (() => void) | undefined;
+  #leave: () => void = () => {};
 
   private constructor(host: RedisHost, source: RedisStream, group: string, reader: BlockingLink) {
     this.#host = host;
@@ -105,6 +106,11 @@ export class RedisStreamSubscription
     const reader = await host.link.blocking();
     const subscription = new RedisStreamSubscription(host, source, group, reader);
     subscription.#onForget = onForget;
+    subscription.#leave =
+      host.link.joined?.({ kind: "stream", key: source.name, group }) ?? subscription.#leave;
+    if (source.delayedRetry !== undefined) {
+      host.link.watchDelayed?.(source.delayedRetry.key, (member) => subscription.#restore(member));
+    }
     return subscription;
   }
 
@@ -166,6 +172,7 @@ export class RedisStreamSubscription
       // Read but never handed out: back to the stream, as if never read.
       if (!this.#host.isClosed) await this.#giveBack(this.#buffer.splice(0), []);
     });
+    this.#leave();
     await this.#reader.close();
   }
 
@@ -200,6 +207,7 @@ export class RedisStreamSubscription
         .call("XGROUP", ["DELCONSUMER", this.name, this.group, this.consumer])
         .catch(() => undefined);
     }
+    this.#leave();
     await this.#reader.close();
     return buffered.length + out.length;
   }
