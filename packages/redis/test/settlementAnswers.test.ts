@@ -1,0 +1,85 @@
+import { CountingCoordinator, type Delivery, systemClock } from "@ruststream/core";
+import { describe, expect, it } from "vitest";
+import {
+  type ConnectedRedisBroker,
+  RedisBroker,
+  RedisList,
+  RedisPublish,
+  RedisPubSub,
+  type RedisSource,
+  RedisStream,
+} from "../src/index.js";
+import type { RedisTransport } from "../src/publisher.js";
+import { bytes, requireEnv, text, uniqueKey } from "./env.js";
+
+// One script of settlements, run against the real server and against the in-process mode: every
+// answer, every redelivery count and every payload must be the same.
+
+type Verb = "ack" | "requeue" | "drop" | "later";
+
+async function settle(d: Delivery, verb: Verb): Promise<string> {
+  try {
+    if (verb === "ack") return await d.ack();
+    if (verb === "requeue") return await d.nack({ requeue: true });
+    if (verb === "drop") return await d.nack({ requeue: false });
+    return await d.nackAfter(50);
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+}
+
+async function script(
+  connected: ConnectedRedisBroker,
+  source: RedisSource,
+  transport: RedisTransport,
+): Promise<string[]> {
+  const log: string[] = [];
+  const sub = await connected.subscribe(source);
+  const publisher = await new RedisPublish({ transport }).pair(connected);
+  const verbs: Verb[] = ["requeue", "later", "drop", "ack"];
+  for (const [i, verb] of verbs.entries()) {
+    await publisher.publish({ name: source.name, payload: bytes(`m${i}`) });
+    const first = await sub.next();
+    if (first.done) throw new Error("ended");
+    const d = first.value;
+    const answer = await settle(d, verb);
+    log.push(`${text(d.payload)} #${d.redeliveryCount} ${verb} -> ${answer}`);
+    if (answer === "unsupported") log.push(`  then ack -> ${await settle(d, "ack")}`);
+    if (answer === "ok" && (verb === "requeue" || verb === "later")) {
+      const again = await sub.next();
+      if (again.done) throw new Error("ended");
+      log.push(
+        `${text(again.value.payload)} #${again.value.redeliveryCount} back, ack -> ${await settle(again.value, "ack")}`,
+      );
+    }
+    log.push(`  twice -> ${await settle(d, "ack").catch(String)}`);
+  }
+  await sub.close();
+  return log;
+}
+
+const cases: Array<[string, (key: string) => RedisSource, RedisTransport]> = [
+  ["stream", (key) => new RedisStream(key, { group: "answers", blockMs: 200 }), "stream"],
+  ["reliable list", (key) => new RedisList(key, { blockMs: 200 }), "list"],
+  ["pub/sub", (key) => new RedisPubSub(key), "pubsub"],
+];
+
+describe("settlement answers: server and in-process alike", () => {
+  for (const [label, make, transport] of cases) {
+    it(label, async () => {
+      // One key for both: the in-process server is a separate one, and messages name the key.
+      const key = uniqueKey(label.replace(/\W/g, ""));
+      const server = await new RedisBroker({ url: requireEnv("REDIS_URL") }).connect();
+      const live = await script(server, make(key), transport);
+      await server.shutdown();
+      const stand = await new RedisBroker().connectInProcess({
+        coordinator: new CountingCoordinator(),
+        clock: systemClock,
+      });
+      const local = await script(stand, make(key), transport);
+      await stand.shutdown();
+      expect(local).toEqual(live);
+      expect(live.length).toBeGreaterThan(4);
+    });
+  }
+});
