@@ -177,4 +177,45 @@ describe("streams with consumer groups", () => {
     await expect(broker.subscribe(new RedisStream("orders"))).rejects.toThrow(/group/);
     await broker.shutdown();
   });
+
+  it("a delayed retry survives a restart of the app", async () => {
+    const key = uniqueKey("durable-delay");
+    const source = new RedisStream(key, { group: "g", blockMs: 200 });
+    const before = await new RedisBroker({ url: url() }).connect();
+    const sub = (await before.subscribe(source)) as RedisStreamSubscription;
+    const publisher = await before.defaultPublishPolicy().pair(before);
+    await publisher.publish({ name: key, payload: bytes("parked") });
+    const first = await next(sub);
+    expect(await first.nackAfter(400)).toBe("ok");
+    const closed = await before.shutdown();
+    expect(closed.returnedDeliveries).toBe(0);
+    const after = await new RedisBroker({ url: url() }).connect();
+    const resumed = (await after.subscribe(source)) as RedisStreamSubscription;
+    const back = await next(resumed);
+    expect(text(back.payload)).toBe("parked");
+    expect(back.redeliveryCount).toBe(2);
+    await back.ack();
+    await after.shutdown();
+  });
+
+  it("an entry another tool wrote, or a malformed one, arrives without crashing the reader", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    const key = uniqueKey("malformed");
+    const sub = (await broker.subscribe(
+      new RedisStream(key, { group: "g" }),
+    )) as RedisStreamSubscription;
+    const r = inspector();
+    await r.xadd(key, "*", "foo", "bar");
+    await r.xadd(key, "*", "_payload", "ok", "h:", "empty-name", "_requeues", "not-a-number");
+    const odd = await next(sub);
+    expect(odd.payload.length).toBe(0);
+    expect(odd.headers.size).toBe(0);
+    expect(odd.redeliveryCount).toBe(1);
+    await odd.ack();
+    const other = await next(sub);
+    expect(text(other.payload)).toBe("ok");
+    expect(other.redeliveryCount).toBe(1);
+    await other.ack();
+    await broker.shutdown();
+  });
 });

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { RedisBroker, RedisStream } from "../src/index.js";
+import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
+
+const fixture = fileURLToPath(new URL("./fixtures/consumer.ts", import.meta.url));
+
+function consumerProcess(url: string, key: string, handled: string[]): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key],
+    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let pending = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line === "ready") resolve(child);
+        else if (line !== "") handled.push(line);
+      }
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`the consumer exited with ${code} before ready`)),
+    );
+  });
+}
+
+describe("a consumer process killed mid-stream", () => {
+  it("a second consumer reclaims its pending entries and finishes the work: every message handled", async () => {
+    const url = requireEnv("REDIS_URL");
+    const key = uniqueKey("crash");
+    const total = 300;
+    const broker = await new RedisBroker({ url }).connect();
+    const source = new RedisStream(key, {
+      group: "work",
+      count: 16,
+      blockMs: 200,
+      reclaimIdleMs: 500,
+    });
+    // The group exists before anything is published, so nothing falls before its start.
+    const second = await broker.subscribe(source);
+    await second.close();
+    const byFirst: string[] = [];
+    const first = await consumerProcess(url, key, byFirst);
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
+    while (byFirst.length < 60) await sleep(5);
+    first.kill("SIGKILL");
+    await new Promise((resolve) => first.once("exit", resolve));
+    const handled = new Set(byFirst);
+    const subscription = await broker.subscribe(source);
+    const deadline = Date.now() + 20_000;
+    while (handled.size < total && Date.now() < deadline) {
+      const next = await subscription.next();
+      if (next.done) break;
+      handled.add(text(next.value.payload));
+      await next.value.ack();
+    }
+    expect(byFirst.length).toBeLessThan(total);
+    expect(handled.size).toBe(total);
+    await broker.shutdown();
+  }, 60_000);
+});
