@@ -1,3 +1,17 @@
+export type { Unwrapped } from "./broker/envelope.js";
+export { decodeEnvelope, encodeEnvelope } from "./broker/envelope.js";
+export {
+  type ClosedFileBroker,
+  ConnectedFileBroker,
+  FileBroker,
+  type FileBrokerOptions,
+} from "./broker/fileBroker.js";
+export { FileDelivery, SEQUENCE_HEADER } from "./broker/fileDelivery.js";
+export { FilePosition, type FilePositionTarget } from "./broker/filePosition.js";
+export { FilePublish, FilePublisher } from "./broker/filePublisher.js";
+export { FileStream, type FileStreamOptions } from "./broker/fileStream.js";
+export { FileSubscription } from "./broker/fileSubscription.js";
+export { sidecarPath } from "./broker/sidecar.js";
 export { encodeBeacon, markersPerBeacon } from "./format/beacon.js";
 export {
   DEFAULT_BEACON_INTERVAL,

@@ -154,6 +154,13 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
     return batch;
   }
 
+  /** Messages already read and waiting, without any I/O: what a batch adds to its first message. */
+  takeBuffered(max: number): DecodedMessage[] {
+    const out: DecodedMessage[] = [];
+    while (out.length < max && this.#head < this.#queue.length) out.push(this.#shift());
+    return out;
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

@@ -144,14 +144,27 @@ export class SharedWriter {
     payload: Uint8Array,
     timestamp: number = Date.now(),
   ): Promise<SendReceipt> {
+    return this.enqueue(streamKey, payload, timestamp).written;
+  }
+
+  /**
+   * Like `send`, with the receipt known at once (sequence and offset are fixed when encoding), for
+   * callers that must account for the message before any reader can see it.
+   */
+  enqueue(
+    streamKey: string,
+    payload: Uint8Array,
+    timestamp: number = Date.now(),
+  ): { receipt: SendReceipt; written: Promise<SendReceipt> } {
     const { bytes, receipt } = this.#encode(streamKey, payload, timestamp);
-    return new Promise((resolve, reject) => {
+    const written = new Promise<SendReceipt>((resolve, reject) => {
       this.#queue.push({ bytes, receipt, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        queueMicrotask(() => this.#drain());
-      }
     });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      queueMicrotask(() => this.#drain());
+    }
+    return { receipt, written };
   }
 
   /** Encodes and writes at once, after anything queued: for a test's synchronous injection. */

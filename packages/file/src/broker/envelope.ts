@@ -1,0 +1,159 @@
+import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
+
+// RustStream's file broker writes a message with headers as `rs1:` or `rs2:` followed by
+// base64(u32 BE header-block length | header block | payload). A message without headers is
+// written verbatim, so plain SeaStreamer tools read it as it is.
+const RS1 = "rs1:";
+const RS2 = "rs2:";
+const PREFIX_BYTES = 4;
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function startsWithPrefix(payload: Uint8Array): boolean {
+  return (
+    payload.length >= PREFIX_BYTES &&
+    payload[0] === 0x72 && // r
+    payload[1] === 0x73 && // s
+    (payload[2] === 0x31 || payload[2] === 0x32) && // 1 | 2
+    payload[3] === 0x3a // :
+  );
+}
+
+function lineSafe(text: string): boolean {
+  return !/[\r\n]/.test(text) && text.trim() === text;
+}
+
+/** The header as text, when a `name: value` line carries it exactly. */
+function asLine(name: string, value: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = strictUtf8.decode(value);
+  } catch {
+    return undefined;
+  }
+  return lineSafe(text) && lineSafe(name) && !name.includes(":") ? `${name}: ${text}\n` : undefined;
+}
+
+function lineBlock(headers: ReadonlyHeaderMap): Uint8Array | undefined {
+  let block = "";
+  for (const [name, value] of headers) {
+    const line = asLine(name, value);
+    if (line === undefined) return undefined;
+    block += line;
+  }
+  return utf8.encode(block);
+}
+
+function binaryBlock(headers: ReadonlyHeaderMap): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (const [name, value] of headers) {
+    const n = utf8.encode(name);
+    parts.push(n, value);
+    size += 8 + n.length + value.length;
+  }
+  const block = new Uint8Array(size);
+  const view = new DataView(block.buffer);
+  let at = 0;
+  for (const part of parts) {
+    view.setUint32(at, part.length);
+    block.set(part, at + 4);
+    at += 4 + part.length;
+  }
+  return block;
+}
+
+/** The bytes written to the file for a payload and its headers. */
+export function encodeEnvelope(payload: Uint8Array, headers: ReadonlyHeaderMap): Uint8Array {
+  let block: Uint8Array | undefined;
+  let prefix = RS1;
+  if (headers.size === 0) {
+    // A headerless payload that happens to start like an envelope is enveloped, so it reads back as itself.
+    if (!startsWithPrefix(payload)) return payload;
+    block = new Uint8Array(0);
+  } else {
+    block = lineBlock(headers);
+    if (block === undefined) {
+      block = binaryBlock(headers);
+      prefix = RS2;
+    }
+  }
+  const body = Buffer.allocUnsafe(4 + block.length + payload.length);
+  body.writeUInt32BE(block.length, 0);
+  body.set(block, 4);
+  body.set(payload, 4 + block.length);
+  return utf8.encode(prefix + body.toString("base64"));
+}
+
+export interface Unwrapped {
+  readonly payload: Uint8Array;
+  readonly headers: HeaderMap;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function parseLines(block: Uint8Array): HeaderMap | undefined {
+  let text: string;
+  try {
+    text = strictUtf8.decode(block);
+  } catch {
+    return undefined;
+  }
+  const headers = new HeaderMap();
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const colon = line.indexOf(": ");
+    if (colon <= 0) return undefined;
+    headers.set(line.slice(0, colon), line.slice(colon + 2));
+  }
+  return headers;
+}
+
+function parseBinary(block: Uint8Array): HeaderMap | undefined {
+  const view = new DataView(block.buffer, block.byteOffset, block.byteLength);
+  const headers = new HeaderMap();
+  let at = 0;
+  while (at < block.length) {
+    if (at + 4 > block.length) return undefined;
+    const nameLength = view.getUint32(at);
+    const valueAt = at + 4 + nameLength;
+    if (valueAt + 4 > block.length) return undefined;
+    const valueLength = view.getUint32(valueAt);
+    const end = valueAt + 4 + valueLength;
+    if (end > block.length || nameLength === 0) return undefined;
+    const name = new TextDecoder().decode(block.subarray(at + 4, valueAt));
+    headers.set(name, block.slice(valueAt + 4, end));
+    at = end;
+  }
+  return headers;
+}
+
+/**
+ * Reads what `encodeEnvelope` wrote. Tolerant, as RustStream is: anything that is not a valid
+ * envelope is a raw payload without headers.
+ */
+export function decodeEnvelope(wire: Uint8Array): Unwrapped {
+  const raw = { payload: wire, headers: new HeaderMap() };
+  if (!startsWithPrefix(wire)) return raw;
+  const encoded = Buffer.from(
+    wire.buffer,
+    wire.byteOffset + PREFIX_BYTES,
+    wire.length - PREFIX_BYTES,
+  ).toString("latin1");
+  if (!BASE64.test(encoded)) return raw;
+  const body = Buffer.from(encoded, "base64");
+  if (body.length < 4) return raw;
+  const blockLength = body.readUInt32BE(0);
+  if (4 + blockLength > body.length) return raw;
+  // Plain Uint8Array views, not Buffers: header values and payloads compare equal to what was sent.
+  const block = new Uint8Array(body.buffer, body.byteOffset + 4, blockLength);
+  const headers = wire[2] === 0x31 ? parseLines(block) : parseBinary(block);
+  if (headers === undefined) return raw;
+  const payload = new Uint8Array(
+    body.buffer,
+    body.byteOffset + 4 + blockLength,
+    body.length - 4 - blockLength,
+  );
+  return { payload, headers };
+}

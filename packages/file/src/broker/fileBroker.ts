@@ -1,0 +1,407 @@
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import {
+  type Backlog,
+  type Broker,
+  brokerMark,
+  type ClosedBroker,
+  type ConnectedBroker,
+  type Coordinator,
+  type DescribesServer,
+  describeMark,
+  HeaderMap,
+  headerNames,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  type OutgoingMessage,
+  partitionKeyBytes,
+  type RawMessage,
+  type Receipt,
+  RustStreamError,
+  type ServerDescription,
+  snapshotMessage,
+  sourceMark,
+  type TestableBroker,
+  testableMark,
+  writeDeadLetterOrigin,
+} from "@ruststream/core";
+import {
+  DEFAULT_BEACON_INTERVAL,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  HEADER_SIZE,
+} from "../format/constants.js";
+import { StreamFileError } from "../format/errors.js";
+import { decodeHeader } from "../format/header.js";
+import { isValidStreamKey } from "../format/streamKey.js";
+import { PRIME_STREAM_KEY } from "../io/consumer.js";
+import { fileReader } from "../io/fileReader.js";
+import { type SendReceipt, SharedWriter } from "../io/sharedWriter.js";
+import { encodeEnvelope } from "./envelope.js";
+import type { FileDelivery } from "./fileDelivery.js";
+import { FilePublish, type FilePublisher } from "./filePublisher.js";
+import { FileStream } from "./fileStream.js";
+import { FileSubscription, type SubscriptionHost } from "./fileSubscription.js";
+
+export interface FileBrokerOptions {
+  /** The `.ss` file; created (with its folder) on connect unless `existingOnly`. */
+  readonly path: string;
+  /**
+   * The consumer name a bare subscriber name subscribes as. With it, `b.subscriber("orders")` is a
+   * durable `tracked` consumer that resumes after a restart; without it, a bare name reads live
+   * from the end and keeps no position.
+   */
+  readonly consumer?: string;
+  /** Bytes between beacons in a new file: a positive multiple of 1024 (default 1 MiB). */
+  readonly beaconInterval?: number;
+  /** The largest message a publish writes, header envelope included (default 16 MiB). */
+  readonly maxPayloadBytes?: number;
+  /** Fail to connect when the file does not exist, instead of creating it. */
+  readonly existingOnly?: boolean;
+  /** Write the end-of-stream marker at shutdown, so replays of the file complete. */
+  readonly endWithEos?: boolean;
+}
+
+function invalid(message: string): RustStreamError {
+  return new RustStreamError("invalid-argument", message);
+}
+
+/**
+ * A broker with no server: RustStream's file broker over a SeaStreamer `.ss` file, which Rust
+ * services using `sea-streamer-file` or RustStream's file broker can share. The constructor only
+ * records configuration.
+ */
+export class FileBroker
+  implements Broker<ConnectedFileBroker>, InProcessBroker<ConnectedFileBroker>
+{
+  readonly [brokerMark] = "file";
+  readonly [inProcessMark] = true as const;
+  readonly options: FileBrokerOptions;
+
+  constructor(options: FileBrokerOptions) {
+    if (typeof options?.path !== "string" || options.path.length === 0) {
+      throw invalid('FileBroker needs a path: new FileBroker({ path: "data/app.ss" })');
+    }
+    const interval = options.beaconInterval ?? DEFAULT_BEACON_INTERVAL;
+    if (!Number.isSafeInteger(interval) || interval <= 0 || interval % 1024 !== 0) {
+      throw invalid(`beaconInterval ${interval}: give a positive multiple of 1024 bytes`);
+    }
+    const max = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw invalid(`maxPayloadBytes ${max}: give a whole number of bytes, 1 or more`);
+    }
+    // Checked now, so a bad name fails where the broker is built, not at the first subscribe.
+    if (options.consumer !== undefined) new FileStream("x", { consumer: options.consumer });
+    this.options = options;
+  }
+
+  async connect(): Promise<ConnectedFileBroker> {
+    prepareFile(this.options.path, this.options);
+    return new ConnectedFileBroker(this.options, this.options.path, undefined);
+  }
+
+  /**
+   * The same broker over a private temporary file (removed at shutdown), counting for the test's
+   * coordinator: every setting but the path is the production one, so it refuses what the real
+   * file refuses, and no test writes the service's real data file.
+   */
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedFileBroker> {
+    const dir = mkdtempSync(join(tmpdir(), "ruststream-file-inprocess-"));
+    const path = join(dir, basename(this.options.path));
+    prepareFile(path, { ...this.options, existingOnly: false });
+    return new ConnectedFileBroker(this.options, path, { dir, coordinator: options.coordinator });
+  }
+}
+
+/**
+ * Makes sure the file exists and is a stream file. A new one is primed, as RustStream does, with
+ * one message on the internal key `ruststream-internal` (readers skip it).
+ */
+function prepareFile(path: string, options: FileBrokerOptions): void {
+  const size = existsSync(path) ? statSync(path).size : -1;
+  if (size < 0 && options.existingOnly) {
+    throw invalid(
+      `${path} does not exist and existingOnly is set: create it first, or drop existingOnly`,
+    );
+  }
+  if (size > HEADER_SIZE) {
+    const fd = openSync(path, "r");
+    try {
+      decodeHeader(fileReader(fd).read(0, HEADER_SIZE));
+    } catch (error) {
+      throw new RustStreamError("invalid-argument", `${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  let writer: SharedWriter;
+  try {
+    writer = SharedWriter.acquire(path, {
+      ...(options.beaconInterval === undefined ? {} : { beaconInterval: options.beaconInterval }),
+      ...(options.maxPayloadBytes === undefined
+        ? {}
+        : { maxPayloadBytes: options.maxPayloadBytes }),
+    });
+  } catch (error) {
+    // Another process writes it: that process primes it.
+    if (error instanceof StreamFileError && error.code === "FILE_LOCKED") return;
+    throw new RustStreamError("invalid-argument", `${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    writer.sendNow(PRIME_STREAM_KEY, new TextEncoder().encode("1"));
+  } finally {
+    writer.release();
+  }
+}
+
+/** What shutting down a file connection left behind. */
+export interface ClosedFileBroker extends ClosedBroker {
+  /** Always 0: a publish resolves only once its bytes are written. */
+  readonly unflushed: number;
+  readonly closedSubscriptions: number;
+  /** Whether the end-of-stream marker was written (`endWithEos`). */
+  readonly endedWithEos: boolean;
+}
+
+interface InProcess {
+  readonly dir: string;
+  readonly coordinator: Coordinator;
+}
+
+/** A connection to a {@link FileBroker}'s file. */
+export class ConnectedFileBroker
+  implements
+    ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
+    SubscriptionHost,
+    TestableBroker,
+    DescribesServer
+{
+  readonly [brokerMark] = "file";
+  readonly [testableMark] = true as const;
+  readonly [describeMark] = true as const;
+  readonly backlog: Backlog = "missed";
+  /** The file read and written: the configured one, or a private temporary one in process. */
+  readonly path: string;
+  readonly #options: FileBrokerOptions;
+  readonly #inProcess: InProcess | undefined;
+  readonly #subscriptions = new Set<FileSubscription>();
+  readonly #published = new Map<string, RawMessage[]>();
+  #writer: SharedWriter | undefined;
+  #closed: Promise<ClosedFileBroker> | undefined;
+
+  constructor(options: FileBrokerOptions, path: string, inProcess: InProcess | undefined) {
+    this.#options = options;
+    this.path = path;
+    this.#inProcess = inProcess;
+  }
+
+  get state(): "connected" | "closed" {
+    return this.#closed === undefined ? "connected" : "closed";
+  }
+
+  get coordinator(): Coordinator | undefined {
+    return this.#inProcess?.coordinator;
+  }
+
+  source(name: string): FileStream {
+    const consumer = this.#options.consumer;
+    return new FileStream(name, consumer === undefined ? {} : { consumer });
+  }
+
+  async subscribe(source: string | FileStream): Promise<FileSubscription> {
+    this.assertOpen();
+    const stream = typeof source === "string" ? this.source(source) : source;
+    if (stream?.[sourceMark] !== "file") {
+      throw new RustStreamError(
+        "foreign-value",
+        `the file broker cannot subscribe to a descriptor of the "${String(stream?.[sourceMark])}" broker: use a name or FileStream`,
+      );
+    }
+    const subscription = await FileSubscription.open(this, stream);
+    if (this.#closed) {
+      await subscription.close();
+      this.assertOpen();
+    }
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  defaultPublishPolicy(): FilePublish {
+    return new FilePublish();
+  }
+
+  describeServer(): ServerDescription {
+    return {
+      protocol: "file",
+      description: `SeaStreamer stream file ${basename(this.#options.path)}`,
+    };
+  }
+
+  inject(message: OutgoingMessage): void {
+    const { wire, snapshot } = this.#prepare(message);
+    let receipt: SendReceipt;
+    try {
+      receipt = this.#acquireWriter().sendNow(message.name, wire);
+    } catch (error) {
+      throw refusal(error, message.name);
+    }
+    this.#appended(snapshot, receipt);
+  }
+
+  published(name: string): readonly RawMessage[] {
+    if (this.#inProcess === undefined) {
+      throw invalid(
+        "published() records only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    return [...(this.#published.get(name) ?? [])];
+  }
+
+  /** Used by {@link FilePublisher}. */
+  async append(message: OutgoingMessage): Promise<Receipt> {
+    const { wire, snapshot } = this.#prepare(message);
+    const writer = this.#acquireWriter();
+    let queued: { receipt: SendReceipt; written: Promise<SendReceipt> };
+    try {
+      queued = writer.enqueue(message.name, wire);
+    } catch (error) {
+      throw refusal(error, message.name);
+    }
+    // Counted before the bytes exist, so no reader can take it uncounted.
+    this.#appended(snapshot, queued.receipt);
+    const receipt = await queued.written.catch((error: unknown) => {
+      throw refusal(error, message.name);
+    });
+    return { name: message.name, position: receipt.seq.toString() };
+  }
+
+  shutdown(): Promise<ClosedFileBroker> {
+    this.#closed ??= this.#shutdown();
+    return this.#closed;
+  }
+
+  async #shutdown(): Promise<ClosedFileBroker> {
+    const subscriptions = [...this.#subscriptions];
+    await Promise.all(subscriptions.map((s) => s.close()));
+    const writer = this.#writer;
+    this.#writer = undefined;
+    let endedWithEos = false;
+    if (writer) {
+      try {
+        if (this.#options.endWithEos && !writer.ended) {
+          await writer.end();
+          endedWithEos = true;
+        } else if (!writer.ended) {
+          await writer.flush();
+        }
+      } catch {
+        // The writer failed earlier; its sends were rejected then. Closing still frees the lock.
+      } finally {
+        writer.release();
+      }
+    }
+    if (this.#inProcess) rmSync(this.#inProcess.dir, { recursive: true, force: true });
+    return {
+      [brokerMark]: "file",
+      state: "closed",
+      unflushed: 0,
+      closedSubscriptions: subscriptions.length,
+      endedWithEos,
+    };
+  }
+
+  // SubscriptionHost
+  assertOpen(): void {
+    if (this.#closed !== undefined) {
+      throw new RustStreamError(
+        "closed",
+        "this file broker connection was used after shutdown(): connect again (broker.connect()) and use the new connection",
+      );
+    }
+  }
+
+  forget(subscription: FileSubscription): void {
+    this.#subscriptions.delete(subscription);
+  }
+
+  #acquireWriter(): SharedWriter {
+    if (this.#writer) return this.#writer;
+    try {
+      this.#writer = SharedWriter.acquire(this.path, {
+        ...(this.#options.beaconInterval === undefined
+          ? {}
+          : { beaconInterval: this.#options.beaconInterval }),
+        maxPayloadBytes: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+      });
+    } catch (error) {
+      throw new RustStreamError(
+        "broker-failure",
+        `cannot publish to ${this.path}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return this.#writer;
+  }
+
+  /** Validates and encodes before anything is written: a refused message writes nothing. */
+  #prepare(message: OutgoingMessage): { wire: Uint8Array; snapshot: RawMessage | undefined } {
+    this.assertOpen();
+    if (typeof message.name !== "string" || !isValidStreamKey(message.name)) {
+      throw invalid(
+        `"${String(message.name)}" is not a stream key: publish to a name of 1 to 249 characters of A-Z a-z 0-9 . _ -`,
+      );
+    }
+    if (!(message.payload instanceof Uint8Array)) {
+      throw invalid(
+        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
+      );
+    }
+    if (message.options !== undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        "the file broker has no per-message publish options: remove options from the message",
+      );
+    }
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    if (message.partitionKey !== undefined) {
+      headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
+    }
+    if (message.deadLetterOrigin !== undefined)
+      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+    const wire = encodeEnvelope(message.payload, headers);
+    const max = this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    if (wire.length > max) {
+      throw new RustStreamError(
+        "publish-refused",
+        `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxPayloadBytes (${max}); raise it in the FileBroker options`,
+      );
+    }
+    const snapshot =
+      this.#inProcess === undefined ? undefined : snapshotMessage({ ...message, headers });
+    return { wire, snapshot };
+  }
+
+  #appended(snapshot: RawMessage | undefined, receipt: SendReceipt): void {
+    if (this.#inProcess === undefined || snapshot === undefined) return;
+    const log = this.#published.get(snapshot.name) ?? [];
+    log.push(snapshot);
+    this.#published.set(snapshot.name, log);
+    for (const s of this.#subscriptions) if (s.name === snapshot.name) s.count(receipt.offset);
+  }
+}
+
+function refusal(error: unknown, name: string): unknown {
+  if (error instanceof StreamFileError) {
+    const code = error.code === "PAYLOAD_TOO_LARGE" ? "publish-refused" : "broker-failure";
+    return new RustStreamError(code, `publishing to "${name}" failed: ${error.message}`, {
+      cause: error,
+    });
+  }
+  return error;
+}

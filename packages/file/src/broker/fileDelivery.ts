@@ -1,0 +1,68 @@
+import {
+  DeliveryBase,
+  HeaderMap,
+  headerNames,
+  type ReadonlyHeaderMap,
+  type SettleResult,
+} from "@ruststream/core";
+import type { DecodedMessage } from "../format/types.js";
+import { decodeEnvelope } from "./envelope.js";
+import { FilePosition } from "./filePosition.js";
+
+/** Every delivery carries its sequence number in its stream under this header, as in RustStream. */
+export const SEQUENCE_HEADER = "stream-sequence";
+
+/** What a delivery asks of the subscription that handed it out. */
+export interface DeliveryOwner {
+  /** Answers for a named consumer; `unsupported` for an unnamed one. Throws `closed` after shutdown. */
+  settle(delivery: FileDelivery, verb: "ack" | "drop" | "requeue"): SettleResult;
+}
+
+/** A message of a `.ss` file, unwrapped from RustStream's header envelope when it has one. */
+export class FileDelivery extends DeliveryBase<FilePosition> {
+  readonly name: string;
+  readonly payload: Uint8Array;
+  readonly headers: ReadonlyHeaderMap;
+  /** The file has no counter of its own. */
+  readonly redeliveryCount = undefined;
+  readonly message: DecodedMessage;
+  /** The subscription's generation when this was handed out: a seek makes it stale. */
+  readonly generation: number;
+  /** Counted for an in-process coordinator (released once, when settled for good). */
+  counted: boolean;
+  readonly #owner: DeliveryOwner;
+
+  constructor(owner: DeliveryOwner, message: DecodedMessage, generation: number, counted: boolean) {
+    super();
+    this.#owner = owner;
+    this.message = message;
+    this.generation = generation;
+    this.counted = counted;
+    this.name = message.streamKey;
+    const { payload, headers } = decodeEnvelope(message.payload);
+    this.payload = payload;
+    const all = headers.size === 0 ? new HeaderMap() : headers;
+    all.set(SEQUENCE_HEADER, message.seq.toString());
+    this.headers = all;
+  }
+
+  get seq(): bigint {
+    return this.message.seq;
+  }
+
+  get partitionKey(): Uint8Array | undefined {
+    return this.headers.get(headerNames.partitionKey);
+  }
+
+  get position(): FilePosition {
+    return FilePosition.sequence(this.message.seq);
+  }
+
+  protected settleAck(): SettleResult {
+    return this.#owner.settle(this, "ack");
+  }
+
+  protected settleNack(requeue: boolean): SettleResult {
+    return this.#owner.settle(this, requeue ? "requeue" : "drop");
+  }
+}

@@ -1,0 +1,307 @@
+import {
+  type BatchSubscription,
+  batchesMark,
+  type Coordinator,
+  RustStreamError,
+  type SeekableSubscription,
+  type SettleResult,
+  seekMark,
+} from "@ruststream/core";
+import { StreamFileError } from "../format/errors.js";
+import type { DecodedMessage } from "../format/types.js";
+import { FileConsumer, type ReadFrom } from "../io/consumer.js";
+import { streamTip } from "../io/streamTip.js";
+import { type DeliveryOwner, FileDelivery } from "./fileDelivery.js";
+import { FilePosition, isFilePosition } from "./filePosition.js";
+import type { FileStream } from "./fileStream.js";
+import { PositionTracker } from "./positionTracker.js";
+import { Sidecar, sidecarPath } from "./sidecar.js";
+
+/** What a subscription needs from its connection. */
+export interface SubscriptionHost {
+  /** The file read (a private temporary one in process). */
+  readonly path: string;
+  readonly coordinator: Coordinator | undefined;
+  assertOpen(): void;
+  forget(subscription: FileSubscription): void;
+}
+
+interface Named {
+  readonly sidecar: Sidecar;
+  readonly tracker: PositionTracker;
+}
+
+interface Requeued {
+  readonly message: DecodedMessage;
+  readonly counted: boolean;
+}
+
+const done: IteratorResult<FileDelivery, undefined> = { done: true, value: undefined };
+
+/** Named consumers open in this process, by sidecar path: one subscription each. */
+const openConsumers = new Set<string>();
+
+function failure(error: unknown, name: string): RustStreamError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new RustStreamError("broker-failure", `reading "${name}" failed: ${message}`, {
+    cause: error,
+  });
+}
+
+/**
+ * One stream key of the file, read in order. Unnamed, it keeps no position: every settle answers
+ * `unsupported`. Named (a consumer name on the descriptor), it is `tracked`: ack and drop settle,
+ * a requeue comes back ahead of newer messages, and the stored position moves only over a run of
+ * settled deliveries.
+ */
+export class FileSubscription
+  implements BatchSubscription<FileDelivery>, SeekableSubscription<FileDelivery>, DeliveryOwner
+{
+  readonly [batchesMark] = true as const;
+  readonly [seekMark] = true as const;
+  readonly name: string;
+  readonly #host: SubscriptionHost;
+  readonly #consumer: FileConsumer;
+  readonly #named: Named | undefined;
+  readonly #requeued: Requeued[] = [];
+  /** File offsets of appends counted for the coordinator and not yet handed out. */
+  readonly #counted = new Set<number>();
+  /** Handed out, counted, not settled for good. */
+  readonly #out = new Set<FileDelivery>();
+  #fetch: Promise<DecodedMessage | undefined> | undefined;
+  #wakeRequeue: (() => void) | undefined;
+  #generation = 0;
+  #closed = false;
+
+  private constructor(
+    host: SubscriptionHost,
+    name: string,
+    consumer: FileConsumer,
+    named: Named | undefined,
+  ) {
+    this.#host = host;
+    this.name = name;
+    this.#consumer = consumer;
+    this.#named = named;
+  }
+
+  static async open(host: SubscriptionHost, stream: FileStream): Promise<FileSubscription> {
+    const key = stream.name;
+    let from: ReadFrom = stream.start;
+    let named: Named | undefined;
+    let claim: string | undefined;
+    if (stream.consumer !== undefined) {
+      claim = sidecarPath(host.path, stream.consumer, key);
+      if (openConsumers.has(claim)) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `consumer "${stream.consumer}" of "${key}" is already subscribed in this process: close that subscription first, or use another consumer name`,
+        );
+      }
+      const sidecar = new Sidecar(claim, key);
+      let next = sidecar.load();
+      if (next === undefined) {
+        // A new consumer stores where it starts, so what is appended before its first settle is
+        // not skipped by a restart.
+        next = stream.start === "beginning" ? 0n : (streamTip(host.path, key)?.seq ?? 0n) + 1n;
+        await sidecar.store(next);
+      }
+      named = { sidecar, tracker: new PositionTracker(next) };
+      from = { seq: next };
+    }
+    if (claim) openConsumers.add(claim);
+    try {
+      const consumer = await FileConsumer.open(host.path, {
+        from,
+        follow: !stream.replay,
+        streamKey: key,
+      });
+      return new FileSubscription(host, key, consumer, named);
+    } catch (error) {
+      if (claim) openConsumers.delete(claim);
+      throw error;
+    }
+  }
+
+  /** An append to this stream counted for the in-process coordinator. */
+  count(offset: number): void {
+    this.#counted.add(offset);
+    this.#host.coordinator?.enqueued();
+  }
+
+  async next(): Promise<IteratorResult<FileDelivery, undefined>> {
+    this.#host.assertOpen();
+    if (this.#closed) return done;
+    for (;;) {
+      const requeued = this.#requeued.shift();
+      if (requeued) return { done: false, value: this.#redeliver(requeued) };
+      this.#fetch ??= this.#consumer.next();
+      const fetch = this.#fetch;
+      const requeue = new Promise<"requeue">((resolve) => {
+        this.#wakeRequeue = () => resolve("requeue");
+      });
+      let got: DecodedMessage | undefined | "requeue";
+      try {
+        got = await Promise.race([fetch, requeue]);
+      } catch (error) {
+        this.#fetch = undefined;
+        this.#host.assertOpen();
+        throw failure(error, this.name);
+      } finally {
+        this.#wakeRequeue = undefined;
+      }
+      this.#host.assertOpen();
+      if (got === "requeue") continue;
+      if (fetch === this.#fetch) this.#fetch = undefined;
+      if (got === undefined) return done;
+      return { done: false, value: this.#deliver(got) };
+    }
+  }
+
+  async nextBatch(max: number): Promise<readonly FileDelivery[]> {
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
+    }
+    const first = await this.next();
+    if (first.done) return [];
+    const batch = [first.value];
+    while (batch.length < max && this.#requeued.length > 0) {
+      batch.push(this.#redeliver(this.#requeued.shift()!));
+    }
+    if (this.#fetch === undefined) {
+      for (const m of this.#consumer.takeBuffered(max - batch.length)) batch.push(this.#deliver(m));
+    }
+    return batch;
+  }
+
+  async seek(position: FilePosition): Promise<void> {
+    this.#host.assertOpen();
+    if (!isFilePosition(position)) {
+      throw new RustStreamError(
+        "foreign-value",
+        "seek() got a position that is not a file position: pass delivery.position or parsePosition()",
+      );
+    }
+    const target = position.target;
+    let from: ReadFrom;
+    if (target.kind === "beginning" || target.kind === "end") {
+      from = target.kind;
+    } else {
+      const tip = streamTip(this.#host.path, this.name);
+      const beyond =
+        tip === undefined ||
+        (target.kind === "sequence" ? target.seq > tip.seq : target.ms >= tip.timestamp);
+      if (beyond) {
+        throw new RustStreamError(
+          "unknown-position",
+          `position ${position} of "${this.name}" is past what the file holds (last sequence ${tip?.seq ?? "none"}): seek to a stored position, or to "end"`,
+        );
+      }
+      from = target.kind === "sequence" ? { seq: target.seq } : { timestamp: target.ms };
+    }
+    // Deliveries handed out before the seek may still be settled; they no longer move anything.
+    this.#generation++;
+    this.#fetch = undefined;
+    this.#releaseAll();
+    this.#named?.tracker.reset();
+    this.#consumer.seek(from);
+  }
+
+  parsePosition(text: string): FilePosition {
+    return FilePosition.parse(text);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#consumer.close();
+    this.#wakeRequeue?.();
+    this.#releaseAll();
+    this.#host.forget(this);
+    const named = this.#named;
+    if (named) {
+      openConsumers.delete(named.sidecar.path);
+      await named.sidecar.settle().catch(() => {});
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<FileDelivery, undefined> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        await this.close();
+        return done;
+      },
+    };
+  }
+
+  // DeliveryOwner
+  settle(delivery: FileDelivery, verb: "ack" | "drop" | "requeue"): SettleResult {
+    this.#host.assertOpen();
+    const named = this.#named;
+    if (named === undefined) {
+      // Nothing to tell the file; for a test's coordinator the delivery is done all the same.
+      this.#release(delivery);
+      return "unsupported";
+    }
+    if (delivery.generation !== this.#generation) {
+      this.#release(delivery);
+      return "ok";
+    }
+    if (verb === "requeue") {
+      this.#out.delete(delivery);
+      this.#requeued.push({ message: delivery.message, counted: delivery.counted });
+      delivery.counted = false;
+      this.#wakeRequeue?.();
+      return "ok";
+    }
+    this.#release(delivery);
+    const moved = named.tracker.settle(delivery.seq);
+    if (moved === undefined) return "ok";
+    return named.sidecar.store(moved).then(
+      () => "ok" as const,
+      (error: unknown) => {
+        throw new StreamFileError(
+          "FILE_IO",
+          `could not store the position of "${this.name}" in ${named.sidecar.path}`,
+          undefined,
+          error,
+        );
+      },
+    );
+  }
+
+  #deliver(message: DecodedMessage): FileDelivery {
+    const counted = this.#counted.delete(message.offset);
+    this.#named?.tracker.delivered(message.seq);
+    const delivery = new FileDelivery(this, message, this.#generation, counted);
+    if (counted) this.#out.add(delivery);
+    return delivery;
+  }
+
+  #redeliver(requeued: Requeued): FileDelivery {
+    const delivery = new FileDelivery(this, requeued.message, this.#generation, requeued.counted);
+    if (requeued.counted) this.#out.add(delivery);
+    return delivery;
+  }
+
+  #release(delivery: FileDelivery): void {
+    if (!delivery.counted) return;
+    delivery.counted = false;
+    this.#out.delete(delivery);
+    this.#host.coordinator?.consumed();
+  }
+
+  /** Everything counted and not settled is abandoned: released for the coordinator. */
+  #releaseAll(): void {
+    let n = this.#counted.size;
+    this.#counted.clear();
+    for (const d of this.#out) {
+      d.counted = false;
+      n++;
+    }
+    this.#out.clear();
+    for (const r of this.#requeued.splice(0)) if (r.counted) n++;
+    if (n > 0) this.#host.coordinator?.consumed(n);
+  }
+}
