@@ -17,6 +17,12 @@ interface SourceBase {
   readonly [sourceMark]: string;
   /** The topic, stream or queue. */
   readonly name: string;
+  /**
+   * `false` where deliveries from this source can never carry a partition key, so the runtime
+   * refuses keyed lanes without a key function at startup instead of running them on one lane.
+   * Absent means they can.
+   */
+  readonly carriesPartitionKey?: boolean;
 }
 
 /** This process republishes retry copies, and the descriptor knows the address they go to. */

@@ -57,7 +57,7 @@ function sourceName(source: string | Source): string {
 
 /** Whether a source says it can never carry a partition key (a broker opts in by saying so). */
 function carriesNoKey(source: Source): boolean {
-  return (source as { readonly carriesPartitionKey?: boolean }).carriesPartitionKey === false;
+  return source.carriesPartitionKey === false;
 }
 
 /** A started app: owns the connections and the subscriber runtimes, and stops them. */
