@@ -124,6 +124,11 @@ export class RustStream {
 
   /** Connects every broker, opens every subscription and serves; resolves once ready. */
   async start(options: StartOptions = {}): Promise<RunningApp> {
+    return this.#start(options, () => {});
+  }
+
+  /** `onReady` runs once the subscriptions are open, before the startup hooks publish anything. */
+  async #start(options: StartOptions, onReady: (run: RunningApp) => void): Promise<RunningApp> {
     if (this.#registrations.length === 0) {
       throw new RustStreamError(
         "invalid-argument",
@@ -142,6 +147,7 @@ export class RustStream {
       shutdownTimeoutMs: this.#options.shutdownTimeoutMs ?? 10_000,
     });
     await run.open();
+    onReady(run);
     try {
       for (const hook of this.#hooks) await hook(run);
     } catch (error) {
@@ -164,19 +170,20 @@ export class RustStream {
     };
     let running: RunningApp;
     try {
-      running = await this.start({ logger: log });
+      running = await this.#start({ logger: log }, (opened) =>
+        log.info(
+          {
+            app: this.info.name,
+            version: this.info.version,
+            subscribers: opened.subscribers.join(","),
+          },
+          "ready",
+        ),
+      );
     } catch (error) {
       log.error({ error }, "startup failed");
       return finish(1);
     }
-    log.info(
-      {
-        app: this.info.name,
-        version: this.info.version,
-        subscribers: running.subscribers.join(","),
-      },
-      "ready",
-    );
     const signals = options.signals ?? ["SIGTERM", "SIGINT"];
     let onSignal: (signal: NodeJS.Signals) => void = () => {};
     const signalled = new Promise<string>((resolve) => {
