@@ -75,9 +75,26 @@ describe("every suite fails on a broken broker", { timeout: 30_000 }, () => {
     );
     expect(failed(results)).toEqual([
       "a copy sent to the redelivery address arrives like a control message",
-      "requeues keep the headers and count deliveries",
+      "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
     ]);
   });
+
+  for (const [fault, what] of [
+    ["requeueLosesHeader", "a requeue that loses another header"],
+    ["requeueRewritesHeader", "a requeue that rewrites another header"],
+    ["requeueCountsTwice", "a requeue counted in the header and redeliveryCount both"],
+    ["requeueCountsNothing", "a requeue counted nowhere"],
+  ] as const) {
+    it(`retry via an address catches ${what}`, async () => {
+      const results = await runScenarios(
+        redeliveryAddressScenarios,
+        topicHarness({ [fault]: true }),
+      );
+      expect(failed(results)).toEqual([
+        "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
+      ]);
+    });
+  }
 
   it("broker-moved retry catches half a declaration accepted", async () => {
     const server = faultyBroker({ acceptHalfDeclaration: true });

@@ -13,6 +13,8 @@ import {
   type RawMessage,
   type RequestOptions,
   RustStreamError,
+  readRetryCount,
+  writeRetryCount,
 } from "@ruststream/core";
 
 /** Deliberate mistakes, each one a real broker could make; every suite must catch at least one. */
@@ -27,6 +29,14 @@ export interface Faults {
   readonly dropEmptyHeaders?: boolean;
   /** Publishing drops the framework's retry-count header. */
   readonly stripRetryCount?: boolean;
+  /** A requeued message comes back without one of its other headers. */
+  readonly requeueLosesHeader?: boolean;
+  /** A requeued message comes back with another header's value rewritten. */
+  readonly requeueRewritesHeader?: boolean;
+  /** A requeue raises the retry-count header and the broker's `redeliveryCount` both. */
+  readonly requeueCountsTwice?: boolean;
+  /** A requeue raises neither: every delivery reports `redeliveryCount` 1, the header untouched. */
+  readonly requeueCountsNothing?: boolean;
   /** Subscribing completes half a retry declaration instead of refusing it. */
   readonly acceptHalfDeclaration?: boolean;
   /** Batches hold one more delivery than asked for. */
@@ -66,12 +76,32 @@ function filterHeaders(message: OutgoingMessage, faults: Faults): OutgoingMessag
   return { ...message, headers };
 }
 
+/** The headers a broker with a requeue fault would show on a message that came back. */
+function requeuedHeaders(delivery: MemoryDelivery, faults: Faults): HeaderMap {
+  const headers = delivery.headers.clone();
+  const others = [...headers.keys()].filter((name) => name !== headerNames.retryCount);
+  const victim = others.at(-1);
+  if (faults.requeueLosesHeader && victim !== undefined) headers.delete(victim);
+  if (faults.requeueRewritesHeader && victim !== undefined) headers.set(victim, "rewritten");
+  if (faults.requeueCountsTwice) {
+    writeRetryCount(headers, readRetryCount(headers) + delivery.redeliveryCount - 1);
+  }
+  return headers;
+}
+
 function faultyDelivery(delivery: MemoryDelivery, faults: Faults): MemoryDelivery {
-  if (!faults.ackOnRequeue) return delivery;
-  return wrap(delivery, {
-    nack: (options: { requeue: boolean }) =>
-      options.requeue ? delivery.ack() : delivery.nack(options),
-  });
+  const overrides: Record<PropertyKey, unknown> = {};
+  if (faults.ackOnRequeue) {
+    overrides.nack = (options: { requeue: boolean }) =>
+      options.requeue ? delivery.ack() : delivery.nack(options);
+  }
+  if (delivery.redeliveryCount > 1) {
+    if (faults.requeueLosesHeader || faults.requeueRewritesHeader || faults.requeueCountsTwice) {
+      overrides.headers = requeuedHeaders(delivery, faults);
+    }
+    if (faults.requeueCountsNothing) overrides.redeliveryCount = 1;
+  }
+  return Object.keys(overrides).length === 0 ? delivery : wrap(delivery, overrides);
 }
 
 function faultySubscription(

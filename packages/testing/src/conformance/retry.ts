@@ -21,6 +21,31 @@ function expectHeaders(actual: ReadonlyHeaderMap, sent: ReadonlyHeaderMap, step:
   }
 }
 
+/** Every header of `earlier` but the retry count, byte for byte, and no header it did not have. */
+function expectSameButCount(
+  actual: ReadonlyHeaderMap,
+  earlier: ReadonlyHeaderMap,
+  step: string,
+): void {
+  const names = (headers: ReadonlyHeaderMap) =>
+    [...headers]
+      .map(([name]) => name)
+      .filter((name) => name !== headerNames.retryCount)
+      .sort();
+  expect(names(actual), `${step}: header names`).toEqual(names(earlier));
+  for (const [name, value] of earlier) {
+    if (name === headerNames.retryCount) continue;
+    expect(actual.get(name), `${step}: header "${name}"`).toEqual(value);
+  }
+}
+
+/** The retry-count header as a number; it must stay decimal text once a message carries it. */
+function retryCountOf(headers: ReadonlyHeaderMap, step: string): number {
+  const value = headers.getString(headerNames.retryCount);
+  expect(value, `${step}: the retry-count header is kept`).toMatch(/^(0|[1-9][0-9]*)$/);
+  return Number(value);
+}
+
 export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
   {
     name: "a copy sent to the redelivery address arrives like a control message",
@@ -68,19 +93,49 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
       }),
   },
   {
-    name: "requeues keep the headers and count deliveries",
+    name: "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
     run: (h) =>
       withConnection(h, async (connected) => {
         const name = uniqueName("recount");
         const collector = new Collector(await connected.subscribe(h.source(name)));
         const publisher = await h.publisher(connected);
-        const headers = new HeaderMap({ "x-trace": "t-1", [headerNames.retryCount]: "0" });
+        // Not 0: the message is already a copy that came back twice, so a broker must add to the
+        // count it carries, never restart it or write its own delivery count into it.
+        const initial = 2;
+        const headers = new HeaderMap({
+          "x-trace": "t-1",
+          "x-bin": bytes("a\u0000\r\n"),
+          [headerNames.retryCount]: String(initial),
+        });
         await publisher.publish({ name, payload: bytes("again"), headers });
+        let first: ReadonlyHeaderMap | undefined;
+        let previous = initial;
         for (let attempt = 1; attempt <= 3; attempt++) {
-          const got = await collector.waitFor(attempt, h.arrivalMs, `delivery ${attempt}`);
+          const step = `delivery ${attempt}`;
+          const got = await collector.waitFor(attempt, h.arrivalMs, step);
           const d = got[attempt - 1]!;
-          expectHeaders(d.headers, headers, `delivery ${attempt}`);
-          if (d.redeliveryCount !== undefined) expect(d.redeliveryCount).toBe(attempt);
+          if (first === undefined) {
+            expectHeaders(d.headers, headers, step);
+            first = d.headers.clone();
+          } else {
+            expectSameButCount(d.headers, first, step);
+          }
+          const count = retryCountOf(d.headers, step);
+          expect(
+            count - previous,
+            `${step}: the retry count grows by at most one per requeue`,
+          ).toBeGreaterThanOrEqual(0);
+          expect(
+            count - previous,
+            `${step}: the retry count grows by at most one per requeue`,
+          ).toBeLessThanOrEqual(1);
+          previous = count;
+          // The runtime's attempt: the header plus the broker's count. A broker counts a requeue in
+          // one of them, never both and never neither.
+          expect(
+            count + (d.redeliveryCount ?? 1) - initial,
+            `${step}: retry-count header (${count}) + redeliveryCount (${d.redeliveryCount}) - ${initial}`,
+          ).toBe(attempt);
           if (attempt === 3) {
             await d.ack();
           } else if ((await d.nack({ requeue: true })) === "unsupported") {
