@@ -1,5 +1,4 @@
 import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
-import { REQUEUES } from "./names.js";
 
 // RustStream's frame for single-blob transports (list values, pub/sub payloads, delayed entries):
 //   u32 BE header_count | (u32 BE name_len | name | u32 BE value_len | value)* | payload
@@ -13,19 +12,13 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 export interface Framed {
   readonly headers: HeaderMap;
   readonly payload: Uint8Array;
-  /** Requeues the broker counted, carried as a last frame entry outside the headers. */
-  readonly requeues: number;
 }
 
-const requeuesName = REQUEUES;
-
-export function encodeFrame(headers: ReadonlyHeaderMap, payload: Uint8Array, requeues = 0): Buffer {
+export function encodeFrame(headers: ReadonlyHeaderMap, payload: Uint8Array): Buffer {
   const names: Uint8Array[] = [];
   const values: Uint8Array[] = [];
   let size = 4 + payload.length;
-  const entries: Iterable<[string, Uint8Array]> =
-    requeues > 0 ? [...headers, [requeuesName, encoder.encode(String(requeues))]] : headers;
-  for (const [name, value] of entries) {
+  for (const [name, value] of headers) {
     const n = encoder.encode(name);
     names.push(n);
     values.push(value);
@@ -52,7 +45,7 @@ function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
 }
 
 export function decodeFrame(bytes: Uint8Array): Framed {
-  const raw = { headers: new HeaderMap(), payload: view(bytes, 0, bytes.length), requeues: 0 };
+  const raw = { headers: new HeaderMap(), payload: view(bytes, 0, bytes.length) };
   if (bytes.length < 4) return raw;
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const count = data.getUint32(0);
@@ -78,12 +71,5 @@ export function decodeFrame(bytes: Uint8Array): Framed {
     headers.set(name, view(bytes, at, at + valueLength));
     at += valueLength;
   }
-  const requeues = headers.getString(requeuesName);
-  headers.delete(requeuesName);
-  return { headers, payload: view(bytes, at, bytes.length), requeues: countOf(requeues) };
-}
-
-/** A count as the broker writes it: ASCII decimal; anything else counts as 0. */
-export function countOf(text: string | undefined): number {
-  return text !== undefined && /^(0|[1-9][0-9]{0,8})$/.test(text) ? Number(text) : 0;
+  return { headers, payload: view(bytes, at, bytes.length) };
 }

@@ -19,13 +19,6 @@ export const streamFields = {
   headerPrefix: "h:",
 } as const;
 
-/**
- * Where the broker counts its own requeues: a stream field, or a frame entry, outside the headers. A
- * requeue keeps the message's headers byte for byte (the framework's `x-ruststream-retry-count`
- * included); the attempt count adds this to them.
- */
-export const REQUEUES = "_requeues";
-
 /** Default suffixes of the keys a descriptor derives from its own key. */
 export const keySuffixes = {
   /** The reliable list's processing list. */

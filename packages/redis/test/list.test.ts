@@ -1,3 +1,4 @@
+import { headerNames } from "@ruststream/core";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisList, RedisPublish } from "../src/index.js";
@@ -27,7 +28,9 @@ describe("reliable lists", () => {
     expect(await inspector.llen(`${key}.processing`)).toBe(1);
     expect(await d.nack({ requeue: true })).toBe("ok");
     const again = await next(sub);
-    expect(again.redeliveryCount).toBe(2);
+    // Lists keep no delivery count: the copy carries it in its retry-count header.
+    expect(again.headers.getString(headerNames.retryCount)).toBe("1");
+    expect(again.redeliveryCount).toBe(1);
     expect(await again.nackAfter(10)).toBe("unsupported");
     expect(await again.ack()).toBe("ok");
     expect(await inspector.llen(`${key}.processing`)).toBe(0);
@@ -51,6 +54,8 @@ describe("reliable lists", () => {
     const sub = (await live.subscribe(source)) as RedisListSubscription;
     const back = await next(sub);
     expect(text(back.payload)).toBe("orphan");
+    // The dead consumer's delivery counts.
+    expect(back.headers.getString(headerNames.retryCount)).toBe("1");
     await back.ack();
     expect(await inspector.llen(`${key}.processing`)).toBe(0);
     expect(await inspector.zcard(`${key}.recovery`)).toBe(0);

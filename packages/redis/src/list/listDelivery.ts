@@ -2,7 +2,6 @@ import {
   DeliveryBase,
   type HeaderMap,
   type ReadonlyHeaderMap,
-  readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
 import { redisHeaders } from "../names.js";
@@ -13,35 +12,34 @@ export interface ListDeliveryOwner {
   assertOpen(): void;
   /** Removes the value from the processing list (ack and drop). */
   remove(delivery: RedisListDelivery): Promise<void>;
-  /** Pushes a copy (count incremented) back onto the queue and removes the value, atomically. */
+  /** Pushes a copy (retry count raised) back onto the queue and removes the value, atomically. */
   requeue(delivery: RedisListDelivery): Promise<void>;
   settled(delivery: RedisListDelivery): void;
 }
 
 /**
  * A delivery from a reliable list: the value sits in the processing list until it is settled.
- * Redis keeps no delivery count for lists, so the attempt is the retry-count header plus the
- * broker's requeues (a frame entry outside the headers) plus one.
+ * Redis keeps no delivery count for lists, so every value counts as delivered once
+ * (`redeliveryCount` 1) and whatever puts one back (requeue, shutdown, recovery of a dead
+ * consumer's values) raises its retry-count header instead: the attempt is that header plus one.
  */
 export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly name: string;
   readonly payload: Uint8Array;
   readonly headers: HeaderMap;
-  readonly redeliveryCount: number;
+  readonly redeliveryCount = 1;
   readonly position: RedisSequencePosition;
   /** The value exactly as it sits in the processing list (`LREM` needs it byte for byte). */
   readonly raw: Buffer;
   /** The claim's member in the recovery set, when recovery is on. */
   readonly claim: Buffer | undefined;
-  /** Requeues the broker counted on this value's earlier copies. */
-  readonly requeues: number;
   readonly #owner: ListDeliveryOwner;
 
   constructor(
     owner: ListDeliveryOwner,
     name: string,
     raw: Buffer,
-    framed: { headers: HeaderMap; payload: Uint8Array; requeues: number },
+    framed: { headers: HeaderMap; payload: Uint8Array },
     sequence: bigint,
     claim: Buffer | undefined,
   ) {
@@ -52,8 +50,6 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
     this.claim = claim;
     this.payload = framed.payload;
     this.headers = framed.headers;
-    this.requeues = framed.requeues;
-    this.redeliveryCount = readRetryCount(framed.headers) + framed.requeues + 1;
     this.position = new RedisSequencePosition(sequence);
   }
 

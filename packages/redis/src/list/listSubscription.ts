@@ -3,6 +3,7 @@ import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { array, type BlockingLink, type Command, errorCode } from "../link/link.js";
 import { SWEEP_BATCH } from "../names.js";
+import { countedHeaders } from "../retryCount.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
 
@@ -148,7 +149,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     await this.#host.link.transaction([
       {
         name: "LPUSH",
-        args: [this.name, encodeFrame(delivery.headers, delivery.payload, delivery.requeues + 1)],
+        args: [this.name, encodeFrame(countedHeaders(delivery.headers, 1), delivery.payload)],
       },
       ...this.#release(delivery),
     ]);
@@ -230,8 +231,11 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
       for (const member of stale) {
         const raw = member.subarray(SALT_LENGTH);
         // Only the sweeper whose LREM found the value pushes it back: no doubles across sweepers.
+        // The dead consumer had it, so it goes back counted: a value that kills every consumer
+        // that takes it reaches the cap instead of circling for ever.
         if ((await link.call("LREM", [source.processing, 1, raw])) === 1) {
-          await link.call("LPUSH", [this.name, raw]);
+          const { headers, payload } = decodeFrame(raw);
+          await link.call("LPUSH", [this.name, encodeFrame(countedHeaders(headers, 1), payload)]);
         }
         await link.call("ZREM", [source.recoveryKey, member]);
       }
@@ -250,7 +254,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     const commands: Command[] = [];
     // RPUSH the last first, so the first taken is popped first again.
     for (const d of [...ordered].reverse()) {
-      const frame = encodeFrame(d.headers, d.payload, d.requeues + 1);
+      const frame = encodeFrame(countedHeaders(d.headers, 1), d.payload);
       commands.push({ name: "RPUSH", args: [this.name, frame] });
     }
     for (const d of ordered) commands.push(...this.#release(d));

@@ -1,7 +1,6 @@
 import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
-import { countOf } from "../frame.js";
 import { type Arg, bytesOf, type Reply, text } from "../link/link.js";
-import { REQUEUES, streamFields } from "../names.js";
+import { streamFields } from "../names.js";
 
 const prefix = Buffer.from(streamFields.headerPrefix);
 
@@ -10,15 +9,13 @@ export interface StreamEntry {
   readonly id: string;
   readonly payload: Uint8Array;
   readonly headers: HeaderMap;
-  /** Requeues the broker counted (the `_requeues` field). */
-  readonly requeues: number;
 }
 
 /**
  * The fields of an entry: the payload, then one `h:<name>` field per header, every value as bytes.
  * Fields are Buffers so nothing passes through a string on the way.
  */
-export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array, requeues = 0): Arg[] {
+export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array): Arg[] {
   const fields: Arg[] = [
     streamFields.payload,
     Buffer.from(payload.buffer, payload.byteOffset, payload.length),
@@ -29,7 +26,6 @@ export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array, req
       Buffer.from(value.buffer, value.byteOffset, value.length),
     );
   }
-  if (requeues > 0) fields.push(REQUEUES, String(requeues));
   return fields;
 }
 
@@ -46,7 +42,6 @@ export function parseEntry(reply: Reply): StreamEntry | undefined {
   if (!Array.isArray(fields)) return undefined;
   let payload: Uint8Array = new Uint8Array(0);
   const headers = new HeaderMap();
-  let requeues = 0;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const field = fields[i];
     if (!Buffer.isBuffer(field)) continue;
@@ -55,8 +50,6 @@ export function parseEntry(reply: Reply): StreamEntry | undefined {
       field.toString("latin1") === streamFields.payload
     ) {
       payload = bytesOf(fields[i + 1]);
-    } else if (field.length === REQUEUES.length && field.toString("latin1") === REQUEUES) {
-      requeues = countOf(text(fields[i + 1]));
     } else if (field.length > prefix.length && field.subarray(0, prefix.length).equals(prefix)) {
       try {
         headers.set(field.subarray(prefix.length).toString("utf8"), bytesOf(fields[i + 1]));
@@ -65,7 +58,7 @@ export function parseEntry(reply: Reply): StreamEntry | undefined {
       }
     }
   }
-  return { id, payload, headers, requeues };
+  return { id, payload, headers };
 }
 
 /** The entries of an `XREADGROUP`/`XREAD` reply for one stream: `[[key, [entry...]]]`. */

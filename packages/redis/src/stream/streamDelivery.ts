@@ -8,6 +8,7 @@ import {
 } from "@ruststream/core";
 import { redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
+import { countedHeaders } from "../retryCount.js";
 import type { StreamEntry } from "./entry.js";
 
 /** What a stream delivery needs from the subscription that handed it out. */
@@ -15,10 +16,15 @@ export interface StreamDeliveryOwner {
   assertOpen(): void;
   /** `XACK` of the entry. */
   acknowledge(id: string): Promise<void>;
-  /** Appends a copy counting `requeues` and acks the original, in one transaction. */
-  requeue(id: string, entry: StreamEntry, requeues: number): Promise<void>;
+  /** Appends a copy with `headers` and acks the original, in one transaction. */
+  requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void>;
   /** Parks a copy in the delayed-retry set and acks the original; `false` without the set. */
-  delay(id: string, entry: StreamEntry, requeues: number, ms: number): Promise<boolean> | false;
+  delay(
+    id: string,
+    headers: ReadonlyHeaderMap,
+    payload: Uint8Array,
+    ms: number,
+  ): Promise<boolean> | false;
   /** Appends the message to `target` and acks the original, in one transaction. */
   deadLetter(id: string, target: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
   readonly maxAttempts: number | undefined;
@@ -27,10 +33,10 @@ export interface StreamDeliveryOwner {
 }
 
 /**
- * A delivery from a stream's consumer group. Its attempt count is the retry-count header the
- * framework carries on its own copies, plus the requeues the broker counted on its copies (a field
- * outside the headers, which a requeue keeps as they were), plus the pending list's delivery count:
- * requeued copies and reclaimed entries count alike.
+ * A delivery from a stream's consumer group. `redeliveryCount` is the pending list's delivery count
+ * of this entry alone (1 off the tail, more once reclaimed); a copy that goes back (requeue, delayed
+ * retry) carries the deliveries before it in the retry-count header. The attempt, as the runtime
+ * reads it, is the sum of the two, so requeued copies and reclaimed entries count alike.
  */
 export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
   readonly name: string;
@@ -46,7 +52,12 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     this.name = name;
     this.entry = entry;
     this.deliveryCount = deliveryCount;
-    this.redeliveryCount = readRetryCount(entry.headers) + entry.requeues + deliveryCount;
+    this.redeliveryCount = deliveryCount;
+  }
+
+  /** Every delivery of the message so far, this one included: what a cap is checked against. */
+  get attempt(): number {
+    return readRetryCount(this.entry.headers) + this.deliveryCount;
   }
 
   get payload(): Uint8Array {
@@ -75,18 +86,18 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     this.#owner.assertOpen();
     const target = this.#owner.deadLetterTarget;
     if (target !== undefined) {
-      const exhausted = this.redeliveryCount >= (this.#owner.maxAttempts ?? 1);
+      const exhausted = this.attempt >= (this.#owner.maxAttempts ?? 1);
       if (!requeue || exhausted) {
         return this.#finish(this.moveTo(target, requeue ? "max-attempts" : "rejected"));
       }
     }
     if (!requeue) return this.#finish(this.#owner.acknowledge(this.entry.id));
-    return this.#finish(this.#owner.requeue(this.entry.id, this.entry, this.#copyRequeues()));
+    return this.#finish(this.#owner.requeue(this.entry.id, this.#copyHeaders(), this.payload));
   }
 
   protected override settleNackAfter(ms: number): SettleResult {
     this.#owner.assertOpen();
-    const parked = this.#owner.delay(this.entry.id, this.entry, this.#copyRequeues(), ms);
+    const parked = this.#owner.delay(this.entry.id, this.#copyHeaders(), this.payload, ms);
     if (parked === false) return "unsupported";
     return this.#finish(parked.then(() => undefined));
   }
@@ -96,14 +107,15 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     const headers = this.entry.headers.clone();
     writeDeadLetterOrigin(headers, { source: this.name, position: this.entry.id, reason });
     headers.set(redisHeaders.deadLetterReason, reason);
-    // Every delivery it had, however it came back: the count its cap was checked against.
-    headers.set(redisHeaders.deliveryCount, String(this.redeliveryCount));
+    // This entry's own deliveries, as RustStream writes it; with the retry-count header the message
+    // arrived with, the sum is every delivery it had, the count its cap was checked against.
+    headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
   }
 
-  // The copy carries this delivery's count, so its next delivery counts one more.
-  #copyRequeues(): number {
-    return this.entry.requeues + this.deliveryCount;
+  // The copy carries this entry's deliveries in its header, so its next delivery counts one more.
+  #copyHeaders(): ReadonlyHeaderMap {
+    return countedHeaders(this.entry.headers, this.deliveryCount);
   }
 
   #finish(work: Promise<void>): Promise<"ok"> {

@@ -3,8 +3,8 @@ import {
   type BatchSubscription,
   batchesMark,
   type HeaderMap,
+  type ReadonlyHeaderMap,
   RustStreamError,
-  readRetryCount,
   type SeekableSubscription,
   seekMark,
 } from "@ruststream/core";
@@ -12,6 +12,7 @@ import { encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { type Arg, array, type BlockingLink, type Command, errorCode, text } from "../link/link.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
+import { countedHeaders } from "../retryCount.js";
 import type { RedisStream } from "../sources.js";
 import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
 import { entriesOfRead, entryFields, parseEntry, type StreamEntry } from "./entry.js";
@@ -222,14 +223,19 @@ export class RedisStreamSubscription
     await this.#host.link.call("XACK", [this.name, this.group, id]);
   }
 
-  async requeue(id: string, entry: StreamEntry, requeues: number): Promise<void> {
+  async requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void> {
     await this.#host.link.transaction([
-      xadd(this.name, entryFields(entry.headers, entry.payload, requeues), this.#host.maxLen),
+      xadd(this.name, entryFields(headers, payload), this.#host.maxLen),
       { name: "XACK", args: [this.name, this.group, id] },
     ]);
   }
 
-  delay(id: string, entry: StreamEntry, requeues: number, ms: number): Promise<boolean> | false {
+  delay(
+    id: string,
+    headers: ReadonlyHeaderMap,
+    payload: Uint8Array,
+    ms: number,
+  ): Promise<boolean> | false {
     const delayed = this.#source.delayedRetry;
     if (delayed === undefined) return false;
     const link = this.#host.link;
@@ -237,11 +243,7 @@ export class RedisStreamSubscription
     const idBytes = Buffer.from(id);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32BE(idBytes.length);
-    const member = Buffer.concat([
-      length,
-      idBytes,
-      encodeFrame(entry.headers, entry.payload, requeues),
-    ]);
+    const member = Buffer.concat([length, idBytes, encodeFrame(headers, payload)]);
     const commands: Command[] = [{ name: "ZADD", args: [delayed.key, due, member] }];
     if (delayed.ttlMs !== undefined) {
       commands.push({ name: "PEXPIRE", args: [delayed.key, Math.max(1, delayed.ttlMs)] });
@@ -394,10 +396,9 @@ export class RedisStreamSubscription
     let kept = 0;
     for (const entry of entries) {
       const count = counts.get(entry.id) ?? 1;
-      const attempt = readRetryCount(entry.headers) + entry.requeues + count;
-      if (this.deadLetterTarget !== undefined && attempt > (this.maxAttempts ?? 1)) {
+      const delivery = new RedisStreamDelivery(this, this.name, entry, count);
+      if (this.deadLetterTarget !== undefined && delivery.attempt > (this.maxAttempts ?? 1)) {
         // Its last attempt ran (and crashed): past the cap, so it goes to the dead letter unhandled.
-        const delivery = new RedisStreamDelivery(this, this.name, entry, count);
         await delivery.moveTo(this.deadLetterTarget, "max-attempts");
         continue;
       }
@@ -428,8 +429,8 @@ export class RedisStreamSubscription
 
   /** A due delayed copy goes back onto the stream. */
   #restore(member: Buffer): Command {
-    const { headers, payload, requeues } = parseDelayedMember(member);
-    return xadd(this.name, entryFields(headers, payload, requeues), this.#host.maxLen);
+    const { headers, payload } = parseDelayedMember(member);
+    return xadd(this.name, entryFields(headers, payload), this.#host.maxLen);
   }
 
   /** Makes the blocked read return when a delayed retry this subscription parked falls due. */
@@ -444,19 +445,26 @@ export class RedisStreamSubscription
     this.#wakeTimer.unref?.();
   }
 
-  /** Returns held entries to the stream: copies appended (counts kept), originals acked, atomically. */
+  /**
+   * Returns held entries to the stream: copies appended, originals acked, atomically. A copy's header
+   * counts the deliveries its entry had, but not the read that only buffered it.
+   */
   async #giveBack(buffered: readonly Held[], out: readonly RedisStreamDelivery[]): Promise<void> {
     if (buffered.length === 0 && out.length === 0) return;
     const commands: Command[] = [];
     const ids: string[] = [];
     // In id order, so they come back in the order they were read.
     const all = [
-      ...out.map((d) => ({ entry: d.entry, count: d.entry.requeues + d.deliveryCount })),
-      ...buffered.map((h) => ({ entry: h.entry, count: h.entry.requeues + h.deliveryCount - 1 })),
+      ...out.map((d) => ({ entry: d.entry, count: d.deliveryCount })),
+      ...buffered.map((h) => ({ entry: h.entry, count: h.deliveryCount - 1 })),
     ].sort((a, b) => compareIds(a.entry.id, b.entry.id));
     for (const { entry, count } of all) {
       commands.push(
-        xadd(this.name, entryFields(entry.headers, entry.payload, count), this.#host.maxLen),
+        xadd(
+          this.name,
+          entryFields(countedHeaders(entry.headers, count), entry.payload),
+          this.#host.maxLen,
+        ),
       );
       ids.push(entry.id);
     }
