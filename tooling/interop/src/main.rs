@@ -9,6 +9,14 @@
 //!       Writes the `message` lines of <json-lines> (same shape as `decode` prints) with the
 //!       crate's own `MessageSink`, then ends the file (with the end-of-stream marker if --eos).
 //!
+//!   ruststream-interop bench-write <file> <count> <payload-bytes> [--append]
+//!   ruststream-interop bench-replay <file>
+//!   ruststream-interop bench-tail <file> <count>
+//!       Benchmark loops of the crate itself (run the release build): write `count` messages on the
+//!       stream key `bench` with `MessageSink`; replay a file to its end with `MessageSource`; follow
+//!       a live file (`LiveReplay`) until `count` messages of `bench` arrived. Each prints one JSON
+//!       line: `messages` and `seconds` (the tail from its first `bench` message to its last).
+//!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
 
 use base64::{engine::general_purpose::STANDARD, Engine};
@@ -110,9 +118,81 @@ async fn write(path: &str, lines_path: &str, interval: u32, eos: bool) -> Result
     sink.end(eos).await.map_err(|e| format!("end: {e:?}"))
 }
 
+const BENCH_KEY: &str = "bench";
+
+fn report(messages: u64, started: std::time::Instant) {
+    let seconds = started.elapsed().as_secs_f64();
+    println!("{}", json!({ "messages": messages, "seconds": seconds }));
+}
+
+async fn bench_write(path: &str, count: u64, size: usize, append: bool) -> Result<(), String> {
+    let file = FileId::new(path);
+    let mut sink = if append {
+        MessageSink::append(file, DEFAULT_BEACON_INTERVAL, DEFAULT_FILE_SIZE_LIMIT).await
+    } else {
+        MessageSink::new(file, DEFAULT_BEACON_INTERVAL, DEFAULT_FILE_SIZE_LIMIT).await
+    }
+    .map_err(|e| format!("open: {e:?}"))?;
+    let key = StreamKey::new(BENCH_KEY).map_err(|e| format!("{e:?}"))?;
+    let payload = vec![b'a'; size];
+    let started = std::time::Instant::now();
+    for seq in 1..=count {
+        let header = MessageHeader::new(key.clone(), ShardId::new(0), seq, Timestamp::now_utc());
+        sink.write(OwnedMessage::new(header, payload.clone())).map_err(|e| format!("write: {e:?}"))?;
+    }
+    sink.flush().await.map_err(|e| format!("flush: {e:?}"))?;
+    report(count, started);
+    sink.end(false).await.map_err(|e| format!("end: {e:?}"))
+}
+
+async fn bench_replay(path: &str) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let mut source = MessageSource::new(FileId::new(path), StreamMode::Replay)
+        .await
+        .map_err(|e| format!("open: {e:?}"))?;
+    let mut count = 0u64;
+    loop {
+        match source.next().await {
+            Ok(m) => {
+                if is_end_of_stream(&m.message) {
+                    break;
+                }
+                if m.message.header().stream_key().name() == BENCH_KEY {
+                    count += 1;
+                }
+            }
+            Err(FileErr::NotEnoughBytes) => break,
+            Err(e) => return Err(format!("at offset {}: {e:?}", source.offset())),
+        }
+    }
+    report(count, started);
+    Ok(())
+}
+
+async fn bench_tail(path: &str, count: u64) -> Result<(), String> {
+    let mut source = MessageSource::new(FileId::new(path), StreamMode::LiveReplay)
+        .await
+        .map_err(|e| format!("open: {e:?}"))?;
+    eprintln!("ready");
+    let mut seen = 0u64;
+    let mut started = None;
+    while seen < count {
+        let m = source.next().await.map_err(|e| format!("at offset {}: {e:?}", source.offset()))?;
+        if m.message.header().stream_key().name() == BENCH_KEY {
+            started.get_or_insert_with(std::time::Instant::now);
+            seen += 1;
+        }
+    }
+    report(seen, started.unwrap_or_else(std::time::Instant::now));
+    Ok(())
+}
+
 fn usage() -> ExitCode {
     eprintln!("usage: ruststream-interop decode <file>");
     eprintln!("       ruststream-interop write <file> <json-lines> [--interval BYTES] [--eos]");
+    eprintln!("       ruststream-interop bench-write <file> <count> <payload-bytes> [--append]");
+    eprintln!("       ruststream-interop bench-replay <file>");
+    eprintln!("       ruststream-interop bench-tail <file> <count>");
     ExitCode::from(64)
 }
 
@@ -137,6 +217,17 @@ async fn main() -> ExitCode {
             }
             write(&args[1], &args[2], interval, eos).await
         }
+        Some("bench-write") if args.len() >= 4 => match (args[2].parse(), args[3].parse()) {
+            (Ok(count), Ok(size)) => {
+                bench_write(&args[1], count, size, args.get(4).is_some_and(|a| a == "--append")).await
+            }
+            _ => return usage(),
+        },
+        Some("bench-replay") if args.len() == 2 => bench_replay(&args[1]).await,
+        Some("bench-tail") if args.len() == 3 => match args[2].parse() {
+            Ok(count) => bench_tail(&args[1], count).await,
+            Err(_) => return usage(),
+        },
         _ => return usage(),
     };
     match result {

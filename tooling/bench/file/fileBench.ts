@@ -1,0 +1,210 @@
+// The .ss file benchmark: @ruststream/file against the sea-streamer-file crate's own loops (release
+// build of tooling/interop), 512-byte messages, interleaved rounds. Run from the repository root:
+//
+//   npx tsx --conditions=@ruststream/source tooling/bench/file/fileBench.ts [rounds] [messages]
+//
+// replay: both read the same file, written by the crate, to its end.
+// tail:   each follower starts on a primed file, then the crate's writer (another process) appends;
+//         the rate counts from a follower's first message to its last.
+// write:  our producer (each send awaited; and in bursts of 256 sends sharing one write) against a
+//         plain sequential fs write of the same frame bytes, one write per message.
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { decodeFile, FileConsumer, FileProducer } from "../../../packages/file/src/index.js";
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const MESSAGES = Number(process.argv[3] ?? 200_000);
+const SIZE = 512;
+const CRATE = fileURLToPath(new URL("../../interop/", import.meta.url));
+const TARGET = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target");
+const RUST = join(TARGET, "release", "ruststream-interop");
+
+function build(): void {
+  // Cached outside the clone: a second run compiles nothing.
+  execFileSync("cargo", ["build", "--release", "--locked"], {
+    cwd: CRATE,
+    env: { ...process.env, CARGO_TARGET_DIR: TARGET, RUSTFLAGS: "" },
+    stdio: "inherit",
+  });
+}
+
+interface Run {
+  readonly messages: number;
+  readonly seconds: number;
+}
+const rate = (r: Run) => r.messages / r.seconds;
+
+function rust(...args: string[]): Run {
+  return JSON.parse(execFileSync(RUST, args, { encoding: "utf8" })) as Run;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "ruststream-file-bench-"));
+let fileNo = 0;
+const fresh = () => join(dir, `f${++fileNo}.ss`);
+
+async function oursReplay(path: string): Promise<Run> {
+  const started = performance.now();
+  const consumer = await FileConsumer.open(path, { streamKey: "bench" });
+  let n = 0;
+  for await (const _ of consumer) n++;
+  return { messages: n, seconds: (performance.now() - started) / 1000 };
+}
+
+function primed(): string {
+  const path = fresh();
+  const p = FileProducer.open(path);
+  p.sendNow("ruststream-internal", new TextEncoder().encode("1"));
+  p.close();
+  return path;
+}
+
+function appendWithRust(path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(RUST, ["bench-write", path, String(MESSAGES), String(SIZE), "--append"], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`writer exit ${code}`))));
+  });
+}
+
+async function oursTail(): Promise<Run> {
+  const path = primed();
+  const consumer = await FileConsumer.open(path, { streamKey: "bench", follow: true });
+  const writing = appendWithRust(path);
+  let n = 0;
+  let started = 0;
+  for await (const _ of consumer) {
+    if (n++ === 0) started = performance.now();
+    if (n === MESSAGES) break;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await writing;
+  return { messages: n, seconds };
+}
+
+async function rustTail(): Promise<Run> {
+  const path = primed();
+  const child = spawn(RUST, ["bench-tail", path, String(MESSAGES)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let errors = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (d: Buffer) => {
+      errors += d;
+      if (errors.includes("ready")) resolve();
+    });
+    exited.then((code) => reject(new Error(`rust tail exited (${code}): ${errors}`)));
+  });
+  await appendWithRust(path);
+  const code = await exited;
+  if (code !== 0) throw new Error(`rust tail exited (${code}): ${errors}`);
+  return JSON.parse(out) as Run;
+}
+
+async function oursWrite(): Promise<Run> {
+  const path = fresh();
+  const p = FileProducer.open(path);
+  const payload = new Uint8Array(SIZE).fill(0x61);
+  const started = performance.now();
+  // A publisher that awaits every send: one handover to the OS per message.
+  for (let i = 0; i < MESSAGES; i++) await p.send("bench", payload);
+  const seconds = (performance.now() - started) / 1000;
+  p.close();
+  return { messages: MESSAGES, seconds };
+}
+
+async function oursWriteBursts(): Promise<Run> {
+  const path = fresh();
+  const p = FileProducer.open(path);
+  const payload = new Uint8Array(SIZE).fill(0x61);
+  const started = performance.now();
+  // Publishes of one turn share one write: 256 sends awaited together.
+  for (let i = 0; i < MESSAGES; i += 256) {
+    const burst: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(MESSAGES, i + 256); j++) burst.push(p.send("bench", payload));
+    await Promise.all(burst);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  p.close();
+  return { messages: MESSAGES, seconds };
+}
+
+function plainWrite(frames: Uint8Array[]): Run {
+  const path = fresh();
+  const fd = openSync(path, "w");
+  const started = performance.now();
+  for (const f of frames) writeSync(fd, f);
+  const seconds = (performance.now() - started) / 1000;
+  closeSync(fd);
+  return { messages: frames.length, seconds };
+}
+
+function stats(values: number[]) {
+  const s = [...values].sort((a, b) => b - a);
+  return { best: s[0]!, median: s[Math.floor(s.length / 2)]!, worst: s.at(-1)! };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US").padStart(10);
+
+async function main(): Promise<void> {
+  build();
+  const replayFile = fresh();
+  rust("bench-write", replayFile, String(MESSAGES), String(SIZE));
+  // The exact bytes of the frames, for the plain write.
+  const decoded = decodeFile(new Uint8Array(readFileSync(replayFile)));
+  const whole = readFileSync(replayFile);
+  const frames = decoded.messages.map((m) => whole.subarray(m.offset, m.end));
+
+  const rows: Record<string, number[]> = {
+    "replay rust": [],
+    "replay ours": [],
+    "tail rust": [],
+    "tail ours": [],
+    "write plain": [],
+    "write ours": [],
+    "write burst": [],
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    rows["replay rust"]!.push(rate(rust("bench-replay", replayFile)));
+    rows["replay ours"]!.push(rate(await oursReplay(replayFile)));
+    rows["tail rust"]!.push(rate(await rustTail()));
+    rows["tail ours"]!.push(rate(await oursTail()));
+    rows["write plain"]!.push(rate(plainWrite(frames)));
+    rows["write ours"]!.push(rate(await oursWrite()));
+    rows["write burst"]!.push(rate(await oursWriteBursts()));
+    // Files of earlier rounds go, so the disk holds at most one round's worth.
+    for (let i = 2; i < fileNo; i++) rmSync(join(dir, `f${i}.ss`), { force: true });
+    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+  }
+  console.log(`${MESSAGES} messages of ${SIZE} bytes, ${ROUNDS} interleaved rounds (msg/s)`);
+  console.log(
+    `${"".padEnd(12)}${"best".padStart(10)}${"median".padStart(10)}${"worst".padStart(10)}`,
+  );
+  const table: Record<string, ReturnType<typeof stats>> = {};
+  for (const [name, values] of Object.entries(rows)) {
+    table[name] = stats(values);
+    const s = table[name]!;
+    console.log(`${name.padEnd(12)}${fmt(s.best)}${fmt(s.median)}${fmt(s.worst)}`);
+  }
+  const ratio = (a: string, b: string) => (table[a]!.median / table[b]!.median).toFixed(2);
+  console.log(
+    `replay ours / rust (median): ${ratio("replay ours", "replay rust")}  (target >= 1.00)`,
+  );
+  console.log(`tail   ours / rust (median): ${ratio("tail ours", "tail rust")}  (target >= 0.80)`);
+  console.log(`write  ours / plain (median): ${ratio("write ours", "write plain")}`);
+  console.log(`write  burst / plain (median): ${ratio("write burst", "write plain")}`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
