@@ -1,0 +1,52 @@
+import { headerNames, RustStream } from "@ruststream/core";
+import { TestApp } from "@ruststream/testing";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { RedisBroker } from "../src/index.js";
+import { inspect, pendingCount } from "./appSupport.js";
+import { requireEnv, uniqueKey } from "./env.js";
+
+const redis = inspect(requireEnv("REDIS_URL"));
+afterAll(() => redis.disconnect());
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+describe("an app on real Redis streams, through TestApp.startLive", () => {
+  it("publish, handler, reply, the reply's subscriber; every entry acknowledged", async () => {
+    const orders = uniqueKey("orders");
+    const receipts = uniqueKey("receipts");
+    // A bare name is a stream read by the broker's group: the app's name, as replicas share it.
+    const app = new RustStream({ name: "shop", version: "1.0.0" }).broker(
+      new RedisBroker({ url: requireEnv("REDIS_URL"), group: "shop" }),
+      (b) => {
+        b.subscriber(orders)
+          .reply(receipts)
+          .handle((order) => {
+            const { id, qty } = order as { id: number; qty: number };
+            return { orderId: id, total: qty * 5 };
+          });
+        b.subscriber(receipts).handle(() => {});
+      },
+    );
+    t = await TestApp.startLive(app);
+    await t.publish(orders, { id: 7, qty: 3 }, { headers: { [headerNames.correlationId]: "c-7" } });
+    await t.publish(orders, { id: 8, qty: 1 });
+    t.subscriber(orders).assertCalled(2).assertCalledWith({ id: 7, qty: 3 });
+    t.subscriber(orders).assertOutcomes("ack", "ack");
+    expect(t.subscriber(orders).attempts).toEqual([1, 1]);
+    t.subscriber(receipts).assertCalled(2).assertCalledWith({ orderId: 7, total: 15 });
+    const sent = t.published(receipts);
+    expect(sent.map((m) => m.value)).toEqual([
+      { orderId: 7, total: 15 },
+      { orderId: 8, total: 5 },
+    ]);
+    expect(sent[0]!.header(headerNames.correlationId)).toBe("c-7");
+    // On the server: both streams hold what was written, and the group owes nothing.
+    expect(await redis.xlen(orders)).toBe(2);
+    expect(await redis.xlen(receipts)).toBe(2);
+    expect(await pendingCount(redis, orders, "shop")).toBe(0);
+    expect(await pendingCount(redis, receipts, "shop")).toBe(0);
+  });
+});
