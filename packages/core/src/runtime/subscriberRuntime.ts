@@ -691,6 +691,16 @@ export class SubscriberRuntime {
       .then(
         () => this.#ack(delivery),
         (error: unknown) => {
+          if (isRustStreamError(error, "publish-refused")) {
+            // Refused before it was sent (over the broker's size limit, a header it cannot carry):
+            // no later try can succeed, and keeping it would run the handler on it for ever.
+            this.log.error(
+              { error, destination, reason, position: String(delivery.position) },
+              "the dead letter refused the message; dropping it",
+            );
+            this.#drop(delivery);
+            return;
+          }
           // Keep the message rather than lose it, and come back slowly rather than spin.
           this.log.error({ error, destination }, "the dead-letter publish failed; retrying later");
           this.#settle(() => delivery.nackAfter(this.#backoffMax), undefined);

@@ -3,6 +3,7 @@ import {
   headerNames,
   MemoryBroker,
   RustStream,
+  RustStreamError,
   readDeadLetterOrigin,
   readRetryCount,
   retry,
@@ -126,6 +127,33 @@ describe("failure policies", () => {
     await h.publish("x", 1);
     await h.publishRaw("x", "nope");
     expect(h.outcomes("x").map((e) => e.outcome)).toEqual(["drop", "drop"]);
+    expect(h.published("x-dlq")).toEqual([]);
+    await h.running.stop();
+  });
+
+  test("a message the dead letter refuses before sending is dropped, not brought back for ever", async () => {
+    const calls: number[] = [];
+    const app = new RustStream({ name: "t", version: "0" })
+      .broker(new MemoryBroker(), (b) => {
+        b.subscriber("x")
+          .maxAttempts(2)
+          .deadLetter("x-dlq")
+          .handle((_m, ctx) => {
+            calls.push(ctx.attempt);
+            throw new Error("always fails");
+          });
+      })
+      // As a broker refuses a message over its size limit (one a producer with a larger limit wrote).
+      .use({
+        publish: (message, next) =>
+          message.name === "x-dlq"
+            ? Promise.reject(new RustStreamError("publish-refused", "too big for this broker"))
+            : next(message),
+      });
+    const h = await startInProcess(app);
+    await h.publish("x", 1);
+    for (let i = 0; i < 5; i++) await h.advance(20_000);
+    expect(calls).toEqual([1, 2]);
     expect(h.published("x-dlq")).toEqual([]);
     await h.running.stop();
   });
