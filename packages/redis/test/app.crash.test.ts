@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { RedisBroker } from "../src/index.js";
+import { eventually, inspect, pendingCount } from "./appSupport.js";
+import { bytes, requireEnv, uniqueKey } from "./env.js";
+
+// The service as deployed: a process running app.run() (fixtures/appConsumer.ts). One is killed
+// with SIGKILL mid-stream; a second process of the same service reclaims what it held and finishes.
+
+const fixture = fileURLToPath(new URL("./fixtures/appConsumer.ts", import.meta.url));
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+interface Service {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+}
+
+function service(url: string, key: string, handled: string[]): Promise<Service> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key],
+    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
+  );
+  children.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    let pending = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line === "ready") resolve({ child, exited });
+        else if (line !== "") handled.push(line);
+      }
+    });
+    void exited.then((code) => reject(new Error(`the service exited with ${code} before ready`)));
+  });
+}
+
+describe("a service process killed mid-stream", () => {
+  it("a second process of the app reclaims what the first held and finishes: every message handled", async () => {
+    const url = requireEnv("REDIS_URL");
+    const key = uniqueKey("app-crash");
+    const total = 300;
+    const byFirst: string[] = [];
+    const first = await service(url, key, byFirst);
+    const producer = await new RedisBroker({ url }).connect();
+    const publisher = await producer.defaultPublishPolicy().pair(producer);
+    for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
+    await eventually("the first process under way", () => byFirst.length >= 60);
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe(null);
+    const redis = inspect(url);
+    // Killed with entries read and not acknowledged: the work the second process must reclaim.
+    const orphaned = await pendingCount(redis, key, "crash-app");
+    const bySecond: string[] = [];
+    const second = await service(url, key, bySecond);
+    const all = () => new Set([...byFirst, ...bySecond]);
+    await eventually("every message handled", () => all().size === total, 30_000);
+    await eventually(
+      "every entry acknowledged",
+      async () => (await pendingCount(redis, key, "crash-app")) === 0,
+    );
+    // The second process stops as a deployment stops it: SIGTERM, drained, exit 0.
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(byFirst.length).toBeLessThan(total);
+    expect(orphaned).toBeGreaterThan(0);
+    expect([...all()].sort()).toEqual([...Array(total).keys()].map((i) => `m${i}`).sort());
+    // Handled twice at most what the first had read and not acknowledged when it died.
+    const repeats = byFirst.length + bySecond.length - total;
+    expect(repeats).toBeLessThanOrEqual(orphaned);
+    redis.disconnect();
+    await producer.shutdown();
+  }, 60_000);
+});
