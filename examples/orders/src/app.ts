@@ -1,4 +1,5 @@
-import { bytes, drop, MemoryBroker, RustStream, readDeadLetterOrigin } from "@ruststream/core";
+import { bytes, drop, RustStream, readDeadLetterOrigin } from "@ruststream/core";
+import { FileBroker } from "@ruststream/file";
 import { z } from "zod";
 
 export const Order = z.object({
@@ -15,8 +16,11 @@ export interface Receipt {
 
 const prices: Readonly<Record<string, number>> = { apple: 3, pear: 4, plum: 2 };
 
-// The embedded default broker: no server to run. Swap in another broker here and nothing below changes.
-export const broker = new MemoryBroker();
+// The embedded default broker: a SeaStreamer stream file, no server to run. The consumer name makes
+// each subscriber durable: a restarted service resumes after the last message it settled. Swap in
+// another broker here and nothing below changes.
+export const dataFile = process.env.ORDERS_FILE ?? "data/orders.ss";
+export const broker = new FileBroker({ path: dataFile, consumer: "orders-service" });
 
 export const app = new RustStream({ name: "orders", version: "1.0.0" });
 

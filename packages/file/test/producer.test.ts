@@ -36,6 +36,16 @@ describe("FileProducer", () => {
     expect(existsSync(lockPathOf(path))).toBe(false);
   });
 
+  it("creates the file's missing folders, unless existingOnly is set", async () => {
+    const path = join(dir, `nested${++n}`, "deeper", "orders.ss");
+    expect(() => FileProducer.open(path, { existingOnly: true })).toThrow(/existingOnly/);
+    expect(existsSync(join(path, ".."))).toBe(false);
+    const p = FileProducer.open(path);
+    expect((await p.send("orders", utf8("a"))).seq).toBe(1n);
+    p.close();
+    expect(messagesOf(path).map((m) => text(m.payload))).toEqual(["a"]);
+  });
+
   it("shares one writer between producers of one file in one process", async () => {
     const path = fresh();
     const p1 = FileProducer.open(path);
@@ -181,6 +191,19 @@ describe("FileConsumer", () => {
     );
     expect(byTime[0]).toBe("m302");
     expect(await all(await FileConsumer.open(path, { from: "end" }))).toEqual([]);
+  });
+
+  it("a close ends a waiting follower at once, whatever step of its wait it was in", async () => {
+    const path = await filled(3);
+    // A poll of a minute: a follower that waited one out after close would time this test out.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const c = await FileConsumer.open(path, { from: "end", follow: true, pollMs: 60_000 });
+      const waiting = c.next();
+      // Close on a later turn each time, so the close lands in different steps of the wait.
+      for (let turn = 0; turn < attempt; turn++) await Promise.resolve();
+      c.close();
+      expect(await waiting).toBeUndefined();
+    }
   });
 
   it("follows a growing file and ends at end-of-stream", async () => {

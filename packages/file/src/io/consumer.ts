@@ -324,7 +324,8 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   }
 
   #sleep(): Promise<void> {
-    if (this.#poked) {
+    // A close that came while a read or a size check was running must not wait out a poll.
+    if (this.#poked || this.#closed) {
       this.#poked = false;
       return Promise.resolve();
     }

@@ -1,5 +1,13 @@
-import { closeSync, fsync, ftruncateSync, openSync, writevSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import {
+  closeSync,
+  existsSync,
+  fsync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  writevSync,
+} from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_PAYLOAD_BYTES } from "../format/constants.js";
 import { FileEncoder } from "../format/encoder.js";
 import { StreamFileError } from "../format/errors.js";
@@ -97,6 +105,12 @@ export class SharedWriter {
     const interval = options.beaconInterval ?? DEFAULT_BEACON_INTERVAL;
     validateBeaconInterval(interval);
     const maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    if (options.existingOnly) {
+      if (!existsSync(path)) throw missingFile(path);
+    } else {
+      // A service configured with `data/orders.ss` expects its folder to appear with the file.
+      mkdirSync(dirname(path), { recursive: true });
+    }
     const lock = acquireLock(path);
     let fd: number | undefined;
     try {
@@ -317,12 +331,14 @@ function openFile(path: string, existingOnly: boolean): number {
     return openSync(path, "r+");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    if (existingOnly) {
-      throw new StreamFileError(
-        "INVALID_ARGUMENT",
-        `${path} does not exist and existingOnly is set: create it first, or drop existingOnly`,
-      );
-    }
+    if (existingOnly) throw missingFile(path);
     return openSync(path, "w+");
   }
+}
+
+function missingFile(path: string): StreamFileError {
+  return new StreamFileError(
+    "INVALID_ARGUMENT",
+    `${path} does not exist and existingOnly is set: create it first, or drop existingOnly`,
+  );
 }
