@@ -286,6 +286,16 @@ export class SubscriberRuntime {
   }
 
   #accept(delivery: Delivery): Awaiting {
+    // Past the cap, a delivery came back unsettled after its last attempt (its consumer died
+    // mid-handler): it has had every attempt the mount allows, so it is not handled again.
+    if (!this.#brokerMoves) {
+      const attempt = attemptOf(delivery);
+      if (attempt > this.#cap) {
+        const started = this.host.emit === undefined ? 0 : this.host.clock.now();
+        this.#giveUp(delivery, undefined, attempt, started, undefined, false);
+        return undefined;
+      }
+    }
     const decoded = this.#decode(delivery);
     if (decoded === FAILED) return undefined;
     if (decoded instanceof PendingDecode) {
@@ -607,6 +617,28 @@ export class SubscriberRuntime {
     return Math.min(this.#backoffMax, this.#backoffInitial * 2 ** Math.max(0, attempt - 1));
   }
 
+  /** Every attempt is spent: dead letter where one is declared, else drop. */
+  #giveUp(
+    delivery: Delivery,
+    message: unknown,
+    attempt: number,
+    started: number,
+    error: unknown,
+    handled: boolean,
+  ): void {
+    if (this.#spec.deadLetter !== undefined) {
+      this.#deadLetter(delivery, "max-attempts");
+      this.#emitOutcome(delivery, message, "dead-letter", started, error, handled);
+      return;
+    }
+    this.log.error(
+      { attempt, position: String(delivery.position) },
+      "giving up: maxAttempts reached and no dead letter declared, so the message is dropped",
+    );
+    this.#drop(delivery);
+    this.#emitOutcome(delivery, message, "drop", started, error, handled);
+  }
+
   /** Brings a delivery back now (`delayMs` undefined) or later, within the `maxAttempts` cap. */
   #retry(
     delivery: Delivery,
@@ -618,17 +650,7 @@ export class SubscriberRuntime {
   ): void {
     const attempt = attemptOf(delivery);
     if (!this.#brokerMoves && attempt >= this.#cap) {
-      if (this.#spec.deadLetter !== undefined) {
-        this.#deadLetter(delivery, "max-attempts");
-        this.#emitOutcome(delivery, message, "dead-letter", started, error, handled);
-        return;
-      }
-      this.log.error(
-        { attempt, position: String(delivery.position) },
-        "giving up: maxAttempts reached and no dead letter declared, so the message is dropped",
-      );
-      this.#drop(delivery);
-      this.#emitOutcome(delivery, message, "drop", started, error, handled);
+      this.#giveUp(delivery, message, attempt, started, error, handled);
       return;
     }
     if (delayMs === undefined) {

@@ -25,6 +25,42 @@ function failingApp(broker: MemoryBroker | CopyOnlyBroker, how: "throw" | "retry
   });
 }
 
+describe("a delivery already past its cap", () => {
+  // A consumer that died mid-handler on the last attempt leaves the message unsettled; the broker
+  // hands it back with one more delivery counted. It has had every attempt: no handler run again.
+  test.each([
+    ["with a dead letter: dead-lettered unhandled", true],
+    ["without one: dropped unhandled", false],
+  ] as const)("%s", async (_, withDeadLetter) => {
+    let calls = 0;
+    const app = new RustStream({ name: "test", version: "0.0.0" }).broker(
+      new MemoryBroker(),
+      (b) => {
+        const s = b.subscriber("orders").maxAttempts(3);
+        (withDeadLetter ? s.deadLetter("orders-dlq") : s).handle(() => {
+          calls++;
+        });
+      },
+    );
+    const h = await startInProcess(app);
+    // Three deliveries before this one, as a copy's retry count says.
+    await h.publishRaw("orders", '{"id":1}', { [headerNames.retryCount]: "3" });
+    await h.publishRaw("orders", '{"id":2}', { [headerNames.retryCount]: "2" });
+    expect(calls).toBe(1); // only id 2, on its third and last attempt
+    const outcomes = h.outcomes("orders");
+    expect(outcomes.map((e) => [e.attempt, e.outcome])).toEqual([
+      [4, withDeadLetter ? "dead-letter" : "drop"],
+      [3, "ack"],
+    ]);
+    const dead = h.published("orders-dlq");
+    expect(dead).toHaveLength(withDeadLetter ? 1 : 0);
+    if (withDeadLetter) {
+      expect(readDeadLetterOrigin(dead[0]!.headers)).toMatchObject({ reason: "max-attempts" });
+    }
+    await h.running.stop();
+  });
+});
+
 describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the message came back", () => {
   test.each([
     ["requeue (retry())", () => new MemoryBroker(), "retry"],
