@@ -1,15 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, headerNames, type RawMessage, RustStreamError } from "@ruststream/core";
+import { type Clock, headerNames, ReplyWaiters, type RustStreamError } from "@ruststream/core";
 import type { RedisHost } from "./host.js";
 import type { BlockingLink } from "./link/link.js";
 import type { PendingReply, RequestHost } from "./publisher.js";
 import { entriesOfRead, parseEntry } from "./stream/entry.js";
-
-interface Waiter {
-  resolve(reply: RawMessage): void;
-  reject(error: Error): void;
-  cancel(): void;
-}
 
 /**
  * One reply inbox per connection: a stream only this connection reads (`XREAD`, no group), so a
@@ -18,57 +12,25 @@ interface Waiter {
 export class ReplyInbox implements RequestHost {
   readonly name = `ruststream.inbox.${randomUUID()}`;
   readonly #host: RedisHost;
-  readonly #clock: Clock;
-  readonly #waiters = new Map<string, Waiter>();
+  readonly #waiters: ReplyWaiters;
   #reader: Promise<BlockingLink> | undefined;
   #stopped = false;
 
   constructor(host: RedisHost, clock: Clock) {
     this.#host = host;
-    this.#clock = clock;
+    this.#waiters = new ReplyWaiters(clock, "stream");
   }
 
   async awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
     this.#host.assertOpen();
     await this.#listen();
-    let waiter: Waiter | undefined;
-    const reply = new Promise<RawMessage>((resolve, reject) => {
-      const timer = this.#clock.setTimer(timeoutMs, () => {
-        this.#waiters.delete(correlationId);
-        reject(
-          new RustStreamError(
-            "timeout",
-            `no reply within ${timeoutMs} ms: is a handler subscribed to the request's stream, and does it reply to reply-to?`,
-          ),
-        );
-      });
-      waiter = {
-        resolve: (message) => {
-          timer.cancel();
-          resolve(message);
-        },
-        reject: (error) => {
-          timer.cancel();
-          reject(error);
-        },
-        cancel: () => timer.cancel(),
-      };
-    });
-    this.#waiters.set(correlationId, waiter!);
-    return {
-      inbox: this.name,
-      reply,
-      cancel: () => {
-        this.#waiters.delete(correlationId);
-        waiter!.cancel();
-      },
-    };
+    const wait = this.#waiters.wait(correlationId, timeoutMs);
+    return { inbox: this.name, reply: wait.reply, cancel: wait.cancel };
   }
 
   async stop(error: RustStreamError): Promise<void> {
     this.#stopped = true;
-    for (const waiter of this.#waiters.values()) waiter.reject(error);
-    this.#waiters.clear();
+    this.#waiters.rejectAll(error);
     if (this.#reader === undefined) return;
     const reader = await this.#reader.catch(() => undefined);
     await reader?.close();
@@ -110,12 +72,8 @@ export class ReplyInbox implements RequestHost {
         const entry = parseEntry(raw);
         if (entry === undefined) continue;
         last = entry.id;
-        const id = entry.headers.getString(headerNames.correlationId);
-        const waiter = id === undefined ? undefined : this.#waiters.get(id);
-        // Late or stray: nobody waits for it.
-        if (id === undefined || waiter === undefined) continue;
-        this.#waiters.delete(id);
-        waiter.resolve({
+        // A late or stray reply finds nobody waiting and is dropped.
+        this.#waiters.resolve(entry.headers.getString(headerNames.correlationId), {
           name: this.name,
           payload: entry.payload,
           headers: entry.headers,

@@ -7,6 +7,7 @@ import { headerNames } from "../headerNames.js";
 import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
 import { brokerMark, describeMark, inProcessMark, sourceMark, testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
+import { ReplyWaiters } from "../replyWaiters.js";
 import type { ServerDescription } from "../server.js";
 import { hostFromUrl } from "../server.js";
 import type { MemoryDelivery } from "./memoryDelivery.js";
@@ -87,12 +88,6 @@ export interface ClosedMemoryBroker extends ClosedBroker {
   readonly returnedDeliveries: number;
 }
 
-interface Waiter {
-  resolve(reply: RawMessage): void;
-  reject(error: Error): void;
-  cancel(): void;
-}
-
 /** A connection to a {@link MemoryBroker}. */
 export class ConnectedMemoryBroker
   implements
@@ -112,7 +107,7 @@ export class ConnectedMemoryBroker
   readonly #inProcess: boolean;
   readonly #subscriptions = new Set<MemorySubscription>();
   readonly #inbox = `_inbox.${randomUUID()}`;
-  readonly #replies = new Map<string, Waiter>();
+  readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
   #closed: ClosedMemoryBroker | undefined;
 
@@ -121,6 +116,14 @@ export class ConnectedMemoryBroker
     this.#options = options;
     this.#inProcess = inProcess;
     this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    // The store's clock, read at each call: an in-process run may swap it after this connection.
+    this.#replies = new ReplyWaiters(
+      {
+        now: () => store.clock.now(),
+        setTimer: (ms, callback) => store.clock.setTimer(ms, callback),
+      },
+      "topic",
+    );
     store.openConnections++;
   }
 
@@ -183,8 +186,7 @@ export class ConnectedMemoryBroker
     let returned = 0;
     const subscriptions = [...this.#subscriptions];
     for (const subscription of subscriptions) returned += subscription.revoke(error);
-    for (const waiter of this.#replies.values()) waiter.reject(this.#closedError("request"));
-    this.#replies.clear();
+    this.#replies.rejectAll(this.#closedError("request"));
     this.#closed = {
       [brokerMark]: "memory",
       state: "closed",
@@ -214,41 +216,8 @@ export class ConnectedMemoryBroker
   awaitReply(correlationId: string, timeoutMs: number): PendingReply {
     this.assertOpen();
     this.#listenForReplies();
-    let waiter: Waiter | undefined;
-    const reply = new Promise<RawMessage>((resolve, reject) => {
-      const timer = this.#store.clock.setTimer(timeoutMs, () => {
-        this.#replies.delete(correlationId);
-        reject(
-          new RustStreamError(
-            "timeout",
-            `no reply within ${timeoutMs} ms: is a handler subscribed to the request's topic, and does it reply to reply-to?`,
-          ),
-        );
-      });
-      waiter = {
-        resolve: (message) => {
-          timer.cancel();
-          resolve(message);
-        },
-        reject: (error) => {
-          timer.cancel();
-          reject(error);
-        },
-        cancel: () => timer.cancel(),
-      };
-    });
-    this.#replies.set(correlationId, waiter!);
-    // Shutdown may reject this before the requester awaits it (while its request is still being
-    // published); the requester still sees the rejection, but it is never reported as unhandled.
-    reply.catch(() => {});
-    return {
-      inbox: this.#inbox,
-      reply,
-      cancel: () => {
-        this.#replies.delete(correlationId);
-        waiter!.cancel();
-      },
-    };
+    const wait = this.#replies.wait(correlationId, timeoutMs);
+    return { inbox: this.#inbox, reply: wait.reply, cancel: wait.cancel };
   }
 
   #open(source: MemorySource): MemorySubscription {
@@ -301,11 +270,8 @@ export class ConnectedMemoryBroker
         if (next.done) return;
         const reply = next.value;
         reply.ack();
-        const id = reply.headers.getString(headerNames.correlationId);
-        const waiter = id === undefined ? undefined : this.#replies.get(id);
-        if (id === undefined || waiter === undefined) continue; // late or stray: nobody waits for it
-        this.#replies.delete(id);
-        waiter.resolve({
+        // A late or stray reply finds nobody waiting and is dropped.
+        this.#replies.resolve(reply.headers.getString(headerNames.correlationId), {
           name: reply.name,
           payload: reply.payload,
           headers: reply.headers,

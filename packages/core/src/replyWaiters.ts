@@ -1,0 +1,86 @@
+import type { Clock } from "./clock.js";
+import { RustStreamError } from "./errors.js";
+import type { RawMessage } from "./message.js";
+
+/** One request's wait for its reply. */
+export interface ReplyWait {
+  readonly reply: Promise<RawMessage>;
+  /** Stops waiting, when the request itself could not be published. */
+  cancel(): void;
+}
+
+interface Waiter {
+  resolve(reply: RawMessage): void;
+  reject(error: Error): void;
+  cancel(): void;
+}
+
+/**
+ * The requests of one connection waiting for their replies, by correlation id: what every broker's
+ * request/reply keeps, whatever its inbox is. A broker reads replies from its inbox and hands each
+ * one to {@link ReplyWaiters.resolve}; a reply nobody waits for (late, or stray) is dropped.
+ */
+export class ReplyWaiters {
+  readonly #clock: Clock;
+  readonly #where: string;
+  readonly #waiters = new Map<string, Waiter>();
+
+  /** `where` names what a request is published to, for the timeout's message ("topic", "stream"). */
+  constructor(clock: Clock, where: string) {
+    this.#clock = clock;
+    this.#where = where;
+  }
+
+  /** Waits for the reply carrying `correlationId`; rejects with code `timeout` after `timeoutMs`. */
+  wait(correlationId: string, timeoutMs: number): ReplyWait {
+    let waiter: Waiter | undefined;
+    const reply = new Promise<RawMessage>((resolve, reject) => {
+      const timer = this.#clock.setTimer(timeoutMs, () => {
+        this.#waiters.delete(correlationId);
+        reject(
+          new RustStreamError(
+            "timeout",
+            `no reply within ${timeoutMs} ms: is a handler subscribed to the request's ${this.#where}, and does it reply to reply-to?`,
+          ),
+        );
+      });
+      waiter = {
+        resolve: (message) => {
+          timer.cancel();
+          resolve(message);
+        },
+        reject: (error) => {
+          timer.cancel();
+          reject(error);
+        },
+        cancel: () => timer.cancel(),
+      };
+    });
+    // Shutdown may reject this before the requester awaits it (while its request is still being
+    // published); the requester still sees the rejection, but it is never reported as unhandled.
+    reply.catch(() => {});
+    this.#waiters.set(correlationId, waiter!);
+    return {
+      reply,
+      cancel: () => {
+        this.#waiters.delete(correlationId);
+        waiter!.cancel();
+      },
+    };
+  }
+
+  /** Hands a reply to its request; false when nobody waits for it. */
+  resolve(correlationId: string | undefined, reply: RawMessage): boolean {
+    const waiter = correlationId === undefined ? undefined : this.#waiters.get(correlationId);
+    if (correlationId === undefined || waiter === undefined) return false;
+    this.#waiters.delete(correlationId);
+    waiter.resolve(reply);
+    return true;
+  }
+
+  /** Rejects every waiting request, at shutdown. */
+  rejectAll(error: Error): void {
+    for (const waiter of this.#waiters.values()) waiter.reject(error);
+    this.#waiters.clear();
+  }
+}
