@@ -149,3 +149,4 @@ export type {
 } from "./source.js";
 export { isSource } from "./source.js";
 export type { Subscription } from "./subscription.js";
+export { subscriptionIterator } from "./subscription.js";

@@ -22,3 +22,19 @@ export interface Subscription<TDelivery extends Delivery = Delivery>
   close(): Promise<void>;
   [Symbol.asyncIterator](): AsyncIterator<TDelivery, undefined>;
 }
+
+/**
+ * The `AsyncIterator` every pull-based subscription returns: `next()` pulls, and leaving a
+ * `for await` loop early closes the subscription.
+ */
+export function subscriptionIterator<TDelivery extends Delivery>(
+  subscription: Pick<Subscription<TDelivery>, "next" | "close">,
+): AsyncIterator<TDelivery, undefined> {
+  return {
+    next: () => subscription.next(),
+    return: async () => {
+      await subscription.close();
+      return { done: true, value: undefined };
+    },
+  };
+}

@@ -2,6 +2,7 @@ import type { BatchSubscription, SeekableSubscription } from "../capabilities.js
 import { RustStreamError } from "../errors.js";
 import { batchesMark, seekMark } from "../marks.js";
 import type { RetryDeclaration } from "../source.js";
+import { subscriptionIterator } from "../subscription.js";
 import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
 import { isMemoryPosition, MemoryPosition } from "./memoryPosition.js";
 import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
@@ -96,13 +97,7 @@ export class MemorySubscription
   }
 
   [Symbol.asyncIterator](): AsyncIterator<MemoryDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return done;
-      },
-    };
+    return subscriptionIterator(this);
   }
 
   /**

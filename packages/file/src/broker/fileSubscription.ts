@@ -6,6 +6,7 @@ import {
   type SeekableSubscription,
   type SettleResult,
   seekMark,
+  subscriptionIterator,
 } from "@ruststream/core";
 import { StreamFileError } from "../format/errors.js";
 import type { DecodedMessage } from "../format/types.js";
@@ -226,13 +227,7 @@ export class FileSubscription
   }
 
   [Symbol.asyncIterator](): AsyncIterator<FileDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return done;
-      },
-    };
+    return subscriptionIterator(this);
   }
 
   // DeliveryOwner

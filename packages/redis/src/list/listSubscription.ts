@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { RustStreamError, subscriptionIterator } from "@ruststream/core";
 import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { array, type BlockingLink, type Command, errorCode } from "../link/link.js";
@@ -107,13 +107,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RedisListDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return done;
-      },
-    };
+    return subscriptionIterator(this);
   }
 
   // HostedSubscription

@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { RustStreamError, subscriptionIterator } from "@ruststream/core";
 import { decodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import type { PubSubLink } from "../link/link.js";
@@ -82,13 +82,7 @@ export class RedisPubSubSubscription implements HostedSubscription {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RedisPubSubDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return done;
-      },
-    };
+    return subscriptionIterator(this);
   }
 
   async revoke(error: RustStreamError): Promise<void> {

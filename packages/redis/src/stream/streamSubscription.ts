@@ -7,6 +7,7 @@ import {
   RustStreamError,
   type SeekableSubscription,
   seekMark,
+  subscriptionIterator,
 } from "@ruststream/core";
 import { encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
@@ -178,13 +179,7 @@ export class RedisStreamSubscription
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RedisStreamDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return done;
-      },
-    };
+    return subscriptionIterator(this);
   }
 
   // HostedSubscription

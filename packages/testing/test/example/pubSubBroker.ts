@@ -23,6 +23,7 @@ import {
   type Subscription,
   snapshotMessage,
   sourceMark,
+  subscriptionIterator,
 } from "@ruststream/core";
 
 /** The descriptor: a channel name. A retry copy published to the channel comes back. */
@@ -96,13 +97,7 @@ class ChannelSubscription implements Subscription<PubSubDelivery> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<PubSubDelivery, undefined> {
-    return {
-      next: () => this.next(),
-      return: async () => {
-        await this.close();
-        return { done: true, value: undefined };
-      },
-    };
+    return subscriptionIterator(this);
   }
 }
 
