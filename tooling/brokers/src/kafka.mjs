@@ -14,11 +14,11 @@ import {
   rssMiB,
   run,
   runningPid,
-  sleep,
   startDetached,
   stopByPidFile,
   tail,
   waitFor,
+  withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
 
@@ -304,41 +304,6 @@ async function needs(tool, fix, work) {
 }
 
 /**
- * Serialises concurrent `up`s (two vitest runs, a CLI and a test) so only one formats and starts.
- * @template T
- * @param {string} lockFile
- * @param {() => Promise<T>} fn
- * @returns {Promise<T>}
- */
-async function withLock(lockFile, fn) {
-  const deadline = Date.now() + START_BUDGET_MS + 60_000;
-  for (;;) {
-    try {
-      writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx" });
-      break;
-    } catch (error) {
-      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
-    }
-    const holder = Number(readFileSync(lockFile, "utf8").trim());
-    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      rmSync(lockFile, { force: true }); // left by an `up` that was killed
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `kafka: another "up" (pid ${holder}) has held ${lockFile} too long; stop it or delete the file`,
-      );
-    }
-    await sleep(250);
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lockFile, { force: true });
-  }
-}
-
-/**
  * @param {number} port
  * @param {string} variable
  */
@@ -432,7 +397,7 @@ export async function up(log) {
 
   if (await alreadyRunning()) return { already: true, address, ms: Date.now() - started };
 
-  return withLock(p.lock, async () => {
+  return withLock(p.lock, { what: "kafka", timeoutMs: START_BUDGET_MS + 60_000 }, async () => {
     if (await alreadyRunning()) return { already: true, address, ms: Date.now() - started };
     await refuseIfTaken(port, "KAFKA_PORT");
     await refuseIfTaken(controllerPort, "KAFKA_CONTROLLER_PORT");

@@ -183,3 +183,47 @@ export function rssMiB(pid) {
     return undefined;
   }
 }
+
+/**
+ * Runs `fn` while holding a lock file, so that two concurrent `up`s (vitest projects starting their
+ * global setups together, a CLI beside a test run) never both start a broker. A lock whose holder
+ * died is taken over.
+ * @template T
+ * @param {string} lockFile
+ * @param {{ what: string, timeoutMs: number }} opts what: the broker, for the error message
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function withLock(lockFile, { what, timeoutMs }, fn) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx" });
+      break;
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(lockFile, "utf8").trim());
+      } catch {
+        continue; // released in between
+      }
+      // An empty file is one being written; only a named holder that died is stale.
+      if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+        rmSync(lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${what}: another \`up\` (pid ${holder}) holds ${lockFile}; stop it, or delete the file if it is stale`,
+        );
+      }
+      await sleep(250);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockFile, { force: true });
+  }
+}

@@ -8,15 +8,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveJars } from "./maven.mjs";
 import {
-  isAlive,
   portOpen,
   rssMiB,
   runningPid,
-  sleep,
   startDetached,
   stopByPidFile,
   tail,
   waitFor,
+  withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
 
@@ -163,52 +162,11 @@ async function hostnameHint() {
   }
 }
 
-/**
- * Runs `fn` while holding a lock file, so that two concurrent `up`s (vitest projects starting their
- * global setups together) do not both wipe the work dir and start a JVM. A lock whose holder died is
- * taken over.
- * @template T
- * @param {string} lockFile
- * @param {() => Promise<T>} fn
- * @returns {Promise<T>}
- */
-async function withLock(lockFile, fn) {
-  const deadline = Date.now() + START_BUDGET_MS + 30_000;
-  for (;;) {
-    try {
-      writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx" });
-      break;
-    } catch (error) {
-      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
-      let holder = 0;
-      try {
-        holder = Number(readFileSync(lockFile, "utf8").trim());
-      } catch {
-        continue; // released in between
-      }
-      // An empty file is one being written; only a named holder that died is stale.
-      if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-        rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `pulsar: another \`up\` (pid ${holder}) holds ${lockFile}; stop it, or delete the file if it is stale`,
-        );
-      }
-      await sleep(250);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lockFile, { force: true });
-  }
-}
-
 /** @param {(line: string) => void} log */
 export async function up(log) {
-  return withLock(files().lockFile, () => upLocked(log));
+  return withLock(files().lockFile, { what: "pulsar", timeoutMs: START_BUDGET_MS + 30_000 }, () =>
+    upLocked(log),
+  );
 }
 
 /** @param {(line: string) => void} log */

@@ -16,6 +16,7 @@ import {
   stopByPidFile,
   tail,
   waitFor,
+  withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
 
@@ -276,9 +277,16 @@ export async function up(log) {
   const begin = Date.now();
   await ensureInstalled(log);
   let already = true;
-  for (const instance of instances()) {
-    if (!(await upInstance(instance, log))) already = false;
-  }
+  // Vitest projects run their global setups together: one `up` starts, the others wait and see.
+  await withLock(
+    join(stateDir("redis"), "up.lock"),
+    { what: "redis", timeoutMs: 60_000 },
+    async () => {
+      for (const instance of instances()) {
+        if (!(await upInstance(instance, log))) already = false;
+      }
+    },
+  );
   return {
     already,
     address: instances()
