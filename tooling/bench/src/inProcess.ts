@@ -4,7 +4,6 @@
 //
 //   pnpm --filter @ruststream/tooling-bench bench [messages-per-round] [rounds]
 import { writeFileSync } from "node:fs";
-import os from "node:os";
 import {
   type Delivery,
   json,
@@ -13,6 +12,7 @@ import {
   MemoryTopic,
   RustStream,
 } from "@ruststream/core";
+import { machine, summarize, tableLines } from "./stats.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
 const rounds = Number(process.argv[3] ?? 7);
@@ -132,12 +132,6 @@ const rows: Row[] = [
   { name: "bare loop, reply", run: () => bareLoop(true), rates: [] },
 ];
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 const fmt = (rate: number) => `${(rate / 1e6).toFixed(3)} M/s`;
 
 // One untimed round so the JIT has seen every path.
@@ -147,22 +141,10 @@ for (let round = 0; round < rounds; round++) {
   process.stderr.write(`round ${round + 1}/${rounds} done\n`);
 }
 
-const summary = rows.map((row) => {
-  const best = Math.max(...row.rates);
-  const worst = Math.min(...row.rates);
-  const med = median(row.rates);
-  // A spread wider than 10% of the median makes a comparison with this row inconclusive.
-  const spread = (best - worst) / med;
-  return { name: row.name, best, median: med, worst, spread, rates: row.rates };
-});
+const summary = rows.map((row) => summarize(row.name, row.rates));
 
 console.log(`in-process dispatch, ${messages} messages per round, ${rounds} interleaved rounds`);
-console.log("row                 best          median        worst         spread");
-for (const r of summary) {
-  console.log(
-    `${r.name.padEnd(20)}${fmt(r.best).padEnd(14)}${fmt(r.median).padEnd(14)}${fmt(r.worst).padEnd(14)}${(r.spread * 100).toFixed(1)}%${r.spread > 0.1 ? " (inconclusive)" : ""}`,
-  );
-}
+for (const line of tableLines(summary, fmt)) console.log(line);
 const ratio = (full: string, bare: string) =>
   summary.find((r) => r.name === full)!.median / summary.find((r) => r.name === bare)!.median;
 const ratios = {
@@ -178,7 +160,7 @@ const result = {
     "in-process dispatch: full app on the memory broker vs a bare loop over the same deliveries",
   command: `pnpm --filter @ruststream/tooling-bench bench ${messages} ${rounds}`,
   date: new Date().toISOString(),
-  machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown" },
+  machine: machine(),
   messagesPerRound: messages,
   rounds,
   rows: summary,
