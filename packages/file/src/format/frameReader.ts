@@ -1,7 +1,7 @@
 import { readBeacon } from "./beacon.js";
 import { asciiString, type ByteWindow, viewOf, windowEnd } from "./bytes.js";
 import { CR, MAX_TIMESTAMP_MS } from "./constants.js";
-import { crc16Cdma2000 } from "./crc.js";
+import { CRC16_INIT, crc16Update } from "./crc.js";
 import { StreamFileError } from "./errors.js";
 import { FRAME_OVERHEAD } from "./frame.js";
 import { isValidStreamKey } from "./streamKey.js";
@@ -97,34 +97,81 @@ function corruptUnit(what: string, offset: number): StreamFileError {
 }
 
 function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
+  // The common case, nearly every frame of a replay: the whole frame sits in the window before the
+  // next beacon, so it is read in place, with no copy and no gathering.
+  const limit = Math.min(
+    windowEnd(win),
+    (Math.floor(pos / opts.beaconInterval) + 1) * opts.beaconInterval,
+  );
+  const at = pos - win.start;
+  const bytes = win.bytes;
+  if (pos + 1 <= limit) {
+    const headLength = 1 + bytes[at]! + 28;
+    if (pos + headLength <= limit) {
+      const total = FRAME_OVERHEAD + bytes[at]! + u32(bytes, at + headLength - 4);
+      if (pos + total <= limit) return decodeFrame(bytes, at, pos, pos + total, NO_SPLICES, opts);
+    }
+  }
   const first = gather(win, pos, 1, opts);
   if (!first.ok) return { kind: "need", until: first.until };
-  const keyLength = first.bytes[0]!;
-  const headLength = 1 + keyLength + 28;
+  const headLength = 1 + first.bytes[0]! + 28;
   const head = gather(win, pos, headLength, opts);
   if (!head.ok) return { kind: "need", until: head.until };
-  const streamKey = asciiString(head.bytes, 1, 1 + keyLength);
+  checkHead(head.bytes, 0, pos, opts);
+  const total = FRAME_OVERHEAD + head.bytes[0]! + u32(head.bytes, headLength - 4);
+  const all = gather(win, pos, total, opts);
+  if (!all.ok) return { kind: "need", until: all.until };
+  return decodeFrame(all.bytes, 0, pos, all.end, all.spliced, opts);
+}
+
+const NO_SPLICES: readonly Spliced[] = [];
+
+function u32(bytes: Uint8Array, at: number): number {
+  return (
+    ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0
+  );
+}
+
+/** Checks a frame's head (key, timestamp, payload length) before its payload is waited for. */
+function checkHead(bytes: Uint8Array, at: number, pos: number, opts: ReadOptions): string {
+  const keyLength = bytes[at]!;
+  const streamKey = asciiString(bytes, at + 1, at + 1 + keyLength);
   if (!isValidStreamKey(streamKey)) throw corruptUnit("Frame has an invalid stream key", pos);
-  const headView = viewOf(head.bytes);
-  const timestamp = headView.getBigUint64(1 + keyLength + 16);
-  if (timestamp > BigInt(MAX_TIMESTAMP_MS)) {
+  const t = at + 1 + keyLength + 16;
+  // Both halves as numbers: the limit is far below 2^53, and no bigint is made per frame.
+  if (u32(bytes, t) * 2 ** 32 + u32(bytes, t + 4) > MAX_TIMESTAMP_MS) {
     throw corruptUnit("Frame timestamp is past year 9999", pos);
   }
-  const payloadLength = headView.getUint32(1 + keyLength + 24);
+  const payloadLength = u32(bytes, t + 8);
   if (payloadLength > opts.maxPayloadBytes) {
     throw corruptUnit(
       `Frame payload length ${payloadLength} is over the limit of ${opts.maxPayloadBytes} bytes`,
       pos,
     );
   }
+  return streamKey;
+}
+
+/**
+ * Decodes the frame whose `total` bytes (beacons taken out) start at `bytes[at]`; `pos` and `end`
+ * are its file offsets, beacons included.
+ */
+function decodeFrame(
+  bytes: Uint8Array,
+  at: number,
+  pos: number,
+  end: number,
+  spliced: readonly Spliced[],
+  opts: ReadOptions,
+): UnitRead {
+  const streamKey = checkHead(bytes, at, pos, opts);
+  const keyLength = bytes[at]!;
+  const headLength = 1 + keyLength + 28;
+  const payloadLength = u32(bytes, at + headLength - 4);
   const total = FRAME_OVERHEAD + keyLength + payloadLength;
-  const all = gather(win, pos, total, opts);
-  if (!all.ok) return { kind: "need", until: all.until };
-  const bytes = all.bytes;
-  const payload = bytes.subarray(headLength, headLength + payloadLength);
-  const view = viewOf(bytes);
-  const checksum = view.getUint16(headLength + payloadLength);
-  const computed = crc16Cdma2000(payload);
+  const payloadAt = at + headLength;
+  const checksum = (bytes[payloadAt + payloadLength]! << 8) | bytes[payloadAt + payloadLength + 1]!;
+  const computed = crc16Update(CRC16_INIT, bytes, payloadAt, payloadAt + payloadLength);
   if (checksum !== computed) {
     throw corruptUnit(
       `Frame checksum mismatch (stored 0x${checksum.toString(16)}, computed 0x${computed.toString(16)})`,
@@ -132,8 +179,8 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
     );
   }
   if (opts.strict) {
-    if (bytes[total - 1] !== CR) throw corruptUnit("Frame does not end with 0x0D", pos);
-    for (const s of all.spliced) {
+    if (bytes[at + total - 1] !== CR) throw corruptUnit("Frame does not end with 0x0D", pos);
+    for (const s of spliced) {
       if (s.beacon.remaining !== total - s.before) {
         throw corruptUnit(
           `Beacon at byte ${s.beacon.offset} says ${s.beacon.remaining} frame bytes follow, but ${total - s.before} do`,
@@ -142,22 +189,26 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
       }
     }
   }
+  const view = viewOf(bytes);
+  const t = at + 1 + keyLength;
   return {
     kind: "frame",
     message: {
       streamKey,
-      shard: headView.getBigUint64(1 + keyLength),
-      seq: headView.getBigUint64(1 + keyLength + 8),
-      timestamp: Number(timestamp),
-      payload,
+      shard: view.getBigUint64(t),
+      seq: view.getBigUint64(t + 8),
+      timestamp: u32(bytes, t + 16) * 2 ** 32 + u32(bytes, t + 20),
+      payload: bytes.subarray(payloadAt, payloadAt + payloadLength),
       checksum,
       offset: pos,
-      end: all.end,
+      end,
     },
-    beacons: all.spliced.map((s) => s.beacon),
-    end: all.end,
+    beacons: spliced.length === 0 ? NO_BEACONS : spliced.map((s) => s.beacon),
+    end,
   };
 }
+
+const NO_BEACONS: readonly Beacon[] = [];
 
 /**
  * Reads the unit starting at file offset `pos`: the beacon when `pos` is an interval boundary,
