@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { RustStreamError } from "@ruststream/core";
 import { Redis } from "ioredis";
 import { connectionError, type ResolvedConnection } from "../connectionOptions.js";
@@ -45,7 +46,7 @@ function newClient(settings: ResolvedConnection, role: string): Redis {
     maxRetriesPerRequest: null,
     retryStrategy,
     // Off: ioredis 6's auto-pipelining loses the command name of callBuffer (it reads the first
-    // argument as the name); commands still share one socket and are written as they come.
+    // argument as the name). The main connection coalesces one tick's writes itself (IoredisLink).
     enableAutoPipelining: false,
   });
 }
@@ -145,11 +146,26 @@ class IoredisBlockingLink implements BlockingLink {
   }
 }
 
-/** The link to a real server, through ioredis. */
+/**
+ * The link to a real server, through ioredis.
+ *
+ * The commands one tick sends on the main connection leave in one socket write: the first corks the
+ * socket and a `process.nextTick` uncorks it, after the synchronous code and the promise reactions
+ * of that tick ran (every ack a batch of handlers settles, say). ioredis still writes and queues each
+ * command as it comes, so each keeps its own reply, its own error and its place in the connection's
+ * order; only the syscalls are shared. Blocking and subscriber connections write as they come.
+ */
 export class IoredisLink implements Link {
   readonly #settings: ResolvedConnection;
   readonly #main: Redis;
   readonly #others = new Set<Redis>();
+  /** The socket corked this tick, uncorked by the pending `#flush`. */
+  #corked: Writable | undefined;
+  readonly #flush = (): void => {
+    const socket = this.#corked;
+    this.#corked = undefined;
+    socket?.uncork();
+  };
 
   private constructor(settings: ResolvedConnection, main: Redis) {
     this.#settings = settings;
@@ -161,10 +177,18 @@ export class IoredisLink implements Link {
   }
 
   call(name: string, args: readonly Arg[]): Promise<Reply> {
+    this.#coalesce();
     return call(this.#main, name, args);
   }
 
   async transaction(commands: readonly Command[]): Promise<Reply[]> {
+    // One command is atomic alone: MULTI/EXEC around it would be three commands for the server and
+    // a pipeline object here, for the same reply and the same error.
+    if (commands.length === 1) {
+      const only = commands[0]!;
+      return [await this.call(only.name, only.args)];
+    }
+    this.#coalesce();
     const multi = this.#main.multi();
     for (const c of commands) multi.callBuffer(c.name, c.args as Arg[]);
     const results = await multi.exec();
@@ -212,6 +236,21 @@ export class IoredisLink implements Link {
 
   now(): number {
     return Date.now();
+  }
+
+  /**
+   * Holds this tick's writes on the main socket until the tick's end. Only a ready connection is
+   * corked: before that ioredis queues commands and writes them itself once connected.
+   */
+  #coalesce(): void {
+    if (this.#corked !== undefined) return;
+    const main = this.#main;
+    if (main.status !== "ready") return;
+    const socket = main.stream as Writable | undefined;
+    if (socket === undefined || !socket.writable) return;
+    socket.cork();
+    this.#corked = socket;
+    process.nextTick(this.#flush);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,159 @@
+import { Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { resolveConnection } from "../src/connectionOptions.js";
+import { IoredisLink } from "../src/link/ioredisLink.js";
+import { errorCode, type Reply, text } from "../src/link/link.js";
+import { requireEnv, uniqueKey } from "./env.js";
+
+// The main connection writes the commands of one tick together (one socket write), while each keeps
+// its own reply, its own error and its place in the connection's order.
+
+const url = () => requireEnv("REDIS_URL");
+let link: IoredisLink;
+let port: number;
+
+beforeAll(async () => {
+  const settings = resolveConnection({ url: url() });
+  port = settings.port;
+  link = await IoredisLink.connect(settings);
+});
+afterAll(() => link.close());
+afterEach(() => vi.restoreAllMocks());
+
+/**
+ * Counts the socket writes (`_write` and `_writev` calls) to the server while `work` runs, and keeps
+ * what they wrote.
+ */
+async function countingWrites<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; writes: number; sent: string }> {
+  let writes = 0;
+  let sent = "";
+  const keep = (chunk: unknown) => {
+    sent += Buffer.isBuffer(chunk) ? chunk.toString("latin1") : String(chunk);
+  };
+  const toServer = (socket: Socket) => socket.remotePort === port;
+  const write = Socket.prototype._write;
+  const writev = Socket.prototype._writev!;
+  vi.spyOn(Socket.prototype, "_write").mockImplementation(function (this: Socket, ...args) {
+    if (toServer(this)) {
+      writes++;
+      keep(args[0]);
+    }
+    return write.apply(this, args);
+  });
+  vi.spyOn(Socket.prototype, "_writev").mockImplementation(function (this: Socket, ...args) {
+    if (toServer(this)) {
+      writes++;
+      for (const { chunk } of args[0]) keep(chunk);
+    }
+    return writev.apply(this, args);
+  });
+  const result = await work();
+  vi.restoreAllMocks();
+  return { result, writes, sent };
+}
+
+const outcome = (settled: PromiseSettledResult<Reply>): string =>
+  settled.status === "fulfilled"
+    ? `ok ${text(settled.value)}`
+    : `error ${errorCode(settled.reason)}`;
+
+describe("one tick, one write", () => {
+  it("sends one tick's commands in one write, each with its own reply or error", async () => {
+    const key = uniqueKey("tick");
+    const { result, writes } = await countingWrites(() =>
+      Promise.allSettled([
+        link.call("SET", [key, "v"]),
+        link.call("INCR", [key]), // not an integer: this command alone fails
+        link.call("GET", [key]),
+        link.call("LPUSH", [key, "x"]), // wrong type: fails alone
+        link.call("APPEND", [key, "w"]),
+        link.call("GET", [key]),
+      ]),
+    );
+    expect(result.map(outcome)).toEqual([
+      "ok OK",
+      "error ERR",
+      "ok v",
+      "error WRONGTYPE",
+      "ok 2",
+      "ok vw",
+    ]);
+    expect(writes).toBe(1);
+    await link.call("DEL", [key]);
+  });
+
+  it("keeps the connection's order across many commands of one tick", async () => {
+    const key = uniqueKey("order");
+    const { result, writes } = await countingWrites(() =>
+      Promise.all(Array.from({ length: 200 }, () => link.call("INCR", [key]))),
+    );
+    expect(result).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(writes).toBe(1);
+    await link.call("DEL", [key]);
+  });
+
+  it("joins commands issued from promise reactions of the same tick", async () => {
+    const key = uniqueKey("reactions");
+    const { result, writes } = await countingWrites(async () => {
+      const first = link.call("INCR", [key]);
+      // Resolved promises run their reactions before the tick ends, as a batch's settles do.
+      const later = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          Promise.resolve(i).then(() => link.call("INCR", [key])),
+        ),
+      );
+      return [await first, ...later];
+    });
+    expect(result).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    expect(writes).toBe(1);
+    await link.call("DEL", [key]);
+  });
+
+  it("writes commands of later ticks in later writes", async () => {
+    const key = uniqueKey("ticks");
+    const { result, writes } = await countingWrites(async () => {
+      const a = await link.call("INCR", [key]);
+      const b = await link.call("INCR", [key]);
+      return [a, b];
+    });
+    expect(result).toEqual([1, 2]);
+    expect(writes).toBe(2);
+    await link.call("DEL", [key]);
+  });
+
+  it("keeps transactions atomic in the shared write, and answers a transaction's own error", async () => {
+    const key = uniqueKey("multi");
+    const other = uniqueKey("multi-other");
+    const { result, writes } = await countingWrites(() =>
+      Promise.allSettled([
+        link.call("SET", [key, "1"]),
+        link.transaction([
+          { name: "INCR", args: [key] },
+          { name: "RPUSH", args: [other, "a"] },
+        ]),
+        link.transaction([{ name: "LPUSH", args: [key, "x"] }]),
+        link.call("GET", [key]),
+      ]),
+    );
+    expect(result[0]).toMatchObject({ status: "fulfilled" });
+    expect(result[1]).toEqual({ status: "fulfilled", value: [2, 1] });
+    expect(result[2]).toMatchObject({ status: "rejected" });
+    expect(errorCode((result[2] as PromiseRejectedResult).reason)).toBe("WRONGTYPE");
+    expect(result[3]).toEqual({ status: "fulfilled", value: Buffer.from("2") });
+    expect(writes).toBe(1);
+    await link.call("DEL", [key, other]);
+  });
+
+  it("sends a transaction of one command as the command alone", async () => {
+    const key = uniqueKey("single");
+    const { result, sent } = await countingWrites(() =>
+      link.transaction([{ name: "RPUSH", args: [key, "a"] }]),
+    );
+    expect(result).toEqual([1]);
+    expect(sent).toContain("RPUSH");
+    expect(sent).not.toMatch(/MULTI|EXEC/i);
+    await link.call("DEL", [key]);
+  });
+});
