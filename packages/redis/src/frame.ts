@@ -45,6 +45,10 @@ function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
 }
 
 export function decodeFrame(bytes: Uint8Array): Framed {
+  // The common frame, no headers (count 0): the payload after the count, no DataView, one map.
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0 && bytes[3] === 0) {
+    return { headers: new HeaderMap(), payload: view(bytes, 4, bytes.length) };
+  }
   const raw = { headers: new HeaderMap(), payload: view(bytes, 0, bytes.length) };
   if (bytes.length < 4) return raw;
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);

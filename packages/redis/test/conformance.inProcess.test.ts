@@ -72,4 +72,5 @@ describe("pub/sub", () => {
   conformance.lifecycle({ makeBroker, makeSource, makePublisher, timing });
   conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
   conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
+  conformance.batches({ makeBroker, makeSource, makePublisher, timing });
 });

@@ -15,3 +15,4 @@ conformance.routing({ makeBroker, makeSource, makePublisher, timing, backlog: "m
 conformance.lifecycle({ makeBroker, makeSource, makePublisher, timing });
 conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
 conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
+conformance.batches({ makeBroker, makeSource, makePublisher, timing });

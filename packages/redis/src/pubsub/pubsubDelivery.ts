@@ -4,6 +4,7 @@ import {
   type ReadonlyHeaderMap,
   type SettleResult,
 } from "@ruststream/core";
+import type { Framed } from "../frame.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 
@@ -17,22 +18,25 @@ export class RedisPubSubDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly headers: HeaderMap;
   /** Redis does not count Pub/Sub deliveries. */
   readonly redeliveryCount = undefined;
-  readonly position: RedisSequencePosition;
+  readonly #sequence: number;
+  #position: RedisSequencePosition | undefined;
   readonly #release: () => void;
   #released = false;
 
-  constructor(
-    name: string,
-    framed: { headers: HeaderMap; payload: Uint8Array },
-    sequence: bigint,
-    release: () => void,
-  ) {
+  /** `release` is shared by every delivery of a subscription (no closure per message). */
+  constructor(name: string, framed: Framed, sequence: number, release: () => void) {
     super();
     this.name = name;
     this.payload = framed.payload;
     this.headers = framed.headers;
-    this.position = new RedisSequencePosition(sequence);
+    this.#sequence = sequence;
     this.#release = release;
+  }
+
+  /** Built when first asked for: the runtime's hot path never reads it. */
+  get position(): RedisSequencePosition {
+    this.#position ??= new RedisSequencePosition(BigInt(this.#sequence));
+    return this.#position;
   }
 
   get partitionKey(): Uint8Array | undefined {

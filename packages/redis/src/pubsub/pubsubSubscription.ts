@@ -1,4 +1,9 @@
-import { RustStreamError, subscriptionIterator } from "@ruststream/core";
+import {
+  type BatchSubscription,
+  batchesMark,
+  RustStreamError,
+  subscriptionIterator,
+} from "@ruststream/core";
 import { decodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import type { PubSubLink } from "../link/link.js";
@@ -6,27 +11,34 @@ import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";
 import { RedisPubSubDelivery } from "./pubsubDelivery.js";
 
 const done: IteratorResult<RedisPubSubDelivery, undefined> = { done: true, value: undefined };
+const none: readonly RedisPubSubDelivery[] = [];
 
 /** Messages a subscriber that falls behind keeps; older ones are dropped, as Pub/Sub is lossy. */
 const MAX_BUFFERED = 10_000;
 
-/** A subscription to a channel or a pattern, on its own subscriber connection. */
-export class RedisPubSubSubscription implements HostedSubscription {
+/**
+ * A subscription to a channel or a pattern, on its own subscriber connection. Messages wait as they
+ * arrived (channel and raw frame) until pulled; a pull decodes them, one by one or in batches.
+ */
+export class RedisPubSubSubscription
+  implements BatchSubscription<RedisPubSubDelivery>, HostedSubscription
+{
+  readonly [batchesMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
-  readonly #buffer: Array<{ channel: string; message: Buffer }> = [];
+  // A queue as two parallel arrays read from #head, reset once drained (no shift per message).
+  readonly #channels: string[] = [];
+  readonly #messages: Buffer[] = [];
+  #head = 0;
   #link: PubSubLink | undefined;
-  #sequence = 0n;
+  #sequence = 0;
   #closed = false;
   #revoked: RustStreamError | undefined;
-  #waiting:
-    | {
-        resolve: (value: IteratorResult<RedisPubSubDelivery, undefined>) => void;
-        reject: (error: Error) => void;
-      }
-    | undefined;
+  #waiting: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #dropped = 0;
   #onForget: (() => void) | undefined;
+  /** Every delivery's release, shared: the first settle tells the coordinator it was consumed. */
+  readonly #release = (): void => this.#host.coordinator.consumed();
 
   private constructor(host: RedisHost, name: string) {
     this.#host = host;
@@ -54,21 +66,19 @@ export class RedisPubSubSubscription implements HostedSubscription {
   }
 
   async next(): Promise<IteratorResult<RedisPubSubDelivery, undefined>> {
-    this.#host.assertOpen();
-    if (this.#revoked !== undefined) throw this.#revoked;
-    if (this.#closed) return done;
-    if (this.#waiting !== undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time`,
-      );
+    const [first] = await this.#take(1);
+    return first === undefined ? done : { done: false, value: first };
+  }
+
+  /**
+   * Waits for one message, then hands it out with those already waiting, at most `max`. Messages of
+   * one socket read arrive together, so a waiting pull wakes once they all are buffered.
+   */
+  async nextBatch(max: number): Promise<readonly RedisPubSubDelivery[]> {
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
     }
-    const first = this.#buffer.shift();
-    if (first !== undefined)
-      return { done: false, value: this.#deliver(first.channel, first.message) };
-    return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
-    });
+    return this.#take(max);
   }
 
   async close(): Promise<void> {
@@ -77,7 +87,7 @@ export class RedisPubSubSubscription implements HostedSubscription {
     this.#onForget?.();
     this.#settleWaiting();
     // What arrived and was never pulled is gone with the subscription, as on the server.
-    this.#host.coordinator.consumed(this.#buffer.splice(0).length);
+    this.#host.coordinator.consumed(this.#clear());
     await this.#link?.close();
   }
 
@@ -92,9 +102,52 @@ export class RedisPubSubSubscription implements HostedSubscription {
   }
 
   async surrender(): Promise<number> {
-    this.#host.coordinator.consumed(this.#buffer.splice(0).length);
+    this.#host.coordinator.consumed(this.#clear());
     await this.#link?.close();
     return 0;
+  }
+
+  async #take(max: number): Promise<readonly RedisPubSubDelivery[]> {
+    this.#host.assertOpen();
+    if (this.#revoked !== undefined) throw this.#revoked;
+    if (this.#closed) return none;
+    if (this.#waiting !== undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `a second next() on "${this.name}" while one is waiting: pull one at a time`,
+      );
+    }
+    if (this.#head === this.#messages.length) {
+      // Woken by the first arrival (or a close, which empties the queue, or a revoke, which rejects).
+      await new Promise<void>((resolve, reject) => {
+        this.#waiting = { resolve, reject };
+      });
+    }
+    const available = this.#messages.length - this.#head;
+    if (available === 0) return none;
+    const count = Math.min(max, available);
+    const batch = new Array<RedisPubSubDelivery>(count);
+    for (let i = 0; i < count; i++) {
+      const at = this.#head + i;
+      batch[i] = new RedisPubSubDelivery(
+        this.#channels[at]!,
+        decodeFrame(this.#messages[at]!),
+        ++this.#sequence,
+        this.#release,
+      );
+    }
+    this.#head += count;
+    if (this.#head === this.#messages.length) this.#clear();
+    return batch;
+  }
+
+  /** Empties the queue; answers how many messages it held. */
+  #clear(): number {
+    const held = this.#messages.length - this.#head;
+    this.#channels.length = 0;
+    this.#messages.length = 0;
+    this.#head = 0;
+    return held;
   }
 
   #settleWaiting(): void {
@@ -102,7 +155,7 @@ export class RedisPubSubSubscription implements HostedSubscription {
     this.#waiting = undefined;
     if (waiting === undefined) return;
     if (this.#revoked !== undefined) waiting.reject(this.#revoked);
-    else waiting.resolve(done);
+    else waiting.resolve();
   }
 
   #arrived(channel: string, message: Buffer): void {
@@ -110,24 +163,26 @@ export class RedisPubSubSubscription implements HostedSubscription {
       this.#host.coordinator.consumed();
       return;
     }
+    this.#channels.push(channel);
+    this.#messages.push(message);
+    if (this.#messages.length - this.#head > MAX_BUFFERED) {
+      // The oldest goes; the slots before #head are reclaimed when the queue drains or compacts.
+      this.#head++;
+      this.#dropped++;
+      this.#host.coordinator.consumed();
+      if (this.#head >= MAX_BUFFERED) this.#compact();
+    }
     const waiting = this.#waiting;
     if (waiting !== undefined) {
       this.#waiting = undefined;
-      waiting.resolve({ done: false, value: this.#deliver(channel, message) });
-      return;
-    }
-    this.#buffer.push({ channel, message });
-    if (this.#buffer.length > MAX_BUFFERED) {
-      this.#buffer.shift();
-      this.#dropped++;
-      this.#host.coordinator.consumed();
+      waiting.resolve();
     }
   }
 
-  #deliver(channel: string, message: Buffer): RedisPubSubDelivery {
-    this.#sequence++;
-    return new RedisPubSubDelivery(channel, decodeFrame(message), this.#sequence, () =>
-      this.#host.coordinator.consumed(),
-    );
+  /** Drops the slots before #head, so a subscriber that stays behind does not grow the arrays. */
+  #compact(): void {
+    this.#channels.splice(0, this.#head);
+    this.#messages.splice(0, this.#head);
+    this.#head = 0;
   }
 }
