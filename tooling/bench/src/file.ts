@@ -1,7 +1,7 @@
 // The .ss file benchmark: @ruststream/file against the sea-streamer-file crate's own loops (release
 // build of tooling/interop), 512-byte messages, interleaved rounds. Run from the repository root:
 //
-//   npx tsx --conditions=@ruststream/source tooling/bench/file/fileBench.ts [rounds] [messages]
+//   pnpm --filter @ruststream/tooling-bench bench:file [rounds] [messages]
 //
 // replay: both read the same file, written by the crate, to its end.
 // tail:   each follower starts on a primed file, then the crate's writer (another process) appends;
@@ -9,11 +9,20 @@
 // write:  our producer (each send awaited; and in bursts of 256 sends sharing one write) against a
 //         plain sequential fs write of the same frame bytes, one write per message.
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeFile, FileConsumer, FileProducer } from "../../../packages/file/src/index.js";
+import { decodeFile, FileConsumer, FileProducer } from "@ruststream/file";
+import { machine, type RowSummary, summarize, tableLines } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const MESSAGES = Number(process.argv[3] ?? 200_000);
@@ -147,13 +156,6 @@ function plainWrite(frames: Uint8Array[]): Run {
   return { messages: frames.length, seconds };
 }
 
-function stats(values: number[]) {
-  const s = [...values].sort((a, b) => b - a);
-  return { best: s[0]!, median: s[Math.floor(s.length / 2)]!, worst: s.at(-1)! };
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US").padStart(10);
-
 async function main(): Promise<void> {
   build();
   const replayFile = fresh();
@@ -184,23 +186,43 @@ async function main(): Promise<void> {
     for (let i = 2; i < fileNo; i++) rmSync(join(dir, `f${i}.ss`), { force: true });
     process.stderr.write(`round ${round}/${ROUNDS} done\n`);
   }
+  const summary = Object.entries(rows).map(([name, rates]) => summarize(name, rates));
+  const row = (name: string) => summary.find((r) => r.name === name) as RowSummary;
+  const ratio = (a: string, b: string) => row(a).median / row(b).median;
+  const ratios = {
+    replayOursToRust: ratio("replay ours", "replay rust"),
+    tailOursToRust: ratio("tail ours", "tail rust"),
+    writeOursToPlain: ratio("write ours", "write plain"),
+    writeBurstToPlain: ratio("write burst", "write plain"),
+  };
   console.log(`${MESSAGES} messages of ${SIZE} bytes, ${ROUNDS} interleaved rounds (msg/s)`);
-  console.log(
-    `${"".padEnd(12)}${"best".padStart(10)}${"median".padStart(10)}${"worst".padStart(10)}`,
-  );
-  const table: Record<string, ReturnType<typeof stats>> = {};
-  for (const [name, values] of Object.entries(rows)) {
-    table[name] = stats(values);
-    const s = table[name]!;
-    console.log(`${name.padEnd(12)}${fmt(s.best)}${fmt(s.median)}${fmt(s.worst)}`);
+  for (const line of tableLines(summary, (n) => Math.round(n).toLocaleString("en-US"))) {
+    console.log(line);
   }
-  const ratio = (a: string, b: string) => (table[a]!.median / table[b]!.median).toFixed(2);
   console.log(
-    `replay ours / rust (median): ${ratio("replay ours", "replay rust")}  (target >= 1.00)`,
+    `replay ours / rust (medians): ${ratios.replayOursToRust.toFixed(2)}  (target >= 1.00)`,
   );
-  console.log(`tail   ours / rust (median): ${ratio("tail ours", "tail rust")}  (target >= 0.80)`);
-  console.log(`write  ours / plain (median): ${ratio("write ours", "write plain")}`);
-  console.log(`write  burst / plain (median): ${ratio("write burst", "write plain")}`);
+  console.log(
+    `tail   ours / rust (medians): ${ratios.tailOursToRust.toFixed(2)}  (target >= 0.80)`,
+  );
+  console.log(`write  ours / plain (medians): ${ratios.writeOursToPlain.toFixed(2)}`);
+  console.log(`write  burst / plain (medians): ${ratios.writeBurstToPlain.toFixed(2)}`);
+  const result = {
+    scenario:
+      "@ruststream/file against the sea-streamer-file crate (release build of tooling/interop), 512-byte messages",
+    command: `pnpm --filter @ruststream/tooling-bench bench:file ${ROUNDS} ${MESSAGES}`,
+    date: new Date().toISOString(),
+    machine: machine(),
+    messagesPerRound: MESSAGES,
+    rounds: ROUNDS,
+    rows: summary,
+    ratios,
+  };
+  writeFileSync(
+    new URL("../results/file.json", import.meta.url),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
+  console.log("results written to tooling/bench/results/file.json");
   rmSync(dir, { recursive: true, force: true });
 }
 
