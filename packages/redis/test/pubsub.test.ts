@@ -2,17 +2,22 @@ import { HeaderMap } from "@ruststream/core";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeFrame, encodeFrame } from "../src/frame.js";
-import { RedisBroker, RedisPubSub, type RedisPubSubSubscription } from "../src/index.js";
+import {
+  RedisBroker,
+  RedisPubSub,
+  RedisPubSubPattern,
+  type RedisPubSubSubscription,
+} from "../src/index.js";
 import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
 
 const url = () => requireEnv("REDIS_URL");
 const publisher = new Redis(url(), { protocol: 2 });
 afterAll(() => publisher.disconnect());
 
-async function subscribe(channel: string) {
+async function subscribe(channel: string, pattern = false) {
   const connected = await new RedisBroker({ url: url() }).connect();
   const subscription = (await connected.subscribe(
-    new RedisPubSub(channel),
+    pattern ? new RedisPubSubPattern(channel) : new RedisPubSub(channel),
   )) as RedisPubSubSubscription;
   return { connected, subscription };
 }
@@ -111,6 +116,25 @@ describe("pub/sub batches", () => {
       // Drained: the next message is the next one published.
       await publisher.publish(channel, "after");
       expect(text((await subscription.nextBatch(10))[0]!.payload)).toBe("after");
+    } finally {
+      await connected.shutdown();
+    }
+  });
+});
+
+describe("channel names", () => {
+  it("names each message's own channel under a pattern, however the names alternate", async () => {
+    const prefix = uniqueKey("pattern");
+    const { connected, subscription } = await subscribe(`${prefix}.*`, true);
+    try {
+      const channels = ["a", "b", "a", "a", "bb", "é", "b", "a"].map((c) => `${prefix}.${c}`);
+      const pipeline = publisher.pipeline();
+      for (const [i, channel] of channels.entries()) pipeline.publish(channel, plain(`p${i}`));
+      await pipeline.exec();
+      const got = [];
+      while (got.length < channels.length) got.push(...(await subscription.nextBatch(100)));
+      expect(got.map((d) => d.name)).toEqual(channels);
+      expect(got.map((d) => text(d.payload))).toEqual(channels.map((_, i) => `p${i}`));
     } finally {
       await connected.shutdown();
     }

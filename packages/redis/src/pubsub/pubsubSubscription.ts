@@ -66,6 +66,13 @@ export class RedisPubSubSubscription
   }
 
   async next(): Promise<IteratorResult<RedisPubSubDelivery, undefined>> {
+    // A message already waiting: handed out without a batch array.
+    if (this.#head < this.#messages.length && !this.#closed && this.#waiting === undefined) {
+      this.#host.assertOpen();
+      const delivery = this.#deliverAt(this.#head++);
+      if (this.#head === this.#messages.length) this.#clear();
+      return { done: false, value: delivery };
+    }
     const [first] = await this.#take(1);
     return first === undefined ? done : { done: false, value: first };
   }
@@ -127,18 +134,19 @@ export class RedisPubSubSubscription
     if (available === 0) return none;
     const count = Math.min(max, available);
     const batch = new Array<RedisPubSubDelivery>(count);
-    for (let i = 0; i < count; i++) {
-      const at = this.#head + i;
-      batch[i] = new RedisPubSubDelivery(
-        this.#channels[at]!,
-        decodeFrame(this.#messages[at]!),
-        ++this.#sequence,
-        this.#release,
-      );
-    }
+    for (let i = 0; i < count; i++) batch[i] = this.#deliverAt(this.#head + i);
     this.#head += count;
     if (this.#head === this.#messages.length) this.#clear();
     return batch;
+  }
+
+  #deliverAt(at: number): RedisPubSubDelivery {
+    return new RedisPubSubDelivery(
+      this.#channels[at]!,
+      decodeFrame(this.#messages[at]!),
+      ++this.#sequence,
+      this.#release,
+    );
   }
 
   /** Empties the queue; answers how many messages it held. */
