@@ -26,11 +26,14 @@ afterEach(() => vi.restoreAllMocks());
  */
 async function countingWrites<T>(
   work: () => Promise<T>,
-): Promise<{ result: T; writes: number; sent: string }> {
+): Promise<{ result: T; writes: number; sent: string; log: { socket: Socket; sent: string }[] }> {
   let writes = 0;
   let sent = "";
+  const log: { socket: Socket; sent: string }[] = [];
   const keep = (chunk: unknown) => {
-    sent += Buffer.isBuffer(chunk) ? chunk.toString("latin1") : String(chunk);
+    const piece = Buffer.isBuffer(chunk) ? chunk.toString("latin1") : String(chunk);
+    sent += piece;
+    log.at(-1)!.sent += piece;
   };
   const toServer = (socket: Socket) => socket.remotePort === port;
   const write = Socket.prototype._write;
@@ -38,6 +41,7 @@ async function countingWrites<T>(
   vi.spyOn(Socket.prototype, "_write").mockImplementation(function (this: Socket, ...args) {
     if (toServer(this)) {
       writes++;
+      log.push({ socket: this, sent: "" });
       keep(args[0]);
     }
     return write.apply(this, args);
@@ -45,13 +49,14 @@ async function countingWrites<T>(
   vi.spyOn(Socket.prototype, "_writev").mockImplementation(function (this: Socket, ...args) {
     if (toServer(this)) {
       writes++;
+      log.push({ socket: this, sent: "" });
       for (const { chunk } of args[0]) keep(chunk);
     }
     return writev.apply(this, args);
   });
   const result = await work();
   vi.restoreAllMocks();
-  return { result, writes, sent };
+  return { result, writes, sent, log };
 }
 
 const outcome = (settled: PromiseSettledResult<Reply>): string =>
@@ -144,6 +149,33 @@ describe("one tick, one write", () => {
     expect(result[3]).toEqual({ status: "fulfilled", value: Buffer.from("2") });
     expect(writes).toBe(1);
     await link.call("DEL", [key, other]);
+  });
+
+  it("writes what the tick sent on the main connection before a blocking read", async () => {
+    const key = uniqueKey("before-read");
+    const reader = await link.blocking();
+    try {
+      const { result, log } = await countingWrites(() =>
+        Promise.all([
+          link.call("RPUSH", [key, "a"]),
+          link.call("RPUSH", [key, "b"]),
+          reader.call("BLMOVE", [key, `${key}.to`, "LEFT", "LEFT", "1"]),
+          link.call("RPUSH", [key, "c"]),
+        ]),
+      );
+      // Written in the order issued: the read finds what the main connection pushed before it.
+      expect(result.map((r) => (typeof r === "number" ? r : text(r)))).toEqual([1, 2, "a", 2]);
+      expect(log.map((w) => w.sent.match(/RPUSH|BLMOVE/g)?.join(","))).toEqual([
+        "RPUSH,RPUSH",
+        "BLMOVE",
+        "RPUSH",
+      ]);
+      expect(log[0]!.socket).not.toBe(log[1]!.socket);
+      expect(log[0]!.socket).toBe(log[2]!.socket);
+    } finally {
+      await reader.close();
+      await link.call("DEL", [key, `${key}.to`]);
+    }
   });
 
   it("sends a transaction of one command as the command alone", async () => {

@@ -126,11 +126,13 @@ function channelNames(): (channel: Buffer) => string {
 class IoredisBlockingLink implements BlockingLink {
   readonly #client: Redis;
   readonly #main: Redis;
+  readonly #flushMain: () => void;
   #id: number | undefined;
 
-  constructor(client: Redis, main: Redis) {
+  constructor(client: Redis, main: Redis, flushMain: () => void) {
     this.#client = client;
     this.#main = main;
+    this.#flushMain = flushMain;
     // A reconnect gives the connection a new id; interrupting needs the current one.
     client.on("ready", () => {
       this.#id = undefined;
@@ -153,6 +155,9 @@ class IoredisBlockingLink implements BlockingLink {
   }
 
   call(name: string, args: readonly Arg[]): Promise<Reply> {
+    // What this tick sent on the main connection (the acks of what the last read brought) leaves
+    // before the next read, in the order the code issued them, as a loop without coalescing has it.
+    this.#flushMain();
     return call(this.#client, name, args);
   }
 
@@ -236,7 +241,7 @@ export class IoredisLink implements Link {
     const client = await open(this.#settings, "reader");
     this.#others.add(client);
     client.once("end", () => this.#others.delete(client));
-    const link = new IoredisBlockingLink(client, this.#main);
+    const link = new IoredisBlockingLink(client, this.#main, this.#flush);
     await link.init();
     return link;
   }
