@@ -72,8 +72,8 @@ export type { OutgoingMessage, RawMessage, Receipt } from "./message.js";
 export { partitionKeyBytes, snapshotMessage } from "./message.js";
 export type { Position } from "./position.js";
 export type { Publisher, PublishPolicy } from "./publisher.js";
-export type { ReplyWait } from "./replyWaiters.js";
-export { ReplyWaiters } from "./replyWaiters.js";
+export type { PendingReply, ReplyWait } from "./replyWaiters.js";
+export { publishRequest, ReplyWaiters } from "./replyWaiters.js";
 export type {
   AppInfo,
   RunOptions,

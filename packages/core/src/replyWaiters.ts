@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { Clock } from "./clock.js";
 import { RustStreamError } from "./errors.js";
-import type { RawMessage } from "./message.js";
+import { HeaderMap } from "./headerMap.js";
+import { headerNames } from "./headerNames.js";
+import type { OutgoingMessage, RawMessage } from "./message.js";
 
 /** One request's wait for its reply. */
 export interface ReplyWait {
@@ -83,4 +86,32 @@ export class ReplyWaiters {
     for (const waiter of this.#waiters.values()) waiter.reject(error);
     this.#waiters.clear();
   }
+}
+
+/** A request's wait, with the inbox its reply is to be published to. */
+export interface PendingReply extends ReplyWait {
+  readonly inbox: string;
+}
+
+/**
+ * The request half every `Requester` shares: a fresh `correlation-id`, the connection's inbox as
+ * `reply-to` (on a copy of the caller's headers), the publish, then the reply; a publish that fails
+ * stops the wait, so no timer outlives it.
+ */
+export async function publishRequest<TOptions>(
+  message: OutgoingMessage<TOptions>,
+  awaitReply: (correlationId: string) => PendingReply | Promise<PendingReply>,
+  publish: (message: OutgoingMessage<TOptions>) => Promise<unknown>,
+): Promise<RawMessage> {
+  const correlationId = randomUUID();
+  const pending = await awaitReply(correlationId);
+  const headers = message.headers?.clone() ?? new HeaderMap();
+  headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
+  try {
+    await publish({ ...message, headers });
+  } catch (error) {
+    pending.cancel();
+    throw error;
+  }
+  return pending.reply;
 }

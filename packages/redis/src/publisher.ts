@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto";
 import {
   HeaderMap,
-  headerNames,
   type OutgoingMessage,
+  type PendingReply,
   type PublishPolicy,
   partitionKeyBytes,
   policyMark,
+  publishRequest,
   type RawMessage,
   type Receipt,
   type Requester,
@@ -42,12 +42,6 @@ export interface RedisPublishSettings {
 export interface RequestHost {
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
-}
-
-export interface PendingReply {
-  readonly inbox: string;
-  readonly reply: Promise<RawMessage>;
-  cancel(): void;
 }
 
 /**
@@ -154,17 +148,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
 
   async request(message: OutgoingMessage, options: RequestOptions): Promise<RawMessage> {
     this.#host.assertOpen();
-    const correlationId = randomUUID();
-    const pending = await this.#requests.awaitReply(correlationId, options.timeoutMs);
-    const headers = message.headers?.clone() ?? new HeaderMap();
-    headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
-    try {
-      await this.publish({ ...message, headers });
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    return pending.reply;
+    return publishRequest(
+      message,
+      (correlationId) => this.#requests.awaitReply(correlationId, options.timeoutMs),
+      (request) => this.publish(request),
+    );
   }
 
   /** The command a publish sends, checked as `publish` checks it: for a test's synchronous inject. */

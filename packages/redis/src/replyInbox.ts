@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, headerNames, ReplyWaiters, type RustStreamError } from "@ruststream/core";
+import {
+  type Clock,
+  headerNames,
+  type PendingReply,
+  ReplyWaiters,
+  type RustStreamError,
+} from "@ruststream/core";
 import type { RedisHost } from "./host.js";
 import type { BlockingLink } from "./link/link.js";
-import type { PendingReply, RequestHost } from "./publisher.js";
+import type { RequestHost } from "./publisher.js";
 import { entriesOfRead, parseEntry } from "./stream/entry.js";
 
 /**

@@ -7,14 +7,13 @@ import { headerNames } from "../headerNames.js";
 import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
 import { brokerMark, describeMark, inProcessMark, sourceMark, testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
-import { ReplyWaiters } from "../replyWaiters.js";
+import { type PendingReply, ReplyWaiters } from "../replyWaiters.js";
 import type { ServerDescription } from "../server.js";
 import { hostFromUrl } from "../server.js";
 import type { MemoryDelivery } from "./memoryDelivery.js";
 import {
   MemoryPublish,
   MemoryPublisher,
-  type PendingReply,
   type PublisherHost,
   prepareMessage,
 } from "./memoryPublisher.js";

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type {
   Requester,
   RequestOptions,
@@ -17,6 +16,7 @@ import {
   type Receipt,
 } from "../message.js";
 import type { PublishPolicy } from "../publisher.js";
+import { type PendingReply, publishRequest } from "../replyWaiters.js";
 import type { ConnectedMemoryBroker } from "./memoryBroker.js";
 
 /** What a publisher needs from its connection. */
@@ -26,14 +26,6 @@ export interface PublisherHost {
   append(message: RawMessage): bigint;
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): PendingReply;
-}
-
-export interface PendingReply {
-  /** The name the reply is published to. */
-  readonly inbox: string;
-  readonly reply: Promise<RawMessage>;
-  /** Stops waiting, when the request itself could not be published. */
-  cancel(): void;
 }
 
 /**
@@ -91,18 +83,12 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
     return result;
   }
 
-  async request(message: OutgoingMessage, options: RequestOptions): Promise<RawMessage> {
-    const correlationId = randomUUID();
-    const pending = this.#host.awaitReply(correlationId, options.timeoutMs);
-    const headers = message.headers?.clone() ?? new HeaderMap();
-    headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
-    try {
-      await this.publish({ ...message, headers });
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    return pending.reply;
+  request(message: OutgoingMessage, options: RequestOptions): Promise<RawMessage> {
+    return publishRequest(
+      message,
+      (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
+      (request) => this.publish(request),
+    );
   }
 }
 
