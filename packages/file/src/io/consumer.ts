@@ -91,6 +91,8 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   #poked = false;
   #ahead: { at: number; chunk: Promise<Uint8Array> } | undefined;
   #reading: Promise<Uint8Array> | undefined;
+  /** A size check in flight: the descriptor stays open until it is done. */
+  #sizing: Promise<number> | undefined;
   /** Bumped by every seek, so a read begun before it is thrown away. */
   #generation = 0;
 
@@ -169,7 +171,9 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
     this.#wake?.();
     // A read still running on the descriptor must finish before it is closed and reused.
     const fd = this.#fd;
-    Promise.allSettled([this.#reading, this.#ahead?.chunk]).then(() => close(fd, () => {}));
+    Promise.allSettled([this.#reading, this.#ahead?.chunk, this.#sizing]).then(() =>
+      close(fd, () => {}),
+    );
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<DecodedMessage> {
@@ -267,7 +271,8 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
         ? ahead.chunk
         : readChunk(this.#fd, this.#readAt, CHUNK);
     const chunk = await this.#reading;
-    if (chunk.length === CHUNK) {
+    // After a close the descriptor is on its way out: no read-ahead may start on it.
+    if (chunk.length === CHUNK && !this.#closed) {
       // Replaying a long file: the next read runs while this chunk is decoded.
       const at = this.#readAt + CHUNK;
       const next = readChunk(this.#fd, at, CHUNK);
@@ -310,7 +315,11 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
         this.#over = true;
         break;
       }
-      const size = await sizeOf(this.#fd);
+      // Closed while reading: the descriptor is about to go, so it is not used again.
+      if (this.#closed) break;
+      this.#sizing = sizeOf(this.#fd);
+      const size = await this.#sizing;
+      if (this.#closed) break;
       if (generation !== this.#generation) continue;
       if (size < this.#readAt) {
         // Truncated under us (a writer cut a torn tail): drop what was read past the last unit.
