@@ -23,6 +23,20 @@ export function text(value: Uint8Array): string {
   return decoder.decode(value);
 }
 
+/**
+ * Waits until no collector has grown for `ms`: on a fan-out broker each subscription receives its
+ * own copy, and one may lag the other, so a count taken after only one is quiet can be short.
+ */
+export async function steady(ms: number, ...collectors: readonly Collector[]): Promise<void> {
+  let last = -1;
+  for (;;) {
+    const now = collectors.reduce((sum, c) => sum + c.items.length, 0);
+    if (now === last) return;
+    last = now;
+    await sleep(ms);
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

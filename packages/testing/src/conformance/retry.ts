@@ -12,7 +12,16 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { ackAll, bytes, Collector, elsewhere, text, uniqueName, waitUntil } from "./helpers.js";
+import {
+  ackAll,
+  bytes,
+  Collector,
+  elsewhere,
+  steady,
+  text,
+  uniqueName,
+  waitUntil,
+} from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 function expectHeaders(actual: ReadonlyHeaderMap, sent: ReadonlyHeaderMap, step: string): void {
@@ -63,7 +72,7 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
         const publisher = await h.publisher(connected);
         await publisher.publish({ name, payload: bytes("control") });
         await waitUntil(h.arrivalMs, "control", () => a.items.length + b.items.length > 0);
-        await a.quiet(a.items.length, h.silenceMs, "control settles down");
+        await steady(h.silenceMs, a, b);
         const control = a.items.length + b.items.length;
         await ackAll([...a.items, ...b.items]);
         const headers = new HeaderMap()
@@ -78,7 +87,7 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
           "copies",
           () => a.items.length + b.items.length >= control * 2,
         );
-        await a.quiet(a.items.length, h.silenceMs, "copies settle down");
+        await steady(h.silenceMs, a, b);
         const copies = [...a.items.slice(before.a), ...b.items.slice(before.b)];
         expect(copies.length, "the copy reaches as many subscriptions as the control").toBe(
           control,
