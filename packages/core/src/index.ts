@@ -69,7 +69,7 @@ export type { MemorySource, MemoryTopicOptions } from "./memory/memorySources.js
 export { MemoryQueue, MemoryTopic } from "./memory/memorySources.js";
 export type { MemorySubscription } from "./memory/memorySubscription.js";
 export type { OutgoingMessage, RawMessage, Receipt } from "./message.js";
-export { partitionKeyBytes, snapshotMessage } from "./message.js";
+export { assertPayloadBytes, partitionKeyBytes, snapshotMessage, wireHeaders } from "./message.js";
 export type { Position } from "./position.js";
 export type { Publisher, PublishPolicy } from "./publisher.js";
 export type { PendingReply, ReplyWait } from "./replyWaiters.js";

@@ -1,5 +1,7 @@
-import type { DeadLetterOrigin } from "./deadLetter.js";
+import { type DeadLetterOrigin, writeDeadLetterOrigin } from "./deadLetter.js";
+import { RustStreamError } from "./errors.js";
 import { HeaderMap, type ReadonlyHeaderMap } from "./headerMap.js";
+import { headerNames } from "./headerNames.js";
 
 /**
  * What a publisher sends. The broker maps `partitionKey` and `deadLetterOrigin` onto its own wire
@@ -56,4 +58,37 @@ export function snapshotMessage(message: {
     headers: message.headers?.clone() ?? new HeaderMap(),
     partitionKey: key === undefined ? undefined : partitionKeyBytes(key).slice(),
   };
+}
+
+/**
+ * Refuses a payload that is not bytes, before anything is sent: the first check of every broker's
+ * publish (a handler's value reaches a publisher only through a codec).
+ */
+export function assertPayloadBytes(message: {
+  readonly name: string;
+  readonly payload: unknown;
+}): void {
+  if (!(message.payload instanceof Uint8Array)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
+    );
+  }
+}
+
+/**
+ * A copy of a message's headers carrying its partition key (under the broker's header name) and
+ * its dead-letter origin: what a broker without native slots for them writes to its wire.
+ */
+export function wireHeaders(
+  message: Pick<OutgoingMessage<unknown>, "headers" | "partitionKey" | "deadLetterOrigin">,
+  partitionKeyHeader: string = headerNames.partitionKey,
+): HeaderMap {
+  const headers = message.headers?.clone() ?? new HeaderMap();
+  if (message.partitionKey !== undefined) {
+    headers.set(partitionKeyHeader, partitionKeyBytes(message.partitionKey));
+  }
+  if (message.deadLetterOrigin !== undefined)
+    writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+  return headers;
 }

@@ -1,9 +1,8 @@
 import {
-  HeaderMap,
+  assertPayloadBytes,
   type OutgoingMessage,
   type PendingReply,
   type PublishPolicy,
-  partitionKeyBytes,
   policyMark,
   publishRequest,
   type RawMessage,
@@ -15,7 +14,7 @@ import {
   type Transaction,
   type TransactionalPublisher,
   transactionsMark,
-  writeDeadLetterOrigin,
+  wireHeaders,
 } from "@ruststream/core";
 import type { ConnectedRedisBroker } from "./broker.js";
 import { encodeFrame } from "./frame.js";
@@ -183,12 +182,7 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
         "publish() needs a non-empty stream, list or channel name",
       );
     }
-    if (!(message.payload instanceof Uint8Array)) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
-      );
-    }
+    assertPayloadBytes(message);
     const limit = this.#host.maxPayloadBytes;
     if (message.payload.length > limit) {
       throw new RustStreamError(
@@ -202,12 +196,8 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
         "the Redis broker has no per-message publish options: set the partition key with partitionKey, and trimming on the RedisPublish policy",
       );
     }
-    const headers = message.headers?.clone() ?? new HeaderMap();
-    if (message.partitionKey !== undefined) {
-      headers.set(redisHeaders.partitionKey, partitionKeyBytes(message.partitionKey));
-    }
+    const headers = wireHeaders(message, redisHeaders.partitionKey);
     if (message.deadLetterOrigin !== undefined) {
-      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
       headers.set(redisHeaders.deadLetterReason, message.deadLetterOrigin.reason);
     }
     const transport = this.#settings.transport ?? this.#host.transportOf(message.name);

@@ -4,16 +4,15 @@ import type {
   Transaction,
   TransactionalPublisher,
 } from "../capabilities.js";
-import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { RustStreamError } from "../errors.js";
-import { HeaderMap } from "../headerMap.js";
 import { headerNames } from "../headerNames.js";
 import { policyMark, requestMark, transactionsMark } from "../marks.js";
 import {
+  assertPayloadBytes,
   type OutgoingMessage,
-  partitionKeyBytes,
   type RawMessage,
   type Receipt,
+  wireHeaders,
 } from "../message.js";
 import type { PublishPolicy } from "../publisher.js";
 import { type PendingReply, publishRequest } from "../replyWaiters.js";
@@ -101,12 +100,7 @@ export function prepareMessage(host: PublisherHost, message: OutgoingMessage): R
   if (typeof message.name !== "string" || message.name.length === 0) {
     throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
   }
-  if (!(message.payload instanceof Uint8Array)) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
-    );
-  }
+  assertPayloadBytes(message);
   if (message.payload.length > host.maxPayloadBytes) {
     throw new RustStreamError(
       "publish-refused",
@@ -119,13 +113,7 @@ export function prepareMessage(host: PublisherHost, message: OutgoingMessage): R
       "the memory broker has no per-message publish options: remove options from the message",
     );
   }
-  const headers = message.headers?.clone() ?? new HeaderMap();
-  if (message.partitionKey !== undefined) {
-    headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
-  }
-  if (message.deadLetterOrigin !== undefined) {
-    writeDeadLetterOrigin(headers, message.deadLetterOrigin);
-  }
+  const headers = wireHeaders(message);
   return {
     name: message.name,
     payload: message.payload.slice(),

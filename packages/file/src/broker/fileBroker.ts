@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync } from "
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
+  assertPayloadBytes,
   type Backlog,
   type Broker,
   brokerMark,
@@ -10,13 +11,10 @@ import {
   type Coordinator,
   type DescribesServer,
   describeMark,
-  HeaderMap,
-  headerNames,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type OutgoingMessage,
-  partitionKeyBytes,
   type RawMessage,
   type Receipt,
   RustStreamError,
@@ -25,7 +23,7 @@ import {
   sourceMark,
   type TestableBroker,
   testableMark,
-  writeDeadLetterOrigin,
+  wireHeaders,
 } from "@ruststream/core";
 import {
   DEFAULT_BEACON_INTERVAL,
@@ -357,23 +355,14 @@ export class ConnectedFileBroker
         `"${String(message.name)}" is not a stream key: publish to a name of 1 to 249 characters of A-Z a-z 0-9 . _ -`,
       );
     }
-    if (!(message.payload instanceof Uint8Array)) {
-      throw invalid(
-        `the payload for "${message.name}" is not a Uint8Array: encode it first (a codec does this)`,
-      );
-    }
+    assertPayloadBytes(message);
     if (message.options !== undefined) {
       throw new RustStreamError(
         "unsupported",
         "the file broker has no per-message publish options: remove options from the message",
       );
     }
-    const headers = message.headers?.clone() ?? new HeaderMap();
-    if (message.partitionKey !== undefined) {
-      headers.set(headerNames.partitionKey, partitionKeyBytes(message.partitionKey));
-    }
-    if (message.deadLetterOrigin !== undefined)
-      writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+    const headers = wireHeaders(message);
     const wire = encodeEnvelope(message.payload, headers);
     const max = this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     if (wire.length > max) {
