@@ -48,6 +48,25 @@ export interface Delivery<TPosition extends Position = Position> {
   nackAfter(ms: number): SettleResult;
 }
 
+const ACK = 0;
+const REQUEUE = 1;
+const DROP = 2;
+const REQUEUE_AFTER = 3;
+type Verb = typeof ACK | typeof REQUEUE | typeof DROP | typeof REQUEUE_AFTER;
+
+function describe(verb: Verb, delayMs: number): string {
+  switch (verb) {
+    case ACK:
+      return "ack()";
+    case REQUEUE:
+      return "nack({ requeue: true })";
+    case DROP:
+      return "nack({ requeue: false })";
+    case REQUEUE_AFTER:
+      return `nackAfter(${delayMs})`;
+  }
+}
+
 const OPEN = 0;
 const SETTLING = 1;
 const SETTLED = 2;
@@ -68,20 +87,21 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
   abstract readonly redeliveryCount: number | undefined;
   abstract readonly position: TPosition;
   #state = OPEN;
-  #verb = "";
+  // What settled it, for the error a second settle throws: a code and a delay, not a string or a
+  // closure built on every settle.
+  #verb: Verb = ACK;
+  #delayMs = 0;
 
   get settled(): boolean {
     return this.#state === SETTLED;
   }
 
   ack(): SettleResult {
-    return this.#settle("ack()", () => this.settleAck());
+    return this.#settle(ACK, 0);
   }
 
   nack(options: NackOptions): SettleResult {
-    return this.#settle(`nack({ requeue: ${options.requeue} })`, () =>
-      this.settleNack(options.requeue),
-    );
+    return this.#settle(options.requeue ? REQUEUE : DROP, 0);
   }
 
   nackAfter(ms: number): SettleResult {
@@ -91,7 +111,7 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
         `nackAfter(${ms}): the delay must be a finite number of milliseconds, 0 or more`,
       );
     }
-    return this.#settle(`nackAfter(${ms})`, () => this.settleNackAfter(ms));
+    return this.#settle(REQUEUE_AFTER, ms);
   }
 
   protected abstract settleAck(): SettleResult;
@@ -101,19 +121,26 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
     return "unsupported";
   }
 
-  #settle(verb: string, run: () => SettleResult): SettleResult {
+  #settle(verb: Verb, delayMs: number): SettleResult {
     if (this.#state !== OPEN) {
       throw new RustStreamError(
         "already-settled",
-        `${verb} on a delivery of "${this.name}" that was already settled with ${this.#verb}: ` +
-          "settle each delivery once (a handler that returns an outcome leaves settling to the runtime)",
+        `${describe(verb, delayMs)} on a delivery of "${this.name}" that was already settled with ` +
+          `${describe(this.#verb, this.#delayMs)}: settle each delivery once (a handler that ` +
+          "returns an outcome leaves settling to the runtime)",
       );
     }
     this.#state = SETTLING;
     this.#verb = verb;
+    this.#delayMs = delayMs;
     let result: SettleResult;
     try {
-      result = run();
+      result =
+        verb === ACK
+          ? this.settleAck()
+          : verb === REQUEUE_AFTER
+            ? this.settleNackAfter(delayMs)
+            : this.settleNack(verb === REQUEUE);
     } catch (error) {
       this.#state = SETTLED;
       return Promise.reject(error);

@@ -51,6 +51,9 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+const noNames: string[] = [];
+const noValues: Uint8Array[] = [];
+
 function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
   return typeof (init as ReadonlyHeaderMap).getString === "function";
 }
@@ -62,8 +65,10 @@ function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
  * cheaper than hashing, and an empty map costs one empty array.
  */
 export class HeaderMap implements ReadonlyHeaderMap {
-  readonly #names: string[] = [];
-  readonly #values: Uint8Array[] = [];
+  // Most deliveries carry no headers: until the first set, a map shares these two empty arrays
+  // (never written to), so an empty map is one object rather than three.
+  #names: string[] = noNames;
+  #values: Uint8Array[] = noValues;
 
   constructor(init?: HeaderInit) {
     if (init === undefined) return;
@@ -80,6 +85,8 @@ export class HeaderMap implements ReadonlyHeaderMap {
   }
 
   get(name: string): Uint8Array | undefined {
+    // An empty map answers without normalising; an empty name still fails as it would otherwise.
+    if (this.#names === noNames && name.length > 0) return undefined;
     const i = this.#names.indexOf(normalise(name));
     return i < 0 ? undefined : this.#values[i];
   }
@@ -103,6 +110,10 @@ export class HeaderMap implements ReadonlyHeaderMap {
     const key = normalise(name);
     const i = this.#names.indexOf(key);
     if (i < 0) {
+      if (this.#names === noNames) {
+        this.#names = [];
+        this.#values = [];
+      }
       this.#names.push(key);
       this.#values.push(toBytes(value));
     } else {
@@ -136,10 +147,9 @@ export class HeaderMap implements ReadonlyHeaderMap {
   /** A copy whose values are copies too, so neither side sees the other's later writes. */
   clone(): HeaderMap {
     const copy = new HeaderMap();
-    for (let i = 0; i < this.#names.length; i++) {
-      copy.#names.push(this.#names[i]!);
-      copy.#values.push(this.#values[i]!.slice());
-    }
+    if (this.#names === noNames) return copy;
+    copy.#names = this.#names.slice();
+    copy.#values = this.#values.map((value) => value.slice());
     return copy;
   }
 

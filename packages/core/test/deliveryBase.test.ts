@@ -17,7 +17,13 @@ class TestDelivery extends DeliveryBase {
   readonly partitionKey = undefined;
   readonly redeliveryCount = 1;
   readonly position = position;
-  constructor(readonly answers: { ack?: () => SettleResult; nack?: () => SettleResult }) {
+  constructor(
+    readonly answers: {
+      ack?: () => SettleResult;
+      nack?: () => SettleResult;
+      nackAfter?: () => SettleResult;
+    },
+  ) {
     super();
   }
   protected settleAck(): SettleResult {
@@ -25,6 +31,9 @@ class TestDelivery extends DeliveryBase {
   }
   protected settleNack(): SettleResult {
     return this.answers.nack?.() ?? "ok";
+  }
+  protected override settleNackAfter(): SettleResult {
+    return this.answers.nackAfter?.() ?? "unsupported";
   }
 }
 
@@ -41,6 +50,20 @@ describe("DeliveryBase", () => {
     }
     expect(isRustStreamError(error, "already-settled")).toBe(true);
     expect(String(error)).toMatch(/already settled with ack\(\)/);
+    expect(String(error)).toMatch(/nack\(\{ requeue: true \}\) on a delivery/);
+  });
+
+  it("names each verb and its delay in the second-settle error", () => {
+    const dropped = new TestDelivery({});
+    dropped.nack({ requeue: false });
+    expect(() => dropped.nackAfter(250)).toThrow(
+      /nackAfter\(250\) on a delivery .* already settled with nack\(\{ requeue: false \}\)/,
+    );
+    const delayed = new TestDelivery({ nackAfter: () => "ok" });
+    delayed.nackAfter(40);
+    expect(() => delayed.ack()).toThrow(
+      /ack\(\) on a delivery .* already settled with nackAfter\(40\)/,
+    );
   });
 
   it("leaves the delivery open after an unsupported answer", async () => {

@@ -48,8 +48,22 @@ describe("HeaderMap", () => {
     expect(h.size).toBe(1);
   });
 
-  it("refuses an empty name with a message naming the fix", () => {
+  it("refuses an empty name with a message naming the fix, on an empty map too", () => {
     expect(() => new HeaderMap().set("", "x")).toThrow(/cannot be empty/);
+    expect(() => new HeaderMap().get("")).toThrow(/cannot be empty/);
+    expect(() => new HeaderMap({ a: "1" }).has("")).toThrow(/cannot be empty/);
+  });
+
+  it("keeps empty maps apart: writing one (or its clone) never shows in another", () => {
+    const first = new HeaderMap();
+    const second = new HeaderMap();
+    const copy = first.clone();
+    first.set("a", "1");
+    copy.set("b", "2");
+    expect([...second.keys()]).toEqual([]);
+    expect([...first.keys()]).toEqual(["a"]);
+    expect([...copy.keys()]).toEqual(["b"]);
+    expect(new HeaderMap().size).toBe(0);
   });
 
   it("reads the retry count as RustStream does: absent or malformed is 0", () => {
