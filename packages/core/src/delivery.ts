@@ -48,13 +48,12 @@ export interface Delivery<TPosition extends Position = Position> {
   nackAfter(ms: number): SettleResult;
 }
 
-const ACK = 0;
-const REQUEUE = 1;
-const DROP = 2;
-const REQUEUE_AFTER = 3;
-type Verb = typeof ACK | typeof REQUEUE | typeof DROP | typeof REQUEUE_AFTER;
+// A settle call as one number: these codes, or a delay of 0 or more for `nackAfter(delay)`.
+const ACK = -1;
+const REQUEUE = -2;
+const DROP = -3;
 
-function describe(verb: Verb, delayMs: number): string {
+function describe(verb: number): string {
   switch (verb) {
     case ACK:
       return "ack()";
@@ -62,8 +61,8 @@ function describe(verb: Verb, delayMs: number): string {
       return "nack({ requeue: true })";
     case DROP:
       return "nack({ requeue: false })";
-    case REQUEUE_AFTER:
-      return `nackAfter(${delayMs})`;
+    default:
+      return `nackAfter(${verb})`;
   }
 }
 
@@ -79,7 +78,8 @@ const SETTLED = 2;
 export abstract class DeliveryBase<TPosition extends Position = Position>
   implements Delivery<TPosition>
 {
-  readonly [deliveryMark] = true as const;
+  // On the prototype (below), not a field: one less slot in every delivery.
+  declare readonly [deliveryMark]: true;
   abstract readonly name: string;
   abstract readonly payload: Uint8Array;
   abstract readonly headers: ReadonlyHeaderMap;
@@ -87,21 +87,20 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
   abstract readonly redeliveryCount: number | undefined;
   abstract readonly position: TPosition;
   #state = OPEN;
-  // What settled it, for the error a second settle throws: a code and a delay, not a string or a
-  // closure built on every settle.
-  #verb: Verb = ACK;
-  #delayMs = 0;
+  // What settled it, for the error a second settle throws: a number, not a string or a closure
+  // built on every settle.
+  #verb = ACK;
 
   get settled(): boolean {
     return this.#state === SETTLED;
   }
 
   ack(): SettleResult {
-    return this.#settle(ACK, 0);
+    return this.#settle(ACK);
   }
 
   nack(options: NackOptions): SettleResult {
-    return this.#settle(options.requeue ? REQUEUE : DROP, 0);
+    return this.#settle(options.requeue ? REQUEUE : DROP);
   }
 
   nackAfter(ms: number): SettleResult {
@@ -111,7 +110,7 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
         `nackAfter(${ms}): the delay must be a finite number of milliseconds, 0 or more`,
       );
     }
-    return this.#settle(REQUEUE_AFTER, ms);
+    return this.#settle(ms);
   }
 
   protected abstract settleAck(): SettleResult;
@@ -121,25 +120,24 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
     return "unsupported";
   }
 
-  #settle(verb: Verb, delayMs: number): SettleResult {
+  #settle(verb: number): SettleResult {
     if (this.#state !== OPEN) {
       throw new RustStreamError(
         "already-settled",
-        `${describe(verb, delayMs)} on a delivery of "${this.name}" that was already settled with ` +
-          `${describe(this.#verb, this.#delayMs)}: settle each delivery once (a handler that ` +
+        `${describe(verb)} on a delivery of "${this.name}" that was already settled with ` +
+          `${describe(this.#verb)}: settle each delivery once (a handler that ` +
           "returns an outcome leaves settling to the runtime)",
       );
     }
     this.#state = SETTLING;
     this.#verb = verb;
-    this.#delayMs = delayMs;
     let result: SettleResult;
     try {
       result =
         verb === ACK
           ? this.settleAck()
-          : verb === REQUEUE_AFTER
-            ? this.settleNackAfter(delayMs)
+          : verb >= 0
+            ? this.settleNackAfter(verb)
             : this.settleNack(verb === REQUEUE);
     } catch (error) {
       this.#state = SETTLED;
@@ -161,3 +159,5 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
     );
   }
 }
+
+Object.defineProperty(DeliveryBase.prototype, deliveryMark, { value: true });

@@ -44,11 +44,19 @@ function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
 }
 
+/**
+ * The payload of the common frame, the one without headers (count 0), or `undefined` for any other:
+ * a hot path reads it without a `DataView` or a {@link Framed}.
+ */
+export function bareFramePayload(bytes: Uint8Array): Uint8Array | undefined {
+  return bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0 && bytes[3] === 0
+    ? view(bytes, 4, bytes.length)
+    : undefined;
+}
+
 export function decodeFrame(bytes: Uint8Array): Framed {
-  // The common frame, no headers (count 0): the payload after the count, no DataView, one map.
-  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0 && bytes[3] === 0) {
-    return { headers: new HeaderMap(), payload: view(bytes, 4, bytes.length) };
-  }
+  const bare = bareFramePayload(bytes);
+  if (bare !== undefined) return { headers: new HeaderMap(), payload: bare };
   const raw = { headers: new HeaderMap(), payload: view(bytes, 0, bytes.length) };
   if (bytes.length < 4) return raw;
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);

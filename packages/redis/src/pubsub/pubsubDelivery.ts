@@ -1,10 +1,10 @@
 import {
   DeliveryBase,
-  type HeaderMap,
+  HeaderMap,
   type ReadonlyHeaderMap,
   type SettleResult,
 } from "@ruststream/core";
-import type { Framed } from "../frame.js";
+import { bareFramePayload, decodeFrame } from "../frame.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 
@@ -16,21 +16,34 @@ export class RedisPubSubDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly name: string;
   readonly payload: Uint8Array;
   readonly headers: HeaderMap;
-  /** Redis does not count Pub/Sub deliveries. */
-  readonly redeliveryCount = undefined;
   readonly #sequence: number;
   #position: RedisSequencePosition | undefined;
   readonly #release: () => void;
   #released = false;
 
-  /** `release` is shared by every delivery of a subscription (no closure per message). */
-  constructor(name: string, framed: Framed, sequence: number, release: () => void) {
+  /**
+   * `frame` is the message as published; `release` is shared by every delivery of a subscription
+   * (no closure per message).
+   */
+  constructor(name: string, frame: Buffer, sequence: number, release: () => void) {
     super();
     this.name = name;
-    this.payload = framed.payload;
-    this.headers = framed.headers;
+    const bare = bareFramePayload(frame);
+    if (bare === undefined) {
+      const framed = decodeFrame(frame);
+      this.payload = framed.payload;
+      this.headers = framed.headers;
+    } else {
+      this.payload = bare;
+      this.headers = new HeaderMap();
+    }
     this.#sequence = sequence;
     this.#release = release;
+  }
+
+  /** Redis does not count Pub/Sub deliveries. */
+  get redeliveryCount(): undefined {
+    return undefined;
   }
 
   /** Built when first asked for: the runtime's hot path never reads it. */

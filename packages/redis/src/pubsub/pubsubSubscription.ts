@@ -4,7 +4,6 @@ import {
   RustStreamError,
   subscriptionIterator,
 } from "@ruststream/core";
-import { decodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import type { PubSubLink } from "../link/link.js";
 import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";
@@ -26,8 +25,9 @@ export class RedisPubSubSubscription
   readonly [batchesMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
-  // A queue as two parallel arrays read from #head, reset once drained (no shift per message).
-  readonly #channels: string[] = [];
+  // A queue read from #head, reset once drained (no shift per message). The channel of each message
+  // is kept beside it for a pattern only: a named subscription's messages are all on its name.
+  readonly #channels: string[] | undefined;
   readonly #messages: Buffer[] = [];
   #head = 0;
   #link: PubSubLink | undefined;
@@ -40,9 +40,10 @@ export class RedisPubSubSubscription
   /** Every delivery's release, shared: the first settle tells the coordinator it was consumed. */
   readonly #release = (): void => this.#host.coordinator.consumed();
 
-  private constructor(host: RedisHost, name: string) {
+  private constructor(host: RedisHost, name: string, pattern: boolean) {
     this.#host = host;
     this.name = name;
+    this.#channels = pattern ? [] : undefined;
   }
 
   static async open(
@@ -50,13 +51,14 @@ export class RedisPubSubSubscription
     source: RedisPubSub | RedisPubSubPattern,
     onForget: () => void,
   ): Promise<RedisPubSubSubscription> {
-    const subscription = new RedisPubSubSubscription(host, source.name);
+    const pattern = source.copies === "named";
+    const subscription = new RedisPubSubSubscription(host, source.name, pattern);
     subscription.#onForget = onForget;
     const link = await host.link.pubsub((channel, message) =>
       subscription.#arrived(channel, message),
     );
     subscription.#link = link;
-    await link.subscribe(source.name, source.copies === "named");
+    await link.subscribe(source.name, pattern);
     return subscription;
   }
 
@@ -142,8 +144,8 @@ export class RedisPubSubSubscription
 
   #deliverAt(at: number): RedisPubSubDelivery {
     return new RedisPubSubDelivery(
-      this.#channels[at]!,
-      decodeFrame(this.#messages[at]!),
+      this.#channels === undefined ? this.name : this.#channels[at]!,
+      this.#messages[at]!,
       ++this.#sequence,
       this.#release,
     );
@@ -152,7 +154,7 @@ export class RedisPubSubSubscription
   /** Empties the queue; answers how many messages it held. */
   #clear(): number {
     const held = this.#messages.length - this.#head;
-    this.#channels.length = 0;
+    if (this.#channels !== undefined) this.#channels.length = 0;
     this.#messages.length = 0;
     this.#head = 0;
     return held;
@@ -171,7 +173,7 @@ export class RedisPubSubSubscription
       this.#host.coordinator.consumed();
       return;
     }
-    this.#channels.push(channel);
+    this.#channels?.push(channel);
     this.#messages.push(message);
     if (this.#messages.length - this.#head > MAX_BUFFERED) {
       // The oldest goes; the slots before #head are reclaimed when the queue drains or compacts.
@@ -189,7 +191,7 @@ export class RedisPubSubSubscription
 
   /** Drops the slots before #head, so a subscriber that stays behind does not grow the arrays. */
   #compact(): void {
-    this.#channels.splice(0, this.#head);
+    this.#channels?.splice(0, this.#head);
     this.#messages.splice(0, this.#head);
     this.#head = 0;
   }
