@@ -4,6 +4,22 @@ import type { Publisher, PublishPolicy } from "./publisher.js";
 import type { Source } from "./source.js";
 import type { Subscription } from "./subscription.js";
 
+/** An app's name and version: what a service is, to its brokers and its docs. */
+export interface AppInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** What the connecting side tells a broker. */
+export interface ConnectOptions {
+  /**
+   * The app the connection serves (an app always says, a script connecting by hand may not). A
+   * broker derives from it what must be shared by the app's replicas and never invented per
+   * process: a Redis or Kafka consumer group, for one, defaults to the app's name.
+   */
+  readonly app?: AppInfo;
+}
+
 /**
  * A broker before it connects: its constructor only records configuration (no I/O, no timers), so
  * an app can be built and inspected synchronously and connected later.
@@ -12,7 +28,7 @@ export interface Broker<TConnected extends ConnectedBroker = ConnectedBroker> {
   /** The broker's kind, for example `"memory"`. */
   readonly [brokerMark]: string;
   /** Connects; call it once per broker object. */
-  connect(): Promise<TConnected>;
+  connect(options?: ConnectOptions): Promise<TConnected>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Broker, ConnectedBroker } from "./broker.js";
+import type { Broker, ConnectedBroker, ConnectOptions } from "./broker.js";
 import type { Clock } from "./clock.js";
 import { hasMark, inProcessMark, testableMark } from "./marks.js";
 import type { OutgoingMessage, RawMessage } from "./message.js";
@@ -14,7 +14,7 @@ export interface Coordinator {
   consumed(count?: number): void;
 }
 
-export interface InProcessOptions {
+export interface InProcessOptions extends ConnectOptions {
   readonly coordinator: Coordinator;
   /** Drives the transport's timers (delayed redelivery, request timeouts). */
   readonly clock: Clock;

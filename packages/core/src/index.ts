@@ -1,4 +1,10 @@
-export type { Broker, ClosedBroker, ConnectedBroker } from "./broker.js";
+export type {
+  AppInfo,
+  Broker,
+  ClosedBroker,
+  ConnectedBroker,
+  ConnectOptions,
+} from "./broker.js";
 export { brokerKind } from "./broker.js";
 export type {
   BatchSubscription,
@@ -75,7 +81,6 @@ export type { Publisher, PublishPolicy } from "./publisher.js";
 export type { PendingReply, ReplyWait } from "./replyWaiters.js";
 export { publishRequest, ReplyWaiters } from "./replyWaiters.js";
 export type {
-  AppInfo,
   RunOptions,
   RustStreamOptions,
   StartOptions,

@@ -5,6 +5,7 @@ import {
   type Clock,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectOptions,
   type Coordinator,
   type DescribesServer,
   describeMark,
@@ -39,8 +40,9 @@ import type { RedisSubscription } from "./subscription.js";
 
 export interface RedisBrokerOptions extends RedisConnectionOptions {
   /**
-   * The consumer group of bare names and of stream descriptors that name none: usually the app's
-   * name, the same in every replica so they share the work.
+   * The consumer group of bare names and of stream descriptors that name none, the same in every
+   * replica so they share the work. Default: the name of the app that connects the broker (a broker
+   * connected by hand, outside an app, has none unless given here).
    */
   readonly group?: string;
   /** The largest payload a publish may carry, refused before sending (default 16 MiB). */
@@ -88,7 +90,7 @@ export class RedisBroker
     this.#settings = resolveConnection(options);
   }
 
-  async connect(): Promise<ConnectedRedisBroker> {
+  async connect(options?: ConnectOptions): Promise<ConnectedRedisBroker> {
     const link = await IoredisLink.connect(this.#settings);
     let version: string | undefined;
     try {
@@ -100,6 +102,7 @@ export class RedisBroker
     return new ConnectedRedisBroker(link, this.#options, this.#settings, {
       clock: this.#options.clock ?? systemClock,
       coordinator: noCoordinator,
+      group: this.#options.group ?? options?.app?.name,
       version,
       inProcess: false,
     });
@@ -116,6 +119,7 @@ export class RedisBroker
     return new ConnectedRedisBroker(this.#inProcessServer.link(), this.#options, this.#settings, {
       clock: options.clock,
       coordinator: options.coordinator,
+      group: this.#options.group ?? options.app?.name,
       version: undefined,
       inProcess: true,
     });
@@ -135,6 +139,8 @@ export interface ClosedRedisBroker extends ClosedBroker {
 interface ConnectionFacts {
   readonly clock: Clock;
   readonly coordinator: Coordinator;
+  /** The group option, else the connecting app's name. */
+  readonly group: string | undefined;
   readonly version: string | undefined;
   readonly inProcess: boolean;
 }
@@ -152,7 +158,6 @@ export class ConnectedRedisBroker
   readonly maxLen: number | undefined;
   readonly maxPayloadBytes: number;
   readonly coordinator: Coordinator;
-  readonly #options: RedisBrokerOptions;
   readonly #settings: ResolvedConnection;
   readonly #facts: ConnectionFacts;
   readonly #subscriptions = new Set<HostedSubscription>();
@@ -171,7 +176,6 @@ export class ConnectedRedisBroker
     facts: ConnectionFacts,
   ) {
     this.link = link;
-    this.#options = options;
     this.#settings = settings;
     this.#facts = facts;
     this.maxLen = options.maxLen;
@@ -195,11 +199,11 @@ export class ConnectedRedisBroker
 
   /** A bare name is a stream read by the broker's group; without one this says how to give it. */
   source(name: string): RedisStream {
-    const group = this.#options.group;
+    const group = this.#facts.group;
     if (group === undefined) {
       throw new RustStreamError(
         "invalid-argument",
-        `"${name}" names a Redis stream, which is read through a consumer group, and none is set: give RedisBroker a group option (the app's name, shared by its replicas) or subscribe with new RedisStream("${name}", { group })`,
+        `"${name}" names a Redis stream, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give RedisBroker a group option (shared by the replicas) or subscribe with new RedisStream("${name}", { group })`,
       );
     }
     return new RedisStream(name, { group });
@@ -217,11 +221,11 @@ export class ConnectedRedisBroker
     let subscription: RedisSubscription & HostedSubscription;
     if (descriptor.transport === "stream") {
       const stream = descriptor;
-      const group = stream.group ?? this.#options.group;
+      const group = stream.group ?? this.#facts.group;
       if (group === undefined) {
         throw new RustStreamError(
           "invalid-argument",
-          `RedisStream "${stream.name}" has no consumer group: give it one (new RedisStream("${stream.name}", { group })) or give RedisBroker a group option; replicas must share it, so it is never made up per process`,
+          `RedisStream "${stream.name}" has no consumer group: give it one (new RedisStream("${stream.name}", { group })), give RedisBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
         );
       }
       subscription = await RedisStreamSubscription.open(this, stream, group, () =>

@@ -21,7 +21,7 @@ export interface DelayedRetryOptions {
 export interface RedisStreamOptions {
   /**
    * The consumer group. Replicas of a service must share it, so it is never derived from the
-   * process: give it here, or as the broker's `group` option.
+   * process: give it here, else the broker's `group` option, else the connecting app's name.
    */
   readonly group?: string;
   /** This subscription's consumer name (default: unique per subscription and process). */

@@ -17,9 +17,10 @@ describe("an app on real Redis streams, through TestApp.startLive", () => {
   it("publish, handler, reply, the reply's subscriber; every entry acknowledged", async () => {
     const orders = uniqueKey("orders");
     const receipts = uniqueKey("receipts");
-    // A bare name is a stream read by the broker's group: the app's name, as replicas share it.
+    // A bare name is a stream read by the broker's group; none given, it is the app's name, which
+    // every replica shares.
     const app = new RustStream({ name: "shop", version: "1.0.0" }).broker(
-      new RedisBroker({ url: requireEnv("REDIS_URL"), group: "shop" }),
+      new RedisBroker({ url: requireEnv("REDIS_URL") }),
       (b) => {
         b.subscriber(orders)
           .reply(receipts)
@@ -46,7 +47,23 @@ describe("an app on real Redis streams, through TestApp.startLive", () => {
     // On the server: both streams hold what was written, and the group owes nothing.
     expect(await redis.xlen(orders)).toBe(2);
     expect(await redis.xlen(receipts)).toBe(2);
+    const groups = (await redis.xinfo("GROUPS", orders)) as unknown[][];
+    expect(groups.map((g) => g[1])).toEqual(["shop"]);
     expect(await pendingCount(redis, orders, "shop")).toBe(0);
     expect(await pendingCount(redis, receipts, "shop")).toBe(0);
+  });
+});
+
+describe("the same app in-process, through TestApp.start", () => {
+  it("reads a bare name through the app's name as its group, as on the server", async () => {
+    const app = new RustStream({ name: "shop", version: "1.0.0" }).broker(
+      new RedisBroker(),
+      (b) => {
+        b.subscriber("orders").handle(() => {});
+      },
+    );
+    t = await TestApp.start(app);
+    await t.publish("orders", { id: 1 });
+    t.subscriber("orders").assertCalled(1).assertOutcomes("ack");
   });
 });

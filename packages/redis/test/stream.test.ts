@@ -182,11 +182,30 @@ describe("streams with consumer groups", () => {
     await broker.shutdown();
   });
 
-  it("refuses a stream without a group, naming the setting", async () => {
+  it("refuses a stream without a group, naming the settings that give one", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    expect(() => broker.source("orders")).toThrow(/group/);
-    await expect(broker.subscribe(new RedisStream("orders"))).rejects.toThrow(/group/);
+    expect(() => broker.source("orders")).toThrow(/through an app .*group option/);
+    await expect(broker.subscribe(new RedisStream("orders"))).rejects.toThrow(
+      /no consumer group: .*group option or connect the broker through an app/,
+    );
     await broker.shutdown();
+  });
+
+  it("takes the group from the connecting app's name, unless the option or descriptor names one", async () => {
+    const app = { name: "billing", version: "2.0.0" };
+    const derived = await new RedisBroker({ url: url() }).connect({ app });
+    expect(derived.source("invoices").group).toBe("billing");
+    const given = await new RedisBroker({ url: url(), group: "ledger" }).connect({ app });
+    expect(given.source("invoices").group).toBe("ledger");
+    const key = uniqueKey("app-group");
+    const sub = await derived.subscribe(new RedisStream(key));
+    const own = await derived.subscribe(new RedisStream(key, { group: "audit" }));
+    const groups = (await inspector().xinfo("GROUPS", key)) as unknown[][];
+    expect(groups.map((g) => g[1]).sort()).toEqual(["audit", "billing"]);
+    await sub.close();
+    await own.close();
+    await derived.shutdown();
+    await given.shutdown();
   });
 
   it("a delayed retry survives a restart of the app", async () => {

@@ -1,4 +1,4 @@
-import type { Broker, ConnectedBroker } from "../broker.js";
+import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker.js";
 import { brokerKind } from "../broker.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
@@ -9,11 +9,6 @@ import { consoleLogger, type Logger, silentLogger } from "./logger.js";
 import type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./middleware.js";
 import type { RunningApp } from "./runningApp.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
-
-export interface AppInfo {
-  readonly name: string;
-  readonly version: string;
-}
 
 export interface RustStreamOptions extends AppInfo {
   /** Default: silent under `start()`, readable lines on stderr under `run()`. */
@@ -27,8 +22,11 @@ export interface StartOptions {
   readonly logger?: Logger;
   /** Time for retry delays and copies (default: real time). */
   readonly clock?: Clock;
-  /** Connects each broker (default `broker.connect()`); a harness connects in-process instead. */
-  readonly connect?: (broker: Broker) => Promise<ConnectedBroker>;
+  /**
+   * Connects each broker (default `broker.connect(options)`, the options naming the app); a harness
+   * connects in-process instead, passing the options on.
+   */
+  readonly connect?: (broker: Broker, options: ConnectOptions) => Promise<ConnectedBroker>;
   /** Observers for this run only, beside those given to `app.observe`. */
   readonly observers?: readonly Observer[];
 }
@@ -136,11 +134,11 @@ export class RustStream {
       );
     }
     const run = new AppRun({
-      appName: this.info.name,
       registrations: this.#registrations.map((r) => ({ broker: r.broker, specs: [...r.specs] })),
       logger: options.logger ?? this.#options.logger ?? silentLogger,
       clock: options.clock ?? systemClock,
-      connect: options.connect ?? ((broker) => broker.connect()),
+      app: this.info,
+      connect: options.connect ?? ((broker, connectOptions) => broker.connect(connectOptions)),
       observers: [...this.#observers, ...(options.observers ?? [])],
       consume: [...this.#consume],
       publish: [...this.#publish],

@@ -1,4 +1,4 @@
-import type { Broker, ConnectedBroker } from "../broker.js";
+import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker.js";
 import { supportsBatches, supportsRequest } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
@@ -30,11 +30,11 @@ export interface BrokerRegistration {
 }
 
 export interface AppRunOptions {
-  readonly appName: string;
+  readonly app: AppInfo;
   readonly registrations: readonly BrokerRegistration[];
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly connect: (broker: Broker) => Promise<ConnectedBroker>;
+  readonly connect: (broker: Broker, options: ConnectOptions) => Promise<ConnectedBroker>;
   readonly observers: readonly Observer[];
   readonly consume: readonly ConsumeMiddleware[];
   readonly publish: NonNullable<ConstructorParameters<typeof PublishPipeline>[0]>;
@@ -152,7 +152,9 @@ export class AppRun implements RunningApp, DispatchHost {
       }
     }
     for (const registration of this.#options.registrations) {
-      const connected = await this.#options.connect(registration.broker);
+      const connected = await this.#options.connect(registration.broker, {
+        app: this.#options.app,
+      });
       const publisher = (await connected
         .defaultPublishPolicy()
         .pair(connected)) as Publisher<never>;

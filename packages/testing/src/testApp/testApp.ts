@@ -91,14 +91,14 @@ export class TestApp {
     const running = await app.start({
       clock,
       observers: [(event) => events.push(event)],
-      connect: async (broker) => {
+      connect: async (broker, connectOptions) => {
         if (!supportsInProcess(broker)) {
           throw new RustStreamError(
             "unsupported",
             `the ${String(broker.constructor.name)} broker has no in-process mode: test with TestApp.startLive(app) against a real server`,
           );
         }
-        return broker.connectInProcess({ coordinator, clock });
+        return broker.connectInProcess({ ...connectOptions, coordinator, clock });
       },
     });
     const testable = (broker: Broker | undefined) => {
