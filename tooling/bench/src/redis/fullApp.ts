@@ -8,9 +8,9 @@ import { type Consumer, Tally, type Trial } from "./trial.js";
 export function fullApp(source: (trial: Trial) => RedisSource): Consumer {
   return async (trial) => {
     const tally = new Tally(trial);
-    // The group is the app's name, as a real service would have it.
+    // No group option: the broker takes the app's name, as a real service's replicas would share it.
     const app = new RustStream({ name: trial.group, version: "0" }).broker(
-      new RedisBroker({ url: trial.url, group: trial.group }),
+      new RedisBroker({ url: trial.url }),
       (b) => {
         b.subscriber(source(trial), { codec: bytes }).handle((payload) => {
           tally.add(payload.length);
