@@ -151,11 +151,17 @@ export interface RedisListOptions {
   readonly recoveryKey?: string;
   /** How long one `BLMOVE` blocks, in ms (default 5000). Close and shutdown interrupt it. */
   readonly blockMs?: number;
+  /**
+   * The most values one batch pull moves into processing (`LMOVE`s in one round trip) and the
+   * largest batch (default 64). A consumer that dies holding them leaves them all to recovery.
+   */
+  readonly count?: number;
 }
 
 /**
  * A reliable Redis list used as a work queue: each entry goes to exactly one consumer, moved into a
- * processing list until it is settled (`BLMOVE`, then `LREM`). No fan-out, no replay.
+ * processing list until it is settled (`BLMOVE`, or `LMOVE`s for a batch, then `LREM`). No fan-out,
+ * no replay.
  */
 export class RedisList implements AddressedSource {
   readonly [sourceMark] = "redis";
@@ -166,6 +172,7 @@ export class RedisList implements AddressedSource {
   readonly recoveryIdleMs: number | undefined;
   readonly recoveryKey: string;
   readonly blockMs: number;
+  readonly count: number;
 
   constructor(key: string, options: RedisListOptions = {}) {
     this.name = nonEmpty("a Redis list key", key);
@@ -182,6 +189,7 @@ export class RedisList implements AddressedSource {
         : positive("recoveryIdleMs", options.recoveryIdleMs, 1);
     this.recoveryKey = options.recoveryKey ?? `${key}${keySuffixes.recovery}`;
     this.blockMs = positive("blockMs", options.blockMs, 5000);
+    this.count = positive("count", options.count, 64);
   }
 
   /** A copy pushed onto the list reaches a consumer again. */

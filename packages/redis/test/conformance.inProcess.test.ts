@@ -60,6 +60,7 @@ describe("reliable lists", () => {
   conformance.settlement({ makeBroker, makeSource, makePublisher, timing });
   conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
   conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
+  conformance.batches({ makeBroker, makeSource, makePublisher, timing });
   conformance.inProcessTransport({ makeBroker: () => new RedisBroker(), makeSource, timing });
 });
 

@@ -3,7 +3,7 @@ import { type ConnectedRedisBroker, RedisBroker, RedisList, RedisPublish } from 
 import { requireEnv } from "./env.js";
 
 // Reliable lists against the real server: a work queue with a processing list, so a backlog is
-// delivered, settlement is exact, and nothing seeks or batches.
+// delivered, settlement is exact, batches move what the queue holds, and nothing seeks.
 const makeBroker = () => new RedisBroker({ url: requireEnv("REDIS_URL") });
 const makeSource = (name: string) => new RedisList(name, { blockMs: 1000 });
 const timing = { arrivalMs: 5000, silenceMs: 300 };
@@ -16,3 +16,4 @@ conformance.lifecycle({ makeBroker, makeSource, makePublisher, timing });
 conformance.settlement({ makeBroker, makeSource, makePublisher, timing });
 conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
 conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
+conformance.batches({ makeBroker, makeSource, makePublisher, timing });

@@ -61,4 +61,62 @@ describe("reliable lists", () => {
     expect(await inspector.zcard(`${key}.recovery`)).toBe(0);
     await live.shutdown();
   });
+
+  it("moves up to count values in one batch, in queue order, and waits for one when empty", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    const key = uniqueKey("batch");
+    const sub = (await broker.subscribe(
+      new RedisList(key, { count: 3, blockMs: 2000 }),
+    )) as RedisListSubscription;
+    const publisher = await new RedisPublish({ transport: "list" }).pair(broker);
+    for (const job of ["a", "b", "c", "d"])
+      await publisher.publish({ name: key, payload: bytes(job) });
+    const first = await sub.nextBatch(10);
+    expect(first.map((d) => text(d.payload))).toEqual(["a", "b", "c"]);
+    expect(await inspector.llen(`${key}.processing`)).toBe(3);
+    const second = await sub.nextBatch(10);
+    expect(second.map((d) => text(d.payload))).toEqual(["d"]);
+    // Empty queue: the pull blocks until a value arrives, then hands over that one.
+    const waiting = sub.nextBatch(10);
+    await sleep(50);
+    await publisher.publish({ name: key, payload: bytes("e") });
+    expect((await waiting).map((d) => text(d.payload))).toEqual(["e"]);
+    for (const d of [...first, ...second]) expect(await d.ack()).toBe("ok");
+    expect(await inspector.llen(`${key}.processing`)).toBe(1);
+    await broker.shutdown();
+    // Shutdown returned the one still held, counted, to the queue.
+    expect(await inspector.llen(`${key}.processing`)).toBe(0);
+    expect(await inspector.llen(key)).toBe(1);
+  });
+
+  it("claims every value of a batch for recovery, and a dead consumer's batch comes back whole", async () => {
+    const key = uniqueKey("batch-orphans");
+    const source = new RedisList(key, { recoveryIdleMs: 100, blockMs: 50, count: 8 });
+    const dead = await new RedisBroker({ url: url() }).connect();
+    const publisher = await new RedisPublish({ transport: "list" }).pair(dead);
+    for (let i = 0; i < 5; i++) await publisher.publish({ name: key, payload: bytes(`job-${i}`) });
+    const deadSub = (await dead.subscribe(source)) as RedisListSubscription;
+    expect((await deadSub.nextBatch(8)).length).toBe(5);
+    expect(await inspector.zcard(`${key}.recovery`)).toBe(5);
+    await dead.link.close();
+    await sleep(150);
+    const live = await new RedisBroker({ url: url() }).connect();
+    const sub = (await live.subscribe(source)) as RedisListSubscription;
+    const back: string[] = [];
+    while (back.length < 5) {
+      for (const d of await sub.nextBatch(8)) {
+        back.push(text(d.payload));
+        expect(d.headers.getString(headerNames.retryCount)).toBe("1");
+        await d.ack();
+      }
+    }
+    expect(back.sort()).toEqual(["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    expect(await inspector.llen(`${key}.processing`)).toBe(0);
+    expect(await inspector.zcard(`${key}.recovery`)).toBe(0);
+    await live.shutdown();
+  });
+
+  it("refuses a count that is not a whole number of 1 or more", () => {
+    expect(() => new RedisList("jobs", { count: 0 })).toThrow(/count: 0; give a whole number/);
+  });
 });

@@ -1,13 +1,19 @@
-import { RustStreamError, subscriptionIterator } from "@ruststream/core";
+import {
+  type BatchSubscription,
+  batchesMark,
+  RustStreamError,
+  subscriptionIterator,
+} from "@ruststream/core";
 import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
-import { array, type BlockingLink, type Command, errorCode } from "../link/link.js";
+import { array, type BlockingLink, type Command, errorCode, type Reply } from "../link/link.js";
 import { SWEEP_BATCH } from "../names.js";
 import { countedHeaders } from "../retryCount.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
 
 const done: IteratorResult<RedisListDelivery, undefined> = { done: true, value: undefined };
+const none: readonly RedisListDelivery[] = [];
 // A claim member is `pid (4 B BE) | counter (8 B BE) | value`, as in RustStream: the salt keeps
 // claims of two identical values apart.
 const SALT_LENGTH = 12;
@@ -22,10 +28,15 @@ function claimMember(raw: Buffer): Buffer {
 
 /**
  * A subscription to a reliable list: `BLMOVE` from the queue's right end into the processing list on
- * its own connection; settling removes the value from the processing list. With recovery on, claims
- * are timed in a sorted set, and values a dead consumer held longer than `recoveryIdleMs` go back.
+ * its own connection; settling removes the value from the processing list. A batch pull moves up to
+ * `count` values with as many `LMOVE`s in one round trip, blocking only when the queue is empty.
+ * With recovery on, claims are timed in a sorted set, and values a dead consumer held longer than
+ * `recoveryIdleMs` go back.
  */
-export class RedisListSubscription implements ListDeliveryOwner, HostedSubscription {
+export class RedisListSubscription
+  implements BatchSubscription<RedisListDelivery>, ListDeliveryOwner, HostedSubscription
+{
+  readonly [batchesMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
   readonly #source: RedisList;
@@ -35,7 +46,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   #closed = false;
   #revoked: RustStreamError | undefined;
   #taking = false;
-  #reading: Promise<unknown> = Promise.resolve();
+  #reading: Promise<readonly RedisListDelivery[]> = Promise.resolve(none);
   #nextRecovery = 0;
   #onForget: (() => void) | undefined;
   #leave: () => void = () => {};
@@ -61,8 +72,24 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
   }
 
   async next(): Promise<IteratorResult<RedisListDelivery, undefined>> {
+    const [first] = await this.#pull(1);
+    return first === undefined ? done : { done: false, value: first };
+  }
+
+  /**
+   * Moves up to `max` values (at most the source's `count`) into processing: as many as the queue
+   * holds at once, or, when it is empty, waits for one.
+   */
+  async nextBatch(max: number): Promise<readonly RedisListDelivery[]> {
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
+    }
+    return this.#pull(Math.min(max, this.#source.count));
+  }
+
+  async #pull(max: number): Promise<readonly RedisListDelivery[]> {
     this.#host.assertOpen();
-    if (this.#closed) return done;
+    if (this.#closed) return none;
     if (this.#taking) {
       throw new RustStreamError(
         "invalid-argument",
@@ -73,18 +100,18 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     try {
       for (;;) {
         if (this.#revoked !== undefined) throw this.#revoked;
-        if (this.#closed) return done;
-        const read = this.#read();
+        if (this.#closed) return none;
+        const read = this.#read(max);
         this.#reading = read;
-        const delivery = await read;
+        const deliveries = await read;
         if (this.#revoked !== undefined) {
-          // Moved into processing just as the connection shut down: give it back at once.
-          if (delivery !== undefined) await this.#giveBack([delivery]).catch(() => undefined);
+          // Moved into processing just as the connection shut down: give them back at once.
+          if (deliveries.length > 0) await this.#giveBack(deliveries).catch(() => undefined);
           throw this.#revoked;
         }
-        if (delivery !== undefined) {
-          this.#out.add(delivery);
-          return { done: false, value: delivery };
+        if (deliveries.length > 0) {
+          for (const delivery of deliveries) this.#out.add(delivery);
+          return deliveries;
         }
       }
     } finally {
@@ -97,11 +124,10 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     this.#closed = true;
     this.#onForget?.();
     await this.#reader.interrupt();
-    const moved = await this.#reading.catch(() => undefined);
+    const moved = await this.#reading.catch(() => none);
     // Moved into processing by the read the close interrupted, never handed out: back in front.
-    if (moved instanceof RedisListDelivery && !this.#out.has(moved)) {
-      await this.#giveBack([moved]).catch(() => undefined);
-    }
+    const kept = moved.filter((delivery) => !this.#out.has(delivery));
+    if (kept.length > 0) await this.#giveBack(kept).catch(() => undefined);
     this.#leave();
     await this.#reader.close();
   }
@@ -116,7 +142,7 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     this.#revoked = error;
     this.#closed = true;
     await this.#reader.interrupt();
-    await this.#reading.catch(() => undefined);
+    await this.#reading.catch(() => none);
   }
 
   async surrender(): Promise<number> {
@@ -163,8 +189,12 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
     return commands;
   }
 
-  /** One move from the queue into processing; `undefined` when the read timed out or was interrupted. */
-  async #read(): Promise<RedisListDelivery | undefined> {
+  /**
+   * Moves up to `max` values from the queue into processing: `LMOVE`s sent together (one round
+   * trip) when more than one is wanted, and a `BLMOVE` for one when they found the queue empty.
+   * Empty when the blocking read timed out or was interrupted.
+   */
+  async #read(max: number): Promise<readonly RedisListDelivery[]> {
     const link = this.#host.link;
     const source = this.#source;
     try {
@@ -172,28 +202,43 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
         this.#nextRecovery = link.now() + Math.min(source.recoveryIdleMs, source.blockMs);
         await this.#recover(source.recoveryIdleMs);
       }
-      if (this.#closed) return undefined;
-      const block =
-        source.recoveryIdleMs === undefined
-          ? source.blockMs
-          : Math.max(1, Math.min(source.blockMs, this.#nextRecovery - link.now()));
-      const raw = await this.#reader.call("BLMOVE", [
-        this.name,
-        source.processing,
-        "RIGHT",
-        "LEFT",
-        (block / 1000).toFixed(3),
-      ]);
-      if (!Buffer.isBuffer(raw)) return undefined;
-      let claim: Buffer | undefined;
-      if (source.recoveryIdleMs !== undefined) {
-        claim = claimMember(raw);
-        await link.call("ZADD", [source.recoveryKey, link.now(), claim]);
+      if (this.#closed) return none;
+      const raws = max > 1 ? await this.#moveAvailable(max) : [];
+      if (raws.length === 0) {
+        if (this.#closed) return none;
+        const block =
+          source.recoveryIdleMs === undefined
+            ? source.blockMs
+            : Math.max(1, Math.min(source.blockMs, this.#nextRecovery - link.now()));
+        const raw = await this.#reader.call("BLMOVE", [
+          this.name,
+          source.processing,
+          "RIGHT",
+          "LEFT",
+          (block / 1000).toFixed(3),
+        ]);
+        if (!Buffer.isBuffer(raw)) return none;
+        raws.push(raw);
       }
-      this.#sequence++;
-      return new RedisListDelivery(this, this.name, raw, decodeFrame(raw), this.#sequence, claim);
+      let claims: Buffer[] | undefined;
+      if (source.recoveryIdleMs !== undefined) {
+        claims = raws.map(claimMember);
+        const now = link.now();
+        await link.call("ZADD", [source.recoveryKey, ...claims.flatMap((claim) => [now, claim])]);
+      }
+      return raws.map(
+        (raw, i) =>
+          new RedisListDelivery(
+            this,
+            this.name,
+            raw,
+            decodeFrame(raw),
+            ++this.#sequence,
+            claims?.[i],
+          ),
+      );
     } catch (error) {
-      if (this.#closed || this.#host.isClosed) return undefined;
+      if (this.#closed || this.#host.isClosed) return none;
       const code = errorCode(error);
       if (code !== "" && code !== "LOADING" && code !== "BUSY" && code !== "UNBLOCKED") {
         throw new RustStreamError(
@@ -203,8 +248,40 @@ export class RedisListSubscription implements ListDeliveryOwner, HostedSubscript
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
-      return undefined;
+      return none;
     }
+  }
+
+  /**
+   * Up to `max` values the queue holds now, moved by `LMOVE`s on the main connection (one tick, one
+   * socket write, one round trip). If one of them fails, those that moved go back to the queue's
+   * end they came from, uncounted (no consumer saw them), and the failure is thrown.
+   */
+  async #moveAvailable(max: number): Promise<Buffer[]> {
+    const link = this.#host.link;
+    const moves: Promise<Reply>[] = [];
+    for (let i = 0; i < max; i++) {
+      moves.push(link.call("LMOVE", [this.name, this.#source.processing, "RIGHT", "LEFT"]));
+    }
+    const answers = await Promise.allSettled(moves);
+    const raws: Buffer[] = [];
+    let failure: unknown;
+    for (const answer of answers) {
+      if (answer.status === "rejected") failure ??= answer.reason;
+      else if (Buffer.isBuffer(answer.value)) raws.push(answer.value);
+    }
+    if (failure === undefined) return raws;
+    if (raws.length > 0) {
+      const commands: Command[] = [];
+      // RPUSH the last moved first, so the queue's right end reads as it did.
+      for (const raw of [...raws].reverse())
+        commands.push({ name: "RPUSH", args: [this.name, raw] });
+      for (const raw of raws) {
+        commands.push({ name: "LREM", args: [this.#source.processing, 1, raw] });
+      }
+      await link.transaction(commands);
+    }
+    throw failure;
   }
 
   /** Puts values held longer than `idleMs` by any consumer back on the queue. */
