@@ -42,7 +42,7 @@ export const modes: Readonly<Record<ModeName, Mode>> = {
   },
   list: {
     name: "list",
-    label: "reliable list, BLMOVE into processing, LREM each",
+    label: "reliable list, LMOVE x64 (BLMOVE when empty) into processing, LREM each",
     fill: (generator, key, count) => generator.run({ kind: "fill-list", key, count }),
     consumers: {
       "raw ioredis": rawList,
