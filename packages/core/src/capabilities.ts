@@ -1,4 +1,5 @@
 import type { Delivery } from "./delivery.js";
+import { RustStreamError } from "./errors.js";
 import {
   batchesMark,
   describeMark,
@@ -27,6 +28,13 @@ export interface BatchSubscription<TDelivery extends Delivery = Delivery>
    * order; resolves `[]` once the subscription is closed. Each element is settled on its own.
    */
   nextBatch(max: number): Promise<readonly TDelivery[]>;
+}
+
+/** The check every `nextBatch(max)` starts with: `max` is a whole number, 1 or more. */
+export function assertBatchSize(max: number): void {
+  if (!Number.isInteger(max) || max < 1) {
+    throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
+  }
 }
 
 /** A subscription that can move to a position. */

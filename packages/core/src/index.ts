@@ -17,6 +17,7 @@ export type {
   TransactionalPublisher,
 } from "./capabilities.js";
 export {
+  assertBatchSize,
   supportsBatches,
   supportsDescribeServer,
   supportsRequest,

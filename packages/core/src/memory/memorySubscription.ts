@@ -1,4 +1,8 @@
-import type { BatchSubscription, SeekableSubscription } from "../capabilities.js";
+import {
+  assertBatchSize,
+  type BatchSubscription,
+  type SeekableSubscription,
+} from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
 import { batchesMark, seekMark } from "../marks.js";
 import type { RetryDeclaration } from "../source.js";
@@ -53,9 +57,7 @@ export class MemorySubscription
   }
 
   async nextBatch(max: number): Promise<readonly MemoryDelivery[]> {
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
-    }
+    assertBatchSize(max);
     const first = await this.#nextSequence();
     if (first === undefined) return [];
     const batch = [this.#deliver(first)];

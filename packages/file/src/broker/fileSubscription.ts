@@ -1,4 +1,5 @@
 import {
+  assertBatchSize,
   type BatchSubscription,
   batchesMark,
   type Coordinator,
@@ -160,9 +161,7 @@ export class FileSubscription
   }
 
   async nextBatch(max: number): Promise<readonly FileDelivery[]> {
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
-    }
+    assertBatchSize(max);
     const first = await this.next();
     if (first.done) return [];
     const batch = [first.value];

@@ -1,4 +1,5 @@
 import {
+  assertBatchSize,
   type BatchSubscription,
   batchesMark,
   RustStreamError,
@@ -81,9 +82,7 @@ export class RedisListSubscription
    * holds at once, or, when it is empty, waits for one.
    */
   async nextBatch(max: number): Promise<readonly RedisListDelivery[]> {
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
-    }
+    assertBatchSize(max);
     return this.#pull(Math.min(max, this.#source.count));
   }
 

@@ -1,4 +1,5 @@
 import {
+  assertBatchSize,
   type BatchSubscription,
   batchesMark,
   RustStreamError,
@@ -84,9 +85,7 @@ export class RedisPubSubSubscription
    * one socket read arrive together, so a waiting pull wakes once they all are buffered.
    */
   async nextBatch(max: number): Promise<readonly RedisPubSubDelivery[]> {
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
-    }
+    assertBatchSize(max);
     return this.#take(max);
   }
 

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import {
+  assertBatchSize,
   type BatchSubscription,
   batchesMark,
   type HeaderMap,
@@ -122,9 +123,7 @@ export class RedisStreamSubscription
   }
 
   async nextBatch(max: number): Promise<readonly RedisStreamDelivery[]> {
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
-    }
+    assertBatchSize(max);
     return this.#take(max);
   }
 
