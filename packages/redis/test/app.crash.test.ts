@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { RedisBroker } from "../src/index.js";
+import { RedisBroker, RedisPublish } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, uniqueKey } from "./env.js";
 
@@ -19,10 +19,15 @@ interface Service {
   readonly exited: Promise<number | null>;
 }
 
-function service(url: string, key: string, handled: string[]): Promise<Service> {
+function service(
+  url: string,
+  key: string,
+  handled: string[],
+  transport: "stream" | "list" = "stream",
+): Promise<Service> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key],
+    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key, transport],
     { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
   );
   children.add(child);
@@ -80,6 +85,43 @@ describe("a service process killed mid-stream", () => {
     // Handled twice at most what the first had read and not acknowledged when it died.
     const repeats = byFirst.length + bySecond.length - total;
     expect(repeats).toBeLessThanOrEqual(orphaned);
+    redis.disconnect();
+    await producer.shutdown();
+  }, 60_000);
+
+  it("a reliable list read in batches: the second process recovers the batch the first held, every message handled", async () => {
+    const url = requireEnv("REDIS_URL");
+    const key = uniqueKey("app-crash-list");
+    const total = 300;
+    const byFirst: string[] = [];
+    const first = await service(url, key, byFirst, "list");
+    const producer = await new RedisBroker({ url }).connect();
+    const publisher = await new RedisPublish({ transport: "list" }).pair(producer);
+    for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
+    await eventually("the first process under way", () => byFirst.length >= 60);
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe(null);
+    const redis = inspect(url);
+    // Killed holding values moved into processing and not settled: what recovery must return.
+    const orphaned = await redis.llen(`${key}.processing`);
+    const bySecond: string[] = [];
+    const second = await service(url, key, bySecond, "list");
+    const all = () => new Set([...byFirst, ...bySecond]);
+    await eventually("every message handled", () => all().size === total, 30_000);
+    await eventually(
+      "nothing left in processing or claimed",
+      async () =>
+        (await redis.llen(`${key}.processing`)) === 0 &&
+        (await redis.zcard(`${key}.recovery`)) === 0,
+    );
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(byFirst.length).toBeLessThan(total);
+    expect(orphaned).toBeGreaterThan(0);
+    expect([...all()].sort()).toEqual([...Array(total).keys()].map((i) => `m${i}`).sort());
+    const repeats = byFirst.length + bySecond.length - total;
+    expect(repeats).toBeLessThanOrEqual(orphaned);
+    expect(await redis.llen(key)).toBe(0);
     redis.disconnect();
     await producer.shutdown();
   }, 60_000);
