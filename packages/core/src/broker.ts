@@ -15,7 +15,7 @@ export interface ConnectOptions {
   /**
    * The app the connection serves (an app always says, a script connecting by hand may not). A
    * broker derives from it what must be shared by the app's replicas and never invented per
-   * process: a Redis or Kafka consumer group, for one, defaults to the app's name.
+   * process: a consumer group, for one (the Redis broker's defaults to the app's name).
    */
   readonly app?: AppInfo;
 }
