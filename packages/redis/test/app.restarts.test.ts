@@ -1,8 +1,17 @@
 import { RustStream, retryAfter } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { brokers } from "@ruststream/tooling-brokers";
+import type { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { RedisBroker, RedisList, RedisPublish, RedisStream } from "../src/index.js";
+import {
+  type ConnectedRedisBroker,
+  RedisBroker,
+  RedisList,
+  RedisPublish,
+  type RedisPublisher,
+  type RedisSource,
+  RedisStream,
+} from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, sleep, uniqueKey } from "./env.js";
 
@@ -55,58 +64,20 @@ describe("an app across restarts", () => {
   });
 
   it("the persistent server hard-restarted mid-stream: the app reconnects and goes on, nothing lost, nothing acked comes back", async () => {
-    const url = requireEnv("REDIS_PERSISTENT_URL");
     const key = uniqueKey("app-restart");
     const count = 4;
-    const handled: string[] = [];
-    const app = new RustStream({ name: "survivor", version: "1.0.0" }).broker(
-      new RedisBroker({ url, group: "survivor" }),
-      (b) => {
-        b.subscriber(new RedisStream(key, { blockMs: 200, count }), {
-          codec: {
-            contentType: "text/plain",
-            encode: bytes,
-            decode: (p) => new TextDecoder().decode(p),
-          },
-        }).handle(async (message) => {
-          handled.push(message as string);
-          await sleep(5);
-        });
+    let publishedAtRestart = 0;
+    const { handled, redis, producer } = await restartUnderLoad({
+      key,
+      source: new RedisStream(key, { blockMs: 200, count }),
+      group: "survivor",
+      publisherOf: (producer) => producer.defaultPublishPolicy().pair(producer),
+      atRestart: async (redis) => {
+        publishedAtRestart = await redis.xlen(key);
       },
-    );
-    const redis = inspect(url);
-    clients.push(redis);
-    const runId = async () => /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
-    const before = await runId();
-    t = await TestApp.startLive(app, { quietMs: 100 });
-    // The producer is another process's client: its own connection, publishing the whole time.
-    const producer = await new RedisBroker({ url }).connect();
-    const publisher = await producer.defaultPublishPolicy().pair(producer);
-    const total = 60;
-    const publishing = (async () => {
-      for (let i = 0; i < total; i++) {
-        await publisher.publish({ name: key, payload: bytes(`m${i}`) });
-        await sleep(10);
-      }
-    })();
-    await eventually("the first messages", () => handled.length >= 15);
-    await brokers.redis.restart("persistent", { hard: true });
-    const handledAtRestart = handled.length;
-    const publishedAtRestart = await redis.xlen(key);
-    await publishing;
-    await eventually(
-      "every message handled after the restart",
-      () => new Set(handled).size === total,
-      30_000,
-    );
-    await t.settle();
-    t.assertRunning();
-    // It was a new server process, and the stream was still being written and read when it died.
-    expect(await runId()).not.toBe(before);
-    expect(handledAtRestart).toBeLessThan(total);
+    });
+    // The stream was still being written when the server died.
     expect(publishedAtRestart).toBeLessThan(total);
-    const expected = [...Array(total).keys()].map((i) => `m${i}`);
-    expect([...new Set(handled)].sort()).toEqual(expected.sort());
     // Twice only what was read and not yet acknowledged when the server died (a read's COUNT, and
     // a publish whose reply the crash swallowed and the client sent again).
     const repeats = handled.length - new Set(handled).size;
@@ -119,54 +90,12 @@ describe("an app across restarts", () => {
   }, 90_000);
 
   it("the persistent server hard-restarted under a list read in batches: the app goes on, nothing lost, nothing left in processing", async () => {
-    const url = requireEnv("REDIS_PERSISTENT_URL");
     const key = uniqueKey("app-restart-list");
-    const count = 4;
-    const handled: string[] = [];
-    const app = new RustStream({ name: "survivor", version: "1.0.0" }).broker(
-      new RedisBroker({ url }),
-      (b) => {
-        b.subscriber(new RedisList(key, { blockMs: 200, count }), {
-          codec: {
-            contentType: "text/plain",
-            encode: bytes,
-            decode: (p) => new TextDecoder().decode(p),
-          },
-        }).handle(async (message) => {
-          handled.push(message as string);
-          await sleep(5);
-        });
-      },
-    );
-    const redis = inspect(url);
-    clients.push(redis);
-    const runId = async () => /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
-    const before = await runId();
-    t = await TestApp.startLive(app, { quietMs: 100 });
-    const producer = await new RedisBroker({ url }).connect();
-    const publisher = await new RedisPublish({ transport: "list" }).pair(producer);
-    const total = 60;
-    const publishing = (async () => {
-      for (let i = 0; i < total; i++) {
-        await publisher.publish({ name: key, payload: bytes(`m${i}`) });
-        await sleep(10);
-      }
-    })();
-    await eventually("the first messages", () => handled.length >= 15);
-    await brokers.redis.restart("persistent", { hard: true });
-    const handledAtRestart = handled.length;
-    await publishing;
-    await eventually(
-      "every message handled after the restart",
-      () => new Set(handled).size === total,
-      30_000,
-    );
-    await t.settle();
-    t.assertRunning();
-    expect(await runId()).not.toBe(before);
-    expect(handledAtRestart).toBeLessThan(total);
-    const expected = [...Array(total).keys()].map((i) => `m${i}`);
-    expect([...new Set(handled)].sort()).toEqual(expected.sort());
+    const { handled, redis, producer } = await restartUnderLoad({
+      key,
+      source: new RedisList(key, { blockMs: 200, count: 4 }),
+      publisherOf: (producer) => new RedisPublish({ transport: "list" }).pair(producer),
+    });
     // Twice at most a publish whose reply the crash swallowed and the client sent again.
     expect(handled.length - new Set(handled).size).toBeLessThanOrEqual(1);
     await eventually(
@@ -176,3 +105,72 @@ describe("an app across restarts", () => {
     await producer.shutdown();
   }, 90_000);
 });
+
+const total = 60;
+
+interface RestartCase {
+  readonly key: string;
+  readonly source: RedisSource;
+  /** The broker's group option; none: the app's name. */
+  readonly group?: string;
+  readonly publisherOf: (producer: ConnectedRedisBroker) => Promise<RedisPublisher>;
+  /** Looks at the server right after it came back. */
+  readonly atRestart?: (redis: Redis) => Promise<void>;
+}
+
+/**
+ * An app reading `source` on the persistent server while another client publishes `total` messages
+ * 10 ms apart; the server is hard-restarted once 15 are handled. Checks what every transport owes:
+ * a new server process, the restart mid-work, the app still running, every message handled.
+ */
+async function restartUnderLoad(c: RestartCase) {
+  const url = requireEnv("REDIS_PERSISTENT_URL");
+  const handled: string[] = [];
+  const app = new RustStream({ name: "survivor", version: "1.0.0" }).broker(
+    new RedisBroker(c.group === undefined ? { url } : { url, group: c.group }),
+    (b) => {
+      b.subscriber(c.source, {
+        codec: {
+          contentType: "text/plain",
+          encode: bytes,
+          decode: (p) => new TextDecoder().decode(p),
+        },
+      }).handle(async (message) => {
+        handled.push(message as string);
+        await sleep(5);
+      });
+    },
+  );
+  const redis = inspect(url);
+  clients.push(redis);
+  const runId = async () => /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
+  const before = await runId();
+  t = await TestApp.startLive(app, { quietMs: 100 });
+  // The producer is another process's client: its own connection, publishing the whole time.
+  const producer = await new RedisBroker({ url }).connect();
+  const publisher = await c.publisherOf(producer);
+  const publishing = (async () => {
+    for (let i = 0; i < total; i++) {
+      await publisher.publish({ name: c.key, payload: bytes(`m${i}`) });
+      await sleep(10);
+    }
+  })();
+  await eventually("the first messages", () => handled.length >= 15);
+  await brokers.redis.restart("persistent", { hard: true });
+  const handledAtRestart = handled.length;
+  await c.atRestart?.(redis);
+  await publishing;
+  await eventually(
+    "every message handled after the restart",
+    () => new Set(handled).size === total,
+    30_000,
+  );
+  await t.settle();
+  t.assertRunning();
+  // It was a new server process, and the work was still under way when it died.
+  expect(await runId()).not.toBe(before);
+  expect(handledAtRestart).toBeLessThan(total);
+  const expected = [...Array(total).keys()].map((i) => `m${i}`);
+  expect([...new Set(handled)].sort()).toEqual(expected.sort());
+  return { handled, redis, producer };
+}
