@@ -149,10 +149,10 @@ export interface RedisListOptions {
   readonly recoveryIdleMs?: number;
   /** The sorted set of claim times recovery reads (default `<key>.recovery`). */
   readonly recoveryKey?: string;
-  /** How long one `BLMOVE` blocks, in ms (default 5000). Close and shutdown interrupt it. */
+  /** How long one wait on an empty queue blocks, in ms (default 5000). Close and shutdown interrupt it. */
   readonly blockMs?: number;
   /**
-   * The most values one batch pull moves into processing (`LMOVE`s in one round trip) and the
+   * The most values one batch pull moves into processing (one script, one round trip) and the
    * largest batch (default 64). A consumer that dies holding them leaves them all to recovery.
    */
   readonly count?: number;
@@ -160,8 +160,8 @@ export interface RedisListOptions {
 
 /**
  * A reliable Redis list used as a work queue: each entry goes to exactly one consumer, moved into a
- * processing list until it is settled (`BLMOVE`, or `LMOVE`s for a batch, then `LREM`). No fan-out,
- * no replay.
+ * processing list until it is settled (a script of `LMOVE`s that also claims them, then `LREM`). No
+ * fan-out, no replay.
  */
 export class RedisList implements AddressedSource {
   readonly [sourceMark] = "redis";

@@ -9,6 +9,7 @@ import type {
   Reader,
   Reply,
 } from "../link/link.js";
+import { scriptKeys } from "../link/script.js";
 import {
   compareIds,
   type EntryId,
@@ -89,6 +90,13 @@ export class MemoryRedis {
     return {
       call: async (name, args) => this.execute(name, args),
       transaction: async (commands) => this.#transaction(commands),
+      // One synchronous run through the command table: nothing interleaves, as with a script.
+      script: async (script, keys, args) =>
+        script.run(
+          (name, commandArgs) => this.execute(name, commandArgs),
+          scriptKeys(script, keys),
+          args,
+        ),
       blocking: async () => {
         const link = new MemoryBlockingLink(this);
         blockers.add(link);
@@ -775,9 +783,14 @@ class MemoryBlockingLink implements BlockingLink {
         this.#finish = undefined;
         resolve(value);
       };
+      // A blocked `BLMOVE` of a list onto itself writes to the key it waits on: the write wakes the
+      // waiters again, this one included, which must not retry inside its own retry.
+      let attempting = false;
       const stop = this.#server.wait(key, {
         attempt: () => {
+          if (attempting) return false;
           let again: Reply;
+          attempting = true;
           try {
             again = this.#server.execute(name, args);
           } catch (error) {
@@ -786,6 +799,8 @@ class MemoryBlockingLink implements BlockingLink {
             this.#finish = undefined;
             reject(error);
             return true;
+          } finally {
+            attempting = false;
           }
           if (again === null) return false;
           finish(again);

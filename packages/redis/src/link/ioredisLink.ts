@@ -11,6 +11,7 @@ import type {
   PubSubListener,
   Reply,
 } from "./link.js";
+import { type RedisScript, scriptKeys } from "./script.js";
 
 // Reconnect for as long as the broker lives: a restarted server is reached again within 2 s.
 const retryStrategy = (times: number): number => Math.min(times * 100, 2000);
@@ -190,6 +191,8 @@ export class IoredisLink implements Link {
   readonly #settings: ResolvedConnection;
   readonly #main: Redis;
   readonly #others = new Set<Redis>();
+  /** Scripts defined on the main client: ioredis sends each as `EVAL` once per connection, then `EVALSHA`. */
+  readonly #scripts = new Set<string>();
   /** The socket corked this tick, uncorked by the pending `#flush`. */
   #corked: Writable | undefined;
   readonly #flush = (): void => {
@@ -235,6 +238,18 @@ export class IoredisLink implements Link {
       replies.push(reply as Reply);
     }
     return replies;
+  }
+
+  async script(script: RedisScript, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
+    scriptKeys(script, keys);
+    if (!this.#scripts.has(script.name)) {
+      this.#main.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.keys });
+      this.#scripts.add(script.name);
+    }
+    this.#coalesce();
+    // defineCommand adds the method at run time; its `Buffer` twin answers bulk strings as bytes.
+    const client = this.#main as unknown as Record<string, (...args: Arg[]) => Promise<Reply>>;
+    return client[`${script.name}Buffer`]!.call(this.#main, ...keys, ...args);
   }
 
   async blocking(): Promise<BlockingLink> {

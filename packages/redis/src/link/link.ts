@@ -1,7 +1,9 @@
-// The narrow port between the broker and a Redis server: a handful of commands, a transaction, and
-// dedicated connections for blocking reads and Pub/Sub. The real server sits behind ioredis; the
+// The narrow port between the broker and a Redis server: a handful of commands, a transaction, a few
+// scripts, and dedicated connections for blocking reads and Pub/Sub. The real server sits behind ioredis; the
 // in-process mode puts an emulator of the same commands behind it, so every settlement runs the same
 // code and answers as the server does.
+
+import type { RedisScript } from "./script.js";
 
 /** A command argument, as Redis takes it: bytes, or text and numbers sent as their digits. */
 export type Arg = string | Buffer | number;
@@ -34,6 +36,8 @@ export interface Link {
   call(name: string, args: readonly Arg[]): Promise<Reply>;
   /** `MULTI` ... `EXEC`: all or none; rejects with the first command's error. */
   transaction(commands: readonly Command[]): Promise<Reply[]>;
+  /** Runs `script` on `keys` (as many as it declares) and `args`, atomically. */
+  script(script: RedisScript, keys: readonly string[], args: readonly Arg[]): Promise<Reply>;
   blocking(): Promise<BlockingLink>;
   pubsub(listener: PubSubListener): Promise<PubSubLink>;
   /** Milliseconds since the epoch, for scores that outlive the process (delayed retry, claims). */

@@ -7,32 +7,38 @@ import {
 } from "@ruststream/core";
 import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
-import { array, type BlockingLink, type Command, errorCode, type Reply } from "../link/link.js";
+import { type Arg, array, type BlockingLink, type Command, errorCode } from "../link/link.js";
 import { SWEEP_BATCH } from "../names.js";
 import { countedHeaders } from "../retryCount.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
+import { recoverScript, takeScript } from "./listScripts.js";
 
 const done: IteratorResult<RedisListDelivery, undefined> = { done: true, value: undefined };
 const none: readonly RedisListDelivery[] = [];
 // A claim member is `pid (4 B BE) | counter (8 B BE) | value`, as in RustStream: the salt keeps
 // claims of two identical values apart.
 const SALT_LENGTH = 12;
-let claims = 0n;
+const pid = Buffer.alloc(4);
+pid.writeUInt32BE(process.pid >>> 0);
+/** The last claim counter handed out; a take reserves one per value it may move. */
+let claimed = 0;
 
-function claimMember(raw: Buffer): Buffer {
-  const salt = Buffer.allocUnsafe(SALT_LENGTH);
-  salt.writeUInt32BE(process.pid >>> 0, 0);
-  salt.writeBigUInt64BE(++claims, 4);
-  return Buffer.concat([salt, raw]);
+/** A claim's member: `pid | counter (8 B BE) | value`, as the take script writes it. */
+function claimMember(counter: number, raw: Buffer): Buffer {
+  const member = Buffer.allocUnsafe(SALT_LENGTH + raw.length);
+  pid.copy(member, 0);
+  member.writeBigUInt64BE(BigInt(counter), 4);
+  raw.copy(member, SALT_LENGTH);
+  return member;
 }
 
 /**
- * A subscription to a reliable list: `BLMOVE` from the queue's right end into the processing list on
- * its own connection; settling removes the value from the processing list. A batch pull moves up to
- * `count` values with as many `LMOVE`s in one round trip, blocking only when the queue is empty.
- * With recovery on, claims are timed in a sorted set, and values a dead consumer held longer than
- * `recoveryIdleMs` go back.
+ * A subscription to a reliable list: a pull moves up to `count` values from the queue's right end
+ * into the processing list in one script, which also claims them when recovery is on; settling
+ * removes the value from the processing list. On an empty queue the list's own connection blocks
+ * until a value arrives. With recovery on, claims are timed in a sorted set, and values a dead
+ * consumer held longer than `recoveryIdleMs` go back.
  */
 export class RedisListSubscription
   implements BatchSubscription<RedisListDelivery>, ListDeliveryOwner, HostedSubscription
@@ -189,9 +195,10 @@ export class RedisListSubscription
   }
 
   /**
-   * Moves up to `max` values from the queue into processing: `LMOVE`s sent together (one round
-   * trip) when more than one is wanted, and a `BLMOVE` for one when they found the queue empty.
-   * Empty when the blocking read timed out or was interrupted.
+   * Moves up to `max` values from the queue into processing and claims them, in one script (one
+   * round trip, all or nothing). When the queue was empty, waits on the list's own connection for a
+   * value to arrive (a `BLMOVE` of the queue onto itself, which moves nothing) and answers none, so
+   * the pull takes it with the next script. Empty too when that wait timed out or was interrupted.
    */
   async #read(max: number): Promise<readonly RedisListDelivery[]> {
     const link = this.#host.link;
@@ -202,28 +209,27 @@ export class RedisListSubscription
         await this.#recover(source.recoveryIdleMs);
       }
       if (this.#closed) return none;
-      const raws = max > 1 ? await this.#moveAvailable(max) : [];
+      const claiming = source.recoveryIdleMs !== undefined;
+      const base = claimed + 1;
+      if (claiming) claimed += max;
+      const args: Arg[] = claiming ? [max, link.now(), pid, base] : [max];
+      const raws = array(
+        await link.script(takeScript, [this.name, source.processing, source.recoveryKey], args),
+      ).filter((raw): raw is Buffer => Buffer.isBuffer(raw));
       if (raws.length === 0) {
         if (this.#closed) return none;
         const block =
           source.recoveryIdleMs === undefined
             ? source.blockMs
             : Math.max(1, Math.min(source.blockMs, this.#nextRecovery - link.now()));
-        const raw = await this.#reader.call("BLMOVE", [
+        await this.#reader.call("BLMOVE", [
           this.name,
-          source.processing,
+          this.name,
           "RIGHT",
-          "LEFT",
+          "RIGHT",
           (block / 1000).toFixed(3),
         ]);
-        if (!Buffer.isBuffer(raw)) return none;
-        raws.push(raw);
-      }
-      let claims: Buffer[] | undefined;
-      if (source.recoveryIdleMs !== undefined) {
-        claims = raws.map(claimMember);
-        const now = link.now();
-        await link.call("ZADD", [source.recoveryKey, ...claims.flatMap((claim) => [now, claim])]);
+        return none;
       }
       return raws.map(
         (raw, i) =>
@@ -233,7 +239,7 @@ export class RedisListSubscription
             raw,
             decodeFrame(raw),
             ++this.#sequence,
-            claims?.[i],
+            claiming ? claimMember(base + i, raw) : undefined,
           ),
       );
     } catch (error) {
@@ -249,38 +255,6 @@ export class RedisListSubscription
       await new Promise((resolve) => setTimeout(resolve, 200));
       return none;
     }
-  }
-
-  /**
-   * Up to `max` values the queue holds now, moved by `LMOVE`s on the main connection (one tick, one
-   * socket write, one round trip). If one of them fails, those that moved go back to the queue's
-   * end they came from, uncounted (no consumer saw them), and the failure is thrown.
-   */
-  async #moveAvailable(max: number): Promise<Buffer[]> {
-    const link = this.#host.link;
-    const moves: Promise<Reply>[] = [];
-    for (let i = 0; i < max; i++) {
-      moves.push(link.call("LMOVE", [this.name, this.#source.processing, "RIGHT", "LEFT"]));
-    }
-    const answers = await Promise.allSettled(moves);
-    const raws: Buffer[] = [];
-    let failure: unknown;
-    for (const answer of answers) {
-      if (answer.status === "rejected") failure ??= answer.reason;
-      else if (Buffer.isBuffer(answer.value)) raws.push(answer.value);
-    }
-    if (failure === undefined) return raws;
-    if (raws.length > 0) {
-      const commands: Command[] = [];
-      // RPUSH the last moved first, so the queue's right end reads as it did.
-      for (const raw of [...raws].reverse())
-        commands.push({ name: "RPUSH", args: [this.name, raw] });
-      for (const raw of raws) {
-        commands.push({ name: "LREM", args: [this.#source.processing, 1, raw] });
-      }
-      await link.transaction(commands);
-    }
-    throw failure;
   }
 
   /** Puts values held longer than `idleMs` by any consumer back on the queue. */
@@ -300,14 +274,14 @@ export class RedisListSubscription
       ).filter((m): m is Buffer => Buffer.isBuffer(m));
       for (const member of stale) {
         const raw = member.subarray(SALT_LENGTH);
-        // Only the sweeper whose LREM found the value pushes it back: no doubles across sweepers.
         // The dead consumer had it, so it goes back counted: a value that kills every consumer
         // that takes it reaches the cap instead of circling for ever.
-        if ((await link.call("LREM", [source.processing, 1, raw])) === 1) {
-          const { headers, payload } = decodeFrame(raw);
-          await link.call("LPUSH", [this.name, encodeFrame(countedHeaders(headers, 1), payload)]);
-        }
-        await link.call("ZREM", [source.recoveryKey, member]);
+        const { headers, payload } = decodeFrame(raw);
+        await link.script(
+          recoverScript,
+          [this.name, source.processing, source.recoveryKey],
+          [member, raw, encodeFrame(countedHeaders(headers, 1), payload)],
+        );
       }
       if (stale.length < SWEEP_BATCH) return;
     }

@@ -1,0 +1,84 @@
+import type { Arg, Reply } from "../link/link.js";
+import type { RedisScript, RunCommand } from "../link/script.js";
+
+// A reliable list's moves that must not stop half-way: a value moved into processing without its
+// recovery claim would be held there for ever once its consumer is gone (a crash, or a restart that
+// swallows the reply), and a value a sweeper took off processing without pushing it back would be
+// lost. KEYS of both: the queue, the processing list, the recovery set.
+
+const asNumber = (arg: Arg | undefined): number =>
+  Number(Buffer.isBuffer(arg) ? arg.toString() : arg);
+const asBytes = (arg: Arg | undefined): Buffer =>
+  Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg ?? ""));
+
+/**
+ * Moves up to ARGV[1] values from the queue's right end into processing, as many as it holds now.
+ * With recovery on, each value moved is claimed in the same step: ARGV[2] is the claim time, and the
+ * i-th value's claim member is `ARGV[3] (the pid, 4 bytes) | ARGV[4] + i - 1 (8 bytes BE) | value`,
+ * RustStream's layout, from counters the caller reserved. Answers the values moved, first taken
+ * first. A recovery key of another type is refused before anything moves.
+ */
+export const takeScript: RedisScript = {
+  name: "ruststreamListTake",
+  keys: 3,
+  lua: `local claim = #ARGV > 1
+local base = 0
+if claim then
+  redis.call('ZCARD', KEYS[3])
+  base = tonumber(ARGV[4])
+end
+local taken = {}
+for i = 1, tonumber(ARGV[1]) do
+  local value = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
+  if not value then break end
+  taken[i] = value
+  if claim then
+    local counter = base + i - 1
+    local salt = struct.pack('>I4I4', math.floor(counter / 4294967296), counter % 4294967296)
+    redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3] .. salt .. value)
+  end
+end
+return taken`,
+  run(call: RunCommand, keys: readonly string[], args: readonly Arg[]): Reply {
+    const [queue, processing, recovery] = keys as [string, string, string];
+    const claim = args.length > 1;
+    if (claim) call("ZCARD", [recovery]);
+    const taken: Buffer[] = [];
+    const max = asNumber(args[0]);
+    for (let i = 0; i < max; i++) {
+      const value = call("LMOVE", [queue, processing, "RIGHT", "LEFT"]);
+      if (!Buffer.isBuffer(value)) break;
+      taken.push(value);
+      if (claim) {
+        const counter = Buffer.allocUnsafe(8);
+        counter.writeBigUInt64BE(BigInt(asNumber(args[3])) + BigInt(i));
+        call("ZADD", [recovery, args[1]!, Buffer.concat([asBytes(args[2]), counter, value])]);
+      }
+    }
+    return taken;
+  },
+};
+
+/**
+ * Gives back one value a dead consumer held: ARGV[1] is its claim, ARGV[2] the value as it sits in
+ * processing, ARGV[3] the copy to push (its attempt counted). Only the sweeper whose `LREM` finds the
+ * value pushes it, so two sweepers never double it; the claim goes either way. Answers 1 when the
+ * value went back. A queue of another type is refused before anything is removed.
+ */
+export const recoverScript: RedisScript = {
+  name: "ruststreamListRecover",
+  keys: 3,
+  lua: `redis.call('LLEN', KEYS[1])
+local moved = redis.call('LREM', KEYS[2], 1, ARGV[2])
+if moved == 1 then redis.call('LPUSH', KEYS[1], ARGV[3]) end
+redis.call('ZREM', KEYS[3], ARGV[1])
+return moved`,
+  run(call: RunCommand, keys: readonly string[], args: readonly Arg[]): Reply {
+    const [queue, processing, recovery] = keys as [string, string, string];
+    call("LLEN", [queue]);
+    const moved = call("LREM", [processing, 1, args[1]!]);
+    if (moved === 1) call("LPUSH", [queue, args[2]!]);
+    call("ZREM", [recovery, args[0]!]);
+    return moved;
+  },
+};

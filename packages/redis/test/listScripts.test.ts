@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConnection } from "../src/connectionOptions.js";
+import { MemoryRedis } from "../src/inProcess/memoryRedis.js";
+import { IoredisLink } from "../src/link/ioredisLink.js";
+import { errorCode, type Link, type Reply, text } from "../src/link/link.js";
+import { recoverScript, takeScript } from "../src/list/listScripts.js";
+import { requireEnv, uniqueKey } from "./env.js";
+
+// A reliable list's two scripts, run on the server and on the in-process stand-in: the same replies,
+// the same errors and the same keys afterwards, and what each must do on both.
+
+let server: IoredisLink;
+beforeAll(async () => {
+  server = await IoredisLink.connect(resolveConnection({ url: requireEnv("REDIS_URL") }));
+});
+afterAll(() => server.close());
+
+const pid = Buffer.from([0, 0, 0, 7]);
+
+function member(counter: number, value: string): Buffer {
+  const salt = Buffer.alloc(12);
+  pid.copy(salt);
+  salt.writeBigUInt64BE(BigInt(counter), 4);
+  return Buffer.concat([salt, Buffer.from(value)]);
+}
+
+const show = (reply: Reply): unknown =>
+  Array.isArray(reply) ? reply.map(show) : Buffer.isBuffer(reply) ? text(reply) : reply;
+
+/** Runs the scripts' whole life on `link`, and answers what each step replied or threw. */
+async function transcript(link: Link): Promise<Record<string, unknown>> {
+  const key = uniqueKey("scripts");
+  const [queue, processing, recovery] = [key, `${key}.processing`, `${key}.recovery`];
+  const keys = [queue, processing, recovery];
+  const step = async (run: () => Promise<Reply>): Promise<unknown> => {
+    try {
+      return show(await run());
+    } catch (error) {
+      return `error ${errorCode(error)}`;
+    }
+  };
+  const state = async (): Promise<unknown> => ({
+    queue: await link.call("LLEN", [queue]),
+    processing: await link.call("LLEN", [processing]),
+    claims: show(await link.call("ZRANGEBYSCORE", [recovery, "-inf", "+inf"])),
+  });
+  const out: Record<string, unknown> = {};
+  await link.call("LPUSH", [queue, "a", "b", "c", "d"]);
+  out.takeTwoClaimed = await step(() => link.script(takeScript, keys, [2, 1000, pid, 1]));
+  out.afterTakeTwo = await state();
+  out.takeRestUnclaimed = await step(() => link.script(takeScript, keys, [5]));
+  out.takeFromEmpty = await step(() => link.script(takeScript, keys, [3, 1000, pid, 3]));
+  out.afterTakes = await state();
+  const recoverA = [member(1, "a"), "a", "a+1"];
+  out.recover = await step(() => link.script(recoverScript, keys, recoverA));
+  out.afterRecover = await state();
+  out.recoverAgain = await step(() => link.script(recoverScript, keys, recoverA));
+  // Keys of the wrong type are refused before anything moves.
+  const wrong = `${key}.wrong`;
+  await link.call("LPUSH", [wrong, "x"]);
+  out.takeIntoWrongRecovery = await step(() =>
+    link.script(takeScript, [queue, processing, wrong], [1, 1000, pid, 9]),
+  );
+  out.recoverOntoWrongQueue = await step(() =>
+    link.script(recoverScript, [recovery, processing, recovery], [member(2, "b"), "b", "b+1"]),
+  );
+  out.afterWrongKeys = await state();
+  return out;
+}
+
+describe("reliable list scripts", () => {
+  it("take and recover answer and leave the same on the server and in-process", async () => {
+    const onServer = await transcript(server);
+    const inProcess = await transcript(new MemoryRedis().link());
+    expect(inProcess).toEqual(onServer);
+    expect(onServer).toEqual({
+      // First taken first: the queue's right end is the oldest push.
+      takeTwoClaimed: ["a", "b"],
+      afterTakeTwo: {
+        queue: 2,
+        processing: 2,
+        claims: [member(1, "a").toString(), member(2, "b").toString()],
+      },
+      takeRestUnclaimed: ["c", "d"],
+      takeFromEmpty: [],
+      afterTakes: {
+        queue: 0,
+        processing: 4,
+        claims: [member(1, "a").toString(), member(2, "b").toString()],
+      },
+      recover: 1,
+      afterRecover: { queue: 1, processing: 3, claims: [member(2, "b").toString()] },
+      // Another sweeper got there first: nothing pushed twice.
+      recoverAgain: 0,
+      takeIntoWrongRecovery: "error WRONGTYPE",
+      recoverOntoWrongQueue: "error WRONGTYPE",
+      afterWrongKeys: { queue: 1, processing: 3, claims: [member(2, "b").toString()] },
+    });
+  });
+
+  it("refuses a call with the wrong number of keys, on both", async () => {
+    for (const link of [server, new MemoryRedis().link()]) {
+      await expect(link.script(takeScript, ["only"], [1])).rejects.toThrow(
+        /ruststreamListTake takes 3 keys, not 1/,
+      );
+    }
+  });
+});
