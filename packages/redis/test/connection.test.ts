@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isRustStreamError } from "@ruststream/core";
 import { brokers } from "@ruststream/tooling-brokers";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { RedisBroker, RedisStream } from "../src/index.js";
+import { RedisBroker, RedisList, RedisStream } from "../src/index.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 async function refusal(broker: RedisBroker): Promise<unknown> {
@@ -60,6 +61,34 @@ describe("password, ACL user and TLS", () => {
     url.password = "nope";
     const error = await refusal(new RedisBroker({ url: url.toString() }));
     expect((error as Error).message).toMatch(/refused user "ruststream"/);
+  });
+
+  it("an ACL user that may not run scripts gets an error naming the grant a reliable list needs", async () => {
+    const admin = new Redis(requireEnv("REDIS_PASSWORD_URL"), { protocol: 2 });
+    const user = `noscripts-${process.pid}`;
+    await admin.call("ACL", "SETUSER", user, "on", ">secret", "~*", "&*", "+@all", "-@scripting");
+    const url = new URL(requireEnv("REDIS_PASSWORD_URL"));
+    url.username = user;
+    url.password = "secret";
+    const connected = await new RedisBroker({ url: url.toString() }).connect();
+    try {
+      const key = uniqueKey("noscripts");
+      await admin.lpush(key, "a value");
+      const sub = await connected.subscribe(new RedisList(key));
+      const error = await sub.next().then(
+        () => new Error("the read succeeded without scripting"),
+        (reason: unknown) => reason,
+      );
+      expect(isRustStreamError(error, "broker-failure")).toBe(true);
+      expect((error as Error).message).toMatch(/NOPERM.*the ACL user needs \+@scripting/);
+      // Nothing moved: the value waits in the queue for a consumer that may read it.
+      expect(await admin.llen(key)).toBe(1);
+      expect(await admin.llen(`${key}.processing`)).toBe(0);
+    } finally {
+      await connected.shutdown();
+      await admin.call("ACL", "DELUSER", user);
+      admin.disconnect();
+    }
   });
 
   it("TLS with the server's CA works", async () => {

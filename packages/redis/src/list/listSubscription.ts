@@ -246,9 +246,14 @@ export class RedisListSubscription
       if (this.#closed || this.#host.isClosed) return none;
       const code = errorCode(error);
       if (code !== "" && code !== "LOADING" && code !== "BUSY" && code !== "UNBLOCKED") {
+        const message = (error as Error).message;
+        const fix =
+          code === "NOPERM" && /eval/i.test(message)
+            ? ": a reliable list moves values with a script, so the ACL user needs +@scripting (EVAL, EVALSHA) besides the list and sorted-set commands"
+            : "";
         throw new RustStreamError(
           "broker-failure",
-          `reading list "${this.name}" failed: ${(error as Error).message}`,
+          `reading list "${this.name}" failed: ${message}${fix}`,
           { cause: error },
         );
       }
