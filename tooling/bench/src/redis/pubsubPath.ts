@@ -1,0 +1,63 @@
+// The Pub/Sub consumer's own cost per message, without Redis: frames handed to the subscriber
+// connection's listener 115 at a time (about one 64 KiB socket read), the event loop turning between
+// reads, as ioredis does. `raw` is the raw loop's listener (take the payload, count it); `app` is
+// the full app of main.ts on the package's in-process connection, its Pub/Sub link replaced by the
+// feed, so the difference is what the package and the runtime add to each message.
+//
+//   node --conditions=@ruststream/source --import tsx src/redis/pubsubPath.ts app 3000000
+import { bytes, RustStream, systemClock } from "@ruststream/core";
+import { type ConnectedRedisBroker, RedisBroker, RedisPubSub } from "@ruststream/redis";
+import { frameOf, payloadOfFrame } from "./payload.js";
+
+type Listener = (channel: string, message: Buffer) => void;
+
+const [variant = "app", countArg = "3000000", roundsArg = "5"] = process.argv.slice(2);
+if (variant !== "raw" && variant !== "app")
+  throw new Error(`unknown variant "${variant}": raw or app`);
+const count = Number(countArg);
+const perRead = 115;
+const frames = Array.from({ length: 512 }, (_, i) => frameOf(i));
+const coordinator = { enqueued() {}, consumed() {} };
+const broker = new RedisBroker({ url: "redis://127.0.0.1:1" });
+let received = 0;
+let listener: Listener | undefined;
+
+/** The in-process connection with its Pub/Sub link swapped for a capture of the listener. */
+async function connectFed(options: object = {}): Promise<ConnectedRedisBroker> {
+  const connected = await broker.connectInProcess({ ...options, clock: systemClock, coordinator });
+  (connected.link as { pubsub: unknown }).pubsub = async (l: Listener) => {
+    listener = l;
+    return { subscribe: async () => {}, close: async () => {} };
+  };
+  return connected;
+}
+
+if (variant === "raw") {
+  const link = await (await connectFed()).link.pubsub((_channel, message) => {
+    if (payloadOfFrame(message).length > 0) received++;
+  });
+  await link.subscribe("bench", false);
+} else {
+  const app = new RustStream({ name: "bench", version: "0" }).broker(broker, (b) => {
+    b.subscriber(new RedisPubSub("bench"), { codec: bytes }).handle((payload) => {
+      if (payload.length > 0) received++;
+    });
+  });
+  await app.start({ connect: (_broker, options) => connectFed(options) });
+}
+const feed = listener;
+if (feed === undefined) throw new Error("no subscriber connection was opened");
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+for (let round = 0; round < Number(roundsArg); round++) {
+  received = 0;
+  const started = performance.now();
+  for (let sent = 0; sent < count; ) {
+    for (let i = 0; i < perRead; i++) feed("bench", frames[sent++ & 511]!);
+    await turn();
+  }
+  while (received < count) await turn();
+  console.log(
+    `${variant}: ${(((performance.now() - started) * 1e6) / count).toFixed(1)} ns a message`,
+  );
+}
+process.exit(0);
