@@ -62,11 +62,15 @@ describe("a service process killed mid-stream", () => {
     const producer = await new RedisBroker({ url }).connect();
     const publisher = await producer.defaultPublishPolicy().pair(producer);
     for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
-    await eventually("the first process under way", () => byFirst.length >= 60);
+    const redis = inspect(url);
+    // Killed under way with entries read and not acknowledged (a handler takes 2 ms, so the four
+    // seen pending are still there when the kill lands): the work the second process must reclaim.
+    await eventually(
+      "the first process under way, holding entries",
+      async () => byFirst.length >= 60 && (await pendingCount(redis, key, "crash-app")) >= 4,
+    );
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe(null);
-    const redis = inspect(url);
-    // Killed with entries read and not acknowledged: the work the second process must reclaim.
     const orphaned = await pendingCount(redis, key, "crash-app");
     const bySecond: string[] = [];
     const second = await service(url, key, bySecond);
@@ -98,10 +102,13 @@ describe("a service process killed mid-stream", () => {
     const producer = await new RedisBroker({ url }).connect();
     const publisher = await new RedisPublish({ transport: "list" }).pair(producer);
     for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
-    await eventually("the first process under way", () => byFirst.length >= 60);
+    const redis = inspect(url);
+    await eventually(
+      "the first process under way, holding values",
+      async () => byFirst.length >= 60 && (await redis.llen(`${key}.processing`)) >= 4,
+    );
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe(null);
-    const redis = inspect(url);
     // Killed holding values moved into processing and not settled: what recovery must return.
     const orphaned = await redis.llen(`${key}.processing`);
     const bySecond: string[] = [];
@@ -125,4 +132,48 @@ describe("a service process killed mid-stream", () => {
     redis.disconnect();
     await producer.shutdown();
   }, 60_000);
+  it("a reliable list whose service processes are killed one after another at different moments: every message handled, nothing left behind", async () => {
+    const url = requireEnv("REDIS_URL");
+    const key = uniqueKey("app-kills-list");
+    const total = 300;
+    const kills = 3;
+    const handled: string[] = [];
+    const producer = await new RedisBroker({ url }).connect();
+    const publisher = await new RedisPublish({ transport: "list" }).pair(producer);
+    for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
+    const redis = inspect(url);
+    for (let kill = 0; kill < kills; kill++) {
+      const before = handled.length;
+      const victim = await service(url, key, handled, "list");
+      // Each killed after a different number of messages, so the kill lands on a different step.
+      const more = 20 + ((kill * 17 + before) % 40);
+      await eventually(
+        `process ${kill + 1} under way, holding values`,
+        async () => handled.length >= before + more && (await redis.llen(`${key}.processing`)) >= 4,
+      );
+      victim.child.kill("SIGKILL");
+      expect(await victim.exited).toBe(null);
+    }
+    expect(new Set(handled).size).toBeLessThan(total);
+    // The last one died holding values: work only recovery gives back.
+    expect(await redis.llen(`${key}.processing`)).toBeGreaterThan(0);
+    const finisher = await service(url, key, handled, "list");
+    await eventually("every message handled", () => new Set(handled).size === total, 30_000);
+    await eventually(
+      "nothing left in processing or claimed",
+      async () =>
+        (await redis.llen(`${key}.processing`)) === 0 &&
+        (await redis.zcard(`${key}.recovery`)) === 0,
+    );
+    finisher.child.kill("SIGTERM");
+    expect(await finisher.exited).toBe(0);
+    expect([...new Set(handled)].sort()).toEqual(
+      [...Array(total).keys()].map((i) => `m${i}`).sort(),
+    );
+    // Handled twice at most what each killed process held: one batch (count 16) apiece.
+    expect(handled.length - total).toBeLessThanOrEqual(kills * 16);
+    expect(await redis.llen(key)).toBe(0);
+    redis.disconnect();
+    await producer.shutdown();
+  }, 90_000);
 });
