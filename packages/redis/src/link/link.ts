@@ -1,7 +1,7 @@
 // The narrow port between the broker and a Redis server: a handful of commands, a transaction, a few
-// scripts, and dedicated connections for blocking reads and Pub/Sub. The real server sits behind ioredis; the
-// in-process mode puts an emulator of the same commands behind it, so every settlement runs the same
-// code and answers as the server does.
+// scripts, and dedicated connections for blocking reads and Pub/Sub. The real server sits behind
+// ioredis; the in-process mode puts an emulator of the same commands behind it, so every settlement
+// runs the same code and answers as the server does.
 
 import type { RedisScript } from "./script.js";
 

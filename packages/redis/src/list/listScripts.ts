@@ -6,6 +6,18 @@ import type { RedisScript, RunCommand } from "../link/script.js";
 // swallows the reply), and a value a sweeper took off processing without pushing it back would be
 // lost. KEYS of both: the queue, the processing list, the recovery set.
 
+/** A claim member's salt: `pid (4 B BE) | counter (8 B BE)`; the value follows it. */
+export const SALT_LENGTH = 12;
+
+/** A claim's member, as the take script writes it (RustStream's layout). */
+export function claimMember(pid: Uint8Array, counter: number, value: Buffer): Buffer {
+  const member = Buffer.allocUnsafe(SALT_LENGTH + value.length);
+  member.set(pid, 0);
+  member.writeBigUInt64BE(BigInt(counter), 4);
+  value.copy(member, SALT_LENGTH);
+  return member;
+}
+
 const asNumber = (arg: Arg | undefined): number =>
   Number(Buffer.isBuffer(arg) ? arg.toString() : arg);
 const asBytes = (arg: Arg | undefined): Buffer =>
@@ -50,9 +62,11 @@ return taken`,
       if (!Buffer.isBuffer(value)) break;
       taken.push(value);
       if (claim) {
-        const counter = Buffer.allocUnsafe(8);
-        counter.writeBigUInt64BE(BigInt(asNumber(args[3])) + BigInt(i));
-        call("ZADD", [recovery, args[1]!, Buffer.concat([asBytes(args[2]), counter, value])]);
+        call("ZADD", [
+          recovery,
+          args[1]!,
+          claimMember(asBytes(args[2]), asNumber(args[3]) + i, value),
+        ]);
       }
     }
     return taken;

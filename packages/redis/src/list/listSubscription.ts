@@ -12,26 +12,15 @@ import { SWEEP_BATCH } from "../names.js";
 import { countedHeaders } from "../retryCount.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
-import { recoverScript, takeScript } from "./listScripts.js";
+import { claimMember, recoverScript, SALT_LENGTH, takeScript } from "./listScripts.js";
 
 const done: IteratorResult<RedisListDelivery, undefined> = { done: true, value: undefined };
 const none: readonly RedisListDelivery[] = [];
-// A claim member is `pid (4 B BE) | counter (8 B BE) | value`, as in RustStream: the salt keeps
-// claims of two identical values apart.
-const SALT_LENGTH = 12;
+// A claim's salt (pid and counter) keeps claims of two identical values apart.
 const pid = Buffer.alloc(4);
 pid.writeUInt32BE(process.pid >>> 0);
 /** The last claim counter handed out; a take reserves one per value it may move. */
 let claimed = 0;
-
-/** A claim's member: `pid | counter (8 B BE) | value`, as the take script writes it. */
-function claimMember(counter: number, raw: Buffer): Buffer {
-  const member = Buffer.allocUnsafe(SALT_LENGTH + raw.length);
-  pid.copy(member, 0);
-  member.writeBigUInt64BE(BigInt(counter), 4);
-  raw.copy(member, SALT_LENGTH);
-  return member;
-}
 
 /**
  * A subscription to a reliable list: a pull moves up to `count` values from the queue's right end
@@ -239,7 +228,7 @@ export class RedisListSubscription
             raw,
             decodeFrame(raw),
             ++this.#sequence,
-            claiming ? claimMember(base + i, raw) : undefined,
+            claiming ? claimMember(pid, base + i, raw) : undefined,
           ),
       );
     } catch (error) {
