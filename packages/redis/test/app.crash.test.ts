@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisPublish } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
@@ -52,6 +53,13 @@ function service(
   });
 }
 
+/** The payloads the producer sends, `m0` to `m<total - 1>`, sorted as the checks compare them. */
+const payloads = (total: number): string[] => [...Array(total).keys()].map((i) => `m${i}`).sort();
+
+/** A reliable list's consumers hold nothing: no value in processing, no claim for recovery. */
+const nothingHeld = (redis: Redis, key: string) => async (): Promise<boolean> =>
+  (await redis.llen(`${key}.processing`)) === 0 && (await redis.zcard(`${key}.recovery`)) === 0;
+
 describe("a service process killed mid-stream", () => {
   it("a second process of the app reclaims what the first held and finishes: every message handled", async () => {
     const url = requireEnv("REDIS_URL");
@@ -85,7 +93,7 @@ describe("a service process killed mid-stream", () => {
     expect(await second.exited).toBe(0);
     expect(byFirst.length).toBeLessThan(total);
     expect(orphaned).toBeGreaterThan(0);
-    expect([...all()].sort()).toEqual([...Array(total).keys()].map((i) => `m${i}`).sort());
+    expect([...all()].sort()).toEqual(payloads(total));
     // Handled twice at most what the first had read and not acknowledged when it died.
     const repeats = byFirst.length + bySecond.length - total;
     expect(repeats).toBeLessThanOrEqual(orphaned);
@@ -115,23 +123,19 @@ describe("a service process killed mid-stream", () => {
     const second = await service(url, key, bySecond, "list");
     const all = () => new Set([...byFirst, ...bySecond]);
     await eventually("every message handled", () => all().size === total, 30_000);
-    await eventually(
-      "nothing left in processing or claimed",
-      async () =>
-        (await redis.llen(`${key}.processing`)) === 0 &&
-        (await redis.zcard(`${key}.recovery`)) === 0,
-    );
+    await eventually("nothing left in processing or claimed", nothingHeld(redis, key));
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
     expect(byFirst.length).toBeLessThan(total);
     expect(orphaned).toBeGreaterThan(0);
-    expect([...all()].sort()).toEqual([...Array(total).keys()].map((i) => `m${i}`).sort());
+    expect([...all()].sort()).toEqual(payloads(total));
     const repeats = byFirst.length + bySecond.length - total;
     expect(repeats).toBeLessThanOrEqual(orphaned);
     expect(await redis.llen(key)).toBe(0);
     redis.disconnect();
     await producer.shutdown();
   }, 60_000);
+
   it("a reliable list whose service processes are killed one after another at different moments: every message handled, nothing left behind", async () => {
     const url = requireEnv("REDIS_URL");
     const key = uniqueKey("app-kills-list");
@@ -159,17 +163,10 @@ describe("a service process killed mid-stream", () => {
     expect(await redis.llen(`${key}.processing`)).toBeGreaterThan(0);
     const finisher = await service(url, key, handled, "list");
     await eventually("every message handled", () => new Set(handled).size === total, 30_000);
-    await eventually(
-      "nothing left in processing or claimed",
-      async () =>
-        (await redis.llen(`${key}.processing`)) === 0 &&
-        (await redis.zcard(`${key}.recovery`)) === 0,
-    );
+    await eventually("nothing left in processing or claimed", nothingHeld(redis, key));
     finisher.child.kill("SIGTERM");
     expect(await finisher.exited).toBe(0);
-    expect([...new Set(handled)].sort()).toEqual(
-      [...Array(total).keys()].map((i) => `m${i}`).sort(),
-    );
+    expect([...new Set(handled)].sort()).toEqual(payloads(total));
     // Handled twice at most what each killed process held: one batch (count 16) apiece.
     expect(handled.length - total).toBeLessThanOrEqual(kills * 16);
     expect(await redis.llen(key)).toBe(0);
