@@ -32,7 +32,8 @@ describe("CountingCoordinator", () => {
       idle = true;
     });
     c.consumed();
-    await Promise.resolve();
+    // A turn of the event loop runs every reaction an early resolve would have set off.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(idle).toBe(false);
     c.consumed();
     await waiting;

@@ -52,11 +52,8 @@ describe("a delivery already past its cap", () => {
       [4, withDeadLetter ? "dead-letter" : "drop"],
       [3, "ack"],
     ]);
-    const dead = h.published("orders-dlq");
-    expect(dead).toHaveLength(withDeadLetter ? 1 : 0);
-    if (withDeadLetter) {
-      expect(readDeadLetterOrigin(dead[0]!.headers)).toMatchObject({ reason: "max-attempts" });
-    }
+    const reasons = h.published("orders-dlq").map((m) => readDeadLetterOrigin(m.headers)?.reason);
+    expect(reasons).toEqual(withDeadLetter ? ["max-attempts"] : []);
     await h.running.stop();
   });
 });
@@ -87,11 +84,12 @@ describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the mess
       source: "orders",
       reason: "max-attempts",
     });
-    if (makeBroker().constructor === CopyOnlyBroker) {
-      // Each copy carried the count of deliveries before it.
-      const copies = h.published("orders").slice(1);
-      expect(copies.map((m) => readRetryCount(m.headers))).toEqual([1, 2, 3]);
-    }
+    // A broker that cannot requeue gets copies, each carrying the count of deliveries before it;
+    // one that can brings the message itself back, publishing nothing.
+    const copies = h.published("orders").slice(1);
+    expect(copies.map((m) => readRetryCount(m.headers))).toEqual(
+      makeBroker() instanceof CopyOnlyBroker ? [1, 2, 3] : [],
+    );
     await h.running.stop();
   });
 

@@ -8,15 +8,30 @@ function quietLogger(lines: string[]) {
 describe("run()", () => {
   test("serves until a signal, stops gracefully, answers exit code 0, with readable log lines", async () => {
     const lines: string[] = [];
+    let handled = () => {};
+    const done = new Promise<void>((resolve) => {
+      handled = resolve;
+    });
     const app = new RustStream({ name: "svc", version: "1.2.3" }).broker(
       new MemoryBroker(),
       (b) => {
-        b.subscriber("in").handle((_m, ctx) => ctx.log.info({ n: 1 }, "handled"));
+        b.subscriber("in").handle((_m, ctx) => {
+          ctx.log.info({ n: 1 }, "handled");
+          handled();
+        });
       },
     );
+    // The signal comes once the message was handled and run() listens (after startup), however
+    // long either takes.
     app.afterStartup(async (running) => {
       await running.publish("in", 1);
-      setTimeout(() => process.emit("SIGUSR2", "SIGUSR2"), 20);
+      void (async () => {
+        await done;
+        while (process.listenerCount("SIGUSR2") === 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        process.emit("SIGUSR2", "SIGUSR2");
+      })();
     });
     const code = await app.run({ exit: false, signals: ["SIGUSR2"], logger: quietLogger(lines) });
     expect(code).toBe(0);
