@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // One vitest run covers every package; each project brings its own config (and, for
 // projects that need a real broker, a global setup that starts it through tooling/brokers).
-// On CI a JSON report is written too, from which .ci/run prints the closing tally.
+// Every run also writes a JSON report, from which .ci/run prints the closing tally: written on
+// every run, so a tally can only ever be this run's.
 export default defineConfig({
   test: {
     projects: [
@@ -10,10 +11,6 @@ export default defineConfig({
       "tooling/*/vitest.config.ts",
       "examples/*/vitest.config.ts",
     ],
-    ...(process.env.CI
-      ? {
-          reporters: ["default", ["json", { outputFile: ".cache/vitest-report.json" }]],
-        }
-      : {}),
+    reporters: ["default", ["json", { outputFile: ".cache/vitest-report.json" }]],
   },
 });

@@ -10,6 +10,7 @@ import {
   RedisStream,
   RedisStreamPosition,
 } from "../src/index.js";
+import { listCapabilities, pubSubCapabilities, streamCapabilities } from "./capabilities.js";
 
 // The in-process mode runs the broker's own code against a stand-in of the server; these are the
 // same suites the real server passes, so both answer alike.
@@ -29,24 +30,22 @@ const timing = { arrivalMs: 3000, silenceMs: 200 };
 describe("streams", () => {
   const makeBroker = inProcess(new RedisBroker({ group: "conformance" }));
   const makeSource = (name: string) => new RedisStream(name, { group: "conformance" });
-  conformance.routing({ makeBroker, makeSource, timing, backlog: "missed" });
-  conformance.lifecycle({ makeBroker, makeSource, timing });
-  conformance.settlement({ makeBroker, makeSource, timing });
-  conformance.redeliveryAddress({ makeBroker, makeSource, timing });
-  conformance.messageShape({ makeBroker, makeSource, timing });
-  conformance.batches({ makeBroker, makeSource, timing });
+  const factories = { makeBroker, makeSource, capabilities: streamCapabilities, timing };
+  conformance.routing(factories);
+  conformance.lifecycle(factories);
+  conformance.settlement(factories);
+  conformance.redeliveryAddress(factories);
+  conformance.messageShape(factories);
+  conformance.batches(factories);
   conformance.seeking({
-    makeBroker,
-    makeSource,
-    timing,
+    ...factories,
     unknownPosition: () => new RedisStreamPosition(99_999_999_999_999n, 0n),
   });
-  conformance.transactions({ makeBroker, makeSource, timing });
-  conformance.requestReply({ makeBroker, makeSource, timing });
+  conformance.transactions(factories);
+  conformance.requestReply(factories);
   conformance.inProcessTransport({
+    ...factories,
     makeBroker: () => new RedisBroker({ group: "conformance" }),
-    makeSource,
-    timing,
   });
 });
 
@@ -55,13 +54,23 @@ describe("reliable lists", () => {
   const makeSource = (name: string) => new RedisList(name);
   const makePublisher = (connected: ConnectedRedisBroker) =>
     new RedisPublish({ transport: "list" }).pair(connected);
-  conformance.routing({ makeBroker, makeSource, makePublisher, timing, backlog: "delivered" });
-  conformance.lifecycle({ makeBroker, makeSource, makePublisher, timing });
-  conformance.settlement({ makeBroker, makeSource, makePublisher, timing });
-  conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
-  conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
-  conformance.batches({ makeBroker, makeSource, makePublisher, timing });
-  conformance.inProcessTransport({ makeBroker: () => new RedisBroker(), makeSource, timing });
+  const factories = {
+    makeBroker,
+    makeSource,
+    makePublisher,
+    capabilities: listCapabilities,
+    timing,
+  };
+  conformance.routing(factories);
+  conformance.lifecycle(factories);
+  conformance.settlement(factories);
+  conformance.redeliveryAddress(factories);
+  conformance.messageShape(factories);
+  conformance.batches(factories);
+  conformance.seeking(factories);
+  conformance.transactions(factories);
+  conformance.requestReply(factories);
+  conformance.inProcessTransport({ ...factories, makeBroker: () => new RedisBroker() });
 });
 
 describe("pub/sub", () => {
@@ -69,9 +78,21 @@ describe("pub/sub", () => {
   const makeSource = (name: string) => new RedisPubSub(name);
   const makePublisher = (connected: ConnectedRedisBroker) =>
     new RedisPublish({ transport: "pubsub" }).pair(connected);
-  conformance.routing({ makeBroker, makeSource, makePublisher, timing, backlog: "missed" });
-  conformance.lifecycle({ makeBroker, makeSource, makePublisher, timing });
-  conformance.messageShape({ makeBroker, makeSource, makePublisher, timing });
-  conformance.transactions({ makeBroker, makeSource, makePublisher, timing });
-  conformance.batches({ makeBroker, makeSource, makePublisher, timing });
+  const factories = {
+    makeBroker,
+    makeSource,
+    makePublisher,
+    capabilities: pubSubCapabilities,
+    timing,
+  };
+  conformance.routing(factories);
+  conformance.lifecycle(factories);
+  conformance.settlement(factories);
+  conformance.redeliveryAddress(factories);
+  conformance.messageShape(factories);
+  conformance.transactions(factories);
+  conformance.batches(factories);
+  conformance.seeking(factories);
+  conformance.requestReply(factories);
+  conformance.inProcessTransport({ ...factories, makeBroker: () => new RedisBroker() });
 });

@@ -1,5 +1,6 @@
 import { conformance } from "@ruststream/testing";
 import { RedisBroker, RedisStream, RedisStreamPosition } from "../src/index.js";
+import { streamCapabilities as capabilities } from "./capabilities.js";
 import { requireEnv } from "./env.js";
 
 // Streams against the real server. Every subject is a fresh key; the group is fixed per subject, so
@@ -7,22 +8,21 @@ import { requireEnv } from "./env.js";
 const makeBroker = () => new RedisBroker({ url: requireEnv("REDIS_URL") });
 const makeSource = (name: string) => new RedisStream(name, { group: "conformance", blockMs: 1000 });
 const timing = { arrivalMs: 5000, silenceMs: 300 };
+const factories = { makeBroker, makeSource, capabilities, timing };
 
-conformance.routing({ makeBroker, makeSource, timing, backlog: "missed" });
-conformance.lifecycle({ makeBroker, makeSource, timing });
-conformance.settlement({ makeBroker, makeSource, timing });
-conformance.redeliveryAddress({ makeBroker, makeSource, timing });
-conformance.messageShape({ makeBroker, makeSource, timing });
-conformance.batches({ makeBroker, makeSource, timing });
+conformance.routing(factories);
+conformance.lifecycle(factories);
+conformance.settlement(factories);
+conformance.redeliveryAddress(factories);
+conformance.messageShape(factories);
+conformance.batches(factories);
 conformance.seeking({
-  makeBroker,
-  makeSource,
-  timing,
+  ...factories,
   // An id far past anything written: no entry holds it.
   unknownPosition: () => new RedisStreamPosition(99_999_999_999_999n, 0n),
 });
-conformance.transactions({ makeBroker, makeSource, timing });
-conformance.requestReply({ makeBroker, makeSource, timing });
+conformance.transactions(factories);
+conformance.requestReply(factories);
 conformance.credentials({
   makeBroker: (secret) =>
     // The plain server lets the default user in with any password: a real connection carrying one.

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
+  type Broker,
   type ConnectedMemoryBroker,
   type Coordinator,
   HeaderMap,
@@ -9,26 +11,59 @@ import {
   type MemoryPublisher,
   type MemorySource,
   type MemorySubscription,
+  MemoryTopic,
+  type NackOptions,
   type OutgoingMessage,
   type RawMessage,
+  type Receipt,
   type RequestOptions,
   RustStreamError,
   readRetryCount,
+  type SettleResult,
   writeRetryCount,
 } from "@ruststream/core";
 
-/** Deliberate mistakes, each one a real broker could make; every suite must catch at least one. */
+/**
+ * Deliberate mistakes, each one a real broker could make. Every scenario of every suite must fail
+ * under at least one of them (faultyBroker.test.ts), or it is not testing anything.
+ */
 export interface Faults {
-  /** `nack({ requeue: true })` acks instead, and still answers `ok`. */
-  readonly ackOnRequeue?: boolean;
+  /** The constructor starts a timer, as a client that connects eagerly would. */
+  readonly ioInConstructor?: boolean;
+  /** A second `shutdown()` rejects instead of answering the same closed witness. */
+  readonly secondShutdownFails?: boolean;
   /** Publishers keep "succeeding" after shutdown. */
   readonly liveAfterShutdown?: boolean;
+  /** A request after shutdown waits out its timeout instead of failing at once. */
+  readonly requestAfterShutdownWaits?: boolean;
   /** Shutdown acks whatever is unsettled instead of handing it back. */
   readonly ackAbandonedAtShutdown?: boolean;
+  /** A publish resolves at once and is sent after the next one: neighbours swap places. */
+  readonly swapPairs?: boolean;
+  /** Publishes in flight at once share one slot: all but the last are lost (that one repeats). */
+  readonly concurrentPublishLost?: boolean;
+  /** A new subscription starts at the oldest retained message, whatever it declared. */
+  readonly replayBacklog?: boolean;
+  /** `ack()` answers `ok` and requeues. */
+  readonly ackRequeues?: boolean;
+  /** `ack()` answers `ok` but is only kept by this client: a new client gets the message again. */
+  readonly ackNotDurable?: boolean;
+  /** `nack({ requeue: false })` answers `ok` and requeues. */
+  readonly dropRequeues?: boolean;
+  /** `nack({ requeue: true })` acks instead, and still answers `ok`. */
+  readonly ackOnRequeue?: boolean;
+  /** `nack({ requeue: true })` answers `unsupported` though the broker declares requeue. */
+  readonly requeueUnsupported?: boolean;
+  /** `nackAfter(ms)` requeues at once. */
+  readonly nackAfterEarly?: boolean;
+  /** Publishing keeps only the framework's own headers, as a wire with fixed fields would. */
+  readonly onlyFrameworkHeaders?: boolean;
   /** Publishing drops headers whose value is empty. */
   readonly dropEmptyHeaders?: boolean;
   /** Publishing drops the framework's retry-count header. */
   readonly stripRetryCount?: boolean;
+  /** Publishing drops the partition key. */
+  readonly losePartitionKey?: boolean;
   /** A requeued message comes back without one of its other headers. */
   readonly requeueLosesHeader?: boolean;
   /** A requeued message comes back with another header's value rewritten. */
@@ -41,23 +76,47 @@ export interface Faults {
   readonly acceptHalfDeclaration?: boolean;
   /** Batches hold one more delivery than asked for. */
   readonly oversizedBatches?: boolean;
+  /** Settling one element of a batch settles the rest of it the same way. */
+  readonly batchSettlesTogether?: boolean;
   /** `seek()` resolves without moving. */
   readonly ignoreSeek?: boolean;
   /** Transactional publishes become visible at once. */
   readonly leakyTransactions?: boolean;
   /** A request resolves with whichever reply comes first, correlated or not. */
   readonly uncorrelatedReplies?: boolean;
+  /** A request's `reply-to` names an address nobody listens on. */
+  readonly unroutableReplyTo?: boolean;
+  /**
+   * Whatever is done from another task (`elsewhere()`, marked by {@link otherTask}) is lost: a
+   * publish resolves and sends nothing, a subscription never delivers, a settle or a seek answers
+   * and does nothing, as a client bound to the task that made it would.
+   */
+  readonly otherTaskLost?: boolean;
   /** The server description shows the URL as configured, password included. */
   readonly leakUrl?: string;
   /** The in-process transport never reports what it enqueued. */
   readonly uncounted?: boolean;
+  /** The in-process transport counts an injection nobody subscribes to. */
+  readonly countsUnsubscribed?: boolean;
+  /** `published(name)` leaves out injected messages. */
+  readonly publishedOmitsInjected?: boolean;
 }
 
-// A proxy that answers `overrides` first and otherwise forwards to the target, with the target as
-// `this`, so the memory classes' private fields keep working.
-function wrap<T extends object>(target: T, overrides: Record<PropertyKey, unknown>): T {
+/** Marks work run by `elsewhere()` in the faulty-broker test, which wraps it (vi.mock). */
+export const otherTask = new AsyncLocalStorage<true>();
+
+const inOtherTask = (faults: Faults) => faults.otherTaskLost === true && otherTask.getStore();
+
+// A proxy that answers `overrides` first (a getter in `computed` is read on each access) and
+// otherwise forwards to the target, with the target as `this`, so private fields keep working.
+function wrap<T extends object>(
+  target: T,
+  overrides: Record<PropertyKey, unknown>,
+  computed: Record<PropertyKey, () => unknown> = {},
+): T {
   return new Proxy(target, {
     get(t, key) {
+      if (Object.hasOwn(computed, key)) return computed[key]!();
       if (Object.hasOwn(overrides, key)) return overrides[key];
       const value: unknown = Reflect.get(t, key, t);
       return typeof value === "function" ? value.bind(t) : value;
@@ -65,15 +124,23 @@ function wrap<T extends object>(target: T, overrides: Record<PropertyKey, unknow
   });
 }
 
-function filterHeaders(message: OutgoingMessage, faults: Faults): OutgoingMessage {
-  if (message.headers === undefined) return message;
+const frameworkHeaders = new Set<string>(Object.values(headerNames));
+
+function filterMessage(message: OutgoingMessage, faults: Faults): OutgoingMessage {
+  let stripped = message;
+  if (faults.losePartitionKey) {
+    const { partitionKey: _lost, ...rest } = message;
+    stripped = rest;
+  }
+  if (stripped.headers === undefined) return stripped;
   const headers = new HeaderMap();
-  for (const [key, value] of message.headers) {
+  for (const [key, value] of stripped.headers) {
     if (faults.dropEmptyHeaders && value.length === 0) continue;
     if (faults.stripRetryCount && key === headerNames.retryCount) continue;
+    if (faults.onlyFrameworkHeaders && !frameworkHeaders.has(key)) continue;
     headers.set(key, value);
   }
-  return { ...message, headers };
+  return { ...stripped, headers };
 }
 
 /** The headers a broker with a requeue fault would show on a message that came back. */
@@ -89,39 +156,169 @@ function requeuedHeaders(delivery: MemoryDelivery, faults: Faults): HeaderMap {
   return headers;
 }
 
-function faultyDelivery(delivery: MemoryDelivery, faults: Faults): MemoryDelivery {
-  const overrides: Record<PropertyKey, unknown> = {};
-  if (faults.ackOnRequeue) {
-    overrides.nack = (options: { requeue: boolean }) =>
-      options.requeue ? delivery.ack() : delivery.nack(options);
-  }
+/** What a connection keeps to imitate its faults. */
+interface ConnectionState {
+  readonly faults: Faults;
+  /** Every delivery handed out, for a shutdown that acks what was abandoned. */
+  readonly held: Set<MemoryDelivery>;
+  /** Names with a subscription, for the injection nobody subscribes to. */
+  readonly subscribed: Set<string>;
+}
+
+function faultyDelivery(delivery: MemoryDelivery, state: ConnectionState): MemoryDelivery {
+  const { faults } = state;
+  // A fault that answers without settling keeps the delivery looking settled to its caller.
+  let pretended = false;
+  const pretend = (): SettleResult => {
+    pretended = true;
+    return "ok";
+  };
+  const settleWith = (real: () => SettleResult) => (): SettleResult =>
+    inOtherTask(faults) ? pretend() : real();
+  const overrides: Record<PropertyKey, unknown> = {
+    ack: settleWith(() => {
+      if (faults.ackNotDurable) return pretend();
+      return faults.ackRequeues ? delivery.nack({ requeue: true }) : delivery.ack();
+    }),
+    nack: (options: NackOptions) =>
+      settleWith(() => {
+        if (!options.requeue) {
+          return faults.dropRequeues ? delivery.nack({ requeue: true }) : delivery.nack(options);
+        }
+        if (faults.requeueUnsupported) return "unsupported";
+        return faults.ackOnRequeue ? delivery.ack() : delivery.nack(options);
+      })(),
+    nackAfter: (ms: number) =>
+      settleWith(() =>
+        faults.nackAfterEarly ? delivery.nack({ requeue: true }) : delivery.nackAfter(ms),
+      )(),
+  };
   if (delivery.redeliveryCount > 1) {
     if (faults.requeueLosesHeader || faults.requeueRewritesHeader || faults.requeueCountsTwice) {
       overrides.headers = requeuedHeaders(delivery, faults);
     }
     if (faults.requeueCountsNothing) overrides.redeliveryCount = 1;
   }
-  return Object.keys(overrides).length === 0 ? delivery : wrap(delivery, overrides);
+  return wrap(delivery, overrides, { settled: () => pretended || delivery.settled });
+}
+
+/**
+ * Settling one element settles the rest of its batch the same way at the broker, as a cumulative
+ * acknowledgement would; the rest then answer their own settle `ok` and change nothing.
+ */
+function settlingTogether(batch: MemoryDelivery[]): MemoryDelivery[] {
+  const applied = new Set<MemoryDelivery>();
+  return batch.map((d) => {
+    let answered = false;
+    const settle = (verb: (x: MemoryDelivery) => SettleResult): SettleResult => {
+      if (applied.has(d)) {
+        answered = true;
+        return "ok";
+      }
+      for (const other of batch) {
+        if (other === d || applied.has(other) || other.settled) continue;
+        applied.add(other);
+        void Promise.resolve(verb(other)).catch(() => {});
+      }
+      return verb(d);
+    };
+    return wrap(
+      d,
+      {
+        ack: () => settle((x) => x.ack()),
+        nack: (options: NackOptions) => settle((x) => x.nack(options)),
+      },
+      { settled: () => answered || d.settled },
+    );
+  });
+}
+
+/** A subscription that never delivers, closed like any other. */
+function deadSubscription(subscription: MemorySubscription): MemorySubscription {
+  let close: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    close = resolve;
+  });
+  const end = async () => {
+    await closed;
+    return { done: true as const, value: undefined };
+  };
+  return wrap(subscription, {
+    next: end,
+    nextBatch: async () => {
+      await closed;
+      return [];
+    },
+    close: async () => {
+      close();
+      await subscription.close();
+    },
+  });
 }
 
 function faultySubscription(
   subscription: MemorySubscription,
-  faults: Faults,
-  held: Set<MemoryDelivery>,
+  state: ConnectionState,
 ): MemorySubscription {
+  const { faults } = state;
   const track = (d: MemoryDelivery) => {
-    held.add(d);
-    return faultyDelivery(d, faults);
+    state.held.add(d);
+    return faultyDelivery(d, state);
   };
   return wrap(subscription, {
     next: async () => {
       const next = await subscription.next();
       return next.done ? next : { done: false, value: track(next.value) };
     },
-    nextBatch: async (max: number) =>
-      (await subscription.nextBatch(faults.oversizedBatches ? max + 1 : max)).map(track),
-    seek: faults.ignoreSeek ? async () => {} : subscription.seek.bind(subscription),
+    nextBatch: async (max: number) => {
+      const batch = (await subscription.nextBatch(faults.oversizedBatches ? max + 1 : max)).map(
+        track,
+      );
+      return faults.batchSettlesTogether ? settlingTogether(batch) : batch;
+    },
+    seek: async (position: Parameters<MemorySubscription["seek"]>[0]) => {
+      if (faults.ignoreSeek || inOtherTask(faults)) return;
+      await subscription.seek(position);
+    },
   });
+}
+
+/** The publish every faulty publisher and transaction goes through. */
+function publishing(
+  publisher: MemoryPublisher,
+  connected: ConnectedMemoryBroker,
+  faults: Faults,
+): (message: OutgoingMessage) => Promise<Receipt> {
+  let swapped: OutgoingMessage | undefined;
+  let slot: OutgoingMessage | undefined;
+  const send = async (message: OutgoingMessage): Promise<Receipt> => {
+    if (faults.liveAfterShutdown && connected.state === "closed") return { name: message.name };
+    if (inOtherTask(faults)) return { name: message.name };
+    return publisher.publish(filterMessage(message, faults));
+  };
+  return async (message) => {
+    if (faults.concurrentPublishLost) {
+      slot = message;
+      await Promise.resolve();
+      return send(slot);
+    }
+    if (!faults.swapPairs) return send(message);
+    if (swapped === undefined) {
+      swapped = message;
+      // Sent after the next publish, or alone once nothing followed it in this macrotask.
+      setTimeout(() => {
+        const alone = swapped;
+        swapped = undefined;
+        if (alone !== undefined) void send(alone).catch(() => {});
+      }, 0);
+      return { name: message.name };
+    }
+    const earlier = swapped;
+    swapped = undefined;
+    const receipt = await send(message);
+    await send(earlier);
+    return receipt;
+  };
 }
 
 function faultyPublisher(
@@ -130,28 +327,47 @@ function faultyPublisher(
   faults: Faults,
   replies: (timeoutMs: number) => Promise<RawMessage>,
 ): MemoryPublisher {
-  const publish = (message: OutgoingMessage) => {
-    if (faults.liveAfterShutdown && connected.state === "closed") {
-      return Promise.resolve({ name: message.name });
+  const publish = publishing(publisher, connected, faults);
+  const request = async (message: OutgoingMessage, options: RequestOptions) => {
+    if (faults.requestAfterShutdownWaits && connected.state === "closed") {
+      await new Promise((resolve) => setTimeout(resolve, options.timeoutMs).unref());
+      throw new RustStreamError("timeout", "no reply");
     }
-    return publisher.publish(filterHeaders(message, faults));
+    if (faults.unroutableReplyTo) {
+      const headers = message.headers?.clone() ?? new HeaderMap();
+      headers.set(headerNames.replyTo, `nowhere-${Math.random().toString(16).slice(2)}`);
+      headers.set(headerNames.correlationId, "c");
+      await publish({ ...message, headers });
+      await new Promise((resolve) => setTimeout(resolve, options.timeoutMs));
+      throw new RustStreamError("timeout", "no reply");
+    }
+    if (faults.uncorrelatedReplies) {
+      const waiting = replies(options.timeoutMs);
+      waiting.catch(() => {}); // rejected while the request is still being published
+      const headers = message.headers?.clone() ?? new HeaderMap();
+      headers.set(headerNames.replyTo, inboxOf(connected)).set(headerNames.correlationId, "x");
+      await publish({ ...message, headers });
+      return waiting;
+    }
+    // Lost from another task: nothing is sent, so nothing answers before the timeout.
+    if (inOtherTask(faults)) {
+      await new Promise((resolve) => setTimeout(resolve, options.timeoutMs));
+      throw new RustStreamError("timeout", "no reply");
+    }
+    return publisher.request(filterMessage(message, faults), options);
   };
   return wrap(publisher, {
     publish,
     transaction: faults.leakyTransactions
       ? <T>(work: (tx: { publish(m: OutgoingMessage): Promise<void> }) => Promise<T>) =>
           work({ publish: async (m) => void (await publish(m)) })
-      : publisher.transaction.bind(publisher),
-    request: faults.uncorrelatedReplies
-      ? async (message: OutgoingMessage, options: RequestOptions) => {
-          const waiting = replies(options.timeoutMs);
-          waiting.catch(() => {}); // rejected while the request is still being published
-          const headers = message.headers?.clone() ?? new HeaderMap();
-          headers.set(headerNames.replyTo, inboxOf(connected)).set(headerNames.correlationId, "x");
-          await publish({ ...message, headers });
-          return waiting;
-        }
-      : publisher.request.bind(publisher),
+      : <T>(work: (tx: { publish(m: OutgoingMessage): Promise<void> }) => Promise<T>) =>
+          publisher.transaction((tx) =>
+            work({
+              publish: (m) => (inOtherTask(faults) ? Promise.resolve() : tx.publish(m)),
+            }),
+          ),
+    request,
   });
 }
 
@@ -165,12 +381,13 @@ function inboxOf(connected: object): string {
   return inbox;
 }
 
-function faultyConnection(connected: ConnectedMemoryBroker, faults: Faults): ConnectedMemoryBroker {
-  const held = new Set<MemoryDelivery>();
-  // The uncorrelated requester: one inbox per connection, each reply to the oldest waiting request.
+/** The uncorrelated requester's replies: one inbox per connection, each to the oldest request. */
+function uncorrelated(
+  connected: ConnectedMemoryBroker,
+): (timeoutMs: number) => Promise<RawMessage> {
   const waiting: Array<(reply: RawMessage) => void> = [];
   let listening = false;
-  const replies = (timeoutMs: number) => {
+  return (timeoutMs) => {
     if (!listening) {
       listening = true;
       const listen = async () => {
@@ -196,41 +413,72 @@ function faultyConnection(connected: ConnectedMemoryBroker, faults: Faults): Con
       waiting.push(deliver);
     });
   };
-  const self: ConnectedMemoryBroker = wrap(connected, {
+}
+
+function sourceWithFaults(source: string | MemorySource, faults: Faults): string | MemorySource {
+  if (typeof source === "string") return source;
+  if (faults.replayBacklog && source instanceof MemoryTopic) {
+    const group = source.group;
+    return new MemoryTopic(
+      source.name,
+      group === undefined ? { start: "start" } : { group, start: "start" },
+    );
+  }
+  if (faults.acceptHalfDeclaration && source.copies === "broker" && source.retry !== undefined) {
+    return source.declareRetry({
+      maxAttempts: source.retry.maxAttempts ?? 1,
+      deadLetter: source.retry.deadLetter ?? `${source.name}-dlq`,
+    });
+  }
+  return source;
+}
+
+function faultyConnection(
+  connected: ConnectedMemoryBroker,
+  faults: Faults,
+  coordinator?: Coordinator,
+): ConnectedMemoryBroker {
+  const state: ConnectionState = { faults, held: new Set(), subscribed: new Set() };
+  const replies = uncorrelated(connected);
+  // By content: the broker keeps a copy of each payload.
+  const injected = new Set<string>();
+  const hex = (payload: Uint8Array) => Buffer.from(payload).toString("hex");
+  const publisher = () => faultyPublisher(connected.pairPublisher(), connected, faults, replies);
+  return wrap(connected, {
     subscribe: async (source: string | MemorySource) => {
-      let target = source;
-      if (
-        faults.acceptHalfDeclaration &&
-        typeof source !== "string" &&
-        source.copies === "broker"
-      ) {
-        const retry = source.retry;
-        if (retry !== undefined) {
-          target = source.declareRetry({
-            maxAttempts: retry.maxAttempts ?? 1,
-            deadLetter: retry.deadLetter ?? `${source.name}-dlq`,
-          });
-        }
-      }
-      return faultySubscription(await connected.subscribe(target), faults, held);
+      const real = await connected.subscribe(sourceWithFaults(source, faults));
+      state.subscribed.add(typeof source === "string" ? source : source.name);
+      if (inOtherTask(faults)) return deadSubscription(real);
+      return faultySubscription(real, state);
     },
-    pairPublisher: () => faultyPublisher(connected.pairPublisher(), connected, faults, replies),
+    pairPublisher: publisher,
     defaultPublishPolicy: () => ({
       ...connected.defaultPublishPolicy(),
-      pair: async () => faultyPublisher(connected.pairPublisher(), connected, faults, replies),
+      pair: async () => publisher(),
     }),
     describeServer: () =>
       faults.leakUrl === undefined
         ? connected.describeServer()
         : { protocol: "memory", host: faults.leakUrl },
+    inject: (message: OutgoingMessage) => {
+      if (faults.countsUnsubscribed && !state.subscribed.has(message.name)) {
+        coordinator?.enqueued();
+      }
+      if (faults.publishedOmitsInjected) injected.add(hex(message.payload));
+      connected.inject(message);
+    },
+    published: (name: string) =>
+      connected.published(name).filter((m) => !injected.has(hex(m.payload))),
     shutdown: async () => {
+      if (faults.secondShutdownFails && connected.state === "closed") {
+        throw new Error("already shut down");
+      }
       if (faults.ackAbandonedAtShutdown && connected.state === "connected") {
-        for (const d of held) if (!d.settled) d.ack();
+        for (const d of state.held) if (!d.settled) d.ack();
       }
       return connected.shutdown();
     },
   });
-  return self;
 }
 
 /** A memory broker with `faults`; like the real one, the object is the server. */
@@ -246,6 +494,21 @@ export function faultyBroker(faults: Faults, server = new MemoryBroker()): Memor
   return wrap(server, {
     connect: async () => faultyConnection(await server.connect(), faults),
     connectInProcess: async (options: InProcessOptions) =>
-      faultyConnection(await server.connectInProcess(uncounted(options)), faults),
+      faultyConnection(
+        await server.connectInProcess(uncounted(options)),
+        faults,
+        options.coordinator,
+      ),
   });
+}
+
+/**
+ * The factory a suite calls for "a new client": the server's object, and with `ioInConstructor` a
+ * timer started on the way, as a constructor that connects eagerly would.
+ */
+export function makerOf(server: MemoryBroker, faults: Faults): () => Broker<ConnectedMemoryBroker> {
+  return () => {
+    if (faults.ioInConstructor) setTimeout(() => {}, 1000);
+    return server;
+  };
 }

@@ -6,6 +6,7 @@ import {
   MemoryTopic,
 } from "@ruststream/core";
 import { conformance } from "../src/index.js";
+import { memoryQueueCapabilities, memoryTopicCapabilities } from "./memoryCapabilities.js";
 
 // The memory broker's object is its server, so every factory hands out one object per suite.
 function topics() {
@@ -13,11 +14,12 @@ function topics() {
   return {
     makeBroker: () => server,
     makeSource: (name: string) => new MemoryTopic(name, { group: "conformance" }),
+    capabilities: memoryTopicCapabilities,
     timing: { arrivalMs: 2000, silenceMs: 50 },
   };
 }
 
-conformance.routing({ ...topics(), backlog: "missed" });
+conformance.routing(topics());
 conformance.lifecycle({ ...topics(), nackAfterMs: 100 });
 conformance.settlement(topics());
 conformance.redeliveryAddress(topics());
@@ -35,9 +37,11 @@ conformance.credentials({
   makeSource: (name) => new MemoryTopic(name),
 });
 
+// A queue: one shared group from the oldest retained message, the broker moving failures.
 const server = new MemoryBroker();
 conformance.brokerMovedRetry({
   makeBroker: () => server,
   makeSource: (name) => new MemoryQueue(name),
+  capabilities: memoryQueueCapabilities,
   timing: { arrivalMs: 2000, silenceMs: 50 },
 });

@@ -45,5 +45,5 @@ export function credentials<TConnected extends AnyConnected>(
   factories: CredentialsFactories<TConnected>,
 ): void {
   const context = factories as unknown as CredentialsContext;
-  registerSuite("no credentials in descriptions", credentialsScenarios, context, 30_000);
+  registerSuite("no credentials in descriptions", credentialsScenarios, context, undefined, 30_000);
 }

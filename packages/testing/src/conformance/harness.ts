@@ -6,6 +6,7 @@ import type {
   Publisher,
   Source,
 } from "@ruststream/core";
+import type { Capabilities } from "./capabilities.js";
 
 /** A connected broker of any kind, as the suites drive it. */
 export type AnyConnected = ConnectedBroker<Source, Delivery, Publisher<never>, ClosedBroker>;
@@ -36,6 +37,8 @@ export interface BrokerFactories<TConnected extends AnyConnected> {
   readonly makeSource: (name: string) => SourceOf<TConnected>;
   /** A live publisher; by default the broker's own default policy, paired. */
   readonly makePublisher?: (connected: TConnected) => Promise<Publisher<never>>;
+  /** What the source and the publisher do; the suites hold the broker to it. */
+  readonly capabilities: Capabilities;
   readonly timing?: Timing;
 }
 
@@ -45,6 +48,7 @@ export interface Harness {
   connect(): Promise<AnyConnected>;
   source(name: string): Source;
   publisher(connected: AnyConnected): Promise<Publisher<never>>;
+  readonly capabilities: Capabilities;
   readonly arrivalMs: number;
   readonly silenceMs: number;
 }
@@ -54,12 +58,21 @@ export function harnessOf<TConnected extends AnyConnected>(
 ): Harness {
   // The one place the broker's own types are erased; every factory keeps its types at the call site.
   const f = factories as unknown as BrokerFactories<AnyConnected>;
+  // Untyped callers get past the type: a suite without a declaration would test nothing it names.
+  if (typeof f.capabilities !== "object" || f.capabilities === null) {
+    throw new TypeError(
+      "conformance factories need `capabilities`: declare what the source and publisher do " +
+        "(backlog, ack, drop, requeue, delayedRequeue, durable, partitionKey, batches, seek, " +
+        "transactions, request)",
+    );
+  }
   return {
     makeBroker: () => f.makeBroker(),
     connect: () => f.makeBroker().connect(),
     source: (name) => f.makeSource(name),
     publisher: (connected) =>
       f.makePublisher?.(connected) ?? connected.defaultPublishPolicy().pair(connected),
+    capabilities: f.capabilities,
     arrivalMs: f.timing?.arrivalMs ?? 5000,
     silenceMs: f.timing?.silenceMs ?? 300,
   };

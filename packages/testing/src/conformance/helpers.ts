@@ -54,6 +54,15 @@ export function elsewhere<T>(work: () => T | Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * The same promise, its rejection already handled: for a reply awaited only after other steps, so
+ * that when one of those fails first the scenario reports that failure, not an unhandled rejection.
+ */
+export function awaitedLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
 /** Rejects with a message naming `step` when `promise` takes longer than `ms`. */
 export function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

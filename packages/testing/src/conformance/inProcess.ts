@@ -50,19 +50,17 @@ export const inProcessScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "a requeue stays counted, a drop releases",
+    needs: ["requeue", "drop"],
     run: (h) =>
       inProcess(h, async ({ connected, coordinator }) => {
         const name = uniqueName("requeue-count");
         const subscription = await connected.subscribe(h.source(name));
         connected.inject({ name, payload: bytes("x") });
         const first = await nextDelivery(subscription, h.arrivalMs, "first");
-        if ((await first.nack({ requeue: true })) === "ok") {
-          expect(coordinator.outstanding).toBe(1);
-          const again = await nextDelivery(subscription, h.arrivalMs, "requeued");
-          await again.nack({ requeue: false });
-        } else {
-          await first.nack({ requeue: false });
-        }
+        expect(await first.nack({ requeue: true })).toBe("ok");
+        expect(coordinator.outstanding).toBe(1);
+        const again = await nextDelivery(subscription, h.arrivalMs, "requeued");
+        expect(await again.nack({ requeue: false })).toBe("ok");
         expect(coordinator.outstanding).toBe(0);
       }),
   },
@@ -76,13 +74,14 @@ export const inProcessScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "a delayed redelivery is released at the nack and counted again when due",
+    needs: ["delayedRequeue"],
     run: (h) =>
       inProcess(h, async ({ connected, coordinator, clock }) => {
         const name = uniqueName("delayed");
         const subscription = await connected.subscribe(h.source(name));
         connected.inject({ name, payload: bytes("later") });
         const d = await nextDelivery(subscription, h.arrivalMs, "first");
-        if ((await d.nackAfter(1000)) === "unsupported") return void (await d.ack());
+        expect(await d.nackAfter(1000)).toBe("ok");
         expect(coordinator.outstanding).toBe(0);
         clock.advance(999);
         expect(coordinator.outstanding).toBe(0);
@@ -99,6 +98,8 @@ export const inProcessScenarios: readonly Scenario<Harness>[] = [
     run: (h) =>
       inProcess(h, async ({ connected }) => {
         const name = uniqueName("log");
+        // Subscribed first, as in an app under test: a broker routes an injection by its source.
+        const subscription = await connected.subscribe(h.source(name));
         const publisher = await h.publisher(connected);
         await publisher.publish({ name, payload: bytes("one") });
         connected.inject({ name, payload: bytes("two") });
@@ -108,6 +109,7 @@ export const inProcessScenarios: readonly Scenario<Harness>[] = [
           "two",
           "three",
         ]);
+        await subscription.close();
       }),
   },
 ];
@@ -117,5 +119,5 @@ export function inProcessTransport<TConnected extends AnyConnected>(
   factories: BrokerFactories<TConnected>,
 ): void {
   const h = harnessOf(factories);
-  registerSuite("in-process transport", inProcessScenarios, h, h.arrivalMs * 3);
+  registerSuite("in-process transport", inProcessScenarios, h, h.capabilities, h.arrivalMs * 3);
 }

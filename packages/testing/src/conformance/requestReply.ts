@@ -15,7 +15,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { bytes, Collector, elsewhere, text, uniqueName, within } from "./helpers.js";
+import { awaitedLater, bytes, Collector, elsewhere, text, uniqueName, within } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface RequestReplyFactories<TConnected extends AnyConnected>
@@ -46,18 +46,23 @@ async function answer(publisher: Publisher<never>, request: Delivery, body: stri
 async function responder(h: Harness, connected: AnyConnected) {
   const name = uniqueName("ask");
   const requests = new Collector(await connected.subscribe(h.source(name)));
-  const publisher = await h.publisher(connected);
+  // Replies go out as the runtime sends them: through the broker's default policy, whatever
+  // publisher carried the request.
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
   return { name, requests, publisher };
 }
 
 export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   {
     name: "a request carries a usable reply-to and gets its correlated reply",
+    needs: ["request"],
     run: ({ h, requester }) =>
       withConnection(h, async (connected) => {
         const { name, requests, publisher } = await responder(h, connected);
         const client = await requester(connected);
-        const reply = client.request({ name, payload: bytes("ping") }, { timeoutMs: h.arrivalMs });
+        const reply = awaitedLater(
+          client.request({ name, payload: bytes("ping") }, { timeoutMs: h.arrivalMs }),
+        );
         const [request] = await requests.waitFor(1, h.arrivalMs, "the request");
         await request!.ack();
         await answer(publisher, request!, `pong:${text(request!.payload)}`);
@@ -67,17 +72,20 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   },
   {
     name: "requests from another task, then from this one, both resolve",
+    needs: ["request"],
     run: ({ h, requester }) =>
       withConnection(h, async (connected) => {
         const { name, requests, publisher } = await responder(h, connected);
         const client = await requester(connected);
         const options = { timeoutMs: h.arrivalMs };
-        const first = elsewhere(() => client.request({ name, payload: bytes("1") }, options));
+        const first = awaitedLater(
+          elsewhere(() => client.request({ name, payload: bytes("1") }, options)),
+        );
         const [r1] = await requests.waitFor(1, h.arrivalMs, "first request");
         await r1!.ack();
         await elsewhere(() => answer(publisher, r1!, "one"));
         expect(text((await first).payload)).toBe("one");
-        const second = client.request({ name, payload: bytes("2") }, options);
+        const second = awaitedLater(client.request({ name, payload: bytes("2") }, options));
         const got = await requests.waitFor(2, h.arrivalMs, "second request");
         await got[1]!.ack();
         await answer(publisher, got[1]!, "two");
@@ -87,12 +95,13 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   },
   {
     name: "an unanswered request fails after its timeout, and its late reply resolves nothing else",
+    needs: ["request"],
     run: ({ h, requester, timeoutMs }) =>
       withConnection(h, async (connected) => {
         const { name, requests, publisher } = await responder(h, connected);
         const client = await requester(connected);
         const started = performance.now();
-        const late = client.request({ name, payload: bytes("late") }, { timeoutMs });
+        const late = awaitedLater(client.request({ name, payload: bytes("late") }, { timeoutMs }));
         const [r1] = await requests.waitFor(1, h.arrivalMs, "the late request");
         await r1!.ack();
         let error: unknown;
@@ -103,7 +112,9 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
         }
         expect(isRustStreamError(error, "timeout"), String(error)).toBe(true);
         expect(performance.now() - started).toBeGreaterThanOrEqual(timeoutMs - 2);
-        const next = client.request({ name, payload: bytes("next") }, { timeoutMs: h.arrivalMs });
+        const next = awaitedLater(
+          client.request({ name, payload: bytes("next") }, { timeoutMs: h.arrivalMs }),
+        );
         const got = await requests.waitFor(2, h.arrivalMs, "the next request");
         await got[1]!.ack();
         await answer(publisher, r1!, "stale");
@@ -114,13 +125,14 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   },
   {
     name: "two concurrent requests answered in reverse order each get their own reply",
+    needs: ["request"],
     run: ({ h, requester }) =>
       withConnection(h, async (connected) => {
         const { name, requests, publisher } = await responder(h, connected);
         const client = await requester(connected);
         const options = { timeoutMs: h.arrivalMs };
-        const a = client.request({ name, payload: bytes("a") }, options);
-        const b = client.request({ name, payload: bytes("b") }, options);
+        const a = awaitedLater(client.request({ name, payload: bytes("a") }, options));
+        const b = awaitedLater(client.request({ name, payload: bytes("b") }, options));
         const got = await requests.waitFor(2, h.arrivalMs, "both requests");
         for (const r of got) await r.ack();
         for (const r of [...got].reverse()) await answer(publisher, r, `re:${text(r.payload)}`);
@@ -131,6 +143,7 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   },
   {
     name: "a request after shutdown fails promptly",
+    needs: ["request"],
     run: async ({ h, requester }) => {
       const connected = await h.connect();
       const client = await requester(connected);
@@ -168,6 +181,7 @@ export function requestReply<TConnected extends AnyConnected>(
     "request/reply",
     requestReplyScenarios,
     { h, requester, timeoutMs: factories.timeoutMs ?? 300 },
+    h.capabilities,
     h.arrivalMs * 6,
   );
 }

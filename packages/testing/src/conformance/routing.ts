@@ -1,4 +1,12 @@
-import { type Backlog, HeaderMap } from "@ruststream/core";
+import {
+  type Delivery,
+  HeaderMap,
+  type SettleAnswer,
+  supportsBatches,
+  supportsRequest,
+  supportsSeek,
+  supportsTransactions,
+} from "@ruststream/core";
 import { expect } from "vitest";
 import {
   type AnyConnected,
@@ -10,17 +18,6 @@ import {
 import { ackAll, bytes, Collector, text, uniqueName } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
-export interface RoutingFactories<TConnected extends AnyConnected>
-  extends BrokerFactories<TConnected> {
-  /** Whether a new subscription receives what was published before it opened. */
-  readonly backlog: Backlog;
-}
-
-interface RoutingContext {
-  readonly h: Harness;
-  readonly backlog: Backlog;
-}
-
 async function open(h: Harness, connected: AnyConnected, prefix: string) {
   const name = uniqueName(prefix);
   const source = h.source(name);
@@ -29,10 +26,71 @@ async function open(h: Harness, connected: AnyConnected, prefix: string) {
   return { name, collector, publisher };
 }
 
-export const routingScenarios: readonly Scenario<RoutingContext>[] = [
+const answerOf = (declared: boolean): SettleAnswer => (declared ? "ok" : "unsupported");
+
+export const routingScenarios: readonly Scenario<Harness>[] = [
+  {
+    name: "settle answers and capability marks are the ones declared",
+    run: (h) =>
+      withConnection(h, async (connected) => {
+        const declared = h.capabilities;
+        const { name, collector, publisher } = await open(h, connected, "declared");
+        const subscription = await connected.subscribe(h.source(uniqueName("marks")));
+        expect(
+          {
+            batches: supportsBatches(subscription),
+            seek: supportsSeek(subscription),
+            transactions: supportsTransactions(publisher),
+            request: supportsRequest(publisher),
+          },
+          "the marks the subscription and publisher carry",
+        ).toEqual({
+          batches: declared.batches,
+          seek: declared.seek,
+          transactions: declared.transactions,
+          request: declared.request,
+        });
+        await subscription.close();
+        const verbs = [
+          ["ack", declared.ack, (d) => d.ack()],
+          ["drop", declared.drop, (d) => d.nack({ requeue: false })],
+          ["requeue", declared.requeue, (d) => d.nack({ requeue: true })],
+          ["delayedRequeue", declared.delayedRequeue, (d) => d.nackAfter(50)],
+        ] as const satisfies ReadonlyArray<readonly [string, boolean, (d: Delivery) => unknown]>;
+        for (const [verb] of verbs) await publisher.publish({ name, payload: bytes(verb) });
+        const got = await collector.waitFor(verbs.length, h.arrivalMs, "one message per verb");
+        const answers: Record<string, unknown> = {};
+        const expected: Record<string, unknown> = {};
+        for (const [i, [verb, yes, settle]] of verbs.entries()) {
+          const d = got[i]!;
+          expect(text(d.payload)).toBe(verb);
+          answers[verb] = await settle(d);
+          expected[verb] = answerOf(yes);
+          // `unsupported` changed nothing: the delivery is still open for another verb.
+          expect(d.settled, `${verb}: settled after "${String(answers[verb])}"`).toBe(yes);
+        }
+        expect(answers, "each verb answers as declared").toEqual(expected);
+        // And `ok` from a requeue, delayed or not, is kept: the message comes back.
+        const back = [declared.requeue && "requeue", declared.delayedRequeue && "delayedRequeue"];
+        const expectedBack = back.filter((verb) => verb !== false).sort();
+        const all = await collector.waitFor(
+          verbs.length + expectedBack.length,
+          h.arrivalMs,
+          "the requeued messages",
+        );
+        expect(
+          all
+            .slice(verbs.length)
+            .map((d) => text(d.payload))
+            .sort(),
+        ).toEqual(expectedBack);
+        await ackAll(all);
+        await collector.stop();
+      }),
+  },
   {
     name: "delivers in publish order",
-    run: ({ h }) =>
+    run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected, "order");
         for (let i = 0; i < 10; i++) await publisher.publish({ name, payload: bytes(`m${i}`) });
@@ -44,8 +102,9 @@ export const routingScenarios: readonly Scenario<RoutingContext>[] = [
   },
   {
     name: "a message published before subscribing follows the declared backlog",
-    run: ({ h, backlog }) =>
+    run: (h) =>
       withConnection(h, async (connected) => {
+        const { backlog } = h.capabilities;
         const name = uniqueName("backlog");
         const publisher = await h.publisher(connected);
         await publisher.publish({ name, payload: bytes("early") });
@@ -61,49 +120,57 @@ export const routingScenarios: readonly Scenario<RoutingContext>[] = [
   },
   {
     name: "an acked delivery does not come back",
-    run: ({ h }) =>
+    needs: ["ack"],
+    run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected, "ack");
         await publisher.publish({ name, payload: bytes("once") });
         const [d] = await collector.waitFor(1, h.arrivalMs, "first delivery");
-        await d!.ack();
-        await collector.quiet(1, h.silenceMs, "after ack");
+        expect(await d!.ack()).toBe("ok");
+        // A message published after the ack arriving alone shows the acked one had its chance.
+        await publisher.publish({ name, payload: bytes("after") });
+        const got = await collector.waitFor(2, h.arrivalMs, "the message after the ack");
+        await collector.quiet(2, h.silenceMs, "after ack");
+        expect(got.map((x) => text(x.payload))).toEqual(["once", "after"]);
+        await ackAll(got);
         await collector.stop();
       }),
   },
   {
     name: "a requeued delivery comes back",
-    run: ({ h }) =>
+    needs: ["requeue"],
+    run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected, "requeue");
         await publisher.publish({ name, payload: bytes("again") });
         const [d] = await collector.waitFor(1, h.arrivalMs, "first delivery");
-        const answer = await d!.nack({ requeue: true });
-        if (answer === "unsupported") {
-          await d!.ack();
-        } else {
-          const got = await collector.waitFor(2, h.arrivalMs, "requeued delivery");
-          expect(text(got[1]!.payload)).toBe("again");
-          await ackAll(got);
-        }
+        expect(await d!.nack({ requeue: true })).toBe("ok");
+        const got = await collector.waitFor(2, h.arrivalMs, "requeued delivery");
+        expect(text(got[1]!.payload)).toBe("again");
+        await ackAll(got);
         await collector.stop();
       }),
   },
   {
     name: "a dropped delivery stays gone",
-    run: ({ h }) =>
+    needs: ["drop"],
+    run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected, "drop");
         await publisher.publish({ name, payload: bytes("gone") });
         const [d] = await collector.waitFor(1, h.arrivalMs, "first delivery");
-        if ((await d!.nack({ requeue: false })) === "unsupported") await d!.ack();
-        await collector.quiet(1, h.silenceMs, "after drop");
+        expect(await d!.nack({ requeue: false })).toBe("ok");
+        await publisher.publish({ name, payload: bytes("after") });
+        const got = await collector.waitFor(2, h.arrivalMs, "the message after the drop");
+        await collector.quiet(2, h.silenceMs, "after drop");
+        expect(got.map((x) => text(x.payload))).toEqual(["gone", "after"]);
+        await ackAll(got);
         await collector.stop();
       }),
   },
   {
     name: "headers arrive",
-    run: ({ h }) =>
+    run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected, "headers");
         const headers = new HeaderMap({ "content-type": "application/json", "X-Tenant": "acme" });
@@ -111,21 +178,19 @@ export const routingScenarios: readonly Scenario<RoutingContext>[] = [
         const [d] = await collector.waitFor(1, h.arrivalMs, "delivery with headers");
         expect(d!.headers.getString("content-type")).toBe("application/json");
         expect(d!.headers.getString("x-tenant")).toBe("acme");
-        await d!.ack();
+        await ackAll([d!]);
         await collector.stop();
       }),
   },
 ];
 
-/** Registers the routing suite: order, backlog, ack, requeue, drop and headers. */
+/**
+ * Registers the routing suite: the declared settle answers and capability marks, order, backlog,
+ * ack, requeue, drop and headers.
+ */
 export function routing<TConnected extends AnyConnected>(
-  factories: RoutingFactories<TConnected>,
+  factories: BrokerFactories<TConnected>,
 ): void {
   const h = harnessOf(factories);
-  registerSuite(
-    "routing",
-    routingScenarios,
-    { h, backlog: factories.backlog },
-    h.arrivalMs * 3 + h.silenceMs * 2,
-  );
+  registerSuite("routing", routingScenarios, h, h.capabilities, h.arrivalMs * 3 + h.silenceMs * 2);
 }

@@ -19,13 +19,16 @@ import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface SeekingFactories<TConnected extends AnyConnected>
   extends BrokerFactories<TConnected> {
-  /** A position of the subscription's source that was evicted or never existed. */
-  readonly unknownPosition: (subscription: SeekableSubscription) => Position;
+  /**
+   * A position of the subscription's source that was evicted or never existed; needed when the
+   * broker declares `seek`.
+   */
+  readonly unknownPosition?: (subscription: SeekableSubscription) => Position;
 }
 
 interface SeekContext {
   readonly h: Harness;
-  readonly unknownPosition: (subscription: SeekableSubscription) => Position;
+  readonly unknownPosition: ((subscription: SeekableSubscription) => Position) | undefined;
 }
 
 function seekable(subscription: Subscription): SeekableSubscription {
@@ -66,6 +69,7 @@ async function expectNext(
 export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   {
     name: "a seek back replays exactly from the position, a stored position included",
+    needs: ["seek"],
     run: ({ h }) =>
       withConnection(h, async (connected) => {
         const { subscription, positions } = await published(h, connected, 5);
@@ -76,6 +80,7 @@ export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   },
   {
     name: "a seek forward skips, and new publishes keep arriving",
+    needs: ["seek"],
     run: ({ h }) =>
       withConnection(h, async (connected) => {
         const { name, subscription, publisher, positions } = await published(h, connected, 5);
@@ -90,6 +95,7 @@ export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   },
   {
     name: "a new subscription that seeks before its first delivery starts there",
+    needs: ["seek"],
     run: ({ h }) =>
       withConnection(h, async (connected) => {
         const { name, subscription, positions } = await published(h, connected, 4);
@@ -102,6 +108,7 @@ export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   },
   {
     name: "a seek from another task works",
+    needs: ["seek"],
     run: ({ h }) =>
       withConnection(h, async (connected) => {
         const { subscription, positions } = await published(h, connected, 3);
@@ -112,16 +119,23 @@ export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   },
   {
     name: "a seek to an unknown position fails and does not move the subscription",
+    needs: ["seek"],
     run: ({ h, unknownPosition }) =>
       withConnection(h, async (connected) => {
         const { name, subscription, publisher } = await published(h, connected, 2);
-        let failed = false;
+        if (unknownPosition === undefined) {
+          throw new Error("the broker declares seek: give the seeking suite unknownPosition");
+        }
+        let error: unknown;
         try {
           await subscription.seek(unknownPosition(subscription));
-        } catch {
-          failed = true;
+        } catch (e) {
+          error = e;
         }
-        expect(failed, "seeking to an unknown position must fail").toBe(true);
+        expect(
+          isRustStreamError(error, "unknown-position"),
+          `seeking to an unknown position must fail with unknown-position, got ${String(error)}`,
+        ).toBe(true);
         await publisher.publish({ name, payload: bytes("next") });
         await expectNext(h, subscription, ["next"], "after the failed seek");
         await subscription.close();
@@ -129,6 +143,7 @@ export const seekingScenarios: readonly Scenario<SeekContext>[] = [
   },
   {
     name: "a seek after shutdown fails promptly",
+    needs: ["seek"],
     run: async ({ h }) => {
       const connected = await h.connect();
       const { subscription, positions } = await published(h, connected, 1);
@@ -157,6 +172,7 @@ export function seeking<TConnected extends AnyConnected>(
     "seeking",
     seekingScenarios,
     { h, unknownPosition: factories.unknownPosition },
+    h.capabilities,
     h.arrivalMs * 8,
   );
 }

@@ -35,6 +35,7 @@ class Aborted extends Error {}
 export const transactionScenarios: readonly Scenario<Harness>[] = [
   {
     name: "nothing is visible before commit, and commit publishes in order",
+    needs: ["transactions"],
     run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected);
@@ -50,6 +51,7 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "a transaction whose work throws is aborted and publishes nothing",
+    needs: ["transactions"],
     run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected);
@@ -65,6 +67,7 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "publishing on a transaction that ended is refused",
+    needs: ["transactions"],
     run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected);
@@ -85,6 +88,7 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "transactions are independent of each other and of direct publishes",
+    needs: ["transactions"],
     run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected);
@@ -112,6 +116,7 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "work that continues in another task still commits",
+    needs: ["transactions"],
     run: (h) =>
       withConnection(h, async (connected) => {
         const { name, collector, publisher } = await open(h, connected);
@@ -127,6 +132,7 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
   },
   {
     name: "after shutdown a stranded transaction fails to commit, and a new one fails",
+    needs: ["transactions"],
     run: async (h) => {
       const connected = await h.connect();
       const { name, publisher } = await open(h, connected);
@@ -164,5 +170,11 @@ export function transactions<TConnected extends AnyConnected>(
   factories: BrokerFactories<TConnected>,
 ): void {
   const h = harnessOf(factories);
-  registerSuite("transactions", transactionScenarios, h, h.arrivalMs * 3 + h.silenceMs * 4);
+  registerSuite(
+    "transactions",
+    transactionScenarios,
+    h,
+    h.capabilities,
+    h.arrivalMs * 3 + h.silenceMs * 4,
+  );
 }
