@@ -1,4 +1,4 @@
-import type { Delivery, Subscription } from "@ruststream/core";
+import type { Delivery, Publisher, Subscription } from "@ruststream/core";
 
 let counter = 0;
 
@@ -157,6 +157,28 @@ export class Collector<TDelivery extends Delivery = Delivery> {
     } catch (error) {
       this.#error = error;
     }
+  }
+}
+
+/**
+ * Publishes a sentinel after everything else and waits for it, so whatever was to arrive before it
+ * has had its chance; returns every payload seen, the sentinel last. Proof that nothing came which
+ * does not rest on how long a quiet spell lasted.
+ */
+export async function throughSentinel(
+  publisher: Publisher<never>,
+  collector: Collector,
+  name: string,
+  ms: number,
+  step: string,
+): Promise<string[]> {
+  await publisher.publish({ name, payload: bytes("sentinel") });
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = collector.items.map((d) => text(d.payload));
+    if (seen.includes("sentinel")) return seen;
+    if (Date.now() > deadline) throw new Error(`${step}: the sentinel never arrived`);
+    await collector.waitFor(collector.items.length + 1, ms, `${step}: reading to the sentinel`);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Delivery } from "@ruststream/core";
 import { expect } from "vitest";
 import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
-import { ackAll, bytes, Collector, text, uniqueName } from "./helpers.js";
+import { ackAll, bytes, Collector, text, throughSentinel, uniqueName } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 /**
@@ -13,18 +13,10 @@ async function readThroughSentinel(h: Harness, name: string): Promise<string[]> 
   try {
     const collector = new Collector(await connected.subscribe(h.source(name)));
     const publisher = await h.publisher(connected);
-    await publisher.publish({ name, payload: bytes("sentinel") });
-    const deadline = Date.now() + h.arrivalMs;
-    for (;;) {
-      const seen = collector.items.map((d) => text(d.payload));
-      if (seen.includes("sentinel")) {
-        await ackAll(collector.items);
-        await collector.stop();
-        return seen.filter((p) => p !== "sentinel");
-      }
-      if (Date.now() > deadline) throw new Error("the sentinel never arrived on a new client");
-      await collector.waitFor(collector.items.length + 1, h.arrivalMs, "reading to the sentinel");
-    }
+    const seen = await throughSentinel(publisher, collector, name, h.arrivalMs, "a new client");
+    await ackAll(collector.items);
+    await collector.stop();
+    return seen.filter((p) => p !== "sentinel");
   } finally {
     await connected.shutdown();
   }

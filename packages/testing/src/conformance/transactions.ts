@@ -13,7 +13,16 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { ackAll, bytes, Collector, elsewhere, sleep, text, uniqueName } from "./helpers.js";
+import {
+  ackAll,
+  bytes,
+  Collector,
+  elsewhere,
+  sleep,
+  text,
+  throughSentinel,
+  uniqueName,
+} from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 function transactional(publisher: Publisher<never>): TransactionalPublisher {
@@ -61,7 +70,9 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
             throw new Aborted("abort");
           }),
         ).rejects.toBeInstanceOf(Aborted);
-        await collector.quiet(0, h.silenceMs, "after abort");
+        const seen = await throughSentinel(publisher, collector, name, h.arrivalMs, "after abort");
+        expect(seen, "nothing from the aborted transaction").toEqual(["sentinel"]);
+        await ackAll(collector.items);
         await collector.stop();
       }),
   },
@@ -82,7 +93,9 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
           error = e;
         }
         expect(isRustStreamError(error, "transaction-ended"), String(error)).toBe(true);
-        await collector.quiet(0, h.silenceMs, "nothing from an ended transaction");
+        const seen = await throughSentinel(publisher, collector, name, h.arrivalMs, "ended");
+        expect(seen, "nothing from an ended transaction").toEqual(["sentinel"]);
+        await ackAll(collector.items);
         await collector.stop();
       }),
   },
@@ -109,8 +122,9 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
         expect(got.map((d) => text(d.payload))).toEqual(["other", "direct"]);
         release();
         expect(await held).toBeInstanceOf(Aborted);
-        await collector.quiet(2, h.silenceMs, "the aborted one never shows");
-        await ackAll(got);
+        const seen = await throughSentinel(publisher, collector, name, h.arrivalMs, "aborted");
+        expect(seen, "the aborted one never shows").toEqual(["other", "direct", "sentinel"]);
+        await ackAll(collector.items);
         await collector.stop();
       }),
   },
@@ -156,7 +170,15 @@ export const transactionScenarios: readonly Scenario<Harness>[] = [
       const next = await h.connect();
       try {
         const collector = new Collector(await next.subscribe(h.source(name)));
-        await collector.quiet(0, h.silenceMs, "a stranded transaction published nothing");
+        const seen = await throughSentinel(
+          await h.publisher(next),
+          collector,
+          name,
+          h.arrivalMs,
+          "stranded",
+        );
+        expect(seen, "a stranded transaction published nothing").toEqual(["sentinel"]);
+        await ackAll(collector.items);
         await collector.stop();
       } finally {
         await next.shutdown();
