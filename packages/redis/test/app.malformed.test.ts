@@ -77,7 +77,10 @@ describe("malformed and oversized messages through the app", () => {
     t = await TestApp.startLive(service(key, dlq, replies));
     await t.publish(key, { echo: "x".repeat(limit * 0.75) });
     await t.publish(key, { echo: "small" });
-    await eventually("the dead letter", () => t!.subscriber(key).outcomes.includes("dead-letter"));
+    await eventually("the dead letter and the small one's ack", () => {
+      const outcomes = t!.subscriber(key).outcomes;
+      return outcomes.includes("dead-letter") && outcomes.includes("ack");
+    });
     await t.settle();
     t.assertRunning();
     const probe = t.subscriber(key);

@@ -45,6 +45,8 @@ describe("an app across restarts", () => {
       );
     t = await TestApp.startLive(service("first"));
     await t.publish(key, { id: 1 });
+    await eventually("the first attempt", () => seen.length === 1);
+    await t.settle();
     t.subscriber(key).assertOutcomes("retry-after");
     await t.stop();
     t = undefined;

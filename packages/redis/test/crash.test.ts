@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
+import { eventually, inspect, pendingCount } from "./appSupport.js";
+import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/consumer.ts", import.meta.url));
 
@@ -48,9 +49,18 @@ describe("a consumer process killed mid-stream", () => {
     const first = await consumerProcess(url, key, byFirst);
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     for (let i = 0; i < total; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
-    while (byFirst.length < 60) await sleep(5);
+    // Killed under way holding entries read and not acknowledged (a message takes 2 ms, so the four
+    // seen pending are still there when the kill lands): what the second consumer must reclaim. A
+    // kill between two reads would leave nothing to reclaim and prove nothing.
+    const redis = inspect(url);
+    await eventually(
+      "the first consumer under way, holding entries",
+      async () => byFirst.length >= 60 && (await pendingCount(redis, key, "work")) >= 4,
+    );
     first.kill("SIGKILL");
     await new Promise((resolve) => first.once("exit", resolve));
+    const orphaned = await pendingCount(redis, key, "work");
+    redis.disconnect();
     const handled = new Set(byFirst);
     const subscription = await broker.subscribe(source);
     const deadline = Date.now() + 20_000;
@@ -61,6 +71,7 @@ describe("a consumer process killed mid-stream", () => {
       await next.value.ack();
     }
     expect(byFirst.length).toBeLessThan(total);
+    expect(orphaned).toBeGreaterThan(0);
     expect(handled.size).toBe(total);
     await broker.shutdown();
   }, 60_000);

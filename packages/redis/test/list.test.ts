@@ -1,13 +1,21 @@
 import { headerNames } from "@ruststream/core";
 import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisList, RedisPublish } from "../src/index.js";
 import type { RedisListSubscription } from "../src/list/listSubscription.js";
-import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
+import { bytes, requireEnv, text, uniqueKey } from "./env.js";
+import { type ServerWatch, watchServer } from "./serverWatch.js";
 
 const url = () => requireEnv("REDIS_URL");
 const inspector = new Redis(url(), { protocol: 2 });
-afterAll(() => inspector.disconnect());
+let server: ServerWatch;
+beforeAll(async () => {
+  server = await watchServer(url());
+});
+afterAll(() => {
+  server.close();
+  inspector.disconnect();
+});
 
 async function next(subscription: RedisListSubscription) {
   const result = await subscription.next();
@@ -49,7 +57,7 @@ describe("reliable lists", () => {
     // Dies without settling or returning anything.
     await dead.link.close();
     expect(await inspector.llen(`${key}.processing`)).toBe(1);
-    await sleep(150);
+    // Not yet idle for 100 ms when the new consumer first looks: its later sweeps return it.
     const live = await new RedisBroker({ url: url() }).connect();
     const sub = (await live.subscribe(source)) as RedisListSubscription;
     const back = await next(sub);
@@ -78,7 +86,8 @@ describe("reliable lists", () => {
     expect(second.map((d) => text(d.payload))).toEqual(["d"]);
     // Empty queue: the pull blocks until a value arrives, then hands over that one.
     const waiting = sub.nextBatch(10);
-    await sleep(50);
+    // Published only once the pull blocks on the server, so the wait is what hands it over.
+    await server.ran("BLMOVE", key);
     await publisher.publish({ name: key, payload: bytes("e") });
     expect((await waiting).map((d) => text(d.payload))).toEqual(["e"]);
     for (const d of [...first, ...second]) expect(await d.ack()).toBe("ok");
@@ -99,7 +108,6 @@ describe("reliable lists", () => {
     expect((await deadSub.nextBatch(8)).length).toBe(5);
     expect(await inspector.zcard(`${key}.recovery`)).toBe(5);
     await dead.link.close();
-    await sleep(150);
     const live = await new RedisBroker({ url: url() }).connect();
     const sub = (await live.subscribe(source)) as RedisListSubscription;
     const back: string[] = [];

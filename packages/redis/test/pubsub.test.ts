@@ -67,8 +67,8 @@ describe("pub/sub batches", () => {
     const channel = uniqueKey("wake");
     const { connected, subscription } = await subscribe(channel);
     try {
+      // Waiting from the call on: the subscription is confirmed and nothing has arrived.
       const waiting = subscription.nextBatch(100);
-      await sleep(50);
       await publishAll(
         channel,
         Array.from({ length: 20 }, (_, i) => plain(`w${i}`)),
