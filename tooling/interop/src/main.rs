@@ -17,7 +17,21 @@
 //!       a live file (`LiveReplay`) until `count` messages of `bench` arrived. Each prints one JSON
 //!       line: `messages` and `seconds` (the tail from its first `bench` message to its last).
 //!
+//!   ruststream-interop fixtures <dir>
+//!       Writes the test vectors multi-key.ss, beacons.ss and no-eos.ss into <dir>, the same bytes
+//!       on every run (see `fixtures.rs`).
+//!   ruststream-interop broker-write <file>
+//!   ruststream-interop broker-read <file>
+//!       RustStream's own file broker: a service publishing messages with headers, retrying one to
+//!       its dead letter; and every message as that broker delivers it (see `broker.rs`).
+//!   ruststream-interop same-but-clock <a> <b>
+//!       Exit status 0 when the two files hold the same bytes but for timestamps: the same length,
+//!       file name, interval and frames (stream key, shard, sequence, payload), in the same order.
+//!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
+
+mod broker;
+mod fixtures;
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use sea_streamer_file::{
@@ -75,6 +89,38 @@ async fn decode(path: &str) -> Result<(), String> {
             return Ok(());
         }
     }
+}
+
+/// The frames of a file without their timestamps, for `same-but-clock`.
+async fn frames_without_time(
+    path: &str,
+) -> Result<(String, u32, Vec<(String, u64, u64, Vec<u8>)>), String> {
+    let mut source = MessageSource::new(FileId::new(path), StreamMode::Replay)
+        .await
+        .map_err(|e| format!("{path}: {e:?}"))?;
+    let header = source.file_header();
+    let (name, interval) = (header.file_name.clone(), header.beacon_interval);
+    let mut frames = Vec::new();
+    loop {
+        match source.next().await {
+            Ok(m) => {
+                let h = m.message.header();
+                frames.push((
+                    h.stream_key().name().to_owned(),
+                    h.shard_id().id(),
+                    *h.sequence(),
+                    m.message.message().into_bytes(),
+                ));
+            }
+            Err(FileErr::NotEnoughBytes) => return Ok((name, interval, frames)),
+            Err(e) => return Err(format!("{path} at offset {}: {e:?}", source.offset())),
+        }
+    }
+}
+
+async fn same_but_clock(a: &str, b: &str) -> Result<bool, String> {
+    let size = |p: &str| std::fs::metadata(p).map(|m| m.len()).map_err(|e| format!("{p}: {e}"));
+    Ok(size(a)? == size(b)? && frames_without_time(a).await? == frames_without_time(b).await?)
 }
 
 fn field<'a>(v: &'a Value, name: &str) -> Result<&'a Value, String> {
@@ -193,6 +239,10 @@ fn usage() -> ExitCode {
     eprintln!("       ruststream-interop bench-write <file> <count> <payload-bytes> [--append]");
     eprintln!("       ruststream-interop bench-replay <file>");
     eprintln!("       ruststream-interop bench-tail <file> <count>");
+    eprintln!("       ruststream-interop fixtures <dir>");
+    eprintln!("       ruststream-interop broker-write <file>");
+    eprintln!("       ruststream-interop broker-read <file>");
+    eprintln!("       ruststream-interop same-but-clock <a> <b>");
     ExitCode::from(64)
 }
 
@@ -201,6 +251,14 @@ async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("decode") if args.len() == 2 => decode(&args[1]).await,
+        Some("fixtures") if args.len() == 2 => fixtures::write_all(&args[1]).await,
+        Some("broker-write") if args.len() == 2 => broker::write(&args[1]).await,
+        Some("broker-read") if args.len() == 2 => broker::read(&args[1]).await,
+        Some("same-but-clock") if args.len() == 3 => match same_but_clock(&args[1], &args[2]).await {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Some("write") if args.len() >= 3 => {
             let mut interval = DEFAULT_BEACON_INTERVAL;
             let mut eos = false;
