@@ -8,7 +8,10 @@ const RS2 = "rs2:";
 const PREFIX_BYTES = 4;
 
 const utf8 = new TextEncoder();
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// `ignoreBOM` keeps a leading U+FEFF: by default a TextDecoder drops it, and with it the first
+// character of a header name or value.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 function startsWithPrefix(payload: Uint8Array): boolean {
   return (
@@ -20,8 +23,16 @@ function startsWithPrefix(payload: Uint8Array): boolean {
   );
 }
 
+// What Rust's `str::trim` strips (the Unicode White_Space set), which RustStream's reader applies to
+// both halves of a line. JavaScript's `trim` differs: it keeps U+0085 and strips U+FEFF, so a value
+// ending with U+0085 would lose it in a Rust reader, and one starting with U+FEFF would not be written
+// as the line RustStream writes.
+const RUST_WHITESPACE =
+  "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+const EDGE_WHITESPACE = new RegExp(`^${RUST_WHITESPACE}|${RUST_WHITESPACE}$`);
+
 function lineSafe(text: string): boolean {
-  return !/[\r\n]/.test(text) && text.trim() === text;
+  return !/[\r\n]/.test(text) && !EDGE_WHITESPACE.test(text);
 }
 
 /** The header as text, when a `name: value` line carries it exactly. */
@@ -122,7 +133,7 @@ function parseBinary(block: Uint8Array): HeaderMap | undefined {
     const valueLength = view.getUint32(valueAt);
     const end = valueAt + 4 + valueLength;
     if (end > block.length || nameLength === 0) return undefined;
-    const name = new TextDecoder().decode(block.subarray(at + 4, valueAt));
+    const name = lenientUtf8.decode(block.subarray(at + 4, valueAt));
     headers.set(name, block.slice(valueAt + 4, end));
     at = end;
   }
