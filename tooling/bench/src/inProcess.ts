@@ -4,14 +4,9 @@
 //
 //   pnpm --filter @ruststream/tooling-bench bench [messages-per-round] [rounds]
 import { writeFileSync } from "node:fs";
-import {
-  type Delivery,
-  json,
-  MemoryBroker,
-  type MemoryPublisher,
-  MemoryTopic,
-  RustStream,
-} from "@ruststream/core";
+import * as core from "@ruststream/core";
+import { type Delivery, json, type MemoryPublisher, MemoryTopic } from "@ruststream/core";
+import { filledBroker, fullApp, orderPayloads } from "./inProcessApp.js";
 import { machine, summarize, tableLines } from "./stats.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
@@ -19,74 +14,17 @@ const rounds = Number(process.argv[3] ?? 7);
 
 interface Order {
   readonly id: number;
-  readonly sku: string;
   readonly qty: number;
 }
 
-const payloads = Array.from({ length: messages }, (_, id) =>
-  json.encode({ id, sku: "apple", qty: 2 }),
-);
-
-async function filledBroker(topic: string): Promise<MemoryBroker> {
-  const broker = new MemoryBroker({ retain: messages });
-  const connected = await broker.connect();
-  // The group exists before the publishes, so it starts at the first one.
-  const warm = await connected.subscribe(
-    new MemoryTopic(topic, { group: "bench", start: "start" }),
-  );
-  await warm.close();
-  const publisher = await connected.defaultPublishPolicy().pair(connected);
-  for (const payload of payloads) await publisher.publish({ name: topic, payload });
-  await connected.shutdown();
-  return broker;
-}
-
-/** The full app: pull, decode, handler, (reply,) ack, through RustStream. Messages per second. */
-async function fullApp(reply: boolean): Promise<number> {
-  const broker = await filledBroker("orders");
-  let count = 0;
-  let began = 0;
-  let finished!: () => void;
-  const done = new Promise<void>((resolve) => {
-    finished = resolve;
-  });
-  let sum = 0;
-  const app = new RustStream({ name: "bench", version: "0" }).broker(broker, (b) => {
-    const subscriber = b.subscriber<Order>(
-      new MemoryTopic("orders", { group: "bench", start: "start" }),
-    );
-    const count1 = (order: Order) => {
-      if (count === 0) began = performance.now();
-      sum += order.qty;
-      if (++count === messages) finished();
-    };
-    if (reply) {
-      subscriber.reply("receipts").handle((order) => {
-        count1(order);
-        return { orderId: order.id };
-      });
-    } else {
-      subscriber.handle((order) => {
-        count1(order);
-      });
-    }
-  });
-  const running = await app.start();
-  await done;
-  await running.whenIdle();
-  const elapsed = performance.now() - began;
-  await running.stop();
-  if (sum !== messages * 2) throw new Error("lost messages");
-  return (messages / elapsed) * 1000;
-}
-
+const payloads = orderPayloads(core, messages);
 /**
  * The bare loop over an array of the same deliveries: decode, (reply,) ack. It pulls 256 at a time
  * (untimed), as the app does, so the broker holds as few deliveries in flight as under the app; only
  * the loops over those arrays are timed.
  */
 async function bareLoop(reply: boolean): Promise<number> {
-  const broker = await filledBroker("orders");
+  const broker = await filledBroker(core, "orders", payloads);
   const connected = await broker.connect();
   const subscription = await connected.subscribe(
     new MemoryTopic("orders", { group: "bench", start: "start" }),
@@ -126,9 +64,9 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { name: "full app, ack", run: () => fullApp(false), rates: [] },
+  { name: "full app, ack", run: () => fullApp(core, payloads, false), rates: [] },
   { name: "bare loop, ack", run: () => bareLoop(false), rates: [] },
-  { name: "full app, reply", run: () => fullApp(true), rates: [] },
+  { name: "full app, reply", run: () => fullApp(core, payloads, true), rates: [] },
   { name: "bare loop, reply", run: () => bareLoop(true), rates: [] },
 ];
 

@@ -1,0 +1,81 @@
+// The full app on the memory broker, written against a core module handed in, so one run can time
+// this tree's core beside an earlier one (inProcessAgainst.ts) with the same code.
+import type * as Core from "@ruststream/core";
+
+export type CoreModule = typeof Core;
+
+interface Order {
+  readonly id: number;
+  readonly sku: string;
+  readonly qty: number;
+}
+
+/** `messages` small JSON orders, encoded once and shared by every row. */
+export function orderPayloads(core: CoreModule, messages: number): Uint8Array[] {
+  return Array.from({ length: messages }, (_, id) =>
+    core.json.encode({ id, sku: "apple", qty: 2 }),
+  );
+}
+
+/** A memory broker whose topic already holds every payload, for a group that starts at the first. */
+export async function filledBroker(
+  core: CoreModule,
+  topic: string,
+  payloads: readonly Uint8Array[],
+): Promise<Core.MemoryBroker> {
+  const broker = new core.MemoryBroker({ retain: payloads.length });
+  const connected = await broker.connect();
+  // The group exists before the publishes, so it starts at the first one.
+  const warm = await connected.subscribe(
+    new core.MemoryTopic(topic, { group: "bench", start: "start" }),
+  );
+  await warm.close();
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
+  for (const payload of payloads) await publisher.publish({ name: topic, payload });
+  await connected.shutdown();
+  return broker;
+}
+
+/** The full app: pull, decode, handler, (reply,) ack, through RustStream. Messages per second. */
+export async function fullApp(
+  core: CoreModule,
+  payloads: readonly Uint8Array[],
+  reply: boolean,
+): Promise<number> {
+  const messages = payloads.length;
+  const broker = await filledBroker(core, "orders", payloads);
+  let count = 0;
+  let began = 0;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  let sum = 0;
+  const app = new core.RustStream({ name: "bench", version: "0" }).broker(broker, (b) => {
+    const subscriber = b.subscriber<Order>(
+      new core.MemoryTopic("orders", { group: "bench", start: "start" }),
+    );
+    const count1 = (order: Order) => {
+      if (count === 0) began = performance.now();
+      sum += order.qty;
+      if (++count === messages) finished();
+    };
+    if (reply) {
+      subscriber.reply("receipts").handle((order) => {
+        count1(order);
+        return { orderId: order.id };
+      });
+    } else {
+      subscriber.handle((order) => {
+        count1(order);
+      });
+    }
+  });
+  const running = await app.start();
+  await done;
+  await running.whenIdle();
+  const elapsed = performance.now() - began;
+  await running.stop();
+  if (sum !== messages * 2) throw new Error("lost messages");
+  return (messages / elapsed) * 1000;
+}
