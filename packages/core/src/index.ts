@@ -88,6 +88,7 @@ export type {
   StartupHook,
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
+export { attemptOf } from "./runtime/attempt.js";
 export type { CodecOptions, SchemaOptions, SourceOf } from "./runtime/brokerScope.js";
 export { BrokerScope } from "./runtime/brokerScope.js";
 export type { BatchContext, HandlerContext } from "./runtime/context.js";
@@ -135,7 +136,6 @@ export type {
   Handler,
 } from "./runtime/subscriberBuilder.js";
 export { BatchSubscriberBuilder, SubscriberBuilder } from "./runtime/subscriberBuilder.js";
-export { attemptOf } from "./runtime/subscriberRuntime.js";
 export type {
   Backoff,
   DecodePolicy,

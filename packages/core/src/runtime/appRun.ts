@@ -7,6 +7,7 @@ import type { Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
+import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { ConsumeMiddleware } from "./middleware.js";
@@ -19,7 +20,7 @@ import type {
   RunningApp,
   StopReport,
 } from "./runningApp.js";
-import { type DispatchHost, SubscriberRuntime } from "./subscriberRuntime.js";
+import { SubscriberRuntime } from "./subscriberRuntime.js";
 import { defaultMaxAttempts, type SubscriberSpec } from "./subscriberSpec.js";
 import { WorkCounter } from "./workCounter.js";
 

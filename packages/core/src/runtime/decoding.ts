@@ -1,0 +1,74 @@
+import type { Codec } from "../codec/codec.js";
+import type { Delivery } from "../delivery.js";
+import { RustStreamError } from "../errors.js";
+import { describeIssues, type StandardSchemaV1 } from "./standardSchema.js";
+
+/** What decode answers when the delivery failed and the failure policy has already settled it. */
+export const FAILED: unique symbol = Symbol("failed");
+
+/** Validation that answered with a promise; rare, so the common path never allocates one. */
+export class PendingDecode {
+  constructor(readonly promise: Promise<unknown>) {}
+}
+
+/** Turns a payload into the handler's message: the codec, then the schema when there is one. */
+export class MessageDecoder {
+  readonly #codec: Codec<unknown>;
+  readonly #schema: StandardSchemaV1 | undefined;
+  readonly #failed: (delivery: Delivery, error: unknown) => void;
+
+  constructor(
+    codec: Codec<unknown>,
+    schema: StandardSchemaV1 | undefined,
+    failed: (delivery: Delivery, error: unknown) => void,
+  ) {
+    this.#codec = codec;
+    this.#schema = schema;
+    this.#failed = failed;
+  }
+
+  /** The message, `FAILED` (already handed to the failure policy), or a pending validation. */
+  decode(delivery: Delivery): unknown {
+    let value: unknown;
+    try {
+      value = this.#codec.decode(delivery.payload);
+    } catch (error) {
+      this.#failed(delivery, error);
+      return FAILED;
+    }
+    const schema = this.#schema;
+    if (schema === undefined) return value;
+    let result: StandardSchemaV1.Result<unknown> | Promise<StandardSchemaV1.Result<unknown>>;
+    try {
+      result = schema["~standard"].validate(value);
+    } catch (error) {
+      this.#failed(delivery, error);
+      return FAILED;
+    }
+    if (result instanceof Promise) {
+      return new PendingDecode(
+        result.then(
+          (checked) => this.#checked(delivery, checked),
+          (error: unknown) => {
+            this.#failed(delivery, error);
+            return FAILED;
+          },
+        ),
+      );
+    }
+    return this.#checked(delivery, result);
+  }
+
+  #checked(delivery: Delivery, result: StandardSchemaV1.Result<unknown>): unknown {
+    if (result.issues === undefined) return result.value;
+    this.#failed(
+      delivery,
+      new RustStreamError(
+        "invalid-argument",
+        `the message on "${delivery.name}" does not match the subscriber's schema: ${describeIssues(result.issues)}`,
+        { cause: result.issues },
+      ),
+    );
+    return FAILED;
+  }
+}

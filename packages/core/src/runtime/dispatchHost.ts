@@ -1,0 +1,41 @@
+import type { Clock } from "../clock.js";
+import type { Publisher } from "../publisher.js";
+import type { Source } from "../source.js";
+import type { Subscription } from "../subscription.js";
+import type { Observer } from "./events.js";
+import type { Logger } from "./logger.js";
+import type { ConsumeMiddleware } from "./middleware.js";
+import type { OutPublisher } from "./out.js";
+import type { PublishPipeline } from "./publishing.js";
+import type { SubscriberSpec } from "./subscriberSpec.js";
+import type { WorkCounter } from "./workCounter.js";
+
+/** What a subscriber's dispatch needs from the running app. */
+export interface DispatchHost {
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly work: WorkCounter;
+  readonly pipeline: PublishPipeline;
+  readonly consume: readonly ConsumeMiddleware[];
+  /** Undefined when nobody observes, so the hot path builds no events. */
+  readonly emit: Observer | undefined;
+  failFast(subscriber: string, reason: unknown): void;
+}
+
+/** The publishers a handler's context offers, by the names `.publishes({ ... })` gave them. */
+export type OutRecord = Readonly<Record<string, OutPublisher<unknown>>>;
+
+/** Everything resolved at startup for one subscriber. */
+export interface SubscriberWiring {
+  readonly spec: SubscriberSpec;
+  readonly name: string;
+  readonly source: Source;
+  readonly subscription: Subscription;
+  /** Publishes replies, retry copies and dead-lettered copies. */
+  readonly publisher: Publisher<never>;
+  readonly out: OutRecord;
+  readonly log: Logger;
+}
+
+/** A pending wait, or `undefined` when the dispatch may go straight on. */
+export type Awaiting = Promise<void> | undefined;

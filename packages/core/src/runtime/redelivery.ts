@@ -1,0 +1,175 @@
+import type { ClockTimer } from "../clock.js";
+import type { Delivery } from "../delivery.js";
+import { isRustStreamError } from "../errors.js";
+import { writeRetryCount } from "../headerNames.js";
+import type { OutgoingMessage } from "../message.js";
+import type { Publisher } from "../publisher.js";
+import type { DispatchHost } from "./dispatchHost.js";
+import type { Logger } from "./logger.js";
+import type { Settler } from "./settler.js";
+
+interface PendingCopy {
+  readonly message: OutgoingMessage;
+  readonly timer: ClockTimer;
+}
+
+/** What the copies and dead letters of one subscriber need to know. */
+export interface RedeliveryOptions {
+  readonly subscriber: string;
+  readonly publisher: Publisher<never>;
+  /** Where a retry copy goes so that this subscription receives it again, if anywhere. */
+  readonly redeliveryAddress: string | undefined;
+  /** The declared dead letter, if any. */
+  readonly deadLetter: string | undefined;
+  /** The broker applies the cap and the dead letter itself. */
+  readonly brokerMoves: boolean;
+  /** How long a failed dead-letter publish waits before the message comes back. */
+  readonly backoffMaxMs: number;
+  readonly log: Logger;
+}
+
+/**
+ * The messages the runtime itself publishes for a delivery it cannot settle the simple way: retry
+ * copies where the broker cannot requeue, and dead-lettered copies with their origin.
+ */
+export class Redelivery {
+  readonly #host: DispatchHost;
+  readonly #settler: Settler;
+  readonly #options: RedeliveryOptions;
+  readonly #pendingCopies = new Set<PendingCopy>();
+
+  constructor(host: DispatchHost, settler: Settler, options: RedeliveryOptions) {
+    this.#host = host;
+    this.#settler = settler;
+    this.#options = options;
+  }
+
+  /** Sends the delivery, as it arrived and with its origin, to the declared dead letter. */
+  deadLetter(delivery: Delivery, reason: string): void {
+    const { brokerMoves, deadLetter: destination, log } = this.#options;
+    const settler = this.#settler;
+    if (brokerMoves) {
+      settler.drop(delivery);
+      return;
+    }
+    if (destination === undefined) {
+      log.warn({ reason }, "dead-letter asked but no deadLetter() declared; dropping the message");
+      settler.drop(delivery);
+      return;
+    }
+    this.#host.emit?.({
+      type: "dead-letter",
+      subscriber: this.#options.subscriber,
+      delivery,
+      destination,
+      reason,
+    });
+    const sent = this.#host.pipeline
+      .publish(
+        this.#options.publisher,
+        {
+          name: destination,
+          payload: delivery.payload,
+          headers: delivery.headers,
+          ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+          deadLetterOrigin: {
+            source: delivery.name,
+            position: String(delivery.position),
+            reason,
+          },
+        },
+        "dead-letter",
+      )
+      .then(
+        () => settler.ack(delivery),
+        (error: unknown) => {
+          if (isRustStreamError(error, "publish-refused")) {
+            // Refused before it was sent (over the broker's size limit, a header it cannot carry):
+            // no later try can succeed, and keeping it would run the handler on it for ever.
+            log.error(
+              { error, destination, reason, position: String(delivery.position) },
+              "the dead letter refused the message; dropping it",
+            );
+            settler.drop(delivery);
+            return;
+          }
+          // Keep the message rather than lose it, and come back slowly rather than spin.
+          log.error({ error, destination }, "the dead-letter publish failed; retrying later");
+          settler.settle(() => delivery.nackAfter(this.#options.backoffMaxMs), undefined);
+        },
+      );
+    settler.track(sent);
+  }
+
+  // Copy first, ack after: a crash in between delivers twice, never zero times.
+  copyThenAck(delivery: Delivery, attempt: number): void {
+    const copy = this.#copyOf(delivery, attempt);
+    if (copy === undefined) {
+      this.#settler.drop(delivery);
+      return;
+    }
+    const sent = this.#host.pipeline.publish(this.#options.publisher, copy, "retry-copy").then(
+      () => this.#settler.ack(delivery),
+      (error: unknown) => {
+        this.#options.log.error(
+          { error },
+          "the retry copy failed to publish; the delivery stays unsettled",
+        );
+      },
+    );
+    this.#settler.track(sent);
+  }
+
+  // The original is acked now and the copy published when the delay is over: at most once over the
+  // delay window, which is the price of a delay the broker cannot keep.
+  ackThenCopyLater(delivery: Delivery, attempt: number, delayMs: number): void {
+    const message = this.#copyOf(delivery, attempt);
+    if (message === undefined) {
+      this.#settler.drop(delivery);
+      return;
+    }
+    this.#settler.ack(delivery);
+    const copy: PendingCopy = {
+      message,
+      timer: this.#host.clock.setTimer(delayMs, () => this.#sendCopy(copy)),
+    };
+    this.#pendingCopies.add(copy);
+  }
+
+  /** Publishes every copy still waiting for its delay now, so none is lost to the shutdown. */
+  flush(): void {
+    for (const copy of this.#pendingCopies) {
+      copy.timer.cancel();
+      this.#sendCopy(copy);
+    }
+  }
+
+  #copyOf(delivery: Delivery, attempt: number): OutgoingMessage | undefined {
+    const address = this.#options.redeliveryAddress;
+    if (address === undefined) {
+      this.#options.log.error(
+        { source: delivery.name },
+        "the broker cannot requeue and the source has no address for a retry copy; dropping the message",
+      );
+      return undefined;
+    }
+    return {
+      name: address,
+      payload: delivery.payload.slice(),
+      headers: writeRetryCount(delivery.headers.clone(), attempt),
+      ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+    };
+  }
+
+  #sendCopy(copy: PendingCopy): void {
+    if (!this.#pendingCopies.delete(copy)) return;
+    const sent = this.#host.pipeline
+      .publish(this.#options.publisher, copy.message, "retry-copy")
+      .then(
+        () => {},
+        (error: unknown) =>
+          this.#options.log.error({ error }, "a delayed retry copy failed to publish; it is lost"),
+      );
+    this.#host.work.track(sent);
+  }
+}
