@@ -8,6 +8,7 @@ import {
   findResumePoint,
   HEADER_SIZE,
   isEndOfStream,
+  markersPerBeacon,
   type RandomAccessReader,
   recoverStreams,
   StreamFileError,
@@ -40,23 +41,24 @@ function countingReader(bytes: Uint8Array): RandomAccessReader & { readBytes: nu
 
 /**
  * Cuts `file` at `cut`, resumes it the way a producer would (truncate the stale tail, seed every
- * recovered stream, append), and checks each step against what the uncut file says.
+ * recovered stream, append), and checks each step against what the uncut file says. Answers how
+ * many beacons the appended part crossed, each of them checked.
  */
 function checkCut(
   file: Uint8Array,
   messages: readonly DecodedMessage[],
   cut: number,
   appendSize: number,
-): void {
+): number {
   const prefix = file.subarray(0, cut);
   const reader = bufferReader(prefix);
   if (cut === 0) {
     expect(findResumePoint(reader)).toBeUndefined();
-    return;
+    return 0;
   }
   if (cut < HEADER_SIZE) {
     expect(() => findResumePoint(reader)).toThrow(StreamFileError);
-    return;
+    return 0;
   }
   const point = findResumePoint(reader)!;
   const complete = messages.filter((m) => m.end <= cut);
@@ -124,14 +126,20 @@ function checkCut(
   expect(back.messages.slice(kept.length, -1).map((m) => [idOf(m), m.seq])).toEqual(
     added.map((m) => [idOf(m), m.seq]),
   );
-  // Beacons written after the resume carry the exact chained state, not a restarted one.
-  for (const b of back.beacons.filter((b) => b.offset > point.offset)) {
+  // Beacons written after the resume carry the exact chained state, not a restarted one, in as
+  // many markers as the interval has room for.
+  const crossed = back.beacons.filter((b) => b.offset > point.offset);
+  for (const b of crossed) {
     const expected = foldBefore(back.messages, b.offset);
+    expect(b.markers).toHaveLength(
+      Math.min(expected.size, markersPerBeacon(point.header.beaconInterval)),
+    );
     for (const m of b.markers) {
       const { streamKey: _k, shard: _s, ...state } = m;
       expect(state).toEqual(expected.get(idOf(m)));
     }
   }
+  return crossed.length;
 }
 
 describe.each(FIXTURE_NAMES)("resuming %s", (name) => {
@@ -148,8 +156,12 @@ describe.each(FIXTURE_NAMES)("resuming %s", (name) => {
 
   it("recovers state and continues safely from a cut at every offset", { timeout: 60_000 }, () => {
     const interval = decodeFile(file).header!.beaconInterval;
+    let crossed = 0;
     for (let cut = 0; cut <= file.length; cut++)
-      checkCut(file, messages, cut, interval <= 4096 ? 700 : 50);
+      crossed += checkCut(file, messages, cut, interval <= 4096 ? 700 : 50);
+    // Small appends never reach the next beacon of a 1 MiB interval; two of an interval each do.
+    crossed += checkCut(file, messages, file.length, interval);
+    expect(crossed).toBeGreaterThan(0);
   });
 });
 
@@ -173,7 +185,9 @@ describe.each([
         (m) => beacons.filter((b) => b.offset > m.offset && b.offset < m.end).length >= 2,
       ),
     ).toBe(true);
-    for (let cut = 0; cut <= file.length; cut++) checkCut(file, messages, cut, 500);
+    let crossed = 0;
+    for (let cut = 0; cut <= file.length; cut++) crossed += checkCut(file, messages, cut, 500);
+    expect(crossed).toBeGreaterThan(0);
   });
 });
 
