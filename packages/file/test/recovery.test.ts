@@ -1,0 +1,138 @@
+import {
+  closeSync,
+  copyFileSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { isRustStreamError } from "@ruststream/core";
+import { describe, expect, it } from "vitest";
+import { decodeFile, FileBroker, FileConsumer, FileProducer } from "../src/index.js";
+import { tempDir, text, utf8 } from "./tempDir.js";
+
+// What a reader does when the file changes under it in ways other than an append: a writer that
+// reopened a torn file cuts the tail it had read, or rewrites it in place; and what a connection does
+// when it shuts down while a subscribe is still opening.
+
+const dir = tempDir("ruststream-file-recovery-");
+let n = 0;
+const fresh = () => join(dir, `r${++n}.ss`);
+
+/** `work`, or a failure naming `what` if it takes longer than `ms`. */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A file of `m1`..`m3` on key `k` and a fourth frame (`torn`) missing its last 3 bytes, as a writer
+ * killed mid-write leaves it; answers where the last complete frame ends.
+ */
+async function tornFile(path: string, torn: Uint8Array): Promise<number> {
+  const p = FileProducer.open(path);
+  for (const m of ["m1", "m2", "m3"]) await p.send("k", utf8(m));
+  await p.send("k", torn);
+  await p.flush();
+  p.close();
+  const messages = decodeFile(new Uint8Array(readFileSync(path))).messages;
+  const complete = messages.find((m) => text(m.payload) === "m3")!.end;
+  truncateSync(path, statSync(path).size - 3);
+  return complete;
+}
+
+/** A follower of `path` from the beginning, after it has handed out `m1`..`m3` (and so read the tear). */
+async function followerPast(path: string): Promise<FileConsumer> {
+  const c = await FileConsumer.open(path, { follow: true, streamKey: "k", pollMs: 20 });
+  for (const m of ["m1", "m2", "m3"]) expect(text((await c.next())!.payload)).toBe(m);
+  return c;
+}
+
+describe("a follower whose file's tail changes under it", () => {
+  it("the tail it read is cut shorter by a reopening writer: it reads again from the cut", async () => {
+    const path = fresh();
+    // A long torn frame and a short one written over it: the file ends before where the reader was.
+    await tornFile(path, new Uint8Array(3000).fill(0x61));
+    const c = await followerPast(path);
+    const readTo = statSync(path).size;
+    const waiting = c.next();
+    const q = FileProducer.open(path);
+    await q.send("k", utf8("after"));
+    await q.flush();
+    q.close();
+    expect(statSync(path).size).toBeLessThan(readTo);
+    const after = await within(10_000, "the message written after the cut", waiting);
+    expect(text(after!.payload)).toBe("after");
+    c.close();
+  });
+
+  it("the tail it read is rewritten in place, longer: it drops what it read and reads again once", async () => {
+    const path = fresh();
+    const complete = await tornFile(path, new Uint8Array(100).fill(0x61));
+    const c = await followerPast(path);
+    // What a reopening writer writes there, made on a copy: the cut, then one longer frame.
+    const copy = `${path}.copy.ss`;
+    copyFileSync(path, copy);
+    const q = FileProducer.open(copy);
+    await q.send("k", new Uint8Array(400));
+    await q.flush();
+    q.close();
+    const tail = readFileSync(copy).subarray(complete);
+    const waiting = c.next();
+    // Written over the torn bytes without a truncation first: the file only grows, so the reader
+    // sees bytes that no longer continue what it holds.
+    const fd = openSync(path, "r+");
+    writeSync(fd, tail, 0, tail.length, complete);
+    closeSync(fd);
+    const after = await within(10_000, "the rewritten frame", waiting);
+    expect(after!.payload).toEqual(new Uint8Array(400));
+    c.close();
+  });
+
+  it("damage that is still there when read again is reported, not read for ever", async () => {
+    const path = fresh();
+    const p = FileProducer.open(path);
+    for (const m of ["m1", "m2", "m3"]) await p.send("k", utf8(m));
+    await p.flush();
+    p.close();
+    const bytes = new Uint8Array(readFileSync(path));
+    const m2 = decodeFile(bytes).messages.find((m) => text(m.payload) === "m2")!;
+    const fd = openSync(path, "r+");
+    writeSync(fd, new Uint8Array([bytes[m2.end - 4]! ^ 0xff]), 0, 1, m2.end - 4);
+    closeSync(fd);
+    const c = await FileConsumer.open(path, { follow: true, streamKey: "k", pollMs: 20 });
+    expect(text((await c.next())!.payload)).toBe("m1");
+    await expect(within(10_000, "the damage", c.next())).rejects.toMatchObject({
+      code: "FILE_CORRUPT",
+      offset: m2.offset,
+    });
+    c.close();
+  });
+});
+
+describe("a shutdown while subscribing", () => {
+  it("the subscribe rejects with closed and frees its consumer name", async () => {
+    const path = fresh();
+    const connected = await new FileBroker({ path, consumer: "billing" }).connect();
+    const subscribing = connected.subscribe("orders");
+    const closed = await connected.shutdown();
+    await expect(subscribing).rejects.toSatisfy((e: unknown) => isRustStreamError(e, "closed"));
+    expect(closed.closedSubscriptions).toBe(0);
+    // A consumer name is held by one subscription per process: the refused one holds nothing.
+    const again = await new FileBroker({ path, consumer: "billing" }).connect();
+    const sub = await again.subscribe("orders");
+    expect(sub.name).toBe("orders");
+    await again.shutdown();
+  });
+});
