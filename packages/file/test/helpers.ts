@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   type DecodedMessage,
@@ -10,23 +10,22 @@ import {
   type StreamState,
 } from "../src/index.js";
 
-/** The Rust crate's sample files live in shared/, beside the clone (override for other layouts). */
-export const FIXTURES_DIR =
-  process.env.SEASTREAMER_FIXTURES ??
-  fileURLToPath(new URL("../../../../shared/fixtures/seastreamer/", import.meta.url));
+/**
+ * Stream files the Rust crates wrote, committed in the repository: fixtures/README.md says what
+ * each holds and how `tooling/interop/regenerate-fixtures.sh` writes them again.
+ */
+export const FIXTURES_DIR = fileURLToPath(new URL("./fixtures/", import.meta.url));
 
-export const FIXTURE_NAMES = ["sample-1", "consumer", "quicksort"] as const;
+/** The three written by sea-streamer-file, then the one RustStream's file broker wrote. */
+export const FIXTURE_NAMES = ["multi-key", "beacons", "no-eos", "broker-envelopes"] as const;
 export type FixtureName = (typeof FIXTURE_NAMES)[number];
 
+export function fixturePath(name: FixtureName): string {
+  return `${FIXTURES_DIR}${name}.ss`;
+}
+
 export function fixture(name: FixtureName): Uint8Array {
-  const path = `${FIXTURES_DIR}${name}.ss`;
-  // The samples are the test vectors: without them these tests fail with the fix, never skip.
-  if (!existsSync(path)) {
-    throw new Error(
-      `${path} is missing: these tests need shared/fixtures/seastreamer beside the clone, or SEASTREAMER_FIXTURES pointing at a folder holding the sample .ss files`,
-    );
-  }
-  return new Uint8Array(readFileSync(path));
+  return new Uint8Array(readFileSync(fixturePath(name)));
 }
 
 /** One line of the interop program's `decode` output. */
@@ -52,6 +51,55 @@ export function parseInteropLines(text: string): InteropLine[] {
 export function expectedFixture(name: FixtureName): InteropLine[] {
   const url = new URL(`./fixtures-expected/${name}.jsonl`, import.meta.url);
   return parseInteropLines(readFileSync(url, "utf8"));
+}
+
+type HeaderLine = Extract<InteropLine, { type: "header" }>;
+type EndLine = Extract<InteropLine, { type: "end" }>;
+type MessageLine = Extract<InteropLine, { type: "message" }>;
+
+/** The `header` line an interop decode starts with; throws when it does not. */
+export function headerLine(lines: readonly InteropLine[]): HeaderLine {
+  const first = lines[0];
+  if (first?.type !== "header")
+    throw new Error(`expected a header line first, got ${JSON.stringify(first)}`);
+  return first;
+}
+
+/** The `end` line an interop decode finishes with; throws when it does not. */
+export function endLine(lines: readonly InteropLine[]): EndLine {
+  const last = lines.at(-1);
+  if (last?.type !== "end")
+    throw new Error(`expected an end line last, got ${JSON.stringify(last)}`);
+  return last;
+}
+
+export function messageLines(lines: readonly InteropLine[]): MessageLine[] {
+  return lines.filter((l): l is MessageLine => l.type === "message");
+}
+
+/**
+ * One message as RustStream's file broker delivers it to a handler (`ruststream-interop
+ * broker-read`): byte strings in base64, headers in the order its map iterates.
+ */
+export interface RustDelivery {
+  readonly stream: string;
+  readonly payload: string;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly partition_key: string | null;
+  readonly redelivery_count: number | null;
+}
+
+export function expectedDeliveries(text: string): RustDelivery[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as RustDelivery);
+}
+
+/** RustStream's reading of broker-envelopes.ss, as committed. */
+export function committedDeliveries(): RustDelivery[] {
+  const url = new URL("./fixtures-expected/broker-envelopes.deliveries.jsonl", import.meta.url);
+  return expectedDeliveries(readFileSync(url, "utf8"));
 }
 
 /** Our decoded messages in the interop program's line shape, for direct comparison. */

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,26 +15,39 @@ import {
   type StreamMessage,
 } from "../src/index.js";
 import {
+  committedDeliveries,
+  endLine,
+  expectedDeliveries,
   expectedFixture,
   FIXTURE_NAMES,
-  FIXTURES_DIR,
+  fixture,
+  fixturePath,
   type InteropLine,
+  messageLines,
   parseInteropLines,
   toInteropLine,
   workload,
 } from "./helpers.js";
 
 /**
- * Cross-checks against the real sea-streamer-file crate through tooling/interop. The build is
- * cached outside the clone (CARGO_TARGET_DIR), so only the first run compiles.
+ * Cross-checks against the real sea-streamer-file and ruststream-sea-file crates through
+ * tooling/interop. The build is cached outside the clone (CARGO_TARGET_DIR), so only the first run
+ * compiles.
  */
 const CRATE_DIR = fileURLToPath(new URL("../../../tooling/interop/", import.meta.url));
-const TARGET_DIR =
-  process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target");
+// Resolved against the crate folder, where cargo runs, so a relative CARGO_TARGET_DIR names one place.
+const TARGET_DIR = resolve(
+  CRATE_DIR,
+  process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target"),
+);
 const BINARY = join(TARGET_DIR, "release", "ruststream-interop");
 // An explicit opt-out for a developer without Rust; a missing toolchain otherwise fails the build
-// step below with the fix, it never skips silently.
+// step below with the fix. Opted out, every test still shows in the tally, as skipped, under a
+// title that says why.
 const skip = process.env.RUSTSTREAM_SKIP_INTEROP === "1";
+const SUITE = `interop with the sea-streamer-file and ruststream-sea-file crates${
+  skip ? " (skipped: RUSTSTREAM_SKIP_INTEROP=1)" : ""
+}`;
 
 let dir = "";
 
@@ -42,15 +55,6 @@ function rust(...args: string[]): InteropLine[] {
   return parseInteropLines(
     execFileSync(BINARY, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
   );
-}
-
-function messagesOf(lines: InteropLine[]) {
-  return lines.filter((l) => l.type === "message");
-}
-
-function endOf(lines: InteropLine[]) {
-  const end = lines.at(-1);
-  return end?.type === "end" ? end : undefined;
 }
 
 function writeOurs(
@@ -67,7 +71,7 @@ function writeOurs(
   return path;
 }
 
-describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
+describe.skipIf(skip)(SUITE, () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "ruststream-interop-"));
     if (spawnSync("cargo", ["--version"]).status !== 0) {
@@ -90,7 +94,54 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
   it.each(
     FIXTURE_NAMES,
   )("the committed expected output of %s is what the crate decodes", (name) => {
-    expect(rust("decode", `${FIXTURES_DIR}${name}.ss`)).toEqual(expectedFixture(name));
+    expect(rust("decode", fixturePath(name))).toEqual(expectedFixture(name));
+  });
+
+  it("sea-streamer-file writes the committed multi-key, beacons and no-eos fixtures again, byte for byte", () => {
+    const out = join(dir, "fixtures");
+    mkdirSync(out);
+    execFileSync(BINARY, ["fixtures", out]);
+    for (const name of ["multi-key", "beacons", "no-eos"] as const) {
+      const written = readFileSync(join(out, `${name}.ss`));
+      expect({ name, same: Buffer.compare(written, Buffer.from(fixture(name))) === 0 }).toEqual({
+        name,
+        same: true,
+      });
+    }
+  });
+
+  it("RustStream's broker writes the committed broker-envelopes.ss again, but for the clock", () => {
+    const out = join(dir, "broker");
+    mkdirSync(out);
+    const path = join(out, "broker-envelopes.ss");
+    execFileSync(BINARY, ["broker-write", path]);
+    const untimed = (bytes: Uint8Array) => {
+      const d = decodeFile(bytes);
+      return {
+        size: bytes.length,
+        fileName: d.header?.fileName,
+        beaconInterval: d.header?.beaconInterval,
+        frames: d.messages.map((m) => [
+          m.streamKey,
+          m.shard,
+          m.seq,
+          Buffer.from(m.payload).toString("base64"),
+        ]),
+      };
+    };
+    expect(untimed(new Uint8Array(readFileSync(path)))).toEqual(
+      untimed(fixture("broker-envelopes")),
+    );
+    expect(
+      spawnSync(BINARY, ["same-but-clock", path, fixturePath("broker-envelopes")]).status,
+    ).toBe(0);
+  });
+
+  it("RustStream's broker delivers the committed broker-envelopes.ss as committed", () => {
+    const read = execFileSync(BINARY, ["broker-read", fixturePath("broker-envelopes")], {
+      encoding: "utf8",
+    });
+    expect(expectedDeliveries(read)).toEqual(committedDeliveries());
   });
 
   it.each([
@@ -110,9 +161,13 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
       created_at: header.createdAt,
       beacon_interval: interval,
     });
-    expect(messagesOf(lines)).toEqual(decodeFile(readFileSync(path)).messages.map(toInteropLine));
-    expect(messagesOf(lines).slice(0, -1)).toEqual(input.map(toInteropLine));
-    expect(endOf(lines)).toEqual({ type: "end", reason: "eos", offset: readFileSync(path).length });
+    expect(messageLines(lines)).toEqual(decodeFile(readFileSync(path)).messages.map(toInteropLine));
+    expect(messageLines(lines).slice(0, -1)).toEqual(input.map(toInteropLine));
+    expect(endLine(lines)).toEqual({
+      type: "end",
+      reason: "eos",
+      offset: readFileSync(path).length,
+    });
   });
 
   it.each([
@@ -155,8 +210,8 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
       const ours = decodeFile(full.subarray(0, cut));
       expect(ours.outcome.status === "damaged" && ours.outcome.error.code).toBe("FILE_TRUNCATED");
       const lines = rust("decode", path);
-      expect(messagesOf(lines)).toEqual(ours.messages.map(toInteropLine));
-      expect(endOf(lines)?.reason).toBe("eof");
+      expect(messageLines(lines)).toEqual(ours.messages.map(toInteropLine));
+      expect(endLine(lines).reason).toBe("eof");
     }
   });
 
@@ -175,7 +230,7 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
     const run = spawnSync(BINARY, ["decode", path], { encoding: "utf8" });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/ChecksumErr/);
-    expect(messagesOf(parseInteropLines(run.stdout))).toEqual(ours.messages.map(toInteropLine));
+    expect(messageLines(parseInteropLines(run.stdout))).toEqual(ours.messages.map(toInteropLine));
   });
 
   it("the crate reads a torn file we resumed after its last good frame", () => {
@@ -209,8 +264,8 @@ describe.skipIf(skip)("interop with the sea-streamer-file crate", () => {
       );
       const lines = rust("decode", path);
       const kept = frames.filter((m) => m.end <= point.offset);
-      expect(messagesOf(lines).slice(0, -1)).toEqual([...kept, ...next].map(toInteropLine));
-      expect(endOf(lines)?.reason).toBe("eos");
+      expect(messageLines(lines).slice(0, -1)).toEqual([...kept, ...next].map(toInteropLine));
+      expect(endLine(lines).reason).toBe("eos");
     }
   });
 });
