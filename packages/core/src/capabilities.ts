@@ -83,7 +83,7 @@ export interface Requester<TOptions = never> extends Publisher<TOptions> {
   request(message: OutgoingMessage<TOptions>, options: RequestOptions): Promise<RawMessage>;
 }
 
-/** A connected broker that describes its server for generated docs. */
+/** A broker, connected or not, that describes its server for generated docs. */
 export interface DescribesServer {
   readonly [describeMark]: true;
   /** Never contains credentials: see `hostFromUrl` and `withoutSecrets`. */
@@ -114,6 +114,6 @@ export function supportsRequest<TOptions>(
   return hasMark(publisher, requestMark);
 }
 
-export function supportsDescribeServer(connected: object): connected is DescribesServer {
-  return hasMark(connected, describeMark);
+export function supportsDescribeServer(broker: object): broker is DescribesServer {
+  return hasMark(broker, describeMark);
 }

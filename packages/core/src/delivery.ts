@@ -35,6 +35,11 @@ export interface Delivery<TPosition extends Position = Position> {
   readonly headers: ReadonlyHeaderMap;
   readonly partitionKey: Uint8Array | undefined;
   /**
+   * The broker partition it came from (a Kafka partition, a Pulsar partition's index), where the
+   * source has partitions (`Source.partitions`); `undefined` elsewhere.
+   */
+  readonly partition: number | undefined;
+  /**
    * How many times the broker has delivered it, this time included (1 on the first delivery), where
    * the broker counts. Where present it is the only count a `maxAttempts` cap reads.
    */
@@ -86,6 +91,10 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
   abstract readonly partitionKey: Uint8Array | undefined;
   abstract readonly redeliveryCount: number | undefined;
   abstract readonly position: TPosition;
+  /** A broker without partitions keeps this; one with them overrides it. */
+  get partition(): number | undefined {
+    return undefined;
+  }
   #state = OPEN;
   // What settled it, for the error a second settle throws: a number, not a string or a closure
   // built on every settle.

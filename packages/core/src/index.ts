@@ -1,3 +1,4 @@
+export type { Bindings, JsonValue } from "./bindings.js";
 export type {
   AppInfo,
   Broker,
@@ -89,9 +90,22 @@ export type {
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
 export { attemptOf } from "./runtime/attempt.js";
-export type { CodecOptions, SchemaOptions, SourceOf } from "./runtime/brokerScope.js";
+export type {
+  CodecOptions,
+  PublishOptionsOf,
+  SchemaOptions,
+  SourceOf,
+} from "./runtime/brokerScope.js";
 export { BrokerScope } from "./runtime/brokerScope.js";
 export type { BatchContext, HandlerContext } from "./runtime/context.js";
+export type {
+  AppDescription,
+  BrokerDescription,
+  DestinationDescription,
+  PayloadDescription,
+  SourceDescription,
+  SubscriberDescription,
+} from "./runtime/description.js";
 export type {
   DeadLetterEvent,
   DecodeFailureEvent,
@@ -123,6 +137,8 @@ export type {
 export { out } from "./runtime/out.js";
 export type { Outcome, OutcomeKind } from "./runtime/outcome.js";
 export { ack, deadLetter, drop, isOutcome, retry, retryAfter } from "./runtime/outcome.js";
+export type { Reply } from "./runtime/reply.js";
+export { reply } from "./runtime/reply.js";
 export type {
   AppPublishOptions,
   AppRequestOptions,

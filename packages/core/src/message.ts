@@ -1,4 +1,5 @@
 import { type DeadLetterOrigin, writeDeadLetterOrigin } from "./deadLetter.js";
+import type { Delivery } from "./delivery.js";
 import { RustStreamError } from "./errors.js";
 import { HeaderMap, type ReadonlyHeaderMap } from "./headerMap.js";
 import { headerNames } from "./headerNames.js";
@@ -20,6 +21,13 @@ export interface OutgoingMessage<TOptions = never> {
   readonly deadLetterOrigin?: DeadLetterOrigin;
   /** Per-message broker settings; a value the broker cannot honour fails the publish. */
   readonly options?: TOptions;
+  /**
+   * The delivery this message is published on behalf of, set by the runtime on a reply, a
+   * `ctx.out` publish, a retry copy and a dead-lettered copy. Never written to the wire: a broker may
+   * use it (a transactional publisher commits the delivery's offset with the publish), and publish
+   * middleware and observers may read it (a tracer links the reply to its delivery).
+   */
+  readonly cause?: Delivery;
 }
 
 /** An owned snapshot of a message: what test logs and type-erased paths pass around. */

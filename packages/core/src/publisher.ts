@@ -1,3 +1,4 @@
+import type { Bindings } from "./bindings.js";
 import { policyMark } from "./marks.js";
 import type { OutgoingMessage, Receipt } from "./message.js";
 
@@ -19,5 +20,7 @@ export interface Publisher<TOptions = never> {
 export interface PublishPolicy<TConnected, TPublisher extends Publisher<never>> {
   /** The kind of broker this policy pairs with. */
   readonly [policyMark]: string;
+  /** Per-broker facts for generated docs; see `Bindings`. */
+  readonly bindings?: Bindings | undefined;
   pair(connected: TConnected): Promise<TPublisher>;
 }

@@ -1,3 +1,4 @@
+import type { Bindings } from "./bindings.js";
 import { sourceMark } from "./marks.js";
 
 /**
@@ -23,6 +24,14 @@ interface SourceBase {
    * Absent means they can.
    */
   readonly carriesPartitionKey?: boolean;
+  /**
+   * `true` where deliveries report the broker partition they came from (`Delivery.partition`):
+   * Kafka topics, partitioned Pulsar topics. Keyed lanes by partition are refused elsewhere at
+   * startup. Absent means they do not.
+   */
+  readonly partitions?: boolean;
+  /** Per-broker facts for generated docs (a consumer group, a subscription type); see `Bindings`. */
+  readonly bindings?: Bindings | undefined;
 }
 
 /** This process republishes retry copies, and the descriptor knows the address they go to. */

@@ -41,10 +41,11 @@ export interface MemoryBrokerOptions {
  * or leaves unsettled when it shuts down, the next one sees. Two objects share nothing.
  */
 export class MemoryBroker
-  implements Broker<ConnectedMemoryBroker>, InProcessBroker<ConnectedMemoryBroker>
+  implements Broker<ConnectedMemoryBroker>, InProcessBroker<ConnectedMemoryBroker>, DescribesServer
 {
   readonly [brokerMark] = "memory";
   readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
   readonly #store: MemoryStore;
   readonly #options: MemoryBrokerOptions;
 
@@ -58,6 +59,11 @@ export class MemoryBroker
     }
     this.#options = options;
     this.#store = new MemoryStore(retain, options.clock ?? systemClock);
+  }
+
+  /** The server, from configuration alone: `memory`, and the `url` option's host without its user. */
+  describeServer(): ServerDescription {
+    return describeMemoryServer(this.#options);
   }
 
   async connect(): Promise<ConnectedMemoryBroker> {
@@ -75,6 +81,15 @@ export class MemoryBroker
     }
     return new ConnectedMemoryBroker(this.#store, this.#options, true);
   }
+}
+
+function describeMemoryServer(options: MemoryBrokerOptions): ServerDescription {
+  const url = options.url;
+  return {
+    protocol: "memory",
+    description: "in-process memory broker",
+    ...(url === undefined ? {} : { host: hostFromUrl(url) }),
+  };
 }
 
 /** What shutting down a memory connection left behind. */
@@ -157,12 +172,7 @@ export class ConnectedMemoryBroker
   }
 
   describeServer(): ServerDescription {
-    const url = this.#options.url;
-    return {
-      protocol: "memory",
-      description: "in-process memory broker",
-      ...(url === undefined ? {} : { host: hostFromUrl(url) }),
-    };
+    return describeMemoryServer(this.#options);
   }
 
   inject(message: OutgoingMessage): void {
@@ -252,7 +262,7 @@ export class ConnectedMemoryBroker
         source.group === undefined
           ? topic.group(`\u0000${randomUUID()}`, source.start, true)
           : topic.group(source.group, source.start, false);
-      subscription = new MemorySubscription(this, group, undefined);
+      subscription = new MemorySubscription(this, group, undefined, source.partitionCount);
     }
     this.#subscriptions.add(subscription);
     return subscription;

@@ -1,6 +1,7 @@
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
+import { hashKey } from "../keyHash.js";
 import type { RetryDeclaration } from "../source.js";
 import { MemoryPosition } from "./memoryPosition.js";
 import type { MemoryGroup, StoredMessage } from "./memoryStore.js";
@@ -12,6 +13,8 @@ export interface DeliveryOwner {
   settled(delivery: MemoryDelivery): void;
   /** The broker-moved retry declared on the subscription's descriptor. */
   readonly retry: RetryDeclaration | undefined;
+  /** The partitions its descriptor stands in for, if any. */
+  readonly partitionCount: number | undefined;
 }
 
 /** A delivery from a memory topic. Every settle answers synchronously. */
@@ -29,6 +32,16 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
     this.#message = message;
     this.#generation = group.generation;
     this.redeliveryCount = group.attempts(message.sequence);
+  }
+
+  /** The topic's stand-in partition, where its descriptor gave a `partitionCount`. */
+  override get partition(): number | undefined {
+    const count = this.#owner.partitionCount;
+    if (count === undefined) return undefined;
+    const key = this.#message.partitionKey;
+    return key === undefined
+      ? Number(this.#message.sequence % BigInt(count))
+      : hashKey(key) % count;
   }
 
   get name(): string {

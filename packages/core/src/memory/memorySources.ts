@@ -1,3 +1,5 @@
+import type { Bindings } from "../bindings.js";
+import { RustStreamError } from "../errors.js";
 import { sourceMark } from "../marks.js";
 import type { AddressedSource, BrokerMovesSource, RetryDeclaration } from "../source.js";
 
@@ -13,6 +15,12 @@ export interface MemoryTopicOptions {
    * `"start"` also the retained earlier ones. An existing group keeps its place.
    */
   readonly start?: "start" | "end";
+  /**
+   * Stands in for a partitioned topic: each delivery reports a partition from 0 to this count - 1,
+   * the hash of its partition key, or its sequence spread round-robin when it has none. The topic
+   * keeps one order for all of them, which is one of the orders a partitioned broker may show.
+   */
+  readonly partitionCount?: number;
 }
 
 /** A memory topic: fan-out to groups, competing consumers inside one; retry copies go to the topic. */
@@ -22,11 +30,27 @@ export class MemoryTopic implements AddressedSource {
   readonly name: string;
   readonly group: string | undefined;
   readonly start: "start" | "end";
+  readonly partitionCount: number | undefined;
+  readonly partitions: boolean;
 
   constructor(name: string, options: MemoryTopicOptions = {}) {
+    const count = options.partitionCount;
+    if (count !== undefined && !(Number.isSafeInteger(count) && count >= 1)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `MemoryTopic("${name}", { partitionCount: ${count} }): give a whole number, 1 or more`,
+      );
+    }
     this.name = name;
     this.group = options.group;
     this.start = options.start ?? "end";
+    this.partitionCount = count;
+    this.partitions = count !== undefined;
+  }
+
+  /** For generated docs: the group, where there is one. */
+  get bindings(): Bindings | undefined {
+    return this.group === undefined ? undefined : { memory: { group: this.group } };
   }
 
   /** A copy republished to the topic reaches this subscription's group again (and every other). */

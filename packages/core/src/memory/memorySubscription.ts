@@ -34,6 +34,7 @@ export class MemorySubscription
   readonly [seekMark] = true as const;
   readonly name: string;
   readonly retry: RetryDeclaration | undefined;
+  readonly partitionCount: number | undefined;
   readonly #host: SubscriptionHost;
   readonly #group: MemoryGroup;
   /** Handed out and not yet settled: returned to the group if the connection shuts down first. */
@@ -43,11 +44,17 @@ export class MemorySubscription
     | { resolve: (sequence: bigint | undefined) => void; reject: (error: Error) => void }
     | undefined;
 
-  constructor(host: SubscriptionHost, group: MemoryGroup, retry: RetryDeclaration | undefined) {
+  constructor(
+    host: SubscriptionHost,
+    group: MemoryGroup,
+    retry: RetryDeclaration | undefined,
+    partitionCount?: number,
+  ) {
     this.#host = host;
     this.#group = group;
     this.name = group.topic.name;
     this.retry = retry;
+    this.partitionCount = partitionCount;
     group.join();
   }
 

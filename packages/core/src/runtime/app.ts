@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
 import { AppRun, type BrokerRegistration } from "./appRun.js";
 import { BrokerScope } from "./brokerScope.js";
+import { type AppDescription, describeApp } from "./description.js";
 import type { Observer } from "./events.js";
 import { consoleLogger, type Logger, silentLogger } from "./logger.js";
 import type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./middleware.js";
@@ -96,6 +97,15 @@ export class RustStream {
     configure?.(new BrokerScope(broker, specs));
     this.#registrations.push({ broker, specs });
     return this;
+  }
+
+  /**
+   * What the app is, without connecting: its brokers and their servers (never with credentials),
+   * and each subscriber's source, message, reply, publishers and settings. A documentation generator
+   * and a health endpoint read it.
+   */
+  describe(): AppDescription {
+    return describeApp(this.info, this.#registrations);
   }
 
   /** Adds consume and publish middleware; the first added runs outermost. */

@@ -3,7 +3,7 @@ import { supportsBatches, supportsRequest } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
 import { RustStreamError } from "../errors.js";
-import type { Receipt } from "../message.js";
+import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
@@ -11,8 +11,7 @@ import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { ConsumeMiddleware } from "./middleware.js";
-import type { OutPublisher } from "./out.js";
-import { encodedHeaders, makeOutPublisher, PublishPipeline } from "./publishing.js";
+import { encodedHeaders, OutPublisherBase, PublishPipeline, runtimeMessage } from "./publishing.js";
 import type {
   AppPublishOptions,
   AppRequestOptions,
@@ -164,10 +163,16 @@ export class AppRun implements RunningApp, DispatchHost {
         const name = spec.name ?? sourceName(spec.source);
         let source: Source =
           typeof spec.source === "string" ? connected.source(spec.source) : spec.source;
-        if (spec.key === "partition" && carriesNoKey(source)) {
+        if (spec.key === "partitionKey" && carriesNoKey(source)) {
           refuse(
             name,
-            `workers(n, { key: "partition" }) on "${source.name}", which carries no partition key: give a key function of the message instead`,
+            `workers(n, { key: "partitionKey" }) on "${source.name}", which carries no partition key: give a key function of the message instead`,
+          );
+        }
+        if (spec.key === "partition" && source.partitions !== true) {
+          refuse(
+            name,
+            `workers(n, { key: "partition" }) on "${source.name}", whose deliveries come from no broker partition: key by "partitionKey" (the key each message was published with) or by a function of the message`,
           );
         }
         if (source.copies === "broker" && spec.deadLetter !== undefined) {
@@ -182,9 +187,9 @@ export class AppRun implements RunningApp, DispatchHost {
           await subscription.close();
           refuse(name, `batch(${spec.batch}): this broker hands over one delivery at a time`);
         }
-        const out: Record<string, OutPublisher<unknown>> = {};
+        const out: Record<string, OutPublisherBase> = {};
         for (const [key, declaration] of Object.entries(spec.outs)) {
-          out[key] = makeOutPublisher(
+          out[key] = new OutPublisherBase(
             declaration.name,
             declaration.codec ?? spec.codec,
             publisher,
@@ -233,16 +238,9 @@ export class AppRun implements RunningApp, DispatchHost {
     this.#assertRunning("publish");
     const { publisher } = this.#connectionOf(options.broker);
     const codec = options.codec ?? json;
-    return this.pipeline.publish(
-      publisher,
-      {
-        name,
-        payload: codec.encode(value),
-        headers: encodedHeaders(codec, options.headers),
-        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
-      },
-      "app",
-    );
+    const headers = encodedHeaders(codec, options.headers);
+    const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
+    return this.pipeline.publish(publisher, message as OutgoingMessage, "app");
   }
 
   async request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown> {
@@ -255,15 +253,11 @@ export class AppRun implements RunningApp, DispatchHost {
       );
     }
     const codec = options.codec ?? json;
-    const reply = await publisher.request(
-      {
-        name,
-        payload: codec.encode(value),
-        headers: encodedHeaders(codec, options.headers),
-        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
-      },
-      { timeoutMs: options.timeoutMs },
-    );
+    const headers = encodedHeaders(codec, options.headers);
+    const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
+    const reply = await publisher.request(message as OutgoingMessage, {
+      timeoutMs: options.timeoutMs,
+    });
     return codec.decode(reply.payload);
   }
 

@@ -2,7 +2,7 @@ import type { Delivery } from "../delivery.js";
 import { RustStreamError } from "../errors.js";
 import type { BatchContext } from "./context.js";
 import { FAILED, type MessageDecoder, PendingDecode } from "./decoding.js";
-import type { Awaiting, DispatchHost, OutRecord } from "./dispatchHost.js";
+import type { Awaiting, DispatchHost, OutBases, OutRecord } from "./dispatchHost.js";
 import type { Flow } from "./flow.js";
 import type { Logger } from "./logger.js";
 import { ack, isOutcome, type Outcome } from "./outcome.js";
@@ -19,7 +19,7 @@ export interface BatchDispatchOptions {
   readonly handler: (messages: unknown[], ctx: unknown) => unknown;
   readonly workers: number;
   readonly log: Logger;
-  readonly out: OutRecord;
+  readonly out: OutBases;
 }
 
 /**
@@ -93,7 +93,7 @@ export class BatchDispatch {
   }
 
   #handle(deliveries: Delivery[], messages: unknown[]): Promise<void> | undefined {
-    const ctx: BatchContext<OutRecord> = {
+    const ctx: BatchContext<OutRecord, unknown> = {
       name: this.#options.name,
       deliveries,
       log: this.#options.log,

@@ -2,6 +2,7 @@ import type { Broker } from "../broker.js";
 import type { Codec } from "../codec/codec.js";
 import { json } from "../codec/json.js";
 import { RustStreamError } from "../errors.js";
+import type { Publisher, PublishPolicy } from "../publisher.js";
 import { isSource, type Source } from "../source.js";
 import type { StandardSchemaV1 } from "./standardSchema.js";
 import { SubscriberBuilder } from "./subscriberBuilder.js";
@@ -12,6 +13,16 @@ export type SourceOf<TBroker> =
   TBroker extends Broker<infer TConnected>
     ? TConnected extends { subscribe(source: infer TSource): unknown }
       ? Exclude<TSource, string>
+      : never
+    : never;
+
+/** The per-message publish settings of a broker's default publisher: `never` where it has none. */
+export type PublishOptionsOf<TBroker> =
+  TBroker extends Broker<infer TConnected>
+    ? ReturnType<TConnected["defaultPublishPolicy"]> extends PublishPolicy<never, infer TPublisher>
+      ? TPublisher extends Publisher<infer TOptions>
+        ? TOptions
+        : never
       : never
     : never;
 
@@ -42,16 +53,21 @@ export class BrokerScope<TBroker extends Broker> {
   subscriber<TSchema extends StandardSchemaV1>(
     source: string | SourceOf<TBroker>,
     options: SchemaOptions<TSchema>,
-  ): SubscriberBuilder<StandardSchemaV1.InferOutput<TSchema>>;
+  ): SubscriberBuilder<
+    StandardSchemaV1.InferOutput<TSchema>,
+    never,
+    Record<never, never>,
+    PublishOptionsOf<TBroker>
+  >;
   /** Subscribes with a codec (default JSON); the message type is what the codec decodes. */
   subscriber<T = unknown>(
     source: string | SourceOf<TBroker>,
     options?: CodecOptions<T>,
-  ): SubscriberBuilder<T>;
+  ): SubscriberBuilder<T, never, Record<never, never>, PublishOptionsOf<TBroker>>;
   subscriber(
     source: string | SourceOf<TBroker>,
     options: { readonly schema?: StandardSchemaV1; readonly codec?: Codec<unknown> } = {},
-  ): SubscriberBuilder<unknown> {
+  ): SubscriberBuilder<unknown, never, Record<never, never>, PublishOptionsOf<TBroker>> {
     if (!(typeof source === "string" ? source.length > 0 : isSource(source))) {
       throw new RustStreamError(
         "invalid-argument",

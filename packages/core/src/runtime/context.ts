@@ -3,8 +3,8 @@ import type { ReadonlyHeaderMap } from "../headerMap.js";
 import type { Logger } from "./logger.js";
 import type { OutPublishers } from "./out.js";
 
-/** What a handler gets beside its message. */
-export interface HandlerContext<TOut = Record<never, never>> {
+/** What a handler gets beside its message; `TOptions` is its broker's per-message publish settings. */
+export interface HandlerContext<TOut = Record<never, never>, TOptions = never> {
   /** The topic, stream or queue the delivery came from. */
   readonly name: string;
   /** The raw delivery; settling it by hand means the runtime will not (its outcome is ignored). */
@@ -16,16 +16,20 @@ export interface HandlerContext<TOut = Record<never, never>> {
   readonly log: Logger;
   /** Aborts when shutdown's drain timeout runs out: stop waiting and return. */
   readonly signal: AbortSignal;
-  /** The publishers declared with `.publishes({ ... })`. */
-  readonly out: OutPublishers<TOut>;
+  /**
+   * The publishers declared with `.publishes({ ... })`. What they publish carries this delivery as
+   * its cause, and its trace context (`traceparent`, `tracestate`) unless the call sets its own.
+   */
+  readonly out: OutPublishers<TOut, TOptions>;
 }
 
 /** What a batch handler gets beside its messages. */
-export interface BatchContext<TOut = Record<never, never>> {
+export interface BatchContext<TOut = Record<never, never>, TOptions = never> {
   readonly name: string;
   /** The deliveries of the messages, in the same order. */
   readonly deliveries: readonly Delivery[];
   readonly log: Logger;
   readonly signal: AbortSignal;
-  readonly out: OutPublishers<TOut>;
+  /** As a handler's, but with no one cause: what these publish names no delivery. */
+  readonly out: OutPublishers<TOut, TOptions>;
 }

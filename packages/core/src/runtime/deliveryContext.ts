@@ -2,23 +2,28 @@ import type { Delivery } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
 import { attemptOf } from "./attempt.js";
 import type { HandlerContext } from "./context.js";
-import type { OutRecord } from "./dispatchHost.js";
+import type { OutBases, OutRecord } from "./dispatchHost.js";
 import type { Logger } from "./logger.js";
 
 /** What every context of one subscriber shares. */
 export interface ContextShared {
   readonly log: Logger;
   readonly signal: AbortSignal;
-  readonly out: OutRecord;
+  readonly out: OutBases;
+  /** True when `.publishes({ ... })` declared nothing, so `out` is the shared empty record. */
+  readonly noOuts: boolean;
 }
+
+const none: OutRecord = Object.freeze({});
 
 /**
  * A handler's context: two fields per delivery, everything else read through on demand, so a
  * handler that never looks at it costs one small object.
  */
-export class DeliveryContext implements HandlerContext<OutRecord> {
+export class DeliveryContext implements HandlerContext<OutRecord, unknown> {
   readonly delivery: Delivery;
   readonly #shared: ContextShared;
+  #out: OutRecord | undefined;
 
   constructor(shared: ContextShared, delivery: Delivery) {
     this.#shared = shared;
@@ -39,7 +44,14 @@ export class DeliveryContext implements HandlerContext<OutRecord> {
   get signal(): AbortSignal {
     return this.#shared.signal;
   }
+  /** Bound to this delivery on first use, so a handler that publishes nothing pays nothing. */
   get out(): OutRecord {
-    return this.#shared.out;
+    if (this.#out !== undefined) return this.#out;
+    const shared = this.#shared;
+    if (shared.noOuts) return none;
+    const bound: Record<string, OutRecord[string]> = {};
+    for (const key in shared.out) bound[key] = shared.out[key]!.bind(this.delivery);
+    this.#out = bound;
+    return bound;
   }
 }

@@ -6,7 +6,7 @@ import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { ConsumeMiddleware } from "./middleware.js";
 import type { OutPublisher } from "./out.js";
-import type { PublishPipeline } from "./publishing.js";
+import type { OutPublisherBase, PublishPipeline } from "./publishing.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
 import type { WorkCounter } from "./workCounter.js";
 
@@ -23,7 +23,10 @@ export interface DispatchHost {
 }
 
 /** The publishers a handler's context offers, by the names `.publishes({ ... })` gave them. */
-export type OutRecord = Readonly<Record<string, OutPublisher<unknown>>>;
+export type OutRecord = Readonly<Record<string, OutPublisher<unknown, unknown>>>;
+
+/** The same, unbound: each handler's context binds them to its delivery. */
+export type OutBases = Readonly<Record<string, OutPublisherBase>>;
 
 /** Everything resolved at startup for one subscriber. */
 export interface SubscriberWiring {
@@ -33,7 +36,7 @@ export interface SubscriberWiring {
   readonly subscription: Subscription;
   /** Publishes replies, retry copies and dead-lettered copies. */
   readonly publisher: Publisher<never>;
-  readonly out: OutRecord;
+  readonly out: OutBases;
   readonly log: Logger;
 }
 

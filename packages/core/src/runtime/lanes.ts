@@ -1,4 +1,5 @@
 import type { Delivery } from "../delivery.js";
+import { hashKey } from "../keyHash.js";
 import type { Awaiting } from "./dispatchHost.js";
 import type { Flow } from "./flow.js";
 import type { Logger } from "./logger.js";
@@ -11,18 +12,6 @@ interface Lane {
   busy: boolean;
   /** Pairs of delivery and decoded message, flattened. */
   readonly queue: unknown[];
-}
-
-// FNV-1a: cheap, stable across processes and runs, good enough to spread keys over a few lanes.
-export function hashKey(key: string | number | Uint8Array): number {
-  let hash = 0x811c9dc5;
-  if (typeof key === "number") key = String(key);
-  if (typeof key === "string") {
-    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  } else {
-    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key[i]!, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /**
@@ -111,8 +100,12 @@ export class Lanes {
   #laneOf(delivery: Delivery, message: unknown): number {
     const key = this.#key;
     let value: string | number | Uint8Array | undefined;
-    if (key === "partition") {
+    if (key === "partitionKey") {
       value = delivery.partitionKey;
+    } else if (key === "partition") {
+      // A partition number is its own spread: lane = partition modulo lanes, no hash needed.
+      const partition = delivery.partition;
+      if (partition !== undefined) return partition % this.#workers;
     } else if (key !== undefined) {
       try {
         value = key(message);

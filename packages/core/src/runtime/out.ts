@@ -42,31 +42,40 @@ export interface AnyOutDeclaration {
 /** What `.publishes({ ... })` accepts. */
 export type OutDeclarations = Readonly<Record<string, string | AnyOutDeclaration>>;
 
-export interface PublishOptions {
+/**
+ * How the runtime publishes one value. `TOptions` is the broker's own per-message settings (an
+ * explicit partition on Kafka), typed from the broker the subscriber is mounted on: `never` where
+ * the broker has none.
+ */
+export interface PublishOptions<TOptions = never> {
   readonly headers?: HeaderInit;
   /** Keeps messages with one key in order on brokers that partition by key. */
   readonly partitionKey?: string | Uint8Array;
+  /** The broker's per-message settings; one it cannot honour fails the publish. */
+  readonly options?: TOptions;
 }
 
-export interface RequestOptions extends PublishOptions {
+export interface RequestOptions<TOptions = never> extends PublishOptions<TOptions> {
   /** How long to wait for the reply before rejecting with code `timeout`. */
   readonly timeoutMs: number;
 }
 
 /** A live publisher handed to a handler. */
-export interface OutPublisher<T = unknown> {
+export interface OutPublisher<T = unknown, TOptions = never> {
   /** The destination. */
   readonly name: string;
   /** Encodes `value`, publishes it, and resolves on the broker's confirmation. */
-  publish(value: T, options?: PublishOptions): Promise<Receipt>;
+  publish(value: T, options?: PublishOptions<TOptions>): Promise<Receipt>;
   /**
    * Publishes `value` as a request and resolves with the decoded reply; rejects with code
    * `unsupported` on a broker without request/reply, `timeout` when no reply came in time.
    */
-  request(value: T, options: RequestOptions): Promise<unknown>;
+  request(value: T, options: RequestOptions<TOptions>): Promise<unknown>;
 }
 
 type ValueOf<D> = D extends OutDeclaration<infer T> ? T : unknown;
 
-/** The `ctx.out` of a handler whose subscriber declared `D`. */
-export type OutPublishers<D> = { readonly [K in keyof D]: OutPublisher<ValueOf<D[K]>> };
+/** The `ctx.out` of a handler whose subscriber declared `D`, on a broker taking `TOptions`. */
+export type OutPublishers<D, TOptions = never> = {
+  readonly [K in keyof D]: OutPublisher<ValueOf<D[K]>, TOptions>;
+};

@@ -1,5 +1,6 @@
 import { supportsRequest } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
+import type { Delivery } from "../delivery.js";
 import { RustStreamError } from "../errors.js";
 import { HeaderMap } from "../headerMap.js";
 import { headerNames } from "../headerNames.js";
@@ -71,7 +72,7 @@ export class PublishPipeline {
 /** Headers of a message the runtime encodes: the codec's content type, then the caller's. */
 export function encodedHeaders(
   codec: { readonly contentType: string },
-  extra: PublishOptions["headers"],
+  extra: PublishOptions<unknown>["headers"],
 ): HeaderMap {
   const headers = new HeaderMap();
   headers.set(headerNames.contentType, codec.contentType);
@@ -80,35 +81,116 @@ export function encodedHeaders(
   return headers;
 }
 
-/** Builds the publisher a handler gets for one `.publishes({ ... })` entry. */
-export function makeOutPublisher(
+/**
+ * Carries a delivery's trace context (`traceparent`, `tracestate`) onto what is published because
+ * of it, unless the caller set its own: a reply or a `ctx.out` publish stays in the delivery's trace.
+ */
+export function carryTraceContext(headers: HeaderMap, cause: Delivery): HeaderMap {
+  for (const name of [headerNames.traceparent, headerNames.tracestate]) {
+    if (headers.has(name)) continue;
+    const value = cause.headers.get(name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
+}
+
+/** The message the runtime publishes for one encoded value, on behalf of `cause` if any. */
+export function runtimeMessage(
   name: string,
-  codec: Codec<unknown>,
-  publisher: Publisher<never>,
-  pipeline: PublishPipeline,
-): OutPublisher<unknown> {
-  const message = (value: unknown, options: PublishOptions = {}): OutgoingMessage => ({
-    name,
-    payload: codec.encode(value),
-    headers: encodedHeaders(codec, options.headers),
-    ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
-  });
+  payload: Uint8Array,
+  headers: HeaderMap,
+  options: PublishOptions<unknown>,
+  cause: Delivery | undefined,
+): OutgoingMessage<unknown> {
   return {
     name,
-    async publish(value, options) {
-      return pipeline.publish(publisher, message(value, options), "out");
-    },
-    async request(value, options: RequestOptions) {
-      if (!supportsRequest(publisher)) {
-        throw new RustStreamError(
-          "unsupported",
-          `request() to "${name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
-        );
-      }
-      const reply = await publisher.request(message(value, options), {
-        timeoutMs: options.timeoutMs,
-      });
-      return codec.decode(reply.payload);
-    },
+    payload,
+    headers: cause === undefined ? headers : carryTraceContext(headers, cause),
+    ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+    ...(options.options === undefined ? {} : { options: options.options }),
+    ...(cause === undefined ? {} : { cause }),
   };
+}
+
+/**
+ * The publisher behind one `.publishes({ ... })` entry; each handler's context binds it to its
+ * delivery (`bind`), a batch's context uses it with no cause.
+ */
+export class OutPublisherBase implements OutPublisher<unknown, unknown> {
+  readonly name: string;
+  readonly #codec: Codec<unknown>;
+  readonly #publisher: Publisher<never>;
+  readonly #pipeline: PublishPipeline;
+
+  constructor(
+    name: string,
+    codec: Codec<unknown>,
+    publisher: Publisher<never>,
+    pipeline: PublishPipeline,
+  ) {
+    this.name = name;
+    this.#codec = codec;
+    this.#publisher = publisher;
+    this.#pipeline = pipeline;
+  }
+
+  publish(value: unknown, options?: PublishOptions<unknown>): Promise<Receipt> {
+    return this.publishFor(undefined, value, options);
+  }
+
+  request(value: unknown, options: RequestOptions<unknown>): Promise<unknown> {
+    return this.requestFor(undefined, value, options);
+  }
+
+  /** A publisher of the same entry whose messages name `cause`. */
+  bind(cause: Delivery): OutPublisher<unknown, unknown> {
+    return {
+      name: this.name,
+      publish: (value, options) => this.publishFor(cause, value, options),
+      request: (value, options) => this.requestFor(cause, value, options),
+    };
+  }
+
+  async publishFor(
+    cause: Delivery | undefined,
+    value: unknown,
+    options: PublishOptions<unknown> = {},
+  ): Promise<Receipt> {
+    return this.#pipeline.publish(this.#publisher, this.#message(cause, value, options), "out");
+  }
+
+  async requestFor(
+    cause: Delivery | undefined,
+    value: unknown,
+    options: RequestOptions<unknown>,
+  ): Promise<unknown> {
+    const publisher = this.#publisher;
+    if (!supportsRequest(publisher)) {
+      throw new RustStreamError(
+        "unsupported",
+        `request() to "${this.name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
+      );
+    }
+    const reply = await publisher.request(this.#message(cause, value, options), {
+      timeoutMs: options.timeoutMs,
+    });
+    return this.#codec.decode(reply.payload);
+  }
+
+  #message(
+    cause: Delivery | undefined,
+    value: unknown,
+    options: PublishOptions<unknown>,
+  ): OutgoingMessage {
+    const codec = this.#codec;
+    const headers = encodedHeaders(codec, options.headers);
+    // Erased here: the options' type was checked where the handler was typed against its broker.
+    return runtimeMessage(
+      this.name,
+      codec.encode(value),
+      headers,
+      options,
+      cause,
+    ) as OutgoingMessage;
+  }
 }

@@ -74,9 +74,11 @@ export class Redelivery {
           ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
           deadLetterOrigin: {
             source: delivery.name,
+            ...(delivery.partition === undefined ? {} : { partition: delivery.partition }),
             position: String(delivery.position),
             reason,
           },
+          cause: delivery,
         },
         "dead-letter",
       )
@@ -158,6 +160,7 @@ export class Redelivery {
       payload: delivery.payload.slice(),
       headers: writeRetryCount(delivery.headers.clone(), attempt),
       ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+      cause: delivery,
     };
   }
 

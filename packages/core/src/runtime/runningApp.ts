@@ -18,14 +18,15 @@ export interface StopReport {
   readonly unflushed: number;
 }
 
-export interface AppPublishOptions extends PublishOptions {
+/** `options` is the chosen broker's per-message settings, checked by that broker when it publishes. */
+export interface AppPublishOptions extends PublishOptions<unknown> {
   /** The broker to publish on (default: the first one registered). */
   readonly broker?: Broker;
   /** Default JSON. */
   readonly codec?: Codec<unknown>;
 }
 
-export interface AppRequestOptions extends RequestOptions {
+export interface AppRequestOptions extends RequestOptions<unknown> {
   readonly broker?: Broker;
   readonly codec?: Codec<unknown>;
 }

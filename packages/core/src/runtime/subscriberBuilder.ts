@@ -2,6 +2,7 @@ import { RustStreamError } from "../errors.js";
 import type { BatchContext, HandlerContext } from "./context.js";
 import { isOutDeclaration, type OutDeclarations } from "./out.js";
 import type { Outcome } from "./outcome.js";
+import type { Reply } from "./reply.js";
 import type { ErasedKey, FailurePolicy, KeyOf, SubscriberSpec } from "./subscriberSpec.js";
 
 type Awaitable<T> = T | PromiseLike<T>;
@@ -10,21 +11,21 @@ type Awaitable<T> = T | PromiseLike<T>;
  * A handler: the decoded message and its context in, a reply (where `.reply()` was declared), an
  * {@link Outcome}, or nothing (ack) out.
  */
-export type Handler<TMessage, TReply, TOut> = (
+export type Handler<TMessage, TReply, TOut, TOptions = never> = (
   message: TMessage,
-  ctx: HandlerContext<TOut>,
+  ctx: HandlerContext<TOut, TOptions>,
 ) => Awaitable<
   // biome-ignore lint/suspicious/noConfusingVoidType: so that `async () => {}` counts as "ack".
-  TReply | Outcome | undefined | void
+  TReply | Reply<TReply, TOptions> | Outcome | undefined | void
 >;
 
 /**
  * A batch handler: one outcome (or nothing, ack) for the whole batch, or one outcome per message in
  * the same order.
  */
-export type BatchHandler<TMessage, TOut> = (
+export type BatchHandler<TMessage, TOut, TOptions = never> = (
   messages: readonly TMessage[],
-  ctx: BatchContext<TOut>,
+  ctx: BatchContext<TOut, TOptions>,
 ) => Awaitable<
   // biome-ignore lint/suspicious/noConfusingVoidType: so that `async () => {}` counts as "ack".
   Outcome | readonly Outcome[] | undefined | void
@@ -49,12 +50,14 @@ function nonEmpty(what: string, value: string): string {
 
 /**
  * Declares one subscriber; finish it with `.handle(fn)`. Each setting may be given once, in any
- * order, before `handle`.
+ * order, before `handle`. `TOptions` is the broker's per-message publish settings, which replies and
+ * `ctx.out` publishes may carry.
  */
 export class SubscriberBuilder<
   TMessage,
   TReply = never,
   TOut extends OutDeclarations = Record<never, never>,
+  TOptions = never,
 > {
   readonly #spec: SubscriberSpec;
 
@@ -76,18 +79,18 @@ export class SubscriberBuilder<
    */
   reply<TReplyValue = unknown>(
     destination?: string,
-  ): SubscriberBuilder<TMessage, TReplyValue, TOut> {
+  ): SubscriberBuilder<TMessage, TReplyValue, TOut, TOptions> {
     this.#spec.reply = {
       destination: destination === undefined ? undefined : nonEmpty("reply", destination),
     };
-    return this as unknown as SubscriberBuilder<TMessage, TReplyValue, TOut>;
+    return this as unknown as SubscriberBuilder<TMessage, TReplyValue, TOut, TOptions>;
   }
 
   /**
    * Publishers the handler gets as `ctx.out`: `{ audit: "audit-log" }` or, typed,
    * `{ audit: out<AuditEvent>("audit-log") }`.
    */
-  publishes<D extends OutDeclarations>(outs: D): SubscriberBuilder<TMessage, TReply, D> {
+  publishes<D extends OutDeclarations>(outs: D): SubscriberBuilder<TMessage, TReply, D, TOptions> {
     const resolved: Record<string, { name: string; codec: undefined }> = {};
     for (const [key, declaration] of Object.entries(outs)) {
       if (typeof declaration === "string") {
@@ -102,15 +105,29 @@ export class SubscriberBuilder<
       }
     }
     this.#spec.outs = resolved;
-    return this as unknown as SubscriberBuilder<TMessage, TReply, D>;
+    return this as unknown as SubscriberBuilder<TMessage, TReply, D, TOptions>;
   }
 
   /**
    * Runs up to `n` handlers at once. With `key`, messages go to `n` sequential lanes by key, so
-   * messages with one key are handled in order: `"partition"` uses the delivery's partition key (a
-   * source that cannot carry one is refused at startup), a function computes it from the message.
+   * messages with one key are handled in order: `"partitionKey"` uses the key each message was
+   * published with (a source that cannot carry one is refused at startup), `"partition"` the broker
+   * partition a delivery came from (refused on a source without partitions), and a function
+   * computes a key from the message.
    */
   workers(n: number, options: { readonly key?: KeyOf<TMessage> } = {}): this {
+    const key: unknown = options.key;
+    if (
+      key !== undefined &&
+      typeof key !== "function" &&
+      key !== "partitionKey" &&
+      key !== "partition"
+    ) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `workers(${n}, { key: ${JSON.stringify(key)} }): give "partitionKey", "partition" or a function of the message`,
+      );
+    }
     this.#spec.workers = positiveInteger("workers", n);
     this.#spec.key = options.key as ErasedKey | undefined;
     return this;
@@ -157,7 +174,7 @@ export class SubscriberBuilder<
   }
 
   /** The handler gets up to `n` messages at once (what the broker has waiting, after the first). */
-  batch(n: number): BatchSubscriberBuilder<TMessage, TOut> {
+  batch(n: number): BatchSubscriberBuilder<TMessage, TOut, TOptions> {
     if (this.#spec.reply !== undefined) {
       throw new RustStreamError(
         "invalid-argument",
@@ -169,7 +186,7 @@ export class SubscriberBuilder<
   }
 
   /** Mounts the handler. */
-  handle(handler: Handler<TMessage, TReply, TOut>): void {
+  handle(handler: Handler<TMessage, TReply, TOut, TOptions>): void {
     if (this.#spec.handler !== undefined) {
       throw new RustStreamError(
         "invalid-argument",
@@ -181,7 +198,7 @@ export class SubscriberBuilder<
 }
 
 /** A subscriber whose handler takes batches; see {@link SubscriberBuilder.batch}. */
-export class BatchSubscriberBuilder<TMessage, TOut extends OutDeclarations> {
+export class BatchSubscriberBuilder<TMessage, TOut extends OutDeclarations, TOptions = never> {
   readonly #spec: SubscriberSpec;
 
   /** @internal */
@@ -190,7 +207,7 @@ export class BatchSubscriberBuilder<TMessage, TOut extends OutDeclarations> {
   }
 
   /** Mounts the batch handler. */
-  handle(handler: BatchHandler<TMessage, TOut>): void {
+  handle(handler: BatchHandler<TMessage, TOut, TOptions>): void {
     if (this.#spec.handler !== undefined) {
       throw new RustStreamError(
         "invalid-argument",

@@ -1,8 +1,8 @@
 import { supportsBatches } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
 import type { Delivery } from "../delivery.js";
-import { HeaderMap } from "../headerMap.js";
 import { headerNames } from "../headerNames.js";
+import type { OutgoingMessage } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Subscription } from "../subscription.js";
 import { attemptOf } from "./attempt.js";
@@ -10,18 +10,22 @@ import { BatchDispatch } from "./batchDispatch.js";
 import type { HandlerContext } from "./context.js";
 import { FAILED, MessageDecoder, PendingDecode } from "./decoding.js";
 import { DeliveryContext } from "./deliveryContext.js";
-import type { Awaiting, DispatchHost, OutRecord, SubscriberWiring } from "./dispatchHost.js";
+import type { Awaiting, DispatchHost, OutBases, SubscriberWiring } from "./dispatchHost.js";
 import { Flow } from "./flow.js";
 import { Lanes } from "./lanes.js";
 import type { Logger } from "./logger.js";
+import type { PublishOptions } from "./out.js";
 import { ack, isOutcome } from "./outcome.js";
 import { isPromiseLike } from "./promiseLike.js";
+import { encodedHeaders, runtimeMessage } from "./publishing.js";
 import { Redelivery } from "./redelivery.js";
+import { isReply } from "./reply.js";
 import { Settlement } from "./settlement.js";
 import { Settler } from "./settler.js";
 import { defaultMaxAttempts, type SubscriberSpec } from "./subscriberSpec.js";
 
 const ackOutcome = ack();
+const noOptions: PublishOptions<unknown> = Object.freeze({});
 type Invoke = (message: unknown, ctx: DeliveryContext) => unknown;
 
 /**
@@ -38,7 +42,8 @@ export class SubscriberRuntime {
   readonly name: string;
   readonly host: DispatchHost;
   readonly log: Logger;
-  readonly out: OutRecord;
+  readonly out: OutBases;
+  readonly noOuts: boolean;
   readonly #spec: SubscriberSpec;
   readonly #subscription: Subscription;
   readonly #publisher: Publisher<never>;
@@ -71,6 +76,7 @@ export class SubscriberRuntime {
     this.name = wiring.name;
     this.log = wiring.log;
     this.out = wiring.out;
+    this.noOuts = Object.keys(wiring.out).length === 0;
     this.#spec = spec;
     this.#subscription = wiring.subscription;
     this.#publisher = wiring.publisher;
@@ -275,8 +281,8 @@ export class SubscriberRuntime {
       settlement.apply(delivery, message, result, started);
       return;
     }
-    const reply = this.#spec.reply;
-    if (reply === undefined) {
+    const declared = this.#spec.reply;
+    if (declared === undefined) {
       if (!this.#warnedUnreplied) {
         this.#warnedUnreplied = true;
         this.log.warn(
@@ -286,7 +292,7 @@ export class SubscriberRuntime {
       settlement.apply(delivery, message, ackOutcome, started);
       return;
     }
-    const destination = reply.destination ?? delivery.headers.getString(headerNames.replyTo);
+    const destination = declared.destination ?? delivery.headers.getString(headerNames.replyTo);
     if (destination === undefined || destination === "") {
       this.log.warn(
         { position: String(delivery.position) },
@@ -295,29 +301,33 @@ export class SubscriberRuntime {
       settlement.apply(delivery, message, ackOutcome, started);
       return;
     }
+    const options = isReply(result) ? result.options : noOptions;
     let payload: Uint8Array;
     try {
-      payload = this.#codec.encode(result);
+      payload = this.#codec.encode(isReply(result) ? result.value : result);
     } catch (error) {
       settlement.failed(delivery, message, error, started);
       return;
     }
-    const headers = new HeaderMap().set(headerNames.contentType, this.#codec.contentType);
+    const headers = encodedHeaders(this.#codec, options.headers);
     const correlation = delivery.headers.get(headerNames.correlationId);
     if (correlation !== undefined) headers.set(headerNames.correlationId, correlation);
-    const sent = this.host.pipeline
-      .publish(this.#publisher, { name: destination, payload, headers }, "reply")
-      .then(
-        () => settlement.apply(delivery, message, ackOutcome, started),
-        (error: unknown) => {
-          this.log.error(
-            { error, destination },
-            "the reply failed to publish; retrying the message",
-          );
-          const delay = settlement.backoff(attemptOf(delivery));
-          settlement.retry(delivery, message, delay, started, error, true);
-        },
-      );
+    // Erased here: the options' type was checked where the handler was typed against its broker.
+    const reply = runtimeMessage(
+      destination,
+      payload,
+      headers,
+      options,
+      delivery,
+    ) as OutgoingMessage;
+    const sent = this.host.pipeline.publish(this.#publisher, reply, "reply").then(
+      () => settlement.apply(delivery, message, ackOutcome, started),
+      (error: unknown) => {
+        this.log.error({ error, destination }, "the reply failed to publish; retrying the message");
+        const delay = settlement.backoff(attemptOf(delivery));
+        settlement.retry(delivery, message, delay, started, error, true);
+      },
+    );
     this.#settler.track(sent);
   }
 }

@@ -30,10 +30,20 @@ export interface FailurePolicy {
   readonly backoff?: Backoff;
 }
 
-/** A key for keyed lanes: the delivery's partition key, or one computed from the message. */
-export type KeyOf<TMessage> = "partition" | ((message: TMessage) => string | number | Uint8Array);
+/**
+ * A key for keyed lanes: `"partitionKey"`, the key the message was published with; `"partition"`,
+ * the broker partition the delivery came from (Kafka, partitioned Pulsar topics); or a function that
+ * computes one from the decoded message.
+ */
+export type KeyOf<TMessage> =
+  | "partitionKey"
+  | "partition"
+  | ((message: TMessage) => string | number | Uint8Array);
 
-export type ErasedKey = "partition" | ((message: unknown) => string | number | Uint8Array);
+export type ErasedKey =
+  | "partitionKey"
+  | "partition"
+  | ((message: unknown) => string | number | Uint8Array);
 
 /** Everything one mount declared; the runtime reads it at startup. */
 export interface SubscriberSpec {

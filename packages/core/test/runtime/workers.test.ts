@@ -55,19 +55,28 @@ describe("workers", () => {
     await h.running.stop();
   });
 
-  test('keyed lanes on the partition key ("partition")', async () => {
-    const seen: string[] = [];
+  test('keyed lanes on the partition key ("partitionKey") keep per-key order', async () => {
+    const seen = new Map<string, number[]>();
     const app = new RustStream({ name: "w", version: "0" }).broker(new MemoryBroker(), (b) => {
-      b.subscriber("orders")
-        .workers(2, { key: "partition" })
-        .handle((m) => {
-          seen.push(m as string);
+      b.subscriber<{ n: number }>("orders")
+        .workers(3, { key: "partitionKey" })
+        .handle(async ({ n }, ctx) => {
+          const key = new TextDecoder().decode(ctx.delivery.partitionKey);
+          // Later messages finish faster: only lanes by key keep each key in order.
+          await new Promise((r) => setTimeout(r, (8 - n) % 3));
+          seen.set(key, [...(seen.get(key) ?? []), n]);
         });
     });
     const h = await startInProcess(app);
-    await h.running.publish("orders", "x", { partitionKey: "k1" });
+    for (let n = 0; n < 8; n++) {
+      for (const k of ["k1", "k2", "k3", "k4"]) {
+        await h.running.publish("orders", { n }, { partitionKey: k });
+      }
+    }
     await h.quiet();
-    expect(seen).toEqual(["x"]);
+    for (const k of ["k1", "k2", "k3", "k4"]) {
+      expect(seen.get(k), k).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    }
     await h.running.stop();
   });
 
@@ -75,7 +84,7 @@ describe("workers", () => {
     const keyless = Object.assign(new MemoryTopic("plain"), { carriesPartitionKey: false });
     const app = new RustStream({ name: "w", version: "0" }).broker(new MemoryBroker(), (b) => {
       b.subscriber(keyless)
-        .workers(2, { key: "partition" })
+        .workers(2, { key: "partitionKey" })
         .handle(() => {});
     });
     await expect(app.start()).rejects.toThrow(/carries no partition key/);
