@@ -61,10 +61,11 @@ const noCoordinator: Coordinator = { enqueued() {}, consumed() {} };
  * in-process stand-in of the server, for tests.
  */
 export class RedisBroker
-  implements Broker<ConnectedRedisBroker>, InProcessBroker<ConnectedRedisBroker>
+  implements Broker<ConnectedRedisBroker>, InProcessBroker<ConnectedRedisBroker>, DescribesServer
 {
   readonly [brokerMark] = "redis";
   readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
   readonly #options: RedisBrokerOptions;
   readonly #settings: ResolvedConnection;
   #inProcessServer: import("./inProcess/memoryRedis.js").MemoryRedis | undefined;
@@ -88,6 +89,11 @@ export class RedisBroker
     }
     this.#options = options;
     this.#settings = resolveConnection(options);
+  }
+
+  /** The server as configured, before connecting: scheme and host, never the user or password. */
+  describeServer(): ServerDescription {
+    return describeRedisServer(this.#settings, undefined);
   }
 
   async connect(options?: ConnectOptions): Promise<ConnectedRedisBroker> {
@@ -124,6 +130,18 @@ export class RedisBroker
       inProcess: true,
     });
   }
+}
+
+/** The server from its resolved settings, and its version once a connection has read it. */
+function describeRedisServer(
+  settings: ResolvedConnection,
+  version: string | undefined,
+): ServerDescription {
+  return {
+    protocol: settings.tls === undefined ? "redis" : "rediss",
+    host: settings.address,
+    ...(version === undefined ? {} : { protocolVersion: version }),
+  };
 }
 
 /** What shutting down a Redis connection left behind. */
@@ -266,11 +284,7 @@ export class ConnectedRedisBroker
     if (this.#facts.inProcess) {
       return { protocol: "redis", description: "in-process stand-in of a Redis server" };
     }
-    return {
-      protocol: this.#settings.tls === undefined ? "redis" : "rediss",
-      host: this.#settings.address,
-      ...(this.#facts.version === undefined ? {} : { protocolVersion: this.#facts.version }),
-    };
+    return describeRedisServer(this.#settings, this.#facts.version);
   }
 
   record(message: RawMessage): void {

@@ -71,10 +71,11 @@ function invalid(message: string): RustStreamError {
  * records configuration.
  */
 export class FileBroker
-  implements Broker<ConnectedFileBroker>, InProcessBroker<ConnectedFileBroker>
+  implements Broker<ConnectedFileBroker>, InProcessBroker<ConnectedFileBroker>, DescribesServer
 {
   readonly [brokerMark] = "file";
   readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
   readonly options: FileBrokerOptions;
 
   constructor(options: FileBrokerOptions) {
@@ -94,6 +95,11 @@ export class FileBroker
     this.options = options;
   }
 
+  /** The file, by its name only, before anything is opened. */
+  describeServer(): ServerDescription {
+    return describeFile(this.options.path);
+  }
+
   async connect(): Promise<ConnectedFileBroker> {
     prepareFile(this.options.path, this.options);
     return new ConnectedFileBroker(this.options, this.options.path, undefined);
@@ -110,6 +116,11 @@ export class FileBroker
     prepareFile(path, { ...this.options, existingOnly: false });
     return new ConnectedFileBroker(this.options, path, { dir, coordinator: options.coordinator });
   }
+}
+
+/** Docs name the file, not where it lives: a path can say more about a host than docs should. */
+function describeFile(path: string): ServerDescription {
+  return { protocol: "file", description: `SeaStreamer stream file ${basename(path)}` };
 }
 
 /**
@@ -235,10 +246,7 @@ export class ConnectedFileBroker
   }
 
   describeServer(): ServerDescription {
-    return {
-      protocol: "file",
-      description: `SeaStreamer stream file ${basename(this.#options.path)}`,
-    };
+    return describeFile(this.#options.path);
   }
 
   inject(message: OutgoingMessage): void {

@@ -26,10 +26,19 @@ export const credentialsScenarios: readonly Scenario<CredentialsContext>[] = [
     name: "the server description, descriptors and policies carry no credentials",
     run: async ({ makeBroker, makeSource }) => {
       const secret = `s3cret${uniqueName("pw").replaceAll("-", "")}`;
-      const connected = await makeBroker(secret).connect();
+      const broker = makeBroker(secret);
+      // Docs are generated from an app that never connected: the broker describes its server first.
+      expect(supportsDescribeServer(broker), "the broker describes its server").toBe(true);
+      const before = supportsDescribeServer(broker) ? broker.describeServer() : undefined;
+      expect(serialise(before)).not.toContain(secret);
+      const connected = await broker.connect();
       try {
+        expect(supportsDescribeServer(connected), "the connection describes its server").toBe(true);
         if (supportsDescribeServer(connected)) {
-          expect(serialise(connected.describeServer())).not.toContain(secret);
+          const after = connected.describeServer();
+          expect(serialise(after)).not.toContain(secret);
+          // Connecting may learn more (the server's version), never a different server.
+          expect(after, "the same server before and after connecting").toMatchObject(before ?? {});
         }
         expect(serialise(makeSource(uniqueName("creds")))).not.toContain(secret);
         expect(serialise(connected.defaultPublishPolicy())).not.toContain(secret);

@@ -8,6 +8,8 @@ import {
   type ClosedBroker,
   type ConnectedBroker,
   DeliveryBase,
+  type DescribesServer,
+  describeMark,
   HeaderMap,
   headerNames,
   type OutgoingMessage,
@@ -19,6 +21,7 @@ import {
   type ReadonlyHeaderMap,
   type Receipt,
   RustStreamError,
+  type ServerDescription,
   type SettleResult,
   type Subscription,
   snapshotMessage,
@@ -130,9 +133,12 @@ export interface ClosedPubSub extends ClosedBroker {
 type Hub = Map<string, Set<ChannelSubscription>>;
 
 export class ConnectedPubSub
-  implements ConnectedBroker<Channel, PubSubDelivery, PubSubPublisher, ClosedPubSub>
+  implements
+    ConnectedBroker<Channel, PubSubDelivery, PubSubPublisher, ClosedPubSub>,
+    DescribesServer
 {
   readonly [brokerMark] = "pubsub";
+  readonly [describeMark] = true as const;
   readonly #mine = new Set<ChannelSubscription>();
   #closed: ClosedPubSub | undefined;
   constructor(private readonly hub: Hub) {}
@@ -155,6 +161,9 @@ export class ConnectedPubSub
   }
   defaultPublishPolicy(): PubSubPublish {
     return new PubSubPublish();
+  }
+  describeServer(): ServerDescription {
+    return server;
   }
   async shutdown(): Promise<ClosedPubSub> {
     if (this.#closed) return this.#closed;
@@ -189,11 +198,18 @@ export class ConnectedPubSub
   }
 }
 
+/** What docs say about the server: one in-process hub, so no host and nothing secret. */
+const server: ServerDescription = { protocol: "pubsub", description: "in-process hub" };
+
 /** The broker: the constructor only records configuration; the hub stands for the server. */
-export class PubSubBroker implements Broker<ConnectedPubSub> {
+export class PubSubBroker implements Broker<ConnectedPubSub>, DescribesServer {
   readonly [brokerMark] = "pubsub";
+  readonly [describeMark] = true as const;
   readonly #hub: Hub = new Map();
   async connect(): Promise<ConnectedPubSub> {
     return new ConnectedPubSub(this.#hub);
+  }
+  describeServer(): ServerDescription {
+    return server;
   }
 }
