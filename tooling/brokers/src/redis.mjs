@@ -315,18 +315,43 @@ export async function restart(instanceName, options = {}) {
   const instance = instances().find((i) => i.name === instanceName);
   if (!instance) throw new Error(`unknown redis instance "${instanceName}"`);
   const pidFile = pidFileOf(instance.name);
-  if (options.hard) {
-    const pid = runningPid(pidFile);
-    if (pid !== undefined) process.kill(pid, "SIGKILL");
-  }
-  await stopByPidFile(pidFile);
-  // The kernel can take a moment to release the listening socket of a killed process.
-  await waitFor(async () => !(await portOpen(instance.port)), {
-    timeoutMs: 5000,
-    intervalMs: 20,
-    what: `redis ${instance.name} releasing port ${instance.port}`,
-  });
-  await upInstance(instance, () => {});
+  // Under `up`'s lock: a global setup running meanwhile (another project, another run) would find
+  // the port free and start a second server beside the one this starts, losing the pid file.
+  await withLock(
+    join(stateDir("redis"), "up.lock"),
+    { what: "redis", timeoutMs: 60_000 },
+    async () => {
+      if (options.hard) {
+        const pid = runningPid(pidFile);
+        if (pid !== undefined) process.kill(pid, "SIGKILL");
+      }
+      await stopByPidFile(pidFile);
+      // The kernel can take a moment to release the listening socket of a killed process.
+      await waitFor(async () => !(await portOpen(instance.port)), {
+        timeoutMs: 5000,
+        intervalMs: 20,
+        what: `redis ${instance.name} releasing port ${instance.port}`,
+      });
+      await upInstance(instance, () => {});
+    },
+  );
+}
+
+/**
+ * Runs `fn` holding `instanceName` alone: a test that restarts an instance holds it for its whole
+ * body, so two such tests (two files of one run, two projects, two runs) never restart it under
+ * each other, which fails the one mid-way by luck. Tests of other instances are not held up.
+ * @template T
+ * @param {InstanceName} instanceName
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export function exclusive(instanceName, fn) {
+  return withLock(
+    join(stateDir("redis"), `${instanceName}.exclusive.lock`),
+    { what: `redis ${instanceName}, held by a test that restarts it`, timeoutMs: 10 * 60_000 },
+    fn,
+  );
 }
 
 export async function status() {
