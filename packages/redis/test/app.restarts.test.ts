@@ -65,47 +65,60 @@ describe("an app across restarts", () => {
     expect(await pendingCount(redis, key, "parking")).toBe(0);
   });
 
-  it("the persistent server hard-restarted mid-stream: the app reconnects and goes on, nothing lost, nothing acked comes back", async () => {
-    const key = uniqueKey("app-restart");
-    const count = 4;
-    let publishedAtRestart = 0;
-    const { handled, redis, producer } = await restartUnderLoad({
-      key,
-      source: new RedisStream(key, { blockMs: 200, count }),
-      group: "survivor",
-      publisherOf: (producer) => producer.defaultPublishPolicy().pair(producer),
-      atRestart: async (redis) => {
-        publishedAtRestart = await redis.xlen(key);
-      },
-    });
-    // The stream was still being written when the server died.
-    expect(publishedAtRestart).toBeLessThan(total);
-    // Twice only what was read and not yet acknowledged when the server died (a read's COUNT, and
-    // a publish whose reply the crash swallowed and the client sent again).
-    const repeats = handled.length - new Set(handled).size;
-    expect(repeats).toBeLessThanOrEqual(count + 1);
-    await eventually(
-      "every entry acknowledged",
-      async () => (await pendingCount(redis, key, "survivor")) === 0,
-    );
-    await producer.shutdown();
-  }, 90_000);
+  it(
+    "the persistent server hard-restarted mid-stream: the app reconnects and goes on, nothing lost, nothing acked comes back",
+    () =>
+      // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
+      brokers.redis.exclusive("persistent", async () => {
+        const key = uniqueKey("app-restart");
+        const count = 4;
+        let publishedAtRestart = 0;
+        const { handled, redis, producer } = await restartUnderLoad({
+          key,
+          source: new RedisStream(key, { blockMs: 200, count }),
+          group: "survivor",
+          publisherOf: (producer) => producer.defaultPublishPolicy().pair(producer),
+          atRestart: async (redis) => {
+            publishedAtRestart = await redis.xlen(key);
+          },
+        });
+        // The stream was still being written when the server died.
+        expect(publishedAtRestart).toBeLessThan(total);
+        // Twice only what was read and not yet acknowledged when the server died (a read's COUNT, and
+        // a publish whose reply the crash swallowed and the client sent again).
+        const repeats = handled.length - new Set(handled).size;
+        expect(repeats).toBeLessThanOrEqual(count + 1);
+        await eventually(
+          "every entry acknowledged",
+          async () => (await pendingCount(redis, key, "survivor")) === 0,
+        );
+        await producer.shutdown();
+      }),
+    180_000,
+  );
 
-  it("the persistent server hard-restarted under a list read in batches: the app goes on, nothing lost, nothing left in processing", async () => {
-    const key = uniqueKey("app-restart-list");
-    const { handled, redis, producer } = await restartUnderLoad({
-      key,
-      source: new RedisList(key, { blockMs: 200, count: 4 }),
-      publisherOf: (producer) => new RedisPublish({ transport: "list" }).pair(producer),
-    });
-    // Twice at most a publish whose reply the crash swallowed and the client sent again.
-    expect(handled.length - new Set(handled).size).toBeLessThanOrEqual(1);
-    await eventually(
-      "nothing left in the queue or in processing",
-      async () => (await redis.llen(key)) === 0 && (await redis.llen(`${key}.processing`)) === 0,
-    );
-    await producer.shutdown();
-  }, 90_000);
+  it(
+    "the persistent server hard-restarted under a list read in batches: the app goes on, nothing lost, nothing left in processing",
+    () =>
+      // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
+      brokers.redis.exclusive("persistent", async () => {
+        const key = uniqueKey("app-restart-list");
+        const { handled, redis, producer } = await restartUnderLoad({
+          key,
+          source: new RedisList(key, { blockMs: 200, count: 4 }),
+          publisherOf: (producer) => new RedisPublish({ transport: "list" }).pair(producer),
+        });
+        // Twice at most a publish whose reply the crash swallowed and the client sent again.
+        expect(handled.length - new Set(handled).size).toBeLessThanOrEqual(1);
+        await eventually(
+          "nothing left in the queue or in processing",
+          async () =>
+            (await redis.llen(key)) === 0 && (await redis.llen(`${key}.processing`)) === 0,
+        );
+        await producer.shutdown();
+      }),
+    180_000,
+  );
 });
 
 const total = 60;

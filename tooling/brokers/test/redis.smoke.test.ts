@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { restart } from "../src/redis.mjs";
+import { exclusive, restart } from "../src/redis.mjs";
 import { requireEnv } from "./env.js";
 
 const clients: Redis[] = [];
@@ -70,25 +70,31 @@ describe("redis on loopback", () => {
     expect(await refusal(untrusting)).toMatch(/self[- ]signed|unable to (get|verify)/i);
   });
 
-  it("persistent instance: a stream survives a restart of the server", async () => {
-    const url = requireEnv("REDIS_PERSISTENT_URL");
-    const stream = `smoke:stream:${randomUUID()}`;
-    const before = client(url);
-    await before.connect();
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++)
-      ids.push((await before.xadd(stream, "*", "n", String(i))) as string);
-    before.disconnect();
+  it(
+    "persistent instance: a stream survives a restart of the server",
+    () =>
+      // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
+      exclusive("persistent", async () => {
+        const url = requireEnv("REDIS_PERSISTENT_URL");
+        const stream = `smoke:stream:${randomUUID()}`;
+        const before = client(url);
+        await before.connect();
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++)
+          ids.push((await before.xadd(stream, "*", "n", String(i))) as string);
+        before.disconnect();
 
-    // A crash, not a polite shutdown: only what `appendfsync always` put on disk can survive.
-    await restart("persistent", { hard: true });
+        // A crash, not a polite shutdown: only what `appendfsync always` put on disk can survive.
+        await restart("persistent", { hard: true });
 
-    const after = client(url);
-    await after.connect();
-    const entries = await after.xrange(stream, "-", "+");
-    expect(entries.map(([id, fields]) => [id, fields[1]])).toEqual(
-      ids.map((id, i) => [id, String(i)]),
-    );
-    await after.del(stream);
-  });
+        const after = client(url);
+        await after.connect();
+        const entries = await after.xrange(stream, "-", "+");
+        expect(entries.map(([id, fields]) => [id, fields[1]])).toEqual(
+          ids.map((id, i) => [id, String(i)]),
+        );
+        await after.del(stream);
+      }),
+    180_000,
+  );
 });
