@@ -1,7 +1,12 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", msgpack: "src/codec/msgpack.ts", cbor: "src/codec/cbor.ts" },
+  entry: {
+    index: "src/index.ts",
+    broker: "src/brokerEntry.ts",
+    msgpack: "src/codec/msgpack.ts",
+    cbor: "src/codec/cbor.ts",
+  },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

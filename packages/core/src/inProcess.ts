@@ -14,6 +14,9 @@ export interface Coordinator {
   consumed(count?: number): void;
 }
 
+/** The coordinator of a connection no test harness counts for: every report goes nowhere. */
+export const noCoordinator: Coordinator = Object.freeze({ enqueued() {}, consumed() {} });
+
 export interface InProcessOptions extends ConnectOptions {
   readonly coordinator: Coordinator;
   /** Drives the transport's timers (delayed redelivery, request timeouts). */

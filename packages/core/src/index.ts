@@ -1,3 +1,5 @@
+// @ruststream/core: what a service author uses. What only a broker package (or a test harness)
+// needs is the second entry, @ruststream/core/broker (brokerEntry.ts).
 export type { Bindings, JsonValue } from "./bindings.js";
 export type {
   AppInfo,
@@ -6,7 +8,6 @@ export type {
   ConnectedBroker,
   ConnectOptions,
 } from "./broker.js";
-export { brokerKind } from "./broker.js";
 export type {
   BatchSubscription,
   DescribesServer,
@@ -18,7 +19,6 @@ export type {
   TransactionalPublisher,
 } from "./capabilities.js";
 export {
-  assertBatchSize,
   supportsBatches,
   supportsDescribeServer,
   supportsRequest,
@@ -27,47 +27,19 @@ export {
 } from "./capabilities.js";
 export type { Clock, ClockTimer } from "./clock.js";
 export { ManualClock, systemClock } from "./clock.js";
-// ---- Runtime and codecs (issue 4): the app, handlers, outcomes, middleware, events, logging. ----
 export { bytes } from "./codec/bytes.js";
 export type { Codec, DecodedBy } from "./codec/codec.js";
 export { json } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
 export { commitModes } from "./commitMode.js";
-export { CountingCoordinator } from "./countingCoordinator.js";
-export type { DeadLetterHeaderNames, DeadLetterOrigin } from "./deadLetter.js";
-export {
-  deadLetterHeaderNames,
-  readDeadLetterOrigin,
-  writeDeadLetterOrigin,
-} from "./deadLetter.js";
+export type { DeadLetterOrigin } from "./deadLetter.js";
+export { readDeadLetterOrigin } from "./deadLetter.js";
 export type { Delivery, NackOptions, SettleAnswer, SettleResult } from "./delivery.js";
-export { DeliveryBase } from "./delivery.js";
 export type { ErrorCode } from "./errors.js";
 export { isRustStreamError, RustStreamError } from "./errors.js";
 export type { HeaderInit, HeaderValue, ReadonlyHeaderMap } from "./headerMap.js";
 export { HeaderMap } from "./headerMap.js";
-export { headerNames, readRetryCount, writeRetryCount } from "./headerNames.js";
-export type {
-  Backlog,
-  Coordinator,
-  InProcessBroker,
-  InProcessOptions,
-  TestableBroker,
-} from "./inProcess.js";
-export { isTestableBroker, supportsInProcess } from "./inProcess.js";
-export {
-  batchesMark,
-  brokerMark,
-  deliveryMark,
-  describeMark,
-  inProcessMark,
-  policyMark,
-  requestMark,
-  seekMark,
-  sourceMark,
-  testableMark,
-  transactionsMark,
-} from "./marks.js";
+export { headerNames, readRetryCount } from "./headerNames.js";
 export type { ClosedMemoryBroker, MemoryBrokerOptions } from "./memory/memoryBroker.js";
 export { ConnectedMemoryBroker, MemoryBroker } from "./memory/memoryBroker.js";
 export type { MemoryDelivery } from "./memory/memoryDelivery.js";
@@ -77,11 +49,8 @@ export type { MemorySource, MemoryTopicOptions } from "./memory/memorySources.js
 export { MemoryQueue, MemoryTopic } from "./memory/memorySources.js";
 export type { MemorySubscription } from "./memory/memorySubscription.js";
 export type { OutgoingMessage, RawMessage, Receipt } from "./message.js";
-export { assertPayloadBytes, partitionKeyBytes, snapshotMessage, wireHeaders } from "./message.js";
 export type { Position } from "./position.js";
 export type { Publisher, PublishPolicy } from "./publisher.js";
-export type { PendingReply, ReplyWait } from "./replyWaiters.js";
-export { publishRequest, ReplyWaiters } from "./replyWaiters.js";
 export type {
   RunOptions,
   RustStreamOptions,
@@ -89,7 +58,6 @@ export type {
   StartupHook,
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
-export { attemptOf } from "./runtime/attempt.js";
 export type {
   CodecOptions,
   PublishOptionsOf,
@@ -160,7 +128,6 @@ export type {
   KeyOf,
 } from "./runtime/subscriberSpec.js";
 export type { ServerDescription } from "./server.js";
-export { hostFromUrl, withoutSecrets } from "./server.js";
 export type {
   AddressedSource,
   BrokerMovesSource,
@@ -169,6 +136,4 @@ export type {
   RetryDeclaration,
   Source,
 } from "./source.js";
-export { isSource } from "./source.js";
 export type { Subscription } from "./subscription.js";
-export { subscriptionIterator } from "./subscription.js";

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import * as forBrokers from "../src/brokerEntry.js";
 import * as core from "../src/index.js";
 
 // Two copies of core in one process (an app's ESM import next to a broker package's CJS require)
@@ -20,10 +21,10 @@ describe("brands across two copies of core", () => {
     const error = new other.RustStreamError("closed", "gone");
     expect(error instanceof core.RustStreamError).toBe(false);
     expect(core.isRustStreamError(error, "closed")).toBe(true);
-    expect(core.isSource(new other.MemoryTopic("t"))).toBe(true);
+    expect(forBrokers.isSource(new other.MemoryTopic("t"))).toBe(true);
     const broker = new other.MemoryBroker();
-    expect(core.brokerKind(broker)).toBe("memory");
-    expect(core.supportsInProcess(broker)).toBe(true);
+    expect(forBrokers.brokerKind(broker)).toBe("memory");
+    expect(forBrokers.supportsInProcess(broker)).toBe(true);
     const connected = await broker.connect();
     const subscription = await connected.subscribe("t");
     expect(core.supportsBatches(subscription)).toBe(true);
@@ -32,7 +33,7 @@ describe("brands across two copies of core", () => {
     expect(core.supportsTransactions(publisher)).toBe(true);
     expect(core.supportsRequest(publisher)).toBe(true);
     expect(core.supportsDescribeServer(connected)).toBe(true);
-    expect(core.isTestableBroker(connected)).toBe(true);
+    expect(forBrokers.isTestableBroker(connected)).toBe(true);
     await connected.shutdown();
   });
 

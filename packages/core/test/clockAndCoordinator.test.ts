@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CountingCoordinator, ManualClock } from "../src/index.js";
+import { CountingCoordinator } from "../src/brokerEntry.js";
+import { ManualClock } from "../src/index.js";
 
 describe("ManualClock", () => {
   it("fires due timers in due order, ties in arming order, including ones armed while firing", () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  HeaderMap,
-  hostFromUrl,
-  readDeadLetterOrigin,
-  withoutSecrets,
-  writeDeadLetterOrigin,
-} from "../src/index.js";
+import { hostFromUrl, withoutSecrets, writeDeadLetterOrigin } from "../src/brokerEntry.js";
+import { HeaderMap, readDeadLetterOrigin } from "../src/index.js";
 
 describe("dead-letter origin", () => {
   it("round-trips under core's names and under a broker's own", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { DeliveryBase } from "../src/brokerEntry.js";
 import {
-  DeliveryBase,
   HeaderMap,
   isRustStreamError,
   type Position,

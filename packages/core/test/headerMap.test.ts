@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HeaderMap, headerNames, readRetryCount, writeRetryCount } from "../src/index.js";
+import { writeRetryCount } from "../src/brokerEntry.js";
+import { HeaderMap, headerNames, readRetryCount } from "../src/index.js";
 
 describe("HeaderMap", () => {
   it("folds ASCII case on names, and only ASCII", () => {

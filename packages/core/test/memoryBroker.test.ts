@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { CountingCoordinator } from "../src/brokerEntry.js";
 import {
-  CountingCoordinator,
   HeaderMap,
   isRustStreamError,
   ManualClock,

@@ -1,11 +1,6 @@
 import { describe, expect, test } from "vitest";
-import {
-  HeaderMap,
-  isRustStreamError,
-  ManualClock,
-  type RawMessage,
-  ReplyWaiters,
-} from "../src/index.js";
+import { ReplyWaiters } from "../src/brokerEntry.js";
+import { HeaderMap, isRustStreamError, ManualClock, type RawMessage } from "../src/index.js";
 
 const reply = (text: string): RawMessage => ({
   name: "inbox",

@@ -1,26 +1,29 @@
 import {
-  type Backlog,
   type Broker,
-  brokerMark,
   type Clock,
   type ClosedBroker,
   type ConnectedBroker,
   type ConnectOptions,
-  type Coordinator,
   type DescribesServer,
-  describeMark,
-  type InProcessBroker,
-  type InProcessOptions,
-  inProcessMark,
   type OutgoingMessage,
   type RawMessage,
   RustStreamError,
   type ServerDescription,
+  systemClock,
+} from "@ruststream/core";
+import {
+  type Backlog,
+  brokerMark,
+  type Coordinator,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  noCoordinator,
   snapshotMessage,
   sourceMark,
-  systemClock,
   testableMark,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import {
   type RedisConnectionOptions,
   type ResolvedConnection,
@@ -52,8 +55,6 @@ export interface RedisBrokerOptions extends RedisConnectionOptions {
   /** Where request timeouts take time from (the in-process mode uses the test's clock). */
   readonly clock?: Clock;
 }
-
-const noCoordinator: Coordinator = { enqueued() {}, consumed() {} };
 
 /**
  * A Redis broker before it connects: the constructor only checks and records its configuration.

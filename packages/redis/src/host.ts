@@ -1,4 +1,5 @@
-import type { Coordinator, RawMessage, RustStreamError } from "@ruststream/core";
+import type { RawMessage, RustStreamError } from "@ruststream/core";
+import type { Coordinator } from "@ruststream/core/broker";
 import type { Link } from "./link/link.js";
 
 /** What subscriptions, deliveries and publishers need from their connection. */

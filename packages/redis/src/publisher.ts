@@ -1,21 +1,24 @@
 import {
-  assertPayloadBytes,
   type OutgoingMessage,
-  type PendingReply,
   type PublishPolicy,
-  policyMark,
-  publishRequest,
   type RawMessage,
   type Receipt,
   type Requester,
   type RequestOptions,
   RustStreamError,
-  requestMark,
   type Transaction,
   type TransactionalPublisher,
+} from "@ruststream/core";
+import {
+  assertPayloadBytes,
+  type PendingReply,
+  policyMark,
+  publishRequest,
+  requestMark,
+  stageTransaction,
   transactionsMark,
   wireHeaders,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import type { ConnectedRedisBroker } from "./broker.js";
 import { encodeFrame } from "./frame.js";
 import type { RedisHost } from "./host.js";
@@ -110,26 +113,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
     this.#host.assertOpen();
     const commands: Command[] = [];
     const sent: RawMessage[] = [];
-    let ended = false;
-    const tx: Transaction = {
-      publish: async (message) => {
-        if (ended) {
-          throw new RustStreamError(
-            "transaction-ended",
-            `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
-          );
-        }
-        const prepared = this.#prepare(message);
-        commands.push(prepared.command);
-        sent.push(prepared.raw);
-      },
-    };
-    let result: T;
-    try {
-      result = await work(tx);
-    } finally {
-      ended = true;
-    }
+    const result = await stageTransaction(work, (message) => {
+      const prepared = this.#prepare(message);
+      commands.push(prepared.command);
+      sent.push(prepared.raw);
+    });
     // Checked again: the broker may have shut down while `work` ran.
     this.#host.assertOpen();
     if (commands.length === 0) return result;

@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  type Clock,
-  headerNames,
-  type PendingReply,
-  ReplyWaiters,
-  type RustStreamError,
-} from "@ruststream/core";
+import { type Clock, headerNames, type RustStreamError } from "@ruststream/core";
+import { type PendingReply, ReplyWaiters } from "@ruststream/core/broker";
 import type { RedisHost } from "./host.js";
 import type { BlockingLink } from "./link/link.js";
 import type { RequestHost } from "./publisher.js";

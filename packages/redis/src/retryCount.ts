@@ -1,4 +1,5 @@
-import { type ReadonlyHeaderMap, readRetryCount, writeRetryCount } from "@ruststream/core";
+import { type ReadonlyHeaderMap, readRetryCount } from "@ruststream/core";
+import { writeRetryCount } from "@ruststream/core/broker";
 
 /**
  * The headers of a copy that goes back for another delivery: the `x-ruststream-retry-count` header

@@ -3,8 +3,8 @@ import {
   type NamedSource,
   type RetryDeclaration,
   RustStreamError,
-  sourceMark,
 } from "@ruststream/core";
+import { sourceMark } from "@ruststream/core/broker";
 import { keySuffixes } from "./names.js";
 
 /** Where a consumer group created by a subscription starts; an existing group keeps its place. */

@@ -1,4 +1,5 @@
-import { type Broker, brokerMark, CountingCoordinator, systemClock } from "@ruststream/core";
+import { type Broker, systemClock } from "@ruststream/core";
+import { brokerMark, CountingCoordinator } from "@ruststream/core/broker";
 import { conformance } from "@ruststream/testing";
 import { describe } from "vitest";
 import {

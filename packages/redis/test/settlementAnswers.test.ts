@@ -1,10 +1,5 @@
-import {
-  CountingCoordinator,
-  type Delivery,
-  headerNames,
-  isRustStreamError,
-  systemClock,
-} from "@ruststream/core";
+import { type Delivery, headerNames, isRustStreamError, systemClock } from "@ruststream/core";
+import { CountingCoordinator } from "@ruststream/core/broker";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,

@@ -2,10 +2,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import {
   type Broker,
   type ConnectedMemoryBroker,
-  type Coordinator,
   HeaderMap,
   headerNames,
-  type InProcessOptions,
   MemoryBroker,
   type MemoryDelivery,
   type MemoryPublisher,
@@ -20,8 +18,8 @@ import {
   RustStreamError,
   readRetryCount,
   type SettleResult,
-  writeRetryCount,
 } from "@ruststream/core";
+import { type Coordinator, type InProcessOptions, writeRetryCount } from "@ruststream/core/broker";
 
 /**
  * Deliberate mistakes, each one a real broker could make. Every scenario of every suite must fail

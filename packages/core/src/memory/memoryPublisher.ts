@@ -16,6 +16,7 @@ import {
 } from "../message.js";
 import type { PublishPolicy } from "../publisher.js";
 import { type PendingReply, publishRequest } from "../replyWaiters.js";
+import { stageTransaction } from "../transaction.js";
 import type { ConnectedMemoryBroker } from "./memoryBroker.js";
 
 /** What a publisher needs from its connection. */
@@ -58,24 +59,9 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     this.#host.assertOpen();
     const buffered: RawMessage[] = [];
-    let ended = false;
-    const tx: Transaction = {
-      publish: async (message) => {
-        if (ended) {
-          throw new RustStreamError(
-            "transaction-ended",
-            `publish to "${message.name}" after its transaction ended: publish inside the transaction's callback and await each publish`,
-          );
-        }
-        buffered.push(prepareMessage(this.#host, message));
-      },
-    };
-    let result: T;
-    try {
-      result = await work(tx);
-    } finally {
-      ended = true;
-    }
+    const result = await stageTransaction(work, (message) => {
+      buffered.push(prepareMessage(this.#host, message));
+    });
     // Commit: checked again, since the broker may have shut down while `work` ran.
     this.#host.assertOpen();
     for (const message of buffered) this.#host.append(message);

@@ -1,6 +1,6 @@
 import type { Clock, ClockTimer } from "../clock.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import type { Coordinator } from "../inProcess.js";
+import { type Coordinator, noCoordinator } from "../inProcess.js";
 import type { RawMessage } from "../message.js";
 
 /** A message as a memory topic keeps it. */
@@ -13,8 +13,6 @@ export interface StoredMessage extends RawMessage {
 export interface GroupWaiter {
   wake(sequence: bigint): void;
 }
-
-const noCoordinator: Coordinator = { enqueued() {}, consumed() {} };
 
 /**
  * The server side of a memory broker: its topics, their retained messages and their groups. It

@@ -1,17 +1,23 @@
 // A memory broker that cannot requeue (nack with requeue, nackAfter answer "unsupported"), as many
 // log brokers cannot: the runtime must then republish copies carrying the retry-count header.
+
 import {
   type Backlog,
-  type BatchSubscription,
   batchesMark,
   brokerMark,
-  type ClosedMemoryBroker,
-  type ConnectedBroker,
-  type ConnectedMemoryBroker,
   DeliveryBase,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
+  policyMark,
+  type TestableBroker,
+  testableMark,
+} from "../../src/brokerEntry.js";
+import {
+  type BatchSubscription,
+  type ClosedMemoryBroker,
+  type ConnectedBroker,
+  type ConnectedMemoryBroker,
   MemoryBroker,
   type MemoryDelivery,
   type MemoryPosition,
@@ -20,12 +26,9 @@ import {
   type MemorySubscription,
   type OutgoingMessage,
   type PublishPolicy,
-  policyMark,
   type RawMessage,
   type ReadonlyHeaderMap,
   type SettleResult,
-  type TestableBroker,
-  testableMark,
 } from "../../src/index.js";
 
 class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {

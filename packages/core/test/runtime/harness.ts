@@ -1,10 +1,10 @@
 // A small in-process harness for core's own runtime tests (the full one, TestApp, lives in
 // @ruststream/testing, which depends on core): connect in-process, record events, wait for quiet.
+
+import { CountingCoordinator, isTestableBroker, supportsInProcess } from "../../src/brokerEntry.js";
 import {
   type ConnectedBroker,
-  CountingCoordinator,
   HeaderMap,
-  isTestableBroker,
   ManualClock,
   MemoryBroker,
   type OutcomeEvent,
@@ -13,7 +13,6 @@ import {
   type RuntimeEvent,
   type RustStream,
   type StartOptions,
-  supportsInProcess,
 } from "../../src/index.js";
 
 export interface Harness {

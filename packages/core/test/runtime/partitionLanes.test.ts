@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
+import { deadLetterHeaderNames } from "../../src/brokerEntry.js";
 import {
-  deadLetterHeaderNames,
   isRustStreamError,
   MemoryBroker,
   MemoryTopic,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { drop, MemoryBroker, MemoryTopic, RustStream, retry, sourceMark } from "../../src/index.js";
+import { sourceMark } from "../../src/brokerEntry.js";
+import { drop, MemoryBroker, MemoryTopic, RustStream, retry } from "../../src/index.js";
 import { startInProcess } from "./harness.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 1));

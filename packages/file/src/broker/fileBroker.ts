@@ -2,29 +2,31 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync } from "
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
-  assertPayloadBytes,
-  type Backlog,
   type Broker,
-  brokerMark,
   type ClosedBroker,
   type ConnectedBroker,
-  type Coordinator,
   type DescribesServer,
-  describeMark,
-  type InProcessBroker,
-  type InProcessOptions,
-  inProcessMark,
   type OutgoingMessage,
   type RawMessage,
   type Receipt,
   RustStreamError,
   type ServerDescription,
+} from "@ruststream/core";
+import {
+  assertPayloadBytes,
+  type Backlog,
+  brokerMark,
+  type Coordinator,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
   snapshotMessage,
   sourceMark,
   type TestableBroker,
   testableMark,
   wireHeaders,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import {
   DEFAULT_BEACON_INTERVAL,
   DEFAULT_MAX_PAYLOAD_BYTES,

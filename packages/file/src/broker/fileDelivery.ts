@@ -1,10 +1,10 @@
 import {
-  DeliveryBase,
   HeaderMap,
   headerNames,
   type ReadonlyHeaderMap,
   type SettleResult,
 } from "@ruststream/core";
+import { DeliveryBase } from "@ruststream/core/broker";
 import type { DecodedMessage } from "../format/types.js";
 import { decodeEnvelope } from "./envelope.js";
 import { FilePosition } from "./filePosition.js";

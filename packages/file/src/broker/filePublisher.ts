@@ -1,10 +1,5 @@
-import {
-  type OutgoingMessage,
-  type Publisher,
-  type PublishPolicy,
-  policyMark,
-  type Receipt,
-} from "@ruststream/core";
+import type { OutgoingMessage, Publisher, PublishPolicy, Receipt } from "@ruststream/core";
+import { policyMark } from "@ruststream/core/broker";
 import type { ConnectedFileBroker } from "./fileBroker.js";
 
 /**

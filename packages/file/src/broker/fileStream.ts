@@ -1,4 +1,5 @@
-import { type AddressedSource, RustStreamError, sourceMark } from "@ruststream/core";
+import { type AddressedSource, RustStreamError } from "@ruststream/core";
+import { sourceMark } from "@ruststream/core/broker";
 import { isValidStreamKey } from "../format/streamKey.js";
 
 export interface FileStreamOptions {

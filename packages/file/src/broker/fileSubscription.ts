@@ -1,14 +1,16 @@
 import {
-  assertBatchSize,
   type BatchSubscription,
-  batchesMark,
-  type Coordinator,
   RustStreamError,
   type SeekableSubscription,
   type SettleResult,
+} from "@ruststream/core";
+import {
+  assertBatchSize,
+  batchesMark,
+  type Coordinator,
   seekMark,
   subscriptionIterator,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import { StreamFileError } from "../format/errors.js";
 import type { DecodedMessage } from "../format/types.js";
 import { FileConsumer, type ReadFrom } from "../io/consumer.js";

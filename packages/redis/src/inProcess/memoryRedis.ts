@@ -1,4 +1,5 @@
-import { type Clock, type ClockTimer, type Coordinator, systemClock } from "@ruststream/core";
+import { type Clock, type ClockTimer, systemClock } from "@ruststream/core";
+import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
 import type {
   Arg,
   BlockingLink,
@@ -33,7 +34,6 @@ class ReplyError extends Error {}
 
 const wrongType = () =>
   new ReplyError("WRONGTYPE Operation against a key holding the wrong kind of value");
-const noCoordinator: Coordinator = { enqueued() {}, consumed() {} };
 
 const str = (a: Arg | undefined): string =>
   a === undefined ? "" : Buffer.isBuffer(a) ? a.toString("utf8") : String(a);

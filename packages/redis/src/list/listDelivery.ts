@@ -1,9 +1,5 @@
-import {
-  DeliveryBase,
-  type HeaderMap,
-  type ReadonlyHeaderMap,
-  type SettleResult,
-} from "@ruststream/core";
+import type { HeaderMap, ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
+import { DeliveryBase } from "@ruststream/core/broker";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 

@@ -1,10 +1,5 @@
-import {
-  assertBatchSize,
-  type BatchSubscription,
-  batchesMark,
-  RustStreamError,
-  subscriptionIterator,
-} from "@ruststream/core";
+import { type BatchSubscription, RustStreamError } from "@ruststream/core";
+import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
 import { decodeFrame, encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { type Arg, array, type BlockingLink, type Command, errorCode } from "../link/link.js";

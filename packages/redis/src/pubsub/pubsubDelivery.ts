@@ -1,9 +1,5 @@
-import {
-  DeliveryBase,
-  HeaderMap,
-  type ReadonlyHeaderMap,
-  type SettleResult,
-} from "@ruststream/core";
+import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststream/core";
+import { DeliveryBase } from "@ruststream/core/broker";
 import { bareFramePayload, decodeFrame } from "../frame.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";

@@ -1,10 +1,5 @@
-import {
-  assertBatchSize,
-  type BatchSubscription,
-  batchesMark,
-  RustStreamError,
-  subscriptionIterator,
-} from "@ruststream/core";
+import { type BatchSubscription, RustStreamError } from "@ruststream/core";
+import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import type { PubSubLink } from "../link/link.js";
 import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";

@@ -1,11 +1,10 @@
 import {
-  DeliveryBase,
   type HeaderMap,
   type ReadonlyHeaderMap,
   readRetryCount,
   type SettleResult,
-  writeDeadLetterOrigin,
 } from "@ruststream/core";
+import { DeliveryBase, writeDeadLetterOrigin } from "@ruststream/core/broker";
 import { redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
 import { countedHeaders } from "../retryCount.js";

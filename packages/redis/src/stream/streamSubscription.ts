@@ -1,15 +1,17 @@
 import { hostname } from "node:os";
 import {
-  assertBatchSize,
   type BatchSubscription,
-  batchesMark,
   type HeaderMap,
   type ReadonlyHeaderMap,
   RustStreamError,
   type SeekableSubscription,
+} from "@ruststream/core";
+import {
+  assertBatchSize,
+  batchesMark,
   seekMark,
   subscriptionIterator,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import { encodeFrame } from "../frame.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { type Arg, array, type BlockingLink, type Command, errorCode, text } from "../link/link.js";

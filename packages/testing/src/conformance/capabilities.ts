@@ -1,4 +1,4 @@
-import type { Backlog } from "@ruststream/core";
+import type { Backlog } from "@ruststream/core/broker";
 
 /**
  * What a broker says its source and publisher do, declared once per kind of source in its test file.

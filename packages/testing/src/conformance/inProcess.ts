@@ -1,11 +1,10 @@
+import { type Broker, ManualClock } from "@ruststream/core";
 import {
-  type Broker,
   CountingCoordinator,
   isTestableBroker,
-  ManualClock,
   supportsInProcess,
   type TestableBroker,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import { expect } from "vitest";
 import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
 import { bytes, nextDelivery, text, uniqueName } from "./helpers.js";

@@ -2,11 +2,9 @@ import {
   type Broker,
   bytes,
   type Codec,
-  CountingCoordinator,
   type HeaderInit,
   HeaderMap,
   headerNames,
-  isTestableBroker,
   json,
   ManualClock,
   type OutcomeEvent,
@@ -16,9 +14,13 @@ import {
   type RustStream,
   RustStreamError,
   type StopReport,
+} from "@ruststream/core";
+import {
+  CountingCoordinator,
+  isTestableBroker,
   snapshotMessage,
   supportsInProcess,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 import { PublishedMessage } from "./publishedMessage.js";
 import { SubscriberProbe, unknownSubscriber } from "./subscriberProbe.js";
 

@@ -4,30 +4,32 @@
 import {
   type AddressedSource,
   type Broker,
-  brokerMark,
   type ClosedBroker,
   type ConnectedBroker,
-  DeliveryBase,
   type DescribesServer,
-  describeMark,
   HeaderMap,
   headerNames,
   type OutgoingMessage,
   type Position,
   type Publisher,
   type PublishPolicy,
-  partitionKeyBytes,
-  policyMark,
   type ReadonlyHeaderMap,
   type Receipt,
   RustStreamError,
   type ServerDescription,
   type SettleResult,
   type Subscription,
+} from "@ruststream/core";
+import {
+  brokerMark,
+  DeliveryBase,
+  describeMark,
+  partitionKeyBytes,
+  policyMark,
   snapshotMessage,
   sourceMark,
   subscriptionIterator,
-} from "@ruststream/core";
+} from "@ruststream/core/broker";
 
 /** The descriptor: a channel name. A retry copy published to the channel comes back. */
 export class Channel implements AddressedSource {

@@ -1,0 +1,40 @@
+// @ruststream/core/broker: what a broker package and a test harness need beside the service
+// author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
+// in-process coordinator, and the helpers every broker would otherwise write again.
+
+export { brokerKind } from "./broker.js";
+export { assertBatchSize } from "./capabilities.js";
+export { CountingCoordinator } from "./countingCoordinator.js";
+export type { DeadLetterHeaderNames } from "./deadLetter.js";
+export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";
+export { DeliveryBase } from "./delivery.js";
+export { writeRetryCount } from "./headerNames.js";
+export type {
+  Backlog,
+  Coordinator,
+  InProcessBroker,
+  InProcessOptions,
+  TestableBroker,
+} from "./inProcess.js";
+export { isTestableBroker, noCoordinator, supportsInProcess } from "./inProcess.js";
+export {
+  batchesMark,
+  brokerMark,
+  deliveryMark,
+  describeMark,
+  inProcessMark,
+  policyMark,
+  requestMark,
+  seekMark,
+  sourceMark,
+  testableMark,
+  transactionsMark,
+} from "./marks.js";
+export { assertPayloadBytes, partitionKeyBytes, snapshotMessage, wireHeaders } from "./message.js";
+export type { PendingReply, ReplyWait } from "./replyWaiters.js";
+export { publishRequest, ReplyWaiters } from "./replyWaiters.js";
+export { attemptOf } from "./runtime/attempt.js";
+export { hostFromUrl, withoutSecrets } from "./server.js";
+export { isSource } from "./source.js";
+export { subscriptionIterator } from "./subscription.js";
+export { stageTransaction } from "./transaction.js";
