@@ -1,3 +1,4 @@
+import { brokerKind } from "../broker.js";
 import type {
   Requester,
   RequestOptions,
@@ -17,7 +18,6 @@ import {
 import type { PublishPolicy } from "../publisher.js";
 import { type PendingReply, publishRequest } from "../replyWaiters.js";
 import { stageTransaction } from "../transaction.js";
-import type { ConnectedMemoryBroker } from "./memoryBroker.js";
 
 /** What a publisher needs from its connection. */
 export interface PublisherHost {
@@ -32,12 +32,32 @@ export interface PublisherHost {
  * The memory broker's publish policy. It has no settings: memory publishes are confirmed as soon as
  * the message is in the topic.
  */
-export class MemoryPublish implements PublishPolicy<ConnectedMemoryBroker, MemoryPublisher> {
+export class MemoryPublish implements PublishPolicy<object, MemoryPublisher> {
   readonly [policyMark] = "memory";
 
-  async pair(connected: ConnectedMemoryBroker): Promise<MemoryPublisher> {
+  // Any connection, checked by its brand: naming the connection's class here would tie this file
+  // to memoryBroker.ts and back.
+  async pair(connected: object): Promise<MemoryPublisher> {
+    if (!pairsMemoryPublishers(connected)) {
+      throw new RustStreamError(
+        "foreign-value",
+        `the memory publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
+      );
+    }
     return connected.pairPublisher();
   }
+}
+
+/** A memory connection, as the policy recognises it. */
+interface PairsMemoryPublishers {
+  pairPublisher(): MemoryPublisher;
+}
+
+function pairsMemoryPublishers(connected: object): connected is PairsMemoryPublishers {
+  return (
+    brokerKind(connected) === "memory" &&
+    typeof (connected as Partial<PairsMemoryPublishers>).pairPublisher === "function"
+  );
 }
 
 /** Publishes to memory topics; also transactional and a requester. */

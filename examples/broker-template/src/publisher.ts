@@ -1,0 +1,99 @@
+import {
+  type OutgoingMessage,
+  type Publisher,
+  type PublishPolicy,
+  type Receipt,
+  RustStreamError,
+} from "@ruststream/core";
+import {
+  assertPayloadBytes,
+  brokerKind,
+  type brokerMark,
+  policyMark,
+  wireHeaders,
+} from "@ruststream/core/broker";
+import { channelHeaderNames } from "./names.js";
+import type { Frame } from "./wire/link.js";
+
+/**
+ * What a publisher needs from its connection. Declared here and implemented by the connected
+ * broker, so this file never imports the broker: no cycle between a connection and its publisher.
+ */
+export interface PublisherHost {
+  readonly [brokerMark]: string;
+  readonly maxPayloadBytes: number;
+  assertOpen(): void;
+  /** Sends a frame (and, in-process, records it for `published()`). */
+  send(frame: Frame): void;
+}
+
+/** A live publisher: each publish is sent when it returns, as a fire-and-forget wire confirms. */
+export class ChannelPublisher implements Publisher {
+  readonly #host: PublisherHost;
+
+  constructor(host: PublisherHost) {
+    this.#host = host;
+  }
+
+  async publish(message: OutgoingMessage): Promise<Receipt> {
+    this.#host.assertOpen();
+    this.#host.send(frameOf(message, this.#host.maxPayloadBytes));
+    return { name: message.name };
+  }
+}
+
+/**
+ * The frame a message goes out as, or the refusal, before anything is sent: what every publish
+ * and every in-process injection go through, so both refuse the same messages.
+ */
+export function frameOf(message: OutgoingMessage, maxPayloadBytes: number): Frame {
+  assertPayloadBytes(message);
+  if (typeof message.name !== "string" || message.name === "") {
+    throw new RustStreamError("invalid-argument", "publish() needs a non-empty channel name");
+  }
+  if (message.options !== undefined) {
+    throw new RustStreamError(
+      "unsupported",
+      "the channel broker has no per-message publish options: remove options from the message",
+    );
+  }
+  if (message.payload.length > maxPayloadBytes) {
+    throw new RustStreamError(
+      "publish-refused",
+      `a payload of ${message.payload.length} bytes for "${message.name}" is over maxPayloadBytes (${maxPayloadBytes}); raise it in the ChannelBroker options`,
+    );
+  }
+  // Copied now: the caller may reuse its buffers once the publish resolves.
+  return {
+    channel: message.name,
+    payload: message.payload.slice(),
+    headers: wireHeaders(message, channelHeaderNames.partitionKey),
+  };
+}
+
+/** A channel broker's connection, by its brand: the policy pairs with nothing else. */
+function isPublisherHost(connected: object): connected is PublisherHost {
+  return (
+    brokerKind(connected) === "channels" && typeof (connected as PublisherHost).send === "function"
+  );
+}
+
+/**
+ * The publish policy: configuration only, paired with a connection at startup. It takes any
+ * connection and checks the brand, rather than naming the connection's class, which would tie this
+ * file to broker.ts and back.
+ */
+export class ChannelPublish implements PublishPolicy<object, ChannelPublisher> {
+  readonly [policyMark] = "channels";
+
+  async pair(connected: object): Promise<ChannelPublisher> {
+    if (!isPublisherHost(connected)) {
+      throw new RustStreamError(
+        "foreign-value",
+        `a channel publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
+      );
+    }
+    connected.assertOpen();
+    return new ChannelPublisher(connected);
+  }
+}

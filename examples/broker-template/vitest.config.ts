@@ -1,0 +1,9 @@
+import { defineProject } from "vitest/config";
+
+// Workspace packages resolve to their source (the "@ruststream/source" export condition), so the
+// template's tests never run against a stale build.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: { name: "broker-template", include: ["test/**/*.test.ts"] },
+});
