@@ -11,15 +11,15 @@ import {
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
-import { StreamFileError } from "../format/errors.js";
-import type { DecodedMessage } from "../format/types.js";
-import { FileConsumer, type ReadFrom } from "../io/consumer.js";
-import { streamTip } from "../io/streamTip.js";
-import { type DeliveryOwner, FileDelivery } from "./fileDelivery.js";
-import { FilePosition, isFilePosition } from "./filePosition.js";
-import type { FileStream } from "./fileStream.js";
+import { FilePosition, isFilePosition } from "../position.js";
+import type { FileStream } from "../sources.js";
+import { StreamFileError } from "../wire/format/errors.js";
+import type { DecodedMessage } from "../wire/format/types.js";
+import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
+import { streamTip } from "../wire/io/streamTip.js";
 import { PositionTracker } from "./positionTracker.js";
 import { Sidecar, sidecarPath } from "./sidecar.js";
+import { type DeliveryOwner, FileDelivery } from "./streamDelivery.js";
 
 /** What a subscription needs from its connection. */
 export interface SubscriptionHost {

@@ -1,6 +1,6 @@
 import { type AddressedSource, RustStreamError } from "@ruststream/core";
 import { sourceMark } from "@ruststream/core/broker";
-import { isValidStreamKey } from "../format/streamKey.js";
+import { isValidStreamKey } from "./wire/format/streamKey.js";
 
 export interface FileStreamOptions {
   /**

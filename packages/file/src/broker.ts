@@ -27,22 +27,22 @@ import {
   testableMark,
   wireHeaders,
 } from "@ruststream/core/broker";
+import { FilePublish, type FilePublisher } from "./publisher.js";
+import { FileStream } from "./sources.js";
+import type { FileDelivery } from "./stream/streamDelivery.js";
+import { FileSubscription, type SubscriptionHost } from "./stream/streamSubscription.js";
+import { encodeEnvelope } from "./wire/envelope.js";
 import {
   DEFAULT_BEACON_INTERVAL,
   DEFAULT_MAX_PAYLOAD_BYTES,
   HEADER_SIZE,
-} from "../format/constants.js";
-import { StreamFileError } from "../format/errors.js";
-import { decodeHeader } from "../format/header.js";
-import { isValidStreamKey } from "../format/streamKey.js";
-import { PRIME_STREAM_KEY } from "../io/consumer.js";
-import { fileReader } from "../io/fileReader.js";
-import { type SendReceipt, SharedWriter } from "../io/sharedWriter.js";
-import { encodeEnvelope } from "./envelope.js";
-import type { FileDelivery } from "./fileDelivery.js";
-import { FilePublish, type FilePublisher } from "./filePublisher.js";
-import { FileStream } from "./fileStream.js";
-import { FileSubscription, type SubscriptionHost } from "./fileSubscription.js";
+} from "./wire/format/constants.js";
+import { StreamFileError } from "./wire/format/errors.js";
+import { decodeHeader } from "./wire/format/header.js";
+import { isValidStreamKey } from "./wire/format/streamKey.js";
+import { PRIME_STREAM_KEY } from "./wire/io/consumer.js";
+import { fileReader } from "./wire/io/fileReader.js";
+import { type SendReceipt, SharedWriter } from "./wire/io/sharedWriter.js";
 
 export interface FileBrokerOptions {
   /** The `.ss` file; created (with its folder) on connect unless `existingOnly`. */

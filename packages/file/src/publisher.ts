@@ -1,6 +1,6 @@
 import type { OutgoingMessage, Publisher, PublishPolicy, Receipt } from "@ruststream/core";
 import { policyMark } from "@ruststream/core/broker";
-import type { ConnectedFileBroker } from "./fileBroker.js";
+import type { ConnectedFileBroker } from "./broker.js";
 
 /**
  * Publishing to the broker's file: the message name is the stream key. Configuration only; the

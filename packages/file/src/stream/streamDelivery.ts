@@ -5,9 +5,9 @@ import {
   type SettleResult,
 } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
-import type { DecodedMessage } from "../format/types.js";
-import { decodeEnvelope } from "./envelope.js";
-import { FilePosition } from "./filePosition.js";
+import { FilePosition } from "../position.js";
+import { decodeEnvelope } from "../wire/envelope.js";
+import type { DecodedMessage } from "../wire/format/types.js";
 
 /** Every delivery carries its sequence number in its stream under this header, as in RustStream. */
 export const SEQUENCE_HEADER = "stream-sequence";
