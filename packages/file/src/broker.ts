@@ -27,7 +27,8 @@ import {
   testableMark,
   wireHeaders,
 } from "@ruststream/core/broker";
-import { FilePublish, type FilePublisher } from "./publisher.js";
+import { PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
+import { FilePublish, type FilePublisher, type PublisherHost } from "./publisher.js";
 import { FileStream } from "./sources.js";
 import type { FileDelivery } from "./stream/streamDelivery.js";
 import { FileSubscription, type SubscriptionHost } from "./stream/streamSubscription.js";
@@ -40,7 +41,6 @@ import {
 import { StreamFileError } from "./wire/format/errors.js";
 import { decodeHeader } from "./wire/format/header.js";
 import { isValidStreamKey } from "./wire/format/streamKey.js";
-import { PRIME_STREAM_KEY } from "./wire/io/consumer.js";
 import { fileReader } from "./wire/io/fileReader.js";
 import { type SendReceipt, SharedWriter } from "./wire/io/sharedWriter.js";
 
@@ -190,6 +190,7 @@ export class ConnectedFileBroker
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
     SubscriptionHost,
+    PublisherHost,
     TestableBroker,
     DescribesServer
 {
@@ -271,7 +272,7 @@ export class ConnectedFileBroker
     return [...(this.#published.get(name) ?? [])];
   }
 
-  /** Used by {@link FilePublisher}. */
+  // PublisherHost
   async append(message: OutgoingMessage): Promise<Receipt> {
     const { wire, snapshot } = this.#prepare(message);
     const writer = this.#acquireWriter();
@@ -372,7 +373,7 @@ export class ConnectedFileBroker
         "the file broker has no per-message publish options: remove options from the message",
       );
     }
-    const headers = wireHeaders(message);
+    const headers = wireHeaders(message, PARTITION_KEY_HEADER);
     const wire = encodeEnvelope(message.payload, headers);
     const max = this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     if (wire.length > max) {

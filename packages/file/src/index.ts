@@ -4,11 +4,12 @@ export {
   FileBroker,
   type FileBrokerOptions,
 } from "./broker.js";
+export { PARTITION_KEY_HEADER, PRIME_STREAM_KEY, SEQUENCE_HEADER } from "./names.js";
 export { FilePosition, type FilePositionTarget } from "./position.js";
 export { FilePublish, FilePublisher } from "./publisher.js";
 export { FileStream, type FileStreamOptions } from "./sources.js";
 export { sidecarPath } from "./stream/sidecar.js";
-export { FileDelivery, SEQUENCE_HEADER } from "./stream/streamDelivery.js";
+export { FileDelivery } from "./stream/streamDelivery.js";
 export { FileSubscription } from "./stream/streamSubscription.js";
 export type { Unwrapped } from "./wire/envelope.js";
 export { decodeEnvelope, encodeEnvelope } from "./wire/envelope.js";
@@ -64,7 +65,6 @@ export type {
 export {
   type ConsumerOptions,
   FileConsumer,
-  PRIME_STREAM_KEY,
   type ReadFrom,
 } from "./wire/io/consumer.js";
 export { fileReader } from "./wire/io/fileReader.js";

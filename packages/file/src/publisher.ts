@@ -1,16 +1,48 @@
-import type { OutgoingMessage, Publisher, PublishPolicy, Receipt } from "@ruststream/core";
-import { policyMark } from "@ruststream/core/broker";
-import type { ConnectedFileBroker } from "./broker.js";
+import {
+  type OutgoingMessage,
+  type Publisher,
+  type PublishPolicy,
+  type Receipt,
+  RustStreamError,
+} from "@ruststream/core";
+import { brokerKind, type brokerMark, policyMark } from "@ruststream/core/broker";
+
+/**
+ * What a publisher needs from its connection. Declared here and implemented by
+ * `ConnectedFileBroker`, so this file never imports the broker: no cycle between a connection and
+ * its publisher.
+ */
+export interface PublisherHost {
+  readonly [brokerMark]: string;
+  /** Throws `closed` once the connection has shut down. */
+  assertOpen(): void;
+  /** Validates, encodes and appends one message; resolves once its bytes are handed to the OS. */
+  append(message: OutgoingMessage): Promise<Receipt>;
+}
+
+/** A file broker's connection, by its brand: the policy pairs with nothing else. */
+function isPublisherHost(connected: object): connected is PublisherHost {
+  return (
+    brokerKind(connected) === "file" && typeof (connected as PublisherHost).append === "function"
+  );
+}
 
 /**
  * Publishing to the broker's file: the message name is the stream key. Configuration only; the
  * file's writer (and its cross-process lock) is taken on the first publish, so a service that
- * only reads never holds it.
+ * only reads never holds it. It takes any connection and checks the brand, rather than naming the
+ * connection's class, which would tie this file to broker.ts and back.
  */
-export class FilePublish implements PublishPolicy<ConnectedFileBroker, FilePublisher> {
+export class FilePublish implements PublishPolicy<object, FilePublisher> {
   readonly [policyMark] = "file";
 
-  async pair(connected: ConnectedFileBroker): Promise<FilePublisher> {
+  async pair(connected: object): Promise<FilePublisher> {
+    if (!isPublisherHost(connected)) {
+      throw new RustStreamError(
+        "foreign-value",
+        `a file publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
+      );
+    }
     connected.assertOpen();
     return new FilePublisher(connected);
   }
@@ -22,13 +54,13 @@ export class FilePublish implements PublishPolicy<ConnectedFileBroker, FilePubli
  * number in its stream. Durability (fsync) comes with the broker's shutdown.
  */
 export class FilePublisher implements Publisher {
-  readonly #connected: ConnectedFileBroker;
+  readonly #host: PublisherHost;
 
-  constructor(connected: ConnectedFileBroker) {
-    this.#connected = connected;
+  constructor(host: PublisherHost) {
+    this.#host = host;
   }
 
   async publish(message: OutgoingMessage): Promise<Receipt> {
-    return this.#connected.append(message);
+    return this.#host.append(message);
   }
 }

@@ -1,16 +1,9 @@
-import {
-  HeaderMap,
-  headerNames,
-  type ReadonlyHeaderMap,
-  type SettleResult,
-} from "@ruststream/core";
+import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
+import { PARTITION_KEY_HEADER, SEQUENCE_HEADER } from "../names.js";
 import { FilePosition } from "../position.js";
 import { decodeEnvelope } from "../wire/envelope.js";
 import type { DecodedMessage } from "../wire/format/types.js";
-
-/** Every delivery carries its sequence number in its stream under this header, as in RustStream. */
-export const SEQUENCE_HEADER = "stream-sequence";
 
 /** What a delivery asks of the subscription that handed it out. */
 export interface DeliveryOwner {
@@ -51,7 +44,7 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
   }
 
   get partitionKey(): Uint8Array | undefined {
-    return this.headers.get(headerNames.partitionKey);
+    return this.headers.get(PARTITION_KEY_HEADER);
   }
 
   get position(): FilePosition {

@@ -1,4 +1,5 @@
 import { close, type FSWatcher, fstat, open, read, watch } from "node:fs";
+import { PRIME_STREAM_KEY } from "../../names.js";
 import { HEADER_SIZE, SEA_STREAMER_INTERNAL } from "../format/constants.js";
 import { type DecodedItem, StreamDecoder } from "../format/decoder.js";
 import { StreamFileError } from "../format/errors.js";
@@ -35,9 +36,6 @@ export interface ConsumerOptions {
    */
   readonly pollMs?: number;
 }
-
-/** RustStream's file broker primes a fresh file with one message on this key; readers skip it. */
-export const PRIME_STREAM_KEY = "ruststream-internal";
 
 const CHUNK = 1024 * 1024;
 

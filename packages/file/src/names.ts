@@ -1,0 +1,17 @@
+import { headerNames } from "@ruststream/core";
+
+// The names the file broker writes into a `.ss` file, RustStream's own, so a TypeScript and a Rust
+// service read each other's messages. The `rs1:`/`rs2:` header envelope is a format, not a name:
+// it lives in wire/envelope.ts.
+
+/**
+ * The partition key travels in core's plain header: a `.ss` frame has no key field of its own, and
+ * RustStream's file broker writes the same header.
+ */
+export const PARTITION_KEY_HEADER = headerNames.partitionKey;
+
+/** Every delivery carries its sequence number in its stream under this header, as in RustStream. */
+export const SEQUENCE_HEADER = "stream-sequence";
+
+/** RustStream's file broker primes a fresh file with one message on this key; readers skip it. */
+export const PRIME_STREAM_KEY = "ruststream-internal";
