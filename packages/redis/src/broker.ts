@@ -28,11 +28,11 @@ import {
   type RedisConnectionOptions,
   type ResolvedConnection,
   resolveConnection,
-} from "./connectionOptions.js";
+} from "./client/connectionOptions.js";
+import { IoredisLink } from "./client/ioredisLink.js";
+import type { Link } from "./client/link.js";
 import type { RedisDelivery } from "./delivery.js";
 import type { HostedSubscription, RedisHost } from "./host.js";
-import { IoredisLink } from "./link/ioredisLink.js";
-import type { Link } from "./link/link.js";
 import { RedisListSubscription } from "./list/listSubscription.js";
 import { RedisPublish, RedisPublisher, type RedisPublishSettings } from "./publisher.js";
 import { RedisPubSubSubscription } from "./pubsub/pubsubSubscription.js";

@@ -1,6 +1,6 @@
 import type { RawMessage, RustStreamError } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
-import type { Link } from "./link/link.js";
+import type { Link } from "./client/link.js";
 
 /** What subscriptions, deliveries and publishers need from their connection. */
 export interface RedisHost {

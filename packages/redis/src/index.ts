@@ -1,6 +1,6 @@
 export type { ClosedRedisBroker, RedisBrokerOptions } from "./broker.js";
 export { ConnectedRedisBroker, RedisBroker } from "./broker.js";
-export type { RedisConnectionOptions, RedisTlsOptions } from "./connectionOptions.js";
+export type { RedisConnectionOptions, RedisTlsOptions } from "./client/connectionOptions.js";
 export type { RedisDelivery } from "./delivery.js";
 export type { RedisListDelivery } from "./list/listDelivery.js";
 export type { RedisListSubscription } from "./list/listSubscription.js";

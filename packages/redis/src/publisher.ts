@@ -20,9 +20,9 @@ import {
   wireHeaders,
 } from "@ruststream/core/broker";
 import type { ConnectedRedisBroker } from "./broker.js";
-import { encodeFrame } from "./frame.js";
+import { encodeFrame } from "./client/frame.js";
+import { type Command, text } from "./client/resp.js";
 import type { RedisHost } from "./host.js";
-import { type Command, text } from "./link/link.js";
 import { redisHeaders } from "./names.js";
 import { entryFields } from "./stream/entry.js";
 import { xadd } from "./stream/streamSubscription.js";

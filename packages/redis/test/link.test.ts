@@ -1,8 +1,8 @@
 import { Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { resolveConnection } from "../src/connectionOptions.js";
-import { IoredisLink } from "../src/link/ioredisLink.js";
-import { errorCode, type Reply, text } from "../src/link/link.js";
+import { resolveConnection } from "../src/client/connectionOptions.js";
+import { IoredisLink } from "../src/client/ioredisLink.js";
+import { errorCode, type Reply, text } from "../src/client/resp.js";
 import { requireEnv, uniqueKey } from "./env.js";
 
 // The main connection writes the commands of one tick together (one socket write), while each keeps

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConnection } from "../src/connectionOptions.js";
+import { resolveConnection } from "../src/client/connectionOptions.js";
+import { IoredisLink } from "../src/client/ioredisLink.js";
+import type { Link } from "../src/client/link.js";
+import { errorCode, type Reply, text } from "../src/client/resp.js";
 import { MemoryRedis } from "../src/inProcess/memoryRedis.js";
-import { IoredisLink } from "../src/link/ioredisLink.js";
-import { errorCode, type Link, type Reply, text } from "../src/link/link.js";
 import { recoverScript, takeScript } from "../src/list/listScripts.js";
 import { requireEnv, uniqueKey } from "./env.js";
 

@@ -1,7 +1,7 @@
 import { HeaderMap } from "@ruststream/core";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeFrame, encodeFrame } from "../src/frame.js";
+import { decodeFrame, encodeFrame } from "../src/client/frame.js";
 import {
   RedisBroker,
   RedisPubSub,

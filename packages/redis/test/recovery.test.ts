@@ -1,6 +1,6 @@
 import { HeaderMap, headerNames, isRustStreamError, readDeadLetterOrigin } from "@ruststream/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFrame } from "../src/frame.js";
+import { encodeFrame } from "../src/client/frame.js";
 import {
   RedisBroker,
   RedisList,

@@ -1,16 +1,8 @@
 import { type Clock, type ClockTimer, systemClock } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
-import type {
-  Arg,
-  BlockingLink,
-  Command,
-  Link,
-  PubSubLink,
-  PubSubListener,
-  Reader,
-  Reply,
-} from "../link/link.js";
-import { scriptKeys } from "../link/script.js";
+import type { BlockingLink, Link, PubSubLink, PubSubListener, Reader } from "../client/link.js";
+import type { Arg, Command, Reply } from "../client/resp.js";
+import { scriptKeys } from "../client/script.js";
 import {
   compareIds,
   type EntryId,

@@ -1,5 +1,5 @@
-import type { Arg, Reply } from "../link/link.js";
-import type { RedisScript, RunCommand } from "../link/script.js";
+import type { Arg, Reply } from "../client/resp.js";
+import type { RedisScript, RunCommand } from "../client/script.js";
 
 // A reliable list's moves that must not stop half-way: a value moved into processing without its
 // recovery claim would be held there for ever once its consumer is gone (a crash, or a restart that

@@ -1,8 +1,9 @@
 import { type BatchSubscription, RustStreamError } from "@ruststream/core";
 import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
-import { decodeFrame, encodeFrame } from "../frame.js";
+import { decodeFrame, encodeFrame } from "../client/frame.js";
+import type { BlockingLink } from "../client/link.js";
+import { type Arg, array, type Command, errorCode } from "../client/resp.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
-import { type Arg, array, type BlockingLink, type Command, errorCode } from "../link/link.js";
 import { SWEEP_BATCH } from "../names.js";
 import { countedHeaders } from "../retryCount.js";
 import type { RedisList } from "../sources.js";

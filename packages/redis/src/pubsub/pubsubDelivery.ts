@@ -1,6 +1,6 @@
 import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
-import { bareFramePayload, decodeFrame } from "../frame.js";
+import { bareFramePayload, decodeFrame } from "../client/frame.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 

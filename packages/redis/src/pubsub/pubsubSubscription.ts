@@ -1,7 +1,7 @@
 import { type BatchSubscription, RustStreamError } from "@ruststream/core";
 import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
+import type { PubSubLink } from "../client/link.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
-import type { PubSubLink } from "../link/link.js";
 import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";
 import { RedisPubSubDelivery } from "./pubsubDelivery.js";
 

@@ -1,5 +1,6 @@
-import { decodeFrame, type Framed } from "../frame.js";
-import { array, type Command, type Link } from "../link/link.js";
+import { decodeFrame, type Framed } from "../client/frame.js";
+import type { Link } from "../client/link.js";
+import { array, type Command } from "../client/resp.js";
 import { SWEEP_BATCH } from "../names.js";
 
 // The durable delayed retry, as RustStream's Redis crate keeps it: `nackAfter` adds a member to a

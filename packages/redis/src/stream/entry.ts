@@ -1,5 +1,5 @@
 import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
-import { type Arg, bytesOf, type Reply, text } from "../link/link.js";
+import { type Arg, bytesOf, type Reply, text } from "../client/resp.js";
 import { streamFields } from "../names.js";
 
 const prefix = Buffer.from(streamFields.headerPrefix);

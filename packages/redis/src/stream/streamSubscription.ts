@@ -12,9 +12,10 @@ import {
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
-import { encodeFrame } from "../frame.js";
+import { encodeFrame } from "../client/frame.js";
+import type { BlockingLink } from "../client/link.js";
+import { type Arg, array, type Command, errorCode, text } from "../client/resp.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
-import { type Arg, array, type BlockingLink, type Command, errorCode, text } from "../link/link.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
 import { countedHeaders } from "../retryCount.js";
 import type { RedisStream } from "../sources.js";

@@ -1,16 +1,9 @@
 import type { Writable } from "node:stream";
 import { RustStreamError } from "@ruststream/core";
 import { Redis } from "ioredis";
-import { connectionError, type ResolvedConnection } from "../connectionOptions.js";
-import type {
-  Arg,
-  BlockingLink,
-  Command,
-  Link,
-  PubSubLink,
-  PubSubListener,
-  Reply,
-} from "./link.js";
+import { connectionError, type ResolvedConnection } from "./connectionOptions.js";
+import type { BlockingLink, Link, PubSubLink, PubSubListener } from "./link.js";
+import type { Arg, Command, Reply } from "./resp.js";
 import { type RedisScript, scriptKeys } from "./script.js";
 
 // Reconnect for as long as the broker lives: a restarted server is reached again within 2 s.

@@ -1,4 +1,4 @@
-import type { Arg, Reply } from "./link.js";
+import type { Arg, Reply } from "./resp.js";
 
 /** Runs one command and answers its reply, throwing the server's error reply. */
 export type RunCommand = (name: string, args: readonly Arg[]) => Reply;

@@ -3,18 +3,8 @@
 // ioredis; the in-process mode puts an emulator of the same commands behind it, so every settlement
 // runs the same code and answers as the server does.
 
+import type { Arg, Command, Reply } from "./resp.js";
 import type { RedisScript } from "./script.js";
-
-/** A command argument, as Redis takes it: bytes, or text and numbers sent as their digits. */
-export type Arg = string | Buffer | number;
-
-/** A RESP2 reply: bulk strings (and status replies) as bytes, integers, nil, arrays. */
-export type Reply = Buffer | number | null | Reply[];
-
-export interface Command {
-  readonly name: string;
-  readonly args: readonly Arg[];
-}
 
 /** A connection for blocking commands; each blocking reader owns one. */
 export interface BlockingLink {
@@ -63,25 +53,3 @@ export interface Link {
 export type Reader =
   | { readonly kind: "stream"; readonly key: string; readonly group: string }
   | { readonly kind: "list"; readonly key: string; readonly processing: string };
-
-export function text(reply: Reply | undefined): string {
-  if (Buffer.isBuffer(reply)) return reply.toString("utf8");
-  if (typeof reply === "number") return String(reply);
-  return "";
-}
-
-export function array(reply: Reply | undefined): Reply[] {
-  return Array.isArray(reply) ? reply : [];
-}
-
-/** A plain Uint8Array over a reply's bytes (no copy), so callers never see Buffer's extras. */
-export function bytesOf(reply: Reply | undefined): Uint8Array {
-  if (Buffer.isBuffer(reply)) return new Uint8Array(reply.buffer, reply.byteOffset, reply.length);
-  return new Uint8Array(0);
-}
-
-/** The text of a server error reply, for matching its code (`NOGROUP`, `BUSYGROUP`, ...). */
-export function errorCode(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return /^[A-Z]+/.exec(message)?.[0] ?? "";
-}
