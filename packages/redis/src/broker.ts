@@ -31,15 +31,25 @@ import {
 } from "./client/connectionOptions.js";
 import { IoredisLink } from "./client/ioredisLink.js";
 import type { Link } from "./client/link.js";
-import type { RedisDelivery } from "./delivery.js";
 import type { HostedSubscription, RedisHost } from "./host.js";
+import type { RedisListDelivery } from "./list/listDelivery.js";
 import { RedisListSubscription } from "./list/listSubscription.js";
 import { RedisPublish, RedisPublisher, type RedisPublishSettings } from "./publisher.js";
+import type { RedisPubSubDelivery } from "./pubsub/pubsubDelivery.js";
 import { RedisPubSubSubscription } from "./pubsub/pubsubSubscription.js";
-import { ReplyInbox } from "./replyInbox.js";
 import { type RedisSource, RedisStream } from "./sources.js";
+import { ReplyInbox } from "./stream/replyInbox.js";
+import type { RedisStreamDelivery } from "./stream/streamDelivery.js";
 import { RedisStreamSubscription } from "./stream/streamSubscription.js";
-import type { RedisSubscription } from "./subscription.js";
+
+/** Every delivery the Redis broker hands out. */
+export type RedisDelivery = RedisStreamDelivery | RedisListDelivery | RedisPubSubDelivery;
+
+/** Every subscription the Redis broker opens; only stream subscriptions batch and seek. */
+export type RedisSubscription =
+  | RedisStreamSubscription
+  | RedisListSubscription
+  | RedisPubSubSubscription;
 
 export interface RedisBrokerOptions extends RedisConnectionOptions {
   /**

@@ -1,7 +1,11 @@
-export type { ClosedRedisBroker, RedisBrokerOptions } from "./broker.js";
+export type {
+  ClosedRedisBroker,
+  RedisBrokerOptions,
+  RedisDelivery,
+  RedisSubscription,
+} from "./broker.js";
 export { ConnectedRedisBroker, RedisBroker } from "./broker.js";
 export type { RedisConnectionOptions, RedisTlsOptions } from "./client/connectionOptions.js";
-export type { RedisDelivery } from "./delivery.js";
 export type { RedisListDelivery } from "./list/listDelivery.js";
 export type { RedisListSubscription } from "./list/listSubscription.js";
 export { keySuffixes, redisHeaders, streamFields } from "./names.js";
@@ -20,4 +24,3 @@ export type {
 export { RedisList, RedisPubSub, RedisPubSubPattern, RedisStream } from "./sources.js";
 export type { RedisStreamDelivery } from "./stream/streamDelivery.js";
 export type { RedisStreamSubscription } from "./stream/streamSubscription.js";
-export type { RedisSubscription } from "./subscription.js";

@@ -1,3 +1,6 @@
+import { type ReadonlyHeaderMap, readRetryCount } from "@ruststream/core";
+import { writeRetryCount } from "@ruststream/core/broker";
+
 /**
  * The names RustStream's Redis crate uses on the wire, so a TypeScript and a Rust service can share a
  * stream, a list or a channel.
@@ -31,3 +34,15 @@ export const keySuffixes = {
 
 /** Due or orphaned members a sweep takes per pass, as in RustStream. */
 export const SWEEP_BATCH = 128;
+
+/**
+ * The headers of a copy that goes back for another delivery: the `x-ruststream-retry-count` header
+ * raised by the deliveries the original had (one, unless it was reclaimed), every other header as it
+ * was. The runtime's attempt is that header plus the copy's own delivery count, so the count travels
+ * in the message, as RustStream's Redis crate carries it, and a Rust service reading the same key
+ * counts alike. Nothing spent, nothing written: a copy of an entry never handed out stays identical.
+ */
+export function countedHeaders(headers: ReadonlyHeaderMap, deliveries: number): ReadonlyHeaderMap {
+  if (deliveries <= 0) return headers;
+  return writeRetryCount(headers.clone(), readRetryCount(headers) + deliveries);
+}

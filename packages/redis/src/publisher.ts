@@ -24,8 +24,7 @@ import { encodeFrame } from "./client/frame.js";
 import { type Command, text } from "./client/resp.js";
 import type { RedisHost } from "./host.js";
 import { redisHeaders } from "./names.js";
-import { entryFields } from "./stream/entry.js";
-import { xadd } from "./stream/streamSubscription.js";
+import { entryFields, xadd } from "./stream/entry.js";
 
 /** Where a publish goes: a stream (`XADD`), a list (`LPUSH`) or a channel (`PUBLISH`). */
 export type RedisTransport = "stream" | "list" | "pubsub";

@@ -1,5 +1,5 @@
 import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
-import { type Arg, bytesOf, type Reply, text } from "../client/resp.js";
+import { type Arg, bytesOf, type Command, type Reply, text } from "../client/resp.js";
 import { streamFields } from "../names.js";
 
 const prefix = Buffer.from(streamFields.headerPrefix);
@@ -27,6 +27,12 @@ export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array): Ar
     );
   }
   return fields;
+}
+
+/** `XADD key [MAXLEN ~ n] * fields`, as every append of this package writes it. */
+export function xadd(key: string, fields: Arg[], maxLen: number | undefined): Command {
+  const trim: Arg[] = maxLen === undefined ? [] : ["MAXLEN", "~", maxLen];
+  return { name: "XADD", args: [key, ...trim, "*", ...fields] };
 }
 
 /**

@@ -5,9 +5,8 @@ import {
   type SettleResult,
 } from "@ruststream/core";
 import { DeliveryBase, writeDeadLetterOrigin } from "@ruststream/core/broker";
-import { redisHeaders } from "../names.js";
+import { countedHeaders, redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
-import { countedHeaders } from "../retryCount.js";
 import type { StreamEntry } from "./entry.js";
 
 /** What a stream delivery needs from the subscription that handed it out. */

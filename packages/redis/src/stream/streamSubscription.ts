@@ -14,13 +14,13 @@ import {
 } from "@ruststream/core/broker";
 import { encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
-import { type Arg, array, type Command, errorCode, text } from "../client/resp.js";
+import { array, type Command, errorCode, text } from "../client/resp.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
+import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
-import { countedHeaders } from "../retryCount.js";
 import type { RedisStream } from "../sources.js";
 import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
-import { entriesOfRead, entryFields, parseEntry, type StreamEntry } from "./entry.js";
+import { entriesOfRead, entryFields, parseEntry, type StreamEntry, xadd } from "./entry.js";
 import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
 
 const done: IteratorResult<RedisStreamDelivery, undefined> = { done: true, value: undefined };
@@ -36,12 +36,6 @@ function uniqueConsumer(): string {
 interface Held {
   readonly entry: StreamEntry;
   readonly deliveryCount: number;
-}
-
-/** `XADD key [MAXLEN ~ n] * fields`, as every append of this package writes it. */
-export function xadd(key: string, fields: Arg[], maxLen: number | undefined): Command {
-  const trim: Arg[] = maxLen === undefined ? [] : ["MAXLEN", "~", maxLen];
-  return { name: "XADD", args: [key, ...trim, "*", ...fields] };
 }
 
 function startId(source: RedisStream): string {
