@@ -1,73 +1,19 @@
-export {
-  type ClosedFileBroker,
-  ConnectedFileBroker,
-  FileBroker,
-  type FileBrokerOptions,
-} from "./broker.js";
+// The file broker's public API, by name. The `.ss` codec and the low-level reader and writer are
+// the other entry, `@ruststream/file/format` (formatEntry.ts); a name is in one entry, never both.
+// The layout every broker package follows:
+//   broker.ts     the broker, its connection and its closed witness
+//   sources.ts    the descriptor subscribe takes (FileStream)
+//   publisher.ts  the publish policy and the live publisher
+//   position.ts   where a delivery sits in its stream
+//   names.ts      the names it writes into the file
+//   stream/       the one subscription mode: its subscription, delivery, and tracked position
+//   wire/         the `.ss` format, the file I/O and RustStream's header envelope
+export type { ClosedFileBroker, FileBrokerOptions } from "./broker.js";
+export { ConnectedFileBroker, FileBroker } from "./broker.js";
 export { PARTITION_KEY_HEADER, PRIME_STREAM_KEY, SEQUENCE_HEADER } from "./names.js";
 export { FilePosition, type FilePositionTarget } from "./position.js";
 export { FilePublish, FilePublisher } from "./publisher.js";
 export { FileStream, type FileStreamOptions } from "./sources.js";
 export { sidecarPath } from "./stream/sidecar.js";
-export { FileDelivery } from "./stream/streamDelivery.js";
-export { FileSubscription } from "./stream/streamSubscription.js";
-export type { Unwrapped } from "./wire/envelope.js";
-export { decodeEnvelope, encodeEnvelope } from "./wire/envelope.js";
-export { encodeBeacon, markersPerBeacon } from "./wire/format/beacon.js";
-export {
-  DEFAULT_BEACON_INTERVAL,
-  DEFAULT_MAX_PAYLOAD_BYTES,
-  END_OF_STREAM_PAYLOAD,
-  HEADER_SIZE,
-  MAX_STREAM_KEY_LENGTH,
-  MAX_TIMESTAMP_MS,
-  SEA_STREAMER_INTERNAL,
-  SEA_STREAMER_WILDCARD,
-} from "./wire/format/constants.js";
-export { crc16Cdma2000, crc16Update, runningChecksumUpdate } from "./wire/format/crc.js";
-export {
-  type DecodedFile,
-  type DecodedItem,
-  type DecodeOutcome,
-  type DecoderOptions,
-  decodeFile,
-  isEndOfStream,
-  StreamDecoder,
-} from "./wire/format/decoder.js";
-export { type EncoderOptions, FileEncoder } from "./wire/format/encoder.js";
-export { StreamFileError, type StreamFileErrorCode } from "./wire/format/errors.js";
-export { encodeFrame, frameSize, validateMessage } from "./wire/format/frame.js";
-export {
-  decodeHeader,
-  encodeHeader,
-  isSeaStreamerFile,
-  MAX_FILE_NAME_BYTES,
-} from "./wire/format/header.js";
-export { type LocateTarget, locateStart } from "./wire/format/locate.js";
-export { bufferReader, type RandomAccessReader } from "./wire/format/reader.js";
-export {
-  findResumePoint,
-  type RecoveredStream,
-  type ResumeOptions,
-  type ResumePoint,
-  recoverStreams,
-} from "./wire/format/resume.js";
-export { isValidStreamKey, validateStreamKey } from "./wire/format/streamKey.js";
-export type {
-  Beacon,
-  DecodedMessage,
-  FileHeader,
-  Marker,
-  StreamId,
-  StreamMessage,
-  StreamState,
-} from "./wire/format/types.js";
-export {
-  type ConsumerOptions,
-  FileConsumer,
-  type ReadFrom,
-} from "./wire/io/consumer.js";
-export { fileReader } from "./wire/io/fileReader.js";
-export { lockPathOf } from "./wire/io/lockFile.js";
-export { FileProducer, type ProducerOptions } from "./wire/io/producer.js";
-export type { SendReceipt } from "./wire/io/sharedWriter.js";
+export type { FileDelivery } from "./stream/streamDelivery.js";
+export type { FileSubscription } from "./stream/streamSubscription.js";

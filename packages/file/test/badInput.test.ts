@@ -10,7 +10,7 @@ import {
   type StreamFileErrorCode,
   type StreamMessage,
   validateStreamKey,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 
 const header: FileHeader = {
   fileName: "bad.ss",

@@ -7,12 +7,9 @@ import {
   decodeEnvelope,
   decodeFile,
   encodeEnvelope,
-  FileBroker,
-  type FileDelivery,
-  FileStream,
   isEndOfStream,
-  PRIME_STREAM_KEY,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
+import { FileBroker, type FileDelivery, FileStream, PRIME_STREAM_KEY } from "../src/index.js";
 import { committedDeliveries, fixture, fixturePath, type RustDelivery } from "./helpers.js";
 import { tempDir } from "./tempDir.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crc16Cdma2000, crc16Update, runningChecksumUpdate } from "../src/index.js";
+import { crc16Cdma2000, crc16Update, runningChecksumUpdate } from "../src/formatEntry.js";
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 

@@ -7,7 +7,7 @@ import {
   type FileHeader,
   markersPerBeacon,
   StreamDecoder,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import { diffMessages, foldBefore, workload } from "./helpers.js";
 
 /** The upstream rotation, modelled independently of the encoder. */

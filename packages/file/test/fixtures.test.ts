@@ -8,7 +8,7 @@ import {
   isEndOfStream,
   runningChecksumUpdate,
   StreamDecoder,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import {
   decodeClean,
   encodeAll,

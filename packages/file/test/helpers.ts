@@ -8,7 +8,7 @@ import {
   runningChecksumUpdate,
   type StreamMessage,
   type StreamState,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 
 /**
  * Stream files the Rust crates wrote, committed in the repository: fixtures/README.md says what

@@ -13,7 +13,7 @@ import {
   isEndOfStream,
   recoverStreams,
   type StreamMessage,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import {
   committedDeliveries,
   endLine,

@@ -9,7 +9,7 @@ import {
   FileProducer,
   lockPathOf,
   StreamFileError,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import { tempDir } from "./tempDir.js";
 
 const dir = tempDir("ruststream-file-processes-");

@@ -8,7 +8,7 @@ import {
   isEndOfStream,
   lockPathOf,
   StreamFileError,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import { tempDir, text, utf8 } from "./tempDir.js";
 
 const dir = tempDir();

@@ -10,7 +10,8 @@ import {
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
-import { decodeFile, FileBroker, FileConsumer, FileProducer } from "../src/index.js";
+import { decodeFile, FileConsumer, FileProducer } from "../src/formatEntry.js";
+import { FileBroker } from "../src/index.js";
 import { tempDir, text, utf8 } from "./tempDir.js";
 
 // What a reader does when the file changes under it in ways other than an append: a writer that

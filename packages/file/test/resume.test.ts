@@ -12,7 +12,7 @@ import {
   type RandomAccessReader,
   recoverStreams,
   StreamFileError,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import {
   diffMessages,
   encodeAll,

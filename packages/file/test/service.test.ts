@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { describe, expect, it, vi } from "vitest";
+import { decodeFile } from "../src/formatEntry.js";
 import {
-  decodeFile,
   FileBroker,
   FileStream,
   PRIME_STREAM_KEY,

@@ -5,7 +5,7 @@ import {
   decodeFile,
   HEADER_SIZE,
   isEndOfStream,
-} from "../src/index.js";
+} from "../src/formatEntry.js";
 import { diffMessages, FIXTURE_NAMES, fixture } from "./helpers.js";
 
 /** Where each complete unit ends: frames, and beacons that sit between frames. */

@@ -21,7 +21,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeFile, FileConsumer, FileProducer } from "@ruststream/file";
+import { decodeFile, FileConsumer, FileProducer } from "@ruststream/file/format";
 import { machine, type RowSummary, summarize, tableLines } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? 5);

@@ -1,6 +1,6 @@
 // A second process for the cross-process tests: `hold` opens the file's writer and waits to be
 // killed; `spam` appends 512-byte messages as fast as it can until it is killed.
-import { FileProducer } from "../../src/index.js";
+import { FileProducer } from "../../src/formatEntry.js";
 
 const [path, mode] = process.argv.slice(2);
 if (path === undefined || (mode !== "hold" && mode !== "spam")) {
