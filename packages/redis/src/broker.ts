@@ -34,7 +34,12 @@ import type { Link } from "./client/link.js";
 import type { HostedSubscription, RedisHost } from "./host.js";
 import type { RedisListDelivery } from "./list/listDelivery.js";
 import { RedisListSubscription } from "./list/listSubscription.js";
-import { RedisPublish, RedisPublisher, type RedisPublishSettings } from "./publisher.js";
+import {
+  type PublisherHost,
+  RedisPublish,
+  RedisPublisher,
+  type RedisPublishSettings,
+} from "./publisher.js";
 import type { RedisPubSubDelivery } from "./pubsub/pubsubDelivery.js";
 import { RedisPubSubSubscription } from "./pubsub/pubsubSubscription.js";
 import { type RedisSource, RedisStream } from "./sources.js";
@@ -179,7 +184,8 @@ export class ConnectedRedisBroker
   implements
     ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
     DescribesServer,
-    RedisHost
+    RedisHost,
+    PublisherHost
 {
   readonly [brokerMark] = "redis";
   readonly [describeMark] = true as const;

@@ -11,6 +11,7 @@ import {
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
+  brokerKind,
   type PendingReply,
   policyMark,
   publishRequest,
@@ -19,10 +20,9 @@ import {
   transactionsMark,
   wireHeaders,
 } from "@ruststream/core/broker";
-import type { ConnectedRedisBroker } from "./broker.js";
 import { encodeFrame } from "./client/frame.js";
+import type { Link } from "./client/link.js";
 import { type Command, text } from "./client/resp.js";
-import type { RedisHost } from "./host.js";
 import { redisHeaders } from "./names.js";
 import { entryFields, xadd } from "./stream/entry.js";
 
@@ -39,6 +39,25 @@ export interface RedisPublishSettings {
   readonly maxLen?: number;
 }
 
+/**
+ * What a publisher needs from its connection. Declared here and implemented by the connected broker,
+ * so this file never imports broker.ts: no cycle between a connection and its publisher.
+ */
+export interface PublisherHost {
+  readonly link: Link;
+  /** Throws the `closed` error once the connection has shut down. */
+  assertOpen(): void;
+  readonly isClosed: boolean;
+  closedError(what: string): RustStreamError;
+  /** Approximate `MAXLEN` for every entry this connection appends, if set. */
+  readonly maxLen: number | undefined;
+  readonly maxPayloadBytes: number;
+  /** Where a name is published to when no policy says: lists and channels this connection reads. */
+  transportOf(name: string): RedisTransport;
+  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
+  record(message: RawMessage): void;
+}
+
 /** What a publisher needs beyond the connection: a reply inbox for requests. */
 export interface RequestHost {
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
@@ -49,7 +68,7 @@ export interface RequestHost {
  * The Redis publish policy: plain configuration, paired with a connected broker into a
  * {@link RedisPublisher}. `new RedisPublish()` is the broker's default.
  */
-export class RedisPublish implements PublishPolicy<ConnectedRedisBroker, RedisPublisher> {
+export class RedisPublish implements PublishPolicy<object, RedisPublisher> {
   readonly [policyMark] = "redis";
   readonly settings: RedisPublishSettings;
 
@@ -63,9 +82,29 @@ export class RedisPublish implements PublishPolicy<ConnectedRedisBroker, RedisPu
     this.settings = settings;
   }
 
-  async pair(connected: ConnectedRedisBroker): Promise<RedisPublisher> {
+  // Any connection, checked by its brand: naming the connection's class here would tie this file
+  // to broker.ts and back.
+  async pair(connected: object): Promise<RedisPublisher> {
+    if (!pairsRedisPublishers(connected)) {
+      throw new RustStreamError(
+        "foreign-value",
+        `a Redis publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy, or pair this one with a connected RedisBroker`,
+      );
+    }
     return connected.pairPublisher(this.settings);
   }
+}
+
+/** A Redis connection, as the policy recognises it. */
+interface PairsRedisPublishers {
+  pairPublisher(settings: RedisPublishSettings): RedisPublisher;
+}
+
+function pairsRedisPublishers(connected: object): connected is PairsRedisPublishers {
+  return (
+    brokerKind(connected) === "redis" &&
+    typeof (connected as Partial<PairsRedisPublishers>).pairPublisher === "function"
+  );
 }
 
 /**
@@ -75,13 +114,13 @@ export class RedisPublish implements PublishPolicy<ConnectedRedisBroker, RedisPu
 export class RedisPublisher implements TransactionalPublisher, Requester {
   readonly [transactionsMark] = true as const;
   readonly [requestMark] = true as const;
-  readonly #host: RedisHost;
+  readonly #host: PublisherHost;
   readonly #requests: RequestHost;
   readonly #settings: RedisPublishSettings;
   readonly #inflight: { count: number };
 
   constructor(
-    host: RedisHost,
+    host: PublisherHost,
     requests: RequestHost,
     settings: RedisPublishSettings,
     inflight: { count: number },
