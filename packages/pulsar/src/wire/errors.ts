@@ -1,0 +1,61 @@
+// How the wire client fails: always a RustStreamError from core, with a stable code. A server's
+// ERROR or SEND_ERROR becomes `broker-failure` whose cause is a PulsarServerError naming the
+// server's code, so callers can tell a busy subscription from a missing topic.
+import { RustStreamError } from "@ruststream/core";
+import { ServerError, serverErrorName } from "./commands.js";
+
+/** An error the Pulsar broker answered with (ERROR, SEND_ERROR, a failed lookup). */
+export class PulsarServerError extends Error {
+  override readonly name = "PulsarServerError";
+  /** The server's `ServerError` name, e.g. `ConsumerBusy`, `TopicNotFound`. */
+  readonly serverError: string;
+
+  constructor(
+    readonly code: number,
+    serverMessage: string,
+  ) {
+    super(`${serverErrorName(code)}: ${serverMessage}`);
+    this.serverError = serverErrorName(code);
+  }
+}
+
+/** Server errors after which the same request may succeed later (the Java client retries these). */
+const RETRIABLE = new Set<number>([
+  ServerError.ServiceNotReady,
+  ServerError.TooManyRequests,
+  ServerError.MetadataError,
+  ServerError.PersistenceError,
+  ServerError.UnknownError,
+]);
+
+/** A `broker-failure` wrapping the server's answer. */
+export function serverFailure(what: string, code: number, message: string): RustStreamError {
+  const cause = new PulsarServerError(code, message);
+  return new RustStreamError("broker-failure", `${what}: the broker answered ${cause.message}`, {
+    cause,
+  });
+}
+
+/** The server's error code inside an error this client raised, if it came from the server. */
+export function serverErrorOf(error: unknown): number | undefined {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause instanceof PulsarServerError ? cause.code : undefined;
+}
+
+/**
+ * Whether an operation that failed with `error` is worth retrying: a lost connection, a timeout, or
+ * a transient server state. `also` adds codes a caller treats as transient (a reconnecting consumer
+ * treats ConsumerBusy so: its previous incarnation may not be gone yet).
+ */
+export function isRetriable(error: unknown, also: readonly number[] = []): boolean {
+  if (!(error instanceof RustStreamError)) return false;
+  if (error.code === "timeout") return true;
+  if (error.code !== "broker-failure") return false;
+  const code = serverErrorOf(error);
+  return code === undefined || RETRIABLE.has(code) || also.includes(code);
+}
+
+/** The `closed` error for use after close. */
+export function closedError(what: string): RustStreamError {
+  return new RustStreamError("closed", `${what} is closed; create a new one`);
+}

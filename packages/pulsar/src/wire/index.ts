@@ -1,0 +1,83 @@
+// @ruststream/pulsar/wire: the Pulsar binary protocol in TypeScript, usable without the framework.
+export type { BackoffOptions } from "./backoff.js";
+export { type BatchEntry, encodeBatchEntry, readBatch } from "./batch.js";
+export { type ClientOptions, PulsarClient } from "./client.js";
+export {
+  AckType,
+  type BaseCommand,
+  baseCommand,
+  CommandType,
+  CompressionType,
+  InitialPosition,
+  KeySharedMode,
+  LookupType,
+  type MessageIdData,
+  type MessageMetadata,
+  messageIdData,
+  messageMetadata,
+  ServerError,
+  type SingleMessageMetadata,
+  SubType,
+  serverErrorName,
+  singleMessageMetadata,
+} from "./commands.js";
+export { type Compression, compress, decompress, loadCodecs } from "./compression.js";
+export {
+  CLIENT_VERSION,
+  Connection,
+  type ConnectionSettings,
+  PROTOCOL_VERSION,
+  type TokenSource,
+} from "./connection.js";
+export {
+  Consumer,
+  type ConsumerOptions,
+  Message,
+  PartitionConsumer,
+  type SubscriptionType,
+} from "./consumer.js";
+export { crc32c } from "./crc32c.js";
+export { isRetriable, PulsarServerError } from "./errors.js";
+export {
+  DEFAULT_MAX_MESSAGE_SIZE,
+  decodeFrame,
+  encodeCommandFrame,
+  encodeMessageSection,
+  encodePayloadFrame,
+  FRAME_PADDING,
+  type Frame,
+  FrameError,
+  FrameReader,
+  MAGIC_BROKER_ENTRY_METADATA,
+  MAGIC_CRC32C,
+  type PayloadSection,
+} from "./frame.js";
+export {
+  DEFAULT_MAX_REDIRECTS,
+  type LookupResult,
+  lookupTopic,
+  partitionedTopicMetadata,
+} from "./lookup.js";
+export { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
+export { MessageId } from "./messageId.js";
+export {
+  type HashingScheme,
+  javaStringHashCode,
+  keyHash,
+  murmur3_32,
+  partitionForKey,
+} from "./murmur3.js";
+export {
+  type BatchingOptions,
+  type OutgoingMessage,
+  PartitionProducer,
+  Producer,
+  type ProducerOptions,
+} from "./producer.js";
+export { type BrokerAddress, parseBrokerUrl, parseServiceUrl } from "./serviceUrl.js";
+export {
+  parseTopicName,
+  partitionTopicName,
+  type TopicDomain,
+  type TopicName,
+} from "./topicName.js";

@@ -1,0 +1,709 @@
+// Producers. A PartitionProducer owns one topic (or one partition of a partitioned topic): it gives
+// each entry the next sequence id, keeps sent entries in order until their receipts come back (which
+// the broker sends in order), batches messages into entries, and after a reconnect resends every
+// entry still waiting, in order. A Producer routes messages over a topic's partitions.
+import { RustStreamError } from "@ruststream/core";
+import { Backoff, sleep } from "./backoff.js";
+import { encodeBatchEntry } from "./batch.js";
+import {
+  type CommandSendError,
+  type CommandSendReceipt,
+  CommandType,
+  CompressionType,
+  type KeyValue,
+  type MessageMetadata,
+  ProducerAccessMode,
+  ServerError,
+  type SingleMessageMetadata,
+} from "./commands.js";
+import { type Compression, compress, compressionType, loadCodecs } from "./compression.js";
+import type { Connection, ProducerHandler } from "./connection.js";
+import { closedError, isRetriable, serverFailure } from "./errors.js";
+import { DEFAULT_MAX_MESSAGE_SIZE, encodeMessageSection, FRAME_PADDING } from "./frame.js";
+import type { ClientHost } from "./host.js";
+import { MessageId } from "./messageId.js";
+import { type HashingScheme, partitionForKey } from "./murmur3.js";
+import { Queue } from "./queue.js";
+import { parseTopicName, partitionTopicName } from "./topicName.js";
+
+/** One message to send. */
+export interface OutgoingMessage {
+  readonly payload: Uint8Array;
+  /** The message key: routes it to a partition, and on Key_Shared to a consumer. */
+  readonly key?: string;
+  /** Overrides the key for Key_Shared routing only. */
+  readonly orderingKey?: Uint8Array;
+  readonly properties?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** Milliseconds since the epoch, the application's own time for the message. */
+  readonly eventTime?: number;
+  /** Deliver no earlier than this (ms since the epoch); Shared and Key_Shared subscriptions honour it. Sent unbatched. */
+  readonly deliverAt?: number;
+  /** On a partitioned topic, send to this partition instead of routing by key. */
+  readonly partition?: number;
+}
+
+/** Batching: messages sent close together travel as one broker entry. */
+export interface BatchingOptions {
+  /** At most this many messages per batch (default 1000). */
+  readonly maxMessages?: number;
+  /** At most this many payload bytes per batch, before compression (default 128 KiB). */
+  readonly maxBytes?: number;
+  /** A batch is sent at the latest this long after its first message (default 1 ms). */
+  readonly maxDelayMs?: number;
+  /**
+   * One batch per key (default false), for Key_Shared subscriptions: the broker routes a whole entry
+   * by one key, so a mixed-key batch would reach one consumer.
+   */
+  readonly keyBased?: boolean;
+}
+
+export interface ProducerOptions {
+  readonly topic: string;
+  /** A name for the producer; the broker assigns one when absent. Deduplication keys on it. */
+  readonly producerName?: string;
+  readonly accessMode?: keyof typeof ProducerAccessMode;
+  /** `false` sends each message as its own entry. Default: batching with the defaults above. */
+  readonly batching?: false | BatchingOptions;
+  readonly compression?: Compression;
+  /** How keys choose partitions (default JavaStringHash, the Java client's default). */
+  readonly hashingScheme?: HashingScheme;
+  /** A send not confirmed within this fails with `timeout` (default 30 s; 0: never). */
+  readonly sendTimeoutMs?: number;
+  /** Creates this subscription with the topic, so nothing sent is lost before a consumer comes. */
+  readonly initialSubscriptionName?: string;
+  /** Producer metadata, shown in the topic's stats. */
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+interface Waiter {
+  readonly resolve: (id: MessageId) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Queued {
+  readonly message: OutgoingMessage;
+  readonly waiter: Waiter;
+}
+
+/** One entry in flight: what was (or will be) sent, and who waits for its receipt. */
+interface OpSend {
+  readonly sequenceId: bigint;
+  readonly highestSequenceId: bigint;
+  readonly numMessages: number;
+  readonly batched: boolean;
+  readonly section: Buffer;
+  readonly waiters: Waiter[];
+  readonly createdAt: number;
+}
+
+class Batch {
+  readonly items: Queued[] = [];
+  bytes = 0;
+}
+
+function toKeyValues(
+  properties: Readonly<Record<string, string>> | ReadonlyMap<string, string> | undefined,
+): KeyValue[] | undefined {
+  if (properties === undefined) return undefined;
+  const entries = properties instanceof Map ? [...properties] : Object.entries(properties);
+  if (entries.length === 0) return undefined;
+  return entries.map(([key, value]) => ({ key, value }));
+}
+
+type State = "connecting" | "ready" | "closing" | "closed" | "failed";
+
+/** A producer on one topic or one partition. */
+export class PartitionProducer implements ProducerHandler {
+  private state: State = "connecting";
+  private connection: Connection | undefined;
+  private readonly producerId: number;
+  private producerName: string | undefined;
+  private sequence = 0n;
+  private sequenceAssigned = false;
+  private maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+  private readonly pending = new Queue<OpSend>();
+  private readonly batches = new Map<string, Batch>();
+  private batchTimer: NodeJS.Timeout | undefined;
+  private readonly timeoutTimer: NodeJS.Timeout | undefined;
+  private reconnecting = false;
+  private failure: Error | undefined;
+  private readonly compression: number;
+  private readonly batching: Required<BatchingOptions> | undefined;
+  private readonly drainWaiters: (() => void)[] = [];
+  /** How many times this producer attached to a broker (1 after creation). */
+  connects = 0;
+
+  constructor(
+    private readonly host: ClientHost,
+    readonly topic: string,
+    readonly partition: number,
+    private readonly options: ProducerOptions,
+  ) {
+    this.producerId = host.newProducerId();
+    this.producerName = options.producerName;
+    this.compression = compressionType(options.compression ?? "NONE");
+    this.batching =
+      options.batching === false
+        ? undefined
+        : {
+            maxMessages: options.batching?.maxMessages ?? 1000,
+            maxBytes: options.batching?.maxBytes ?? 128 * 1024,
+            maxDelayMs: options.batching?.maxDelayMs ?? 1,
+            keyBased: options.batching?.keyBased ?? false,
+          };
+    const sendTimeoutMs = options.sendTimeoutMs ?? 30_000;
+    if (sendTimeoutMs > 0) {
+      this.timeoutTimer = setInterval(
+        () => this.failExpired(sendTimeoutMs),
+        Math.max(50, Math.min(1000, sendTimeoutMs / 4)),
+      );
+      this.timeoutTimer.unref();
+    }
+  }
+
+  /** The name the broker knows this producer by. */
+  get name(): string | undefined {
+    return this.producerName;
+  }
+
+  /** Connects for the first time; rejects when the broker refuses or the operation times out. */
+  async start(): Promise<void> {
+    await loadCodecs();
+    const backoff = new Backoff(this.host.backoff);
+    const deadline = Date.now() + this.host.operationTimeoutMs;
+    // A connection lost while attaching is this loop's to retry, not a second reconnect loop's.
+    this.reconnecting = true;
+    try {
+      for (;;) {
+        try {
+          await this.attach();
+          return;
+        } catch (error) {
+          const delay = backoff.next();
+          if (!isRetriable(error) || Date.now() + delay > deadline || this.host.signal.aborted) {
+            this.shutdownTimers();
+            this.state = "failed";
+            throw error;
+          }
+          await sleep(delay, this.host.signal);
+        }
+      }
+    } finally {
+      this.reconnecting = false;
+    }
+  }
+
+  private async attach(): Promise<void> {
+    const { logical, physical } = await this.host.lookup(this.topic);
+    const connection = await this.host.connection(logical, physical);
+    const requestId = connection.newRequestId();
+    connection.registerProducer(this.producerId, this);
+    let answer: Awaited<ReturnType<Connection["request"]>>;
+    try {
+      answer = await connection.request(
+        requestId,
+        {
+          type: CommandType.PRODUCER,
+          producer: {
+            topic: this.topic,
+            producerId: this.producerId,
+            requestId,
+            ...(this.producerName === undefined ? {} : { producerName: this.producerName }),
+            userProvidedProducerName: this.options.producerName !== undefined,
+            epoch: BigInt(this.connects),
+            producerAccessMode: ProducerAccessMode[this.options.accessMode ?? "Shared"],
+            ...(this.options.initialSubscriptionName === undefined
+              ? {}
+              : { initialSubscriptionName: this.options.initialSubscriptionName }),
+            ...(this.options.properties === undefined
+              ? {}
+              : { metadata: toKeyValues(this.options.properties)! }),
+          },
+        },
+        `create producer on ${this.topic}`,
+      );
+    } catch (error) {
+      connection.unregisterProducer(this.producerId);
+      throw error;
+    }
+    const success = answer.producerSuccess!;
+    if (this.state === "closed" || this.state === "failed") {
+      connection.unregisterProducer(this.producerId);
+      return;
+    }
+    this.producerName = success.producerName;
+    // With deduplication the broker remembers the last sequence id under this name; continue after it.
+    const last = success.lastSequenceId;
+    if (!this.sequenceAssigned && last !== undefined && last >= 0n) this.sequence = last + 1n;
+    this.connection = connection;
+    this.maxMessageSize = connection.maxMessageSize;
+    this.connects++;
+    if (this.state === "connecting") this.state = "ready";
+    // Everything waiting for a receipt goes again, in order; the broker drops what it already has
+    // when deduplication is on, and otherwise the receipt order still matches.
+    for (const op of this.pending) this.write(op);
+  }
+
+  /** Queues a message; resolves with its id once the broker confirms it is stored. */
+  send(message: OutgoingMessage): Promise<MessageId> {
+    if (this.state === "closing" || this.state === "closed")
+      return Promise.reject(closedError(`producer on ${this.topic}`));
+    if (this.failure) return Promise.reject(this.failure);
+    // The broker drops the whole connection on an oversized frame: refuse here, before any byte goes.
+    if (message.payload.length > this.maxMessageSize)
+      return Promise.reject(this.tooLarge(message.payload.length));
+    return new Promise<MessageId>((resolve, reject) => {
+      const queued: Queued = { message, waiter: { resolve, reject } };
+      if (this.batching === undefined || message.deliverAt !== undefined) {
+        // Order holds across kinds: what is batched so far goes first.
+        this.flushBatches();
+        this.sendSingle(queued);
+      } else {
+        this.addToBatch(queued, this.batching);
+      }
+    });
+  }
+
+  private tooLarge(size: number): RustStreamError {
+    return new RustStreamError(
+      "publish-refused",
+      `a message of ${size} bytes exceeds the broker's max_message_size of ${this.maxMessageSize} bytes on ${this.topic}; it was not sent (the broker would drop the connection)`,
+    );
+  }
+
+  private addToBatch(queued: Queued, batching: Required<BatchingOptions>): void {
+    const key = batching.keyBased ? batchKey(queued.message) : "";
+    let batch = this.batches.get(key);
+    const size = queued.message.payload.length;
+    if (
+      batch &&
+      (batch.items.length >= batching.maxMessages ||
+        batch.bytes + size > Math.min(batching.maxBytes, this.maxMessageSize))
+    ) {
+      this.batches.delete(key);
+      this.sendBatch(batch, key);
+      batch = undefined;
+    }
+    if (!batch) {
+      batch = new Batch();
+      this.batches.set(key, batch);
+    }
+    batch.items.push(queued);
+    batch.bytes += size;
+    if (batch.items.length >= batching.maxMessages) {
+      this.batches.delete(key);
+      this.sendBatch(batch, key);
+    }
+    if (this.batches.size > 0 && this.batchTimer === undefined) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = undefined;
+        this.flushBatches();
+      }, batching.maxDelayMs);
+    }
+  }
+
+  /** Sends every open batch now (in the order their first messages came). */
+  flushBatches(): void {
+    if (this.batchTimer !== undefined) {
+      clearTimeout(this.batchTimer);
+      this.batchTimer = undefined;
+    }
+    const batches = [...this.batches];
+    this.batches.clear();
+    for (const [key, batch] of batches) this.sendBatch(batch, key);
+  }
+
+  private nextSequence(count: number): bigint {
+    const first = this.sequence;
+    this.sequence += BigInt(count);
+    this.sequenceAssigned = true;
+    return first;
+  }
+
+  private metadataBase(sequenceId: bigint): MessageMetadata {
+    return {
+      producerName: this.producerName ?? "",
+      sequenceId,
+      publishTime: Date.now(),
+    };
+  }
+
+  private sendSingle(queued: Queued): void {
+    const { message } = queued;
+    const sequenceId = this.nextSequence(1);
+    const metadata = this.metadataBase(sequenceId);
+    applyMessageFields(metadata, message);
+    if (message.deliverAt !== undefined) metadata.deliverAtTime = message.deliverAt;
+    const payload = this.compressInto(metadata, message.payload);
+    this.enqueue([queued.waiter], metadata, payload, sequenceId, sequenceId, 1, false);
+  }
+
+  private sendBatch(batch: Batch, key: string): void {
+    const count = batch.items.length;
+    if (count === 0) return;
+    const first = this.nextSequence(count);
+    const parts: Buffer[] = [];
+    batch.items.forEach((queued, index) => {
+      const { message } = queued;
+      const single: SingleMessageMetadata = {
+        payloadSize: message.payload.length,
+        sequenceId: first + BigInt(index),
+      };
+      if (message.key !== undefined) single.partitionKey = message.key;
+      if (message.orderingKey !== undefined) single.orderingKey = message.orderingKey;
+      const properties = toKeyValues(message.properties);
+      if (properties) single.properties = properties;
+      if (message.eventTime !== undefined) single.eventTime = message.eventTime;
+      parts.push(encodeBatchEntry(single, message.payload));
+    });
+    const highest = first + BigInt(count - 1);
+    const metadata = this.metadataBase(first);
+    metadata.numMessagesInBatch = count;
+    metadata.highestSequenceId = highest;
+    // A key-based batch carries its key outside too: the broker routes the entry by it.
+    const head = batch.items[0]!.message;
+    if (this.batching?.keyBased && key !== "") {
+      if (head.key !== undefined) metadata.partitionKey = head.key;
+      if (head.orderingKey !== undefined) metadata.orderingKey = head.orderingKey;
+    }
+    const payload = this.compressInto(metadata, Buffer.concat(parts));
+    this.enqueue(
+      batch.items.map((q) => q.waiter),
+      metadata,
+      payload,
+      first,
+      highest,
+      count,
+      true,
+    );
+  }
+
+  private compressInto(metadata: MessageMetadata, payload: Uint8Array): Uint8Array {
+    if (this.compression === CompressionType.NONE) return payload;
+    metadata.compression = this.compression;
+    metadata.uncompressedSize = payload.length;
+    return compress(this.compression, payload);
+  }
+
+  private enqueue(
+    waiters: Waiter[],
+    metadata: MessageMetadata,
+    payload: Uint8Array,
+    sequenceId: bigint,
+    highestSequenceId: bigint,
+    numMessages: number,
+    batched: boolean,
+  ): void {
+    let section: Buffer;
+    try {
+      section = encodeMessageSection(metadata, payload);
+    } catch (error) {
+      const failure = new RustStreamError(
+        "invalid-argument",
+        `cannot encode the message: ${String(error)}`,
+        {
+          cause: error,
+        },
+      );
+      for (const waiter of waiters) waiter.reject(failure);
+      return;
+    }
+    // The compressed payload against the limit, and the whole frame against what the broker reads.
+    if (
+      payload.length > this.maxMessageSize ||
+      section.length + 64 > this.maxMessageSize + FRAME_PADDING
+    ) {
+      const refused = this.tooLarge(payload.length);
+      for (const waiter of waiters) waiter.reject(refused);
+      return;
+    }
+    const op: OpSend = {
+      sequenceId,
+      highestSequenceId,
+      numMessages,
+      batched,
+      section,
+      waiters,
+      createdAt: Date.now(),
+    };
+    this.pending.push(op);
+    if (this.state === "ready" || this.state === "closing") this.write(op);
+  }
+
+  private write(op: OpSend): void {
+    this.connection?.sendPayload(
+      {
+        type: CommandType.SEND,
+        send: {
+          producerId: this.producerId,
+          sequenceId: op.sequenceId,
+          numMessages: op.numMessages,
+          ...(op.batched ? { highestSequenceId: op.highestSequenceId } : {}),
+        },
+      },
+      op.section,
+    );
+  }
+
+  onSendReceipt(receipt: CommandSendReceipt): void {
+    const op = this.pending.peek();
+    if (op === undefined || receipt.sequenceId < op.sequenceId) return; // for an entry already settled
+    if (receipt.sequenceId > op.sequenceId) {
+      // A receipt past the oldest entry: the two sides disagree on what was sent. Start over on a
+      // new connection, which resends everything pending in order.
+      this.connection?.close(
+        new RustStreamError(
+          "broker-failure",
+          `producer on ${this.topic}: receipt for sequence ${receipt.sequenceId} while ${op.sequenceId} was expected`,
+        ),
+      );
+      return;
+    }
+    this.pending.shift();
+    const data = receipt.messageId;
+    const ledger = data ? BigInt.asIntN(64, data.ledgerId) : -1n;
+    const entry = data ? BigInt.asIntN(64, data.entryId) : -1n;
+    op.waiters.forEach((waiter, index) => {
+      waiter.resolve(
+        op.batched
+          ? new MessageId(ledger, entry, this.partition, index, op.numMessages)
+          : new MessageId(ledger, entry, this.partition),
+      );
+    });
+    this.notifyDrained();
+  }
+
+  onSendError(error: CommandSendError): void {
+    if (error.error === ServerError.ChecksumError) {
+      // The bytes were damaged on the way; sending them again (after a reconnect) can succeed.
+      this.connection?.close(serverFailure(`send on ${this.topic}`, error.error, error.message));
+      return;
+    }
+    const op = this.pending.peek();
+    if (op === undefined || op.sequenceId !== error.sequenceId) return;
+    this.pending.shift();
+    const failure = serverFailure(`send on ${this.topic}`, error.error, error.message);
+    for (const waiter of op.waiters) waiter.reject(failure);
+    this.notifyDrained();
+  }
+
+  onClosedByBroker(): void {
+    this.connection = undefined;
+    this.reconnect();
+  }
+
+  onConnectionClosed(): void {
+    this.connection = undefined;
+    this.reconnect();
+  }
+
+  private reconnect(): void {
+    if (this.state === "closed" || this.state === "failed" || this.reconnecting) return;
+    if (this.state === "ready") this.state = "connecting";
+    this.reconnecting = true;
+    void (async () => {
+      const backoff = new Backoff(this.host.backoff);
+      try {
+        while (!this.host.signal.aborted && this.state !== "closed" && this.state !== "failed") {
+          await sleep(backoff.next(), this.host.signal);
+          if ((this.state as State) === "closed" || this.host.signal.aborted) return;
+          try {
+            await this.attach();
+            return;
+          } catch (error) {
+            // The previous incarnation may still hold the name for a moment after a disconnect.
+            if (!isRetriable(error, [ServerError.ProducerBusy])) {
+              this.fail(error instanceof Error ? error : new Error(String(error)));
+              return;
+            }
+          }
+        }
+      } finally {
+        this.reconnecting = false;
+      }
+    })();
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    this.state = "failed";
+    this.flushBatches();
+    for (const op of this.pending.drain()) for (const waiter of op.waiters) waiter.reject(error);
+    this.notifyDrained();
+    this.shutdownTimers();
+  }
+
+  private failExpired(timeoutMs: number): void {
+    const now = Date.now();
+    let op = this.pending.peek();
+    if (op === undefined || now - op.createdAt < timeoutMs) return;
+    const error = new RustStreamError(
+      "timeout",
+      `send on ${this.topic}: no receipt within ${timeoutMs} ms (${this.state === "ready" ? "the broker did not confirm" : "not connected"})`,
+    );
+    // Everything older than the limit goes, oldest first; a late receipt for it is then ignored.
+    while (op !== undefined && now - op.createdAt >= timeoutMs) {
+      this.pending.shift();
+      for (const waiter of op.waiters) waiter.reject(error);
+      op = this.pending.peek();
+    }
+    this.notifyDrained();
+  }
+
+  private notifyDrained(): void {
+    if (this.pending.length > 0) return;
+    for (const resolve of this.drainWaiters.splice(0)) resolve();
+  }
+
+  /** Sends what is batched and resolves once every entry sent so far is confirmed or failed. */
+  flush(): Promise<void> {
+    this.flushBatches();
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** How many entries wait for a receipt. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Flushes, waits for the receipts, and closes the producer on the broker. */
+  async close(): Promise<void> {
+    if (this.state === "closed" || this.state === "closing") return;
+    if (this.state !== "failed") {
+      this.state = "closing";
+      await this.flush();
+    }
+    this.state = "closed";
+    this.shutdownTimers();
+    const connection = this.connection;
+    this.connection = undefined;
+    for (const op of this.pending.drain())
+      for (const waiter of op.waiters) waiter.reject(closedError(`producer on ${this.topic}`));
+    if (connection && !connection.closed) {
+      connection.unregisterProducer(this.producerId);
+      const requestId = connection.newRequestId();
+      await connection
+        .request(
+          requestId,
+          {
+            type: CommandType.CLOSE_PRODUCER,
+            closeProducer: { producerId: this.producerId, requestId },
+          },
+          `close producer on ${this.topic}`,
+        )
+        .catch(() => undefined); // closing anyway; the broker drops it with the connection at worst
+    }
+  }
+
+  private shutdownTimers(): void {
+    if (this.timeoutTimer !== undefined) clearInterval(this.timeoutTimer);
+    if (this.batchTimer !== undefined) clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+  }
+}
+
+function batchKey(message: OutgoingMessage): string {
+  if (message.orderingKey !== undefined)
+    return `o:${Buffer.from(message.orderingKey).toString("base64")}`;
+  return message.key === undefined ? "" : `k:${message.key}`;
+}
+
+function applyMessageFields(metadata: MessageMetadata, message: OutgoingMessage): void {
+  if (message.key !== undefined) metadata.partitionKey = message.key;
+  if (message.orderingKey !== undefined) metadata.orderingKey = message.orderingKey;
+  const properties = toKeyValues(message.properties);
+  if (properties) metadata.properties = properties;
+  if (message.eventTime !== undefined) metadata.eventTime = message.eventTime;
+}
+
+/** A producer on a topic, partitioned or not: keyed messages go to the partition the key hashes to. */
+export class Producer {
+  private roundRobin = 0;
+  private closed = false;
+
+  private constructor(
+    /** The topic's full name. */
+    readonly topic: string,
+    /** The number of partitions; 0 for a non-partitioned topic. */
+    readonly partitions: number,
+    private readonly producers: PartitionProducer[],
+    private readonly hashingScheme: HashingScheme,
+  ) {
+    this.roundRobin = Math.floor(Math.random() * Math.max(1, producers.length));
+  }
+
+  /** Looks the topic up and connects a producer to it (one per partition). */
+  static async create(host: ClientHost, options: ProducerOptions): Promise<Producer> {
+    const name = parseTopicName(options.topic);
+    const partitions = name.partition >= 0 ? 0 : await host.partitions(name.full);
+    const producers =
+      partitions === 0
+        ? [new PartitionProducer(host, name.full, name.partition, options)]
+        : Array.from(
+            { length: partitions },
+            (_, i) => new PartitionProducer(host, partitionTopicName(name, i), i, options),
+          );
+    const started = await Promise.allSettled(producers.map((p) => p.start()));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) {
+      await Promise.all(producers.map((p) => p.close()));
+      throw failed.reason;
+    }
+    return new Producer(
+      name.full,
+      partitions,
+      producers,
+      options.hashingScheme ?? "JavaStringHash",
+    );
+  }
+
+  /** The producer of each partition (one for a non-partitioned topic). */
+  get partitionProducers(): readonly PartitionProducer[] {
+    return this.producers;
+  }
+
+  /** The partition a message goes to: its explicit partition, its key's hash, or the next in turn. */
+  choosePartition(message: OutgoingMessage): number {
+    if (this.partitions === 0) return 0;
+    if (message.partition !== undefined) {
+      if (
+        !Number.isInteger(message.partition) ||
+        message.partition < 0 ||
+        message.partition >= this.partitions
+      )
+        throw new RustStreamError(
+          "invalid-argument",
+          `partition ${message.partition} does not exist on ${this.topic} (${this.partitions} partitions)`,
+        );
+      return message.partition;
+    }
+    if (message.key !== undefined)
+      return partitionForKey(message.key, this.partitions, this.hashingScheme);
+    this.roundRobin = (this.roundRobin + 1) % this.partitions;
+    return this.roundRobin;
+  }
+
+  /** Sends a message; resolves with its id once the broker has stored it. */
+  send(message: OutgoingMessage): Promise<MessageId> {
+    if (this.closed) return Promise.reject(closedError(`producer on ${this.topic}`));
+    let index: number;
+    try {
+      index = this.choosePartition(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.producers[index]!.send(message);
+  }
+
+  /** Sends what is batched and waits for every receipt outstanding. */
+  async flush(): Promise<void> {
+    await Promise.all(this.producers.map((p) => p.flush()));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.producers.map((p) => p.close()));
+  }
+}

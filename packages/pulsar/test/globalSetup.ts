@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+
+// Starts Pulsar standalone (idempotently) and exports PULSAR_URL and PULSAR_ADMIN_URL to the workers.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["pulsar"]);
+}
