@@ -418,13 +418,20 @@ const MESSAGES: Record<string, Record<string, FieldSpec>> = {
   },
 };
 
+// protobufjs reads a JSON descriptor without an edition as proto3, where an optional field holding
+// zero or false is not written at all: partition 0, batch index 0 and durable=false would vanish.
+// Every type, enum and field here is marked proto2, so explicit presence holds.
+const EDITION = { edition: "proto2" } as const;
+
 function buildRoot(): protobuf.Root {
-  const nested: Record<string, protobuf.INamespace | protobuf.IType | protobuf.IEnum> = {};
-  for (const [name, values] of Object.entries(ENUMS)) nested[name] = { values: { ...values } };
+  const nested: Record<string, object> = {};
+  for (const [name, values] of Object.entries(ENUMS))
+    nested[name] = { ...EDITION, values: { ...values } };
   for (const [name, fields] of Object.entries(MESSAGES)) {
-    const out: Record<string, protobuf.IField & { rule?: string }> = {};
+    const out: Record<string, object> = {};
     for (const [fieldName, spec] of Object.entries(fields)) {
-      const field: protobuf.IField & { rule?: string } = {
+      const field: Record<string, unknown> = {
+        ...EDITION,
         id: spec.id,
         type: WIRE_TYPE[spec.type] ?? spec.type,
       };
@@ -433,9 +440,9 @@ function buildRoot(): protobuf.Root {
       if (spec.rule === "repeated" && !(spec.type in MESSAGES)) field.options = { packed: false };
       out[fieldName] = field;
     }
-    nested[name] = { fields: out };
+    nested[name] = { ...EDITION, fields: out };
   }
-  return protobuf.Root.fromJSON({ nested });
+  return protobuf.Root.fromJSON({ nested } as protobuf.INamespace);
 }
 
 const root = buildRoot();

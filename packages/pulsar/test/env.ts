@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+
+// Live tests read the addresses the global setup exported. A missing one means the broker was not
+// started: the test fails with the fix instead of skipping.
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") {
+    throw new Error(
+      `${name} is not set: the pulsar project's global setup (ensureBrokers(["pulsar"])) did not run or failed; run the tests with \`npx vitest run --project pulsar\` from the repository root, or \`pnpm brokers up pulsar\``,
+    );
+  }
+  return value;
+}
+
+export const serviceUrl = (): string => requireEnv("PULSAR_URL");
+
+/** A topic name no other run used (short form: public/default). */
+export function uniqueTopic(prefix: string): string {
+  return `rs-${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Calls Pulsar's admin REST API; throws with the answer when it is not 2xx. */
+export async function admin(path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(`${requireEnv("PULSAR_ADMIN_URL")}${path}`, init);
+  if (!response.ok)
+    throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${await response.text()}`);
+  return response;
+}
+
+/** Creates a partitioned topic in public/default. */
+export async function createPartitionedTopic(topic: string, partitions: number): Promise<void> {
+  await admin(`/admin/v2/persistent/public/default/${topic}/partitions`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: String(partitions),
+  });
+}
+
+/** Unloads a topic: the broker closes its producers and consumers, which must come back by themselves. */
+export async function unloadTopic(topic: string): Promise<void> {
+  await admin(`/admin/v2/persistent/public/default/${topic}/unload`, { method: "PUT" });
+}
+
+/** The topic's stats as the broker reports them. */
+export async function topicStats(topic: string): Promise<{
+  msgInCounter: number;
+  publishers: unknown[];
+  subscriptions: Record<string, { type: string; msgBacklog: number; consumers: unknown[] }>;
+}> {
+  return (await (
+    await admin(`/admin/v2/persistent/public/default/${topic}/stats`)
+  ).json()) as never;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const bytes = (text: string): Uint8Array => encoder.encode(text);
+export const text = (value: Uint8Array): string => decoder.decode(value);
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}

@@ -1,0 +1,246 @@
+// Protobuf commands and framing without a broker.
+import { describe, expect, it } from "vitest";
+import {
+  type BaseCommand,
+  baseCommand,
+  CommandType,
+  crc32c,
+  decodeFrame,
+  encodeBatchEntry,
+  encodeCommandFrame,
+  encodeMessageSection,
+  encodePayloadFrame,
+  FrameReader,
+  MAGIC_CRC32C,
+  MessageId,
+  messageMetadata,
+  readBatch,
+  singleMessageMetadata,
+} from "../src/wire/index.js";
+import { bytes, text } from "./env.js";
+
+describe("protobuf commands", () => {
+  it("encodes proto2 required fields even when zero", () => {
+    // SEND{producer_id=0, sequence_id=0}: both required, both written: 08 00 10 00.
+    const encoded = baseCommand.encode({
+      type: CommandType.SEND,
+      send: { producerId: 0, sequenceId: 0n },
+    });
+    expect(Buffer.from(encoded).toString("hex")).toBe("0806320408001000");
+  });
+
+  it("writes an optional field set to zero or false (proto2 presence, not proto3's)", () => {
+    // durable=false differs from the broker's default (true); partition 0 and batch index 0 from -1.
+    const subscribe = baseCommand.encode({
+      type: CommandType.SUBSCRIBE,
+      subscribe: {
+        topic: "t",
+        subscription: "s",
+        subType: 0,
+        consumerId: 0,
+        requestId: 0,
+        durable: false,
+      },
+    });
+    expect(Buffer.from(subscribe).toString("hex")).toContain("4000"); // field 8, varint 0
+    const decoded = baseCommand.decode(
+      baseCommand.encode({
+        type: CommandType.ACK,
+        ack: {
+          consumerId: 0,
+          ackType: 0,
+          messageId: [{ ledgerId: 1n, entryId: 0n, partition: 0, batchIndex: 0 }],
+        },
+      }),
+    );
+    expect(decoded.ack!.messageId![0]).toEqual({
+      ledgerId: 1n,
+      entryId: 0n,
+      partition: 0,
+      batchIndex: 0,
+    });
+  });
+
+  it("round-trips 64-bit ids as bigint without rounding, and keeps absent fields absent", () => {
+    const command: BaseCommand = {
+      type: CommandType.MESSAGE,
+      message: {
+        consumerId: 2 ** 40 + 3,
+        messageId: { ledgerId: 2n ** 63n + 5n, entryId: 2n ** 53n + 1n, batchIndex: 4 },
+        redeliveryCount: 2,
+        ackSet: [-1n, 5n],
+        consumerEpoch: 9n,
+      },
+    };
+    const decoded = baseCommand.decode(baseCommand.encode(command));
+    expect(decoded).toEqual(command);
+    expect(decoded.message!.messageId.partition).toBeUndefined();
+  });
+
+  it("round-trips CONNECT with its feature flags and auth data", () => {
+    const command: BaseCommand = {
+      type: CommandType.CONNECT,
+      connect: {
+        clientVersion: "test",
+        protocolVersion: 20,
+        authMethodName: "token",
+        authData: bytes("secret"),
+        featureFlags: { supportsAuthRefresh: true, supportsBrokerEntryMetadata: true },
+      },
+    };
+    const decoded = baseCommand.decode(baseCommand.encode(command));
+    expect(decoded.connect!.clientVersion).toBe("test");
+    expect(text(decoded.connect!.authData!)).toBe("secret");
+    expect(decoded.connect!.featureFlags).toEqual(command.connect!.featureFlags);
+  });
+
+  it("round-trips every command this client sends", () => {
+    const id = { ledgerId: 7n, entryId: 8n };
+    const commands: BaseCommand[] = [
+      {
+        type: CommandType.SUBSCRIBE,
+        subscribe: {
+          topic: "persistent://public/default/t",
+          subscription: "s",
+          subType: 3,
+          consumerId: 1,
+          requestId: 2,
+          durable: true,
+          initialPosition: 1,
+          keySharedMeta: { keySharedMode: 1, hashRanges: [{ start: 0, end: 100 }] },
+          consumerEpoch: 0n,
+        },
+      },
+      {
+        type: CommandType.PRODUCER,
+        producer: { topic: "t", producerId: 3, requestId: 4, epoch: 0n, producerAccessMode: 0 },
+      },
+      { type: CommandType.FLOW, flow: { consumerId: 0, messagePermits: 1000 } },
+      { type: CommandType.ACK, ack: { consumerId: 1, ackType: 0, messageId: [id, id] } },
+      {
+        type: CommandType.SEEK,
+        seek: { consumerId: 1, requestId: 5, messagePublishTime: 1_700_000_000_000 },
+      },
+      {
+        type: CommandType.REDELIVER_UNACKNOWLEDGED_MESSAGES,
+        redeliverUnacknowledgedMessages: { consumerId: 1, messageIds: [id] },
+      },
+      { type: CommandType.LOOKUP, lookupTopic: { topic: "t", requestId: 6, authoritative: false } },
+      { type: CommandType.PARTITIONED_METADATA, partitionMetadata: { topic: "t", requestId: 7 } },
+      { type: CommandType.PING, ping: {} },
+    ];
+    for (const command of commands)
+      expect(baseCommand.decode(baseCommand.encode(command))).toEqual(command);
+  });
+
+  it("round-trips message metadata and a message id's bytes", () => {
+    const metadata = {
+      producerName: "p",
+      sequenceId: 0n,
+      publishTime: 1_700_000_000_123,
+      properties: [{ key: "a", value: "b" }],
+      partitionKey: "k",
+      compression: 1,
+      uncompressedSize: 10,
+      numMessagesInBatch: 3,
+      deliverAtTime: 1_700_000_000_999,
+    };
+    expect(messageMetadata.decode(messageMetadata.encode(metadata))).toEqual(metadata);
+    const id = new MessageId(12n, 34n, 2, 5, 9);
+    expect(MessageId.fromBytes(id.toBytes())).toEqual(id);
+    expect(MessageId.parse(id.toString()).equals(id)).toBe(true);
+    expect(new MessageId(1n, 2n).compareTo(new MessageId(1n, 3n))).toBeLessThan(0);
+  });
+});
+
+describe("framing", () => {
+  it("lays out a simple frame as [totalSize][commandSize][command]", () => {
+    const frame = encodeCommandFrame({ type: CommandType.PING, ping: {} });
+    expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
+    expect(frame.readUInt32BE(4)).toBe(frame.length - 8);
+    expect(decodeFrame(frame.subarray(4)).command.type).toBe(CommandType.PING);
+  });
+
+  it("lays out a payload frame with magic 0x0e01 and a CRC-32C over metadata and payload", () => {
+    const section = encodeMessageSection(
+      { producerName: "p", sequenceId: 5n, publishTime: 1 },
+      bytes("payload"),
+    );
+    const frame = encodePayloadFrame(
+      { type: CommandType.SEND, send: { producerId: 1, sequenceId: 5n, numMessages: 1 } },
+      section,
+    );
+    const commandSize = frame.readUInt32BE(4);
+    const at = 8 + commandSize;
+    expect(frame.readUInt16BE(at)).toBe(MAGIC_CRC32C);
+    expect(frame.readUInt32BE(at + 2)).toBe(crc32c(frame.subarray(at + 6)));
+    const decoded = decodeFrame(frame.subarray(4));
+    expect(decoded.payload!.checksumValid).toBe(true);
+    expect(decoded.payload!.metadata.sequenceId).toBe(5n);
+    expect(text(decoded.payload!.payload)).toBe("payload");
+  });
+
+  it("reports a payload whose checksum does not match", () => {
+    const section = encodeMessageSection(
+      { producerName: "p", sequenceId: 0n, publishTime: 1 },
+      bytes("abc"),
+    );
+    const frame = encodePayloadFrame(
+      { type: CommandType.SEND, send: { producerId: 0, sequenceId: 0n } },
+      section,
+    );
+    frame[frame.length - 1] = frame[frame.length - 1]! ^ 0xff;
+    expect(decodeFrame(frame.subarray(4)).payload!.checksumValid).toBe(false);
+  });
+
+  it("reads frames split at every byte and several frames per chunk", () => {
+    const frames = [
+      encodeCommandFrame({ type: CommandType.PING, ping: {} }),
+      encodePayloadFrame(
+        { type: CommandType.SEND, send: { producerId: 1, sequenceId: 1n } },
+        encodeMessageSection(
+          { producerName: "p", sequenceId: 1n, publishTime: 1 },
+          bytes("x".repeat(300)),
+        ),
+      ),
+      encodeCommandFrame({ type: CommandType.PONG, pong: {} }),
+    ];
+    const stream = Buffer.concat(frames);
+    for (const step of [1, 3, 17, stream.length]) {
+      const reader = new FrameReader();
+      const got: number[] = [];
+      for (let at = 0; at < stream.length; at += step)
+        for (const frame of reader.push(stream.subarray(at, at + step)))
+          got.push(frame.command.type);
+      expect(got).toEqual([CommandType.PING, CommandType.SEND, CommandType.PONG]);
+    }
+  });
+
+  it("refuses a frame larger than the limit before buffering it", () => {
+    const reader = new FrameReader(1000);
+    const header = Buffer.alloc(8);
+    header.writeUInt32BE(5000, 0);
+    expect(() => reader.push(header)).toThrow(/exceeds the limit/);
+  });
+});
+
+describe("batches", () => {
+  it("concatenates [size][SingleMessageMetadata][payload] and reads it back", () => {
+    const batch = Buffer.concat([
+      encodeBatchEntry({ payloadSize: 3, partitionKey: "a", sequenceId: 0n }, bytes("one")),
+      encodeBatchEntry(
+        { payloadSize: 0, properties: [{ key: "x", value: "y" }] },
+        new Uint8Array(),
+      ),
+      encodeBatchEntry({ payloadSize: 5 }, bytes("three")),
+    ]);
+    const entries = readBatch(batch, 3);
+    expect(entries.map((e) => text(e.payload))).toEqual(["one", "", "three"]);
+    expect(entries[0]!.metadata.partitionKey).toBe("a");
+    expect(entries[1]!.metadata.properties).toEqual([{ key: "x", value: "y" }]);
+    expect(() => readBatch(batch, 4)).toThrow(/ends before message 3/);
+    expect(singleMessageMetadata.decode(singleMessageMetadata.encode({ payloadSize: 0 }))).toEqual({
+      payloadSize: 0,
+    });
+  });
+});
