@@ -19,6 +19,11 @@ export class PulsarServerError extends Error {
   }
 }
 
+/** A peer that broke the protocol's rules (a redirect loop, a missing field): retrying cannot help. */
+export class ProtocolFailure extends Error {
+  override readonly name = "ProtocolFailure";
+}
+
 /** Server errors after which the same request may succeed later (the Java client retries these). */
 const RETRIABLE = new Set<number>([
   ServerError.ServiceNotReady,
@@ -50,7 +55,7 @@ export function serverErrorOf(error: unknown): number | undefined {
 export function isRetriable(error: unknown, also: readonly number[] = []): boolean {
   if (!(error instanceof RustStreamError)) return false;
   if (error.code === "timeout") return true;
-  if (error.code !== "broker-failure") return false;
+  if (error.code !== "broker-failure" || error.cause instanceof ProtocolFailure) return false;
   const code = serverErrorOf(error);
   return code === undefined || RETRIABLE.has(code) || also.includes(code);
 }

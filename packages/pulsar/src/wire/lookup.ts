@@ -5,7 +5,7 @@
 import { RustStreamError } from "@ruststream/core";
 import { CommandType, LookupType, PartitionMetadataResult } from "./commands.js";
 import type { Connection } from "./connection.js";
-import { serverFailure } from "./errors.js";
+import { ProtocolFailure, serverFailure } from "./errors.js";
 import { type BrokerAddress, parseBrokerUrl } from "./serviceUrl.js";
 
 /** Where connections come from: the client's pool. */
@@ -84,15 +84,22 @@ export async function lookupTopic(
       throw new RustStreamError(
         "broker-failure",
         `lookup of ${topic}: the broker answered without a ${service.tls ? "TLS " : ""}broker URL`,
+        { cause: new ProtocolFailure("lookup answer without a broker URL") },
       );
     const broker = parseBrokerUrl(url);
-    // Through a proxy the socket keeps going to the service URL, which forwards to `broker`.
-    target = { logical: broker, physical: response.proxyThroughServiceUrl ? service : broker };
+    // proxy_through_service_url: keep the socket going where this lookup went (a proxy forwards to
+    // `broker` there). The standalone broker sets it on its own answers too, which then means the
+    // same address.
+    target = {
+      logical: broker,
+      physical: response.proxyThroughServiceUrl ? target.physical : broker,
+    };
     if (response.response === LookupType.Connect) return target;
     if (redirects + 1 > maxRedirects)
       throw new RustStreamError(
         "broker-failure",
         `lookup of ${topic}: more than ${maxRedirects} redirects (last to ${broker.url}); the brokers disagree on who owns the topic`,
+        { cause: new ProtocolFailure("redirect limit reached") },
       );
     authoritative = response.authoritative ?? false;
   }
