@@ -1,5 +1,11 @@
+import type { ClockTimer } from "@ruststream/core";
+import type { Coordinator } from "@ruststream/core/broker";
+import type { PubSubListener } from "../client/link.js";
+import type { Command } from "../client/resp.js";
+
 // The data the in-process stand-in keeps, shaped as Redis keeps it: streams with consumer groups and
-// pending lists, lists, sorted sets.
+// pending lists, lists, sorted sets; and beside the keys, what it follows for a test's coordinator
+// (lists being read, delayed-retry sets) and the subscribed channels.
 
 /** A stream entry id as two 64-bit halves. */
 export interface EntryId {
@@ -52,6 +58,18 @@ export class StreamGroup {
   constructor(lastDelivered: EntryId) {
     this.lastDelivered = lastDelivered;
   }
+
+  /** Counts entry `id` for the coordinator, once however often it is reached. */
+  count(id: string, coordinator: Coordinator): void {
+    if (this.counted.has(id)) return;
+    this.counted.add(id);
+    coordinator.enqueued();
+  }
+
+  /** Releases what {@link count} counted; nothing if it was not counted. */
+  release(id: string, coordinator: Coordinator): void {
+    if (this.counted.delete(id)) coordinator.consumed();
+  }
 }
 
 export class StreamValue {
@@ -85,3 +103,21 @@ export class ZSetValue {
 }
 
 export type StoredValue = StreamValue | ListValue | ZSetValue;
+
+/** Queue key to the subscriptions reading it: while there is one, its values are counted. */
+export type ListReaders = Map<string, { members: number }>;
+
+/** Delayed-retry sets being watched: how a due member goes back, and the timer of each member. */
+export interface DelayedSets {
+  /** Set key to the command that puts a due member back onto its stream. */
+  readonly restore: Map<string, (member: Buffer) => Command>;
+  /** `key NUL member-hex` to the timer that fires when the member falls due. */
+  readonly timers: Map<string, ClockTimer>;
+}
+
+/** A subscription of one connection to a channel, or to a glob pattern. */
+export interface Channel {
+  readonly name: string;
+  readonly pattern: RegExp | undefined;
+  readonly listener: PubSubListener;
+}
