@@ -38,7 +38,7 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   HEADER_SIZE,
 } from "./wire/format/constants.js";
-import { StreamFileError } from "./wire/format/errors.js";
+import { fileErrorDetail, wrapFileError } from "./wire/format/errors.js";
 import { decodeHeader } from "./wire/format/header.js";
 import { isValidStreamKey } from "./wire/format/streamKey.js";
 import { fileReader } from "./wire/io/fileReader.js";
@@ -141,9 +141,7 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
     try {
       decodeHeader(fileReader(fd).read(0, HEADER_SIZE));
     } catch (error) {
-      throw new RustStreamError("invalid-argument", `${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw wrapFileError("invalid-argument", `${path}: ${(error as Error).message}`, error);
     } finally {
       closeSync(fd);
     }
@@ -159,10 +157,8 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
     });
   } catch (error) {
     // Another process writes it: that process primes it.
-    if (error instanceof StreamFileError && error.code === "FILE_LOCKED") return;
-    throw new RustStreamError("invalid-argument", `${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    if (fileErrorDetail(error)?.code === "FILE_LOCKED") return;
+    throw wrapFileError("invalid-argument", `${path}: ${(error as Error).message}`, error);
   }
   try {
     writer.sendNow(PRIME_STREAM_KEY, new TextEncoder().encode("1"));
@@ -349,10 +345,10 @@ export class ConnectedFileBroker
         maxPayloadBytes: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
       });
     } catch (error) {
-      throw new RustStreamError(
+      throw wrapFileError(
         "broker-failure",
         `cannot publish to ${this.path}: ${(error as Error).message}`,
-        { cause: error },
+        error,
       );
     }
     return this.#writer;
@@ -397,11 +393,9 @@ export class ConnectedFileBroker
 }
 
 function refusal(error: unknown, name: string): unknown {
-  if (error instanceof StreamFileError) {
-    const code = error.code === "PAYLOAD_TOO_LARGE" ? "publish-refused" : "broker-failure";
-    return new RustStreamError(code, `publishing to "${name}" failed: ${error.message}`, {
-      cause: error,
-    });
-  }
-  return error;
+  const detail = fileErrorDetail(error);
+  if (detail === undefined) return error;
+  // A publish the format refuses for its size is the caller's to fix; anything else the file did.
+  const code = detail.code === "PAYLOAD_TOO_LARGE" ? "publish-refused" : "broker-failure";
+  return wrapFileError(code, `publishing to "${name}" failed: ${(error as Error).message}`, error);
 }

@@ -26,7 +26,11 @@ export {
   StreamDecoder,
 } from "./wire/format/decoder.js";
 export { type EncoderOptions, FileEncoder } from "./wire/format/encoder.js";
-export { StreamFileError, type StreamFileErrorCode } from "./wire/format/errors.js";
+export {
+  type FileErrorCode,
+  type FileErrorDetail,
+  fileErrorDetail,
+} from "./wire/format/errors.js";
 export { encodeFrame, frameSize, validateMessage } from "./wire/format/frame.js";
 export {
   decodeHeader,

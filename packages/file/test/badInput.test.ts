@@ -1,13 +1,14 @@
+import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
 import {
   decodeFile,
   decodeHeader,
   FileEncoder,
+  type FileErrorCode,
   type FileHeader,
+  fileErrorDetail,
   isSeaStreamerFile,
   StreamDecoder,
-  StreamFileError,
-  type StreamFileErrorCode,
   type StreamMessage,
   validateStreamKey,
 } from "../src/formatEntry.js";
@@ -25,11 +26,12 @@ const ok: StreamMessage = {
   payload: new TextEncoder().encode("hi"),
 };
 
-function codeOf(fn: () => unknown): StreamFileErrorCode | undefined {
+function codeOf(fn: () => unknown): FileErrorCode | undefined {
   try {
     fn();
   } catch (error) {
-    if (error instanceof StreamFileError) return error.code;
+    const detail = fileErrorDetail(error);
+    if (isRustStreamError(error) && detail) return detail.code;
     throw error;
   }
   return undefined;
@@ -56,7 +58,7 @@ describe("stream keys", () => {
 });
 
 describe("the encoder writes nothing on bad input", () => {
-  const cases: [string, StreamMessage, StreamFileErrorCode][] = [
+  const cases: [string, StreamMessage, FileErrorCode][] = [
     ["an invalid stream key", { ...ok, streamKey: "no spaces" }, "INVALID_STREAM_KEY"],
     [
       "a stream key over 249 characters",
@@ -119,26 +121,30 @@ describe("files that are not SeaStreamer files", () => {
   it("reports FILE_NOT_SEASTREAMER from the first wrong byte, without waiting for 128", () => {
     const decoder = new StreamDecoder();
     expect(decoder.push(new TextEncoder().encode("PK"))).toEqual([]);
-    expect(decoder.error?.code).toBe("FILE_NOT_SEASTREAMER");
+    expect(fileErrorDetail(decoder.error)?.code).toBe("FILE_NOT_SEASTREAMER");
     expect(decoder.error?.message).toMatch(/\.ss file/);
     const outcome = decodeFile(new TextEncoder().encode("hello world, not a stream file"));
-    expect(outcome.outcome.status === "damaged" && outcome.outcome.error.code).toBe(
-      "FILE_NOT_SEASTREAMER",
-    );
+    expect(
+      outcome.outcome.status === "damaged" && fileErrorDetail(outcome.outcome.error)?.code,
+    ).toBe("FILE_NOT_SEASTREAMER");
   });
 
   it("reports an unsupported version", () => {
     const { bytes } = FileEncoder.create(header);
     bytes[2] = 2;
     const d = decodeFile(bytes);
-    expect(d.outcome.status === "damaged" && d.outcome.error.code).toBe("FILE_VERSION_UNSUPPORTED");
+    expect(d.outcome.status === "damaged" && fileErrorDetail(d.outcome.error)?.code).toBe(
+      "FILE_VERSION_UNSUPPORTED",
+    );
   });
 
   it("reports an empty file and a torn header as FILE_TRUNCATED at byte 0", () => {
     for (const bytes of [new Uint8Array(0), FileEncoder.create(header).bytes.subarray(0, 100)]) {
       const d = decodeFile(bytes);
-      expect(d.outcome.status === "damaged" && d.outcome.error.code).toBe("FILE_TRUNCATED");
-      expect(d.outcome.status === "damaged" && d.outcome.error.offset).toBe(0);
+      expect(d.outcome.status === "damaged" && fileErrorDetail(d.outcome.error)?.code).toBe(
+        "FILE_TRUNCATED",
+      );
+      expect(d.outcome.status === "damaged" && fileErrorDetail(d.outcome.error)?.offset).toBe(0);
     }
   });
 
@@ -155,8 +161,8 @@ describe("files that are not SeaStreamer files", () => {
     const decoder = new StreamDecoder({ maxPayloadBytes: 50 });
     decoder.push(bytes);
     decoder.push(frame.subarray(0, 40));
-    expect(decoder.error?.code).toBe("FILE_CORRUPT");
-    expect(decoder.error?.offset).toBe(128);
+    expect(fileErrorDetail(decoder.error)?.code).toBe("FILE_CORRUPT");
+    expect(fileErrorDetail(decoder.error)?.offset).toBe(128);
   });
 });
 
@@ -167,7 +173,9 @@ describe("strict and lenient reading", () => {
     frame[frame.length - 1] = 0x0a;
     const file = Buffer.concat([bytes, frame]);
     const strict = decodeFile(file);
-    expect(strict.outcome.status === "damaged" && strict.outcome.error.code).toBe("FILE_CORRUPT");
+    expect(strict.outcome.status === "damaged" && fileErrorDetail(strict.outcome.error)?.code).toBe(
+      "FILE_CORRUPT",
+    );
     expect(strict.messages).toHaveLength(0);
     const lenient = decodeFile(file, { strict: false });
     expect(lenient.outcome).toEqual({ status: "clean", end: file.length });

@@ -9,6 +9,7 @@ import {
   decodeFile,
   FileEncoder,
   type FileHeader,
+  fileErrorDetail,
   findResumePoint,
   isEndOfStream,
   recoverStreams,
@@ -208,7 +209,9 @@ describe.skipIf(skip)(SUITE, () => {
       const path = join(dir, `cut-${cut}.ss`);
       writeFileSync(path, full.subarray(0, cut));
       const ours = decodeFile(full.subarray(0, cut));
-      expect(ours.outcome.status === "damaged" && ours.outcome.error.code).toBe("FILE_TRUNCATED");
+      expect(ours.outcome.status === "damaged" && fileErrorDetail(ours.outcome.error)?.code).toBe(
+        "FILE_TRUNCATED",
+      );
       const lines = rust("decode", path);
       expect(messageLines(lines)).toEqual(ours.messages.map(toInteropLine));
       expect(endLine(lines).reason).toBe("eof");
@@ -225,8 +228,12 @@ describe.skipIf(skip)(SUITE, () => {
     const path = join(dir, "flipped.ss");
     writeFileSync(path, damaged);
     const ours = decodeFile(damaged);
-    expect(ours.outcome.status === "damaged" && ours.outcome.error.code).toBe("FILE_CORRUPT");
-    expect(ours.outcome.status === "damaged" && ours.outcome.error.offset).toBe(target.offset);
+    expect(ours.outcome.status === "damaged" && fileErrorDetail(ours.outcome.error)?.code).toBe(
+      "FILE_CORRUPT",
+    );
+    expect(ours.outcome.status === "damaged" && fileErrorDetail(ours.outcome.error)?.offset).toBe(
+      target.offset,
+    );
     const run = spawnSync(BINARY, ["decode", path], { encoding: "utf8" });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/ChecksumErr/);
@@ -242,7 +249,7 @@ describe.skipIf(skip)(SUITE, () => {
       // Cut in the middle of a frame, as a crash mid-write would.
       const cut = full.subarray(0, Math.floor((target.offset + target.end) / 2));
       const point = findResumePoint(bufferReader(cut))!;
-      expect(point.damage?.code).toBe("FILE_TRUNCATED");
+      expect(fileErrorDetail(point.damage)?.code).toBe("FILE_TRUNCATED");
       const recovered = recoverStreams(bufferReader(cut), point);
       const { encoder, bytes } = FileEncoder.resume(640, point.offset);
       for (const s of recovered) encoder.seedStream(s, s.state);

@@ -2,14 +2,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
 import {
   decodeFile,
   FileConsumer,
   FileProducer,
+  fileErrorDetail,
   lockPathOf,
-  StreamFileError,
 } from "../src/formatEntry.js";
+import { rejection } from "./caught.js";
 import { tempDir } from "./tempDir.js";
 
 const dir = tempDir("ruststream-file-processes-");
@@ -55,8 +57,8 @@ describe("two processes on one file", () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(StreamFileError);
-    expect(refused).toMatchObject({ code: "FILE_LOCKED" });
+    expect(isRustStreamError(refused, "broker-failure")).toBe(true);
+    expect(fileErrorDetail(refused)).toMatchObject({ code: "FILE_LOCKED" });
     expect((refused as Error).message).toContain(String(child.pid));
     // The killed process leaves its lock file behind: a stale lock, taken over.
     await kill(child);
@@ -106,9 +108,14 @@ describe("two processes on one file", () => {
     // Readers get every complete message, then the damage with its offset.
     const reader = await FileConsumer.open(path, { streamKey: "events" });
     let count = 0;
-    await expect(async () => {
+    const damage = await rejection(async () => {
       for await (const _ of reader) count++;
-    }).rejects.toMatchObject({ code: "FILE_TRUNCATED", offset: torn.outcome.end });
+    });
+    expect(isRustStreamError(damage, "broker-failure")).toBe(true);
+    expect(fileErrorDetail(damage)).toMatchObject({
+      code: "FILE_TRUNCATED",
+      offset: torn.outcome.end,
+    });
     expect(count).toBe(intact.length);
 
     // The writer's lock is stale, the torn tail is cut, sequences continue after the last good frame.

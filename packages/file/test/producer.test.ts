@@ -1,14 +1,16 @@
 import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
 import {
   decodeFile,
   FileConsumer,
   FileProducer,
+  fileErrorDetail,
   isEndOfStream,
   lockPathOf,
-  StreamFileError,
 } from "../src/formatEntry.js";
+import { rejection, thrown } from "./caught.js";
 import { tempDir, text, utf8 } from "./tempDir.js";
 
 const dir = tempDir();
@@ -83,9 +85,9 @@ describe("FileProducer", () => {
     await p.send("k", utf8("one"));
     await p.end();
     expect(decodeFile(new Uint8Array(readFileSync(path))).outcome.status).toBe("eos");
-    await expect(async () => p.send("k", utf8("x"))).rejects.toMatchObject({
-      code: "PRODUCER_CLOSED",
-    });
+    const ended = await rejection(async () => p.send("k", utf8("x")));
+    expect(isRustStreamError(ended, "closed")).toBe(true);
+    expect(fileErrorDetail(ended)).toMatchObject({ code: "PRODUCER_CLOSED" });
     const q = FileProducer.open(path);
     expect((await q.send("k", utf8("two"))).seq).toBe(2n);
     q.close();
@@ -113,16 +115,17 @@ describe("FileProducer", () => {
     const path = fresh();
     const p = FileProducer.open(path, { maxPayloadBytes: 16 });
     const size = statSync(path).size;
-    expect(() => p.send("bad key!", utf8("x"))).toThrow(
-      expect.objectContaining({ code: "INVALID_STREAM_KEY" }),
-    );
-    expect(() => p.send("k".repeat(250), utf8("x"))).toThrow(
-      expect.objectContaining({ code: "INVALID_STREAM_KEY" }),
-    );
-    expect(() => p.send("", utf8("x"))).toThrow(StreamFileError);
-    expect(() => p.send("k", new Uint8Array(17))).toThrow(
-      expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }),
-    );
+    const badKey = thrown(() => p.send("bad key!", utf8("x")));
+    expect(isRustStreamError(badKey, "invalid-argument")).toBe(true);
+    expect(fileErrorDetail(badKey)).toMatchObject({ code: "INVALID_STREAM_KEY" });
+    const longKey = thrown(() => p.send("k".repeat(250), utf8("x")));
+    expect(isRustStreamError(longKey, "invalid-argument")).toBe(true);
+    expect(fileErrorDetail(longKey)).toMatchObject({ code: "INVALID_STREAM_KEY" });
+    const emptyKey = thrown(() => p.send("", utf8("x")));
+    expect(isRustStreamError(emptyKey) && fileErrorDetail(emptyKey)).toBeTruthy();
+    const tooLarge = thrown(() => p.send("k", new Uint8Array(17)));
+    expect(isRustStreamError(tooLarge, "publish-refused")).toBe(true);
+    expect(fileErrorDetail(tooLarge)).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
     await p.send("k", new Uint8Array(16));
     p.close();
     expect(statSync(path).size).toBeGreaterThan(size);
@@ -130,14 +133,16 @@ describe("FileProducer", () => {
 
     const notSs = join(dir, "notes.ss");
     writeFileSync(notSs, "just some text, not a stream file\n");
-    expect(() => FileProducer.open(notSs)).toThrow(
-      expect.objectContaining({ code: "FILE_NOT_SEASTREAMER" }),
-    );
+    const notStreamFile = thrown(() => FileProducer.open(notSs));
+    expect(isRustStreamError(notStreamFile, "invalid-argument")).toBe(true);
+    expect(fileErrorDetail(notStreamFile)).toMatchObject({ code: "FILE_NOT_SEASTREAMER" });
     expect(readFileSync(notSs, "utf8")).toBe("just some text, not a stream file\n");
     expect(existsSync(lockPathOf(notSs))).toBe(false);
-    expect(() => FileProducer.open(join(dir, "missing.ss"), { existingOnly: true })).toThrow(
-      expect.objectContaining({ code: "INVALID_ARGUMENT" }),
+    const missing = thrown(() =>
+      FileProducer.open(join(dir, "missing.ss"), { existingOnly: true }),
     );
+    expect(isRustStreamError(missing, "invalid-argument")).toBe(true);
+    expect(fileErrorDetail(missing)).toMatchObject({ code: "INVALID_ARGUMENT" });
   });
 
   it("takes over a lock left by a process that no longer runs", async () => {
@@ -152,12 +157,10 @@ describe("FileProducer", () => {
   it("refuses a lock held by a live process, naming it", () => {
     const path = fresh();
     writeFileSync(lockPathOf(path), `${process.ppid}\n`);
-    expect(() => FileProducer.open(path)).toThrow(
-      expect.objectContaining({
-        code: "FILE_LOCKED",
-        message: expect.stringContaining(String(process.ppid)),
-      }),
-    );
+    const locked = thrown(() => FileProducer.open(path));
+    expect(isRustStreamError(locked, "broker-failure")).toBe(true);
+    expect(fileErrorDetail(locked)).toMatchObject({ code: "FILE_LOCKED" });
+    expect(locked).toMatchObject({ message: expect.stringContaining(String(process.ppid)) });
   });
 });
 
@@ -237,9 +240,9 @@ describe("FileConsumer", () => {
       error = e;
     }
     expect(got).toHaveLength(9);
-    expect(error).toBeInstanceOf(StreamFileError);
-    expect((error as StreamFileError).code).toBe("FILE_TRUNCATED");
-    expect((error as StreamFileError).offset).toBeGreaterThan(128);
+    expect(isRustStreamError(error, "broker-failure")).toBe(true);
+    expect(fileErrorDetail(error)?.code).toBe("FILE_TRUNCATED");
+    expect(fileErrorDetail(error)?.offset).toBeGreaterThan(128);
 
     // A flipped payload byte: a checksum mismatch at that frame, nothing after it.
     const bytes = new Uint8Array(readFileSync(await filled(10)));
@@ -250,9 +253,11 @@ describe("FileConsumer", () => {
     writeFileSync(flipped, bytes);
     const d = await FileConsumer.open(flipped);
     const before: string[] = [];
-    await expect(async () => {
+    const corrupt = await rejection(async () => {
       for await (const m of d) before.push(text(m.payload));
-    }).rejects.toMatchObject({ code: "FILE_CORRUPT", offset: victim.offset });
+    });
+    expect(isRustStreamError(corrupt, "broker-failure")).toBe(true);
+    expect(fileErrorDetail(corrupt)).toMatchObject({ code: "FILE_CORRUPT", offset: victim.offset });
     expect(before).toEqual(["m1", "m2", "m3", "m4"]);
   });
 });

@@ -1,3 +1,4 @@
+import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
 import {
   bufferReader,
@@ -5,14 +6,15 @@ import {
   decodeFile,
   FileEncoder,
   type FileHeader,
+  fileErrorDetail,
   findResumePoint,
   HEADER_SIZE,
   isEndOfStream,
   markersPerBeacon,
   type RandomAccessReader,
   recoverStreams,
-  StreamFileError,
 } from "../src/formatEntry.js";
+import { thrown } from "./caught.js";
 import {
   diffMessages,
   encodeAll,
@@ -57,7 +59,8 @@ function checkCut(
     return 0;
   }
   if (cut < HEADER_SIZE) {
-    expect(() => findResumePoint(reader)).toThrow(StreamFileError);
+    const error = thrown(() => findResumePoint(reader));
+    expect(isRustStreamError(error) && fileErrorDetail(error)).toBeTruthy();
     return 0;
   }
   const point = findResumePoint(reader)!;
@@ -70,8 +73,10 @@ function checkCut(
   expect(point.staleBytes).toBe(cut - expectedOffset);
   const decoded = decodeFile(prefix);
   if (decoded.outcome.status === "damaged") {
-    expect(point.damage?.code).toBe(decoded.outcome.error.code);
-    expect(point.damage?.offset).toBe(decoded.outcome.error.offset);
+    expect(fileErrorDetail(point.damage)?.code).toBe(fileErrorDetail(decoded.outcome.error)?.code);
+    expect(fileErrorDetail(point.damage)?.offset).toBe(
+      fileErrorDetail(decoded.outcome.error)?.offset,
+    );
   } else {
     expect(point.damage).toBeUndefined();
   }

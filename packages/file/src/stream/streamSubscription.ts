@@ -13,7 +13,7 @@ import {
 } from "@ruststream/core/broker";
 import { FilePosition, isFilePosition } from "../position.js";
 import type { FileStream } from "../sources.js";
-import { StreamFileError } from "../wire/format/errors.js";
+import { fileError, wrapFileError } from "../wire/format/errors.js";
 import type { DecodedMessage } from "../wire/format/types.js";
 import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
 import { streamTip } from "../wire/io/streamTip.js";
@@ -47,9 +47,7 @@ const openConsumers = new Set<string>();
 
 function failure(error: unknown, name: string): RustStreamError {
   const message = error instanceof Error ? error.message : String(error);
-  return new RustStreamError("broker-failure", `reading "${name}" failed: ${message}`, {
-    cause: error,
-  });
+  return wrapFileError("broker-failure", `reading "${name}" failed: ${message}`, error);
 }
 
 /**
@@ -257,7 +255,7 @@ export class FileSubscription
     return named.sidecar.store(moved).then(
       () => "ok" as const,
       (error: unknown) => {
-        throw new StreamFileError(
+        throw fileError(
           "FILE_IO",
           `could not store the position of "${this.name}" in ${named.sidecar.path}`,
           undefined,

@@ -1,3 +1,4 @@
+import type { RustStreamError } from "@ruststream/core";
 import { type ByteWindow, concatBytes, windowEnd } from "./bytes.js";
 import {
   END_OF_STREAM_PAYLOAD,
@@ -5,7 +6,7 @@ import {
   MAX_PAYLOAD_LIMIT,
   SEA_STREAMER_INTERNAL,
 } from "./constants.js";
-import { StreamFileError } from "./errors.js";
+import { fileError, isFileError } from "./errors.js";
 import { type ReadOptions, readUnit } from "./frameReader.js";
 import { decodeHeader, isSeaStreamerFile } from "./header.js";
 import type { Beacon, DecodedMessage, FileHeader, StreamMessage } from "./types.js";
@@ -20,8 +21,11 @@ export type DecodeOutcome =
   | { readonly status: "clean"; readonly end: number }
   /** The end-of-stream frame was read; readers stop there and ignore anything after it. */
   | { readonly status: "eos"; readonly end: number }
-  /** Truncated or corrupt at `error.offset` (equal to `end`); everything before it is intact. */
-  | { readonly status: "damaged"; readonly end: number; readonly error: StreamFileError };
+  /**
+   * Truncated or corrupt (`fileErrorDetail(error)`: the code and an offset equal to `end`);
+   * everything before it is intact.
+   */
+  | { readonly status: "damaged"; readonly end: number; readonly error: RustStreamError };
 
 export interface DecoderOptions {
   /**
@@ -70,7 +74,7 @@ export class StreamDecoder {
   #pendingLength = 0;
   #pos = 0;
   #needUntil = 0;
-  #error: StreamFileError | undefined;
+  #error: RustStreamError | undefined;
   #eos = false;
 
   constructor(options: DecoderOptions = {}) {
@@ -104,7 +108,7 @@ export class StreamDecoder {
   }
 
   /** Set when the data is corrupt; nothing more is decoded afterwards. */
-  get error(): StreamFileError | undefined {
+  get error(): RustStreamError | undefined {
     return this.#error;
   }
 
@@ -131,7 +135,7 @@ export class StreamDecoder {
     try {
       this.#decode(items);
     } catch (error) {
-      if (!(error instanceof StreamFileError)) throw error;
+      if (!isFileError(error)) throw error;
       this.#error = error;
     }
     this.#compact();
@@ -146,7 +150,7 @@ export class StreamDecoder {
     if (this.#eos) return { status: "eos", end };
     if (!this.#header) {
       if (windowEnd(this.#win) === 0) {
-        const error = new StreamFileError(
+        const error = fileError(
           "FILE_TRUNCATED",
           "The file is empty, so it has no SeaStreamer header: write a new file",
           0,
@@ -156,12 +160,12 @@ export class StreamDecoder {
       try {
         decodeHeader(this.#win.bytes, this.#opts.strict);
       } catch (error) {
-        if (error instanceof StreamFileError) return { status: "damaged", end, error };
+        if (isFileError(error)) return { status: "damaged", end, error };
         throw error;
       }
     }
     if (windowEnd(this.#win) > end) {
-      const error = new StreamFileError(
+      const error = fileError(
         "FILE_TRUNCATED",
         `The data ends ${windowEnd(this.#win) - end} bytes into an incomplete frame or beacon (a write cut short, e.g. by a crash); the messages before it are intact. Appending resumes after the last complete frame`,
         end,
@@ -213,7 +217,7 @@ export class StreamDecoder {
       if (unit.kind === "beacon") {
         // Between frames a beacon has nothing left over; otherwise the previous frame lied.
         if (opts.strict && unit.beacon.remaining !== 0) {
-          throw new StreamFileError(
+          throw fileError(
             "FILE_CORRUPT",
             `Beacon between frames says ${unit.beacon.remaining} bytes of a frame follow; the messages before it are intact, readers stop here`,
             this.#pos,

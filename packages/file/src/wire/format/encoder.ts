@@ -7,7 +7,7 @@ import {
   SEA_STREAMER_INTERNAL,
 } from "./constants.js";
 import { runningChecksumUpdate } from "./crc.js";
-import { StreamFileError } from "./errors.js";
+import { fileError } from "./errors.js";
 import { encodeFrame, validateMessage } from "./frame.js";
 import { encodeHeader, validateBeaconInterval } from "./header.js";
 import type { FileHeader, Marker, StreamId, StreamMessage, StreamState } from "./types.js";
@@ -74,7 +74,7 @@ export class FileEncoder {
     options: EncoderOptions = {},
   ): { encoder: FileEncoder; bytes: Uint8Array } {
     if (!Number.isSafeInteger(offset) || offset < HEADER_SIZE) {
-      throw new StreamFileError(
+      throw fileError(
         "INVALID_ARGUMENT",
         `Cannot resume at byte ${offset}: it is inside the header`,
       );

@@ -7,7 +7,7 @@ import {
   SEA_STREAMER_INTERNAL,
 } from "./constants.js";
 import { crc16Cdma2000 } from "./crc.js";
-import { StreamFileError } from "./errors.js";
+import { fileError } from "./errors.js";
 import { validateTimestamp } from "./header.js";
 import { validateStreamKey } from "./streamKey.js";
 import type { StreamMessage } from "./types.js";
@@ -21,7 +21,7 @@ export function frameSize(streamKeyLength: number, payloadLength: number): numbe
 
 function validateU64(value: bigint, what: string): void {
   if (value < 0n || value > MAX_U64) {
-    throw new StreamFileError(
+    throw fileError(
       "INVALID_ARGUMENT",
       `${what} ${value} does not fit in an unsigned 64-bit integer`,
     );
@@ -42,7 +42,7 @@ export function validateMessage(
   validateTimestamp(message.timestamp, "Timestamp");
   const limit = Math.min(maxPayloadBytes, MAX_PAYLOAD_LIMIT);
   if (message.payload.length > limit) {
-    throw new StreamFileError(
+    throw fileError(
       "PAYLOAD_TOO_LARGE",
       `Payload of ${message.payload.length} bytes is over the limit of ${limit} bytes: split the message or raise maxPayloadBytes (the format caps it at 4 GiB - 1)`,
     );

@@ -1,8 +1,9 @@
+import type { RustStreamError } from "@ruststream/core";
 import { readBeacon } from "./beacon.js";
 import { asciiString, type ByteWindow, viewOf, windowEnd } from "./bytes.js";
 import { CR, MAX_TIMESTAMP_MS } from "./constants.js";
 import { CRC16_INIT, crc16Update } from "./crc.js";
-import { StreamFileError } from "./errors.js";
+import { fileError } from "./errors.js";
 import { FRAME_OVERHEAD } from "./frame.js";
 import { isValidStreamKey } from "./streamKey.js";
 import type { Beacon, DecodedMessage } from "./types.js";
@@ -88,8 +89,8 @@ function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions)
   return { ok: true, bytes: out, end: at, spliced };
 }
 
-function corruptUnit(what: string, offset: number): StreamFileError {
-  return new StreamFileError(
+function corruptUnit(what: string, offset: number): RustStreamError {
+  return fileError(
     "FILE_CORRUPT",
     `${what}; every message before it is intact, readers stop here`,
     offset,

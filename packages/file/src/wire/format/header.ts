@@ -8,7 +8,7 @@ import {
   MAX_TIMESTAMP_MS,
   MIN_BEACON_INTERVAL,
 } from "./constants.js";
-import { StreamFileError } from "./errors.js";
+import { fileError } from "./errors.js";
 import type { FileHeader } from "./types.js";
 
 /** 3 bytes magic+version, 1 length byte, 8 created_at, 4 interval, and at least the final CR. */
@@ -21,7 +21,7 @@ const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 export function validateHeader(header: FileHeader): Uint8Array {
   const name = utf8.encode(header.fileName);
   if (name.length > MAX_FILE_NAME_BYTES) {
-    throw new StreamFileError(
+    throw fileError(
       "INVALID_ARGUMENT",
       `File name is ${name.length} bytes in UTF-8; the header holds at most ${MAX_FILE_NAME_BYTES}: use a shorter file name`,
     );
@@ -33,7 +33,7 @@ export function validateHeader(header: FileHeader): Uint8Array {
 
 export function validateBeaconInterval(interval: number): void {
   if (!Number.isInteger(interval) || interval < MIN_BEACON_INTERVAL || interval > 0xffff_ffff) {
-    throw new StreamFileError(
+    throw fileError(
       "INVALID_ARGUMENT",
       `Beacon interval ${interval} is invalid: use an integer number of bytes from ${MIN_BEACON_INTERVAL} to 2^32-1 (upstream's options want a multiple of 1024)`,
     );
@@ -42,7 +42,7 @@ export function validateBeaconInterval(interval: number): void {
 
 export function validateTimestamp(ms: number, what: string): void {
   if (!Number.isInteger(ms) || ms < 0 || ms > MAX_TIMESTAMP_MS) {
-    throw new StreamFileError(
+    throw fileError(
       "INVALID_ARGUMENT",
       `${what} ${ms} is not a whole number of milliseconds between the Unix epoch and year 9999`,
     );
@@ -82,7 +82,7 @@ function checkMagic(bytes: Uint8Array): void {
   const n = Math.min(bytes.length, 2);
   for (let i = 0; i < n; i++) {
     if (bytes[i] !== (i === 0 ? MAGIC_0 : MAGIC_1)) {
-      throw new StreamFileError(
+      throw fileError(
         "FILE_NOT_SEASTREAMER",
         "Not a SeaStreamer .ss file: it does not start with the bytes 'Ss'. Point the broker at a .ss file, or at a new path to create one",
         0,
@@ -90,7 +90,7 @@ function checkMagic(bytes: Uint8Array): void {
     }
   }
   if (bytes.length > 2 && bytes[2] !== FORMAT_VERSION) {
-    throw new StreamFileError(
+    throw fileError(
       "FILE_VERSION_UNSUPPORTED",
       `SeaStreamer file format version ${bytes[2]} is not supported (only version 1 is): write a new file`,
       2,
@@ -105,7 +105,7 @@ function checkMagic(bytes: Uint8Array): void {
 export function decodeHeader(bytes: Uint8Array, strict = true): FileHeader {
   checkMagic(bytes);
   if (bytes.length < HEADER_SIZE) {
-    throw new StreamFileError(
+    throw fileError(
       "FILE_TRUNCATED",
       `The file ends inside its ${HEADER_SIZE}-byte header after ${bytes.length} bytes, so it holds no messages: delete it or write a new one`,
       0,
@@ -114,7 +114,7 @@ export function decodeHeader(bytes: Uint8Array, strict = true): FileHeader {
   const view = viewOf(bytes);
   const nameLength = bytes[3]!;
   if (nameLength > MAX_FILE_NAME_BYTES) {
-    throw new StreamFileError(
+    throw fileError(
       "FILE_CORRUPT",
       `Header file name length ${nameLength} overflows the header`,
       3,
@@ -124,26 +124,22 @@ export function decodeHeader(bytes: Uint8Array, strict = true): FileHeader {
   try {
     fileName = utf8Strict.decode(bytes.subarray(4, 4 + nameLength));
   } catch {
-    throw new StreamFileError("FILE_CORRUPT", "Header file name is not valid UTF-8", 4);
+    throw fileError("FILE_CORRUPT", "Header file name is not valid UTF-8", 4);
   }
   const createdAt = view.getBigUint64(4 + nameLength);
   if (createdAt > BigInt(MAX_TIMESTAMP_MS)) {
-    throw new StreamFileError(
-      "FILE_CORRUPT",
-      "Header created_at is past year 9999",
-      4 + nameLength,
-    );
+    throw fileError("FILE_CORRUPT", "Header created_at is past year 9999", 4 + nameLength);
   }
   const beaconInterval = view.getUint32(12 + nameLength);
   if (beaconInterval < MIN_BEACON_INTERVAL) {
-    throw new StreamFileError(
+    throw fileError(
       "FILE_CORRUPT",
       `Header beacon interval ${beaconInterval} is below the minimum ${MIN_BEACON_INTERVAL}`,
       12 + nameLength,
     );
   }
   if (strict && bytes[HEADER_SIZE - 1] !== CR) {
-    throw new StreamFileError("FILE_CORRUPT", "Header does not end with 0x0D", HEADER_SIZE - 1);
+    throw fileError("FILE_CORRUPT", "Header does not end with 0x0D", HEADER_SIZE - 1);
   }
   return { fileName, createdAt: Number(createdAt), beaconInterval };
 }

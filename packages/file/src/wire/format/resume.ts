@@ -1,8 +1,8 @@
+import type { RustStreamError } from "@ruststream/core";
 import { readBeacon } from "./beacon.js";
 import { HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
 import { CRC16_INIT, runningChecksumUpdate } from "./crc.js";
 import { isEndOfStream } from "./decoder.js";
-import type { StreamFileError } from "./errors.js";
 import type { ReadOptions } from "./frameReader.js";
 import { decodeHeader } from "./header.js";
 import type { RandomAccessReader } from "./reader.js";
@@ -27,7 +27,7 @@ export interface ResumePoint {
    */
   readonly staleBytes: number;
   /** Why the tail was cut off, when it was torn or corrupt rather than cleanly ended. */
-  readonly damage: StreamFileError | undefined;
+  readonly damage: RustStreamError | undefined;
 }
 
 export interface RecoveredStream extends StreamId {
@@ -62,7 +62,7 @@ export function findResumePoint(
 
   // Regions are scanned from the top down; `limit` is where the region above began.
   let limit = size;
-  let damage: StreamFileError | undefined;
+  let damage: RustStreamError | undefined;
   for (let k = Math.floor((size - 1) / interval); k >= 0; k--) {
     const start = k === 0 ? HEADER_SIZE : alignAfterBeacon(reader, k * interval, opts);
     if (start === undefined || start >= limit) continue;
@@ -107,7 +107,7 @@ function resumeBefore(
   opts: ReadOptions,
   eosStart: number,
   size: number,
-  damage: StreamFileError | undefined,
+  damage: RustStreamError | undefined,
 ): ResumePoint {
   // Frames are contiguous, so whatever precedes the marker ends where it starts, unless a beacon
   // sits in between (the marker starting right after one): then the frame ended at the boundary.

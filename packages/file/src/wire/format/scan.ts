@@ -1,6 +1,7 @@
+import type { RustStreamError } from "@ruststream/core";
 import { readBeacon } from "./beacon.js";
 import { type ByteWindow, windowEnd } from "./bytes.js";
-import { StreamFileError } from "./errors.js";
+import { fileError, isFileError } from "./errors.js";
 import { type ReadOptions, readUnit, type UnitRead } from "./frameReader.js";
 import type { RandomAccessReader } from "./reader.js";
 
@@ -12,7 +13,7 @@ export type ScanStop =
   /** The visitor asked to stop after the unit ending at `pos`. */
   | { readonly kind: "stopped"; readonly pos: number }
   /** The unit at `pos` is incomplete before `limit`, or damaged. */
-  | { readonly kind: "damaged"; readonly pos: number; readonly error: StreamFileError };
+  | { readonly kind: "damaged"; readonly pos: number; readonly error: RustStreamError };
 
 /**
  * Reads units from `start` to `limit` through a window that grows by chunks, so a scan costs memory
@@ -33,13 +34,13 @@ export function scanUnits(
     try {
       unit = readUnit(win, pos, opts);
     } catch (error) {
-      if (error instanceof StreamFileError) return { kind: "damaged", pos, error };
+      if (isFileError(error)) return { kind: "damaged", pos, error };
       throw error;
     }
     if (unit.kind === "need") {
       const have = windowEnd(win);
       if (have >= limit || unit.until > limit) {
-        const error = new StreamFileError(
+        const error = fileError(
           "FILE_TRUNCATED",
           "A frame or beacon is cut short here (a write interrupted, e.g. by a crash); the messages before it are intact",
           pos,

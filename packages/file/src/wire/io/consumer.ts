@@ -1,8 +1,9 @@
 import { close, type FSWatcher, fstat, open, read, watch } from "node:fs";
+import type { RustStreamError } from "@ruststream/core";
 import { PRIME_STREAM_KEY } from "../../names.js";
 import { HEADER_SIZE, SEA_STREAMER_INTERNAL } from "../format/constants.js";
 import { type DecodedItem, StreamDecoder } from "../format/decoder.js";
-import { StreamFileError } from "../format/errors.js";
+import { fileError } from "../format/errors.js";
 import { decodeHeader } from "../format/header.js";
 import { locateStart } from "../format/locate.js";
 import { findResumePoint } from "../format/resume.js";
@@ -63,8 +64,9 @@ type Skip = ((m: DecodedMessage) => boolean) | undefined;
  * file or, when following, on as the file grows. It ends at the end-of-stream marker.
  *
  * Damage (a frame cut short, a bad checksum) never yields garbage: every complete message before
- * it is returned, then `next()` rejects once with a `StreamFileError` naming the offset. While
- * following, a frame cut short is waited for, since a writer may still be finishing it.
+ * it is returned, then `next()` rejects once with a `RustStreamError` (`broker-failure`, detail
+ * `FILE_TRUNCATED` or `FILE_CORRUPT`) naming the offset. While following, a frame cut short is
+ * waited for, since a writer may still be finishing it.
  */
 export class FileConsumer implements AsyncIterable<DecodedMessage> {
   readonly path: string;
@@ -78,7 +80,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   #queue: DecodedMessage[] = [];
   #head = 0;
   #skip: Skip;
-  #damage: StreamFileError | undefined;
+  #damage: RustStreamError | undefined;
   /** Offset where damage was found while following and the bytes were read again once. */
   #retried: number | undefined;
   #over = false;
@@ -224,7 +226,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
     } else {
       const key = this.#options.streamKey;
       if (key === undefined) {
-        throw new StreamFileError(
+        throw fileError(
           "INVALID_ARGUMENT",
           "Reading from a sequence number or a time needs a streamKey: sequences and times are per stream",
         );

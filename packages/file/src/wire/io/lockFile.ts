@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { StreamFileError } from "../format/errors.js";
+import type { RustStreamError } from "@ruststream/core";
+import { fileError } from "../format/errors.js";
 
 /** The writer lock of one stream file, held by this process. */
 export interface FileLock {
@@ -46,9 +47,9 @@ function tryCreate(lockPath: string): boolean {
   return true;
 }
 
-function lockedError(streamPath: string, pid: number | undefined): StreamFileError {
+function lockedError(streamPath: string, pid: number | undefined): RustStreamError {
   const holder = pid === undefined ? "another process" : `process ${pid}`;
-  return new StreamFileError(
+  return fileError(
     "FILE_LOCKED",
     `${streamPath} is being written by ${holder} (lock file ${lockPathOf(streamPath)}): one writer per file; stop that process, or publish through it. A lock left by a process that no longer runs is taken over automatically`,
   );

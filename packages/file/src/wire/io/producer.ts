@@ -1,4 +1,4 @@
-import { StreamFileError } from "../format/errors.js";
+import { fileError } from "../format/errors.js";
 import { type SendReceipt, SharedWriter, type WriterOptions } from "./sharedWriter.js";
 
 export type ProducerOptions = WriterOptions;
@@ -77,7 +77,7 @@ export class FileProducer {
 
   #assertOpen(): void {
     if (this.#closed) {
-      throw new StreamFileError(
+      throw fileError(
         "PRODUCER_CLOSED",
         `This producer of ${this.#writer.path} was closed: open a new one`,
       );

@@ -8,9 +8,10 @@ import {
   writevSync,
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import type { RustStreamError } from "@ruststream/core";
 import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_PAYLOAD_BYTES } from "../format/constants.js";
 import { FileEncoder } from "../format/encoder.js";
-import { StreamFileError } from "../format/errors.js";
+import { fileError } from "../format/errors.js";
 import { validateBeaconInterval } from "../format/header.js";
 import { findResumePoint, type ResumePoint, recoverStreams } from "../format/resume.js";
 import { validateStreamKey } from "../format/streamKey.js";
@@ -69,7 +70,7 @@ export class SharedWriter {
   #queue: Pending[] = [];
   #scheduled = false;
   #users = 0;
-  #failure: StreamFileError | undefined;
+  #failure: RustStreamError | undefined;
   #ended = false;
 
   private constructor(
@@ -226,7 +227,7 @@ export class SharedWriter {
   #assertUsable(): void {
     if (this.#failure) throw this.#failure;
     if (this.#ended) {
-      throw new StreamFileError(
+      throw fileError(
         "PRODUCER_CLOSED",
         `${this.path} was ended (end-of-stream written): open a new producer to append again`,
       );
@@ -241,7 +242,7 @@ export class SharedWriter {
     this.#assertUsable();
     validateStreamKey(streamKey);
     if (payload.length > this.maxPayloadBytes) {
-      throw new StreamFileError(
+      throw fileError(
         "PAYLOAD_TOO_LARGE",
         `A payload of ${payload.length} bytes for "${streamKey}" is over the limit of ${this.maxPayloadBytes} bytes; raise maxPayloadBytes`,
       );
@@ -317,8 +318,8 @@ export class SharedWriter {
   }
 }
 
-function ioError(what: string, path: string, cause: unknown): StreamFileError {
-  return new StreamFileError(
+function ioError(what: string, path: string, cause: unknown): RustStreamError {
+  return fileError(
     "FILE_IO",
     `Could not ${what} ${path} (${(cause as Error).message}); the producer stops here: open a new one, which resumes after the last complete frame`,
     undefined,
@@ -336,8 +337,8 @@ function openFile(path: string, existingOnly: boolean): number {
   }
 }
 
-function missingFile(path: string): StreamFileError {
-  return new StreamFileError(
+function missingFile(path: string): RustStreamError {
+  return fileError(
     "INVALID_ARGUMENT",
     `${path} does not exist and existingOnly is set: create it first, or drop existingOnly`,
   );
