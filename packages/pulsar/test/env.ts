@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 
 // Live tests read the addresses the global setup exported. A missing one means the broker was not
 // started: the test fails with the fix instead of skipping.
@@ -69,4 +72,17 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
     await sleep(50);
   }
+}
+
+/** Where tooling/brokers keeps Pulsar's jars (its stateRoot() rule: see tooling/brokers/src/state.mjs). */
+export function pulsarLibs(): string {
+  const root =
+    process.env.RUSTSTREAM_BROKERS_STATE ||
+    join(process.env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "ruststream-brokers");
+  const libs = join(root, "pulsar", "libs");
+  if (!existsSync(join(libs, "pulsar-client-original-4.0.7.jar")))
+    throw new Error(
+      `Pulsar's jars are not in ${libs}; \`pnpm brokers up pulsar\` resolves them (the global setup runs it)`,
+    );
+  return libs;
 }

@@ -1,20 +1,12 @@
 // Key routing: our hashes against published MurmurHash3 vectors, and against Pulsar's Java client
 // itself (its jars are in the Maven tree tooling/brokers resolved to run the standalone broker).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/index.js";
-import { bytes } from "./env.js";
-
-/** Where tooling/brokers keeps Pulsar's jars (its stateRoot() rule: see tooling/brokers/src/state.mjs). */
-function pulsarLibs(): string {
-  const root =
-    process.env.RUSTSTREAM_BROKERS_STATE ||
-    join(process.env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "ruststream-brokers");
-  return join(root, "pulsar", "libs");
-}
+import { bytes, pulsarLibs } from "./env.js";
 
 const KEYS = [
   "",
@@ -58,10 +50,6 @@ describe("java String.hashCode", () => {
 describe("partition choice against Pulsar's Java client", () => {
   it("JavaStringHash and Murmur3_32Hash give the Java client's hashes and partitions", () => {
     const libs = pulsarLibs();
-    if (!existsSync(join(libs, "pulsar-client-original-4.0.7.jar")))
-      throw new Error(
-        `Pulsar's jars are not in ${libs}; \`pnpm brokers up pulsar\` resolves them (the global setup runs it)`,
-      );
     const out = mkdtempSync(join(tmpdir(), "rs-keyhashes-"));
     // Only what the two hashes need: the client, pulsar-common (Murmur3_32Hash) and guava (UnsignedBytes).
     const jars = ["pulsar-client-original-4.0.7.jar", "pulsar-common-4.0.7.jar"];

@@ -3,7 +3,7 @@
 // snappy block. A batch is compressed whole. LZ4 is this package's own (lz4.ts), ZLIB is node:zlib;
 // ZSTD (WebAssembly) and SNAPPY (a Node-API addon with prebuilt binaries) are loaded on first need
 // by `loadCodecs`, so a platform without one of them still runs every other codec.
-import { deflateSync, inflateSync } from "node:zlib";
+import { constants, deflateSync, inflateSync } from "node:zlib";
 import { RustStreamError } from "@ruststream/core";
 import { CompressionType, type CompressionTypeValue } from "./commands.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
@@ -25,7 +25,9 @@ const codecs = new Map<number, Codec>([
     CompressionType.ZLIB,
     {
       compress: (data) => deflateSync(data),
-      decompress: (data) => inflateSync(data),
+      // The Java codec ends its stream with a sync flush, not a final block: inflate what is there
+      // instead of insisting on the stream's end.
+      decompress: (data) => inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH }),
     },
   ],
 ]);
