@@ -1,3 +1,13 @@
+// The Redis broker's public API, by name. The layout every broker package follows (README, Layout):
+//   broker.ts     the broker, its connection and its closed witness
+//   sources.ts    the descriptors subscribe takes
+//   publisher.ts  the publish policy and the live publisher
+//   position.ts   where a delivery sits
+//   names.ts      the names it writes on its wire
+//   host.ts       what the subscription modes need from the connection
+//   stream/, list/, pubsub/  one folder per subscription mode: its subscription and delivery
+//   client/       the adapter over ioredis: the only code that meets the server
+//   inProcess/    the in-process stand-in of the server, for TestApp
 export type {
   ClosedRedisBroker,
   RedisBrokerOptions,
