@@ -485,6 +485,7 @@ export class PartitionConsumer implements ConsumerHandler {
     if (this.nacked.size === 0) return;
     const messageIds = [...this.nacked.values()];
     this.nacked.clear();
+    this.flushAcks();
     this.connection?.send({
       type: CommandType.REDELIVER_UNACKNOWLEDGED_MESSAGES,
       redeliverUnacknowledgedMessages: { consumerId: this.consumerId, messageIds },
@@ -493,6 +494,8 @@ export class PartitionConsumer implements ConsumerHandler {
 
   /** Asks the broker to redeliver everything this consumer has not acked. */
   redeliverAll(): void {
+    // Acks made before the nack must reach the broker before the rewind, or it redelivers them.
+    this.flushAcks();
     // A new epoch marks what the broker pushed before the request as stale when it arrives.
     this.epoch++;
     const dropped = this.queue.drain().length;
@@ -512,6 +515,7 @@ export class PartitionConsumer implements ConsumerHandler {
     await this.ready();
     const connection = this.connection!;
     const consumerId = this.consumerId;
+    this.flushAcks();
     const requestId = connection.newRequestId();
     this.seekingConsumerId = consumerId;
     this.queue.drain();
