@@ -11,5 +11,8 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
+  // The CJS entries too share their chunks, so a process that requires both entries holds one copy
+  // of each class and module state (the ESM build splits by default).
+  splitting: true,
   target: "node20",
 });
