@@ -28,10 +28,18 @@
 //!       Exit status 0 when the two files hold the same bytes but for timestamps: the same length,
 //!       file name, interval and frames (stream key, shard, sequence, payload), in the same order.
 //!
+//!   ruststream-interop serve <config-json>
+//!       A RustStream service on ruststream-fred (Redis streams, reliable lists, pub/sub) or
+//!       ruststream-sea-file (a stream file), driven by JSON lines on stdin and reporting on stdout
+//!       (see `service.rs` and the README).
+//!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
 
 mod broker;
+mod file_service;
 mod fixtures;
+mod redis_service;
+mod service;
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use sea_streamer_file::{
@@ -243,6 +251,7 @@ fn usage() -> ExitCode {
     eprintln!("       ruststream-interop broker-write <file>");
     eprintln!("       ruststream-interop broker-read <file>");
     eprintln!("       ruststream-interop same-but-clock <a> <b>");
+    eprintln!("       ruststream-interop serve <config-json>");
     ExitCode::from(64)
 }
 
@@ -254,6 +263,7 @@ async fn main() -> ExitCode {
         Some("fixtures") if args.len() == 2 => fixtures::write_all(&args[1]).await,
         Some("broker-write") if args.len() == 2 => broker::write(&args[1]).await,
         Some("broker-read") if args.len() == 2 => broker::read(&args[1]).await,
+        Some("serve") if args.len() == 2 => service::serve(&args[1]).await,
         Some("same-but-clock") if args.len() == 3 => match same_but_clock(&args[1], &args[2]).await {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
