@@ -69,7 +69,7 @@ export function decodeFrame(bytes: Uint8Array): Framed {
     if (at + 4 > bytes.length) return raw;
     const nameLength = data.getUint32(at);
     at += 4;
-    if (nameLength === 0 || at + nameLength + 4 > bytes.length) return raw;
+    if (at + nameLength + 4 > bytes.length) return raw;
     let name: string;
     try {
       name = decoder.decode(view(bytes, at, at + nameLength));
@@ -80,7 +80,10 @@ export function decodeFrame(bytes: Uint8Array): Framed {
     const valueLength = data.getUint32(at);
     at += 4;
     if (at + valueLength > bytes.length) return raw;
-    headers.set(name, view(bytes, at, at + valueLength));
+    // RustStream's map holds a header with an empty name and its frame carries it; ours cannot hold
+    // one. The frame is still one, so the payload and the other headers arrive: handing the whole
+    // frame over as a raw payload would corrupt the message to save a header no reader here can name.
+    if (name !== "") headers.set(name, view(bytes, at, at + valueLength));
     at += valueLength;
   }
   return { headers, payload: view(bytes, at, bytes.length) };
