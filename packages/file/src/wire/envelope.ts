@@ -104,19 +104,26 @@ export interface Unwrapped {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function parseLines(block: Uint8Array): HeaderMap | undefined {
-  let text: string;
-  try {
-    text = strictUtf8.decode(block);
-  } catch {
-    return undefined;
-  }
+const EDGE_RUNS = new RegExp(`^${RUST_WHITESPACE}+|${RUST_WHITESPACE}+$`, "g");
+
+/**
+ * The headers of an `rs1:` block, read as RustStream reads them: the block as lossy UTF-8, one
+ * header per line split at its first colon, both halves trimmed (which takes the `\r` of a `\r\n`
+ * too), a line without a colon skipped.
+ * Both writers put every header on a `name: value` line that survives this unchanged; reading other
+ * lines as RustStream does (an older release's, a hand-written one's) keeps such an envelope an
+ * envelope, instead of handing its base64 over as the payload.
+ */
+function parseLines(block: Uint8Array): HeaderMap {
   const headers = new HeaderMap();
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
-    const colon = line.indexOf(": ");
-    if (colon <= 0) return undefined;
-    headers.set(line.slice(0, colon), line.slice(colon + 2));
+  for (const line of lenientUtf8.decode(block).split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon < 0) continue;
+    const name = line.slice(0, colon).replace(EDGE_RUNS, "");
+    // RustStream's map holds a header with an empty name; ours cannot, so only that header is left
+    // out, and the payload arrives as it was written.
+    if (name === "") continue;
+    headers.set(name, line.slice(colon + 1).replace(EDGE_RUNS, ""));
   }
   return headers;
 }
@@ -132,9 +139,10 @@ function parseBinary(block: Uint8Array): HeaderMap | undefined {
     if (valueAt + 4 > block.length) return undefined;
     const valueLength = view.getUint32(valueAt);
     const end = valueAt + 4 + valueLength;
-    if (end > block.length || nameLength === 0) return undefined;
+    if (end > block.length) return undefined;
     const name = lenientUtf8.decode(block.subarray(at + 4, valueAt));
-    headers.set(name, block.slice(valueAt + 4, end));
+    // As in `parseLines`: the nameless header is the one part of the message ours cannot hold.
+    if (name !== "") headers.set(name, block.slice(valueAt + 4, end));
     at = end;
   }
   return headers;
