@@ -1,0 +1,135 @@
+import { bytes as bytesCodec, RustStream, readDeadLetterOrigin } from "@ruststream/core";
+import { TestApp } from "@ruststream/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RedisBroker, RedisStream } from "../src/index.js";
+import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
+import { requireEnv, text, uniqueKey } from "./env.js";
+import {
+  BUILD_TIMEOUT_MS,
+  buildRustInterop,
+  killRustServices,
+  RustService,
+} from "./rustService.js";
+
+// An entry with no `_payload` field, as another framework writes one (FastStream keeps its message
+// in `__data__`), on a stream a TypeScript and a RustStream service read. It is not a RustStream
+// message: what each reader makes of it.
+
+const url = () => requireEnv("REDIS_URL");
+const redis = inspect(url());
+let t: TestApp | undefined;
+
+beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  await killRustServices();
+});
+afterAll(() => redis.disconnect());
+
+/** FastStream's layout: the whole message (its own headers inside) in one `__data__` field. */
+async function fastStreamEntry(key: string): Promise<void> {
+  await redis.xadd(
+    key,
+    "*",
+    "__data__",
+    Buffer.from('\x00\x01{"content-type":"application/json"}{"id":1}'),
+  );
+}
+
+describe("a stream entry with no payload field (FastStream's __data__ layout)", () => {
+  it("our JSON subscriber settles it by its decode policy: dead letter, reason decode, nothing handled, and it reads on", async () => {
+    const key = uniqueKey("interop-nopayload-dlq");
+    const dlq = `${key}.dlq`;
+    const handled: unknown[] = [];
+    const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
+      new RedisBroker({ url: url(), group: "ts" }),
+      (b) => {
+        b.subscriber(new RedisStream(key, { blockMs: 100 }))
+          .deadLetter(dlq)
+          .handle((message) => {
+            handled.push(message);
+          });
+      },
+    );
+    t = await TestApp.startLive(app);
+    await fastStreamEntry(key);
+    await t.publish(key, { id: 2 });
+    await eventually("both settled", () => t!.subscriber(key).outcomes.length === 2);
+    expect(t.subscriber(key).outcomes).toEqual(["dead-letter", "ack"]);
+    expect(handled).toEqual([{ id: 2 }]);
+    const [dead] = await entries(redis, dlq);
+    expect(dead!.payload.length).toBe(0);
+    expect(readDeadLetterOrigin(dead!.headers)).toMatchObject({ source: key, reason: "decode" });
+    expect(await pendingCount(redis, key, "ts")).toBe(0);
+  });
+
+  it("our JSON subscriber without a dead letter drops it (acknowledged, never handled)", async () => {
+    const key = uniqueKey("interop-nopayload-drop");
+    const handled: unknown[] = [];
+    const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
+      new RedisBroker({ url: url(), group: "ts" }),
+      (b) => {
+        b.subscriber(new RedisStream(key, { blockMs: 100 })).handle((message) => {
+          handled.push(message);
+        });
+      },
+    );
+    t = await TestApp.startLive(app);
+    await fastStreamEntry(key);
+    await t.publish(key, { id: 2 });
+    await eventually("both settled", () => t!.subscriber(key).outcomes.length === 2);
+    expect(t.subscriber(key).outcomes).toEqual(["drop", "ack"]);
+    expect(t.subscriber(key).decodeFailures).toHaveLength(1);
+    expect(handled).toEqual([{ id: 2 }]);
+    expect(await pendingCount(redis, key, "ts")).toBe(0);
+  });
+
+  it("known gap: a subscriber on the bytes codec, which decodes anything, is handed an empty payload (core has no way yet for a broker to say a delivery is unreadable)", async () => {
+    const key = uniqueKey("interop-nopayload-bytes");
+    const handled: string[] = [];
+    const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
+      new RedisBroker({ url: url(), group: "ts" }),
+      (b) => {
+        b.subscriber(new RedisStream(key, { blockMs: 100 }), { codec: bytesCodec }).handle(
+          (payload: Uint8Array) => {
+            handled.push(text(payload));
+          },
+        );
+      },
+    );
+    t = await TestApp.startLive(app);
+    await fastStreamEntry(key);
+    await eventually("handled", () => handled.length === 1);
+    expect(handled).toEqual([""]);
+  });
+
+  it("RustStream reads it as an empty payload with no headers: its raw handler runs on it, its JSON handler drops it", async () => {
+    const key = uniqueKey("interop-nopayload-rust");
+    await redis.xgroup("CREATE", key, "raw", "$", "MKSTREAM");
+    await redis.xgroup("CREATE", key, "json", "$");
+    const raw = await RustService.start({
+      transport: "stream",
+      url: url(),
+      consume: { key, group: "raw", consumer: "rust-raw" },
+    });
+    const json = await RustService.start({
+      transport: "stream",
+      url: url(),
+      consume: { key, group: "json", consumer: "rust-json", codec: "json" },
+    });
+    await fastStreamEntry(key);
+    await raw.waitForDeliveries(1);
+    expect(raw.deliveries.map((d) => [d.payload.length, d.headers.length, d.outcome])).toEqual([
+      [0, 0, "ack"],
+    ]);
+    await eventually("the JSON handler's decode failure", () => json.decodeFailures.length === 1);
+    expect(json.decodeFailures[0]!.length).toBe(0);
+    expect(json.deliveries).toEqual([]);
+    await eventually(
+      "both groups settled it",
+      async () =>
+        (await pendingCount(redis, key, "raw")) + (await pendingCount(redis, key, "json")) === 0,
+    );
+  });
+});
