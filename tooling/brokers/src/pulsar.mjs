@@ -1,6 +1,7 @@
 // @ts-check
 // Pulsar 4.0 standalone from Maven Central jars (no tarball, no container): one JVM holding the
 // broker and an in-process bookie, metadata in RocksDB. See reference/broker-infra.md part B.
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -10,6 +11,7 @@ import { resolveJars } from "./maven.mjs";
 import {
   portOpen,
   rssMiB,
+  run,
   runningPid,
   startDetached,
   stopByPidFile,
@@ -31,6 +33,7 @@ function ports() {
     binary: envPort("PULSAR_PORT", 16650),
     http: envPort("PULSAR_HTTP_PORT", 18080),
     bookie: envPort("PULSAR_BOOKIE_PORT", 13181),
+    tls: envPort("PULSAR_TLS_PORT", 16651),
   };
 }
 /** @typedef {ReturnType<typeof ports>} Ports */
@@ -46,14 +49,110 @@ function files() {
   };
 }
 
-/** @returns {Ports | undefined} */
-function recordedPorts() {
+/** Where the TLS material and the token's key live: made once per machine, kept across restarts. */
+function securityFiles() {
+  const dir = stateDir("pulsar", "security");
+  return {
+    dir,
+    ca: join(dir, "ca.crt"),
+    caKey: join(dir, "ca.key"),
+    cert: join(dir, "server.crt"),
+    key: join(dir, "server.key"),
+    secretKey: join(dir, "token-secret.key"),
+    token: join(dir, "token.jwt"),
+  };
+}
+
+/** @param {Buffer | string} data */
+const base64url = (data) => Buffer.from(data).toString("base64url");
+
+/**
+ * A CA and a server certificate for 127.0.0.1 (the TLS port), a secret key (32 random bytes, which
+ * the broker reads as HS256's key) and a token it signed for the role `ruststream`. Only ever
+ * guards loopback ports.
+ */
+async function ensureSecurity() {
+  const f = securityFiles();
+  if (!existsSync(f.secretKey)) writeFileSync(f.secretKey, randomBytes(32), { mode: 0o600 });
+  if (!existsSync(f.token)) {
+    const head = base64url(JSON.stringify({ alg: "HS256" }));
+    const body = base64url(JSON.stringify({ sub: "ruststream" }));
+    const signature = createHmac("sha256", readFileSync(f.secretKey))
+      .update(`${head}.${body}`)
+      .digest("base64url");
+    writeFileSync(f.token, `${head}.${body}.${signature}`, { mode: 0o600 });
+  }
+  if (existsSync(f.ca) && existsSync(f.cert) && existsSync(f.key)) return;
+  const ext = join(f.dir, "server.ext");
+  writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  const csr = join(f.dir, "server.csr");
+  // OpenSSL 3 writes PKCS#8 keys, which is what the broker's TLS reads.
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "3650",
+    "-subj",
+    "/CN=ruststream pulsar test CA",
+    "-keyout",
+    f.caKey,
+    "-out",
+    f.ca,
+  ]);
+  await run("openssl", [
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    f.key,
+    "-out",
+    csr,
+  ]);
+  await run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    f.ca,
+    "-CAkey",
+    f.caKey,
+    "-CAcreateserial",
+    "-days",
+    "3650",
+    "-extfile",
+    ext,
+    "-out",
+    f.cert,
+  ]);
+}
+
+/** @returns {(Ports & { conf?: string }) | undefined} */
+function recorded() {
   try {
     return JSON.parse(readFileSync(files().portsFile, "utf8"));
   } catch {
     return undefined;
   }
 }
+
+/** @returns {Ports | undefined} */
+function recordedPorts() {
+  const r = recorded();
+  if (r === undefined) return undefined;
+  // A broker started before the TLS port existed took none: its restart (another configuration)
+  // takes the one asked for.
+  return { binary: r.binary, http: r.http, bookie: r.bookie, tls: r.tls ?? ports().tls };
+}
+
+/** The fingerprint of the configuration the running broker was started with. */
+const recordedConf = () => recorded()?.conf;
 
 /**
  * @param {number} httpPort
@@ -77,7 +176,7 @@ async function ready(p) {
   if (!Array.isArray(clusters) || !clusters.includes("standalone")) return false;
   const namespaces = await getJson(p.http, "/admin/v2/namespaces/public");
   if (!Array.isArray(namespaces) || !namespaces.includes("public/default")) return false;
-  return portOpen(p.binary);
+  return (await portOpen(p.binary)) && portOpen(p.tls);
 }
 
 /** The JVM; JAVA_HOME wins so a machine with several JDKs can pick 17+. */
@@ -116,17 +215,41 @@ function jvmFlags() {
 }
 
 /**
- * The repo's standalone.conf with this run's ports, written next to the data it belongs to.
+ * The repo's standalone.conf with this run's ports and the paths of the security material: token
+ * authentication (a client without a token gets the anonymous role, authorization is off, so the
+ * plain tests need none; a token the key did not sign is refused) and a TLS port.
  * @param {Ports} p
- * @param {string} workDir
  */
-function writeConf(p, workDir) {
+function confText(p) {
+  const f = securityFiles();
   const base = readFileSync(join(HERE, "standalone.conf"), "utf8");
-  const conf = base
+  return `${base
     .replace(/^brokerServicePort=.*$/m, `brokerServicePort=${p.binary}`)
-    .replace(/^webServicePort=.*$/m, `webServicePort=${p.http}`);
+    .replace(/^webServicePort=.*$/m, `webServicePort=${p.http}`)}
+### security (written by tooling/brokers/src/pulsar.mjs) ###
+authenticationEnabled=true
+authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken
+tokenSecretKey=file://${f.secretKey}
+anonymousUserRole=anonymous
+authorizationEnabled=false
+brokerServicePortTls=${p.tls}
+tlsCertificateFilePath=${f.cert}
+tlsKeyFilePath=${f.key}
+tlsTrustCertsFilePath=${f.ca}
+`;
+}
+
+/** What tells two configurations apart, so a running broker started with another one is restarted. */
+const fingerprint = (/** @type {string} */ text) =>
+  createHash("sha256").update(text).digest("hex").slice(0, 16);
+
+/**
+ * @param {string} workDir
+ * @param {string} text
+ */
+function writeConf(workDir, text) {
   const file = join(workDir, "standalone.conf");
-  writeFileSync(file, conf);
+  writeFileSync(file, text);
   return file;
 }
 
@@ -140,6 +263,7 @@ async function refuseTakenPorts(p) {
     [p.binary, "PULSAR_PORT"],
     [p.http, "PULSAR_HTTP_PORT"],
     [p.bookie, "PULSAR_BOOKIE_PORT"],
+    [p.tls, "PULSAR_TLS_PORT"],
   ];
   for (const [port, variable] of wanted) {
     if (await portOpen(port)) {
@@ -175,31 +299,46 @@ async function upLocked(log) {
   const want = ports();
   const address = `pulsar://127.0.0.1:${want.binary}`;
   const { pidFile, logFile, portsFile } = files();
+  await ensureSecurity();
+  const conf = confText(want);
+  const wantConf = fingerprint(conf);
 
   const pid = runningPid(pidFile);
   if (pid !== undefined) {
     const have = recordedPorts() ?? want;
-    if (have.binary !== want.binary || have.http !== want.http || have.bookie !== want.bookie) {
+    const samePorts =
+      have.binary === want.binary &&
+      have.http === want.http &&
+      have.bookie === want.bookie &&
+      have.tls === want.tls;
+    if (!samePorts) {
       throw new Error(
-        `pulsar: already running (pid ${pid}) on ports ${have.binary}/${have.http}/${have.bookie}, ` +
-          `not the requested ${want.binary}/${want.http}/${want.bookie}; run \`pnpm brokers down pulsar\` first`,
+        `pulsar: already running (pid ${pid}) on ports ${have.binary}/${have.http}/${have.bookie}/${have.tls}, ` +
+          `not the requested ${want.binary}/${want.http}/${want.bookie}/${want.tls}; run \`pnpm brokers down pulsar\` first`,
       );
     }
-    // Usually answers at once; waiting covers a concurrent `up` whose broker is still starting.
-    try {
-      await waitFor(() => ready(have), {
-        timeoutMs: START_BUDGET_MS,
-        pid,
-        intervalMs: 500,
-        what: "pulsar",
-      });
-    } catch (error) {
-      throw new Error(
-        `${/** @type {Error} */ (error).message} (pid ${pid} runs but does not answer; ` +
-          `\`pnpm brokers down pulsar\` and retry)\n--- ${logFile} ---\n${tail(logFile)}`,
-      );
+    if (recordedConf() === wantConf) {
+      // Usually answers at once; waiting covers a concurrent `up` whose broker is still starting.
+      try {
+        await waitFor(() => ready(have), {
+          timeoutMs: START_BUDGET_MS,
+          pid,
+          intervalMs: 500,
+          what: "pulsar",
+        });
+      } catch (error) {
+        throw new Error(
+          `${/** @type {Error} */ (error).message} (pid ${pid} runs but does not answer; ` +
+            `\`pnpm brokers down pulsar\` and retry)\n--- ${logFile} ---\n${tail(logFile)}`,
+        );
+      }
+      return { already: true, address, ms: Date.now() - started };
     }
-    return { already: true, address, ms: Date.now() - started };
+    // Started with another configuration (an older checkout): its data never survives a restart
+    // anyway, so start it again with this one.
+    log(`pulsar: running (pid ${pid}) with another configuration; restarting it`);
+    await stopByPidFile(pidFile, 30_000);
+    rmSync(portsFile, { force: true });
   }
 
   await refuseTakenPorts(want);
@@ -210,7 +349,7 @@ async function upLocked(log) {
   const workDir = join(stateDir("pulsar"), "work");
   rmSync(workDir, { recursive: true, force: true });
   stateDir("pulsar", "work");
-  const conf = writeConf(want, workDir);
+  const confFile = writeConf(workDir, conf);
   rmSync(logFile, { force: true });
 
   const newPid = startDetached({
@@ -221,7 +360,7 @@ async function upLocked(log) {
       classpath,
       "org.apache.pulsar.PulsarStandaloneStarter",
       "--config",
-      conf,
+      confFile,
       "--no-functions-worker",
       "--no-stream-storage",
       "--metadata-dir",
@@ -237,7 +376,7 @@ async function upLocked(log) {
     logFile,
     pidFile,
   });
-  writeFileSync(portsFile, JSON.stringify(want));
+  writeFileSync(portsFile, JSON.stringify({ ...want, conf: wantConf }));
   log(`pulsar: starting (pid ${newPid}, log ${logFile})`);
 
   try {
@@ -274,10 +413,22 @@ export async function status() {
   return [{ running: true, address, pid, rssMiB: rssMiB(pid) }];
 }
 
+/**
+ * The variables tests read. The token URL is the plain port: authentication is on for every
+ * listener, and a client without a token is let in as the anonymous role.
+ */
 export function env() {
   const p = ports();
+  const f = securityFiles();
   return {
     PULSAR_URL: `pulsar://127.0.0.1:${p.binary}`,
     PULSAR_ADMIN_URL: `http://127.0.0.1:${p.http}`,
+    PULSAR_TOKEN_URL: `pulsar://127.0.0.1:${p.binary}`,
+    PULSAR_TOKEN: existsSync(f.token) ? readFileSync(f.token, "utf8") : "",
+    // The key the broker checks tokens with, for tests that sign tokens of their own.
+    PULSAR_TOKEN_KEY: f.secretKey,
+    PULSAR_TLS_URL: `pulsar+ssl://127.0.0.1:${p.tls}`,
+    PULSAR_TLS_CA: f.ca,
+    PULSAR_LIBS: stateDir("pulsar", "libs"),
   };
 }
