@@ -550,6 +550,26 @@ export class PartitionConsumer implements ConsumerHandler {
     this.trackers.clear();
   }
 
+  /**
+   * The id of the last message the broker stored on this topic or partition (ledger -1 on one that
+   * never held a message): what a seek checks an id against, since the broker itself accepts any.
+   */
+  async lastMessageId(): Promise<MessageId> {
+    await this.ready();
+    const connection = this.connection!;
+    const requestId = connection.newRequestId();
+    const answer = await connection.request(
+      requestId,
+      {
+        type: CommandType.GET_LAST_MESSAGE_ID,
+        getLastMessageId: { consumerId: this.consumerId, requestId },
+      },
+      `get the last message id of ${this.topic}`,
+    );
+    const data = answer.getLastMessageIdResponse!.lastMessageId;
+    return MessageId.fromData(data, this.partition);
+  }
+
   /** Resolves once subscribed (at once when it is); rejects when closed or failed. */
   ready(): Promise<void> {
     if (this.state === "ready") return Promise.resolve();
@@ -678,6 +698,7 @@ interface Waiter {
 /** A consumer on a topic, partitioned or not: one subscription, messages from every partition. */
 export class Consumer implements MessageSink {
   private readonly waiters = new Queue<Waiter>();
+  private readonly listeners = new Set<() => void>();
   private next = 0;
   private closed = false;
   private consumers: PartitionConsumer[] = [];
@@ -724,6 +745,47 @@ export class Consumer implements MessageSink {
   }
 
   notify(): void {
+    this.serveWaiters();
+    // After the waiters: a listener pulls with tryReceive, and a waiter asked first.
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Calls `onReadable` whenever a message may be waiting, or the consumer closed or failed: for a
+   * reader that pulls with {@link Consumer.tryReceive} from several consumers at once. Returns the
+   * call that stops it.
+   */
+  listen(onReadable: () => void): () => void {
+    this.listeners.add(onReadable);
+    return () => this.listeners.delete(onReadable);
+  }
+
+  /**
+   * The next queued message without waiting, or `undefined`; throws when the consumer is closed or
+   * one of its partitions failed for good.
+   */
+  tryReceive(): Message | undefined {
+    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    const failure = this.consumers.find((c) => c.failed)?.failed;
+    if (failure) throw failure;
+    if (this.waiters.length > 0) return undefined;
+    return this.takeNext();
+  }
+
+  /** The last message id stored on `partition` (0 on a non-partitioned topic). */
+  lastMessageId(partition = 0): Promise<MessageId> {
+    const consumer = this.consumers[this.partitions === 0 ? 0 : partition];
+    if (!consumer)
+      return Promise.reject(
+        new RustStreamError(
+          "invalid-argument",
+          `partition ${partition} does not exist on ${this.topic} (${this.partitions} partitions)`,
+        ),
+      );
+    return consumer.lastMessageId();
+  }
+
+  private serveWaiters(): void {
     while (this.waiters.length > 0) {
       const failure = this.consumers.find((c) => c.failed)?.failed;
       if (this.closed || failure) {
