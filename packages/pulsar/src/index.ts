@@ -1,4 +1,39 @@
-// @ruststream/pulsar: the broker on top of the wire client comes next (descriptors, subscriptions,
-// publisher, in-process mode). Until then the package's entry re-exports nothing of its own; the
-// protocol client is `@ruststream/pulsar/wire`.
-export { MessageId, PulsarClient } from "./wire/index.js";
+// The Pulsar broker's public API, by name. The layout every broker package follows (README, Layout):
+//   broker.ts      the broker, its connection and its closed witness
+//   sources.ts     the descriptors subscribe takes (one per subscription type)
+//   publisher.ts   the publish policy, the live publisher and its per-message options
+//   position.ts    where a delivery sits: a message id, or a publish time to seek to
+//   names.ts       the names it writes on Pulsar's wire
+//   host.ts        what the subscription modes need from the connection
+//   subscription/  the subscription both modes share, its delivery base, the reply inbox
+//   shared/        Shared and Key_Shared: the broker moves retries
+//   single/        Exclusive and Failover: retries are copies to the retry topic
+//   wire/          the Pulsar binary protocol (also @ruststream/pulsar/wire) and the link over it
+//   inProcess/     the in-process stand-in of the broker, for TestApp
+export type {
+  ClosedPulsarBroker,
+  InProcessSettings,
+  PulsarBrokerOptions,
+} from "./broker.js";
+export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";
+export { deadLetterTopic, pulsarProperties, retryTopic, topicSuffixes } from "./names.js";
+export type { PulsarPosition } from "./position.js";
+export { PulsarMessagePosition, PulsarTimePosition, parsePulsarPosition } from "./position.js";
+export type { PulsarPublishOptions, PulsarPublishSettings } from "./publisher.js";
+export { PulsarPublish, PulsarPublisher } from "./publisher.js";
+export type { DeadLetterPolicy, SharedDelivery } from "./shared/sharedDelivery.js";
+export type { SingleDelivery } from "./single/singleDelivery.js";
+export type {
+  InitialPosition,
+  PulsarExclusiveOptions,
+  PulsarKeySharedOptions,
+  PulsarSharedOptions,
+  PulsarSharedSource,
+  PulsarSingleSource,
+  PulsarSource,
+  PulsarTopicOptions,
+} from "./sources.js";
+export { PulsarExclusive, PulsarFailover, PulsarKeyShared, PulsarShared } from "./sources.js";
+export type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
+export type { PulsarSubscription } from "./subscription/pulsarSubscription.js";
+export { MessageId } from "./wire/messageId.js";

@@ -1,0 +1,542 @@
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+import {
+  type Broker,
+  type Clock,
+  type ClosedBroker,
+  type ConnectedBroker,
+  type ConnectOptions,
+  type DescribesServer,
+  type OutgoingMessage,
+  type RawMessage,
+  RustStreamError,
+  type ServerDescription,
+  systemClock,
+} from "@ruststream/core";
+import {
+  type Backlog,
+  brokerMark,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  type PendingReply,
+  snapshotMessage,
+  sourceMark,
+  testableMark,
+} from "@ruststream/core/broker";
+import type { HostedSubscription, PulsarHost } from "./host.js";
+import type { InProcessPulsar } from "./inProcess/inProcessPulsar.js";
+import { retryTopic } from "./names.js";
+import {
+  type PreparedMessage,
+  type ProducerKey,
+  type PublisherHost,
+  PulsarPublish,
+  type PulsarPublisher,
+  type PulsarPublishOptions,
+  prepareMessage,
+  sendPrepared,
+} from "./publisher.js";
+import { SharedDelivery } from "./shared/sharedDelivery.js";
+import { SingleDelivery } from "./single/singleDelivery.js";
+import { PulsarShared, type PulsarSharedSource, type PulsarSource } from "./sources.js";
+import type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
+import { PulsarSubscription } from "./subscription/pulsarSubscription.js";
+import { Reader } from "./subscription/reader.js";
+import { ReplyInbox } from "./subscription/replyInbox.js";
+import { ClientLink } from "./wire/clientLink.js";
+import type { TokenSource } from "./wire/connection.js";
+import type { ConsumerOptions } from "./wire/consumer.js";
+import type { Link, LinkConsumer, LinkProducer } from "./wire/link.js";
+import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
+
+export interface PulsarBrokerOptions {
+  /** `pulsar://host:6650`, or `pulsar+ssl://host:6651` for TLS; several hosts separated by commas. */
+  readonly url: string;
+  /**
+   * Token authentication: the token (a JWT the broker's key signed), or a function giving the
+   * current one (asked again when the broker challenges). Never shown in descriptions or logs.
+   */
+  readonly token?: TokenSource;
+  /** TLS for `pulsar+ssl://`: `ca` (the CA that signed the broker's certificate), `cert`, `key`... */
+  readonly tls?: TlsOptions;
+  /**
+   * The subscription of bare names and of Shared and Key_Shared descriptors that name none, the
+   * same in every replica so they share the work. Default: the name of the app that connects.
+   */
+  readonly subscription?: string;
+  /** Creating a producer or consumer, lookups and retries included (default 30 s). */
+  readonly operationTimeoutMs?: number;
+  /** TCP connect plus handshake (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** The namespace of the reply topics requests create (default `public/default`). */
+  readonly inboxNamespace?: string;
+  /** Where request timeouts take time from (the in-process mode uses the test's clock). */
+  readonly clock?: Clock;
+  /** The in-process stand-in's own settings: what a real broker learns from its cluster. */
+  readonly inProcess?: InProcessSettings;
+}
+
+/** What the in-process stand-in needs to be told that a real broker's cluster already knows. */
+export interface InProcessSettings {
+  /** Topics created partitioned (through Pulsar's admin API in production), by name: partitions. */
+  readonly partitionedTopics?: Readonly<Record<string, number>>;
+  /** The broker's `maxMessageSize` (default 5 MiB, Pulsar's default). */
+  readonly maxMessageSize?: number;
+}
+
+/** What shutting down a Pulsar connection left behind. */
+export interface ClosedPulsarBroker extends ClosedBroker {
+  /** Publishes sent and not yet confirmed by the broker when the connection closed. */
+  readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed (their unacked messages go back). */
+  readonly closedSubscriptions: number;
+}
+
+function describePulsar(addresses: readonly BrokerAddress[], version?: string): ServerDescription {
+  return {
+    protocol: addresses[0]?.tls === true ? "pulsar+ssl" : "pulsar",
+    host: addresses.map((a) => `${a.host}:${a.port}`).join(","),
+    ...(version === undefined ? {} : { protocolVersion: version }),
+  };
+}
+
+/**
+ * A Pulsar broker before it connects: the constructor only checks and records its configuration.
+ * `connect()` opens the first connection (handshake, token, TLS); `connectInProcess()` runs the
+ * same descriptors against an in-process stand-in of the broker, for tests.
+ */
+export class PulsarBroker
+  implements Broker<ConnectedPulsarBroker>, InProcessBroker<ConnectedPulsarBroker>, DescribesServer
+{
+  readonly [brokerMark] = "pulsar";
+  readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
+  readonly #options: PulsarBrokerOptions;
+  readonly #addresses: readonly BrokerAddress[];
+  #inProcess: InProcessPulsar | undefined;
+
+  constructor(options: PulsarBrokerOptions) {
+    if (typeof options?.url !== "string") {
+      throw new RustStreamError(
+        "invalid-argument",
+        'PulsarBroker needs a url: new PulsarBroker({ url: "pulsar://127.0.0.1:6650" })',
+      );
+    }
+    this.#addresses = parseServiceUrl(options.url);
+    if (options.subscription !== undefined && options.subscription.length === 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "subscription cannot be empty: give the name the replicas share",
+      );
+    }
+    const sizes = options.inProcess?.partitionedTopics ?? {};
+    for (const [topic, partitions] of Object.entries(sizes)) {
+      if (!Number.isSafeInteger(partitions) || partitions < 1) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `inProcess.partitionedTopics["${topic}"]: ${partitions}; give 1 or more partitions`,
+        );
+      }
+    }
+    this.#options = options;
+  }
+
+  /** The server as configured, before connecting: scheme and hosts, never the token. */
+  describeServer(): ServerDescription {
+    return describePulsar(this.#addresses);
+  }
+
+  async connect(options?: ConnectOptions): Promise<ConnectedPulsarBroker> {
+    const o = this.#options;
+    const link = await ClientLink.open({
+      serviceUrl: o.url,
+      ...(o.token === undefined ? {} : { token: o.token }),
+      ...(o.tls === undefined ? {} : { tls: o.tls }),
+      ...(o.operationTimeoutMs === undefined ? {} : { operationTimeoutMs: o.operationTimeoutMs }),
+      ...(o.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.connectTimeoutMs }),
+    });
+    const version = /(\d+\.\d+(?:\.\d+)?)/.exec(link.serverVersion)?.[1];
+    return new ConnectedPulsarBroker(link, o, {
+      clock: o.clock ?? systemClock,
+      now: () => Date.now(),
+      subscription: o.subscription ?? options?.app?.name,
+      description: describePulsar(this.#addresses, version),
+      inProcess: undefined,
+    });
+  }
+
+  /**
+   * The in-process mode: the same descriptors, policies and settlement code against a stand-in of
+   * the broker that lives in this broker object (so a second connection sees what the first left).
+   */
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedPulsarBroker> {
+    const { InProcessPulsar } = await import("./inProcess/inProcessPulsar.js");
+    this.#inProcess ??= new InProcessPulsar(this.#options.inProcess ?? {});
+    const server = this.#inProcess;
+    server.attach(options.clock, options.coordinator);
+    return new ConnectedPulsarBroker(server.link(), this.#options, {
+      clock: options.clock,
+      now: () => server.now(),
+      subscription: this.#options.subscription ?? options.app?.name,
+      description: { protocol: "pulsar", description: "in-process stand-in of a Pulsar broker" },
+      inProcess: server,
+    });
+  }
+}
+
+interface ConnectionFacts {
+  readonly clock: Clock;
+  readonly now: () => number;
+  /** The subscription option, else the connecting app's name. */
+  readonly subscription: string | undefined;
+  readonly description: ServerDescription;
+  readonly inProcess: InProcessPulsar | undefined;
+}
+
+/** A reader of an Exclusive subscription, shared by this connection's subscriptions to it. */
+interface SharedReader {
+  readonly reader: Promise<Reader>;
+  refs: number;
+}
+
+/** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
+export class ConnectedPulsarBroker
+  implements
+    ConnectedBroker<PulsarSource, PulsarDelivery, PulsarPublisher, ClosedPulsarBroker>,
+    DescribesServer,
+    PulsarHost,
+    PublisherHost
+{
+  readonly [brokerMark] = "pulsar";
+  readonly [describeMark] = true as const;
+  /** A new subscription starts at the end of its topic (`initialPosition: "latest"`, the default). */
+  readonly backlog: Backlog = "missed";
+  readonly inflight = { count: 0 };
+  readonly #link: Link;
+  readonly #facts: ConnectionFacts;
+  readonly #inbox: ReplyInbox;
+  readonly #subscriptions = new Set<HostedSubscription>();
+  readonly #producers = new Map<string, Promise<LinkProducer>>();
+  readonly #exclusive = new Map<string, SharedReader>();
+  readonly #published: Map<string, RawMessage[]> | undefined;
+  #closing: Promise<ClosedPulsarBroker> | undefined;
+
+  constructor(link: Link, options: PulsarBrokerOptions, facts: ConnectionFacts) {
+    this.#link = link;
+    this.#facts = facts;
+    this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
+    if (facts.inProcess !== undefined) {
+      this.#published = new Map();
+      // Only the in-process form is a test transport: a server connection does not carry the mark.
+      Object.defineProperty(this, testableMark, { value: true });
+    }
+  }
+
+  get state(): "connected" | "closed" {
+    return this.#closing === undefined ? "connected" : "closed";
+  }
+
+  get isClosed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /** A bare name is a Shared subscription under the broker's subscription name (else the app's). */
+  source(name: string): PulsarShared {
+    const subscription = this.#facts.subscription;
+    if (subscription === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `"${name}" names a Pulsar topic, which is read through a subscription, and none is set: connect the broker through an app (its name is the subscription), give PulsarBroker a subscription option (shared by the replicas) or subscribe with new PulsarShared("${name}", { subscription })`,
+      );
+    }
+    return new PulsarShared(name, { subscription });
+  }
+
+  async subscribe(source: string | PulsarSource): Promise<PulsarSubscription> {
+    this.assertOpen();
+    const descriptor = typeof source === "string" ? this.source(source) : source;
+    if (descriptor?.[sourceMark] !== "pulsar") {
+      throw new RustStreamError(
+        "foreign-value",
+        `the Pulsar broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover`,
+      );
+    }
+    const subscription = descriptor.subscription ?? this.#facts.subscription;
+    if (subscription === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `${descriptor.constructor.name}("${descriptor.name}") has no subscription: name one ({ subscription }), give PulsarBroker a subscription option or connect the broker through an app (its name is the subscription); replicas must share it, so it is never made up per process`,
+      );
+    }
+    const retry = descriptor.readsRetryTopic
+      ? retryTopic(descriptor.topic, subscription)
+      : undefined;
+    const { reader, release } = await this.#reader(descriptor, subscription, retry);
+    const hosted = new PulsarSubscription(this, reader, {
+      name: descriptor.name,
+      subscription,
+      retryTopic: retry,
+      deadLetter:
+        descriptor.copies === "broker" ? deadLetterOf(descriptor, subscription) : undefined,
+      deliver:
+        descriptor.copies === "broker"
+          ? (owner, r) => new SharedDelivery(owner, r.message, r.retry)
+          : (owner, r) => new SingleDelivery(owner, r.message, r.retry),
+      release,
+      forget: () => this.#subscriptions.delete(hosted),
+    });
+    if (this.isClosed) {
+      // Shut down while subscribing: nothing may outlive the connection.
+      await hosted.revoke(this.closedError("subscription"));
+      throw this.closedError("connection");
+    }
+    this.#subscriptions.add(hosted);
+    return hosted;
+  }
+
+  defaultPublishPolicy(): PulsarPublish {
+    return new PulsarPublish();
+  }
+
+  describeServer(): ServerDescription {
+    return this.#facts.description;
+  }
+
+  // PublisherHost and PulsarHost
+
+  assertOpen(): void {
+    if (this.#closing !== undefined) throw this.closedError("connection");
+  }
+
+  closedError(what: string): RustStreamError {
+    return new RustStreamError(
+      "closed",
+      `this Pulsar broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
+    );
+  }
+
+  now(): number {
+    return this.#facts.now();
+  }
+
+  producer(key: ProducerKey): Promise<LinkProducer> {
+    this.assertOpen();
+    const id = `${key.topic}\u0000${key.initialSubscription ?? ""}\u0000${JSON.stringify(key.settings)}`;
+    let producer = this.#producers.get(id);
+    if (producer === undefined) {
+      const settings = key.settings;
+      producer = this.#link.createProducer({
+        topic: key.topic,
+        // One batch per key by default: Key_Shared subscriptions route a whole entry by its key.
+        batching: settings.batching === false ? false : { keyBased: true, ...settings.batching },
+        ...(settings.compression === undefined ? {} : { compression: settings.compression }),
+        ...(key.initialSubscription === undefined
+          ? {}
+          : { initialSubscriptionName: key.initialSubscription }),
+      });
+      this.#producers.set(id, producer);
+      producer.catch(() => {
+        if (this.#producers.get(id) === producer) this.#producers.delete(id);
+      });
+    }
+    return producer;
+  }
+
+  publishCopy(
+    message: OutgoingMessage<PulsarPublishOptions>,
+    initialSubscription: string,
+  ): Promise<void> {
+    this.assertOpen();
+    const prepared = prepareMessage(message, () => this.now());
+    this.record(prepared.raw);
+    return sendPrepared(this, prepared, {
+      topic: prepared.topic,
+      initialSubscription,
+      settings: {},
+    }).then(() => undefined);
+  }
+
+  record(message: RawMessage): void {
+    if (this.#published === undefined) return;
+    let list = this.#published.get(message.name);
+    if (list === undefined) {
+      list = [];
+      this.#published.set(message.name, list);
+    }
+    list.push(snapshotMessage(message));
+  }
+
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
+    this.assertOpen();
+    return this.#inbox.awaitReply(correlationId, timeoutMs);
+  }
+
+  /** In-process: publishes as if from outside the process, synchronously. */
+  inject(message: OutgoingMessage<PulsarPublishOptions>): void {
+    const publishNow = this.#link.publishNow;
+    if (publishNow === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "inject() works only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    this.assertOpen();
+    const prepared: PreparedMessage = prepareMessage(message, () => this.now());
+    this.record(prepared.raw);
+    publishNow(prepared.topic, prepared.wire);
+  }
+
+  /** In-process: every message published to `name` through this connection, injections included. */
+  published(name: string): readonly RawMessage[] {
+    if (this.#published === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "published() records only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    return [...(this.#published.get(name) ?? [])];
+  }
+
+  shutdown(): Promise<ClosedPulsarBroker> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<ClosedPulsarBroker> {
+    const error = this.closedError("subscription");
+    const subscriptions = [...this.#subscriptions];
+    this.#subscriptions.clear();
+    // Closing the consumers sends their pending acks first; what stays unacked goes back.
+    await bounded(Promise.all(subscriptions.map((s) => s.revoke(error))), 5000);
+    await this.#inbox.stop(this.closedError("request"));
+    // Publishes already sent get a moment for their receipts; what is left counts as unflushed.
+    const producers = await Promise.allSettled([...this.#producers.values()]);
+    await bounded(
+      Promise.all(producers.map((p) => (p.status === "fulfilled" ? p.value.flush() : undefined))),
+      5000,
+    );
+    const unflushed = this.inflight.count;
+    await bounded(this.#link.close(), 5000);
+    return {
+      [brokerMark]: "pulsar",
+      state: "closed",
+      unflushed,
+      closedSubscriptions: subscriptions.length,
+    };
+  }
+
+  /**
+   * The consumers of a subscription: its topic and, where it reads one, its retry topic. An
+   * Exclusive subscription admits one consumer, so this connection's subscriptions to it share
+   * one reader (messages go to whichever pulls), and the last to let go closes it.
+   */
+  async #reader(
+    descriptor: PulsarSource,
+    subscription: string,
+    retry: string | undefined,
+  ): Promise<{ reader: Reader; release: () => Promise<void> }> {
+    if (descriptor.subscriptionType !== "Exclusive") {
+      const reader = await this.#openReader(descriptor, subscription, retry);
+      return { reader, release: () => reader.close() };
+    }
+    const key = `${descriptor.topic}\u0000${subscription}`;
+    let shared = this.#exclusive.get(key);
+    if (shared === undefined) {
+      const opening = this.#openReader(descriptor, subscription, retry);
+      shared = { reader: opening, refs: 0 };
+      this.#exclusive.set(key, shared);
+      const entry = shared;
+      opening.catch(() => {
+        if (this.#exclusive.get(key) === entry) this.#exclusive.delete(key);
+      });
+    }
+    shared.refs++;
+    const entry = shared;
+    let reader: Reader;
+    try {
+      reader = await entry.reader;
+    } catch (error) {
+      entry.refs--;
+      throw error;
+    }
+    let released = false;
+    return {
+      reader,
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (--entry.refs > 0) return;
+        if (this.#exclusive.get(key) === entry) this.#exclusive.delete(key);
+        await reader.close();
+      },
+    };
+  }
+
+  async #openReader(
+    descriptor: PulsarSource,
+    subscription: string,
+    retry: string | undefined,
+  ): Promise<Reader> {
+    const base: ConsumerOptions = {
+      topic: descriptor.topic,
+      subscription,
+      subscriptionType: descriptor.subscriptionType,
+      receiverQueueSize: descriptor.receiverQueueSize,
+      ...(descriptor.consumerName === undefined ? {} : { consumerName: descriptor.consumerName }),
+      ...(descriptor.subscriptionType === "Key_Shared"
+        ? { keyShared: { allowOutOfOrderDelivery: descriptor.allowOutOfOrderDelivery } }
+        : {}),
+    };
+    const opened = await Promise.allSettled([
+      this.#link.subscribe({
+        ...base,
+        initialPosition: descriptor.initialPosition === "earliest" ? "Earliest" : "Latest",
+      }),
+      // Everything in the retry topic is for this subscription: read it from its start.
+      retry === undefined
+        ? Promise.resolve(undefined)
+        : this.#link.subscribe({ ...base, topic: retry, initialPosition: "Earliest" }),
+    ]);
+    const consumers = opened.flatMap((o) => (o.status === "fulfilled" && o.value ? [o.value] : []));
+    const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");
+    if (failed !== undefined) {
+      await Promise.all(consumers.map((c) => c.close().catch(() => undefined)));
+      throw failed.reason;
+    }
+    const [main, retryConsumer] = opened.map((o) =>
+      o.status === "fulfilled" ? o.value : undefined,
+    ) as [LinkConsumer, LinkConsumer | undefined];
+    if (descriptor.partitions === true && main.partitions === 0) {
+      await Promise.all(consumers.map((c) => c.close().catch(() => undefined)));
+      throw new RustStreamError(
+        "invalid-argument",
+        `${descriptor.name} is declared partitioned, but the broker holds it as a non-partitioned topic: create it partitioned (pulsar-admin topics create-partitioned-topic) or drop partitioned from the descriptor`,
+      );
+    }
+    return new Reader(main, retryConsumer);
+  }
+}
+
+/** The cap and dead letter a Shared or Key_Shared descriptor declares, resolved. */
+function deadLetterOf(descriptor: PulsarSharedSource, subscription: string) {
+  const retry = descriptor.retry;
+  if (retry?.maxAttempts === undefined || retry.deadLetter === undefined) return undefined;
+  return {
+    maxAttempts: retry.maxAttempts,
+    topic: retry.deadLetter,
+    initialSubscription: descriptor.deadLetterSubscription ?? subscription,
+  };
+}
+
+/** Waits for `work` at most `ms`: teardown never hangs on a broker that stopped answering. */
+async function bounded(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}

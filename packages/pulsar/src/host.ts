@@ -1,0 +1,31 @@
+import type { OutgoingMessage, RustStreamError } from "@ruststream/core";
+import type { PulsarPublishOptions } from "./publisher.js";
+
+// What the subscription modes need from their connection, declared once for both (shared/ and
+// single/, through subscription/). The connected broker implements it, so no mode imports
+// broker.ts; the publisher declares its own host in publisher.ts.
+
+/** What subscriptions and their deliveries need from their connection. */
+export interface PulsarHost {
+  /** Throws the `closed` error once the connection has shut down. */
+  assertOpen(): void;
+  readonly isClosed: boolean;
+  closedError(what: string): RustStreamError;
+  /**
+   * Publishes a copy this client makes for a delivery (a retry copy, a delayed one, a dead letter)
+   * through a producer that creates `initialSubscription` with its topic, so nothing sent there is
+   * lost before a reader comes. Resolves on the broker's receipt.
+   */
+  publishCopy(
+    message: OutgoingMessage<PulsarPublishOptions>,
+    initialSubscription: string,
+  ): Promise<void>;
+  /** Wall-clock milliseconds (the test's clock in-process), for a copy's delivery time. */
+  now(): number;
+}
+
+/** A subscription as its connection tracks it, to stop it at shutdown. */
+export interface HostedSubscription {
+  /** Stops pulling and closes its consumers; a waiting pull rejects with `error`. */
+  revoke(error: RustStreamError): Promise<void>;
+}
