@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { createHmac, randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -76,6 +76,9 @@ export async function eventually(
 
 /** Where tooling/brokers keeps Pulsar's jars (its stateRoot() rule: see tooling/brokers/src/state.mjs). */
 export function pulsarLibs(): string {
+  const exported = process.env.PULSAR_LIBS;
+  if (exported !== undefined && existsSync(join(exported, "pulsar-client-original-4.0.7.jar")))
+    return exported;
   const root =
     process.env.RUSTSTREAM_BROKERS_STATE ||
     join(process.env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "ruststream-brokers");
@@ -85,4 +88,16 @@ export function pulsarLibs(): string {
       `Pulsar's jars are not in ${libs}; \`pnpm brokers up pulsar\` resolves them (the global setup runs it)`,
     );
   return libs;
+}
+
+/**
+ * A token the test broker accepts, signed with its key (PULSAR_TOKEN_KEY, from tooling/brokers):
+ * HS256 over the claims, as Pulsar's `tokens create` makes it.
+ */
+export function signToken(claims: Record<string, string>): string {
+  const key = readFileSync(requireEnv("PULSAR_TOKEN_KEY"));
+  const head = Buffer.from(JSON.stringify({ alg: "HS256" })).toString("base64url");
+  const body = Buffer.from(JSON.stringify(claims)).toString("base64url");
+  const signature = createHmac("sha256", key).update(`${head}.${body}`).digest("base64url");
+  return `${head}.${body}.${signature}`;
 }

@@ -1,0 +1,35 @@
+import { conformance } from "@ruststream/testing";
+import { describe } from "vitest";
+import { PulsarBroker, PulsarKeyShared, PulsarShared } from "../src/index.js";
+import { sharedCapabilities } from "./capabilities.js";
+import { everySuite } from "./conformance.js";
+import { requireEnv, signToken } from "./env.js";
+
+// Every suite on Shared and Key_Shared subscriptions against the real broker: each call of
+// makeBroker is a new client of the same standalone.
+const makeBroker = () => new PulsarBroker({ url: requireEnv("PULSAR_URL") });
+const timing = { arrivalMs: 10_000, silenceMs: 300 };
+
+describe("Shared", () => {
+  everySuite(
+    makeBroker,
+    (name) => new PulsarShared(name, { subscription: "conformance" }),
+    sharedCapabilities,
+    timing,
+  );
+  conformance.credentials({
+    // A real connection carrying a token: signed by the broker's key, the secret among its claims.
+    makeBroker: (secret) =>
+      new PulsarBroker({ url: requireEnv("PULSAR_TOKEN_URL"), token: signToken({ sub: secret }) }),
+    makeSource: (name) => new PulsarShared(name, { subscription: "conformance" }),
+  });
+});
+
+describe("Key_Shared", () => {
+  everySuite(
+    makeBroker,
+    (name) => new PulsarKeyShared(name, { subscription: "conformance" }),
+    sharedCapabilities,
+    timing,
+  );
+});
