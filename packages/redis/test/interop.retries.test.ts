@@ -195,6 +195,76 @@ describe("a retry chain across languages on one Redis stream", () => {
     expect(await redis.zcard(`${key}.delayed`)).toBe(0);
   });
 
+  it("known difference: after a reclaim, RustStream's retry copy starts counting again (attempts 2 | 1, 2, 3), where ours carries the count on (2, 3)", async () => {
+    const rustKey = uniqueKey("interop-reclaim-count-rust");
+    const tsKey = uniqueKey("interop-reclaim-count-ts");
+    // An entry a consumer read and died with: pending, delivered once.
+    for (const key of [rustKey, tsKey]) {
+      await redis.xgroup("CREATE", key, "chain", "$", "MKSTREAM");
+      await publishJob(key);
+      await redis.xreadgroup("GROUP", "chain", "gone", "COUNT", 1, "STREAMS", key, ">");
+    }
+    const rust = await RustService.start({
+      transport: "stream",
+      url: url(),
+      consume: {
+        key: rustKey,
+        group: "chain",
+        consumer: "rust-1",
+        block_ms: 100,
+        reclaim_ms: 300,
+        max_attempts: 3,
+        dead_letter: `${rustKey}.dlq`,
+      },
+    });
+    await rust.failOn([job]);
+    await eventually(
+      "RustStream's dead letter",
+      async () => (await redis.xlen(`${rustKey}.dlq`)) >= 1,
+    );
+    await rust.waitForDeliveries(4);
+    // The reclaimed delivery is retried by the crate's requeue, which appends the entry with its
+    // headers as they were: the count it had is gone (and the reclaim's own count headers ride on).
+    expect(rust.deliveries.map((d) => [d.via, d.attempt, d.retryCount])).toEqual([
+      ["reclaim", 2, 0],
+      ["stream", 1, 0],
+      ["stream", 2, 1],
+      ["stream", 3, 2],
+    ]);
+    const copy = rust.deliveries[1]!.headers.map(([n]) => n);
+    expect(copy).toContain("redis-delivery-count");
+
+    const tsAttempts: number[] = [];
+    const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
+      new RedisBroker({ url: url() }),
+      (b) => {
+        b.subscriber(
+          new RedisStream(tsKey, {
+            group: "chain",
+            consumer: "ts-1",
+            blockMs: 100,
+            reclaimIdleMs: 300,
+          }),
+        )
+          .maxAttempts(3)
+          .deadLetter(`${tsKey}.dlq`)
+          .handle((_message, ctx) => {
+            tsAttempts.push(ctx.attempt);
+            return retry();
+          });
+      },
+    );
+    t = await TestApp.startLive(app);
+    await eventually("our dead letter", async () => (await redis.xlen(`${tsKey}.dlq`)) >= 1);
+    await t.settle();
+    expect(tsAttempts).toEqual([2, 3]);
+    expect(
+      (await entries(redis, `${tsKey}.dlq`)).map((e) =>
+        e.headers.getString(headerNames.retryCount),
+      ),
+    ).toEqual(["2"]);
+  });
+
   it("a Rust and a TypeScript consumer in one group, both failing: attempts 1 to 5 once each, whichever language ran them, and one dead letter", async () => {
     const key = uniqueKey("interop-chain-mixed");
     const dlq = `${key}.dlq`;
