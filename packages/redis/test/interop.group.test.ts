@@ -3,16 +3,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { bytes as bytesCodec, type HandlerContext, HeaderMap, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import {
-  BUILD_TIMEOUT_MS,
-  buildRustInterop,
-  killRustServices,
-  RustService,
-} from "./rustService.js";
+import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // One consumer group, two languages: a TypeScript consumer and a RustStream consumer (ruststream-fred
 // 0.7.1) read one stream through one group. Every entry is handled once and none is lost, and what a
@@ -23,7 +18,6 @@ const redis = inspect(url());
 let t: TestApp | undefined;
 const children = new Set<ChildProcess>();
 
-beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
 afterEach(async () => {
   await t?.stop();
   t = undefined;
@@ -84,7 +78,7 @@ async function pendingFor(key: string, group: string, consumer: string): Promise
 const names = (prefix: string, count: number) =>
   [...Array(count).keys()].map((i) => `${prefix}${i}`);
 
-describe("one Redis consumer group, a TypeScript and a Rust consumer", () => {
+interopSuite("one Redis consumer group, a TypeScript and a Rust consumer", () => {
   it("share the work: every entry, whichever language published it, handled once by one of them", async () => {
     const key = uniqueKey("interop-group-shared");
     await redis.xgroup("CREATE", key, "shared", "$", "MKSTREAM");

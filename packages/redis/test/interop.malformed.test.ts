@@ -1,15 +1,10 @@
 import { bytes as bytesCodec, RustStream, readDeadLetterOrigin } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { requireEnv, text, uniqueKey } from "./env.js";
-import {
-  BUILD_TIMEOUT_MS,
-  buildRustInterop,
-  killRustServices,
-  RustService,
-} from "./rustService.js";
+import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // An entry with no `_payload` field, as another framework writes one (FastStream keeps its message
 // in `__data__`), on a stream a TypeScript and a RustStream service read. It is not a RustStream
@@ -19,7 +14,6 @@ const url = () => requireEnv("REDIS_URL");
 const redis = inspect(url());
 let t: TestApp | undefined;
 
-beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
 afterEach(async () => {
   await t?.stop();
   t = undefined;
@@ -37,7 +31,7 @@ async function fastStreamEntry(key: string): Promise<void> {
   );
 }
 
-describe("a stream entry with no payload field (FastStream's __data__ layout)", () => {
+interopSuite("a stream entry with no payload field (FastStream's __data__ layout)", () => {
   it("our JSON subscriber settles it by its decode policy: dead letter, reason decode, nothing handled, and it reads on", async () => {
     const key = uniqueKey("interop-nopayload-dlq");
     const dlq = `${key}.dlq`;

@@ -1,15 +1,10 @@
 import { HeaderMap, headerNames, RustStream, readDeadLetterOrigin, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import {
-  BUILD_TIMEOUT_MS,
-  buildRustInterop,
-  killRustServices,
-  RustService,
-} from "./rustService.js";
+import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // A retry chain across languages: a message that fails in a RustStream service (ruststream-fred
 // 0.7.1) and is retried by a TypeScript one, and the other way round, keeps counting towards the
@@ -21,7 +16,6 @@ const url = () => requireEnv("REDIS_URL");
 const redis = inspect(url());
 let t: TestApp | undefined;
 
-beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
 afterEach(async () => {
   await t?.stop();
   t = undefined;
@@ -72,7 +66,7 @@ async function publishJob(key: string): Promise<void> {
   }
 }
 
-describe("a retry chain across languages on one Redis stream", () => {
+interopSuite("a retry chain across languages on one Redis stream", () => {
   it("fails in Rust, is retried in TypeScript: attempts 1 | 2, 3, 4, then one dead letter whose origin both read", async () => {
     const key = uniqueKey("interop-chain-r2t");
     const dlq = `${key}.dlq`;

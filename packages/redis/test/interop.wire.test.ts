@@ -7,7 +7,7 @@ import {
   readDeadLetterOrigin,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   RedisBroker,
   RedisList,
@@ -18,13 +18,7 @@ import {
 } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import {
-  BUILD_TIMEOUT_MS,
-  buildRustInterop,
-  killRustServices,
-  type RustDelivery,
-  RustService,
-} from "./rustService.js";
+import { interopSuite, killRustServices, type RustDelivery, RustService } from "./rustService.js";
 
 // One stream, list or channel, a TypeScript service and a RustStream service (ruststream-fred
 // 0.7.1, through tooling/interop) on it: what one publishes, the other reads byte for byte, and
@@ -34,7 +28,6 @@ const url = () => requireEnv("REDIS_URL");
 const redis = inspect(url());
 let t: TestApp | undefined;
 
-beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
 afterEach(async () => {
   await t?.stop();
   t = undefined;
@@ -185,133 +178,141 @@ const asRustSaw = (d: RustDelivery) => ({
   contentType: d.contentType,
 });
 
-describe.each(transports)("RustStream and TypeScript on one Redis %s", (transport) => {
-  it("a Rust service's messages reach a TypeScript handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
-    const key = uniqueKey(`interop-${transport}-r2t`);
-    const seen = await tsReader(transport, key);
-    const rust = await RustService.start({ transport, url: url() });
-    await rust.publish(...messages.map((m) => ({ key, ...m })));
-    await eventually("the TypeScript handler saw all three", () => seen.length === messages.length);
-    expect(
-      seen.map((s) => ({
-        payload: hex(s.payload),
-        headers: sorted(s.headers),
-        partitionKey: s.partitionKey === undefined ? null : hex(s.partitionKey),
-        retryCount: Number(s.headers.getString("x-ruststream-retry-count") ?? 0),
-        attempt: s.attempt,
-        contentType: s.headers.getString("content-type") ?? null,
-      })),
-    ).toEqual(
-      messages.map((m) => ({
-        payload: hex(m.payload),
-        headers: expectedHeaders(m),
-        partitionKey: "partitionKey" in m ? hex(m.partitionKey) : null,
-        retryCount: m === messages[0] ? 2 : 0,
-        attempt: m.attempt,
-        contentType: m.headers.find(([n]) => n === "content-type")?.[1] ?? null,
-      })),
-    );
-  });
-
-  it("a TypeScript service's messages reach a Rust handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
-    const key = uniqueKey(`interop-${transport}-t2r`);
-    await group(transport, key, "rust");
-    const rust = await RustService.start({
-      transport,
-      url: url(),
-      consume: { key, group: "rust" },
+interopSuite("RustStream and TypeScript on one Redis stream, list and channel", () => {
+  describe.each(transports)("RustStream and TypeScript on one Redis %s", (transport) => {
+    it("a Rust service's messages reach a TypeScript handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
+      const key = uniqueKey(`interop-${transport}-r2t`);
+      const seen = await tsReader(transport, key);
+      const rust = await RustService.start({ transport, url: url() });
+      await rust.publish(...messages.map((m) => ({ key, ...m })));
+      await eventually(
+        "the TypeScript handler saw all three",
+        () => seen.length === messages.length,
+      );
+      expect(
+        seen.map((s) => ({
+          payload: hex(s.payload),
+          headers: sorted(s.headers),
+          partitionKey: s.partitionKey === undefined ? null : hex(s.partitionKey),
+          retryCount: Number(s.headers.getString("x-ruststream-retry-count") ?? 0),
+          attempt: s.attempt,
+          contentType: s.headers.getString("content-type") ?? null,
+        })),
+      ).toEqual(
+        messages.map((m) => ({
+          payload: hex(m.payload),
+          headers: expectedHeaders(m),
+          partitionKey: "partitionKey" in m ? hex(m.partitionKey) : null,
+          retryCount: m === messages[0] ? 2 : 0,
+          attempt: m.attempt,
+          contentType: m.headers.find(([n]) => n === "content-type")?.[1] ?? null,
+        })),
+      );
     });
-    await rustListening(transport, key);
-    await tsPublish(
-      transport,
-      ...messages.map((m) => ({
-        name: key,
-        payload: m.payload,
-        headers: new HeaderMap(m.headers),
-        ...("partitionKey" in m ? { partitionKey: m.partitionKey } : {}),
-      })),
-    );
-    await rust.waitForDeliveries(messages.length);
-    expect(rust.deliveries.map(asRustSaw)).toEqual(
-      messages.map((m) => ({
-        payload: hex(m.payload),
-        headers: expectedHeaders(m),
-        partitionKey: "partitionKey" in m ? hex(m.partitionKey) : null,
-        retryCount: m === messages[0] ? 2 : 0,
-        // The runtime's count for a first delivery off the tail: the header plus this one.
-        attempt: m.attempt,
-        contentType:
-          (m.headers.find(([n]) => n === "content-type")?.[1] as string | undefined) ?? null,
-      })),
-    );
-    expect((await rust.report()).map(asRustSaw)).toEqual(rust.deliveries.map(asRustSaw));
-    expect(rust.deliveries.every((d) => d.outcome === "ack")).toBe(true);
-    if (transport === "stream") expect(await pendingCount(redis, key, "rust")).toBe(0);
-    if (transport === "list") expect(await redis.llen(`${key}.processing`)).toBe(0);
-  });
 
-  it("a header with an empty name, which RustStream's map holds and ours cannot: the payload and the other headers arrive, the nameless header is left out", async () => {
-    const key = uniqueKey(`interop-${transport}-empty-name`);
-    const seen = await tsReader(transport, key);
-    const rust = await RustService.start({ transport, url: url() });
-    await rust.publish({
-      key,
-      payload: bytes("nameless"),
-      headers: [
-        ["", "no name"],
-        ["x-after", "kept"],
-      ],
+    it("a TypeScript service's messages reach a Rust handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
+      const key = uniqueKey(`interop-${transport}-t2r`);
+      await group(transport, key, "rust");
+      const rust = await RustService.start({
+        transport,
+        url: url(),
+        consume: { key, group: "rust" },
+      });
+      await rustListening(transport, key);
+      await tsPublish(
+        transport,
+        ...messages.map((m) => ({
+          name: key,
+          payload: m.payload,
+          headers: new HeaderMap(m.headers),
+          ...("partitionKey" in m ? { partitionKey: m.partitionKey } : {}),
+        })),
+      );
+      await rust.waitForDeliveries(messages.length);
+      expect(rust.deliveries.map(asRustSaw)).toEqual(
+        messages.map((m) => ({
+          payload: hex(m.payload),
+          headers: expectedHeaders(m),
+          partitionKey: "partitionKey" in m ? hex(m.partitionKey) : null,
+          retryCount: m === messages[0] ? 2 : 0,
+          // The runtime's count for a first delivery off the tail: the header plus this one.
+          attempt: m.attempt,
+          contentType:
+            (m.headers.find(([n]) => n === "content-type")?.[1] as string | undefined) ?? null,
+        })),
+      );
+      expect((await rust.report()).map(asRustSaw)).toEqual(rust.deliveries.map(asRustSaw));
+      expect(rust.deliveries.every((d) => d.outcome === "ack")).toBe(true);
+      if (transport === "stream") expect(await pendingCount(redis, key, "rust")).toBe(0);
+      if (transport === "list") expect(await redis.llen(`${key}.processing`)).toBe(0);
     });
-    await eventually("the TypeScript handler saw it", () => seen.length === 1);
-    expect(text(seen[0]!.payload)).toBe("nameless");
-    expect(sorted(seen[0]!.headers)).toEqual(sorted([["x-after", "kept"]]));
-  });
 
-  it("what a Rust service publishes and a TypeScript JSON subscriber cannot decode goes to its dead letter (its decode policy), and it reads on", async () => {
-    const key = uniqueKey(`interop-${transport}-r2t-decode`);
-    const dlq = `${key}.dlq`;
-    const handled = await tsJsonReader(transport, key, dlq);
-    const rust = await RustService.start({ transport, url: url() });
-    await rust.publish(
-      { key, payload: bytes("not json"), headers: [["content-type", "text/plain"]] },
-      { key, payload: bytes('{"ok":1}') },
-    );
-    await eventually("the good message handled", () => handled.length === 1);
-    await eventually("the dead letter", async () => (await redis.xlen(dlq)) === 1);
-    expect(handled).toEqual([{ ok: 1 }]);
-    const [dead] = await entries(redis, dlq);
-    expect(dead!.payload.toString()).toBe("not json");
-    expect(dead!.headers.getString("content-type")).toBe("text/plain");
-    expect(readDeadLetterOrigin(dead!.headers)).toMatchObject({ source: key, reason: "decode" });
-    expect(t!.subscriber(key).outcomes).toEqual(["dead-letter", "ack"]);
-  });
-
-  it("what a TypeScript service publishes and a Rust JSON subscriber cannot decode is dropped by RustStream's decode policy (it has no dead letter for it), and it reads on", async () => {
-    const key = uniqueKey(`interop-${transport}-t2r-decode`);
-    const dlq = `${key}.dlq`;
-    await group(transport, key, "rust");
-    const rust = await RustService.start({
-      transport,
-      url: url(),
-      consume: { key, group: "rust", codec: "json", dead_letter: dlq },
+    it("a header with an empty name, which RustStream's map holds and ours cannot: the payload and the other headers arrive, the nameless header is left out", async () => {
+      const key = uniqueKey(`interop-${transport}-empty-name`);
+      const seen = await tsReader(transport, key);
+      const rust = await RustService.start({ transport, url: url() });
+      await rust.publish({
+        key,
+        payload: bytes("nameless"),
+        headers: [
+          ["", "no name"],
+          ["x-after", "kept"],
+        ],
+      });
+      await eventually("the TypeScript handler saw it", () => seen.length === 1);
+      expect(text(seen[0]!.payload)).toBe("nameless");
+      expect(sorted(seen[0]!.headers)).toEqual(sorted([["x-after", "kept"]]));
     });
-    await rustListening(transport, key);
-    await tsPublish(
-      transport,
-      { name: key, payload: bytes("not json") },
-      { name: key, payload: bytes('{"ok":1}') },
-    );
-    await rust.waitForDeliveries(1);
-    expect(rust.decodeFailures.map((p) => p.toString())).toEqual(["not json"]);
-    expect(rust.deliveries.map((d) => text(d.payload))).toEqual(['{"ok":1}']);
-    // Settled, not left behind, and not dead-lettered: RustStream's decode policy is a drop.
-    if (transport === "stream") {
-      await eventually("both settled", async () => (await pendingCount(redis, key, "rust")) === 0);
-    }
-    if (transport === "list") {
-      await eventually("both settled", async () => (await redis.llen(`${key}.processing`)) === 0);
-      expect(await redis.llen(key)).toBe(0);
-    }
-    expect(await redis.exists(dlq)).toBe(0);
+
+    it("what a Rust service publishes and a TypeScript JSON subscriber cannot decode goes to its dead letter (its decode policy), and it reads on", async () => {
+      const key = uniqueKey(`interop-${transport}-r2t-decode`);
+      const dlq = `${key}.dlq`;
+      const handled = await tsJsonReader(transport, key, dlq);
+      const rust = await RustService.start({ transport, url: url() });
+      await rust.publish(
+        { key, payload: bytes("not json"), headers: [["content-type", "text/plain"]] },
+        { key, payload: bytes('{"ok":1}') },
+      );
+      await eventually("the good message handled", () => handled.length === 1);
+      await eventually("the dead letter", async () => (await redis.xlen(dlq)) === 1);
+      expect(handled).toEqual([{ ok: 1 }]);
+      const [dead] = await entries(redis, dlq);
+      expect(dead!.payload.toString()).toBe("not json");
+      expect(dead!.headers.getString("content-type")).toBe("text/plain");
+      expect(readDeadLetterOrigin(dead!.headers)).toMatchObject({ source: key, reason: "decode" });
+      expect(t!.subscriber(key).outcomes).toEqual(["dead-letter", "ack"]);
+    });
+
+    it("what a TypeScript service publishes and a Rust JSON subscriber cannot decode is dropped by RustStream's decode policy (it has no dead letter for it), and it reads on", async () => {
+      const key = uniqueKey(`interop-${transport}-t2r-decode`);
+      const dlq = `${key}.dlq`;
+      await group(transport, key, "rust");
+      const rust = await RustService.start({
+        transport,
+        url: url(),
+        consume: { key, group: "rust", codec: "json", dead_letter: dlq },
+      });
+      await rustListening(transport, key);
+      await tsPublish(
+        transport,
+        { name: key, payload: bytes("not json") },
+        { name: key, payload: bytes('{"ok":1}') },
+      );
+      await rust.waitForDeliveries(1);
+      expect(rust.decodeFailures.map((p) => p.toString())).toEqual(["not json"]);
+      expect(rust.deliveries.map((d) => text(d.payload))).toEqual(['{"ok":1}']);
+      // Settled, not left behind, and not dead-lettered: RustStream's decode policy is a drop.
+      if (transport === "stream") {
+        await eventually(
+          "both settled",
+          async () => (await pendingCount(redis, key, "rust")) === 0,
+        );
+      }
+      if (transport === "list") {
+        await eventually("both settled", async () => (await redis.llen(`${key}.processing`)) === 0);
+        expect(await redis.llen(key)).toBe(0);
+      }
+      expect(await redis.exists(dlq)).toBe(0);
+    });
   });
 });

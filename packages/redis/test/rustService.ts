@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { beforeAll, describe } from "vitest";
 
 // A RustStream service in Rust (tooling/interop's `serve`), started and driven by a test: the
 // process takes one JSON command per line on stdin and answers on stdout, one reply per command
@@ -21,6 +22,29 @@ const BINARY = join(TARGET_DIR, "release", "ruststream-interop");
 export const BUILD_TIMEOUT_MS = 20 * 60_000;
 
 let built = false;
+
+/**
+ * `RUSTSTREAM_SKIP_INTEROP=1`: the explicit opt-out for a machine without Rust, the same one the file
+ * package's codec interop tests take. The suites then show in the tally as skipped, under a title
+ * that says why; without it, a missing cargo fails them with the fix.
+ */
+export const interopSkipped = process.env.RUSTSTREAM_SKIP_INTEROP === "1";
+
+/** A suite of tests with RustStream services: the program built first, skipped only on the opt-out. */
+export function interopSuite(
+  title: string,
+  body: () => void,
+  options: { timeout?: number } = {},
+): void {
+  describe.skipIf(interopSkipped)(
+    `${title}${interopSkipped ? " (skipped: RUSTSTREAM_SKIP_INTEROP=1)" : ""}`,
+    options,
+    () => {
+      beforeAll(() => buildRustInterop(), BUILD_TIMEOUT_MS);
+      body();
+    },
+  );
+}
 
 /**
  * Builds tooling/interop (a no-op when the cached build is current). Without cargo it fails with
