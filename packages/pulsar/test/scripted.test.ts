@@ -7,12 +7,13 @@ import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CommandType,
+  encodeCommandFrame,
   LookupType,
   PulsarClient,
   type PulsarServerError,
   ServerError,
 } from "../src/wire/index.js";
-import { bytes, eventually, serviceUrl, text, uniqueTopic } from "./env.js";
+import { bytes, eventually, requireEnv, serviceUrl, text, uniqueTopic } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -180,6 +181,50 @@ describe("keep-alive", () => {
   });
 });
 
+describe("a close that follows an attach at once", () => {
+  it("a CLOSE_PRODUCER read with the PRODUCER_SUCCESS it follows makes the producer attach again", async () => {
+    let producers = 0;
+    const b = await broker((command, connection) => {
+      if (command.type !== CommandType.PRODUCER) return false;
+      producers++;
+      const success = encodeCommandFrame({
+        type: CommandType.PRODUCER_SUCCESS,
+        producerSuccess: { requestId: command.producer!.requestId, producerName: "p" },
+      });
+      if (producers === 1) {
+        connection.reply({
+          type: CommandType.PRODUCER_SUCCESS,
+          producerSuccess: { requestId: command.producer!.requestId, producerName: "p" },
+        });
+        return true;
+      }
+      if (producers === 2) {
+        // A topic unloaded again at once: the close arrives in the same read as the success.
+        const close = encodeCommandFrame({
+          type: CommandType.CLOSE_PRODUCER,
+          closeProducer: { producerId: command.producer!.producerId, requestId: 0 },
+        });
+        connection.socket.write(Buffer.concat([success, close]));
+        return true;
+      }
+      connection.socket.write(success);
+      return true;
+    });
+    const c = client({ serviceUrl: b.url, backoff: { initialMs: 10, maxMs: 20 } });
+    const producer = await c.createProducer({ topic: "closed-at-once", batching: false });
+    // The first unload.
+    b.connections[0]!.reply({
+      type: CommandType.CLOSE_PRODUCER,
+      closeProducer: { producerId: 0, requestId: 0 },
+    });
+    await eventually(() => producers >= 2, 5000, "the second PRODUCER");
+    const id = await producer.send({ payload: bytes("after") });
+    expect(id.entryId).toBe(0n);
+    // Attached a third time: the second producer was closed as it was made.
+    expect(producers).toBe(3);
+  });
+});
+
 describe("authentication", () => {
   it("sends the token in CONNECT and a fresh one in answer to AUTH_CHALLENGE", async () => {
     let issued = 0;
@@ -231,10 +276,11 @@ describe("authentication", () => {
     expect(b.connections).toHaveLength(1);
   });
 
-  it("the real standalone (authentication off) accepts a CONNECT carrying a token", async () => {
+  it("the real standalone accepts a CONNECT carrying a token its key signed", async () => {
+    // tooling/brokers turns token authentication on (a client without one is the anonymous role).
     const c = client({
-      serviceUrl: serviceUrl(),
-      token: "ignored-by-a-broker-without-authentication",
+      serviceUrl: requireEnv("PULSAR_TOKEN_URL"),
+      token: requireEnv("PULSAR_TOKEN"),
     });
     const producer = await c.createProducer({ topic: uniqueTopic("token") });
     await producer.send({ payload: bytes("x") });

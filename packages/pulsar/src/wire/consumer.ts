@@ -22,7 +22,7 @@ import {
 } from "./commands.js";
 import { decompress, loadCodecs } from "./compression.js";
 import type { Connection, ConsumerHandler } from "./connection.js";
-import { closedError, isRetriable } from "./errors.js";
+import { closedError, closedWhileAttaching, isRetriable } from "./errors.js";
 import type { PayloadSection } from "./frame.js";
 import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
@@ -137,6 +137,12 @@ export class PartitionConsumer implements ConsumerHandler {
   private readonly receiverQueueSize: number;
   /** How many times this consumer subscribed (1 after creation). */
   connects = 0;
+  /**
+   * Closes seen (by the broker, or of the connection). A CLOSE_CONSUMER can arrive in the same read
+   * as the SUCCESS of the subscribe it follows (a topic unloaded again at once): attach then sees
+   * the count move and subscribes again, rather than wait on a consumer the broker already closed.
+   */
+  private closes = 0;
   /** True once the broker said the topic is terminated and everything was delivered. */
   reachedEndOfTopic = false;
   /** On a Failover subscription, whether this consumer is the active one. */
@@ -191,6 +197,7 @@ export class PartitionConsumer implements ConsumerHandler {
     // dropped, rather than mistaken for one of this subscription's.
     const consumerId = this.host.newConsumerId();
     const requestId = connection.newRequestId();
+    const closesBefore = this.closes;
     connection.registerConsumer(consumerId, this);
     const o = this.options;
     let keySharedMeta: KeySharedMeta | undefined;
@@ -234,6 +241,10 @@ export class PartitionConsumer implements ConsumerHandler {
     if (this.state === "closed" || this.state === "failed") {
       connection.unregisterConsumer(consumerId);
       return;
+    }
+    if (this.closes !== closesBefore) {
+      connection.unregisterConsumer(consumerId);
+      throw closedWhileAttaching(this.topic);
     }
     this.consumerId = consumerId;
     this.connection = connection;
@@ -596,6 +607,7 @@ export class PartitionConsumer implements ConsumerHandler {
   }
 
   private disconnected(): void {
+    this.closes++;
     this.connection = undefined;
     if (this.state === "ready") this.state = "connecting";
     this.reconnect();

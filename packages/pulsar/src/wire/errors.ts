@@ -64,3 +64,14 @@ export function isRetriable(error: unknown, also: readonly number[] = []): boole
 export function closedError(what: string): RustStreamError {
   return new RustStreamError("closed", `${what} is closed; create a new one`);
 }
+
+/**
+ * The broker closed a producer or consumer (or its connection went) while it was being attached:
+ * retriable, since attaching again is what a close asks for.
+ */
+export function closedWhileAttaching(topic: string): RustStreamError {
+  return new RustStreamError(
+    "broker-failure",
+    `${topic} was closed by the broker while attaching (the topic moved or was unloaded); attaching again`,
+  );
+}

@@ -18,7 +18,7 @@ import {
 } from "./commands.js";
 import { type Compression, compress, compressionType, loadCodecs } from "./compression.js";
 import type { Connection, ProducerHandler } from "./connection.js";
-import { closedError, isRetriable, serverFailure } from "./errors.js";
+import { closedError, closedWhileAttaching, isRetriable, serverFailure } from "./errors.js";
 import { DEFAULT_MAX_MESSAGE_SIZE, encodeMessageSection, FRAME_PADDING } from "./frame.js";
 import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
@@ -132,6 +132,12 @@ export class PartitionProducer implements ProducerHandler {
   private readonly drainWaiters: (() => void)[] = [];
   /** How many times this producer attached to a broker (1 after creation). */
   connects = 0;
+  /**
+   * Closes seen (by the broker, or of the connection). A CLOSE_PRODUCER can arrive in the same read
+   * as the PRODUCER_SUCCESS it follows (a topic unloaded again at once): attach then sees the count
+   * move and attaches again, rather than take a producer the broker already closed for ready.
+   */
+  private closes = 0;
 
   constructor(
     private readonly host: ClientHost,
@@ -197,6 +203,7 @@ export class PartitionProducer implements ProducerHandler {
     const { logical, physical } = await this.host.lookup(this.topic);
     const connection = await this.host.connection(logical, physical);
     const requestId = connection.newRequestId();
+    const closesBefore = this.closes;
     connection.registerProducer(this.producerId, this);
     let answer: Awaited<ReturnType<Connection["request"]>>;
     try {
@@ -231,6 +238,7 @@ export class PartitionProducer implements ProducerHandler {
       connection.unregisterProducer(this.producerId);
       return;
     }
+    if (this.closes !== closesBefore) throw closedWhileAttaching(this.topic);
     this.producerName = success.producerName;
     // With deduplication the broker remembers the last sequence id under this name; continue after it.
     const last = success.lastSequenceId;
@@ -488,11 +496,13 @@ export class PartitionProducer implements ProducerHandler {
   }
 
   onClosedByBroker(): void {
+    this.closes++;
     this.connection = undefined;
     this.reconnect();
   }
 
   onConnectionClosed(): void {
+    this.closes++;
     this.connection = undefined;
     this.reconnect();
   }
