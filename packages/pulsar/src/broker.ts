@@ -275,6 +275,7 @@ export class ConnectedPulsarBroker
     const { reader, release } = await this.#reader(descriptor, subscription, retry);
     const hosted = new PulsarSubscription(this, reader, {
       name: descriptor.name,
+      topic: descriptor.topic,
       subscription,
       retryTopic: retry,
       deadLetter:

@@ -104,13 +104,15 @@ function millis(what: string, value: number | Date): number {
   return ms;
 }
 
-/** A message of this package's deliveries, by shape: what a dead letter's Pulsar origin reads. */
+/**
+ * Where a delivery of this package came from, read by shape: the topic it was published to for
+ * its subscription and its position there, what a dead letter's `REAL_TOPIC` and
+ * `ORIGIN_MESSAGE_ID` say.
+ */
 function pulsarCause(cause: Delivery | undefined): { topic: string; id: string } | undefined {
-  const c = cause as (Delivery & { topic?: unknown; messageId?: unknown }) | undefined;
-  if (c === undefined || typeof c.topic !== "string" || typeof c.messageId !== "object") {
-    return undefined;
-  }
-  return { topic: c.topic, id: String(c.messageId) };
+  const c = cause as (Delivery & { sourceTopic?: unknown }) | undefined;
+  if (c === undefined || typeof c.sourceTopic !== "string") return undefined;
+  return { topic: c.sourceTopic, id: String(c.position) };
 }
 
 /** A message ready for the wire, and what `published()` records of it. */

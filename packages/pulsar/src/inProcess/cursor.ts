@@ -251,9 +251,14 @@ export class Cursor {
     if (at === undefined) return;
     this.#timers.set(
       index,
-      this.#host.clock.setTimer(Math.max(0, at - this.#host.now()), () => {
+      this.#host.clock.setTimer(Math.max(1, at - this.#host.now()), () => {
         this.#timers.delete(index);
-        if (this.#consumers.length === 0 || !this.#available(index)) return;
+        if (this.#consumers.length === 0 || this.#acked.has(index)) return;
+        // A real clock's timer may fire a millisecond before the time it was set for: wait on.
+        if (!this.#due(index)) {
+          this.#schedule(index);
+          return;
+        }
         this.#count(index);
         this.dispatch();
       }),

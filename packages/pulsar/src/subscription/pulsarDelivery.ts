@@ -17,6 +17,8 @@ const encoder = new TextEncoder();
 export interface DeliveryOwner {
   /** The topic as the descriptor names it: every delivery's `name`. */
   readonly name: string;
+  /** The topic's full name. */
+  readonly topic: string;
   readonly subscription: string;
   /** The retry topic's full name, where the subscription reads one. */
   readonly retryTopic: string | undefined;
@@ -67,6 +69,14 @@ export abstract class PulsarDelivery extends DeliveryBase<PulsarPosition> {
   /** The topic it came from, in full: a partition's name on a partitioned topic. */
   get topic(): string {
     return this.#message.topic;
+  }
+  /**
+   * The topic the message was published to for this subscription: its own topic (a partition's
+   * name where partitioned), or, for a copy read from the retry topic, the subscription's topic.
+   * What a dead letter names as its `REAL_TOPIC`.
+   */
+  get sourceTopic(): string {
+    return this.fromRetryTopic ? this.owner.topic : this.#message.topic;
   }
   get messageId(): MessageId {
     return this.#message.messageId;

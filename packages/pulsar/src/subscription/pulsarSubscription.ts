@@ -26,6 +26,8 @@ export type DeliveryFactory = (owner: SharedOwner, received: Received) => Pulsar
 
 export interface SubscriptionSettings {
   readonly name: string;
+  /** The topic's full name. */
+  readonly topic: string;
   readonly subscription: string;
   readonly retryTopic: string | undefined;
   readonly deadLetter: DeadLetterPolicy | undefined;
@@ -54,6 +56,7 @@ export class PulsarSubscription
   readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
+  readonly topic: string;
   readonly subscription: string;
   readonly retryTopic: string | undefined;
   readonly deadLetter: DeadLetterPolicy | undefined;
@@ -74,6 +77,7 @@ export class PulsarSubscription
     this.#reader = reader;
     this.#settings = settings;
     this.name = settings.name;
+    this.topic = settings.topic;
     this.subscription = settings.subscription;
     this.retryTopic = settings.retryTopic;
     this.deadLetter = settings.deadLetter;
