@@ -1,0 +1,481 @@
+import {
+  type Broker,
+  type ClosedBroker,
+  type CommitMode,
+  type ConnectedBroker,
+  type ConnectOptions,
+  type DescribesServer,
+  isRustStreamError,
+  type OutgoingMessage,
+  type RawMessage,
+  RustStreamError,
+  type ServerDescription,
+} from "@ruststream/core";
+import {
+  type Backlog,
+  brokerMark,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  snapshotMessage,
+  sourceMark,
+  testableMark,
+} from "@ruststream/core/broker";
+import {
+  checkedConfig,
+  configEntries,
+  type KafkaConnectionOptions,
+  type ResolvedConnection,
+  resolveConnection,
+} from "./client/connectionOptions.js";
+import { checkAssignment, checkCompression } from "./client/engines.js";
+import type {
+  ConfigValue,
+  EngineProducer,
+  KafkaEngine,
+  Partitioner,
+  ProducerSettings,
+} from "./client/port.js";
+import type { InProcessCluster } from "./inProcess/cluster.js";
+import type { InProcessEngine } from "./inProcess/engine.js";
+import {
+  KafkaPublish,
+  KafkaPublisher,
+  type KafkaPublishOptions,
+  type PublisherHost,
+} from "./publisher.js";
+import { checkCommit, KafkaTopic } from "./sources.js";
+import type { KafkaDelivery } from "./topic/topicDelivery.js";
+import {
+  type HostedSubscription,
+  KafkaTopicSubscription,
+  type TopicHost,
+} from "./topic/topicSubscription.js";
+
+export interface KafkaBrokerOptions extends KafkaConnectionOptions {
+  /**
+   * The consumer group of bare names and of descriptors that name none, the same in every replica
+   * so they share the partitions. Default: the name of the app that connects the broker.
+   */
+  readonly group?: string;
+  /** The commit mode of bare names and of descriptors that name none (default `auto`). */
+  readonly commit?: CommitMode;
+  /** How keys map to partitions (default `murmur2`, the Java client's), for every policy naming none. */
+  readonly partitioner?: Partitioner;
+  /**
+   * The largest record (key, value and headers) a publish may carry, refused before it is sent
+   * (default 1 000 000 bytes, librdkafka's `message.max.bytes`).
+   */
+  readonly maxMessageBytes?: number;
+  /** How long `connect()` waits for the cluster to answer (default 30 s). */
+  readonly connectTimeoutMs?: number;
+  /** How long `shutdown()` waits for unconfirmed publishes (default 30 s). */
+  readonly flushTimeoutMs?: number;
+  /** Raw client properties for every client the broker opens: the engine's own names and values. */
+  readonly config?: Readonly<Record<string, ConfigValue>>;
+}
+
+interface BrokerSettings {
+  readonly connection: ResolvedConnection;
+  readonly group: string | undefined;
+  readonly commit: CommitMode | undefined;
+  readonly partitioner: Partitioner;
+  readonly maxMessageBytes: number;
+  readonly connectTimeoutMs: number;
+  readonly flushTimeoutMs: number;
+}
+
+function positive(what: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: ${value}; give a whole number, 1 or more`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A Kafka broker before it connects: the constructor only checks and records its configuration.
+ * `connect()` loads the engine's client and reaches the cluster; `connectInProcess()` runs the same
+ * descriptors against an in-process stand-in of a cluster, for tests.
+ */
+export class KafkaBroker
+  implements Broker<ConnectedKafkaBroker>, InProcessBroker<ConnectedKafkaBroker>, DescribesServer
+{
+  readonly [brokerMark] = "kafka";
+  readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
+  readonly #options: KafkaBrokerOptions;
+  readonly #settings: BrokerSettings;
+  #inProcessCluster: InProcessCluster | undefined;
+
+  constructor(options: KafkaBrokerOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new RustStreamError(
+        "invalid-argument",
+        'KafkaBroker needs options: at least { brokers: "host:port" }',
+      );
+    }
+    const partitioner = options.partitioner ?? "murmur2";
+    if (partitioner !== "murmur2" && partitioner !== "consistent-random") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `partitioner: "${String(partitioner)}"; give "murmur2" or "consistent-random"`,
+      );
+    }
+    if (
+      options.group !== undefined &&
+      (typeof options.group !== "string" || options.group.length === 0)
+    ) {
+      throw new RustStreamError("invalid-argument", "group cannot be empty: give the app's name");
+    }
+    const config = configEntries("KafkaBroker", options.config);
+    const maxFromConfig = config.find(([key]) => key === "message.max.bytes")?.[1];
+    this.#options = options;
+    this.#settings = {
+      connection: resolveConnection(options, config),
+      group: options.group,
+      commit: checkCommit(options.commit),
+      partitioner,
+      maxMessageBytes: positive(
+        "maxMessageBytes",
+        options.maxMessageBytes ?? (typeof maxFromConfig === "number" ? maxFromConfig : undefined),
+        1_000_000,
+      ),
+      connectTimeoutMs: positive("connectTimeoutMs", options.connectTimeoutMs, 30_000),
+      flushTimeoutMs: positive("flushTimeoutMs", options.flushTimeoutMs, 30_000),
+    };
+  }
+
+  /** The same broker with one more raw client property (applied last, so it wins). */
+  config(key: string, value: ConfigValue): KafkaBroker {
+    const entry = checkedConfig("KafkaBroker", key, value);
+    return new KafkaBroker({
+      ...this.#options,
+      config: Object.fromEntries([...this.#settings.connection.config, entry]),
+    });
+  }
+
+  /** The engine every connection of this broker uses. */
+  get engine(): "librdkafka" | "kafkajs" {
+    return this.#settings.connection.engine;
+  }
+
+  /** The cluster as configured, before connecting: the bootstrap servers, never a credential. */
+  describeServer(): ServerDescription {
+    return describeKafkaServer(this.#settings.connection);
+  }
+
+  async connect(options?: ConnectOptions): Promise<ConnectedKafkaBroker> {
+    const { connection, connectTimeoutMs } = this.#settings;
+    let engine: KafkaEngine;
+    try {
+      engine =
+        connection.engine === "librdkafka"
+          ? await (await import("./client/librdkafka/engine.js")).RdkafkaEngine.connect(
+              connection,
+              connectTimeoutMs,
+            )
+          : await (await import("./client/kafkajs/engine.js")).KafkajsEngine.connect(
+              connection,
+              connectTimeoutMs,
+            );
+    } catch (error) {
+      if (isRustStreamError(error)) throw error;
+      throw new RustStreamError(
+        "broker-failure",
+        `could not reach the Kafka cluster at ${connection.brokers.join(", ")} (engine ${connection.engine}): ${(error as Error).message}${connection.sasl === undefined ? "" : "; check the sasl username and password"}`,
+        { cause: error },
+      );
+    }
+    return new ConnectedKafkaBroker(engine, this.#settings, {
+      group: this.#settings.group ?? options?.app?.name,
+      inProcess: undefined,
+    });
+  }
+
+  /**
+   * The in-process mode: the same descriptors, policies and settlement code against a stand-in of a
+   * cluster that lives in this broker object (so a second connection sees what the first left).
+   */
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedKafkaBroker> {
+    const [{ InProcessCluster }, { InProcessEngine }] = await Promise.all([
+      import("./inProcess/cluster.js"),
+      import("./inProcess/engine.js"),
+    ]);
+    this.#inProcessCluster ??= new InProcessCluster();
+    this.#inProcessCluster.attach(options.clock);
+    const engine = new InProcessEngine(this.#inProcessCluster, options.coordinator);
+    return new ConnectedKafkaBroker(engine, this.#settings, {
+      group: this.#settings.group ?? options.app?.name,
+      inProcess: engine,
+    });
+  }
+}
+
+function describeKafkaServer(connection: ResolvedConnection): ServerDescription {
+  const [first, ...rest] = connection.brokers;
+  const security =
+    connection.sasl === undefined
+      ? connection.tls === undefined
+        ? "plaintext"
+        : "TLS"
+      : `SASL ${connection.sasl.mechanism.toUpperCase()}${connection.tls === undefined ? "" : " over TLS"}`;
+  return {
+    protocol: connection.tls === undefined ? "kafka" : "kafka-secure",
+    ...(first === undefined ? {} : { host: first }),
+    description: `Kafka cluster (${security})${rest.length === 0 ? "" : `, bootstrap servers ${connection.brokers.join(", ")}`}`,
+  };
+}
+
+/** What shutting down a Kafka connection left behind. */
+export interface ClosedKafkaBroker extends ClosedBroker {
+  /** Records sent and not confirmed by a delivery report within the flush timeout. */
+  readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed (their consumers left their groups). */
+  readonly closedSubscriptions: number;
+  /** Deliveries handed out and never settled: not committed, so the group reads them again. */
+  readonly unsettledDeliveries: number;
+}
+
+interface ConnectionFacts {
+  /** The group option, else the connecting app's name. */
+  readonly group: string | undefined;
+  /** The stand-in's engine, on an in-process connection. */
+  readonly inProcess: InProcessEngine | undefined;
+}
+
+/** A connection to a Kafka cluster. */
+export class ConnectedKafkaBroker
+  implements
+    ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
+    DescribesServer,
+    TopicHost,
+    PublisherHost
+{
+  readonly [brokerMark] = "kafka";
+  readonly [describeMark] = true as const;
+  readonly engine: KafkaEngine;
+  readonly partitioner: Partitioner;
+  readonly maxMessageBytes: number;
+  readonly inflight = { count: 0 };
+  /** What a new subscription to a bare name sees of earlier publishes: a new group starts at the end. */
+  readonly backlog: Backlog = "missed";
+  readonly #settings: BrokerSettings;
+  readonly #facts: ConnectionFacts;
+  readonly #subscriptions = new Set<HostedSubscription>();
+  readonly #producers = new Map<string, Promise<EngineProducer>>();
+  readonly #partitionCounts = new Map<string, number>();
+  readonly #published: Map<string, RawMessage[]> | undefined;
+  #closing: Promise<ClosedKafkaBroker> | undefined;
+
+  constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
+    this.engine = engine;
+    this.#settings = settings;
+    this.#facts = facts;
+    this.partitioner = settings.partitioner;
+    this.maxMessageBytes = settings.maxMessageBytes;
+    if (facts.inProcess !== undefined) {
+      this.#published = new Map();
+      // Only the in-process form is a test transport: a cluster connection does not carry the mark.
+      Object.defineProperty(this, testableMark, { value: true });
+    }
+  }
+
+  get state(): "connected" | "closed" {
+    return this.#closing === undefined ? "connected" : "closed";
+  }
+
+  get isClosed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /** A bare name is a topic read by the broker's group; without one this says how to give it. */
+  source(name: string): KafkaTopic {
+    const group = this.#facts.group;
+    if (group === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `"${name}" names a Kafka topic, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give KafkaBroker a group option (shared by the replicas) or subscribe with new KafkaTopic("${name}", { group })`,
+      );
+    }
+    return new KafkaTopic(name, { group });
+  }
+
+  async subscribe(source: string | KafkaTopic): Promise<KafkaTopicSubscription> {
+    this.assertOpen();
+    const descriptor = typeof source === "string" ? this.source(source) : source;
+    if (descriptor?.[sourceMark] !== "kafka") {
+      throw new RustStreamError(
+        "foreign-value",
+        `the Kafka broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name or a KafkaTopic`,
+      );
+    }
+    const group = descriptor.group ?? this.#facts.group;
+    if (group === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `KafkaTopic "${descriptor.name}" has no consumer group: give it one (new KafkaTopic("${descriptor.name}", { group })), give KafkaBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
+      );
+    }
+    const commit = descriptor.commit ?? this.#settings.commit ?? "auto";
+    if (commit === "transactional") checkCommit(commit);
+    checkAssignment(this.#settings.connection.engine, descriptor.assignment);
+    let subscription: KafkaTopicSubscription;
+    try {
+      subscription = await KafkaTopicSubscription.open(
+        this,
+        descriptor,
+        { group, commit: commit === "tracked" ? "tracked" : "auto" },
+        () => this.#subscriptions.delete(subscription),
+      );
+    } catch (error) {
+      if (this.isClosed) throw this.closedError("subscription");
+      if (isRustStreamError(error)) throw error;
+      throw new RustStreamError(
+        "broker-failure",
+        `subscribing to "${descriptor.name}" as group "${group}" failed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    if (this.isClosed) {
+      // Shut down while subscribing: nothing may outlive the connection.
+      subscription.revoke(this.closedError("subscription"));
+      await subscription.surrender();
+      throw this.closedError("connection");
+    }
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  defaultPublishPolicy(): KafkaPublish {
+    return new KafkaPublish();
+  }
+
+  /** Used by {@link KafkaPublish.pair}. */
+  pairPublisher(policy: KafkaPublish): Promise<KafkaPublisher> {
+    this.assertOpen();
+    checkCompression(this.#settings.connection.engine, policy.compression);
+    return KafkaPublisher.pair(this, policy);
+  }
+
+  // PublisherHost
+
+  producer(settings: ProducerSettings): Promise<EngineProducer> {
+    this.assertOpen();
+    const key = JSON.stringify(settings);
+    let producer = this.#producers.get(key);
+    if (producer === undefined) {
+      producer = this.engine.producer(settings);
+      // A producer that failed to open is not kept: the next pairing tries again.
+      producer.catch(() => this.#producers.delete(key));
+      this.#producers.set(key, producer);
+    }
+    return producer;
+  }
+
+  async partitionsOf(topic: string, fresh: boolean): Promise<number | undefined> {
+    if (!fresh) {
+      const cached = this.#partitionCounts.get(topic);
+      if (cached !== undefined) return cached;
+    }
+    const count = await this.engine.admin.partitions(topic);
+    if (count === undefined) this.#partitionCounts.delete(topic);
+    else this.#partitionCounts.set(topic, count);
+    return count;
+  }
+
+  record(message: RawMessage): void {
+    if (this.#published === undefined) return;
+    let list = this.#published.get(message.name);
+    if (list === undefined) {
+      list = [];
+      this.#published.set(message.name, list);
+    }
+    list.push(snapshotMessage(message));
+  }
+
+  // TestableBroker, on an in-process connection
+
+  /** In-process: publishes as if from outside the process, synchronously, through normal routing. */
+  inject(message: OutgoingMessage): void {
+    const engine = this.#facts.inProcess;
+    if (engine === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "inject() works only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    const producer = engine.producerNow(this.partitioner);
+    const { record, raw } = new KafkaPublisher(this, producer).prepare(
+      message as OutgoingMessage<KafkaPublishOptions>,
+    );
+    this.record(raw);
+    producer.appendNow(record);
+  }
+
+  /** In-process: every message published to `name` through this connection, injections included. */
+  published(name: string): readonly RawMessage[] {
+    if (this.#published === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "published() records only on an in-process connection: connect with connectInProcess()",
+      );
+    }
+    return [...(this.#published.get(name) ?? [])];
+  }
+
+  describeServer(): ServerDescription {
+    if (this.#facts.inProcess !== undefined) {
+      return { protocol: "kafka", description: "in-process stand-in of a Kafka cluster" };
+    }
+    return describeKafkaServer(this.#settings.connection);
+  }
+
+  shutdown(): Promise<ClosedKafkaBroker> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<ClosedKafkaBroker> {
+    const error = this.closedError("subscription");
+    const subscriptions = [...this.#subscriptions];
+    this.#subscriptions.clear();
+    for (const subscription of subscriptions) subscription.revoke(error);
+    let unsettled = 0;
+    for (const count of await Promise.all(subscriptions.map((s) => s.surrender().catch(() => 0)))) {
+      unsettled += count;
+    }
+    let unflushed = 0;
+    const producers = await Promise.all(
+      [...this.#producers.values()].map((p) => p.catch(() => undefined)),
+    );
+    for (const producer of producers) {
+      if (producer === undefined) continue;
+      unflushed += await producer.flush(this.#settings.flushTimeoutMs);
+      await producer.close();
+    }
+    await this.engine.close();
+    return {
+      [brokerMark]: "kafka",
+      state: "closed",
+      unflushed,
+      closedSubscriptions: subscriptions.length,
+      unsettledDeliveries: unsettled,
+    };
+  }
+
+  assertOpen(): void {
+    if (this.#closing !== undefined) throw this.closedError("connection");
+  }
+
+  closedError(what: string): RustStreamError {
+    return new RustStreamError(
+      "closed",
+      `this Kafka broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
+    );
+  }
+}

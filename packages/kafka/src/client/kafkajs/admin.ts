@@ -1,0 +1,83 @@
+import type { EngineAdmin, Watermarks } from "../port.js";
+import type { KjsAdmin } from "./kafkajs.js";
+
+/** Cluster questions over one kafkajs admin connection the engine keeps. */
+export class KafkajsAdmin implements EngineAdmin {
+  readonly #admin: KjsAdmin;
+  readonly #brokerResource: number;
+
+  constructor(admin: KjsAdmin, brokerResource: number) {
+    this.#admin = admin;
+    this.#brokerResource = brokerResource;
+  }
+
+  async partitions(topic: string): Promise<number | undefined> {
+    try {
+      const { topics } = await this.#admin.fetchTopicMetadata({ topics: [topic] });
+      const found = topics.find((t) => t.name === topic);
+      return found === undefined || found.partitions.length === 0
+        ? undefined
+        : found.partitions.length;
+    } catch (error) {
+      if ((error as { type?: unknown }).type === "UNKNOWN_TOPIC_OR_PARTITION") return undefined;
+      throw error;
+    }
+  }
+
+  async createTopic(
+    topic: string,
+    partitions: number | undefined,
+    replicationFactor: number | undefined,
+  ): Promise<void> {
+    // `false` when it existed already, which is fine.
+    await this.#admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        {
+          topic,
+          ...(partitions === undefined ? {} : { numPartitions: partitions }),
+          ...(replicationFactor === undefined ? {} : { replicationFactor }),
+        },
+      ],
+    });
+  }
+
+  async requestAutoCreate(topic: string): Promise<void> {
+    // kafkajs's admin never asks for automatic creation, so read the setting that governs it and
+    // create the topic with the cluster's defaults exactly when the cluster would have.
+    const { brokers } = await this.#admin.describeCluster();
+    const broker = brokers[0];
+    if (broker === undefined) return;
+    const { resources } = await this.#admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [
+        {
+          type: this.#brokerResource,
+          name: String(broker.nodeId),
+          configNames: ["auto.create.topics.enable"],
+        },
+      ],
+    });
+    const entry = resources[0]?.configEntries.find(
+      (e) => e.configName === "auto.create.topics.enable",
+    );
+    if (entry?.configValue === "true") await this.createTopic(topic, undefined, undefined);
+  }
+
+  async watermarks(topic: string, partition: number): Promise<Watermarks> {
+    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    const found = offsets.find((o) => o.partition === partition);
+    if (found === undefined) throw new Error(`topic "${topic}" has no partition ${partition}`);
+    return { low: BigInt(found.low), high: BigInt(found.high) };
+  }
+
+  async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
+    const offsets = await this.#admin.fetchTopicOffsetsByTimestamp(topic, ms);
+    const found = offsets.find((o) => o.partition === partition);
+    if (found === undefined) return undefined;
+    // kafkajs answers the high watermark when no record is that late: the same as "none".
+    const { high } = await this.watermarks(topic, partition);
+    const offset = BigInt(found.offset);
+    return offset < 0n || offset >= high ? undefined : offset;
+  }
+}

@@ -1,0 +1,118 @@
+import type { ResolvedConnection } from "../connectionOptions.js";
+import { loadClient } from "../load.js";
+import { KeyPartitioner } from "../partitioners.js";
+import type {
+  ConsumerHooks,
+  ConsumerSettings,
+  EngineAdmin,
+  EngineConsumer,
+  EngineProducer,
+  KafkaEngine,
+  ProducerSettings,
+} from "../port.js";
+import { KafkajsAdmin } from "./admin.js";
+import { applyOptions, clientConfig } from "./config.js";
+import { KafkajsConsumer } from "./consumer.js";
+import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from "./kafkajs.js";
+import { KafkajsProducer } from "./producer.js";
+
+// How long a fetch waits on the broker for records (kafkajs's default is 5 s): a seek or a pause
+// takes effect at the next fetch, so it bounds how long they take.
+const FETCH_WAIT_MS = 200;
+
+/** The kafkajs engine: pure JavaScript, for places without a native build. */
+export class KafkajsEngine implements KafkaEngine {
+  readonly kind = "kafkajs" as const;
+  readonly admin: EngineAdmin;
+  readonly #module: KjsModule;
+  readonly #kafka: KjsKafka;
+  readonly #control: KjsAdmin;
+
+  private constructor(module: KjsModule, kafka: KjsKafka, control: KjsAdmin) {
+    this.#module = module;
+    this.#kafka = kafka;
+    this.#control = control;
+    this.admin = new KafkajsAdmin(control, module.ConfigResourceTypes.BROKER ?? 4);
+  }
+
+  /** Loads kafkajs and opens its admin connection, which proves the cluster answers. */
+  static async connect(
+    connection: ResolvedConnection,
+    connectTimeoutMs: number,
+  ): Promise<KafkajsEngine> {
+    const module = await loadClient<KjsModule>("kafkajs", () => import("kafkajs"));
+    const config = clientConfig(connection, module.logLevel.NOTHING);
+    config.connectionTimeout ??= Math.min(connectTimeoutMs, 10_000);
+    const kafka = new module.Kafka(config);
+    const control = kafka.admin();
+    try {
+      await withTimeout(control.connect(), connectTimeoutMs, "connecting to the cluster");
+    } catch (error) {
+      // kafkajs keeps retrying in the background otherwise.
+      void control.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return new KafkajsEngine(module, kafka, control);
+  }
+
+  async producer(settings: ProducerSettings): Promise<EngineProducer> {
+    const partitioner = new KeyPartitioner(settings.partitioner);
+    // The same key-to-partition mapping as librdkafka's (and the in-process stand-in's), either way.
+    const createPartitioner: KjsPartitioner =
+      () =>
+      ({ topic, partitionMetadata, message }) => {
+        const key = message.key;
+        return partitioner.pick(
+          topic,
+          key === null || key === undefined
+            ? undefined
+            : typeof key === "string"
+              ? Buffer.from(key)
+              : key,
+          partitionMetadata.length,
+        );
+      };
+    const options = applyOptions({ createPartitioner }, settings.config);
+    const producer = this.#kafka.producer(options);
+    await producer.connect();
+    const compression =
+      settings.compression === "gzip" ? this.#module.CompressionTypes.GZIP : undefined;
+    return new KafkajsProducer(producer, compression);
+  }
+
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
+    const options: KjsConfig = {
+      groupId: settings.group,
+      maxWaitTimeInMs: FETCH_WAIT_MS,
+      partitionAssigners: [this.#module.PartitionAssigners.roundRobin],
+    };
+    applyOptions(options, settings.config);
+    return new KafkajsConsumer(
+      this.#kafka.consumer(options),
+      this.#control,
+      {
+        group: settings.group,
+        topics: settings.topics,
+        tracked: settings.commit === "tracked",
+        fromBeginning: settings.start === "earliest",
+      },
+      hooks,
+    );
+  }
+
+  async close(): Promise<void> {
+    await withTimeout(this.#control.disconnect(), 10_000, "closing").catch(() => undefined);
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,127 @@
+// The part of kafkajs this engine uses, typed narrowly here so kafkajs's own declarations stay out
+// of everything above src/client/. The module is loaded when a broker connects (load.ts).
+
+export type KjsConfig = Record<string, unknown>;
+
+export interface KjsMessage {
+  readonly offset: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly timestamp: string;
+  readonly headers?: Record<string, Buffer | string | Array<Buffer | string> | undefined>;
+}
+
+export interface KjsBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: KjsMessage[];
+  lastOffset(): string;
+}
+
+export interface KjsEachBatchPayload {
+  readonly batch: KjsBatch;
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
+export interface KjsTopicPartitionOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+export interface KjsConsumer {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  subscribe(options: { topics: string[]; fromBeginning: boolean }): Promise<void>;
+  run(options: {
+    autoCommit: boolean;
+    eachBatchAutoResolve: boolean;
+    partitionsConsumedConcurrently?: number;
+    eachBatch(payload: KjsEachBatchPayload): Promise<void>;
+  }): Promise<void>;
+  seek(target: KjsTopicPartitionOffset): void;
+  commitOffsets(offsets: KjsTopicPartitionOffset[]): Promise<void>;
+  readonly events: Readonly<Record<string, string>>;
+  on(event: string, listener: (event: { payload: KjsEventPayload }) => void): () => void;
+}
+
+export interface KjsEventPayload {
+  readonly memberAssignment?: Record<string, number[]>;
+  readonly error?: unknown;
+  readonly restart?: boolean;
+}
+
+export interface KjsRecordMetadata {
+  readonly partition: number;
+  readonly baseOffset?: string;
+  readonly offset?: string;
+}
+
+export interface KjsProducer {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  send(request: {
+    topic: string;
+    acks?: number;
+    compression?: number;
+    messages: Array<{
+      key: Buffer | null;
+      value: Buffer;
+      partition?: number;
+      headers: Record<string, Buffer | Buffer[]>;
+    }>;
+  }): Promise<KjsRecordMetadata[]>;
+}
+
+export interface KjsAdmin {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  fetchTopicMetadata(options: { topics: string[] }): Promise<{
+    topics: Array<{ name: string; partitions: Array<{ partitionId: number }> }>;
+  }>;
+  createTopics(options: {
+    waitForLeaders: boolean;
+    topics: Array<{ topic: string; numPartitions?: number; replicationFactor?: number }>;
+  }): Promise<boolean>;
+  fetchTopicOffsets(
+    topic: string,
+  ): Promise<Array<{ partition: number; offset: string; high: string; low: string }>>;
+  fetchTopicOffsetsByTimestamp(
+    topic: string,
+    timestamp: number,
+  ): Promise<Array<{ partition: number; offset: string }>>;
+  fetchOffsets(options: {
+    groupId: string;
+    topics: string[];
+  }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+  describeCluster(): Promise<{ brokers: Array<{ nodeId: number }> }>;
+  describeConfigs(options: {
+    includeSynonyms: boolean;
+    resources: Array<{ type: number; name: string; configNames: string[] }>;
+  }): Promise<{
+    resources: Array<{ configEntries: Array<{ configName: string; configValue: string }> }>;
+  }>;
+}
+
+export type KjsPartitioner = () => (args: {
+  topic: string;
+  partitionMetadata: Array<{ partitionId: number }>;
+  message: { key?: Buffer | string | null; partition?: number };
+}) => number;
+
+export interface KjsKafka {
+  producer(options: KjsConfig): KjsProducer;
+  consumer(options: KjsConfig): KjsConsumer;
+  admin(options?: KjsConfig): KjsAdmin;
+}
+
+export interface KjsModule {
+  readonly Kafka: new (config: KjsConfig) => KjsKafka;
+  readonly logLevel: Readonly<Record<"NOTHING" | "ERROR" | "WARN" | "INFO" | "DEBUG", number>>;
+  readonly PartitionAssigners: { readonly roundRobin: unknown };
+  readonly ConfigResourceTypes: Readonly<Record<string, number>>;
+  readonly CompressionTypes: Readonly<Record<"None" | "GZIP", number>>;
+}

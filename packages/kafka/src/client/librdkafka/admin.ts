@@ -1,0 +1,72 @@
+import type { EngineAdmin, Watermarks } from "../port.js";
+import { call, callVoid, type RdAdmin, type RdMetadata, type RdProducer } from "./rdkafka.js";
+
+const TIMEOUT_MS = 10_000;
+const TOPIC_ALREADY_EXISTS = 36;
+
+/**
+ * Cluster questions, asked on one producer handle the engine keeps for them (metadata, watermarks,
+ * offsets by time) and the admin API derived from it (topic creation).
+ */
+export class RdkafkaAdmin implements EngineAdmin {
+  readonly #client: RdProducer;
+  readonly #admin: RdAdmin;
+
+  constructor(client: RdProducer, admin: RdAdmin) {
+    this.#client = client;
+    this.#admin = admin;
+  }
+
+  async partitions(topic: string): Promise<number | undefined> {
+    // All topics, not this one: asking for one topic is what creates it on a cluster that allows it.
+    const metadata = await call<RdMetadata>((cb) =>
+      this.#client.getMetadata({ allTopics: true, timeout: TIMEOUT_MS }, cb),
+    );
+    const found = metadata.topics.find((t) => t.name === topic);
+    return found === undefined || found.partitions.length === 0
+      ? undefined
+      : found.partitions.length;
+  }
+
+  async createTopic(
+    topic: string,
+    partitions: number | undefined,
+    replicationFactor: number | undefined,
+  ): Promise<void> {
+    try {
+      await callVoid((cb) =>
+        this.#admin.createTopic(
+          { topic, num_partitions: partitions ?? -1, replication_factor: replicationFactor ?? -1 },
+          TIMEOUT_MS,
+          cb,
+        ),
+      );
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== TOPIC_ALREADY_EXISTS) throw error;
+    }
+  }
+
+  async requestAutoCreate(topic: string): Promise<void> {
+    // A producer's metadata request for one topic allows creation (librdkafka's
+    // allow.auto.create.topics is on for producers); the cluster decides.
+    await call((cb) =>
+      this.#client.getMetadata({ topic, allTopics: false, timeout: TIMEOUT_MS }, cb),
+    );
+  }
+
+  async watermarks(topic: string, partition: number): Promise<Watermarks> {
+    const offsets = await call<{ lowOffset: number; highOffset: number }>((cb) =>
+      this.#client.queryWatermarkOffsets(topic, partition, TIMEOUT_MS, cb),
+    );
+    return { low: BigInt(offsets.lowOffset), high: BigInt(offsets.highOffset) };
+  }
+
+  async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
+    const [found] = await call<Array<{ offset?: number }>>((cb) =>
+      this.#client.offsetsForTimes([{ topic, partition, offset: ms }], TIMEOUT_MS, cb),
+    );
+    const offset = found?.offset;
+    // librdkafka answers the logical end (-1) when no record is that late.
+    return offset === undefined || offset < 0 ? undefined : BigInt(offset);
+  }
+}

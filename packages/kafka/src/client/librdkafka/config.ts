@@ -1,0 +1,88 @@
+import { RustStreamError } from "@ruststream/core";
+import type { ResolvedConnection } from "../connectionOptions.js";
+import type { ConfigValue, ConsumerSettings, ProducerSettings } from "../port.js";
+import type { RdConfig } from "./rdkafka.js";
+
+// librdkafka's properties from the broker's settings. Only what the package types is set; every
+// other property keeps librdkafka's default unless a raw config entry names it, and raw entries are
+// applied last (broker, then policy or descriptor), so they win.
+
+const mechanisms = {
+  plain: "PLAIN",
+  "scram-sha-256": "SCRAM-SHA-256",
+  "scram-sha-512": "SCRAM-SHA-512",
+} as const;
+
+/** The properties every client of the connection shares: servers, identity, SASL, TLS. */
+export function connectionConfig(connection: ResolvedConnection): RdConfig {
+  const config: RdConfig = {
+    "metadata.broker.list": connection.brokers.join(","),
+    "client.id": connection.clientId,
+  };
+  const { sasl, tls } = connection;
+  if (sasl !== undefined || tls !== undefined) {
+    config["security.protocol"] =
+      sasl === undefined ? "ssl" : tls === undefined ? "sasl_plaintext" : "sasl_ssl";
+  }
+  if (sasl !== undefined) {
+    config["sasl.mechanisms"] = mechanisms[sasl.mechanism];
+    config["sasl.username"] = sasl.username;
+    config["sasl.password"] = sasl.password;
+  }
+  if (tls !== undefined) {
+    if (tls.ca !== undefined) config["ssl.ca.pem"] = tls.ca;
+    if (tls.cert !== undefined) config["ssl.certificate.pem"] = tls.cert;
+    if (tls.key !== undefined) config["ssl.key.pem"] = tls.key;
+    if (tls.keyPassword !== undefined) config["ssl.key.password"] = tls.keyPassword;
+    if (tls.verify === false) config["enable.ssl.certificate.verification"] = false;
+  }
+  return apply(config, connection.config);
+}
+
+export function producerConfig(
+  connection: ResolvedConnection,
+  settings: ProducerSettings,
+): RdConfig {
+  const config = connectionConfig(connection);
+  config.partitioner = settings.partitioner === "murmur2" ? "murmur2_random" : "consistent_random";
+  if (settings.compression !== undefined) config["compression.codec"] = settings.compression;
+  // Delivery reports are how a publish learns it landed.
+  config.dr_cb = true;
+  return apply(config, settings.config);
+}
+
+// Properties a commit mode decides; a raw entry naming one under `tracked` would silently undo it.
+const ownedByTracked = ["enable.auto.commit", "enable.auto.offset.store"];
+
+export function consumerConfig(
+  connection: ResolvedConnection,
+  settings: ConsumerSettings,
+): RdConfig {
+  for (const [key] of [...connection.config, ...settings.config]) {
+    if (settings.commit === "tracked" && ownedByTracked.includes(key)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `config "${key}" belongs to the commit mode: under commit "tracked" the broker stores each settled position and librdkafka commits it, so "${key}" cannot be set; remove it, or use commit "auto"`,
+      );
+    }
+  }
+  const config = connectionConfig(connection);
+  config["group.id"] = settings.group;
+  // Both modes commit in the background; they differ in what is stored: `auto` stores each record
+  // as it is handed over, `tracked` stores only positions the broker's watermark has reached.
+  config["enable.auto.commit"] = true;
+  config["enable.auto.offset.store"] = settings.commit === "auto";
+  const start = settings.start;
+  if (start !== undefined) {
+    config["auto.offset.reset"] = start === "earliest" ? "earliest" : "latest";
+  }
+  if (settings.assignment !== undefined) {
+    config["partition.assignment.strategy"] = settings.assignment;
+  }
+  return apply(config, settings.config);
+}
+
+function apply(config: RdConfig, entries: ReadonlyArray<readonly [string, ConfigValue]>): RdConfig {
+  for (const [key, value] of entries) config[key] = value;
+  return config;
+}

@@ -1,0 +1,330 @@
+import {
+  type ConsumedRecord,
+  type ConsumerHooks,
+  type EngineConsumer,
+  type PartitionOffset,
+  partitionKey,
+  type TopicPartition,
+} from "../port.js";
+import {
+  call,
+  callVoid,
+  type RdConsumer,
+  type RdError,
+  type RdMessage,
+  type RdTopicPartition,
+} from "./rdkafka.js";
+
+const ASSIGN = -175;
+const REVOKE = -174;
+const CONSUME_WAIT_MS = 100;
+const CONSUME_MAX = 256;
+const TIMEOUT_MS = 10_000;
+const ASSIGNMENT_WAIT_MS = 60_000;
+
+const empty = new Uint8Array(0);
+
+/** Plain bytes: a view of the client's Buffer, never a Buffer (which compares unequal to bytes). */
+function bytes(value: Buffer | string | null | undefined): Uint8Array {
+  if (value === null || value === undefined) return empty;
+  const buffer = typeof value === "string" ? Buffer.from(value) : value;
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+function recordOf(message: RdMessage): ConsumedRecord {
+  const headers: Array<readonly [string, Uint8Array]> = [];
+  for (const header of message.headers ?? []) {
+    for (const [name, value] of Object.entries(header)) headers.push([name, bytes(value)]);
+  }
+  return {
+    topic: message.topic,
+    partition: message.partition,
+    offset: BigInt(message.offset),
+    key: message.key === null || message.key === undefined ? undefined : bytes(message.key),
+    value: bytes(message.value),
+    headers,
+    timestamp: message.timestamp ?? 0,
+  };
+}
+
+/**
+ * One librdkafka consumer in a group. A loop pulls with `consume(n)` for as long as the consumer
+ * lives (paused partitions return nothing, but the poll still serves rebalances), and the group's
+ * assignments go through a rebalance callback that asks the subscription where each partition
+ * starts before assigning it with those offsets. A seek raises a barrier: records of the partition
+ * from a `consume` call that started before it are dropped (they are from before the seek), and
+ * no `consume` runs while the seek does, so none fetched before a seek is handed over after it.
+ * Assignments need no barrier: librdkafka hands out nothing of a partition it has not been told to
+ * assign, and purges what it fetched for one it unassigns.
+ */
+export class RdkafkaConsumer implements EngineConsumer {
+  readonly #consumer: RdConsumer;
+  readonly #topics: readonly string[];
+  readonly #hooks: ConsumerHooks;
+  readonly #tracked: boolean;
+  /** Positions stored for commit, by partition: committed explicitly when a partition goes. */
+  readonly #stored = new Map<string, PartitionOffset>();
+  readonly #assigned = new Map<string, TopicPartition>();
+  readonly #movedAt = new Map<string, number>();
+  #barrier = 0;
+  #paused = false;
+  #running = false;
+  #closing = false;
+  #loop: Promise<void> | undefined;
+  #firstAssignment: (() => void) | undefined;
+  #rebalancing: Promise<void> = Promise.resolve();
+  #consuming: Promise<RdMessage[]> | undefined;
+  #seeking = 0;
+  #seeksDone: (() => void) | undefined;
+
+  constructor(
+    factory: (rebalance: (error: RdError, partitions: RdTopicPartition[]) => void) => RdConsumer,
+    topics: readonly string[],
+    hooks: ConsumerHooks,
+    tracked: boolean,
+  ) {
+    this.#topics = topics;
+    this.#hooks = hooks;
+    this.#tracked = tracked;
+    const self = this;
+    this.#consumer = factory(function onRebalance(error, partitions) {
+      self.#onRebalance(error, partitions);
+    });
+  }
+
+  async start(): Promise<void> {
+    await call((cb) => this.#consumer.connect({ timeout: TIMEOUT_MS }, cb));
+    this.#consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
+    this.#consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
+    const assigned = new Promise<void>((resolve) => {
+      this.#firstAssignment = resolve;
+    });
+    this.#consumer.subscribe([...this.#topics]);
+    this.#running = true;
+    this.#loop = this.#run();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`no partition assignment from the group after ${ASSIGNMENT_WAIT_MS} ms`),
+          ),
+        ASSIGNMENT_WAIT_MS,
+      );
+    });
+    try {
+      await Promise.race([assigned, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
+    const answer = await call<RdTopicPartition[]>((cb) =>
+      this.#consumer.committed(
+        partitions.map((p) => ({ topic: p.topic, partition: p.partition })),
+        TIMEOUT_MS,
+        cb,
+      ),
+    );
+    const found = new Map<string, bigint>();
+    for (const p of answer) {
+      if (p.offset !== undefined && p.offset >= 0) found.set(partitionKey(p), BigInt(p.offset));
+    }
+    return found;
+  }
+
+  async commit(offsets: readonly PartitionOffset[]): Promise<void> {
+    if (offsets.length === 0) return;
+    await callVoid((cb) =>
+      this.#consumer.commitCb(
+        offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: Number(o.offset) })),
+        cb,
+      ),
+    );
+  }
+
+  store(offset: PartitionOffset): void {
+    const key = partitionKey(offset);
+    if (!this.#assigned.has(key)) return;
+    this.#stored.set(key, offset);
+    try {
+      this.#consumer.offsetsStore([
+        { topic: offset.topic, partition: offset.partition, offset: Number(offset.offset) },
+      ]);
+    } catch {
+      // Not assigned any more: a position of a partition this consumer lost is not its to commit.
+    }
+  }
+
+  async seek(offset: PartitionOffset): Promise<void> {
+    const key = partitionKey(offset);
+    // Raised at once: records of a consume already in flight are from before the seek.
+    this.#move(key);
+    this.#stored.delete(key);
+    const target = {
+      topic: offset.topic,
+      partition: offset.partition,
+      offset: Number(offset.offset),
+    };
+    // No consume runs while a seek does: one that returned records from the new position before
+    // the seek's own answer came back could not tell them from older ones.
+    this.#seeking++;
+    try {
+      await this.#consuming?.catch(() => undefined);
+      // A partition assigned a moment ago may not be fetching yet, and librdkafka refuses to seek
+      // it ("erroneous state") until it is: try again briefly before giving up.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await callVoid((cb) => this.#consumer.seek(target, TIMEOUT_MS, cb));
+          break;
+        } catch (error) {
+          if (attempt >= 50 || (error as RdError).code !== -172) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    } finally {
+      this.#seeking--;
+      if (this.#seeking === 0) this.#seeksDone?.();
+    }
+  }
+
+  pause(): void {
+    this.#paused = true;
+    this.#applyPause([...this.#assigned.values()]);
+  }
+
+  resume(): void {
+    this.#paused = false;
+    const assigned = [...this.#assigned.values()];
+    if (assigned.length > 0) this.#ignore(() => this.#consumer.resume(assigned.map(plain)));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    await this.#rebalancing.catch(() => undefined);
+    if (this.#tracked) await this.commit([...this.#stored.values()]).catch(() => undefined);
+    this.#running = false;
+    this.#seeksDone?.();
+    await this.#loop?.catch(() => undefined);
+    // Bounded: a cluster that went away must not hold the shutdown.
+    await Promise.race([
+      callVoid((cb) => this.#consumer.disconnect(cb)).catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS).unref()),
+    ]);
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      if (this.#seeking > 0) {
+        await new Promise<void>((resolve) => {
+          this.#seeksDone = resolve;
+        });
+        continue;
+      }
+      const started = this.#barrier;
+      let messages: RdMessage[];
+      try {
+        this.#consuming = call<RdMessage[]>((cb) => this.#consumer.consume(CONSUME_MAX, cb));
+        messages = await this.#consuming;
+      } catch (error) {
+        if (!this.#running) return;
+        const rd = error as RdError;
+        if (rd.isFatal === true) {
+          this.#hooks.failed(error);
+          return;
+        }
+        // Transient (a broker restarting, a topic not created yet): librdkafka retries; so do we.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      if (messages.length === 0 || !this.#running) continue;
+      const fresh: ConsumedRecord[] = [];
+      for (const message of messages) {
+        const key = partitionKey(message);
+        if (!this.#assigned.has(key) || (this.#movedAt.get(key) ?? 0) > started) continue;
+        fresh.push(recordOf(message));
+      }
+      if (fresh.length > 0) this.#hooks.records(fresh);
+    }
+  }
+
+  #onRebalance(error: RdError, partitions: RdTopicPartition[]): void {
+    const list = partitions.map((p) => ({ topic: p.topic, partition: p.partition }));
+    // Serialised: an assignment is fully applied before a revocation of it is handled.
+    this.#rebalancing = this.#rebalancing
+      .catch(() => undefined)
+      .then(() => (error.code === ASSIGN ? this.#assign(list) : this.#revoke(list, error.code)));
+  }
+
+  async #assign(partitions: TopicPartition[]): Promise<void> {
+    const cooperative = this.#consumer.rebalanceProtocol() === "COOPERATIVE";
+    let starts: readonly PartitionOffset[];
+    try {
+      starts = this.#closing ? [] : await this.#hooks.assigned(partitions);
+    } catch (error) {
+      this.#hooks.failed(error);
+      starts = [];
+    }
+    const offsets = new Map(starts.map((s) => [partitionKey(s), s.offset]));
+    const assignment = partitions.map((p) => {
+      const offset = offsets.get(partitionKey(p));
+      return offset === undefined ? plain(p) : { ...plain(p), offset: Number(offset) };
+    });
+    this.#ignore(() =>
+      cooperative
+        ? this.#consumer.incrementalAssign(assignment)
+        : this.#consumer.assign(assignment),
+    );
+    if (!cooperative) this.#assigned.clear();
+    for (const p of partitions) this.#assigned.set(partitionKey(p), p);
+    if (this.#paused) this.#applyPause(partitions);
+    this.#firstAssignment?.();
+    this.#firstAssignment = undefined;
+  }
+
+  async #revoke(partitions: TopicPartition[], code: number): Promise<void> {
+    const cooperative = this.#consumer.rebalanceProtocol() === "COOPERATIVE";
+    // Records of these partitions still arriving are dropped from here on: none of them is
+    // committed any more, so the partition's next owner reads them from the committed position.
+    for (const p of partitions) this.#assigned.delete(partitionKey(p));
+    if (code === REVOKE && !this.#closing) {
+      await this.#hooks.revoked(partitions).catch((error: unknown) => this.#hooks.failed(error));
+      if (this.#tracked) {
+        const last = partitions
+          .map((p) => this.#stored.get(partitionKey(p)))
+          .filter((o): o is PartitionOffset => o !== undefined);
+        await this.commit(last).catch(() => undefined);
+      }
+    }
+    for (const p of partitions) this.#stored.delete(partitionKey(p));
+    this.#ignore(() =>
+      cooperative
+        ? this.#consumer.incrementalUnassign(partitions.map(plain))
+        : this.#consumer.unassign(),
+    );
+  }
+
+  #move(key: string): void {
+    this.#barrier++;
+    this.#movedAt.set(key, this.#barrier);
+  }
+
+  #applyPause(partitions: readonly TopicPartition[]): void {
+    if (partitions.length > 0) this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
+  }
+
+  // Calls the binding makes throw when the consumer is disconnecting: nothing is left to do then.
+  #ignore(work: () => unknown): void {
+    try {
+      work();
+    } catch {
+      // The consumer is closing or the partition is gone.
+    }
+  }
+}
+
+function plain(p: TopicPartition): RdTopicPartition {
+  return { topic: p.topic, partition: p.partition };
+}

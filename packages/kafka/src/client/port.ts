@@ -1,0 +1,179 @@
+// The port between the broker and a Kafka client: everything the broker needs from the cluster,
+// in the broker's own terms. Three engines stand behind it: librdkafka (through
+// @confluentinc/kafka-javascript), kafkajs, and the in-process stand-in of a cluster TestApp runs
+// on. Above this file nothing knows which one is there; below it each engine maps these calls onto
+// its client, so a settlement, a seek or a rebalance runs the same code whichever engine serves it.
+// Offsets are bigint on this side of the port; an engine whose client speaks numbers or strings
+// converts at its edge.
+
+/** One partition of one topic. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** A partition and an offset in it (for a commit: the next offset to read). */
+export interface PartitionOffset extends TopicPartition {
+  readonly offset: bigint;
+}
+
+/** A record as the cluster handed it over. */
+export interface ConsumedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  /** The record key; `undefined` for a record without one (a null key). */
+  readonly key: Uint8Array | undefined;
+  /** The value; a null value arrives as empty bytes. */
+  readonly value: Uint8Array;
+  /** Wire headers in order; a null header value arrives as empty bytes. */
+  readonly headers: ReadonlyArray<readonly [string, Uint8Array]>;
+  /** The record's timestamp, milliseconds since the epoch. */
+  readonly timestamp: number;
+}
+
+/** A record to produce. */
+export interface ProducedRecord {
+  readonly topic: string;
+  /** An explicit partition; otherwise the engine's partitioner picks one from the key. */
+  readonly partition: number | undefined;
+  readonly key: Uint8Array | undefined;
+  readonly value: Uint8Array;
+  readonly headers: ReadonlyArray<readonly [string, Uint8Array]>;
+}
+
+/** Where the cluster stored a produced record: its delivery report. */
+export interface DeliveryReport {
+  readonly partition: number;
+  readonly offset: bigint;
+}
+
+/** The offsets a partition holds: the first still kept and the next to be written. */
+export interface Watermarks {
+  readonly low: bigint;
+  readonly high: bigint;
+}
+
+export interface EngineProducer {
+  /** Resolves on the delivery report; rejects with the engine's error. */
+  send(record: ProducedRecord): Promise<DeliveryReport>;
+  /** Waits up to `timeoutMs` for what was sent; answers how many were still unconfirmed. */
+  flush(timeoutMs: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface EngineAdmin {
+  /** The partition count of `topic`, or `undefined` where the cluster has no such topic. */
+  partitions(topic: string): Promise<number | undefined>;
+  /** Creates `topic` with `partitions` (`undefined`: the cluster's default); an existing one is fine. */
+  createTopic(
+    topic: string,
+    partitions: number | undefined,
+    replicationFactor: number | undefined,
+  ): Promise<void>;
+  /**
+   * Asks for `topic` the way a client's metadata request does when it may create topics, so a
+   * cluster with automatic topic creation on makes it with its defaults, and one with it off does not.
+   */
+  requestAutoCreate(topic: string): Promise<void>;
+  watermarks(topic: string, partition: number): Promise<Watermarks>;
+  /** The first offset whose timestamp is at or after `ms`, or `undefined` when no record is that late. */
+  offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined>;
+}
+
+/**
+ * What a consumer reports to its subscription. The engine calls them in the order things happen
+ * and awaits each, so the subscription has settled its books before the engine goes on.
+ */
+export interface ConsumerHooks {
+  /**
+   * The group assigned these partitions. Answers where each starts reading; the engine starts
+   * there and hands over no record of them before this resolves.
+   */
+  assigned(partitions: readonly TopicPartition[]): Promise<readonly PartitionOffset[]>;
+  /** These partitions are being taken away: the last moment to commit for them. */
+  revoked(partitions: readonly TopicPartition[]): Promise<void>;
+  /** Records fetched, in offset order per partition. */
+  records(records: readonly ConsumedRecord[]): void;
+  /** The consumer failed for good (a fatal error, the group refused the member). */
+  failed(error: unknown): void;
+}
+
+export interface EngineConsumer {
+  /** Joins the group; resolves once the first assignment (possibly empty) has been applied. */
+  start(): Promise<void>;
+  /** The offsets the group has committed for `partitions`; absent where it has none. */
+  committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>>;
+  /** Commits now, as a member of the group; resolves once the coordinator answered. */
+  commit(offsets: readonly PartitionOffset[]): Promise<void>;
+  /**
+   * Records the position to commit for a partition (tracked mode); the engine commits it on its own
+   * schedule, and at the latest when the partition is revoked or the consumer closes.
+   */
+  store(offset: PartitionOffset): void;
+  /**
+   * Moves the fetch position of a held partition. Once it resolves, no record of that partition
+   * fetched before the seek is handed over any more.
+   */
+  seek(offset: PartitionOffset): Promise<void>;
+  /** Stops fetching (the group membership is kept) / fetches again: the subscription's back-pressure. */
+  pause(): void;
+  resume(): void;
+  /**
+   * In-process only: the record at `offset` is settled for good, so the stand-in stops counting it
+   * for the test's coordinator. A server engine has none.
+   */
+  readonly released?: (record: TopicPartition & { readonly offset: bigint }) => void;
+  /** Commits what was stored, leaves the group and closes; bounded, never hangs. */
+  close(): Promise<void>;
+}
+
+/** One engine: the three kinds of client the broker uses, built from resolved settings. */
+export interface KafkaEngine {
+  readonly kind: "librdkafka" | "kafkajs" | "in-process";
+  /** A producer; `config` are the publish policy's own client properties, over the broker's. */
+  producer(settings: ProducerSettings): Promise<EngineProducer>;
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer;
+  readonly admin: EngineAdmin;
+  /** Closes what the engine itself opened (the admin connection); bounded. */
+  close(): Promise<void>;
+}
+
+/** A raw client property: the engine's own name and value, passed through untouched. */
+export type ConfigValue = string | number | boolean;
+
+/** How keys map to partitions when a record names none. */
+export type Partitioner = "murmur2" | "consistent-random";
+
+/** How a producer compresses record batches. */
+export type Compression = "none" | "gzip" | "snappy" | "lz4" | "zstd";
+
+export interface ProducerSettings {
+  readonly partitioner: Partitioner;
+  /** `undefined`: the client's default (none). */
+  readonly compression: Compression | undefined;
+  /** Client properties the publish policy adds, over the broker's. */
+  readonly config: ReadonlyArray<readonly [string, ConfigValue]>;
+}
+
+/** Where a group without a committed offset starts. */
+export type StartSpec = "earliest" | "latest" | { readonly timestamp: number };
+
+export type AssignmentStrategy = "range" | "roundrobin" | "cooperative-sticky";
+
+export interface ConsumerSettings {
+  readonly group: string;
+  readonly topics: readonly string[];
+  /** `tracked`: the broker stores positions; `auto`: the client commits what it handed out. */
+  readonly commit: "auto" | "tracked";
+  /** Where a partition without a committed offset starts, when the descriptor says. */
+  readonly start: StartSpec | undefined;
+  readonly assignment: AssignmentStrategy | undefined;
+  /** Client properties the descriptor adds, over the broker's. */
+  readonly config: ReadonlyArray<readonly [string, ConfigValue]>;
+}
+
+/** The key of a partition in maps: `topic` and partition, which no topic name can make ambiguous. */
+export function partitionKey(tp: TopicPartition): string {
+  return `${tp.partition}:${tp.topic}`;
+}

@@ -1,0 +1,117 @@
+import type { Coordinator } from "@ruststream/core/broker";
+import { KeyPartitioner } from "../client/partitioners.js";
+import type {
+  ConsumedRecord,
+  ConsumerHooks,
+  ConsumerSettings,
+  DeliveryReport,
+  EngineAdmin,
+  EngineConsumer,
+  EngineProducer,
+  KafkaEngine,
+  Partitioner,
+  ProducedRecord,
+  ProducerSettings,
+  Watermarks,
+} from "../client/port.js";
+import type { InProcessCluster } from "./cluster.js";
+import { InProcessConsumer } from "./consumer.js";
+
+/** A producer onto the stand-in: the partitioner the settings name, then a synchronous append. */
+class InProcessProducer implements EngineProducer {
+  readonly #cluster: InProcessCluster;
+  readonly #partitioner: KeyPartitioner;
+
+  constructor(cluster: InProcessCluster, partitioner: Partitioner) {
+    this.#cluster = cluster;
+    this.#partitioner = new KeyPartitioner(partitioner);
+  }
+
+  appendNow(record: ProducedRecord): ConsumedRecord {
+    this.#cluster.createTopic(record.topic, undefined);
+    const count = this.#cluster.partitions(record.topic) ?? 1;
+    const partition = record.partition ?? this.#partitioner.pick(record.topic, record.key, count);
+    return this.#cluster.append({ ...record, partition });
+  }
+
+  async send(record: ProducedRecord): Promise<DeliveryReport> {
+    const stored = this.appendNow(record);
+    return { partition: stored.partition, offset: stored.offset };
+  }
+
+  async flush(): Promise<number> {
+    return 0;
+  }
+
+  async close(): Promise<void> {}
+}
+
+class InProcessAdmin implements EngineAdmin {
+  readonly #cluster: InProcessCluster;
+
+  constructor(cluster: InProcessCluster) {
+    this.#cluster = cluster;
+  }
+
+  async partitions(topic: string): Promise<number | undefined> {
+    return this.#cluster.partitions(topic);
+  }
+
+  async createTopic(topic: string, partitions: number | undefined): Promise<void> {
+    this.#cluster.createTopic(topic, partitions);
+  }
+
+  async requestAutoCreate(topic: string): Promise<void> {
+    // A single-node cluster with its defaults creates topics on request.
+    this.#cluster.createTopic(topic, undefined);
+  }
+
+  async watermarks(topic: string, partition: number): Promise<Watermarks> {
+    return this.#cluster.watermarks(topic, partition);
+  }
+
+  async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
+    return this.#cluster.offsetForTime(topic, partition, ms);
+  }
+}
+
+/** The engine of the in-process mode: the broker's own code over the stand-in of a cluster. */
+export class InProcessEngine implements KafkaEngine {
+  readonly kind = "in-process" as const;
+  readonly admin: EngineAdmin;
+  readonly #cluster: InProcessCluster;
+  readonly #coordinator: Coordinator;
+
+  constructor(cluster: InProcessCluster, coordinator: Coordinator) {
+    this.#cluster = cluster;
+    this.#coordinator = coordinator;
+    this.admin = new InProcessAdmin(cluster);
+  }
+
+  async producer(settings: ProducerSettings): Promise<InProcessProducer> {
+    return new InProcessProducer(this.#cluster, settings.partitioner);
+  }
+
+  /** A producer for the synchronous inject of a test. */
+  producerNow(partitioner: Partitioner): InProcessProducer {
+    return new InProcessProducer(this.#cluster, partitioner);
+  }
+
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
+    return new InProcessConsumer(
+      this.#cluster,
+      this.#cluster.group(settings.group),
+      {
+        topics: settings.topics,
+        strategy: settings.assignment ?? "range",
+        tracked: settings.commit === "tracked",
+      },
+      hooks,
+      this.#coordinator,
+    );
+  }
+
+  async close(): Promise<void> {}
+}
+
+export type { InProcessProducer };

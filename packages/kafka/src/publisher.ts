@@ -1,0 +1,312 @@
+import {
+  type Bindings,
+  HeaderMap,
+  type OutgoingMessage,
+  type Publisher,
+  type PublishPolicy,
+  type RawMessage,
+  type Receipt,
+  RustStreamError,
+} from "@ruststream/core";
+import {
+  assertPayloadBytes,
+  brokerKind,
+  partitionKeyBytes,
+  policyMark,
+  writeDeadLetterOrigin,
+} from "@ruststream/core/broker";
+import { checkedConfig, configEntries } from "./client/connectionOptions.js";
+import type {
+  Compression,
+  ConfigValue,
+  EngineProducer,
+  Partitioner,
+  ProducedRecord,
+  ProducerSettings,
+} from "./client/port.js";
+import { kafkaDeadLetterNames } from "./names.js";
+import { KafkaPosition } from "./position.js";
+
+/** Per-message settings of a Kafka publish (`Publisher<KafkaPublishOptions>`). */
+export interface KafkaPublishOptions {
+  /** Write to this partition, whatever the key says. */
+  readonly partition?: number;
+}
+
+export interface KafkaPublishSettings {
+  /**
+   * How keys map to partitions: `murmur2` (the Java client's, the broker's default) or
+   * `consistent-random` (librdkafka's default, CRC32).
+   */
+  readonly partitioner?: Partitioner;
+  /** Batch compression (default: the client's, none). kafkajs has only gzip built in. */
+  readonly compression?: Compression;
+  /** Raw producer properties for this policy's own producer, over the broker's. */
+  readonly config?: Readonly<Record<string, ConfigValue>>;
+}
+
+/**
+ * What a publisher needs from its connection. Declared here and implemented by the connected broker,
+ * so this file never imports broker.ts: no cycle between a connection and its publisher.
+ */
+export interface PublisherHost {
+  /** Throws the `closed` error once the connection has shut down. */
+  assertOpen(): void;
+  readonly isClosed: boolean;
+  closedError(what: string): RustStreamError;
+  /** The producer for these settings (the broker's shared one for its defaults), opened once. */
+  producer(settings: ProducerSettings): Promise<EngineProducer>;
+  /** The broker's partitioner, for a policy that names none. */
+  readonly partitioner: Partitioner;
+  /** The largest record (key, value and headers) a publish may carry. */
+  readonly maxMessageBytes: number;
+  /** The partition count of a topic, cached; `undefined` for a topic the cluster does not have. */
+  partitionsOf(topic: string, fresh: boolean): Promise<number | undefined>;
+  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
+  record(message: RawMessage): void;
+  /** Publishes sent and not yet confirmed, counted for the closed witness. */
+  readonly inflight: { count: number };
+}
+
+/**
+ * The Kafka publish policy: plain configuration, paired with a connected broker into a
+ * {@link KafkaPublisher}. `new KafkaPublish()` is the broker's default and shares the broker's
+ * producer; a policy with its own settings opens its own.
+ */
+export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
+  readonly [policyMark] = "kafka";
+  readonly partitioner: Partitioner | undefined;
+  readonly compression: Compression | undefined;
+  /** Raw producer properties, in the order given (later ones win). */
+  readonly properties: ReadonlyArray<readonly [string, ConfigValue]>;
+
+  constructor(settings: KafkaPublishSettings = {}) {
+    const partitioner = settings.partitioner;
+    if (
+      partitioner !== undefined &&
+      partitioner !== "murmur2" &&
+      partitioner !== "consistent-random"
+    ) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `partitioner: "${String(partitioner)}"; give "murmur2" or "consistent-random"`,
+      );
+    }
+    this.partitioner = partitioner;
+    const compression = settings.compression;
+    if (
+      compression !== undefined &&
+      !["none", "gzip", "snappy", "lz4", "zstd"].includes(compression)
+    ) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `compression: "${String(compression)}"; give "none", "gzip", "snappy", "lz4" or "zstd"`,
+      );
+    }
+    this.compression = compression;
+    this.properties = configEntries("KafkaPublish", settings.config);
+  }
+
+  /** The same policy with one more raw producer property (applied last, so it wins). */
+  config(key: string, value: ConfigValue): KafkaPublish {
+    const entry = checkedConfig("KafkaPublish", key, value);
+    return new KafkaPublish({
+      ...(this.partitioner === undefined ? {} : { partitioner: this.partitioner }),
+      ...(this.compression === undefined ? {} : { compression: this.compression }),
+      config: Object.fromEntries([...this.properties, entry]),
+    });
+  }
+
+  get bindings(): Bindings {
+    return {
+      kafka: {
+        ...(this.partitioner === undefined ? {} : { partitioner: this.partitioner }),
+        ...(this.compression === undefined ? {} : { compression: this.compression }),
+      },
+    };
+  }
+
+  // Any connection, checked by its brand: naming the connection's class here would tie this file
+  // to broker.ts and back.
+  async pair(connected: object): Promise<KafkaPublisher> {
+    if (!pairsKafkaPublishers(connected)) {
+      throw new RustStreamError(
+        "foreign-value",
+        `a Kafka publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy, or pair this one with a connected KafkaBroker`,
+      );
+    }
+    return connected.pairPublisher(this);
+  }
+}
+
+/** A Kafka connection, as the policy recognises it. */
+interface PairsKafkaPublishers {
+  pairPublisher(policy: KafkaPublish): Promise<KafkaPublisher>;
+}
+
+function pairsKafkaPublishers(connected: object): connected is PairsKafkaPublishers {
+  return (
+    brokerKind(connected) === "kafka" &&
+    typeof (connected as Partial<PairsKafkaPublishers>).pairPublisher === "function"
+  );
+}
+
+const legalTopic = /^[a-zA-Z0-9._-]{1,249}$/;
+const offsetOfPosition = /:(0|[1-9][0-9]*)$/;
+
+/**
+ * Publishes records and resolves on their delivery report. A message's partition key is the record
+ * key; `options.partition` writes to one partition; a dead-lettered copy carries its origin in
+ * RustStream's Kafka headers. A record over the size limit is refused before it is sent.
+ */
+export class KafkaPublisher implements Publisher<KafkaPublishOptions> {
+  readonly #host: PublisherHost;
+  readonly #producer: EngineProducer;
+
+  constructor(host: PublisherHost, producer: EngineProducer) {
+    this.#host = host;
+    this.#producer = producer;
+  }
+
+  /** Opens (or shares) the producer the policy asks for. */
+  static async pair(host: PublisherHost, policy: KafkaPublish): Promise<KafkaPublisher> {
+    host.assertOpen();
+    const producer = await host.producer({
+      partitioner: policy.partitioner ?? host.partitioner,
+      compression: policy.compression,
+      config: policy.properties,
+    });
+    host.assertOpen();
+    return new KafkaPublisher(host, producer);
+  }
+
+  async publish(message: OutgoingMessage<KafkaPublishOptions>): Promise<Receipt> {
+    const { record, raw } = this.prepare(message);
+    if (record.partition !== undefined) await this.#checkPartition(record.topic, record.partition);
+    this.#host.record(raw);
+    this.#host.inflight.count++;
+    try {
+      const report = await this.#producer.send(record);
+      return {
+        name: message.name,
+        position: KafkaPosition.offset(record.topic, report.partition, report.offset).toString(),
+      };
+    } catch (error) {
+      throw this.#failure(error, message.name);
+    } finally {
+      this.#host.inflight.count--;
+    }
+  }
+
+  /**
+   * The record a publish sends, checked as `publish` checks it, built from copies so the caller may
+   * reuse its buffers: for the in-process inject, which must refuse exactly what a publish refuses.
+   */
+  prepare(message: OutgoingMessage<KafkaPublishOptions>): {
+    record: ProducedRecord;
+    raw: RawMessage;
+  } {
+    this.#host.assertOpen();
+    const topic = message.name;
+    if (typeof topic !== "string" || !legalTopic.test(topic) || topic === "." || topic === "..") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `"${String(topic)}" is not a legal Kafka topic name: use up to 249 letters, digits, ".", "_" and "-"`,
+      );
+    }
+    assertPayloadBytes(message);
+    const partition = partitionOption(message.options);
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    const origin = message.deadLetterOrigin;
+    if (origin !== undefined) {
+      const offset = origin.position === undefined ? undefined : offsetOf(origin.position);
+      writeDeadLetterOrigin(
+        headers,
+        { ...origin, ...(offset === undefined ? {} : { position: offset }) },
+        kafkaDeadLetterNames,
+      );
+    }
+    const key =
+      message.partitionKey === undefined
+        ? undefined
+        : partitionKeyBytes(message.partitionKey).slice();
+    const value = message.payload.slice();
+    const wire: Array<readonly [string, Uint8Array]> = [...headers];
+    let size = value.length + (key?.length ?? 0);
+    for (const [name, bytes] of wire) size += Buffer.byteLength(name) + bytes.length;
+    const limit = this.#host.maxMessageBytes;
+    if (size > limit) {
+      throw new RustStreamError(
+        "publish-refused",
+        `a record of ${size} bytes (key, value and headers) for "${topic}" is over the Kafka broker's maxMessageBytes (${limit}); raise maxMessageBytes on the KafkaBroker (and the topic's max.message.bytes on the cluster), or send a smaller message`,
+      );
+    }
+    return {
+      record: { topic, partition, key, value, headers: wire },
+      raw: { name: topic, payload: value, headers, partitionKey: key },
+    };
+  }
+
+  async #checkPartition(topic: string, partition: number): Promise<void> {
+    let count = await this.#host.partitionsOf(topic, false);
+    if (count === undefined || partition >= count)
+      count = await this.#host.partitionsOf(topic, true);
+    if (count === undefined || partition >= count) {
+      throw new RustStreamError(
+        "publish-refused",
+        `options.partition ${partition}: topic "${topic}" ${count === undefined ? "does not exist" : `has ${count} partition${count === 1 ? "" : "s"} (0 to ${count - 1})`}`,
+      );
+    }
+  }
+
+  #failure(error: unknown, topic: string): Error {
+    if (this.#host.isClosed) return this.#host.closedError("publisher");
+    if (error instanceof RustStreamError) return error;
+    const code = (error as { code?: unknown; type?: unknown }).code;
+    const type = (error as { type?: unknown }).type;
+    // Too large for the client or the cluster: no retry can succeed.
+    if (code === 10 || type === "MESSAGE_TOO_LARGE") {
+      return new RustStreamError(
+        "publish-refused",
+        `Kafka refused the record for "${topic}" as too large: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return new RustStreamError(
+      "broker-failure",
+      `Kafka refused the publish to "${topic}": ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+function partitionOption(options: KafkaPublishOptions | undefined): number | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== "object" || options === null) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "publish options for Kafka are an object: { partition }",
+    );
+  }
+  const unknown = Object.keys(options).filter((k) => k !== "partition");
+  if (unknown.length > 0) {
+    throw new RustStreamError(
+      "unsupported",
+      `the Kafka broker has no publish option ${unknown.map((k) => `"${k}"`).join(", ")}: it takes { partition }`,
+    );
+  }
+  const partition = options.partition;
+  if (partition === undefined) return undefined;
+  if (!Number.isSafeInteger(partition) || partition < 0 || partition > 0x7fffffff) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `options.partition: ${String(partition)}; give a partition number, 0 or more`,
+    );
+  }
+  return partition;
+}
+
+/** The offset a stored position names (`topic:partition:offset`), or the text itself. */
+function offsetOf(position: string): string {
+  return offsetOfPosition.exec(position)?.[1] ?? position;
+}

@@ -1,0 +1,448 @@
+import {
+  type BatchSubscription,
+  isRustStreamError,
+  RustStreamError,
+  type SeekableSubscription,
+} from "@ruststream/core";
+import {
+  assertBatchSize,
+  batchesMark,
+  seekMark,
+  subscriptionIterator,
+} from "@ruststream/core/broker";
+import {
+  type ConsumedRecord,
+  type ConsumerHooks,
+  type EngineAdmin,
+  type EngineConsumer,
+  type KafkaEngine,
+  type PartitionOffset,
+  partitionKey,
+  type TopicPartition,
+} from "../client/port.js";
+import { isKafkaPosition, KafkaPosition } from "../position.js";
+import type { KafkaTopic } from "../sources.js";
+import { ensureTopic, startOffsets } from "./starts.js";
+import { type DeliveryOwner, KafkaDelivery } from "./topicDelivery.js";
+import { Tracker } from "./tracker.js";
+
+/**
+ * What the topic mode needs from its connection. Declared here and implemented by the connected
+ * broker, so this folder never imports broker.ts.
+ */
+export interface TopicHost {
+  readonly engine: KafkaEngine;
+  /** Throws the `closed` error once the connection has shut down. */
+  assertOpen(): void;
+  readonly isClosed: boolean;
+}
+
+/** A subscription as its connection tracks it, to close what it holds at shutdown. */
+export interface HostedSubscription {
+  /** Stops pulling; a waiting pull rejects with `error`. */
+  revoke(error: RustStreamError): void;
+  /** Commits what was settled and leaves the group; answers how many deliveries were left open. */
+  surrender(): Promise<number>;
+}
+
+const done: IteratorResult<KafkaDelivery, undefined> = { done: true, value: undefined };
+
+/**
+ * A consumer group member reading one topic (and its retry topic). The engine pushes fetched
+ * records into a bounded buffer (it pauses fetching when the buffer holds `prefetch`); `next()` and
+ * `nextBatch()` hand them out, requeued deliveries first. Under `tracked` every hand-out and settle
+ * goes through the partition's watermark books, and the engine is told the position to commit.
+ */
+export class KafkaTopicSubscription
+  implements
+    BatchSubscription<KafkaDelivery>,
+    SeekableSubscription<KafkaDelivery>,
+    DeliveryOwner,
+    ConsumerHooks,
+    HostedSubscription
+{
+  readonly [batchesMark] = true as const;
+  readonly [seekMark] = true as const;
+  readonly name: string;
+  readonly group: string;
+  readonly commit: "auto" | "tracked";
+  readonly #host: TopicHost;
+  readonly #source: KafkaTopic;
+  readonly #admin: EngineAdmin;
+  readonly #tracker = new Tracker();
+  readonly #held = new Map<string, TopicPartition>();
+  #buffer: ConsumedRecord[] = [];
+  #head = 0;
+  #requeued: KafkaDelivery[] = [];
+  /** Handed out and not settled: under `tracked`, the member stays in the group until they are. */
+  readonly #out = new Set<KafkaDelivery>();
+  #consumer!: EngineConsumer;
+  #wake: (() => void) | undefined;
+  #taking = false;
+  #paused = false;
+  #closed = false;
+  #revoked: RustStreamError | undefined;
+  #failed: RustStreamError | undefined;
+  #leaving: Promise<void> | undefined;
+  #onForget: () => void = () => {};
+
+  private constructor(
+    host: TopicHost,
+    source: KafkaTopic,
+    group: string,
+    commit: "auto" | "tracked",
+  ) {
+    this.#host = host;
+    this.#source = source;
+    this.#admin = host.engine.admin;
+    this.name = source.name;
+    this.group = group;
+    this.commit = commit;
+  }
+
+  /** Makes sure the topics exist, joins the group and waits for the first assignment. */
+  static async open(
+    host: TopicHost,
+    source: KafkaTopic,
+    settings: { readonly group: string; readonly commit: "auto" | "tracked" },
+    onForget: () => void,
+  ): Promise<KafkaTopicSubscription> {
+    const subscription = new KafkaTopicSubscription(host, source, settings.group, settings.commit);
+    subscription.#onForget = onForget;
+    for (const topic of source.topics) {
+      await ensureTopic(subscription.#admin, topic, source.create);
+    }
+    subscription.#consumer = host.engine.consumer(
+      {
+        group: settings.group,
+        topics: source.topics,
+        commit: settings.commit,
+        start: source.start,
+        assignment: source.assignment,
+        config: source.properties,
+      },
+      subscription,
+    );
+    try {
+      await subscription.#consumer.start();
+    } catch (error) {
+      await subscription.#consumer.close().catch(() => undefined);
+      throw error;
+    }
+    if (subscription.#failed !== undefined) {
+      await subscription.#consumer.close().catch(() => undefined);
+      throw subscription.#failed;
+    }
+    return subscription;
+  }
+
+  /** The partitions this member holds now. */
+  get assignment(): readonly TopicPartition[] {
+    return [...this.#held.values()];
+  }
+
+  async next(): Promise<IteratorResult<KafkaDelivery, undefined>> {
+    const [first] = await this.#take(1);
+    return first === undefined ? done : { done: false, value: first };
+  }
+
+  async nextBatch(max: number): Promise<readonly KafkaDelivery[]> {
+    assertBatchSize(max);
+    return this.#take(max);
+  }
+
+  /**
+   * Moves this member's read position (never the group's committed one, and only partitions this
+   * member holds; the next rebalance discards it). An offset names one partition and must lie
+   * between the partition's first kept record and its end; a time, the beginning or the end moves
+   * every partition held.
+   */
+  async seek(position: KafkaPosition): Promise<void> {
+    this.#host.assertOpen();
+    if (!isKafkaPosition(position)) {
+      throw new RustStreamError(
+        "foreign-value",
+        "seek() got a position that is not a Kafka position: pass delivery.position or parsePosition()",
+      );
+    }
+    const targets = await this.#targets(position);
+    this.#host.assertOpen();
+    const moves: Promise<void>[] = [];
+    for (const target of targets) {
+      const key = partitionKey(target);
+      if (!this.#held.has(key)) continue;
+      // In one synchronous step with the engine's seek: nothing fetched before it slips in between.
+      this.#tracker.reset(key);
+      this.#purge(key);
+      moves.push(this.#consumer.seek(target));
+    }
+    await Promise.all(moves);
+  }
+
+  parsePosition(text: string): KafkaPosition {
+    return KafkaPosition.parse(text);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#wake?.();
+    this.#purgeAll();
+    this.#consumer.pause();
+    // Deliveries still open keep the member in the group, so their settles still commit; it
+    // leaves with the last of them, or at shutdown.
+    if (this.commit === "auto" || this.#out.size === 0) await this.#leave();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<KafkaDelivery, undefined> {
+    return subscriptionIterator(this);
+  }
+
+  // ConsumerHooks: what the engine reports.
+
+  async assigned(partitions: readonly TopicPartition[]): Promise<readonly PartitionOffset[]> {
+    const starts = await startOffsets(this.#consumer, this.#admin, partitions, this.#source.start);
+    for (const p of partitions) {
+      const key = partitionKey(p);
+      this.#held.set(key, p);
+      this.#tracker.reset(key);
+      this.#purge(key);
+    }
+    return starts;
+  }
+
+  async revoked(partitions: readonly TopicPartition[]): Promise<void> {
+    for (const p of partitions) {
+      const key = partitionKey(p);
+      this.#held.delete(key);
+      this.#tracker.forget(key);
+      this.#purge(key);
+    }
+  }
+
+  records(records: readonly ConsumedRecord[]): void {
+    if (this.#closed) return;
+    for (const record of records) this.#buffer.push(record);
+    if (!this.#paused && this.#buffered() >= this.#source.prefetch) {
+      this.#paused = true;
+      this.#consumer.pause();
+    }
+    this.#wake?.();
+  }
+
+  failed(error: unknown): void {
+    this.#failed ??= isRustStreamError(error)
+      ? error
+      : new RustStreamError(
+          "broker-failure",
+          `the consumer of "${this.name}" in group "${this.group}" failed: ${(error as Error)?.message ?? String(error)}`,
+          { cause: error },
+        );
+    this.#wake?.();
+  }
+
+  // DeliveryOwner: what deliveries report.
+
+  assertOpen(): void {
+    this.#host.assertOpen();
+  }
+
+  settled(delivery: KafkaDelivery): void {
+    this.#out.delete(delivery);
+    const record = delivery.record;
+    if (this.commit === "tracked") {
+      const position = this.#tracker.settle(
+        partitionKey(record),
+        delivery.generation,
+        record.offset,
+      );
+      if (position !== undefined) {
+        this.#consumer.store({
+          topic: record.topic,
+          partition: record.partition,
+          offset: position,
+        });
+      }
+    }
+    this.#consumer.released?.(record);
+    if (this.#closed && this.#out.size === 0) void this.#leave();
+  }
+
+  requeue(delivery: KafkaDelivery): void {
+    this.#out.delete(delivery);
+    // A partition sought or taken away since: its committed position still pins the record, so the
+    // partition's next reader gets it; serving it here would run it in the wrong place.
+    if (
+      !this.#closed &&
+      this.#tracker.current(partitionKey(delivery.record), delivery.generation)
+    ) {
+      this.#requeued.push(delivery);
+      this.#wake?.();
+    }
+    if (this.#closed && this.#out.size === 0) void this.#leave();
+  }
+
+  // HostedSubscription: what the connection does at shutdown.
+
+  revoke(error: RustStreamError): void {
+    this.#revoked = error;
+    this.#closed = true;
+    this.#wake?.();
+  }
+
+  async surrender(): Promise<number> {
+    const open = this.#out.size;
+    this.#out.clear();
+    this.#purgeAll();
+    await this.#leave();
+    return open;
+  }
+
+  // Pulling.
+
+  async #take(max: number): Promise<KafkaDelivery[]> {
+    this.#host.assertOpen();
+    if (this.#closed) {
+      if (this.#revoked !== undefined) throw this.#revoked;
+      return [];
+    }
+    if (this.#taking) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
+      );
+    }
+    this.#taking = true;
+    try {
+      for (;;) {
+        if (this.#revoked !== undefined) throw this.#revoked;
+        if (this.#failed !== undefined) throw this.#failed;
+        if (this.#closed) return [];
+        const handed = this.#handOut(max);
+        if (handed.length > 0) return handed;
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = undefined;
+      }
+    } finally {
+      this.#taking = false;
+    }
+  }
+
+  #handOut(max: number): KafkaDelivery[] {
+    const out: KafkaDelivery[] = [];
+    const tracked = this.commit === "tracked";
+    while (out.length < max) {
+      let delivery: KafkaDelivery;
+      const again = this.#requeued.shift();
+      if (again !== undefined) {
+        if (!this.#tracker.current(partitionKey(again.record), again.generation)) continue;
+        delivery = new KafkaDelivery(
+          this,
+          again.record,
+          again.redeliveryCount + 1,
+          again.generation,
+        );
+      } else if (this.#head < this.#buffer.length) {
+        const record = this.#buffer[this.#head++]!;
+        const generation = tracked
+          ? this.#tracker.delivered(partitionKey(record), record.offset)
+          : 0;
+        delivery = new KafkaDelivery(this, record, 1, generation);
+      } else {
+        break;
+      }
+      if (tracked) this.#out.add(delivery);
+      out.push(delivery);
+    }
+    if (this.#head > 0 && this.#head === this.#buffer.length) {
+      this.#buffer = [];
+      this.#head = 0;
+    }
+    if (this.#paused && this.#buffered() <= this.#source.prefetch / 2) {
+      this.#paused = false;
+      this.#consumer.resume();
+    }
+    return out;
+  }
+
+  #buffered(): number {
+    return this.#buffer.length - this.#head;
+  }
+
+  /** Drops what is buffered or requeued of one partition. */
+  #purge(key: string): void {
+    const kept = this.#buffer.slice(this.#head).filter((r) => partitionKey(r) !== key);
+    this.#buffer = kept;
+    this.#head = 0;
+    this.#requeued = this.#requeued.filter((d) => partitionKey(d.record) !== key);
+  }
+
+  #purgeAll(): void {
+    this.#buffer = [];
+    this.#head = 0;
+    this.#requeued = [];
+  }
+
+  #leave(): Promise<void> {
+    this.#leaving ??= (async () => {
+      this.#onForget();
+      await this.#consumer.close();
+    })();
+    return this.#leaving;
+  }
+
+  /** The concrete offsets a position means for the partitions held, checked before anything moves. */
+  async #targets(position: KafkaPosition): Promise<PartitionOffset[]> {
+    const target = position.target;
+    if (target.kind === "offset") {
+      const tp = { topic: target.topic, partition: target.partition };
+      if (!this.#source.topics.includes(target.topic)) {
+        throw new RustStreamError(
+          "unknown-position",
+          `${position} is a position in "${target.topic}", which this subscription does not read (it reads ${this.#source.topics.map((t) => `"${t}"`).join(" and ")})`,
+        );
+      }
+      if (!this.#held.has(partitionKey(tp))) {
+        const count = await this.#admin.partitions(target.topic);
+        if (count === undefined || target.partition >= count) {
+          throw new RustStreamError(
+            "unknown-position",
+            `${position}: topic "${target.topic}" has no partition ${target.partition}`,
+          );
+        }
+        throw new RustStreamError(
+          "invalid-argument",
+          `${position}: this member of group "${this.group}" does not hold partition ${target.partition} of "${target.topic}" (it holds ${this.#describeHeld()}); a seek moves only the partitions a member holds`,
+        );
+      }
+      const { low, high } = await this.#admin.watermarks(target.topic, target.partition);
+      if (target.offset < low || target.offset > high) {
+        throw new RustStreamError(
+          "unknown-position",
+          `${position}: partition ${target.partition} of "${target.topic}" holds offsets ${low} to ${high - 1n} (deleted by retention, or never written): seek to a position a delivery reported`,
+        );
+      }
+      return [{ ...tp, offset: target.offset }];
+    }
+    const targets: PartitionOffset[] = [];
+    for (const p of this.#held.values()) {
+      const { low, high } = await this.#admin.watermarks(p.topic, p.partition);
+      const offset =
+        target.kind === "beginning"
+          ? low
+          : target.kind === "end"
+            ? high
+            : ((await this.#admin.offsetForTime(p.topic, p.partition, target.ms)) ?? high);
+      targets.push({ ...p, offset });
+    }
+    return targets;
+  }
+
+  #describeHeld(): string {
+    const held = [...this.#held.values()];
+    if (held.length === 0) return "none";
+    return held.map((p) => `${p.topic}[${p.partition}]`).join(", ");
+  }
+}

@@ -1,0 +1,15 @@
+import { defineProject } from "vitest/config";
+
+// Workspace packages resolve to their source (the "@ruststream/source" export condition), so tests
+// never run against a stale build. Live tests read the addresses the global setup exports.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: {
+    name: "kafka",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["./test/globalSetup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
