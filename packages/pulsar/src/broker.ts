@@ -25,7 +25,7 @@ import {
   testableMark,
 } from "@ruststream/core/broker";
 import type { HostedSubscription, PulsarHost } from "./host.js";
-import type { InProcessPulsar } from "./inProcess/inProcessPulsar.js";
+import type { InProcessPulsar, InProcessSettings } from "./inProcess/inProcessPulsar.js";
 import { retryTopic } from "./names.js";
 import {
   type PreparedMessage,
@@ -75,14 +75,6 @@ export interface PulsarBrokerOptions {
   readonly clock?: Clock;
   /** The in-process stand-in's own settings: what a real broker learns from its cluster. */
   readonly inProcess?: InProcessSettings;
-}
-
-/** What the in-process stand-in needs to be told that a real broker's cluster already knows. */
-export interface InProcessSettings {
-  /** Topics created partitioned (through Pulsar's admin API in production), by name: partitions. */
-  readonly partitionedTopics?: Readonly<Record<string, number>>;
-  /** The broker's `maxMessageSize` (default 5 MiB, Pulsar's default). */
-  readonly maxMessageSize?: number;
 }
 
 /** What shutting down a Pulsar connection left behind. */

@@ -10,12 +10,9 @@
 //   single/        Exclusive and Failover: retries are copies to the retry topic
 //   wire/          the Pulsar binary protocol (also @ruststream/pulsar/wire) and the link over it
 //   inProcess/     the in-process stand-in of the broker, for TestApp
-export type {
-  ClosedPulsarBroker,
-  InProcessSettings,
-  PulsarBrokerOptions,
-} from "./broker.js";
+export type { ClosedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
 export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";
+export type { InProcessSettings } from "./inProcess/inProcessPulsar.js";
 export { deadLetterTopic, pulsarProperties, retryTopic, topicSuffixes } from "./names.js";
 export type { PulsarPosition } from "./position.js";
 export { PulsarMessagePosition, PulsarTimePosition, parsePulsarPosition } from "./position.js";

@@ -4,7 +4,7 @@ import { ServerError } from "../wire/commands.js";
 import type { SubscriptionType } from "../wire/consumer.js";
 import { serverFailure } from "../wire/errors.js";
 import { keyHash } from "../wire/murmur3.js";
-import type { Entry, TopicLog } from "./topicLog.js";
+import type { Entry, LogReader, TopicLog } from "./topicLog.js";
 
 /** A consumer attached to a cursor: it holds what was pushed to it until it is taken. */
 export interface ServerConsumer {
@@ -44,7 +44,7 @@ const shares = (type: SubscriptionType): boolean => type === "Shared" || type ==
  * For the test's coordinator it counts an entry while it is available to a consumer: due and not
  * acked, with at least one consumer attached.
  */
-export class Cursor {
+export class Cursor implements LogReader {
   readonly name: string;
   readonly durable: boolean;
   readonly #topic: TopicLog;

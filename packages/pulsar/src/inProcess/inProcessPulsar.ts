@@ -1,7 +1,6 @@
 import type { Clock } from "@ruststream/core";
 import { RustStreamError } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
-import type { InProcessSettings } from "../broker.js";
 import type { ConsumerOptions } from "../wire/consumer.js";
 import { DEFAULT_MAX_MESSAGE_SIZE } from "../wire/frame.js";
 import type { Link, LinkConsumer, LinkProducer } from "../wire/link.js";
@@ -12,6 +11,14 @@ import { parseTopicName, partitionTopicName } from "../wire/topicName.js";
 import { Cursor, type CursorHost } from "./cursor.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { TopicLog } from "./topicLog.js";
+
+/** What the in-process stand-in needs to be told that a real broker's cluster already knows. */
+export interface InProcessSettings {
+  /** Topics created partitioned (through Pulsar's admin API in production), by name: partitions. */
+  readonly partitionedTopics?: Readonly<Record<string, number>>;
+  /** The broker's `maxMessageSize` (default 5 MiB, Pulsar's default). */
+  readonly maxMessageSize?: number;
+}
 
 /**
  * The in-process stand-in of a Pulsar broker: topics (partitioned where the settings say), their
@@ -139,11 +146,10 @@ export class InProcessPulsar implements CursorHost {
   }
 
   #cursor(log: TopicLog, name: string, start: "Latest" | "Earliest", durable: boolean): Cursor {
-    let cursor = log.cursors.get(name);
-    if (cursor === undefined) {
-      cursor = new Cursor(log, name, this, start, durable && log.persistent);
-      log.cursors.set(name, cursor);
-    }
+    const known = log.cursors.get(name);
+    if (known instanceof Cursor) return known;
+    const cursor = new Cursor(log, name, this, start, durable && log.persistent);
+    log.cursors.set(name, cursor);
     return cursor;
   }
 

@@ -1,6 +1,5 @@
 import { MessageId } from "../wire/messageId.js";
 import type { OutgoingMessage as WireMessage } from "../wire/producer.js";
-import type { Cursor } from "./cursor.js";
 
 /** One stored message: what a producer sent, where it sits, and when the broker took it. */
 export interface Entry {
@@ -12,6 +11,13 @@ export interface Entry {
   /** The topic's full name (a partition's name where partitioned). */
   readonly topic: string;
   readonly partition: number;
+}
+
+/** What the log needs from a subscription reading it (the cursor, which imports this file). */
+export interface LogReader {
+  readonly durable: boolean;
+  /** A new entry arrived. */
+  added(entry: Entry): void;
 }
 
 let ledgers = 0n;
@@ -29,7 +35,7 @@ export class TopicLog {
   /** One ledger per topic, so ids of different topics differ as the broker's do. */
   readonly ledgerId = ++ledgers;
   readonly entries: Entry[] = [];
-  readonly cursors = new Map<string, Cursor>();
+  readonly cursors = new Map<string, LogReader>();
 
   constructor(name: string, partition: number) {
     this.name = name;
