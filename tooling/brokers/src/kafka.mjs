@@ -1,7 +1,11 @@
 // @ts-check
 // Kafka 4.1 (KRaft, one node that is broker and controller) run from its Maven Central jars.
 // State lives in stateDir("kafka"): libs/ (jars), data/ (log.dirs), server.properties (written on
-// every start from the environment), server.log, kafka.pid. See registry.mjs for the module shape.
+// every start from the environment), server.log, kafka.pid, secrets.json (the SASL password) and
+// ScramUsers.java (the SCRAM user tool). See registry.mjs for the module shape.
+// Two client listeners: PLAINTEXT, and SASL_PLAINTEXT (SCRAM-SHA-256/512 and PLAIN) for the
+// credentials tests, whose SCRAM user is created after each start.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -39,10 +43,14 @@ const JVM_FLAGS = [
   `-Dlog4j2.configurationFile=${join(CONFIG_DIR, "log4j2.properties")}`,
 ];
 
+/** The SASL user every start creates (SCRAM) and the JAAS file names (PLAIN). */
+export const SASL_USER = "ruststream";
+
 function ports() {
   return {
     port: envPort("KAFKA_PORT", 19092),
     controllerPort: envPort("KAFKA_CONTROLLER_PORT", 19093),
+    saslPort: envPort("KAFKA_SASL_PORT", 19094),
   };
 }
 
@@ -56,7 +64,23 @@ function paths() {
     log: join(dir, "server.log"),
     pidFile: join(dir, "kafka.pid"),
     lock: join(dir, "up.lock"),
+    secrets: join(dir, "secrets.json"),
+    scramTool: join(dir, "ScramUsers.java"),
   };
+}
+
+/**
+ * The SASL password, made once per machine and kept in the state folder (mode 600), so every clone
+ * and test run agrees on it; it only ever guards a loopback port.
+ */
+function saslPassword() {
+  const file = paths().secrets;
+  if (!existsSync(file)) {
+    writeFileSync(file, JSON.stringify({ password: randomBytes(12).toString("hex") }), {
+      mode: 0o600,
+    });
+  }
+  return /** @type {{ password: string }} */ (JSON.parse(readFileSync(file, "utf8"))).password;
 }
 
 /** The java to run, checked up front: a detached spawn of a missing binary fails only later. */
@@ -75,19 +99,26 @@ function javaBin() {
 }
 
 /**
- * @param {{ port: number, controllerPort: number, data: string }} o
+ * @param {{ port: number, controllerPort: number, saslPort: number, data: string, password: string }} o
  */
-function serverProperties({ port, controllerPort, data }) {
+function serverProperties({ port, controllerPort, saslPort, data, password }) {
   return `# Written by tooling/brokers/src/kafka.mjs on every start; edit that file, not this one.
 process.roles=broker,controller
 node.id=1
 # A static voter set: format needs no --standalone, and a changed controller port needs no re-format.
 controller.quorum.voters=1@${HOST}:${controllerPort}
-listeners=PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort}
-advertised.listeners=PLAINTEXT://${HOST}:${port}
+listeners=PLAINTEXT://${HOST}:${port},SASL_PLAINTEXT://${HOST}:${saslPort},CONTROLLER://${HOST}:${controllerPort}
+advertised.listeners=PLAINTEXT://${HOST}:${port},SASL_PLAINTEXT://${HOST}:${saslPort}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+# The SASL listener, for credentials tests: SCRAM users live in the cluster's metadata (created
+# after each start, see ScramUsers.java), the PLAIN user is listed here. No authorizer: any
+# authenticated user may do anything, as on the plain listener.
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${SASL_USER}="${password}";
 log.dirs=${data}
 num.partitions=1
 default.replication.factor=1
@@ -222,6 +253,56 @@ function startedPort(config) {
     readFileSync(config, "utf8"),
   );
   return match ? Number(match[1]) : undefined;
+}
+
+// Creates or updates SCRAM users (both SCRAM mechanisms) through the Admin API of the Java client
+// that came with the broker's jars: no Node client can alter SCRAM credentials. Run as a Java
+// single-file program (java File.java), so nothing is compiled ahead.
+const SCRAM_TOOL = `import java.util.*;
+import org.apache.kafka.clients.admin.*;
+
+public class ScramUsers {
+  // args: bootstrap servers, then user and password pairs
+  public static void main(String[] args) throws Exception {
+    Properties props = new Properties();
+    props.put("bootstrap.servers", args[0]);
+    try (Admin admin = Admin.create(props)) {
+      // One request per mechanism: a request may alter each user's credentials only once.
+      for (ScramMechanism mechanism : new ScramMechanism[] {ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512}) {
+        List<UserScramCredentialAlteration> changes = new ArrayList<>();
+        for (int i = 1; i + 1 < args.length; i += 2) {
+          changes.add(new UserScramCredentialUpsertion(args[i], new ScramCredentialInfo(mechanism, 4096), args[i + 1]));
+        }
+        admin.alterUserScramCredentials(changes).all().get();
+      }
+    }
+  }
+}
+`;
+
+/**
+ * Creates (or updates) a SCRAM user on the running broker, synchronously: for a test that needs a
+ * user whose password it chose. Takes a second or two (the JVM starts and compiles the tool).
+ * @param {string} username
+ * @param {string} password
+ */
+export function addScramUserSync(username, password) {
+  const p = paths();
+  writeFileSync(p.scramTool, SCRAM_TOOL);
+  execFileSync(
+    javaBin(),
+    [
+      "-XX:TieredStopAtLevel=1",
+      `-Dlog4j2.configurationFile=${join(CONFIG_DIR, "log4j2.properties")}`,
+      "-cp",
+      join(p.libs, "*"),
+      p.scramTool,
+      `${HOST}:${ports().port}`,
+      username,
+      password,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 },
+  );
 }
 
 /**
@@ -371,13 +452,27 @@ function refuseIfBindFailed(logFile, port, controllerPort) {
  */
 export async function up(log) {
   const started = Date.now();
-  const { port, controllerPort } = ports();
+  const { port, controllerPort, saslPort } = ports();
   const p = paths();
-  const address = `${HOST}:${port}`;
+  const address = `${HOST}:${port} (SASL ${HOST}:${saslPort})`;
+  const properties = () =>
+    serverProperties({ port, controllerPort, saslPort, data: p.data, password: saslPassword() });
 
   const alreadyRunning = async () => {
     const pid = ourPid(p.pidFile);
     if (pid === undefined) return false;
+    // Started from an older configuration (this tool changed since): restart it on the new one,
+    // keeping its data, so what the tests expect (the SASL listener) is there.
+    if (existsSync(p.config) && readFileSync(p.config, "utf8") !== properties()) {
+      log(`kafka: pid ${pid} runs an older configuration; restarting it on the current one`);
+      await stopByPidFile(p.pidFile, 30_000);
+      await waitFor(async () => !(await portOpen(port)), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: `kafka releasing port ${port}`,
+      });
+      return false;
+    }
     const running = startedPort(p.config);
     if (running !== undefined && running !== port) {
       throw new Error(
@@ -401,6 +496,7 @@ export async function up(log) {
     if (await alreadyRunning()) return { already: true, address, ms: Date.now() - started };
     await refuseIfTaken(port, "KAFKA_PORT");
     await refuseIfTaken(controllerPort, "KAFKA_CONTROLLER_PORT");
+    await refuseIfTaken(saslPort, "KAFKA_SASL_PORT");
     javaBin(); // fail before any download when there is no java
 
     const classpath = await needs(
@@ -408,12 +504,14 @@ export async function up(log) {
       "install Maven 3.8 or newer (it fetches Kafka's jars from Maven Central)",
       resolveJars(join(CONFIG_DIR, "pom.xml"), p.libs, log),
     );
-    writeFileSync(p.config, serverProperties({ port, controllerPort, data: p.data }));
+    writeFileSync(p.config, properties(), { mode: 0o600 });
 
     const fresh = !formatted(p.data);
     if (fresh) await format(p, classpath, log);
-    if (await launch(p, classpath, port))
+    if (await launch(p, classpath, port)) {
+      addScramUserSync(SASL_USER, saslPassword());
       return { already: false, address, ms: Date.now() - started };
+    }
     if (!fresh) {
       refuseIfBindFailed(p.log, port, controllerPort);
       // Existing data the broker rejects (an unreadable meta.properties, a format from another
@@ -422,8 +520,10 @@ export async function up(log) {
         `kafka: the broker exited on the existing data in ${p.data}; re-formatting and retrying once`,
       );
       await format(p, classpath, log);
-      if (await launch(p, classpath, port))
+      if (await launch(p, classpath, port)) {
+        addScramUserSync(SASL_USER, saslPassword());
         return { already: false, address, ms: Date.now() - started };
+      }
     }
     refuseIfBindFailed(p.log, port, controllerPort);
     throw new Error(
@@ -441,6 +541,52 @@ export async function down(log) {
   return stopByPidFile(p.pidFile, 30_000);
 }
 
+/**
+ * Restarts the broker on the same data, for restart tests: a controlled shutdown, or with `hard` a
+ * SIGKILL as a crash would. Under `up`'s lock, so a global setup running meanwhile cannot start a
+ * second broker beside the one this starts.
+ * @param {{ hard?: boolean }} [options]
+ */
+export async function restart(options = {}) {
+  const { port } = ports();
+  const p = paths();
+  await withLock(p.lock, { what: "kafka", timeoutMs: START_BUDGET_MS + 60_000 }, async () => {
+    if (options.hard) {
+      const pid = ourPid(p.pidFile);
+      if (pid !== undefined) process.kill(pid, "SIGKILL");
+    }
+    await stopByPidFile(p.pidFile, 30_000);
+    // The kernel can take a moment to release the listening socket of a killed process.
+    await waitFor(async () => !(await portOpen(port)), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: `kafka releasing port ${port}`,
+    });
+    const classpath = join(p.libs, "*");
+    if (!(await launch(p, classpath, port))) {
+      throw new Error(
+        `kafka: the broker exited while restarting; last lines of ${p.log}:\n${tail(p.log)}`,
+      );
+    }
+    addScramUserSync(SASL_USER, saslPassword());
+  });
+}
+
+/**
+ * Runs `fn` holding the broker alone: a test that restarts it holds it for its whole body, so two
+ * such tests (two files, two projects, two runs) never restart it under each other.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export function exclusive(fn) {
+  return withLock(
+    join(stateDir("kafka"), "exclusive.lock"),
+    { what: "kafka, held by a test that restarts it", timeoutMs: 10 * 60_000 },
+    fn,
+  );
+}
+
 export async function status() {
   const p = paths();
   const pid = ourPid(p.pidFile);
@@ -456,5 +602,15 @@ export async function status() {
 }
 
 export function env() {
-  return { KAFKA_BROKERS: `${HOST}:${ports().port}` };
+  const { port, saslPort } = ports();
+  return {
+    KAFKA_BROKERS: `${HOST}:${port}`,
+    KAFKA_SASL_BROKERS: `${HOST}:${saslPort}`,
+    KAFKA_SASL_USERNAME: SASL_USER,
+    KAFKA_SASL_PASSWORD: saslPassword(),
+    // The broker's jars (kafka-clients among them) and the java that runs them, for tests that
+    // ask the Java client itself (its partitioner).
+    KAFKA_LIBS: paths().libs,
+    KAFKA_JAVA: javaBin(),
+  };
 }
