@@ -187,7 +187,7 @@ export class KafkaBroker
       if (isRustStreamError(error)) throw error;
       throw new RustStreamError(
         "broker-failure",
-        `could not reach the Kafka cluster at ${connection.brokers.join(", ")} (engine ${connection.engine}): ${(error as Error).message}${connection.sasl === undefined ? "" : "; check the sasl username and password"}`,
+        `connecting to the Kafka cluster at ${connection.brokers.join(", ")} (engine ${connection.engine}) failed: ${(error as Error).message}${connection.sasl === undefined ? "" : " (check the sasl mechanism, username and password)"}`,
         { cause: error },
       );
     }
@@ -428,10 +428,8 @@ export class ConnectedKafkaBroker
     return [...(this.#published.get(name) ?? [])];
   }
 
+  /** The configured cluster, in-process too: docs generated under a test describe production. */
   describeServer(): ServerDescription {
-    if (this.#facts.inProcess !== undefined) {
-      return { protocol: "kafka", description: "in-process stand-in of a Kafka cluster" };
-    }
     return describeKafkaServer(this.#settings.connection);
   }
 

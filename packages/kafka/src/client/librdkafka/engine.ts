@@ -13,7 +13,12 @@ import { RdkafkaAdmin } from "./admin.js";
 import { connectionConfig, consumerConfig, producerConfig } from "./config.js";
 import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
-import { call, callVoid, type RdModule, type RdProducer } from "./rdkafka.js";
+import { call, callVoid, type RdError, type RdModule, type RdProducer } from "./rdkafka.js";
+
+// librdkafka's local error codes for a login the cluster refused and a failed TLS handshake.
+const AUTHENTICATION = -169;
+const SSL = -181;
+const refusal = /authentication failure|ssl handshake failed|certificate verify failed/i;
 
 /** The librdkafka engine: @confluentinc/kafka-javascript's node-rdkafka style clients. */
 export class RdkafkaEngine implements KafkaEngine {
@@ -47,8 +52,34 @@ export class RdkafkaEngine implements KafkaEngine {
       () => import("@confluentinc/kafka-javascript"),
     );
     const control = new module.Producer(connectionConfig(connection));
-    control.on("event.error", () => {});
-    await call((cb) => control.connect({ timeout: connectTimeoutMs }, cb));
+    // librdkafka reports a refused login or handshake as an event and keeps retrying, so connect()
+    // alone would only time out: an authentication or TLS failure ends the attempt at once, and
+    // names itself.
+    let refused: (error: RdError) => void = () => {};
+    const failure = new Promise<never>((_, reject) => {
+      refused = reject;
+    });
+    control.on("event.error", (error) => {
+      // The binding reports some of these with code -1 and only the message to tell them apart.
+      if (error.code === AUTHENTICATION || error.code === SSL || refusal.test(error.message)) {
+        refused(error);
+      }
+    });
+    // Events are served by polling, which nothing does until connect() returns: poll meanwhile.
+    const polling = setInterval(() => control.poll(), 100);
+    const connecting = call((cb) => control.connect({ timeout: connectTimeoutMs }, cb));
+    try {
+      await Promise.race([connecting, failure]);
+    } catch (error) {
+      // Closed once the attempt ends on its own, without holding up the refusal.
+      void connecting
+        .catch(() => undefined)
+        .then(() => callVoid((cb) => control.disconnect(cb)))
+        .catch(() => undefined);
+      throw error;
+    } finally {
+      clearInterval(polling);
+    }
     return new RdkafkaEngine(module, connection, control, connectTimeoutMs);
   }
 

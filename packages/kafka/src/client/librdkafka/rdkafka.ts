@@ -71,6 +71,7 @@ export interface RdProducer extends RdClient {
     headers: RdHeader[],
   ): unknown;
   setPollInBackground(set: boolean): unknown;
+  poll(): unknown;
   flush(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
   on(event: "event.error", listener: (error: RdError) => void): unknown;
   on(
