@@ -1,9 +1,8 @@
-import { conformance } from "@ruststream/testing";
 import { describe } from "vitest";
 import { PulsarBroker, PulsarKeyShared, PulsarShared } from "../src/index.js";
 import { sharedCapabilities } from "./capabilities.js";
-import { everySuite } from "./conformance.js";
-import { requireEnv, signToken } from "./env.js";
+import { credentialsSuite, everySuite } from "./conformance.js";
+import { requireEnv } from "./env.js";
 
 // Every suite on Shared and Key_Shared subscriptions against the real broker: each call of
 // makeBroker is a new client of the same standalone.
@@ -17,12 +16,7 @@ describe("Shared", () => {
     sharedCapabilities,
     timing,
   );
-  conformance.credentials({
-    // A real connection carrying a token: signed by the broker's key, the secret among its claims.
-    makeBroker: (secret) =>
-      new PulsarBroker({ url: requireEnv("PULSAR_TOKEN_URL"), token: signToken({ sub: secret }) }),
-    makeSource: (name) => new PulsarShared(name, { subscription: "conformance" }),
-  });
+  credentialsSuite((name) => new PulsarShared(name, { subscription: "conformance" }));
 });
 
 describe("Key_Shared", () => {
@@ -32,4 +26,5 @@ describe("Key_Shared", () => {
     sharedCapabilities,
     timing,
   );
+  credentialsSuite((name) => new PulsarKeyShared(name, { subscription: "conformance" }));
 });

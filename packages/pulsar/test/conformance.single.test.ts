@@ -1,7 +1,7 @@
 import { describe } from "vitest";
 import { PulsarBroker, PulsarExclusive, PulsarFailover } from "../src/index.js";
 import { singleCapabilities } from "./capabilities.js";
-import { everySuite } from "./conformance.js";
+import { credentialsSuite, everySuite } from "./conformance.js";
 import { requireEnv } from "./env.js";
 
 // Every suite on Exclusive and Failover subscriptions against the real broker: each call of
@@ -16,6 +16,7 @@ describe("Exclusive", () => {
     singleCapabilities,
     timing,
   );
+  credentialsSuite((name) => new PulsarExclusive(name, { subscription: "conformance" }));
 });
 
 describe("Failover", () => {
@@ -25,4 +26,5 @@ describe("Failover", () => {
     singleCapabilities,
     timing,
   );
+  credentialsSuite((name) => new PulsarFailover(name, { subscription: "conformance" }));
 });

@@ -1,12 +1,13 @@
 import type { Broker } from "@ruststream/core";
-import type { Capabilities } from "@ruststream/testing";
-import { conformance } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing";
 import {
   type ConnectedPulsarBroker,
   MessageId,
+  PulsarBroker,
   PulsarMessagePosition,
   type PulsarSource,
 } from "../src/index.js";
+import { requireEnv, signToken } from "./env.js";
 
 /** Every suite, against `makeBroker`'s clients, for one descriptor kind. */
 export function everySuite(
@@ -36,4 +37,16 @@ export function everySuite(
   } else {
     conformance.redeliveryAddress(factories);
   }
+}
+
+/**
+ * The credentials suite on the real broker: a real connection carrying a token the broker's key
+ * signed, the suite's secret among its claims.
+ */
+export function credentialsSuite(makeSource: (name: string) => PulsarSource): void {
+  conformance.credentials({
+    makeBroker: (secret) =>
+      new PulsarBroker({ url: requireEnv("PULSAR_TOKEN_URL"), token: signToken({ sub: secret }) }),
+    makeSource,
+  });
 }
