@@ -71,6 +71,11 @@ export interface PulsarBrokerOptions {
   readonly connectTimeoutMs?: number;
   /** The namespace of the reply topics requests create (default `public/default`). */
   readonly inboxNamespace?: string;
+  /**
+   * A producer nothing published through for this long is closed (default 5 minutes), so a
+   * responder answering many requesters' reply topics does not keep a producer for each forever.
+   */
+  readonly producerIdleMs?: number;
   /** Where request timeouts take time from (the in-process mode uses the test's clock). */
   readonly clock?: Clock;
   /** The in-process stand-in's own settings: what a real broker learns from its cluster. */
@@ -209,7 +214,8 @@ export class ConnectedPulsarBroker
   readonly #facts: ConnectionFacts;
   readonly #inbox: ReplyInbox;
   readonly #subscriptions = new Set<HostedSubscription>();
-  readonly #producers = new Map<string, Promise<LinkProducer>>();
+  readonly #producers = new Map<string, { producer: Promise<LinkProducer>; used: number }>();
+  readonly #sweep: NodeJS.Timeout | undefined;
   readonly #exclusive = new Map<string, SharedReader>();
   readonly #published: Map<string, RawMessage[]> | undefined;
   #closing: Promise<ClosedPulsarBroker> | undefined;
@@ -218,6 +224,11 @@ export class ConnectedPulsarBroker
     this.#link = link;
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
+    const idleMs = options.producerIdleMs ?? 300_000;
+    if (facts.inProcess === undefined && idleMs > 0) {
+      this.#sweep = setInterval(() => this.#closeIdleProducers(idleMs), Math.min(idleMs, 60_000));
+      this.#sweep.unref();
+    }
     if (facts.inProcess !== undefined) {
       this.#published = new Map();
       // Only the in-process form is a test transport: a server connection does not carry the mark.
@@ -316,24 +327,37 @@ export class ConnectedPulsarBroker
   producer(key: ProducerKey): Promise<LinkProducer> {
     this.assertOpen();
     const id = `${key.topic}\u0000${key.initialSubscription ?? ""}\u0000${JSON.stringify(key.settings)}`;
-    let producer = this.#producers.get(id);
-    if (producer === undefined) {
-      const settings = key.settings;
-      producer = this.#link.createProducer({
-        topic: key.topic,
-        // One batch per key by default: Key_Shared subscriptions route a whole entry by its key.
-        batching: settings.batching === false ? false : { keyBased: true, ...settings.batching },
-        ...(settings.compression === undefined ? {} : { compression: settings.compression }),
-        ...(key.initialSubscription === undefined
-          ? {}
-          : { initialSubscriptionName: key.initialSubscription }),
-      });
-      this.#producers.set(id, producer);
-      producer.catch(() => {
-        if (this.#producers.get(id) === producer) this.#producers.delete(id);
-      });
+    const kept = this.#producers.get(id);
+    if (kept !== undefined) {
+      kept.used = Date.now();
+      return kept.producer;
     }
+    const settings = key.settings;
+    const producer = this.#link.createProducer({
+      topic: key.topic,
+      // One batch per key by default: Key_Shared subscriptions route a whole entry by its key.
+      batching: settings.batching === false ? false : { keyBased: true, ...settings.batching },
+      ...(settings.compression === undefined ? {} : { compression: settings.compression }),
+      ...(key.initialSubscription === undefined
+        ? {}
+        : { initialSubscriptionName: key.initialSubscription }),
+    });
+    const entry = { producer, used: Date.now() };
+    this.#producers.set(id, entry);
+    producer.catch(() => {
+      if (this.#producers.get(id) === entry) this.#producers.delete(id);
+    });
     return producer;
+  }
+
+  /** Closes the producers nothing used for `idleMs`; a later publish opens a new one. */
+  #closeIdleProducers(idleMs: number): void {
+    const now = Date.now();
+    for (const [id, entry] of this.#producers) {
+      if (now - entry.used < idleMs) continue;
+      this.#producers.delete(id);
+      void entry.producer.then((p) => p.close()).catch(() => undefined);
+    }
   }
 
   publishCopy(
@@ -404,7 +428,10 @@ export class ConnectedPulsarBroker
     await bounded(Promise.all(subscriptions.map((s) => s.revoke(error))), 5000);
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment for their receipts; what is left counts as unflushed.
-    const producers = await Promise.allSettled([...this.#producers.values()]);
+    clearInterval(this.#sweep);
+    const producers = await Promise.allSettled(
+      [...this.#producers.values()].map((e) => e.producer),
+    );
     await bounded(
       Promise.all(producers.map((p) => (p.status === "fulfilled" ? p.value.flush() : undefined))),
       5000,

@@ -14,7 +14,15 @@ import {
   type PulsarPublishOptions,
   PulsarShared,
 } from "../src/index.js";
-import { bytes, createPartitionedTopic, requireEnv, text, uniqueTopic } from "./env.js";
+import {
+  bytes,
+  createPartitionedTopic,
+  eventually,
+  requireEnv,
+  text,
+  topicStats,
+  uniqueTopic,
+} from "./env.js";
 
 // What a publish refuses before sending, and Pulsar's own per-message options, on the broker and
 // in-process alike.
@@ -258,5 +266,26 @@ describe("types", () => {
           });
       },
     );
+  });
+});
+
+describe("idle producers", () => {
+  it("a producer nothing used for producerIdleMs is closed, and the next publish opens another", async () => {
+    const connected = await new PulsarBroker({
+      url: requireEnv("PULSAR_URL"),
+      producerIdleMs: 200,
+    }).connect();
+    open.push(connected);
+    const topic = uniqueTopic("idle");
+    const publisher = await connected.defaultPublishPolicy().pair(connected);
+    await publisher.publish({ name: topic, payload: bytes("one") });
+    expect((await topicStats(topic)).publishers.length).toBe(1);
+    await eventually(
+      async () => (await topicStats(topic)).publishers.length === 0,
+      5000,
+      "the idle producer closed",
+    );
+    await publisher.publish({ name: topic, payload: bytes("two") });
+    expect((await topicStats(topic)).publishers.length).toBe(1);
   });
 });
