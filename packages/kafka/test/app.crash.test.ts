@@ -76,7 +76,11 @@ for (const engine of ["librdkafka", "kafkajs"] as const) {
         const publisher = await producer.defaultPublishPolicy().pair(producer);
         const publishing = (async () => {
           for (let i = 0; i < total; i++) {
-            await publisher.publish({ name: topic, payload: bytes(`m${i}`), partitionKey: `k${i % 7}` });
+            await publisher.publish({
+              name: topic,
+              payload: bytes(`m${i}`),
+              partitionKey: `k${i % 7}`,
+            });
             if (i % 50 === 49) await sleep(50);
           }
         })();
