@@ -207,7 +207,6 @@ export class KafkaBroker
       import("./inProcess/engine.js"),
     ]);
     this.#inProcessCluster ??= new InProcessCluster();
-    this.#inProcessCluster.attach(options.clock);
     const engine = new InProcessEngine(this.#inProcessCluster, options.coordinator);
     return new ConnectedKafkaBroker(engine, this.#settings, {
       group: this.#settings.group ?? options.app?.name,

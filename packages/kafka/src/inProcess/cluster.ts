@@ -1,4 +1,3 @@
-import type { Clock } from "@ruststream/core";
 import type { ConsumedRecord, ProducedRecord, Watermarks } from "../client/port.js";
 import { InProcessGroup } from "./group.js";
 
@@ -37,12 +36,6 @@ export class InProcessCluster {
   readonly #topics = new Map<string, TopicLog>();
   readonly #groups = new Map<string, InProcessGroup>();
   readonly #listeners = new Set<AppendListener>();
-  #clock: Clock | undefined;
-
-  /** The test clock record timestamps are taken from. */
-  attach(clock: Clock): void {
-    this.#clock = clock;
-  }
 
   partitions(topic: string): number | undefined {
     return this.#topics.get(topic)?.partitions.length;
@@ -78,7 +71,9 @@ export class InProcessCluster {
       key: record.key,
       value: record.value,
       headers: record.headers,
-      timestamp: this.#clock?.now() ?? Date.now(),
+      // A record's time is wall-clock time (what a seek by time compares), never the test's clock,
+      // whose origin is arbitrary.
+      timestamp: Date.now(),
     };
     log.push(stored);
     for (const listener of this.#listeners) listener(stored);

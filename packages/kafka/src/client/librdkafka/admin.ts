@@ -1,5 +1,12 @@
 import type { EngineAdmin, Watermarks } from "../port.js";
-import { call, callVoid, type RdAdmin, type RdMetadata, type RdProducer } from "./rdkafka.js";
+import {
+  call,
+  callVoid,
+  type RdAdmin,
+  type RdError,
+  type RdMetadata,
+  type RdProducer,
+} from "./rdkafka.js";
 
 const TIMEOUT_MS = 10_000;
 const TOPIC_ALREADY_EXISTS = 36;
@@ -11,10 +18,14 @@ const TOPIC_ALREADY_EXISTS = 36;
 export class RdkafkaAdmin implements EngineAdmin {
   readonly #client: RdProducer;
   readonly #admin: RdAdmin;
+  readonly #offsetSpec: new (
+    timestamp: number,
+  ) => unknown;
 
-  constructor(client: RdProducer, admin: RdAdmin) {
+  constructor(client: RdProducer, admin: RdAdmin, offsetSpec: new (timestamp: number) => unknown) {
     this.#client = client;
     this.#admin = admin;
+    this.#offsetSpec = offsetSpec;
   }
 
   async partitions(topic: string): Promise<number | undefined> {
@@ -62,11 +73,17 @@ export class RdkafkaAdmin implements EngineAdmin {
   }
 
   async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
-    const [found] = await call<Array<{ offset?: number }>>((cb) =>
-      this.#client.offsetsForTimes([{ topic, partition, offset: ms }], TIMEOUT_MS, cb),
+    // Through the admin API: a producer handle has no offsetsForTimes of its own.
+    const [found] = await call<Array<{ offset: number; error?: RdError }>>((cb) =>
+      this.#admin.listOffsets(
+        [{ topic, partition, offset: new this.#offsetSpec(ms) }],
+        { timeout: TIMEOUT_MS },
+        cb,
+      ),
     );
+    if (found?.error) throw found.error;
     const offset = found?.offset;
-    // librdkafka answers the logical end (-1) when no record is that late.
+    // The logical end (-1) when no record is that late.
     return offset === undefined || offset < 0 ? undefined : BigInt(offset);
   }
 }

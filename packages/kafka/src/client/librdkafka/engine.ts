@@ -39,7 +39,11 @@ export class RdkafkaEngine implements KafkaEngine {
     this.#connection = connection;
     this.#control = control;
     this.#connectTimeoutMs = connectTimeoutMs;
-    this.admin = new RdkafkaAdmin(control, module.AdminClient.createFrom(control));
+    this.admin = new RdkafkaAdmin(
+      control,
+      module.AdminClient.createFrom(control),
+      module.OffsetSpec,
+    );
   }
 
   /** Loads the client and opens one control connection, which proves the cluster answers. */

@@ -52,11 +52,6 @@ export interface RdClient {
     timeout: number,
     cb: RdCallback<{ lowOffset: number; highOffset: number }>,
   ): unknown;
-  offsetsForTimes(
-    partitions: RdTopicPartition[],
-    timeout: number,
-    cb: RdCallback<RdTopicPartition[]>,
-  ): unknown;
   on(event: "event.error", listener: (error: RdError) => void): unknown;
 }
 
@@ -117,6 +112,11 @@ export interface RdConsumer extends RdClient {
 }
 
 export interface RdAdmin {
+  listOffsets(
+    partitions: Array<{ topic: string; partition: number; offset: unknown }>,
+    options: { timeout: number },
+    cb: RdCallback<Array<{ partition: number; offset: number; error?: RdError }>>,
+  ): unknown;
   createTopic(
     topic: { topic: string; num_partitions: number; replication_factor: number },
     timeout: number,
@@ -131,6 +131,10 @@ export interface RdModule {
   readonly AdminClient: {
     createFrom(client: RdProducer): RdAdmin;
   };
+  /** A `listOffsets` target: the first record at or after a time. */
+  readonly OffsetSpec: new (
+    timestamp: number,
+  ) => unknown;
   readonly CODES: { readonly ERRORS: Readonly<Record<string, number>> };
 }
 
