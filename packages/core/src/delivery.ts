@@ -40,6 +40,13 @@ export interface Delivery<TPosition extends Position = Position> {
    */
   readonly partition: number | undefined;
   /**
+   * Why the broker could not read this message into a payload (an entry without the payload field,
+   * written by another framework), or `undefined` when it could. The runtime then settles it by the
+   * subscriber's decode policy without running the codec or the handler: an unreadable message is
+   * never handed over as an empty payload.
+   */
+  readonly decodeError: Error | undefined;
+  /**
    * How many times the broker has delivered it, this time included (1 on the first delivery), where
    * the broker counts. Where present it is the only count a `maxAttempts` cap reads.
    */
@@ -93,6 +100,11 @@ export abstract class DeliveryBase<TPosition extends Position = Position>
   abstract readonly position: TPosition;
   /** A broker without partitions keeps this; one with them overrides it. */
   get partition(): number | undefined {
+    return undefined;
+  }
+
+  /** Readable by default; a broker that meets a message it cannot read overrides it. */
+  get decodeError(): Error | undefined {
     return undefined;
   }
   #state = OPEN;

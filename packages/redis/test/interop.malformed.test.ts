@@ -79,7 +79,7 @@ interopSuite("a stream entry with no payload field (FastStream's __data__ layout
     expect(await pendingCount(redis, key, "ts")).toBe(0);
   });
 
-  it("known gap: a subscriber on the bytes codec, which decodes anything, is handed an empty payload (core has no way yet for a broker to say a delivery is unreadable)", async () => {
+  it("our subscriber on the bytes codec, which decodes anything, is never handed it: the entry is unreadable, so its decode policy drops it", async () => {
     const key = uniqueKey("interop-nopayload-bytes");
     const handled: string[] = [];
     const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
@@ -94,8 +94,13 @@ interopSuite("a stream entry with no payload field (FastStream's __data__ layout
     );
     t = await TestApp.startLive(app);
     await fastStreamEntry(key);
-    await eventually("handled", () => handled.length === 1);
-    expect(handled).toEqual([""]);
+    await t.publish(key, "after");
+    await eventually("both settled", () => t!.subscriber(key).outcomes.length === 2);
+    expect(t.subscriber(key).outcomes).toEqual(["drop", "ack"]);
+    const [failure] = t.subscriber(key).decodeFailures;
+    expect(String(failure)).toMatch(/has no "_payload" field/);
+    expect(handled).toEqual(['"after"']);
+    expect(await pendingCount(redis, key, "ts")).toBe(0);
   });
 
   it("RustStream reads it as an empty payload with no headers: its raw handler runs on it, its JSON handler drops it", async () => {

@@ -29,6 +29,11 @@ export class MessageDecoder {
 
   /** The message, `FAILED` (already handed to the failure policy), or a pending validation. */
   decode(delivery: Delivery): unknown {
+    const unreadable = delivery.decodeError;
+    if (unreadable !== undefined) {
+      this.#failed(delivery, unreadable);
+      return FAILED;
+    }
     let value: unknown;
     try {
       value = this.#codec.decode(delivery.payload);

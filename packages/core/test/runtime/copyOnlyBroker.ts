@@ -28,8 +28,12 @@ import {
   type PublishPolicy,
   type RawMessage,
   type ReadonlyHeaderMap,
+  RustStreamError,
   type SettleResult,
 } from "../../src/index.js";
+
+/** A message carrying this header reads, on this broker, as one it could not read (the reason). */
+export const unreadableHeader = "x-test-unreadable";
 
 class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
   constructor(readonly inner: MemoryDelivery) {
@@ -53,6 +57,11 @@ class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
   }
   get position(): MemoryPosition {
     return this.inner.position;
+  }
+  // Stands in for an entry the broker could not read (no payload field): marked by a header.
+  override get decodeError(): Error | undefined {
+    const why = this.inner.headers.getString(unreadableHeader);
+    return why === undefined ? undefined : new RustStreamError("invalid-argument", why);
   }
   protected settleAck(): SettleResult {
     return this.inner.ack();

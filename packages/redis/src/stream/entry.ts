@@ -1,4 +1,4 @@
-import { HeaderMap, type ReadonlyHeaderMap } from "@ruststream/core";
+import { HeaderMap, type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { type Arg, bytesOf, type Command, type Reply, text } from "../client/resp.js";
 import { streamFields } from "../names.js";
 
@@ -9,6 +9,8 @@ export interface StreamEntry {
   readonly id: string;
   readonly payload: Uint8Array;
   readonly headers: HeaderMap;
+  /** Why the entry holds no message (no payload field), or `undefined`. */
+  readonly unreadable: Error | undefined;
 }
 
 /**
@@ -36,9 +38,11 @@ export function xadd(key: string, fields: Arg[], maxLen: number | undefined): Co
 }
 
 /**
- * Reads an entry's fields. Tolerant, as in RustStream: unknown fields are ignored and a missing
- * payload reads as empty, so an entry another tool wrote arrives and the runtime's decode policy
- * decides about it, instead of the read failing.
+ * Reads an entry's fields. Tolerant, as in RustStream: unknown fields are ignored, so an entry
+ * another tool wrote arrives and the runtime's decode policy decides about it, instead of the read
+ * failing. Unlike RustStream, an entry without the payload field is marked unreadable rather than
+ * read as an empty payload (FastStream's `__data__` layout would otherwise reach a bytes handler as
+ * a message of nothing).
  */
 export function parseEntry(reply: Reply): StreamEntry | undefined {
   if (!Array.isArray(reply) || reply.length < 2) return undefined;
@@ -46,7 +50,7 @@ export function parseEntry(reply: Reply): StreamEntry | undefined {
   const fields = reply[1];
   // An entry deleted while pending reads back as [id, nil].
   if (!Array.isArray(fields)) return undefined;
-  let payload: Uint8Array = new Uint8Array(0);
+  let payload: Uint8Array | undefined;
   const headers = new HeaderMap();
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const field = fields[i];
@@ -64,7 +68,16 @@ export function parseEntry(reply: Reply): StreamEntry | undefined {
       }
     }
   }
-  return { id, payload, headers };
+  if (payload !== undefined) return { id, payload, headers, unreadable: undefined };
+  return {
+    id,
+    payload: new Uint8Array(0),
+    headers,
+    unreadable: new RustStreamError(
+      "invalid-argument",
+      `stream entry ${id} has no "${streamFields.payload}" field: it was not written by RustStream (another framework's layout?), so it holds no message to decode`,
+    ),
+  };
 }
 
 /** The entries of an `XREADGROUP`/`XREAD` reply for one stream: `[[key, [entry...]]]`. */

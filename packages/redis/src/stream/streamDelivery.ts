@@ -61,6 +61,9 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
   get payload(): Uint8Array {
     return this.entry.payload;
   }
+  override get decodeError(): Error | undefined {
+    return this.entry.unreadable;
+  }
   get headers(): ReadonlyHeaderMap {
     return this.entry.headers;
   }
