@@ -42,12 +42,11 @@ import { SingleDelivery } from "./single/singleDelivery.js";
 import { PulsarShared, type PulsarSharedSource, type PulsarSource } from "./sources.js";
 import type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
 import { PulsarSubscription } from "./subscription/pulsarSubscription.js";
-import { Reader } from "./subscription/reader.js";
+import { Readers } from "./subscription/readers.js";
 import { ReplyInbox } from "./subscription/replyInbox.js";
 import { ClientLink } from "./wire/clientLink.js";
 import type { TokenSource } from "./wire/connection.js";
-import type { ConsumerOptions } from "./wire/consumer.js";
-import type { Link, LinkConsumer, LinkProducer } from "./wire/link.js";
+import type { Link, LinkProducer } from "./wire/link.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
 
 export interface PulsarBrokerOptions {
@@ -191,12 +190,6 @@ interface ConnectionFacts {
   readonly inProcess: InProcessPulsar | undefined;
 }
 
-/** A reader of an Exclusive subscription, shared by this connection's subscriptions to it. */
-interface SharedReader {
-  readonly reader: Promise<Reader>;
-  refs: number;
-}
-
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedPulsarBroker
   implements
@@ -216,7 +209,7 @@ export class ConnectedPulsarBroker
   readonly #subscriptions = new Set<HostedSubscription>();
   readonly #producers = new Map<string, { producer: Promise<LinkProducer>; used: number }>();
   readonly #sweep: NodeJS.Timeout | undefined;
-  readonly #exclusive = new Map<string, SharedReader>();
+  readonly #readers: Readers;
   readonly #published: Map<string, RawMessage[]> | undefined;
   #closing: Promise<ClosedPulsarBroker> | undefined;
 
@@ -224,6 +217,7 @@ export class ConnectedPulsarBroker
     this.#link = link;
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
+    this.#readers = new Readers(link);
     const idleMs = options.producerIdleMs ?? 300_000;
     if (facts.inProcess === undefined && idleMs > 0) {
       this.#sweep = setInterval(() => this.#closeIdleProducers(idleMs), Math.min(idleMs, 60_000));
@@ -275,7 +269,7 @@ export class ConnectedPulsarBroker
     const retry = descriptor.readsRetryTopic
       ? retryTopic(descriptor.topic, subscription)
       : undefined;
-    const { reader, release } = await this.#reader(descriptor, subscription, retry);
+    const { reader, release } = await this.#readers.open(descriptor, subscription, retry);
     const hosted = new PulsarSubscription(this, reader, {
       name: descriptor.name,
       topic: descriptor.topic,
@@ -444,97 +438,6 @@ export class ConnectedPulsarBroker
       unflushed,
       closedSubscriptions: subscriptions.length,
     };
-  }
-
-  /**
-   * The consumers of a subscription: its topic and, where it reads one, its retry topic. An
-   * Exclusive subscription admits one consumer, so this connection's subscriptions to it share
-   * one reader (messages go to whichever pulls), and the last to let go closes it.
-   */
-  async #reader(
-    descriptor: PulsarSource,
-    subscription: string,
-    retry: string | undefined,
-  ): Promise<{ reader: Reader; release: () => Promise<void> }> {
-    if (descriptor.subscriptionType !== "Exclusive") {
-      const reader = await this.#openReader(descriptor, subscription, retry);
-      return { reader, release: () => reader.close() };
-    }
-    const key = `${descriptor.topic}\u0000${subscription}`;
-    let shared = this.#exclusive.get(key);
-    if (shared === undefined) {
-      const opening = this.#openReader(descriptor, subscription, retry);
-      shared = { reader: opening, refs: 0 };
-      this.#exclusive.set(key, shared);
-      const entry = shared;
-      opening.catch(() => {
-        if (this.#exclusive.get(key) === entry) this.#exclusive.delete(key);
-      });
-    }
-    shared.refs++;
-    const entry = shared;
-    let reader: Reader;
-    try {
-      reader = await entry.reader;
-    } catch (error) {
-      entry.refs--;
-      throw error;
-    }
-    let released = false;
-    return {
-      reader,
-      release: async () => {
-        if (released) return;
-        released = true;
-        if (--entry.refs > 0) return;
-        if (this.#exclusive.get(key) === entry) this.#exclusive.delete(key);
-        await reader.close();
-      },
-    };
-  }
-
-  async #openReader(
-    descriptor: PulsarSource,
-    subscription: string,
-    retry: string | undefined,
-  ): Promise<Reader> {
-    const base: ConsumerOptions = {
-      topic: descriptor.topic,
-      subscription,
-      subscriptionType: descriptor.subscriptionType,
-      receiverQueueSize: descriptor.receiverQueueSize,
-      ...(descriptor.consumerName === undefined ? {} : { consumerName: descriptor.consumerName }),
-      ...(descriptor.subscriptionType === "Key_Shared"
-        ? { keyShared: { allowOutOfOrderDelivery: descriptor.allowOutOfOrderDelivery } }
-        : {}),
-    };
-    const opened = await Promise.allSettled([
-      this.#link.subscribe({
-        ...base,
-        initialPosition: descriptor.initialPosition === "earliest" ? "Earliest" : "Latest",
-      }),
-      // Everything in the retry topic is for this subscription: read it from its start.
-      retry === undefined
-        ? Promise.resolve(undefined)
-        : this.#link.subscribe({ ...base, topic: retry, initialPosition: "Earliest" }),
-    ]);
-    const consumers = opened.flatMap((o) => (o.status === "fulfilled" && o.value ? [o.value] : []));
-    const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");
-    if (failed !== undefined) {
-      await Promise.all(consumers.map((c) => c.close().catch(() => undefined)));
-      throw failed.reason;
-    }
-    const [main, retryConsumer] = opened.map((o) =>
-      o.status === "fulfilled" ? o.value : undefined,
-    ) as [LinkConsumer, LinkConsumer | undefined];
-    if (descriptor.partitions === true && main.partitions === 0) {
-      await Promise.all(consumers.map((c) => c.close().catch(() => undefined)));
-      throw new RustStreamError(
-        "invalid-argument",
-        `${descriptor.name} is declared partitioned, but the broker holds it as a non-partitioned topic: create it partitioned (pulsar-admin topics create-partitioned-topic) or drop partitioned from the descriptor`,
-      );
-    }
-    return new Reader(main, retryConsumer);
   }
 }
 
