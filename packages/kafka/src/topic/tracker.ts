@@ -12,7 +12,7 @@ class PartitionBook {
   #head = 0;
   readonly #settled = new Set<bigint>();
   #highest: bigint | undefined;
-  /** The last position this book asked to store. */
+  /** The last position this book asked to store (or the first offset it saw). */
   #stored: bigint | undefined;
 
   constructor(generation: number) {
@@ -27,6 +27,9 @@ class PartitionBook {
   delivered(offset: bigint): void {
     this.#open.push(offset);
     this.#highest = offset;
+    // Where the books start: the committed position already is this (the partition's start, or
+    // where a seek put it), so storing it again would be a commit that moves nothing.
+    this.#stored ??= offset;
   }
 
   /** Settles `offset`; answers the position to store when it moved. */
