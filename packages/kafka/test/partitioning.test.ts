@@ -140,9 +140,9 @@ async function librdkafkaDefault(topic: string): Promise<number[]> {
       if (partitions.size === keys.length) resolve();
     });
   });
-  keys.forEach((key, i) =>
-    producer.produce(topic, null, Buffer.from("v"), Buffer.from(key), null, i),
-  );
+  for (const [i, key] of keys.entries()) {
+    producer.produce(topic, null, Buffer.from("v"), Buffer.from(key), null, i);
+  }
   await done;
   await new Promise<void>((resolve) => producer.disconnect(() => resolve()));
   return keys.map((_, i) => partitions.get(i)!);
