@@ -112,17 +112,27 @@ export class KafkaTopicSubscription
     for (const topic of source.topics) {
       await ensureTopic(subscription.#admin, topic, source.create);
     }
-    subscription.#consumer = host.engine.consumer(
-      {
-        group: settings.group,
-        topics: source.topics,
-        commit: settings.commit,
-        start: source.start,
-        assignment: source.assignment,
-        config: source.properties,
-      },
-      subscription,
-    );
+    try {
+      subscription.#consumer = host.engine.consumer(
+        {
+          group: settings.group,
+          topics: source.topics,
+          commit: settings.commit,
+          start: source.start,
+          assignment: source.assignment,
+          config: source.properties,
+        },
+        subscription,
+      );
+    } catch (error) {
+      if (isRustStreamError(error)) throw error;
+      // The client refused its properties (librdkafka checks each one as the consumer is built).
+      throw new RustStreamError(
+        "invalid-argument",
+        `the consumer for "${source.name}" refused its configuration: ${(error as Error).message}; check the raw config entries of the KafkaBroker and the KafkaTopic`,
+        { cause: error },
+      );
+    }
     try {
       await subscription.#consumer.start();
     } catch (error) {
@@ -385,10 +395,11 @@ export class KafkaTopicSubscription
     this.#requeued = [];
   }
 
+  /** Leaves the group once; never rejects (a consumer that fails to close is gone either way). */
   #leave(): Promise<void> {
     this.#leaving ??= (async () => {
       this.#onForget();
-      await this.#consumer.close();
+      await this.#consumer.close().catch(() => undefined);
     })();
     return this.#leaving;
   }

@@ -250,7 +250,10 @@ export class KafkajsConsumer implements EngineConsumer {
   #rebalancing(): void {
     const held = [...this.#assigned.values()];
     if (held.length === 0) return;
-    this.#ready = this.#ready.catch(() => undefined).then(() => this.#revoke(held));
+    this.#ready = this.#ready
+      .catch(() => undefined)
+      .then(() => this.#revoke(held))
+      .catch((error: unknown) => this.#hooks.failed(error));
   }
 
   async #revoke(partitions: readonly TopicPartition[]): Promise<void> {

@@ -203,7 +203,7 @@ export class RdkafkaConsumer implements EngineConsumer {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    await this.#rebalancing.catch(() => undefined);
+    await this.#rebalancing;
     if (this.#tracked) await this.commit([...this.#stored.values()]).catch(() => undefined);
     this.#running = false;
     this.#seeksDone?.();
@@ -254,8 +254,8 @@ export class RdkafkaConsumer implements EngineConsumer {
     const list = partitions.map((p) => ({ topic: p.topic, partition: p.partition }));
     // Serialised: an assignment is fully applied before a revocation of it is handled.
     this.#rebalancing = this.#rebalancing
-      .catch(() => undefined)
-      .then(() => (error.code === ASSIGN ? this.#assign(list) : this.#revoke(list, error.code)));
+      .then(() => (error.code === ASSIGN ? this.#assign(list) : this.#revoke(list, error.code)))
+      .catch((failure: unknown) => this.#hooks.failed(failure));
   }
 
   async #assign(partitions: TopicPartition[]): Promise<void> {
