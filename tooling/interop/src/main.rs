@@ -28,6 +28,11 @@
 //!       Exit status 0 when the two files hold the same bytes but for timestamps: the same length,
 //!       file name, interval and frames (stream key, shard, sequence, payload), in the same order.
 //!
+//!   ruststream-interop bench-redis-drain <url> <key> <group> <count> [--plain]
+//!       A RustStream service draining a pre-filled Redis stream through its pipelined mount
+//!       (`--plain`: without the window), each entry a JSON order decoded by serde; prints
+//!       `messages`, `seconds`, `cpu_seconds` and `id_sum` (see `bench_redis.rs`).
+//!
 //!   ruststream-interop serve <config-json>
 //!       A RustStream service on ruststream-fred (Redis streams, reliable lists, pub/sub) or
 //!       ruststream-sea-file (a stream file), driven by JSON lines on stdin and reporting on stdout
@@ -35,6 +40,7 @@
 //!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
 
+mod bench_redis;
 mod broker;
 mod file_service;
 mod fixtures;
@@ -251,6 +257,7 @@ fn usage() -> ExitCode {
     eprintln!("       ruststream-interop broker-write <file>");
     eprintln!("       ruststream-interop broker-read <file>");
     eprintln!("       ruststream-interop same-but-clock <a> <b>");
+    eprintln!("       ruststream-interop bench-redis-drain <url> <key> <group> <count> [--plain]");
     eprintln!("       ruststream-interop serve <config-json>");
     ExitCode::from(64)
 }
@@ -291,6 +298,19 @@ async fn main() -> ExitCode {
             }
             _ => return usage(),
         },
+        Some("bench-redis-drain") if args.len() == 5 || args.len() == 6 => {
+            let plain = match args.get(5).map(String::as_str) {
+                None => false,
+                Some("--plain") => true,
+                Some(_) => return usage(),
+            };
+            match args[4].parse() {
+                Ok(count) => {
+                    bench_redis::drain_stream(&args[1], &args[2], &args[3], count, !plain).await
+                }
+                Err(_) => return usage(),
+            }
+        }
         Some("bench-replay") if args.len() == 2 => bench_replay(&args[1]).await,
         Some("bench-tail") if args.len() == 3 => match args[2].parse() {
             Ok(count) => bench_tail(&args[1], count).await,
