@@ -2,6 +2,7 @@
 // stream or list before a row runs, or publishes while the row's consumer is subscribed.
 //
 //   forked by main.ts with the server's URL as its argument; speaks protocol.ts over IPC.
+import { orderPayload } from "./drain/order.js";
 import { frameOf, payloadOf } from "./payload.js";
 import type { GeneratorCommand, GeneratorReply } from "./protocol.js";
 import { openRaw } from "./rawClient.js";
@@ -20,11 +21,15 @@ function reply(message: GeneratorReply): void {
   process.send?.(message);
 }
 
-async function fillStream(key: string, count: number): Promise<void> {
+async function fillStream(
+  key: string,
+  count: number,
+  payload: (sequence: number) => Buffer = payloadOf,
+): Promise<void> {
   for (let at = 0; at < count; at += chunk) {
     const pipeline = client.pipeline();
     for (let i = at; i < Math.min(count, at + chunk); i++) {
-      pipeline.xadd(key, "*", "_payload", payloadOf(i));
+      pipeline.xadd(key, "*", "_payload", payload(i));
     }
     await pipeline.exec();
   }
@@ -67,15 +72,17 @@ process.on("message", (command: GeneratorCommand) => {
   const work =
     command.kind === "fill-stream"
       ? fillStream(command.key, command.count)
-      : command.kind === "fill-list"
-        ? fillList(command.key, command.count)
-        : publisher.publish(
-            command.channel,
-            command.count,
-            command.window,
-            () => received,
-            waitCredit,
-          );
+      : command.kind === "fill-stream-orders"
+        ? fillStream(command.key, command.count, orderPayload)
+        : command.kind === "fill-list"
+          ? fillList(command.key, command.count)
+          : publisher.publish(
+              command.channel,
+              command.count,
+              command.window,
+              () => received,
+              waitCredit,
+            );
   work.then(
     () => reply({ kind: "done", ms: performance.now() - began }),
     (error: unknown) => reply({ kind: "failed", message: String(error) }),

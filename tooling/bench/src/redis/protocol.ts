@@ -4,6 +4,11 @@
 export type GeneratorCommand =
   /** `XADD key * _payload <512 B>`, `count` times, before the consumer starts. */
   | { readonly kind: "fill-stream"; readonly key: string; readonly count: number }
+  /**
+   * `XADD key * _payload <512-byte JSON order>`, ids 0..count-1, before the consumer starts (the
+   * drain bench, drain/).
+   */
+  | { readonly kind: "fill-stream-orders"; readonly key: string; readonly count: number }
   /** `LPUSH key <frame>`, `count` values, before the consumer starts. */
   | { readonly kind: "fill-list"; readonly key: string; readonly count: number }
   /**
