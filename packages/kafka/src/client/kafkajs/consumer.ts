@@ -166,9 +166,8 @@ export class KafkajsConsumer implements EngineConsumer {
   }
 
   async seek(offset: PartitionOffset): Promise<void> {
-    const key = partitionKey(offset);
-    this.#stored.delete(key);
-    this.#toCommit.delete(key);
+    // A position stored before the seek covers records settled before it, so it is still committed
+    // (a commit of it never skips a record nobody handled).
     // Applied at the next fetch of the partition; until then kafkajs marks its batches stale.
     this.#consumer.seek({
       topic: offset.topic,

@@ -161,7 +161,6 @@ export class RdkafkaConsumer implements EngineConsumer {
     const key = partitionKey(offset);
     // Raised at once: records of a consume already in flight are from before the seek.
     this.#move(key);
-    this.#stored.delete(key);
     const target = {
       topic: offset.topic,
       partition: offset.partition,
@@ -187,6 +186,10 @@ export class RdkafkaConsumer implements EngineConsumer {
       this.#seeking--;
       if (this.#seeking === 0) this.#seeksDone?.();
     }
+    // A position stored before the seek covers records settled before it, so it still stands (a
+    // commit of it never skips a record nobody handled); librdkafka's seek may have reset its store.
+    const stored = this.#stored.get(key);
+    if (stored !== undefined) this.store(stored);
   }
 
   pause(): void {
