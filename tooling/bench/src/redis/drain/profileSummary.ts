@@ -35,6 +35,7 @@ function place(url: string, name: string): string {
   if (url.includes("/ioredis/")) return "ioredis";
   if (url.includes("packages/core/")) return "@ruststream/core";
   if (url.includes("packages/redis/")) return "@ruststream/redis";
+  if (url.includes("packages/kafka/")) return "@ruststream/kafka";
   if (url.includes("tooling/bench/")) return "bench";
   if (url.startsWith("node:")) return "node internals";
   return url.replace(/^.*node_modules\/\.pnpm\/([^/]+).*$/, "$1");

@@ -1,0 +1,209 @@
+// Kafka consumers draining a pre-filled topic of 512-byte JSON orders: the raw librdkafka and kafkajs
+// loops, @ruststream/kafka's broker alone, and the full app under `auto` and `tracked`, on the Kafka
+// of tooling/brokers, rows interleaved over rounds.
+//
+//   node --conditions=@ruststream/source --import tsx src/kafka/main.ts [count] [rounds] [rows]
+//
+// rows: a comma list of the keys in rowTable.ts (default: all but app-kafkajs-tracked).
+// KAFKA_BROKERS picks the cluster; without it tooling/brokers starts its Kafka. The producer runs
+// in its own process and fills a fresh topic before every row of every round; the fill is not
+// timed. Every row is checked: the count and the sum of the ids it decoded, and its group's
+// committed offsets at the end of every partition once it closed.
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import rdkafka from "@confluentinc/kafka-javascript";
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { idSum, orderBytes } from "../redis/drain/order.js";
+import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
+import { ProducerProcess } from "./producerProcess.js";
+import { consumeMax } from "./rawRows.js";
+import { defaultRows, rowOf } from "./rowTable.js";
+import type { Drained } from "./tally.js";
+
+const count = Number(process.argv[2] ?? 200_000);
+const rounds = Number(process.argv[3] ?? 5);
+const chosen = (process.argv[4] ?? defaultRows.join(",")).split(",");
+const rows = new Map(chosen.map((key) => [key, rowOf(key)]));
+/** Partitions of every topic; the producer writes round robin over them. */
+const partitions = 4;
+const warmCount = Math.min(count, 20_000);
+
+if (process.env.KAFKA_BROKERS === undefined) await ensureBrokers(["kafka"]);
+const brokers = process.env.KAFKA_BROKERS;
+if (brokers === undefined) {
+  throw new Error("no Kafka: set KAFKA_BROKERS, or start tooling/brokers (pnpm brokers up kafka)");
+}
+
+const source = sourceRevision();
+const producer = await ProducerProcess.start(brokers);
+const loadBefore = loadavg();
+let trials = 0;
+
+/** One row on a fresh topic and group: fill (untimed), drain (timed), check, delete. */
+async function runRow(key: string, messages: number): Promise<Drained> {
+  const topic = `bench.kafka.${process.pid}.${trials}`;
+  const group = `bench-kafka-${process.pid}-${trials++}`;
+  await producer.fill(topic, partitions, messages);
+  const row = rows.get(key)!;
+  const drained = await row.run({ brokers: brokers!, topic, group, count: messages });
+  const where = `${row.name} on ${topic}`;
+  if (drained.messages !== messages)
+    throw new Error(`${where}: ${drained.messages} of ${messages}`);
+  if (drained.idSum !== idSum(messages)) {
+    throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(messages)}`);
+  }
+  const finished = await producer.finish(topic, group);
+  if (finished.lag !== 0) {
+    throw new Error(
+      `${where}: the group's committed offsets leave ${finished.lag} records behind (committed/end: ${finished.partitions})`,
+    );
+  }
+  return drained;
+}
+
+const rateOf = (d: Drained) => (d.messages / d.ms) * 1000;
+
+// Untimed warm-up of every row: the JIT sees every path before anything counts.
+for (const key of chosen) {
+  const drained = await runRow(key, warmCount);
+  process.stderr.write(
+    `warm-up: ${rows.get(key)!.name} ${(rateOf(drained) / 1000).toFixed(1)} k/s\n`,
+  );
+}
+
+const rates = new Map<string, number[]>();
+const durations = new Map<string, number[]>();
+// CPU per order in microseconds, this process's (librdkafka's threads included): less at the mercy
+// of the machine's load than a rate.
+const cpu = new Map<string, number[]>();
+const push = (map: Map<string, number[]>, key: string, value: number) =>
+  map.set(key, [...(map.get(key) ?? []), value]);
+const began = performance.now();
+for (let round = 0; round < rounds; round++) {
+  // The order of the rows turns each round, so none always runs first.
+  for (let i = 0; i < chosen.length; i++) {
+    const key = chosen[(i + round) % chosen.length]!;
+    const drained = await runRow(key, count);
+    push(rates, key, rateOf(drained));
+    push(durations, key, drained.ms / 1000);
+    push(cpu, key, (drained.cpuMs * 1000) / count);
+  }
+  process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
+}
+const wallSeconds = (performance.now() - began) / 1000;
+const loadAfter = loadavg();
+producer.stop();
+
+const summaries: (RowSummary & { key: string; seconds: number[]; cpuUsPerOrder: number[] })[] =
+  chosen.map((key) => ({
+    ...summarize(rows.get(key)!.name, rates.get(key)!),
+    key,
+    seconds: durations.get(key)!,
+    cpuUsPerOrder: cpu.get(key)!,
+  }));
+const byKey = new Map(summaries.map((s) => [s.key, s]));
+
+/** Full app / raw loop at the medians: the rate's ratio, and the raw loop's CPU per order over the app's. */
+interface Ratio {
+  readonly row: string;
+  readonly against: string;
+  readonly rate: number;
+  readonly cpu: number;
+  /** The least `rate` the target allows (1 - the overhead allowed), when there is one. */
+  readonly target?: number;
+}
+const ratioPairs: Array<[string, string, number | undefined]> = [
+  ["app", "raw", 0.9],
+  ["app-tracked", "raw", 0.85],
+  ["app-tracked", "raw-stored", 0.85],
+  ["broker", "raw", undefined],
+  ["broker-tracked", "raw", undefined],
+  ["app-kafkajs", "raw-kafkajs", undefined],
+  ["app-kafkajs-tracked", "raw-kafkajs", undefined],
+];
+const ratios: Ratio[] = [];
+for (const [row, against, target] of ratioPairs) {
+  const a = byKey.get(row);
+  const b = byKey.get(against);
+  if (a === undefined || b === undefined) continue;
+  ratios.push({
+    row,
+    against,
+    rate: a.median / b.median,
+    cpu: median(b.cpuUsPerOrder) / median(a.cpuUsPerOrder),
+    ...(target === undefined ? {} : { target }),
+  });
+}
+
+const fmt = (rate: number) => `${(rate / 1e3).toFixed(1)} k/s`;
+console.log(
+  `Kafka at ${brokers}, librdkafka ${rdkafka.librdkafkaVersion}, ${orderBytes}-byte JSON orders, ${partitions} partitions, ${count} per row, ${rounds} interleaved rounds`,
+);
+for (const line of tableLines(summaries, fmt)) console.log(line);
+console.log("CPU per order, median (this process, librdkafka's threads included):");
+for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
+console.log("ratios at the medians (rate; raw CPU per order / row's):");
+for (const r of ratios) {
+  const verdict =
+    r.target === undefined
+      ? ""
+      : r.rate >= r.target
+        ? ` (target >= ${r.target}: met)`
+        : ` (target >= ${r.target}: missed)`;
+  console.log(
+    `  ${rows.get(r.row)!.name} / ${rows.get(r.against)!.name}: ${r.rate.toFixed(3)}; CPU ${r.cpu.toFixed(3)}${verdict}`,
+  );
+}
+console.log(
+  `seconds per row: ${summaries.map((s) => `${s.key} ${Math.min(...s.seconds).toFixed(1)}-${Math.max(...s.seconds).toFixed(1)}`).join(", ")}`,
+);
+console.log(
+  `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
+);
+
+const full = count >= 200_000 && rounds >= 5;
+const command = `pnpm --filter @ruststream/tooling-bench bench:kafka ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}`;
+const file = `results/${full ? "kafka" : "kafka-quick"}.json`;
+writeFileSync(
+  new URL(`../../${file}`, import.meta.url),
+  `${JSON.stringify(
+    {
+      scenario:
+        "A pre-filled Kafka topic of 512-byte JSON orders (4 partitions) drained by a raw librdkafka loop, a raw kafkajs loop, @ruststream/kafka's broker alone and the full app under auto and tracked; each order decoded and acknowledged",
+      command,
+      date: new Date().toISOString(),
+      machine: { ...machine(), librdkafka: rdkafka.librdkafkaVersion, brokers },
+      load: { before: loadBefore, after: loadAfter },
+      source,
+      orderBytes,
+      partitions,
+      consumeMax,
+      count,
+      rounds,
+      wallSeconds,
+      rows: summaries,
+      ratios,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s of rounds)`);
+
+/** The commit measured, and whether packages/core or packages/kafka had uncommitted changes. */
+function sourceRevision(): { commit: string; dirty: boolean } {
+  const root = fileURLToPath(new URL("../../../../", import.meta.url));
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
+  try {
+    return {
+      commit: git("rev-parse", "HEAD"),
+      dirty:
+        git("status", "--porcelain", "--", "packages/core/src", "packages/kafka/src").length > 0,
+    };
+  } catch {
+    return { commit: "unknown", dirty: true };
+  }
+}

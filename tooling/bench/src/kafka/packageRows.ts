@@ -1,0 +1,58 @@
+// The rows of @ruststream/kafka: the broker alone (a subscription pulled in batches, each delivery
+// decoded with core's JSON codec and acked), and the full app (a RustStream app whose subscriber is
+// typed `Order`, decoded by the runtime's JSON codec, acked by the runtime).
+import { json, RustStream } from "@ruststream/core";
+import { KafkaBroker, type KafkaEngineName, KafkaTopic } from "@ruststream/kafka";
+import type { Order } from "../redis/drain/order.js";
+import type { Row } from "./rawRows.js";
+import { Tally } from "./tally.js";
+
+export type CommitMode = "auto" | "tracked";
+
+/** Deliveries per pull of the broker-alone row: the runtime's default batch. */
+const pullMax = 256;
+
+export function brokerAlone(engine: KafkaEngineName, commit: CommitMode): Row {
+  return async ({ brokers, topic, group, count }) => {
+    const connected = await new KafkaBroker({ brokers, engine }).connect();
+    const subscription = await connected.subscribe(
+      new KafkaTopic(topic, { group, commit, start: "earliest" }),
+    );
+    const tally = new Tally(count);
+    while (tally.seen < count) {
+      for (const delivery of await subscription.nextBatch(pullMax)) {
+        tally.add(json.decode(delivery.payload) as Order);
+        delivery.ack();
+      }
+    }
+    const drained = tally.drained();
+    const closed = await connected.shutdown();
+    if (closed.unsettledDeliveries !== 0) {
+      throw new Error(`broker alone: ${closed.unsettledDeliveries} deliveries left unsettled`);
+    }
+    return drained;
+  };
+}
+
+export function fullApp(engine: KafkaEngineName, commit: CommitMode): Row {
+  return async ({ brokers, topic, group, count }) => {
+    const tally = new Tally(count);
+    const app = new RustStream({ name: group, version: "0" }).broker(
+      new KafkaBroker({ brokers, engine }),
+      (b) => {
+        b.subscriber<Order>(new KafkaTopic(topic, { group, commit, start: "earliest" })).handle(
+          (order) => {
+            tally.add(order);
+          },
+        );
+      },
+    );
+    const running = await app.start();
+    await tally.done;
+    // Every delivery handled is settled too.
+    await running.whenIdle();
+    const drained = tally.drained();
+    await running.stop();
+    return drained;
+  };
+}

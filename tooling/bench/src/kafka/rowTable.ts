@@ -1,0 +1,42 @@
+// The rows by key, as main.ts and profileRow.ts name them on the command line.
+import { brokerAlone, fullApp } from "./packageRows.js";
+import { type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
+
+export interface RowEntry {
+  readonly name: string;
+  readonly run: Row;
+}
+
+export const rowTable: Readonly<Record<string, RowEntry>> = {
+  raw: { name: "raw librdkafka loop (auto store)", run: rawRdkafka(false) },
+  "raw-stored": { name: "raw librdkafka loop (store per batch)", run: rawRdkafka(true) },
+  broker: { name: "broker alone, auto", run: brokerAlone("librdkafka", "auto") },
+  "broker-tracked": { name: "broker alone, tracked", run: brokerAlone("librdkafka", "tracked") },
+  app: { name: "full app, auto", run: fullApp("librdkafka", "auto") },
+  "app-tracked": { name: "full app, tracked", run: fullApp("librdkafka", "tracked") },
+  "raw-kafkajs": { name: "raw kafkajs loop (autoCommit)", run: rawKafkajs },
+  "app-kafkajs": { name: "full app on kafkajs, auto", run: fullApp("kafkajs", "auto") },
+  "app-kafkajs-tracked": {
+    name: "full app on kafkajs, tracked",
+    run: fullApp("kafkajs", "tracked"),
+  },
+};
+
+export const defaultRows = [
+  "raw",
+  "raw-stored",
+  "broker",
+  "broker-tracked",
+  "app",
+  "app-tracked",
+  "raw-kafkajs",
+  "app-kafkajs",
+];
+
+export function rowOf(key: string): RowEntry {
+  const row = rowTable[key];
+  if (row === undefined) {
+    throw new Error(`unknown row "${key}": ${Object.keys(rowTable).join(", ")}`);
+  }
+  return row;
+}
