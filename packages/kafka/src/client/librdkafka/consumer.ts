@@ -64,6 +64,9 @@ export class RdkafkaConsumer implements EngineConsumer {
   readonly #tracked: boolean;
   /** Positions stored for commit, by partition: committed explicitly when a partition goes. */
   readonly #stored = new Map<string, PartitionOffset>();
+  /** Partitions whose stored position moved since it was last handed to librdkafka. */
+  readonly #unstored = new Set<string>();
+  #storeScheduled = false;
   readonly #assigned = new Map<string, TopicPartition>();
   readonly #movedAt = new Map<string, number>();
   #barrier = 0;
@@ -148,12 +151,33 @@ export class RdkafkaConsumer implements EngineConsumer {
     const key = partitionKey(offset);
     if (!this.#assigned.has(key)) return;
     this.#stored.set(key, offset);
+    this.#unstored.add(key);
+    // Handed to librdkafka once per turn of the event loop, the latest position of each partition
+    // that moved: a native call per settle was the largest single cost of a tracked consumer, and
+    // librdkafka commits what is stored only every auto.commit.interval.ms (or at a revocation or
+    // close, which commit `#stored` themselves).
+    if (!this.#storeScheduled) {
+      this.#storeScheduled = true;
+      setImmediate(() => this.#storeMoved());
+    }
+  }
+
+  #storeMoved(): void {
+    this.#storeScheduled = false;
+    const offsets: RdTopicPartition[] = [];
+    for (const key of this.#unstored) {
+      const stored = this.#stored.get(key);
+      // Revoked since: a position of a partition this consumer lost is not its to commit.
+      if (stored === undefined || !this.#assigned.has(key)) continue;
+      offsets.push({ ...plain(stored), offset: Number(stored.offset) });
+    }
+    this.#unstored.clear();
+    if (offsets.length === 0) return;
     try {
-      this.#consumer.offsetsStore([
-        { topic: offset.topic, partition: offset.partition, offset: Number(offset.offset) },
-      ]);
+      this.#consumer.offsetsStore(offsets);
     } catch {
-      // Not assigned any more: a position of a partition this consumer lost is not its to commit.
+      // One of them is no longer assigned (or the consumer is closing): store the others alone.
+      for (const one of offsets) this.#ignore(() => this.#consumer.offsetsStore([one]));
     }
   }
 
