@@ -1,6 +1,9 @@
 import type { EngineAdmin, Watermarks } from "../port.js";
 import type { KjsAdmin } from "./kafkajs.js";
 
+// How long a topic just created may take to show in the cluster's metadata.
+const METADATA_WAIT_MS = 10_000;
+
 /** Cluster questions over one kafkajs admin connection the engine keeps. */
 export class KafkajsAdmin implements EngineAdmin {
   readonly #admin: KjsAdmin;
@@ -30,16 +33,28 @@ export class KafkajsAdmin implements EngineAdmin {
     replicationFactor: number | undefined,
   ): Promise<void> {
     // `false` when it existed already, which is fine.
-    await this.#admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        {
-          topic,
-          ...(partitions === undefined ? {} : { numPartitions: partitions }),
-          ...(replicationFactor === undefined ? {} : { replicationFactor }),
-        },
-      ],
-    });
+    try {
+      await this.#admin.createTopics({
+        waitForLeaders: true,
+        topics: [
+          {
+            topic,
+            ...(partitions === undefined ? {} : { numPartitions: partitions }),
+            ...(replicationFactor === undefined ? {} : { replicationFactor }),
+          },
+        ],
+      });
+    } catch (error) {
+      // kafkajs waits for leaders retrying only LEADER_NOT_AVAILABLE, but a busy KRaft cluster may
+      // answer the metadata of a topic it has just created with UNKNOWN_TOPIC_OR_PARTITION for a
+      // moment: the topic is made, so wait for its metadata instead of failing.
+      if ((error as { type?: unknown }).type !== "UNKNOWN_TOPIC_OR_PARTITION") throw error;
+      const deadline = Date.now() + METADATA_WAIT_MS;
+      while ((await this.partitions(topic)) === undefined) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 
   async requestAutoCreate(topic: string): Promise<void> {
