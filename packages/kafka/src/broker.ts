@@ -40,6 +40,7 @@ import type {
 import type { InProcessCluster } from "./inProcess/cluster.js";
 import type { InProcessEngine } from "./inProcess/engine.js";
 import {
+  checkTransactionalId,
   KafkaPublish,
   KafkaPublisher,
   type KafkaPublishOptions,
@@ -52,6 +53,7 @@ import {
   KafkaTopicSubscription,
   type TopicHost,
 } from "./topic/topicSubscription.js";
+import { TransactionLine } from "./transactions.js";
 
 export interface KafkaBrokerOptions extends KafkaConnectionOptions {
   /**
@@ -74,6 +76,12 @@ export interface KafkaBrokerOptions extends KafkaConnectionOptions {
   readonly flushTimeoutMs?: number;
   /** Raw client properties for every client the broker opens: the engine's own names and values. */
   readonly config?: Readonly<Record<string, ConfigValue>>;
+  /**
+   * The transactional id of publishers' transactions (a publish policy's own wins). Needed for
+   * `transaction()`; keep it stable for one instance of the service and unique among running
+   * instances, since a producer opening with an id fences off any older one using it.
+   */
+  readonly transactionalId?: string;
 }
 
 interface BrokerSettings {
@@ -84,6 +92,7 @@ interface BrokerSettings {
   readonly maxMessageBytes: number;
   readonly connectTimeoutMs: number;
   readonly flushTimeoutMs: number;
+  readonly transactionalId: string | undefined;
 }
 
 function positive(what: string, value: number | undefined, fallback: number): number {
@@ -147,6 +156,7 @@ export class KafkaBroker
       ),
       connectTimeoutMs: positive("connectTimeoutMs", options.connectTimeoutMs, 30_000),
       flushTimeoutMs: positive("flushTimeoutMs", options.flushTimeoutMs, 30_000),
+      transactionalId: checkTransactionalId("KafkaBroker", options.transactionalId),
     };
   }
 
@@ -267,6 +277,7 @@ export class ConnectedKafkaBroker
   readonly #facts: ConnectionFacts;
   readonly #subscriptions = new Set<HostedSubscription>();
   readonly #producers = new Map<string, Promise<EngineProducer>>();
+  readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
   readonly #published: Map<string, RawMessage[]> | undefined;
   #closing: Promise<ClosedKafkaBroker> | undefined;
@@ -376,6 +387,33 @@ export class ConnectedKafkaBroker
     return producer;
   }
 
+  get transactionalId(): string | undefined {
+    return this.#settings.transactionalId;
+  }
+
+  transactions(settings: ProducerSettings, transactionalId: string): TransactionLine {
+    this.assertOpen();
+    const key = JSON.stringify(settings);
+    let line = this.#transactionLines.get(transactionalId);
+    if (line === undefined) {
+      const producer = this.engine.transactionalProducer(settings, transactionalId);
+      // A producer that failed to open is not kept: the next transaction tries again.
+      producer.catch(() => {
+        if (this.#transactionLines.get(transactionalId) === line) {
+          this.#transactionLines.delete(transactionalId);
+        }
+      });
+      line = new TransactionLine(key, producer);
+      this.#transactionLines.set(transactionalId, line);
+    } else if (line.settings !== key) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `transactional id "${transactionalId}" is in use by a publish policy with other producer settings on this connection, and one id is one producer: give this policy a transactionalId of its own, or the same partitioner, compression and config`,
+      );
+    }
+    return line;
+  }
+
   async partitionsOf(topic: string, fresh: boolean): Promise<number | undefined> {
     if (!fresh) {
       const cached = this.#partitionCounts.get(topic);
@@ -409,9 +447,16 @@ export class ConnectedKafkaBroker
       );
     }
     const producer = engine.producerNow(this.partitioner);
-    const { record, raw } = new KafkaPublisher(this, producer).prepare(
-      message as OutgoingMessage<KafkaPublishOptions>,
-    );
+    const { record, raw } = new KafkaPublisher(
+      this,
+      producer,
+      {
+        partitioner: this.partitioner,
+        compression: undefined,
+        config: [],
+      },
+      undefined,
+    ).prepare(message as OutgoingMessage<KafkaPublishOptions>);
     this.record(raw);
     producer.appendNow(record);
   }
@@ -455,6 +500,9 @@ export class ConnectedKafkaBroker
       unflushed += await producer.flush(this.#settings.flushTimeoutMs);
       await producer.close();
     }
+    // A transaction committing now finishes (bounded by the engine's own timeouts); none starts.
+    await Promise.all([...this.#transactionLines.values()].map((line) => line.close()));
+    this.#transactionLines.clear();
     await this.engine.close();
     return {
       [brokerMark]: "kafka",

@@ -7,12 +7,16 @@ import {
   type RawMessage,
   type Receipt,
   RustStreamError,
+  type Transaction,
+  type TransactionalPublisher,
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
   brokerKind,
   partitionKeyBytes,
   policyMark,
+  stageTransaction,
+  transactionsMark,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
 import { checkedConfig, configEntries } from "./client/connectionOptions.js";
@@ -26,6 +30,7 @@ import type {
 } from "./client/port.js";
 import { kafkaDeadLetterNames } from "./names.js";
 import { KafkaPosition } from "./position.js";
+import type { TransactionLine } from "./transactions.js";
 
 /** Per-message settings of a Kafka publish (`Publisher<KafkaPublishOptions>`). */
 export interface KafkaPublishOptions {
@@ -43,6 +48,12 @@ export interface KafkaPublishSettings {
   readonly compression?: Compression;
   /** Raw producer properties for this policy's own producer, over the broker's. */
   readonly config?: Readonly<Record<string, ConfigValue>>;
+  /**
+   * The transactional id of this policy's transactions, over the broker's `transactionalId`. Stable
+   * for one instance of a service and unique among running instances: a producer opening with an
+   * id fences off any older one still using it.
+   */
+  readonly transactionalId?: string;
 }
 
 /**
@@ -66,6 +77,10 @@ export interface PublisherHost {
   record(message: RawMessage): void;
   /** Publishes sent and not yet confirmed, counted for the closed witness. */
   readonly inflight: { count: number };
+  /** The broker's `transactionalId`, for a policy that names none. */
+  readonly transactionalId: string | undefined;
+  /** The line of transactions under `transactionalId` (its producer opened once, for these settings). */
+  transactions(settings: ProducerSettings, transactionalId: string): TransactionLine;
 }
 
 /**
@@ -79,6 +94,7 @@ export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
   readonly compression: Compression | undefined;
   /** Raw producer properties, in the order given (later ones win). */
   readonly properties: ReadonlyArray<readonly [string, ConfigValue]>;
+  readonly transactionalId: string | undefined;
 
   constructor(settings: KafkaPublishSettings = {}) {
     const partitioner = settings.partitioner;
@@ -105,6 +121,7 @@ export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
     }
     this.compression = compression;
     this.properties = configEntries("KafkaPublish", settings.config);
+    this.transactionalId = checkTransactionalId("KafkaPublish", settings.transactionalId);
   }
 
   /** The same policy with one more raw producer property (applied last, so it wins). */
@@ -113,6 +130,7 @@ export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
     return new KafkaPublish({
       ...(this.partitioner === undefined ? {} : { partitioner: this.partitioner }),
       ...(this.compression === undefined ? {} : { compression: this.compression }),
+      ...(this.transactionalId === undefined ? {} : { transactionalId: this.transactionalId }),
       config: Object.fromEntries([...this.properties, entry]),
     });
   }
@@ -158,26 +176,86 @@ const offsetOfPosition = /:(0|[1-9][0-9]*)$/;
  * Publishes records and resolves on their delivery report. A message's partition key is the record
  * key; `options.partition` writes to one partition; a dead-lettered copy carries its origin in
  * RustStream's Kafka headers. A record over the size limit is refused before it is sent.
+ *
+ * Transactional too, given a transactional id: `transaction(work)` checks and stages each
+ * `tx.publish` as it is made, and once `work` resolves produces them in one Kafka transaction on the
+ * id's own producer (direct publishes keep the plain one), so read_committed readers see all of
+ * them or none. Staging is what keeps transactions independent: Kafka allows one open transaction
+ * per producer, and a second producer with the same id would fence the first.
  */
-export class KafkaPublisher implements Publisher<KafkaPublishOptions> {
+export class KafkaPublisher
+  implements Publisher<KafkaPublishOptions>, TransactionalPublisher<KafkaPublishOptions>
+{
+  readonly [transactionsMark] = true as const;
   readonly #host: PublisherHost;
   readonly #producer: EngineProducer;
+  readonly #settings: ProducerSettings;
+  readonly #transactionalId: string | undefined;
 
-  constructor(host: PublisherHost, producer: EngineProducer) {
+  constructor(
+    host: PublisherHost,
+    producer: EngineProducer,
+    settings: ProducerSettings,
+    transactionalId: string | undefined,
+  ) {
     this.#host = host;
     this.#producer = producer;
+    this.#settings = settings;
+    this.#transactionalId = transactionalId;
   }
 
   /** Opens (or shares) the producer the policy asks for. */
   static async pair(host: PublisherHost, policy: KafkaPublish): Promise<KafkaPublisher> {
     host.assertOpen();
-    const producer = await host.producer({
+    const settings: ProducerSettings = {
       partitioner: policy.partitioner ?? host.partitioner,
       compression: policy.compression,
       config: policy.properties,
-    });
+    };
+    const producer = await host.producer(settings);
     host.assertOpen();
-    return new KafkaPublisher(host, producer);
+    return new KafkaPublisher(
+      host,
+      producer,
+      settings,
+      policy.transactionalId ?? host.transactionalId,
+    );
+  }
+
+  /**
+   * Runs `work` in a transaction: commits what it published when it resolves, publishes nothing when
+   * it throws (and rethrows). Transactions of one id commit one after another.
+   */
+  async transaction<T>(work: (tx: Transaction<KafkaPublishOptions>) => Promise<T>): Promise<T> {
+    this.#host.assertOpen();
+    const transactionalId = this.#transactionalId;
+    if (transactionalId === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "Kafka transactions need a transactional id: give KafkaBroker a transactionalId option, or the publish policy one (new KafkaPublish({ transactionalId })); keep it stable for one instance of the service and unique among running instances",
+      );
+    }
+    const staged: Array<{ record: ProducedRecord; raw: RawMessage }> = [];
+    const result = await stageTransaction(work, (message) => {
+      staged.push(this.prepare(message));
+    });
+    // Checked again: the connection may have shut down while `work` ran.
+    this.#host.assertOpen();
+    if (staged.length === 0) return result;
+    for (const { record } of staged) {
+      if (record.partition !== undefined)
+        await this.#checkPartition(record.topic, record.partition);
+    }
+    const topics = [...new Set(staged.map((s) => s.record.topic))].join('", "');
+    try {
+      await this.#host
+        .transactions(this.#settings, transactionalId)
+        .commit(staged.map((s) => s.record));
+    } catch (error) {
+      throw this.#failure(error, topics);
+    }
+    for (const { raw } of staged) this.#host.record(raw);
+    return result;
   }
 
   async publish(message: OutgoingMessage<KafkaPublishOptions>): Promise<Receipt> {
@@ -304,6 +382,18 @@ function partitionOption(options: KafkaPublishOptions | undefined): number | und
     );
   }
   return partition;
+}
+
+/** A transactional id as given, or `undefined`; an empty one is refused. */
+export function checkTransactionalId(owner: string, id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  if (typeof id !== "string" || id.length === 0) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${owner} transactionalId cannot be empty: give one stable for this instance of the service`,
+    );
+  }
+  return id;
 }
 
 /** The offset a stored position names (`topic:partition:offset`), or the text itself. */

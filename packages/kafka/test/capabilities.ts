@@ -6,8 +6,8 @@ import type { Capabilities } from "@ruststream/testing";
 /**
  * `tracked`: ack and drop settle the offset, a requeue serves the record again (its offset holding
  * the committed position), what was left unsettled comes back to the group's next reader. Kafka
- * has no delayed redelivery (the runtime republishes a copy), no transactions yet in this package,
- * and no request/reply.
+ * has no delayed redelivery (the runtime republishes a copy) and no request/reply. Transactions are
+ * the publisher's (given a transactional id), and consumers read committed records only.
  */
 export const trackedCapabilities: Capabilities = {
   backlog: "missed",
@@ -19,7 +19,7 @@ export const trackedCapabilities: Capabilities = {
   partitionKey: true,
   batches: true,
   seek: true,
-  transactions: false,
+  transactions: true,
   request: false,
 };
 

@@ -10,7 +10,7 @@ import { suites } from "./conformance.js";
 // suites the real cluster passes, held to the same declarations, so both answer alike.
 
 /** Connections of one in-process cluster, as the suites' "new client of the same server". */
-function inProcess(server: KafkaBroker): () => Broker<ConnectedKafkaBroker> {
+function inProcess(server: KafkaBroker): (transactionalId: string) => Broker<ConnectedKafkaBroker> {
   const broker: Broker<ConnectedKafkaBroker> = {
     [brokerMark]: "kafka",
     connect: () =>
@@ -22,7 +22,10 @@ function inProcess(server: KafkaBroker): () => Broker<ConnectedKafkaBroker> {
 for (const commit of ["tracked", "auto"] as const) {
   describe(commit, () => {
     // The broker's settings are the production ones; only the connection differs.
-    suites(inProcess(new KafkaBroker({ brokers: "127.0.0.1:9092" })), commit);
+    suites(
+      inProcess(new KafkaBroker({ brokers: "127.0.0.1:9092", transactionalId: "in-process" })),
+      commit,
+    );
     conformance.inProcessTransport({
       makeBroker: () => new KafkaBroker({ brokers: "127.0.0.1:9092" }),
       makeSource: (name: string) => new KafkaTopic(name, { group: "in-process", commit }),

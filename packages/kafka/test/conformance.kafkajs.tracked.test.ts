@@ -4,6 +4,7 @@ import { requireEnv } from "./env.js";
 
 // The kafkajs engine under `tracked`, against the real cluster.
 suites(
-  () => new KafkaBroker({ brokers: requireEnv("KAFKA_BROKERS"), engine: "kafkajs" }),
+  (transactionalId) =>
+    new KafkaBroker({ brokers: requireEnv("KAFKA_BROKERS"), engine: "kafkajs", transactionalId }),
   "tracked",
 );

@@ -4,6 +4,11 @@ import { requireEnv } from "./env.js";
 
 // The librdkafka engine under `auto`, against the real cluster.
 suites(
-  () => new KafkaBroker({ brokers: requireEnv("KAFKA_BROKERS"), engine: "librdkafka" }),
+  (transactionalId) =>
+    new KafkaBroker({
+      brokers: requireEnv("KAFKA_BROKERS"),
+      engine: "librdkafka",
+      transactionalId,
+    }),
   "auto",
 );

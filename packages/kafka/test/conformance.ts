@@ -2,6 +2,7 @@ import type { Broker } from "@ruststream/core";
 import { conformance } from "@ruststream/testing";
 import { type ConnectedKafkaBroker, KafkaPosition, KafkaTopic } from "../src/index.js";
 import { autoCapabilities, trackedCapabilities } from "./capabilities.js";
+import { uniqueName } from "./env.js";
 
 // Every suite that fits a KafkaTopic, for one engine and one commit mode. Each subject is a fresh
 // topic with a group of its own (named after it), so a second client of the same subject joins the
@@ -11,12 +12,20 @@ import { autoCapabilities, trackedCapabilities } from "./capabilities.js";
 const timing = { arrivalMs: 15_000, silenceMs: 500 };
 
 export function suites(
-  makeBroker: () => Broker<ConnectedKafkaBroker>,
+  makeBroker: (transactionalId: string) => Broker<ConnectedKafkaBroker>,
   commit: "auto" | "tracked",
 ): void {
+  // One transactional id for this file's clients (a new client fences the one before, which has
+  // shut down by then), unique to the run so files running side by side never fence each other.
+  const transactionalId = uniqueName(`tx-${commit}`);
   const makeSource = (name: string) => new KafkaTopic(name, { group: `group-${name}`, commit });
   const capabilities = commit === "tracked" ? trackedCapabilities : autoCapabilities;
-  const factories = { makeBroker, makeSource, capabilities, timing };
+  const factories = {
+    makeBroker: () => makeBroker(transactionalId),
+    makeSource,
+    capabilities,
+    timing,
+  };
   conformance.routing(factories);
   conformance.lifecycle(factories);
   conformance.settlement(factories);

@@ -62,6 +62,20 @@ export interface EngineProducer {
   close(): Promise<void>;
 }
 
+/**
+ * A producer with a transactional id. Kafka lets one transaction at a time run on it, so the broker
+ * hands it whole transactions: everything staged, produced in order and committed together.
+ */
+export interface EngineTransactionalProducer {
+  /**
+   * Begins a transaction, produces `records` in order and commits: every record becomes visible to
+   * read_committed readers at once, or none does. A failure aborts what was produced (its records
+   * stay in the log, invisible, with an abort marker) and rejects with the engine's error.
+   */
+  commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]>;
+  close(): Promise<void>;
+}
+
 export interface EngineAdmin {
   /** The partition count of `topic`, or `undefined` where the cluster has no such topic. */
   partitions(topic: string): Promise<number | undefined>;
@@ -133,6 +147,14 @@ export interface KafkaEngine {
   readonly kind: "librdkafka" | "kafkajs" | "in-process";
   /** A producer; `config` are the publish policy's own client properties, over the broker's. */
   producer(settings: ProducerSettings): Promise<EngineProducer>;
+  /**
+   * A transactional producer under `transactionalId` (initialised, so an older producer with the
+   * same id is fenced off and its open transaction aborted).
+   */
+  transactionalProducer(
+    settings: ProducerSettings,
+    transactionalId: string,
+  ): Promise<EngineTransactionalProducer>;
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer;
   readonly admin: EngineAdmin;
   /** Closes what the engine itself opened (the admin connection); bounded. */

@@ -1,23 +1,47 @@
-import type { ConsumedRecord, ProducedRecord, Watermarks } from "../client/port.js";
+import type { ConsumedRecord, ProducedRecord, TopicPartition, Watermarks } from "../client/port.js";
 import { InProcessGroup } from "./group.js";
 
 // The in-process stand-in of a Kafka cluster: topics of partition logs, and consumer groups with
 // committed offsets. It answers what the broker asks of a cluster as a single-node cluster with
 // its defaults would (automatic topic creation on, one partition per new topic, a record limit of
 // `message.max.bytes`), so the broker's own code runs unchanged on it. Logs keep everything: no
-// retention, no compaction, no transactions.
+// retention, no compaction. Transactions are the server's: a transaction's records take offsets as
+// they are appended, its end writes a control marker (one offset, never handed over) to every
+// partition it touched, and readers are read_committed: they stop at the first record of a
+// transaction still open (the last stable offset) and skip aborted records and markers.
 
-/** A topic's partitions, each an array indexed by offset. */
+/** A transaction's records, its state and the partitions it wrote to. */
+export class ClusterTransaction {
+  state: "open" | "committed" | "aborted" = "open";
+  readonly records: ConsumedRecord[] = [];
+}
+
+/** One offset of a partition: a record (of a transaction, or not), or a transaction's marker. */
+type Entry =
+  | { readonly record: ConsumedRecord; readonly transaction: ClusterTransaction | undefined }
+  | { readonly record: undefined; readonly marker: ClusterTransaction };
+
+/** What a read found: the records to hand over and the offset to read from next. */
+export interface ReadResult {
+  readonly records: readonly ConsumedRecord[];
+  readonly next: bigint;
+}
+
+/** A topic's partitions, each an array of entries indexed by offset. */
 class TopicLog {
-  readonly partitions: ConsumedRecord[][];
+  readonly partitions: Entry[][];
 
   constructor(count: number) {
     this.partitions = Array.from({ length: count }, () => []);
   }
 }
 
-/** Told of every record appended, so consumers holding its partition fetch and count it. */
-export type AppendListener = (record: ConsumedRecord) => void;
+/**
+ * Told of every record as it becomes readable (appended outside a transaction, or its transaction
+ * committed), so consumers holding its partition fetch and count it; and, with no record, of a
+ * partition an aborted transaction ended on, so its readers move past what it left.
+ */
+export type AppendListener = (tp: TopicPartition, record: ConsumedRecord | undefined) => void;
 
 /** The cluster's answer to a record it refuses, shaped like a client's error. */
 export class ClusterError extends Error {
@@ -47,7 +71,13 @@ export class InProcessCluster {
   }
 
   /** Appends a record to a partition already chosen; a missing topic is created first. */
-  append(record: ProducedRecord & { readonly partition: number }): ConsumedRecord {
+  append(
+    record: ProducedRecord & { readonly partition: number },
+    transaction?: ClusterTransaction,
+  ): ConsumedRecord {
+    if (transaction !== undefined && transaction.state !== "open") {
+      throw new ClusterError("INVALID_TXN_STATE", `the transaction is ${transaction.state}`);
+    }
     this.createTopic(record.topic, undefined);
     const log = this.#topics.get(record.topic)!.partitions[record.partition];
     if (log === undefined) {
@@ -75,15 +105,72 @@ export class InProcessCluster {
       // whose origin is arbitrary.
       timestamp: Date.now(),
     };
-    log.push(stored);
-    for (const listener of this.#listeners) listener(stored);
+    log.push({ record: stored, transaction });
+    if (transaction === undefined) this.#readable(stored);
+    else transaction.records.push(stored);
     return stored;
   }
 
-  /** The records of a partition from `offset` on, at most `max`. */
-  read(topic: string, partition: number, offset: bigint, max: number): readonly ConsumedRecord[] {
+  begin(): ClusterTransaction {
+    return new ClusterTransaction();
+  }
+
+  /** Ends a transaction: a marker on each partition it wrote to, then its records readable or not. */
+  end(transaction: ClusterTransaction, outcome: "committed" | "aborted"): void {
+    if (transaction.state !== "open") {
+      throw new ClusterError("INVALID_TXN_STATE", `the transaction is ${transaction.state}`);
+    }
+    transaction.state = outcome;
+    const touched = new Map<string, TopicPartition>();
+    for (const { topic, partition } of transaction.records) {
+      touched.set(`${partition}:${topic}`, { topic, partition });
+    }
+    for (const { topic, partition } of touched.values()) {
+      this.#topics
+        .get(topic)!
+        .partitions[partition]!.push({ record: undefined, marker: transaction });
+    }
+    if (outcome === "committed") for (const r of transaction.records) this.#readable(r);
+    else
+      for (const tp of touched.values())
+        for (const listener of this.#listeners) listener(tp, undefined);
+  }
+
+  #readable(record: ConsumedRecord): void {
+    for (const listener of this.#listeners) listener(record, record);
+  }
+
+  /**
+   * What a read_committed reader gets from `offset` on, at most `max` records: it skips markers and
+   * aborted records and stops at a record whose transaction is still open, so `next` never passes it.
+   */
+  read(topic: string, partition: number, offset: bigint, max: number): ReadResult {
     const log = this.#topics.get(topic)?.partitions[partition] ?? [];
-    return log.slice(Number(offset), Number(offset) + max);
+    const records: ConsumedRecord[] = [];
+    let at = Number(offset);
+    for (; at < log.length && records.length < max; at++) {
+      const entry = log[at]!;
+      if (entry.record === undefined) continue;
+      const state = entry.transaction?.state ?? "committed";
+      if (state === "open") break;
+      if (state === "committed") records.push(entry.record);
+    }
+    return { records, next: BigInt(at) };
+  }
+
+  /**
+   * The offsets from `offset` on a read_committed reader is handed: records outside transactions and
+   * of committed ones (an open transaction's become readable, and are announced, when it commits).
+   */
+  readableOffsets(topic: string, partition: number, offset: bigint): bigint[] {
+    const log = this.#topics.get(topic)?.partitions[partition] ?? [];
+    const found: bigint[] = [];
+    for (let at = Number(offset); at < log.length; at++) {
+      const entry = log[at]!;
+      if (entry.record === undefined) continue;
+      if ((entry.transaction?.state ?? "committed") === "committed") found.push(BigInt(at));
+    }
+    return found;
   }
 
   watermarks(topic: string, partition: number): Watermarks {
@@ -99,8 +186,7 @@ export class InProcessCluster {
 
   offsetForTime(topic: string, partition: number, ms: number): bigint | undefined {
     const log = this.#topics.get(topic)?.partitions[partition] ?? [];
-    const found = log.find((r) => r.timestamp >= ms);
-    return found?.offset;
+    return log.find((e) => e.record !== undefined && e.record.timestamp >= ms)?.record?.offset;
   }
 
   group(id: string): InProcessGroup {

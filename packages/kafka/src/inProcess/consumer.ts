@@ -57,7 +57,7 @@ export class InProcessConsumer implements EngineConsumer, GroupMember {
   }
 
   async start(): Promise<void> {
-    this.#unlisten = this.#cluster.listen((record) => this.#appended(record));
+    this.#unlisten = this.#cluster.listen((tp, record) => this.#appended(tp, record));
     await this.#group.join(this);
   }
 
@@ -148,18 +148,25 @@ export class InProcessConsumer implements EngineConsumer, GroupMember {
 
   // Fetching and counting.
 
-  #appended(record: ConsumedRecord): void {
-    const key = partitionKey(record);
+  #appended(tp: TopicPartition, record: ConsumedRecord | undefined): void {
+    const key = partitionKey(tp);
     const position = this.#positions.get(key);
-    if (this.#closed || position === undefined || record.offset < position.offset) return;
-    this.#count(key, record.offset);
+    if (this.#closed || position === undefined) return;
+    if (record !== undefined) {
+      if (record.offset < position.offset) return;
+      this.#count(key, record.offset);
+    }
     this.#schedule();
   }
 
-  /** Counts every record of a partition from `offset` to its end not counted already. */
+  /**
+   * Counts every record of a partition from `offset` on that this member will be handed and has not
+   * counted already: never a transaction marker or an aborted record, which no delivery settles.
+   */
   #countFrom(tp: TopicPartition, offset: bigint): void {
-    const { high } = this.#cluster.watermarks(tp.topic, tp.partition);
-    for (let o = offset; o < high; o++) this.#count(partitionKey(tp), o);
+    for (const o of this.#cluster.readableOffsets(tp.topic, tp.partition, offset)) {
+      this.#count(partitionKey(tp), o);
+    }
   }
 
   #count(key: string, offset: bigint): void {
@@ -193,14 +200,15 @@ export class InProcessConsumer implements EngineConsumer, GroupMember {
     if (this.#closed || this.#paused) return;
     const batch: ConsumedRecord[] = [];
     for (const position of this.#positions.values()) {
-      const records = this.#cluster.read(
+      const { records, next } = this.#cluster.read(
         position.tp.topic,
         position.tp.partition,
         position.offset,
         FETCH_MAX - batch.length,
       );
-      if (records.length === 0) continue;
-      position.offset = records[records.length - 1]!.offset + 1n;
+      // Past markers and aborted records too, as a fetch moves the position over them.
+      if (next === position.offset) continue;
+      position.offset = next;
       batch.push(...records);
       // Under auto the client commits what it handed over.
       if (!this.#tracked) {

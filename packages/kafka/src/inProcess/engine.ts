@@ -8,13 +8,14 @@ import type {
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineTransactionalProducer,
   KafkaEngine,
   Partitioner,
   ProducedRecord,
   ProducerSettings,
   Watermarks,
 } from "../client/port.js";
-import type { InProcessCluster } from "./cluster.js";
+import type { ClusterTransaction, InProcessCluster } from "./cluster.js";
 import { InProcessConsumer } from "./consumer.js";
 
 /** A producer onto the stand-in: the partitioner the settings name, then a synchronous append. */
@@ -27,11 +28,11 @@ class InProcessProducer implements EngineProducer {
     this.#partitioner = new KeyPartitioner(partitioner);
   }
 
-  appendNow(record: ProducedRecord): ConsumedRecord {
+  appendNow(record: ProducedRecord, transaction?: ClusterTransaction): ConsumedRecord {
     this.#cluster.createTopic(record.topic, undefined);
     const count = this.#cluster.partitions(record.topic) ?? 1;
     const partition = record.partition ?? this.#partitioner.pick(record.topic, record.key, count);
-    return this.#cluster.append({ ...record, partition });
+    return this.#cluster.append({ ...record, partition }, transaction);
   }
 
   async send(record: ProducedRecord): Promise<DeliveryReport> {
@@ -41,6 +42,39 @@ class InProcessProducer implements EngineProducer {
 
   async flush(): Promise<number> {
     return 0;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * A transactional producer onto the stand-in: the records appended inside a cluster transaction,
+ * which ends committed, or aborted when an append is refused (what it appended stays in the log,
+ * invisible, as on the server).
+ */
+class InProcessTransactionalProducer implements EngineTransactionalProducer {
+  readonly #cluster: InProcessCluster;
+  readonly #producer: InProcessProducer;
+
+  constructor(cluster: InProcessCluster, partitioner: Partitioner) {
+    this.#cluster = cluster;
+    this.#producer = new InProcessProducer(cluster, partitioner);
+  }
+
+  async commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]> {
+    const transaction = this.#cluster.begin();
+    const reports: DeliveryReport[] = [];
+    try {
+      for (const record of records) {
+        const stored = this.#producer.appendNow(record, transaction);
+        reports.push({ partition: stored.partition, offset: stored.offset });
+      }
+    } catch (error) {
+      this.#cluster.end(transaction, "aborted");
+      throw error;
+    }
+    this.#cluster.end(transaction, "committed");
+    return reports;
   }
 
   async close(): Promise<void> {}
@@ -90,6 +124,10 @@ export class InProcessEngine implements KafkaEngine {
 
   async producer(settings: ProducerSettings): Promise<InProcessProducer> {
     return new InProcessProducer(this.#cluster, settings.partitioner);
+  }
+
+  async transactionalProducer(settings: ProducerSettings): Promise<EngineTransactionalProducer> {
+    return new InProcessTransactionalProducer(this.#cluster, settings.partitioner);
   }
 
   /** A producer for the synchronous inject of a test. */

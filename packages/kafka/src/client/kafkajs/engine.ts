@@ -7,6 +7,7 @@ import type {
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineTransactionalProducer,
   KafkaEngine,
   ProducerSettings,
 } from "../port.js";
@@ -15,6 +16,7 @@ import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
 import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from "./kafkajs.js";
 import { KafkajsProducer } from "./producer.js";
+import { KafkajsTransactionalProducer } from "./transactions.js";
 
 // How long a fetch waits on the broker for records (kafkajs's default is 5 s): a seek or a pause
 // takes effect at the next fetch, so it bounds how long they take.
@@ -56,6 +58,28 @@ export class KafkajsEngine implements KafkaEngine {
   }
 
   async producer(settings: ProducerSettings): Promise<EngineProducer> {
+    const producer = this.#kafka.producer(this.#producerOptions(settings));
+    await producer.connect();
+    return new KafkajsProducer(producer, this.#compression(settings));
+  }
+
+  async transactionalProducer(
+    settings: ProducerSettings,
+    transactionalId: string,
+  ): Promise<EngineTransactionalProducer> {
+    // Transactions need the idempotent producer, which kafkajs allows one request in flight.
+    const options = this.#producerOptions(settings, {
+      transactionalId,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    const producer = this.#kafka.producer(options);
+    await producer.connect();
+    return new KafkajsTransactionalProducer(producer, this.#compression(settings));
+  }
+
+  /** A producer's options: the broker's partitioner, then `extra`, then the policy's raw entries. */
+  #producerOptions(settings: ProducerSettings, extra: KjsConfig = {}): KjsConfig {
     const partitioner = new KeyPartitioner(settings.partitioner);
     // The same key-to-partition mapping as librdkafka's (and the in-process stand-in's), either way.
     const createPartitioner: KjsPartitioner =
@@ -72,18 +96,20 @@ export class KafkajsEngine implements KafkaEngine {
           partitionMetadata.length,
         );
       };
-    const options = applyOptions({ createPartitioner }, settings.config);
-    const producer = this.#kafka.producer(options);
-    await producer.connect();
-    const compression =
-      settings.compression === "gzip" ? this.#module.CompressionTypes.GZIP : undefined;
-    return new KafkajsProducer(producer, compression);
+    return applyOptions({ createPartitioner, ...extra }, settings.config);
+  }
+
+  #compression(settings: ProducerSettings): number | undefined {
+    return settings.compression === "gzip" ? this.#module.CompressionTypes.GZIP : undefined;
   }
 
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
     const options: KjsConfig = {
       groupId: settings.group,
       maxWaitTimeInMs: FETCH_WAIT_MS,
+      // Records of aborted transactions are never handed over, and none past an open transaction's
+      // first record: kafkajs's default, stated here (a descriptor's raw entry still may change it).
+      readUncommitted: false,
       partitionAssigners: [this.#module.PartitionAssigners.roundRobin],
     };
     applyOptions(options, settings.config);

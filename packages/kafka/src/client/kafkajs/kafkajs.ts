@@ -60,20 +60,31 @@ export interface KjsRecordMetadata {
   readonly offset?: string;
 }
 
+export interface KjsProduceRequest {
+  topic: string;
+  acks?: number;
+  compression?: number;
+  messages: Array<{
+    key: Buffer | null;
+    value: Buffer;
+    partition?: number;
+    headers: Record<string, Buffer | Buffer[]>;
+  }>;
+}
+
 export interface KjsProducer {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  send(request: {
-    topic: string;
-    acks?: number;
-    compression?: number;
-    messages: Array<{
-      key: Buffer | null;
-      value: Buffer;
-      partition?: number;
-      headers: Record<string, Buffer | Buffer[]>;
-    }>;
-  }): Promise<KjsRecordMetadata[]>;
+  send(request: KjsProduceRequest): Promise<KjsRecordMetadata[]>;
+  /** On a producer with a transactionalId: begins one (initialising transactions the first time). */
+  transaction(): Promise<KjsTransaction>;
+}
+
+export interface KjsTransaction {
+  send(request: KjsProduceRequest): Promise<KjsRecordMetadata[]>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+  isActive(): boolean;
 }
 
 export interface KjsAdmin {

@@ -1,8 +1,29 @@
 import type { DeliveryReport, EngineProducer, ProducedRecord } from "../port.js";
-import type { KjsProducer } from "./kafkajs.js";
+import type { KjsProduceRequest, KjsProducer } from "./kafkajs.js";
 
 function buffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** One record as a kafkajs produce request (kafkajs copies nothing, so views suffice). */
+export function produceRequest(
+  record: ProducedRecord,
+  compression: number | undefined,
+): KjsProduceRequest {
+  const headers: Record<string, Buffer> = {};
+  for (const [name, value] of record.headers) headers[name] = buffer(value);
+  return {
+    topic: record.topic,
+    ...(compression === undefined ? {} : { compression }),
+    messages: [
+      {
+        key: record.key === undefined ? null : buffer(record.key),
+        value: buffer(record.value),
+        ...(record.partition === undefined ? {} : { partition: record.partition }),
+        headers,
+      },
+    ],
+  };
 }
 
 /** A kafkajs producer: each send is one request, resolved by the broker's produce response. */
@@ -19,22 +40,10 @@ export class KafkajsProducer implements EngineProducer {
   }
 
   async send(record: ProducedRecord): Promise<DeliveryReport> {
-    const headers: Record<string, Buffer> = {};
-    for (const [name, value] of record.headers) headers[name] = buffer(value);
+    const request = produceRequest(record, this.#compression);
     this.#inflight++;
     try {
-      const [metadata] = await this.#producer.send({
-        topic: record.topic,
-        ...(this.#compression === undefined ? {} : { compression: this.#compression }),
-        messages: [
-          {
-            key: record.key === undefined ? null : buffer(record.key),
-            value: buffer(record.value),
-            ...(record.partition === undefined ? {} : { partition: record.partition }),
-            headers,
-          },
-        ],
-      });
+      const [metadata] = await this.#producer.send(request);
       const offset = metadata?.baseOffset ?? metadata?.offset ?? "-1";
       return { partition: metadata?.partition ?? -1, offset: BigInt(offset) };
     } finally {

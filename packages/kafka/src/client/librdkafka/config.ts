@@ -51,6 +51,17 @@ export function producerConfig(
   return apply(config, settings.config);
 }
 
+/** A producer with a transactional id (which turns on idempotence, as transactions need). */
+export function transactionalProducerConfig(
+  connection: ResolvedConnection,
+  settings: ProducerSettings,
+  transactionalId: string,
+): RdConfig {
+  const config = producerConfig(connection, settings);
+  config["transactional.id"] = transactionalId;
+  return config;
+}
+
 // Properties a commit mode decides; a raw entry naming one under `tracked` would silently undo it.
 const ownedByTracked = ["enable.auto.commit", "enable.auto.offset.store"];
 
@@ -72,6 +83,10 @@ export function consumerConfig(
   // as it is handed over, `tracked` stores only positions the broker's watermark has reached.
   config["enable.auto.commit"] = true;
   config["enable.auto.offset.store"] = settings.commit === "auto";
+  // Records of aborted transactions are never handed over, and none past an open transaction's
+  // first record. librdkafka's default, set over the broker's raw entries (a producer property
+  // there must not change what consumers read); a descriptor's own entry still may.
+  config["isolation.level"] = "read_committed";
   const start = settings.start;
   if (start !== undefined) {
     config["auto.offset.reset"] = start === "earliest" ? "earliest" : "latest";

@@ -6,14 +6,21 @@ import type {
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineTransactionalProducer,
   KafkaEngine,
   ProducerSettings,
 } from "../port.js";
 import { RdkafkaAdmin } from "./admin.js";
-import { connectionConfig, consumerConfig, producerConfig } from "./config.js";
+import {
+  connectionConfig,
+  consumerConfig,
+  producerConfig,
+  transactionalProducerConfig,
+} from "./config.js";
 import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
 import { call, callVoid, type RdError, type RdModule, type RdProducer } from "./rdkafka.js";
+import { RdkafkaTransactionalProducer } from "./transactions.js";
 
 // librdkafka's local error codes for a login the cluster refused and a failed TLS handshake.
 const AUTHENTICATION = -169;
@@ -92,6 +99,23 @@ export class RdkafkaEngine implements KafkaEngine {
     producer.on("event.error", () => {});
     await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
     return new RdkafkaProducer(producer);
+  }
+
+  async transactionalProducer(
+    settings: ProducerSettings,
+    transactionalId: string,
+  ): Promise<EngineTransactionalProducer> {
+    const producer = new this.#module.Producer(
+      transactionalProducerConfig(this.#connection, settings, transactionalId),
+    );
+    producer.on("event.error", () => {});
+    await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
+    try {
+      return await RdkafkaTransactionalProducer.init(producer, this.#connectTimeoutMs);
+    } catch (error) {
+      await callVoid((cb) => producer.disconnect(cb)).catch(() => undefined);
+      throw error;
+    }
   }
 
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {

@@ -8,6 +8,8 @@ export interface RdError extends Error {
   readonly code: number;
   readonly isFatal?: boolean;
   readonly isRetriable?: boolean;
+  /** A transaction call failed in a way only an abort recovers from. */
+  readonly isTxnRequiresAbort?: boolean;
 }
 
 export type RdCallback<T> = (error: RdError | null | undefined, value: T) => void;
@@ -66,6 +68,10 @@ export interface RdProducer extends RdClient {
     headers: RdHeader[],
   ): unknown;
   setPollInBackground(set: boolean): unknown;
+  initTransactions(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
+  beginTransaction(cb: (error: RdError | null | undefined) => void): unknown;
+  commitTransaction(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
+  abortTransaction(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
   poll(): unknown;
   flush(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
   on(event: "event.error", listener: (error: RdError) => void): unknown;
