@@ -82,6 +82,13 @@ export class RedisStreamSubscription
   #wakeTimer: NodeJS.Timeout | undefined;
   #onForget: (() => void) | undefined;
   #leave: () => void = () => {};
+  /** Ids acked since the last `XACK` went out: one command for all of them, at the tick's end. */
+  #acks: string[] = [];
+  #acksAnswered: (() => void) | undefined;
+  #acksFailed: ((error: unknown) => void) | undefined;
+  #acksSent: Promise<void> | undefined;
+  /** The read started ahead (see #readAhead), awaited by the next take before a read of its own. */
+  #ahead: Promise<void> | undefined;
 
   private constructor(host: RedisHost, source: RedisStream, group: string, reader: BlockingLink) {
     this.#host = host;
@@ -163,6 +170,7 @@ export class RedisStreamSubscription
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#sendAcks();
     this.#onForget?.();
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
@@ -183,12 +191,15 @@ export class RedisStreamSubscription
   async revoke(error: RustStreamError): Promise<void> {
     this.#revoked = error;
     this.#closed = true;
+    this.#sendAcks();
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
     await this.#lock.catch(() => undefined);
   }
 
   async surrender(): Promise<number> {
+    // Acks of this tick go out ahead of what follows on the same link (DELCONSUMER included).
+    this.#sendAcks();
     const buffered = this.#buffer.splice(0);
     const out = [...this.#out];
     this.#out.clear();
@@ -210,9 +221,33 @@ export class RedisStreamSubscription
     this.#host.assertOpen();
   }
 
-  async acknowledge(id: string): Promise<void> {
-    await this.#host.link.call("XACK", [this.name, this.group, id]);
+  /**
+   * The acks of one tick (a batch of handlers settling) leave as one `XACK` of every id, sent when
+   * the tick ends or before the next read, whichever comes first: one command for the server to
+   * run and one reply to read instead of one per entry. Each ack still resolves only once the
+   * server has answered, and fails with the command if it fails; what XACK answers (how many it
+   * acknowledged) was never read per entry either.
+   */
+  acknowledge(id: string): Promise<void> {
+    if (this.#acks.length === 0) {
+      this.#acksSent = new Promise<void>((resolve, reject) => {
+        this.#acksAnswered = resolve;
+        this.#acksFailed = reject;
+      });
+      process.nextTick(this.#sendAcks);
+    }
+    this.#acks.push(id);
+    return this.#acksSent!;
   }
+
+  readonly #sendAcks = (): void => {
+    const ids = this.#acks;
+    if (ids.length === 0) return;
+    this.#acks = [];
+    const answered = this.#acksAnswered!;
+    const failed = this.#acksFailed!;
+    this.#host.link.call("XACK", [this.name, this.group, ...ids]).then(() => answered(), failed);
+  };
 
   async requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void> {
     await this.#host.link.transaction([
@@ -277,10 +312,13 @@ export class RedisStreamSubscription
       while (this.#buffer.length === 0) {
         if (this.#revoked !== undefined) throw this.#revoked;
         if (this.#closed) return [];
-        await this.#exclusive(() => this.#fill());
+        const ahead = this.#ahead;
+        this.#ahead = undefined;
+        await (ahead ?? this.#exclusive(() => this.#fill()));
       }
       if (this.#revoked !== undefined) throw this.#revoked;
       const held = this.#buffer.splice(0, max);
+      if (this.#buffer.length === 0) this.#readAhead();
       const deliveries: RedisStreamDelivery[] = [];
       for (const h of held) {
         const delivery = new RedisStreamDelivery(this, this.name, h.entry, h.deliveryCount);
@@ -291,6 +329,19 @@ export class RedisStreamSubscription
     } finally {
       this.#taking = false;
     }
+  }
+
+  /**
+   * Starts the next read once the buffer is empty, so the server reads while the handlers work on
+   * what the last read brought instead of after them. One read ahead at most; what it brings is
+   * held unread (given back on close, dropped by a seek) until taken. Its failure is raised by the
+   * next take, as that take's own read would have raised it.
+   */
+  #readAhead(): void {
+    if (this.#closed || this.#revoked !== undefined || this.#ahead !== undefined) return;
+    const read = this.#exclusive(() => this.#fill());
+    read.catch(() => undefined);
+    this.#ahead = read;
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -321,6 +372,8 @@ export class RedisStreamSubscription
       );
       const block = Math.max(1, Math.ceil(until - now));
       this.#readEndsAt = now + block;
+      // What was acked this tick goes ahead of the read, as each ack on its own did.
+      this.#sendAcks();
       const reply = await this.#reader.call("XREADGROUP", [
         "GROUP",
         this.group,
