@@ -301,10 +301,11 @@ export class SubscriberRuntime {
       settlement.apply(delivery, message, ackOutcome, started);
       return;
     }
-    const options = isReply(result) ? result.options : noOptions;
+    const wrapped = isReply(result);
+    const options = wrapped ? result.options : noOptions;
     let payload: Uint8Array;
     try {
-      payload = this.#codec.encode(isReply(result) ? result.value : result);
+      payload = this.#codec.encode(wrapped ? result.value : result);
     } catch (error) {
       settlement.failed(delivery, message, error, started);
       return;
