@@ -28,6 +28,7 @@ import {
   readCount,
   rustDrain,
 } from "./rows.js";
+import { rustProgram } from "./rustProgram.js";
 
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 5);
@@ -54,10 +55,11 @@ function rowOf(key: string): Row {
   const at = earlier === undefined ? "" : ` (@${earlier.commit.slice(0, 7)})`;
   switch (base) {
     case "rust":
-      if (ref === undefined) return { name: "RustStream, .pipeline()", run: rustDrain(false) };
+      if (ref === undefined)
+        return { name: "RustStream, .pipeline()", run: rustDrain(rust, false) };
       break;
     case "rust-plain":
-      if (ref === undefined) return { name: "RustStream, no window", run: rustDrain(true) };
+      if (ref === undefined) return { name: "RustStream, no window", run: rustDrain(rust, true) };
       break;
     case "app":
       return { name: `ours: full app, typed JSON${at}`, run: appDrain(redis, false) };
@@ -74,6 +76,7 @@ function rowOf(key: string): Row {
   );
 }
 const chosen: RowKey[] = rowArg.split(",");
+const rust = chosen.some((key) => key.startsWith("rust")) ? rustProgram() : "";
 const rowTable: Map<RowKey, Row> = new Map(chosen.map((key) => [key, rowOf(key)]));
 const warmCount = 20_000;
 const sizingCount = 100_000;
@@ -82,20 +85,6 @@ const group = "bench";
 if (process.env.REDIS_URL === undefined) await ensureBrokers(["redis"]);
 const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error("no Redis server: set REDIS_URL, or start tooling/brokers");
-
-// Cached outside the clone, so a second run compiles nothing.
-if (chosen.some((key) => key.startsWith("rust"))) {
-  execFileSync("cargo", ["build", "--release", "--locked"], {
-    cwd: fileURLToPath(new URL("../../../../interop/", import.meta.url)),
-    env: {
-      ...process.env,
-      CARGO_TARGET_DIR:
-        process.env.CARGO_TARGET_DIR ?? `${process.env.HOME}/.cache/ruststream/interop-target`,
-      RUSTFLAGS: "",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-}
 
 const source = sourceRevision();
 const admin = await openRaw(url, "admin");
@@ -188,9 +177,11 @@ const rows: (RowSummary & {
   consumerCpuUsPerOrder: consumerCpu.get(key)!,
   serverCpuUsPerOrder: serverCpu.get(key)!,
 }));
-const rust = rows.find((r) => r.key === "rust");
+const rustRow = rows.find((r) => r.key === "rust");
 const ratios = Object.fromEntries(
-  rows.filter((r) => rust !== undefined && r !== rust).map((r) => [r.key, r.median / rust!.median]),
+  rows
+    .filter((r) => rustRow !== undefined && r !== rustRow)
+    .map((r) => [r.key, r.median / rustRow!.median]),
 );
 
 const fmt = (rate: number) => `${(rate / 1e3).toFixed(1)} k/s`;
@@ -198,7 +189,7 @@ console.log(
   `Redis ${serverVersion}, ${orderBytes}-byte JSON orders, XREADGROUP COUNT ${readCount}, ${count} per row, ${rounds} interleaved rounds`,
 );
 for (const line of tableLines(rows, fmt)) console.log(line);
-if (rust !== undefined) {
+if (rustRow !== undefined) {
   for (const [key, ratio] of Object.entries(ratios)) {
     console.log(`median ${rowTable.get(key)!.name} / RustStream: ${ratio.toFixed(2)}`);
   }

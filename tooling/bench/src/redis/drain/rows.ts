@@ -2,8 +2,6 @@
 // created at its start, decodes every entry into an order, and acknowledges it. Timed from the
 // first order in hand to the last acknowledgement answered by the server.
 import { execFile } from "node:child_process";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { json, RustStream } from "@ruststream/core";
 import type * as RedisPackage from "@ruststream/redis";
 import { openRaw } from "../rawClient.js";
@@ -189,42 +187,34 @@ export function appDrain(redis: RedisModule, withSchema: boolean): DrainRow {
   };
 }
 
-const target = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target");
-/** The release build of tooling/interop; drain.ts builds it first. */
-export const rustProgram = join(target, "release", "ruststream-interop");
-
 /**
  * RustStream's own consumer, in its own process: `bench-redis-drain` (tooling/interop), a
  * RustStream app on ruststream-fred with the handler mounted `.pipeline()` (or without the window,
- * `plain`), serde decoding each order into a struct. It times itself the same way.
+ * `plain`), serde decoding each order into a struct. It times itself the same way. `program` is
+ * the release build of tooling/interop (rustProgram.ts).
  */
-export function rustDrain(plain: boolean): DrainRow {
+export function rustDrain(program: string, plain: boolean): DrainRow {
   return (trial) =>
     new Promise((resolve, reject) => {
       const args = ["bench-redis-drain", trial.url, trial.key, trial.group, String(trial.count)];
       if (plain) args.push("--plain");
-      execFile(
-        rustProgram,
-        args,
-        { encoding: "utf8", timeout: 600_000 },
-        (error, stdout, stderr) => {
-          if (error !== null) {
-            reject(new Error(`bench-redis-drain failed: ${error.message}\n${stderr}`));
-            return;
-          }
-          const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
-            messages: number;
-            seconds: number;
-            cpu_seconds: number;
-            id_sum: string;
-          };
-          resolve({
-            ms: line.seconds * 1000,
-            messages: line.messages,
-            idSum: BigInt(line.id_sum),
-            cpuMs: line.cpu_seconds * 1000,
-          });
-        },
-      );
+      execFile(program, args, { encoding: "utf8", timeout: 600_000 }, (error, stdout, stderr) => {
+        if (error !== null) {
+          reject(new Error(`bench-redis-drain failed: ${error.message}\n${stderr}`));
+          return;
+        }
+        const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+          messages: number;
+          seconds: number;
+          cpu_seconds: number;
+          id_sum: string;
+        };
+        resolve({
+          ms: line.seconds * 1000,
+          messages: line.messages,
+          idSum: BigInt(line.id_sum),
+          cpuMs: line.cpu_seconds * 1000,
+        });
+      });
     });
 }
