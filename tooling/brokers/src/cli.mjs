@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// pnpm brokers up [redis|kafka|pulsar|all] | down [...] | status
+// pnpm brokers up [redis|kafka|pulsar|kafka-cluster|all] | down [...] | status
 import { brokers, parseNames } from "./registry.mjs";
 
 const [command, ...rest] = process.argv.slice(2);
@@ -20,14 +20,14 @@ async function main() {
       return;
     }
     case "down": {
-      for (const name of parseNames(rest)) {
+      for (const name of parseNames(rest, { withCluster: true })) {
         const stopped = await brokers[name].down(log);
         log(`${name}: ${stopped ? "stopped" : "was not running"}`);
       }
       return;
     }
     case "status": {
-      for (const name of parseNames(rest)) {
+      for (const name of parseNames(rest, { withCluster: true })) {
         /** @type {{ running: boolean, address: string, pid?: number, rssMiB?: number | undefined }[]} */
         const lines = await brokers[name].status();
         for (const s of lines) {
@@ -44,7 +44,7 @@ async function main() {
       return;
     }
     default:
-      log("usage: pnpm brokers up|down|status|env [redis|kafka|pulsar|all]");
+      log("usage: pnpm brokers up|down|status|env [redis|kafka|pulsar|kafka-cluster|all]");
       process.exitCode = command === undefined || command === "help" ? 0 : 2;
   }
 }

@@ -84,7 +84,7 @@ function saslPassword() {
 }
 
 /** The java to run, checked up front: a detached spawn of a missing binary fails only later. */
-function javaBin() {
+export function javaBin() {
   const home = process.env.JAVA_HOME;
   const candidates = home
     ? [join(home, "bin", "java")]
@@ -333,7 +333,8 @@ function formatted(data) {
   return props["node.id"] === "1" && Boolean(props["cluster.id"]) && props.version === "1";
 }
 
-function newClusterId() {
+/** A random cluster id as Kafka would make one (also used by kafkaCluster.mjs). */
+export function newClusterId() {
   for (;;) {
     const id = randomBytes(16).toString("base64url");
     // Kafka's own Uuid.randomUuid skips ids that start with "-" (a command line would read them as
