@@ -11,5 +11,29 @@ declare module "@ruststream/tooling-brokers" {
       /** Runs `work` with Kafka to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
+    /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
+    readonly "kafka-cluster": {
+      up(log: (line: string) => void): Promise<{ already: boolean; address: string; ms: number }>;
+      down(log: (line: string) => void): Promise<boolean>;
+      /** The bootstrap list of all three nodes. */
+      bootstrap(): string;
+      /** SIGKILLs node `id`, as a crash would. */
+      killNode(id: number): Promise<void>;
+      /** Starts node `id` again on its data; resolves once all three serve and see each other. */
+      startNode(id: number): Promise<void>;
+      /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+      /** Each partition's leader (-1: none), replicas and ISR, once `isr` are in sync or at the timeout. */
+      describeTopic(
+        topic: string,
+        options?: { isr?: number; timeoutMs?: number },
+      ): Promise<Array<{ partition: number; leader: number; replicas: number[]; isr: number[] }>>;
+      /** Each partition's end offset and the group's committed one (-1: none), once they meet or at the timeout. */
+      committedOffsets(
+        group: string,
+        topic: string,
+        options?: { timeoutMs?: number },
+      ): Promise<Array<{ partition: number; end: number; committed: number }>>;
+    };
   };
 }
