@@ -65,6 +65,8 @@ export class KafkajsConsumer implements EngineConsumer {
   #firstAssignment: (() => void) | undefined;
   #running = false;
   #paused = false;
+  /** Wakes a batch held for back-pressure as soon as the subscription resumes. */
+  #resumed: (() => void) | undefined;
   #closing = false;
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> = Promise.resolve();
@@ -182,6 +184,7 @@ export class KafkajsConsumer implements EngineConsumer {
 
   resume(): void {
     this.#paused = false;
+    this.#resumed?.();
   }
 
   async close(): Promise<void> {
@@ -214,8 +217,22 @@ export class KafkajsConsumer implements EngineConsumer {
       } catch {
         return;
       }
-      await sleep(PAUSE_POLL_MS);
+      // Until the subscription resumes, or the next heartbeat is due: a fixed sleep here left the
+      // fetch idle for most of it once the handlers had caught up.
+      await this.#resumeOrHeartbeat();
     }
+  }
+
+  #resumeOrHeartbeat(): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        if (this.#resumed === wake) this.#resumed = undefined;
+        resolve();
+      };
+      const timer = setTimeout(wake, PAUSE_POLL_MS);
+      this.#resumed = wake;
+    });
   }
 
   #joined(assignment: Record<string, number[]>): void {
