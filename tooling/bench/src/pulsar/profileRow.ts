@@ -6,9 +6,10 @@
 //     src/pulsar/profileRow.ts produce-wire 200000 3
 //
 // Then `node src/redis/drain/profileSummary.ts /tmp/prof/<file>.cpuprofile` for self time by
-// function and by package. Consume rows fill their topic first with our own producer (untimed,
-// in this process: it shows in the profile, under the producer's functions).
+// function and by package. Consume rows fill their topic first through the Java worker (untimed,
+// in its own process, so the profile holds the consumer alone).
 import { createTopic, deleteTopic, expectDrained } from "./admin.js";
+import { JavaWorker } from "./javaWorker.js";
 import { appConsume, type Measured, wireConsume, wireProduce } from "./rows.js";
 
 const url = process.env.PULSAR_URL;
@@ -26,11 +27,12 @@ const [rowArg = "produce-wire", countArg = "200000", timesArg = "3"] = process.a
 const row = rows[rowArg];
 if (row === undefined) throw new Error(`unknown row "${rowArg}": ${Object.keys(rows).join(", ")}`);
 const count = Number(countArg);
+const java = await JavaWorker.start(url);
 for (let i = 0; i < Number(timesArg); i++) {
   const topic = `bench-pulsar-profile-${process.pid}-${i}`;
   const consume = rowArg !== "produce-wire";
   await createTopic(topic, consume ? "bench" : undefined);
-  if (consume) await wireProduce(url, topic, count, 10_000);
+  if (consume) await java.produce(topic, count, 10_000);
   const measured = await row(topic, count);
   if (measured.messages !== count) throw new Error(`${measured.messages} of ${count}`);
   if (consume) await expectDrained(topic, "bench");
@@ -39,3 +41,4 @@ for (let i = 0; i < Number(timesArg); i++) {
   );
   await deleteTopic(topic);
 }
+java.stop();
