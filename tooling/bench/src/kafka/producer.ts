@@ -40,13 +40,33 @@ const flush = () =>
     producer.flush(60_000, (error) => (error ? reject(error) : resolve())),
   );
 
+/**
+ * An admin call again while the cluster answers with a retriable error: on a loaded machine a topic
+ * just created or deleted is sometimes not in the broker's metadata yet ("This server does not host
+ * this topic-partition") after kafkajs's own retries.
+ */
+async function retried<T>(what: string, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if ((error as { retriable?: boolean }).retriable !== true || attempt === 10) {
+        throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 const QUEUE_FULL = rdkafka.CODES.ERRORS.ERR__QUEUE_FULL;
 
 async function fill(topic: string, partitions: number, count: number): Promise<void> {
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  await retried(`creating ${topic}`, () =>
+    admin.createTopics({
+      topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
+      waitForLeaders: true,
+    }),
+  );
   for (let i = 0; i < count; i++) {
     const value = orderPayload(i);
     for (;;) {
@@ -64,8 +84,10 @@ async function fill(topic: string, partitions: number, count: number): Promise<v
 }
 
 async function finish(topic: string, group: string): Promise<ProducerReply> {
-  const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
-  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await retried(`the offsets ${group} committed`, () =>
+    admin.fetchOffsets({ groupId: group, topics: [topic] }),
+  );
+  const ends = await retried(`the ends of ${topic}`, () => admin.fetchTopicOffsets(topic));
   let lag = 0;
   const parts: string[] = [];
   for (const end of ends) {
@@ -73,7 +95,7 @@ async function finish(topic: string, group: string): Promise<ProducerReply> {
     lag += Number(end.high) - Math.max(0, Number(at));
     parts.push(`${end.partition}: ${at}/${end.high}`);
   }
-  await admin.deleteTopics({ topics: [topic] });
+  await retried(`deleting ${topic}`, () => admin.deleteTopics({ topics: [topic] }));
   await admin.deleteGroups([group]).catch(() => undefined);
   return { kind: "finished", lag, partitions: parts.join(", ") };
 }
