@@ -332,14 +332,33 @@ export class ConnectedKafkaBroker
       );
     }
     const commit = descriptor.commit ?? this.#settings.commit ?? "auto";
-    if (commit === "transactional") checkCommit(commit);
+    const transactionalId = this.#settings.transactionalId;
+    if (commit === "transactional" && transactionalId === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `KafkaTopic "${descriptor.name}" commits "transactional", which commits its offsets inside transactions: give KafkaBroker a transactionalId option (stable for this instance of the service, unique among running instances), or use commit "tracked"`,
+      );
+    }
     checkAssignment(this.#settings.connection.engine, descriptor.assignment);
     let subscription: KafkaTopicSubscription;
     try {
       subscription = await KafkaTopicSubscription.open(
         this,
         descriptor,
-        { group, commit: commit === "tracked" ? "tracked" : "auto" },
+        {
+          group,
+          commit,
+          ...(commit === "transactional" && transactionalId !== undefined
+            ? {
+                // The broker's default producer settings: a publisher of the default policy shares
+                // this line, so its own transactions and the windows commit one after another.
+                line: this.transactions(
+                  { partitioner: this.partitioner, compression: undefined, config: [] },
+                  transactionalId,
+                ),
+              }
+            : {}),
+        },
         () => this.#subscriptions.delete(subscription),
       );
     } catch (error) {

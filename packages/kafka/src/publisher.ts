@@ -30,6 +30,7 @@ import type {
 } from "./client/port.js";
 import { kafkaDeadLetterNames } from "./names.js";
 import { KafkaPosition } from "./position.js";
+import { KafkaDelivery } from "./topic/topicDelivery.js";
 import type { TransactionLine } from "./transactions.js";
 
 /** Per-message settings of a Kafka publish (`Publisher<KafkaPublishOptions>`). */
@@ -261,6 +262,12 @@ export class KafkaPublisher
   async publish(message: OutgoingMessage<KafkaPublishOptions>): Promise<Receipt> {
     const { record, raw } = this.prepare(message);
     if (record.partition !== undefined) await this.#checkPartition(record.topic, record.partition);
+    // Published on behalf of a delivery of a `transactional` subscription: it goes out in the
+    // transaction that commits that delivery's offset, not now.
+    const cause = message.cause;
+    if (cause instanceof KafkaDelivery && cause.stage(record, raw)) {
+      return { name: message.name };
+    }
     this.#host.record(raw);
     this.#host.inflight.count++;
     try {

@@ -35,7 +35,9 @@ export interface KafkaTopicOptions {
   /**
    * `auto` (default): the client commits what it handed out; ack and drop are advisory and a
    * requeue is `unsupported`. `tracked`: precise at-least-once, the committed position advances
-   * over settled deliveries only. `transactional` is not built yet.
+   * over settled deliveries only. `transactional`: exactly-once processing, the outputs published
+   * on behalf of each delivery and the consumed offsets committed in one transaction per commit
+   * interval (needs the broker's `transactionalId`).
    */
   readonly commit?: CommitMode;
   /** Where the group starts on a partition it has no committed offset for. */
@@ -215,19 +217,13 @@ export class KafkaTopic implements AddressedSource {
   }
 }
 
-/** Checks a commit mode; `transactional` is refused until the exactly-once pipeline exists. */
+/** Checks a commit mode. */
 export function checkCommit(commit: CommitMode | undefined): CommitMode | undefined {
   if (commit === undefined) return undefined;
   if (!commitModes.includes(commit)) {
     throw new RustStreamError(
       "invalid-argument",
-      `commit: "${String(commit)}"; give "auto" or "tracked"`,
-    );
-  }
-  if (commit === "transactional") {
-    throw new RustStreamError(
-      "unsupported",
-      'commit "transactional" is not built yet in @ruststream/kafka (the exactly-once pipeline comes later): use "tracked" for precise at-least-once',
+      `commit: "${String(commit)}"; give "auto", "tracked" or "transactional"`,
     );
   }
   return commit;

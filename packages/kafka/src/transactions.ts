@@ -1,4 +1,9 @@
-import type { DeliveryReport, EngineTransactionalProducer, ProducedRecord } from "./client/port.js";
+import type {
+  DeliveryReport,
+  EngineTransactionalProducer,
+  ProducedRecord,
+  TransactionOffsets,
+} from "./client/port.js";
 
 /**
  * The transactions of one transactional id, one after another. Kafka runs one transaction at a time
@@ -19,8 +24,11 @@ export class TransactionLine {
     producer.catch(() => undefined);
   }
 
-  commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]> {
-    const run = this.#tail.then(async () => (await this.#producer).commit(records));
+  commit(
+    records: readonly ProducedRecord[],
+    offsets?: TransactionOffsets,
+  ): Promise<DeliveryReport[]> {
+    const run = this.#tail.then(async () => (await this.#producer).commit(records, offsets));
     this.#tail = run.catch(() => undefined);
     return run;
   }

@@ -69,13 +69,10 @@ describe("engine refusals", () => {
 });
 
 describe("configuration refused when it is built", () => {
-  it('commit "transactional" is not built yet', () => {
-    expect(() => new KafkaTopic("orders", { commit: "transactional" })).toThrow(
-      /not built yet.*use "tracked"/,
-    );
-    expect(() => new KafkaBroker({ brokers: "h:1", commit: "transactional" })).toThrow(
-      /not built yet/,
-    );
+  it("an unknown commit mode names the three", () => {
+    expect(
+      () => new KafkaTopic("orders", { commit: "exactly-once" as unknown as "tracked" }),
+    ).toThrow(/give "auto", "tracked" or "transactional"/);
   });
 
   it('a topic name starting with "^" (a regex to librdkafka) and illegal names', () => {

@@ -72,8 +72,22 @@ export interface EngineTransactionalProducer {
    * read_committed readers at once, or none does. A failure aborts what was produced (its records
    * stay in the log, invisible, with an abort marker) and rejects with the engine's error.
    */
-  commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]>;
+  commit(
+    records: readonly ProducedRecord[],
+    offsets?: TransactionOffsets,
+  ): Promise<DeliveryReport[]>;
   close(): Promise<void>;
+}
+
+/**
+ * A consumer group's positions committed inside a transaction (Kafka's sendOffsetsToTransaction):
+ * the consumed input and the produced output become one, so neither is ever seen without the other.
+ */
+export interface TransactionOffsets {
+  readonly group: string;
+  /** The group member whose positions these are (librdkafka sends the member's group metadata). */
+  readonly consumer: EngineConsumer;
+  readonly offsets: readonly PartitionOffset[];
 }
 
 export interface EngineAdmin {
@@ -186,8 +200,12 @@ export type AssignmentStrategy = "range" | "roundrobin" | "cooperative-sticky";
 export interface ConsumerSettings {
   readonly group: string;
   readonly topics: readonly string[];
-  /** `tracked`: the broker stores positions; `auto`: the client commits what it handed out. */
-  readonly commit: "auto" | "tracked";
+  /**
+   * `tracked`: the broker stores positions; `auto`: the client commits what it handed out;
+   * `transactional`: the client commits nothing (positions go into the transactions), apart from
+   * the start offsets the broker commits at assignment.
+   */
+  readonly commit: "auto" | "tracked" | "transactional";
   /** Where a partition without a committed offset starts, when the descriptor says. */
   readonly start: StartSpec | undefined;
   readonly assignment: AssignmentStrategy | undefined;

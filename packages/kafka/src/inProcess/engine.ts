@@ -13,8 +13,10 @@ import type {
   Partitioner,
   ProducedRecord,
   ProducerSettings,
+  TransactionOffsets,
   Watermarks,
 } from "../client/port.js";
+import { partitionKey } from "../client/port.js";
 import type { ClusterTransaction, InProcessCluster } from "./cluster.js";
 import { InProcessConsumer } from "./consumer.js";
 
@@ -61,7 +63,10 @@ class InProcessTransactionalProducer implements EngineTransactionalProducer {
     this.#producer = new InProcessProducer(cluster, partitioner);
   }
 
-  async commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]> {
+  async commit(
+    records: readonly ProducedRecord[],
+    offsets?: TransactionOffsets,
+  ): Promise<DeliveryReport[]> {
     const transaction = this.#cluster.begin();
     const reports: DeliveryReport[] = [];
     try {
@@ -72,6 +77,11 @@ class InProcessTransactionalProducer implements EngineTransactionalProducer {
     } catch (error) {
       this.#cluster.end(transaction, "aborted");
       throw error;
+    }
+    // The group's positions move with the records, in the same synchronous step.
+    if (offsets !== undefined) {
+      const committed = this.#cluster.group(offsets.group).committed;
+      for (const o of offsets.offsets) committed.set(partitionKey(o), o.offset);
     }
     this.#cluster.end(transaction, "committed");
     return reports;
@@ -142,7 +152,7 @@ export class InProcessEngine implements KafkaEngine {
       {
         topics: settings.topics,
         strategy: settings.assignment ?? "range",
-        tracked: settings.commit === "tracked",
+        tracked: settings.commit !== "auto",
       },
       hooks,
       this.#coordinator,

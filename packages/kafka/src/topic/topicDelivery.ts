@@ -1,17 +1,27 @@
-import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststream/core";
+import {
+  HeaderMap,
+  type RawMessage,
+  type ReadonlyHeaderMap,
+  type SettleResult,
+} from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
-import type { ConsumedRecord } from "../client/port.js";
+import type { ConsumedRecord, ProducedRecord } from "../client/port.js";
 import { KafkaPosition } from "../position.js";
 
 /** What a delivery needs from the subscription that handed it out. */
 export interface DeliveryOwner {
   /** Throws the `closed` error once the connection has shut down. */
   assertOpen(): void;
-  readonly commit: "auto" | "tracked";
+  readonly commit: "auto" | "tracked" | "transactional";
   /** Settled for good (an ack, a drop): the watermark may move. */
   settled(delivery: KafkaDelivery): void;
-  /** Back to the subscription, ahead of the fetch, its offset still open (tracked only). */
+  /** Back to the subscription, ahead of the fetch, its offset still open (not under auto). */
   requeue(delivery: KafkaDelivery): void;
+  /**
+   * Under `transactional`: takes an output published on behalf of `delivery` into the transaction
+   * that commits the delivery's offset, and answers `true`; `false` in the other modes.
+   */
+  stage(delivery: KafkaDelivery, record: ProducedRecord, raw: RawMessage): boolean;
 }
 
 /**
@@ -65,6 +75,14 @@ export class KafkaDelivery extends DeliveryBase<KafkaPosition> {
   }
   get position(): KafkaPosition {
     return KafkaPosition.offset(this.record.topic, this.record.partition, this.record.offset);
+  }
+
+  /**
+   * Stages an output published on behalf of this delivery, under `transactional`: it becomes
+   * visible with the transaction that commits this delivery's offset. `false` in the other modes.
+   */
+  stage(record: ProducedRecord, raw: RawMessage): boolean {
+    return this.#owner.stage(this, record, raw);
   }
 
   protected settleAck(): SettleResult {

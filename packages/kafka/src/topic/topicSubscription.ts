@@ -1,6 +1,7 @@
 import {
   type BatchSubscription,
   isRustStreamError,
+  type RawMessage,
   RustStreamError,
   type SeekableSubscription,
 } from "@ruststream/core";
@@ -17,14 +18,17 @@ import {
   type EngineConsumer,
   type KafkaEngine,
   type PartitionOffset,
+  type ProducedRecord,
   partitionKey,
   type TopicPartition,
 } from "../client/port.js";
 import { isKafkaPosition, KafkaPosition } from "../position.js";
 import type { KafkaTopic } from "../sources.js";
+import type { TransactionLine } from "../transactions.js";
 import { ensureTopic, startOffsets } from "./starts.js";
 import { type DeliveryOwner, KafkaDelivery } from "./topicDelivery.js";
 import { Tracker } from "./tracker.js";
+import { TransactionWindow } from "./window.js";
 
 /**
  * What the topic mode needs from its connection. Declared here and implemented by the connected
@@ -35,6 +39,8 @@ export interface TopicHost {
   /** Throws the `closed` error once the connection has shut down. */
   assertOpen(): void;
   readonly isClosed: boolean;
+  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
+  record(message: RawMessage): void;
 }
 
 /** A subscription as its connection tracks it, to close what it holds at shutdown. */
@@ -65,7 +71,7 @@ export class KafkaTopicSubscription
   readonly [seekMark] = true as const;
   readonly name: string;
   readonly group: string;
-  readonly commit: "auto" | "tracked";
+  readonly commit: "auto" | "tracked" | "transactional";
   readonly #host: TopicHost;
   readonly #source: KafkaTopic;
   readonly #admin: EngineAdmin;
@@ -85,12 +91,14 @@ export class KafkaTopicSubscription
   #failed: RustStreamError | undefined;
   #leaving: Promise<void> | undefined;
   #onForget: () => void = () => {};
+  /** Under `transactional`: the transactions that commit outputs and positions together. */
+  #window: TransactionWindow | undefined;
 
   private constructor(
     host: TopicHost,
     source: KafkaTopic,
     group: string,
-    commit: "auto" | "tracked",
+    commit: "auto" | "tracked" | "transactional",
   ) {
     this.#host = host;
     this.#source = source;
@@ -104,11 +112,19 @@ export class KafkaTopicSubscription
   static async open(
     host: TopicHost,
     source: KafkaTopic,
-    settings: { readonly group: string; readonly commit: "auto" | "tracked" },
+    settings: {
+      readonly group: string;
+      readonly commit: "auto" | "tracked" | "transactional";
+      /** Under `transactional`, the transactions' producer line. */
+      readonly line?: TransactionLine;
+    },
     onForget: () => void,
   ): Promise<KafkaTopicSubscription> {
     const subscription = new KafkaTopicSubscription(host, source, settings.group, settings.commit);
     subscription.#onForget = onForget;
+    if (settings.line !== undefined) {
+      subscription.#window = new TransactionWindow(subscription.#windowOwner(), settings.line);
+    }
     for (const topic of source.topics) {
       await ensureTopic(subscription.#admin, topic, source.create);
     }
@@ -184,6 +200,7 @@ export class KafkaTopicSubscription
       // In one synchronous step with the engine's seek: nothing fetched before it slips in between.
       this.#tracker.reset(key);
       this.#purge(key);
+      this.#window?.started(target);
       moves.push(this.#consumer.seek(target));
     }
     await Promise.all(moves);
@@ -218,15 +235,20 @@ export class KafkaTopicSubscription
       this.#tracker.reset(key);
       this.#purge(key);
     }
+    for (const start of starts) this.#window?.started(start);
     return starts;
   }
 
   async revoked(partitions: readonly TopicPartition[]): Promise<void> {
+    // What was settled is committed, with its outputs, while the partitions are still this
+    // member's: the next owner starts after it and produces none of it again.
+    await this.#window?.flush();
     for (const p of partitions) {
       const key = partitionKey(p);
       this.#held.delete(key);
       this.#tracker.forget(key);
       this.#purge(key);
+      this.#window?.forget(p);
     }
   }
 
@@ -260,18 +282,16 @@ export class KafkaTopicSubscription
   settled(delivery: KafkaDelivery): void {
     this.#out.delete(delivery);
     const record = delivery.record;
-    if (this.commit === "tracked") {
+    if (this.commit !== "auto") {
       const position = this.#tracker.settle(
         partitionKey(record),
         delivery.generation,
         record.offset,
       );
       if (position !== undefined) {
-        this.#consumer.store({
-          topic: record.topic,
-          partition: record.partition,
-          offset: position,
-        });
+        const stored = { topic: record.topic, partition: record.partition, offset: position };
+        if (this.#window === undefined) this.#consumer.store(stored);
+        else this.#window.settled(stored);
       }
     }
     this.#consumer.released?.(record);
@@ -280,6 +300,7 @@ export class KafkaTopicSubscription
 
   requeue(delivery: KafkaDelivery): void {
     this.#out.delete(delivery);
+    this.#window?.unstage(causeOf(delivery));
     // A partition sought or taken away since: its committed position still pins the record, so the
     // partition's next reader gets it; serving it here would run it in the wrong place.
     if (
@@ -290,6 +311,17 @@ export class KafkaTopicSubscription
       this.#wake?.();
     }
     if (this.#closed && this.#out.size === 0) void this.#leave();
+  }
+
+  stage(delivery: KafkaDelivery, record: ProducedRecord, raw: RawMessage): boolean {
+    if (this.#window === undefined) return false;
+    this.#window.stage(causeOf(delivery), record, raw);
+    return true;
+  }
+
+  /** Under `transactional`: transactions that failed, each replayed from the last committed one. */
+  get failedTransactions(): number {
+    return this.#window?.failures ?? 0;
   }
 
   // HostedSubscription: what the connection does at shutdown.
@@ -342,7 +374,7 @@ export class KafkaTopicSubscription
 
   #handOut(max: number): KafkaDelivery[] {
     const out: KafkaDelivery[] = [];
-    const tracked = this.commit === "tracked";
+    const tracked = this.commit !== "auto";
     while (out.length < max) {
       let delivery: KafkaDelivery;
       const again = this.#requeued.shift();
@@ -399,9 +431,37 @@ export class KafkaTopicSubscription
   #leave(): Promise<void> {
     this.#leaving ??= (async () => {
       this.#onForget();
+      if (this.#window !== undefined) {
+        this.#window.stop();
+        await this.#window.flush();
+      }
       await this.#consumer.close().catch(() => undefined);
     })();
     return this.#leaving;
+  }
+
+  #windowOwner() {
+    const subscription = this;
+    return {
+      group: this.group,
+      get consumer(): EngineConsumer {
+        return subscription.#consumer;
+      },
+      current: (key: string, generation: number) => this.#tracker.current(key, generation),
+      rewind: async (to: ReadonlyMap<string, PartitionOffset>) => {
+        const moves: Promise<void>[] = [];
+        for (const [key, tp] of this.#held) {
+          const target = to.get(key);
+          // Fresh books first: settles of what was handed out since are dropped.
+          this.#tracker.reset(key);
+          this.#purge(key);
+          if (target !== undefined)
+            moves.push(this.#consumer.seek({ ...tp, offset: target.offset }));
+        }
+        await Promise.all(moves);
+      },
+      published: (raw: RawMessage) => this.#host.record(raw),
+    };
   }
 
   /** The concrete offsets a position means for the partitions held, checked before anything moves. */
@@ -456,4 +516,13 @@ export class KafkaTopicSubscription
     if (held.length === 0) return "none";
     return held.map((p) => `${p.topic}[${p.partition}]`).join(", ");
   }
+}
+
+/** Where a delivery's outputs belong: its partition, the books' generation and its offset. */
+function causeOf(delivery: KafkaDelivery): { key: string; generation: number; offset: bigint } {
+  return {
+    key: partitionKey(delivery.record),
+    generation: delivery.generation,
+    offset: delivery.record.offset,
+  };
 }

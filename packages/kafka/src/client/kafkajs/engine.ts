@@ -119,7 +119,7 @@ export class KafkajsEngine implements KafkaEngine {
       {
         group: settings.group,
         topics: settings.topics,
-        tracked: settings.commit === "tracked",
+        tracked: settings.commit !== "auto",
         fromBeginning: settings.start === "earliest",
       },
       hooks,

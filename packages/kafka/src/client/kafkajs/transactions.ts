@@ -1,4 +1,9 @@
-import type { DeliveryReport, EngineTransactionalProducer, ProducedRecord } from "../port.js";
+import type {
+  DeliveryReport,
+  EngineTransactionalProducer,
+  ProducedRecord,
+  TransactionOffsets,
+} from "../port.js";
 import type { KjsProducer, KjsTransaction } from "./kafkajs.js";
 import { produceRequest } from "./producer.js";
 
@@ -18,7 +23,10 @@ export class KafkajsTransactionalProducer implements EngineTransactionalProducer
     this.#compression = compression;
   }
 
-  async commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]> {
+  async commit(
+    records: readonly ProducedRecord[],
+    offsets?: TransactionOffsets,
+  ): Promise<DeliveryReport[]> {
     if (this.#broken !== undefined) throw this.#broken;
     const transaction = await this.#producer.transaction();
     try {
@@ -27,6 +35,18 @@ export class KafkajsTransactionalProducer implements EngineTransactionalProducer
         const [metadata] = await transaction.send(produceRequest(record, this.#compression));
         const offset = metadata?.baseOffset ?? metadata?.offset ?? "-1";
         reports.push({ partition: metadata?.partition ?? -1, offset: BigInt(offset) });
+      }
+      if (offsets !== undefined && offsets.offsets.length > 0) {
+        const topics = new Map<string, Array<{ partition: number; offset: string }>>();
+        for (const o of offsets.offsets) {
+          const list = topics.get(o.topic) ?? [];
+          list.push({ partition: o.partition, offset: o.offset.toString() });
+          topics.set(o.topic, list);
+        }
+        await transaction.sendOffsets({
+          consumerGroupId: offsets.group,
+          topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+        });
       }
       await transaction.commit();
       return reports;

@@ -70,10 +70,10 @@ export function consumerConfig(
   settings: ConsumerSettings,
 ): RdConfig {
   for (const [key] of [...connection.config, ...settings.config]) {
-    if (settings.commit === "tracked" && ownedByTracked.includes(key)) {
+    if (settings.commit !== "auto" && ownedByTracked.includes(key)) {
       throw new RustStreamError(
         "invalid-argument",
-        `config "${key}" belongs to the commit mode: under commit "tracked" the broker stores each settled position and librdkafka commits it, so "${key}" cannot be set; remove it, or use commit "auto"`,
+        `config "${key}" belongs to the commit mode: under commit "${settings.commit}" the broker decides what is committed (${settings.commit === "tracked" ? "each settled position, which librdkafka commits" : "inside the transactions it commits"}), so "${key}" cannot be set; remove it, or use commit "auto"`,
       );
     }
   }
@@ -81,7 +81,8 @@ export function consumerConfig(
   config["group.id"] = settings.group;
   // Both modes commit in the background; they differ in what is stored: `auto` stores each record
   // as it is handed over, `tracked` stores only positions the broker's watermark has reached.
-  config["enable.auto.commit"] = true;
+  // Under `transactional` positions are committed only inside the transactions.
+  config["enable.auto.commit"] = settings.commit !== "transactional";
   config["enable.auto.offset.store"] = settings.commit === "auto";
   // Records of aborted transactions are never handed over, and none past an open transaction's
   // first record. librdkafka's default, set over the broker's raw entries (a producer property

@@ -95,6 +95,11 @@ export class RdkafkaConsumer implements EngineConsumer {
     });
   }
 
+  /** The client itself, for a transaction that commits this member's positions (its group metadata). */
+  get client(): RdConsumer {
+    return this.#consumer;
+  }
+
   async start(): Promise<void> {
     await call((cb) => this.#consumer.connect({ timeout: TIMEOUT_MS }, cb));
     this.#consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);

@@ -128,7 +128,7 @@ export class RdkafkaEngine implements KafkaEngine {
       },
       settings.topics,
       hooks,
-      settings.commit === "tracked",
+      settings.commit !== "auto",
     );
   }
 

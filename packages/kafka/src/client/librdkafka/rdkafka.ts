@@ -72,6 +72,12 @@ export interface RdProducer extends RdClient {
   beginTransaction(cb: (error: RdError | null | undefined) => void): unknown;
   commitTransaction(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
   abortTransaction(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
+  sendOffsetsToTransaction(
+    offsets: RdTopicPartition[],
+    consumer: RdConsumer,
+    timeout: number,
+    cb: (error: RdError | null | undefined) => void,
+  ): unknown;
   poll(): unknown;
   flush(timeout: number, cb: (error: RdError | null | undefined) => void): unknown;
   on(event: "event.error", listener: (error: RdError) => void): unknown;

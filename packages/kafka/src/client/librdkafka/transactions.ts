@@ -1,6 +1,20 @@
-import type { DeliveryReport, EngineTransactionalProducer, ProducedRecord } from "../port.js";
+import type {
+  DeliveryReport,
+  EngineTransactionalProducer,
+  ProducedRecord,
+  TransactionOffsets,
+} from "../port.js";
+import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
-import { callVoid, type RdError, type RdProducer } from "./rdkafka.js";
+import { callVoid, type RdConsumer, type RdError, type RdProducer } from "./rdkafka.js";
+
+/** The client of the member whose positions a transaction commits (it carries the group metadata). */
+function memberOf(offsets: TransactionOffsets): RdConsumer {
+  if (!(offsets.consumer instanceof RdkafkaConsumer)) {
+    throw new Error("a librdkafka transaction commits positions of a librdkafka consumer only");
+  }
+  return offsets.consumer.client;
+}
 
 /**
  * A librdkafka producer with a transactional id. Sends go through {@link RdkafkaProducer} (each
@@ -30,13 +44,27 @@ export class RdkafkaTransactionalProducer implements EngineTransactionalProducer
     return new RdkafkaTransactionalProducer(producer, timeoutMs);
   }
 
-  async commit(records: readonly ProducedRecord[]): Promise<DeliveryReport[]> {
+  async commit(
+    records: readonly ProducedRecord[],
+    offsets?: TransactionOffsets,
+  ): Promise<DeliveryReport[]> {
     if (this.#broken !== undefined) throw this.#broken;
+    const member = offsets === undefined ? undefined : memberOf(offsets);
     await callVoid((cb) => this.#producer.beginTransaction(cb));
     const sends = records.map((record) => this.#sender.send(record));
     // Settled before anything can fail, so no send's rejection is left unhandled.
     const outcomes = Promise.allSettled(sends);
     try {
+      if (offsets !== undefined && member !== undefined && offsets.offsets.length > 0) {
+        const positions = offsets.offsets.map((o) => ({
+          topic: o.topic,
+          partition: o.partition,
+          offset: Number(o.offset),
+        }));
+        await callVoid((cb) =>
+          this.#producer.sendOffsetsToTransaction(positions, member, this.#timeoutMs, cb),
+        );
+      }
       await callVoid((cb) => this.#producer.commitTransaction(this.#timeoutMs, cb));
     } catch (error) {
       await this.#abort(error as RdError);
