@@ -35,8 +35,15 @@ class PartitionBook {
   /** Settles `offset`; answers the position to store when it moved. */
   settle(offset: bigint): bigint | undefined {
     if (this.#highest === undefined || offset > this.#highest) return undefined;
-    this.#settled.add(offset);
-    while (this.#head < this.#open.length && this.#settled.delete(this.#open[this.#head]!)) {
+    // Settled in order (one lane, or the oldest of several): the front pops without going through
+    // the set, whose bigint hashing was most of a tracked settle's cost.
+    if (this.#head < this.#open.length && this.#open[this.#head] === offset) this.#head++;
+    else this.#settled.add(offset);
+    while (
+      this.#settled.size > 0 &&
+      this.#head < this.#open.length &&
+      this.#settled.delete(this.#open[this.#head]!)
+    ) {
       this.#head++;
     }
     // Keep the array from growing for ever: drop the popped front now and then.
