@@ -3,13 +3,14 @@
 // from the same Maven Central jars as the single broker (kafka.mjs) on ports of its own. Not part
 // of `up all`: three JVMs cost CPU on a 2-core machine, so the test that needs it starts it (up),
 // kills and restarts nodes (killNode, startNode), asks who leads (describeTopic) and stops it (down).
-// State lives in stateDir("kafka-cluster"): libs/ (jars), node-<id>/ (data/, server.properties,
-// server.log, kafka.pid), up.lock and exclusive.lock. A cluster none of whose nodes runs starts from
-// freshly formatted data: it holds only test topics, and a test that died mid-kill leaves nothing
-// half-replicated behind for the next one.
+// State lives in stateDir("kafka-cluster"): libs/ (jars), tool/ (ClusterAdmin compiled), node-<id>/
+// (data/, server.properties, server.log, kafka.pid), up.lock and exclusive.lock. A cluster none of
+// whose nodes runs starts from freshly formatted data: it holds only test topics, and a test that
+// died mid-kill leaves nothing half-replicated behind for the next one.
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { javaBin, newClusterId, probe } from "./kafka.mjs";
 import { resolveJars } from "./maven.mjs";
@@ -52,6 +53,13 @@ const JVM_FLAGS = [
   `-Dlog4j2.configurationFile=${join(CONFIG_DIR, "log4j2.properties")}`,
 ];
 
+// The short-lived tool (ClusterAdmin): the C1 compiler and a serial GC start it fastest.
+const TOOL_FLAGS = [
+  "-XX:TieredStopAtLevel=1",
+  "-XX:+UseSerialGC",
+  `-Dlog4j2.configurationFile=${join(CONFIG_DIR, "log4j2.properties")}`,
+];
+
 /**
  * The ports of every node: client ports from KAFKA_CLUSTER_PORT (default 19201, then 19202, 19203),
  * controller ports from KAFKA_CLUSTER_CONTROLLER_PORT (default 19211, 19212, 19213); apart from the
@@ -77,6 +85,7 @@ function paths() {
     libs: join(dir, "libs"),
     lock: join(dir, "up.lock"),
     exclusiveLock: join(dir, "exclusive.lock"),
+    tool: join(dir, "tool"),
   };
 }
 
@@ -183,28 +192,46 @@ async function servingWithAll(id) {
   return answer !== undefined && answer.brokers === NODE_IDS.length;
 }
 
-/** @param {string} classpath */
+/**
+ * Formats the three nodes' storage with one new cluster id, each with its own node id, in one JVM.
+ * @param {string} classpath
+ */
 async function formatAll(classpath) {
-  const clusterId = newClusterId();
-  // One cluster id for the three, each formatted with its own node id; in parallel, they are
-  // three short JVMs.
-  await Promise.all(
-    NODE_IDS.map(async (id) => {
-      const p = nodePaths(id);
-      rmSync(p.data, { recursive: true, force: true });
-      await run(javaBin(), [
-        ...JVM_FLAGS,
-        "-cp",
-        classpath,
-        "kafka.tools.StorageTool",
-        "format",
-        "-t",
-        clusterId,
-        "-c",
-        p.config,
-      ]);
-    }),
-  );
+  for (const id of NODE_IDS) rmSync(nodePaths(id).data, { recursive: true, force: true });
+  await run(javaBin(), [
+    ...TOOL_FLAGS,
+    "-cp",
+    classpath,
+    "ClusterAdmin",
+    "format",
+    newClusterId(),
+    ...NODE_IDS.map((id) => nodePaths(id).config),
+  ]);
+}
+
+/**
+ * Compiles ClusterAdmin.java into the state folder when it changed (the source's hash is kept
+ * beside the class), so each later run starts a JVM and no compiler.
+ * @param {string} libsClasspath
+ * @returns {Promise<string>} a classpath with the jars and the tool
+ */
+async function toolClasspath(libsClasspath) {
+  const { tool } = paths();
+  const source = join(CONFIG_DIR, "ClusterAdmin.java");
+  const hash = createHash("sha256").update(readFileSync(source)).digest("hex");
+  const marker = join(tool, ".source");
+  if (!existsSync(marker) || readFileSync(marker, "utf8") !== hash) {
+    rmSync(tool, { recursive: true, force: true });
+    const javac = join(dirname(javaBin()), "javac");
+    if (!existsSync(javac)) {
+      throw new Error(
+        `kafka-cluster: no javac beside ${javaBin()}: install a JDK (not only a JRE), e.g. openjdk-17-jdk-headless`,
+      );
+    }
+    await run(javac, ["-cp", libsClasspath, "-d", tool, source]);
+    writeFileSync(marker, hash);
+  }
+  return `${libsClasspath}${delimiter}${tool}`;
 }
 
 /**
@@ -250,18 +277,22 @@ async function waitServing(ids) {
   }
 }
 
-/** @param {(line: string) => void} log */
+/**
+ * Stops every node with SIGKILL: the next start of a stopped cluster formats it afresh, so a
+ * controlled shutdown (leaderships handed over node by node, seconds each) would buy nothing.
+ * @param {(line: string) => void} log
+ */
 async function stopAll(log) {
   let any = false;
-  // Together: a node stopping alone waits for the others to take its leaderships.
-  await Promise.all(
-    NODE_IDS.map(async (id) => {
-      const pid = nodePid(id);
-      if (pid === undefined) return;
-      log(`kafka-cluster: stopping node ${id} (pid ${pid})`);
-      any = (await stopByPidFile(nodePaths(id).pidFile, 30_000)) || any;
-    }),
-  );
+  for (const id of NODE_IDS) {
+    const pid = nodePid(id);
+    if (pid === undefined) continue;
+    log(`kafka-cluster: stopping node ${id} (pid ${pid})`);
+    process.kill(pid, "SIGKILL");
+    any = true;
+    // Waits until it is gone and removes its pid file.
+    await stopByPidFile(nodePaths(id).pidFile, 10_000);
+  }
   return any;
 }
 
@@ -311,7 +342,7 @@ export async function up(log) {
       for (const id of NODE_IDS) writeFileSync(nodePaths(id).config, serverProperties(id));
       if (running.length === 0) {
         log(`kafka-cluster: formatting ${NODE_IDS.length} nodes afresh`);
-        await formatAll(classpath);
+        await formatAll(await toolClasspath(classpath));
       }
       const missing = NODE_IDS.filter((id) => !running.includes(id));
       for (const id of missing) launch(id, classpath);
@@ -405,25 +436,25 @@ export function exclusive(fn) {
  * @param {string[]} args
  * @param {number} timeoutMs how long the tool waits for its condition
  */
-function clusterAdmin(args, timeoutMs) {
+async function clusterAdmin(args, timeoutMs) {
   const [command, ...rest] = args;
-  return new Promise((resolve, reject) => {
+  const classpath = await toolClasspath(join(paths().libs, "*"));
+  /** @type {string} */
+  const stdout = await new Promise((resolve, reject) => {
     execFile(
       javaBin(),
       [
-        "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC",
-        `-Dlog4j2.configurationFile=${join(CONFIG_DIR, "log4j2.properties")}`,
+        ...TOOL_FLAGS,
         "-cp",
-        join(paths().libs, "*"),
-        join(CONFIG_DIR, "ClusterAdmin.java"),
+        classpath,
+        "ClusterAdmin",
         String(command),
         bootstrap(),
         ...rest,
         String(timeoutMs),
       ],
       { timeout: timeoutMs + 60_000 },
-      (error, stdout, stderr) => {
+      (error, out, stderr) => {
         if (error) {
           reject(
             new Error(
@@ -431,18 +462,17 @@ function clusterAdmin(args, timeoutMs) {
             ),
           );
         } else {
-          // The client's own warnings (a node down) share stdout: only the tool's lines count.
-          const answer = /^\d+ -?\d+ \S+( \S*)?$/;
-          resolve(
-            stdout
-              .split("\n")
-              .filter((line) => answer.test(line))
-              .map((line) => line.split(" ")),
-          );
+          resolve(out);
         }
       },
     );
-  }).then((lines) => /** @type {string[][]} */ (lines));
+  });
+  // The client's own warnings (a node down) share stdout: only the tool's lines count.
+  const answer = /^\d+ -?\d+ \S+( \S*)?$/;
+  return stdout
+    .split("\n")
+    .filter((line) => answer.test(line))
+    .map((line) => line.split(" "));
 }
 
 /** @param {string} list */
@@ -450,14 +480,15 @@ const ids = (list) => (list === "" || list === undefined ? [] : list.split(",").
 
 /**
  * Each partition of `topic`: its leader (-1: none), replicas and in-sync replicas, once every
- * partition has a leader and at least `isr` replicas in sync, or what it was when `timeoutMs` ran
- * out (the caller checks). A JVM start: a few seconds.
+ * partition has a leader and at least `isr` replicas in sync, and node `without` (if given) leads
+ * none and is in no ISR; or what it was when `timeoutMs` ran out (the caller checks). A JVM start:
+ * a few seconds.
  * @param {string} topic
- * @param {{ isr?: number, timeoutMs?: number }} [options]
+ * @param {{ isr?: number, without?: number, timeoutMs?: number }} [options]
  * @returns {Promise<{ partition: number, leader: number, replicas: number[], isr: number[] }[]>}
  */
-export async function describeTopic(topic, { isr = 1, timeoutMs = 30_000 } = {}) {
-  const lines = await clusterAdmin(["describe", topic, String(isr)], timeoutMs);
+export async function describeTopic(topic, { isr = 1, without = -1, timeoutMs = 30_000 } = {}) {
+  const lines = await clusterAdmin(["describe", topic, String(isr), String(without)], timeoutMs);
   return lines.map(([partition, leader, replicas = "", inSync = ""]) => ({
     partition: Number(partition),
     leader: Number(leader),
