@@ -23,10 +23,13 @@ declare module "@ruststream/tooling-brokers" {
       startNode(id: number): Promise<void>;
       /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
-      /** Each partition's leader (-1: none), replicas and ISR, once `isr` are in sync or at the timeout. */
+      /**
+       * Each partition's leader (-1: none), replicas and ISR, once `isr` are in sync and node
+       * `without` leads none and is in no ISR, or as they were at the timeout.
+       */
       describeTopic(
         topic: string,
-        options?: { isr?: number; timeoutMs?: number },
+        options?: { isr?: number; without?: number; timeoutMs?: number },
       ): Promise<Array<{ partition: number; leader: number; replicas: number[]; isr: number[] }>>;
       /** Each partition's end offset and the group's committed one (-1: none), once they meet or at the timeout. */
       committedOffsets(
