@@ -15,6 +15,7 @@ import {
   MessageId,
   messageMetadata,
   readBatch,
+  type SingleMessageMetadata,
   singleMessageMetadata,
 } from "../src/wire/index.js";
 import { bytes, text } from "./env.js";
@@ -241,6 +242,63 @@ describe("batches", () => {
     expect(() => readBatch(batch, 4)).toThrow(/ends before message 3/);
     expect(singleMessageMetadata.decode(singleMessageMetadata.encode({ payloadSize: 0 }))).toEqual({
       payloadSize: 0,
+    });
+  });
+
+  // encodeBatchEntry and readBatch write and read payload_size + sequence_id themselves (the common
+  // case): the bytes and the values must be the codec's, at every varint length and past the
+  // direct path's limits (2^49 when reading, 2^53 when writing), where the codec takes over.
+  it("writes and reads size-and-sequence entries exactly as the protobuf codec does", () => {
+    const sizes = [0, 1, 127, 128, 16_383, 16_384, 2_097_152, 0x7fffffff];
+    const sequences = [
+      0n,
+      1n,
+      127n,
+      128n,
+      2n ** 35n,
+      2n ** 49n - 1n,
+      2n ** 49n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 64n - 1n,
+    ];
+    const cases: SingleMessageMetadata[] = [{ payloadSize: 7 }];
+    for (const payloadSize of sizes)
+      for (const sequenceId of sequences) cases.push({ payloadSize, sequenceId });
+    for (const metadata of cases) {
+      const payload = new Uint8Array(metadata.payloadSize > 64 ? 3 : metadata.payloadSize).fill(9);
+      const entry = encodeBatchEntry(metadata, payload);
+      const meta = singleMessageMetadata.encode(metadata);
+      expect(entry.readUInt32BE(0)).toBe(meta.length);
+      expect(Buffer.from(entry.subarray(4, 4 + meta.length))).toEqual(Buffer.from(meta));
+      // Read back with a payload of the size it names (up to 2 MiB: larger ones are checked as
+      // bytes above only).
+      if (metadata.payloadSize > 2_097_152) continue;
+      const inBatch = Buffer.concat([
+        entry.subarray(0, 4 + meta.length),
+        new Uint8Array(metadata.payloadSize),
+      ]);
+      const [read] = readBatch(inBatch, 1);
+      expect(read!.metadata).toEqual(singleMessageMetadata.decode(meta));
+      expect(read!.metadata).toEqual(metadata);
+    }
+    // Fields in the other order, a field twice, and any other field go to the codec, which reads
+    // them as before.
+    const reordered = Buffer.from([0x40, 0x05, 0x18, 0x02, 0xaa, 0xbb]);
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(4);
+    expect(readBatch(Buffer.concat([header, reordered]), 1)[0]!.metadata).toEqual({
+      payloadSize: 2,
+      sequenceId: 5n,
+    });
+    const keyed = encodeBatchEntry(
+      { payloadSize: 1, partitionKey: "k", sequenceId: 3n },
+      bytes("x"),
+    );
+    expect(readBatch(keyed, 1)[0]!.metadata).toEqual({
+      payloadSize: 1,
+      partitionKey: "k",
+      sequenceId: 3n,
     });
   });
 });

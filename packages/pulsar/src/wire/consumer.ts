@@ -106,9 +106,14 @@ function toKeyValues(record: Readonly<Record<string, string>> | undefined): KeyV
   return Object.entries(record).map(([key, value]) => ({ key, value }));
 }
 
+// Most messages carry no properties: they share one empty map rather than each allocating its own
+// (the type is read-only, so no reader can fill it for the others).
+const noProperties: ReadonlyMap<string, string> = new Map<string, string>();
+
 function propertiesOf(list: KeyValue[] | undefined): ReadonlyMap<string, string> {
+  if (list === undefined || list.length === 0) return noProperties;
   const map = new Map<string, string>();
-  if (list) for (const { key, value } of list) map.set(key, value);
+  for (const { key, value } of list) map.set(key, value);
   return map;
 }
 
