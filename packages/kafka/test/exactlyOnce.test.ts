@@ -171,3 +171,56 @@ for (const where of everywhere) {
     });
   });
 }
+
+for (const engine of ["librdkafka", "kafkajs"] as const) {
+  describe(engine, () => {
+    it("a producer fenced by another with the same transactionalId fails the subscription, naming the id", async () => {
+      const input = uniqueName(`eos-fenced-${engine}`);
+      const transactionalId = uniqueName(`eos-fenced-${engine}`);
+      const connected = await connect(engine, brokerFor(engine, { transactionalId }));
+      const usurper = kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+      try {
+        const sub = await connected.subscribe(
+          new KafkaTopic(input, {
+            group: `g-${input}`,
+            commit: "transactional",
+            start: "earliest",
+            create: { partitions: 1 },
+          }),
+        );
+        const publisher = await connected.defaultPublishPolicy().pair(connected);
+        // The first window opens the subscription's producer under the id.
+        await publisher.publish({ name: input, payload: bytes("first") });
+        const first = await take(sub);
+        if (first === undefined) throw new Error("the subscription ended");
+        await publisher.publish({ name: `${input}.out`, payload: bytes("out"), cause: first });
+        await first.ack();
+        await publisher.transaction(async (tx) =>
+          tx.publish({ name: `${input}.out`, payload: bytes("tx") }),
+        );
+        // Another producer initialises the same id: the subscription's is fenced off.
+        await usurper.connect();
+        await (await usurper.transaction()).abort();
+        await publisher.publish({ name: input, payload: bytes("second") });
+        let failure: unknown;
+        for (;;) {
+          try {
+            const d = await take(sub);
+            if (d === undefined) throw new Error("the subscription ended without failing");
+            await publisher.publish({ name: `${input}.out`, payload: bytes("out"), cause: d });
+            await d.ack();
+          } catch (error) {
+            failure = error;
+            break;
+          }
+        }
+        expect(isRustStreamError(failure, "broker-failure"), String(failure)).toBe(true);
+        expect((failure as Error).message).toContain("transactions in a row failed");
+        expect((failure as Error).message).toContain("transactionalId");
+      } finally {
+        await usurper.disconnect();
+        await connected.shutdown();
+      }
+    });
+  });
+}

@@ -461,6 +461,7 @@ export class KafkaTopicSubscription
         await Promise.all(moves);
       },
       published: (raw: RawMessage) => this.#host.record(raw),
+      failed: (error: unknown) => this.failed(error),
     };
   }
 

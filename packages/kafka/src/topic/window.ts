@@ -1,4 +1,4 @@
-import type { RawMessage } from "@ruststream/core";
+import { type RawMessage, RustStreamError } from "@ruststream/core";
 import {
   type EngineConsumer,
   type PartitionOffset,
@@ -10,6 +10,13 @@ import type { TransactionLine } from "../transactions.js";
 
 /** How long settled work waits for its transaction (RustStream's commit interval). */
 export const COMMIT_INTERVAL_MS = 100;
+
+/**
+ * Transactions failing one after another before the subscription fails: a fenced producer (another
+ * instance opened the same transactional id) or a refusal that every replay meets again would
+ * otherwise replay the same inputs for ever.
+ */
+export const FAILURES_IN_A_ROW = 5;
 
 /** An output staged for the transaction of the delivery it was published for. */
 interface Output {
@@ -34,6 +41,8 @@ export interface WindowOwner {
   rewind(to: ReadonlyMap<string, PartitionOffset>): Promise<void>;
   /** An output was committed: the in-process connection keeps a copy for the test. */
   published(raw: RawMessage): void;
+  /** Transactions keep failing: the subscription fails with this error. */
+  failed(error: unknown): void;
 }
 
 /**
@@ -59,6 +68,7 @@ export class TransactionWindow {
   #running: Promise<void> = Promise.resolve();
   /** Transactions that failed and were replayed: for diagnostics and tests. */
   failures = 0;
+  #inARow = 0;
 
   constructor(owner: WindowOwner, line: TransactionLine) {
     this.#owner = owner;
@@ -115,7 +125,9 @@ export class TransactionWindow {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    this.#running = this.#running.then(() => this.#commit());
+    // A failure is handled inside (abort, rewind, or failing the subscription): the chain never
+    // rejects, so one bad turn cannot stop every later window.
+    this.#running = this.#running.then(() => this.#commit()).catch(() => undefined);
     return this.#running;
   }
 
@@ -142,13 +154,24 @@ export class TransactionWindow {
           offsets: [...positions.values()],
         },
       );
-    } catch {
+    } catch (error) {
       this.failures++;
       this.#outputs = [];
       this.#pending.clear();
+      if (++this.#inARow >= FAILURES_IN_A_ROW) {
+        this.#owner.failed(
+          new RustStreamError(
+            "broker-failure",
+            `${this.#inARow} transactions in a row failed for group "${this.#owner.group}", each replayed from the last committed offsets; the last: ${(error as Error)?.message ?? String(error)} (a producer fenced by another instance with the same transactionalId fails every time: give each instance its own)`,
+            { cause: error },
+          ),
+        );
+        return;
+      }
       await this.#owner.rewind(this.#committed).catch(() => undefined);
       return;
     }
+    this.#inARow = 0;
     for (const output of included) this.#owner.published(output.raw);
     for (const [key, position] of positions) {
       // A partition revoked while the transaction ran is no longer this member's to rewind.
