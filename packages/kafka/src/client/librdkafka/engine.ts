@@ -77,7 +77,14 @@ export class RdkafkaEngine implements KafkaEngine {
       }
     });
     // Events are served by polling, which nothing does until connect() returns: poll meanwhile.
-    const polling = setInterval(() => control.poll(), 100);
+    // poll() throws while the client counts itself unconnected (before librdkafka's handle is up,
+    // and once a failed attempt has dropped it): there is nothing to serve then, and a throw from
+    // a timer would be an uncaught exception.
+    const polling = setInterval(() => {
+      try {
+        control.poll();
+      } catch {}
+    }, 100);
     const connecting = call((cb) => control.connect({ timeout: connectTimeoutMs }, cb));
     try {
       await Promise.race([connecting, failure]);
