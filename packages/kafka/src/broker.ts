@@ -29,7 +29,7 @@ import {
   type ResolvedConnection,
   resolveConnection,
 } from "./client/connectionOptions.js";
-import { checkAssignment, checkCompression } from "./client/engines.js";
+import { checkAssignment, checkCommitMode, checkCompression } from "./client/engines.js";
 import type {
   ConfigValue,
   EngineProducer,
@@ -340,6 +340,7 @@ export class ConnectedKafkaBroker
       );
     }
     checkAssignment(this.#settings.connection.engine, descriptor.assignment);
+    checkCommitMode(this.#settings.connection.engine, commit);
     let subscription: KafkaTopicSubscription;
     try {
       subscription = await KafkaTopicSubscription.open(

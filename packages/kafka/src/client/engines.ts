@@ -44,3 +44,22 @@ export function checkCompression(
     `compression "${compression}" is not available on the ${engine} engine (it has ${compressions[engine].map((c) => `"${c}"`).join(", ")}): use engine "${other}" (${packageOf(other)}), or another compression`,
   );
 }
+
+/**
+ * `transactional` needs a revocation the engine waits for, and transactional offset commits fenced
+ * by the group's generation: otherwise a window can be committed after the partition's next owner
+ * read the committed offsets, and that window's outputs would be produced twice. librdkafka has both
+ * (its rebalance callback, sendOffsetsToTransaction with the member's group metadata); kafkajs
+ * learns of a rebalance only once it has begun, and commits a transaction's offsets by group id
+ * alone.
+ */
+export function checkCommitMode(
+  engine: KafkaEngineName,
+  commit: "auto" | "tracked" | "transactional",
+): void {
+  if (commit !== "transactional" || engine === "librdkafka") return;
+  throw new RustStreamError(
+    "unsupported",
+    `commit "transactional" is not available on the ${engine} engine: kafkajs learns of a rebalance only after it has begun and commits a transaction's offsets without the group generation, so a window could be committed after the partition's next owner started, repeating its outputs; use engine "librdkafka" (${packageOf("librdkafka")}), or commit "tracked" (kafkajs's transactional publishing, publisher.transaction(), is available)`,
+  );
+}

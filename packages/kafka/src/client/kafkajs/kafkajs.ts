@@ -82,10 +82,6 @@ export interface KjsProducer {
 
 export interface KjsTransaction {
   send(request: KjsProduceRequest): Promise<KjsRecordMetadata[]>;
-  sendOffsets(request: {
-    consumerGroupId: string;
-    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
-  }): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
   isActive(): boolean;

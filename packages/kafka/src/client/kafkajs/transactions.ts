@@ -27,6 +27,11 @@ export class KafkajsTransactionalProducer implements EngineTransactionalProducer
     records: readonly ProducedRecord[],
     offsets?: TransactionOffsets,
   ): Promise<DeliveryReport[]> {
+    // Refused at subscribe (engines.ts): kafkajs commits a transaction's offsets without the group
+    // generation, which the transactional commit mode cannot be built on.
+    if (offsets !== undefined) {
+      throw new Error("the kafkajs engine commits no consumer offsets in a transaction");
+    }
     if (this.#broken !== undefined) throw this.#broken;
     const transaction = await this.#producer.transaction();
     try {
@@ -35,18 +40,6 @@ export class KafkajsTransactionalProducer implements EngineTransactionalProducer
         const [metadata] = await transaction.send(produceRequest(record, this.#compression));
         const offset = metadata?.baseOffset ?? metadata?.offset ?? "-1";
         reports.push({ partition: metadata?.partition ?? -1, offset: BigInt(offset) });
-      }
-      if (offsets !== undefined && offsets.offsets.length > 0) {
-        const topics = new Map<string, Array<{ partition: number; offset: string }>>();
-        for (const o of offsets.offsets) {
-          const list = topics.get(o.topic) ?? [];
-          list.push({ partition: o.partition, offset: o.offset.toString() });
-          topics.set(o.topic, list);
-        }
-        await transaction.sendOffsets({
-          consumerGroupId: offsets.group,
-          topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
-        });
       }
       await transaction.commit();
       return reports;
