@@ -123,12 +123,22 @@ for (const engine of ["librdkafka", "kafkajs"] as const) {
                 receipts.push(String(receipt.position));
             }
           })();
+          // Awaited at the end; a publish refused meanwhile fails the waits below at once, and is
+          // never left as an unhandled rejection.
+          let publishFailure: unknown;
+          publishing.catch((error: unknown) => {
+            publishFailure = error ?? new Error("a publish failed");
+          });
+          const published = (): boolean => {
+            if (publishFailure !== undefined) throw publishFailure;
+            return true;
+          };
 
           // Mid-stream: a fifth handled, the rest published or on its way.
           await eventually(
             "a fifth of the stream handled",
             60_000,
-            () => handled.size >= TOTAL / 5,
+            () => published() && handled.size >= TOTAL / 5,
           );
           await cluster.killNode(victim);
           killed = true;
@@ -147,7 +157,7 @@ for (const engine of ["librdkafka", "kafkajs"] as const) {
           await eventually(
             "every published id handled",
             120_000,
-            () => all.every((id) => handled.has(id)),
+            () => published() && all.every((id) => handled.has(id)),
             () =>
               `(${receipts.length} publishes confirmed, ${handled.size} ids handled, ${afterKill.length} after the kill; partitions handled after it: ${[...new Set(afterKill.map((h) => h.partition))].join(",")})`,
           );
