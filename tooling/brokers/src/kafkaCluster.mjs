@@ -338,7 +338,14 @@ export async function up(log) {
           }
         }
       }
-      const classpath = await resolveJars(join(CONFIG_DIR, "pom.xml"), p.libs, log);
+      const classpath = await resolveJars(join(CONFIG_DIR, "pom.xml"), p.libs, log).catch(
+        (error) => {
+          if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error;
+          throw new Error(
+            "kafka-cluster: mvn not found: install Maven 3.8 or newer (it fetches Kafka's jars from Maven Central)",
+          );
+        },
+      );
       for (const id of NODE_IDS) writeFileSync(nodePaths(id).config, serverProperties(id));
       if (running.length === 0) {
         log(`kafka-cluster: formatting ${NODE_IDS.length} nodes afresh`);
