@@ -66,13 +66,17 @@ export class TransactionWindow {
   readonly #committed = new Map<string, PartitionOffset>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
-  /** Transactions that failed and were replayed: for diagnostics and tests. */
-  failures = 0;
+  #failures = 0;
   #inARow = 0;
 
   constructor(owner: WindowOwner, line: TransactionLine) {
     this.#owner = owner;
     this.#line = line;
+  }
+
+  /** Transactions that failed and were replayed: for diagnostics and tests. */
+  get failures(): number {
+    return this.#failures;
   }
 
   /** A partition starts (assigned, or sought) at `offset`: what a rewind returns to. */
@@ -155,7 +159,7 @@ export class TransactionWindow {
         },
       );
     } catch (error) {
-      this.failures++;
+      this.#failures++;
       this.#outputs = [];
       this.#pending.clear();
       if (++this.#inARow >= FAILURES_IN_A_ROW) {
