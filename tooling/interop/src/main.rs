@@ -34,8 +34,9 @@
 //!       `messages`, `seconds`, `cpu_seconds` and `id_sum` (see `bench_redis.rs`).
 //!
 //!   ruststream-interop serve <config-json>
-//!       A RustStream service on ruststream-fred (Redis streams, reliable lists, pub/sub) or
-//!       ruststream-sea-file (a stream file), driven by JSON lines on stdin and reporting on stdout
+//!       A RustStream service on ruststream-fred (Redis streams, reliable lists, pub/sub),
+//!       ruststream-sea-file (a stream file), ruststream-rdkafka (a Kafka topic) or
+//!       ruststream-pulsar (a Shared subscription), driven by JSON lines on stdin and reporting on stdout
 //!       (see `service.rs` and the README).
 //!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
@@ -44,6 +45,8 @@ mod bench_redis;
 mod broker;
 mod file_service;
 mod fixtures;
+mod kafka_service;
+mod pulsar_service;
 mod redis_service;
 mod service;
 

@@ -115,7 +115,9 @@ pub async fn start() -> Result<RedisService, String> {
             Transport::PubSub => {
                 b.include(channel).max_attempts(cap).dead_letter(dead);
             }
-            Transport::File => unreachable!("the file transport has its own service"),
+            Transport::File | Transport::Kafka | Transport::Pulsar => {
+                unreachable!("the file, Kafka and Pulsar transports have their own services")
+            }
         }
     });
     let running = app.start().await.map_err(|e| format!("start: {e}"))?;
@@ -156,7 +158,9 @@ impl Service for RedisService {
             }};
         }
         let sent = match config().transport {
-            Transport::Stream | Transport::File => send!(self.streams),
+            Transport::Stream | Transport::File | Transport::Kafka | Transport::Pulsar => {
+                send!(self.streams)
+            }
             Transport::List => send!(self.lists),
             Transport::PubSub => send!(self.channels),
         };

@@ -5,8 +5,8 @@
 //! for stream files), its handlers settled by the RustStream runtime (retries, the cap, the dead
 //! letter, the decode policy). A test starts it with its configuration, then talks to it: stdin takes
 //! one command per line, stdout carries one reply per command and an event per thing the service saw.
-//! The README of this folder documents the protocol; `redis_service.rs` and `file_service.rs` hold
-//! the two brokers' apps.
+//! The README of this folder documents the protocol; `redis_service.rs`, `file_service.rs`,
+//! `kafka_service.rs` and `pulsar_service.rs` hold the brokers' apps.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -25,7 +25,8 @@ use tokio::io::{AsyncBufReadExt as _, BufReader};
 #[derive(Debug)]
 pub struct Config {
     pub transport: Transport,
-    /// `redis://host:port` for the Redis transports.
+    /// `redis://host:port` for the Redis transports, `host:port` (bootstrap servers) for Kafka,
+    /// `pulsar://host:port` for Pulsar.
     pub url: String,
     /// The `.ss` file for the file transport.
     pub path: String,
@@ -38,6 +39,8 @@ pub enum Transport {
     List,
     PubSub,
     File,
+    Kafka,
+    Pulsar,
 }
 
 /// The subscriber the service mounts, when it consumes.
@@ -46,7 +49,8 @@ pub struct Consume {
     /// Stream, list or channel key, or the file's stream key.
     pub key: String,
     /// Stream consumer group and consumer (always explicit: RustStream's automatic consumer names
-    /// count per process, so two processes would share `ruststream-0`).
+    /// count per process, so two processes would share `ruststream-0`). The group is also Kafka's
+    /// consumer group and Pulsar's subscription name.
     pub group: String,
     pub consumer: String,
     /// How long one blocking read waits on the server, and so how often the delayed-retry sweeper
@@ -98,9 +102,11 @@ fn parse_config(text: &str) -> Result<Config, String> {
         Some("list") => Transport::List,
         Some("pubsub") => Transport::PubSub,
         Some("file") => Transport::File,
+        Some("kafka") => Transport::Kafka,
+        Some("pulsar") => Transport::Pulsar,
         other => {
             return Err(format!(
-                "config: transport {other:?}: stream, list, pubsub or file"
+                "config: transport {other:?}: stream, list, pubsub, file, kafka or pulsar"
             ))
         }
     };
@@ -357,7 +363,11 @@ pub async fn serve(config_text: &str) -> Result<(), String> {
         .map_err(|_| "serve runs once per process".to_owned())?;
     match transport {
         Transport::File => run(crate::file_service::start().await?).await,
-        _ => run(crate::redis_service::start().await?).await,
+        Transport::Kafka => run(crate::kafka_service::start().await?).await,
+        Transport::Pulsar => run(crate::pulsar_service::start().await?).await,
+        Transport::Stream | Transport::List | Transport::PubSub => {
+            run(crate::redis_service::start().await?).await
+        }
     }
 }
 
