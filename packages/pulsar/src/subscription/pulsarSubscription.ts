@@ -206,6 +206,7 @@ export class PulsarSubscription
           if (received === undefined) break;
           const delivery = this.#settings.deliver(this, received);
           this.#out.add(delivery);
+          if (this.#spent(delivery)) continue;
           deliveries.push(delivery);
         }
         if (deliveries.length > 0) return deliveries;
@@ -217,6 +218,20 @@ export class PulsarSubscription
     } finally {
       this.#taking = false;
     }
+  }
+
+  /**
+   * A message the broker redelivered past the declared cap is moved to the dead letter at once,
+   * never handed out: another consumer of the Shared subscription (in another process, a RustStream
+   * service among them) asked for a retry at its last attempt. Pulsar's clients (Java's, the Rust
+   * `pulsar` crate RustStream's services use) do the same on arrival, so the cap holds across every
+   * consumer of the subscription. If the move fails, the broker redelivers it.
+   */
+  #spent(delivery: PulsarDelivery): boolean {
+    const cap = this.deadLetter?.maxAttempts;
+    if (cap === undefined || delivery.attempt <= cap) return false;
+    void Promise.resolve(delivery.nack({ requeue: true })).catch(() => this.redeliver(delivery));
+    return true;
   }
 
   #wakeUp(): void {
