@@ -8,10 +8,15 @@ import {
   readDeadLetterOrigin,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import {
+  interopSuite,
+  killRustServices,
+  type RustDelivery,
+  RustService,
+} from "@ruststream/tooling-interop";
 import { afterEach, expect, it } from "vitest";
 import { decodeEnvelope, decodeFile, FileProducer } from "../src/formatEntry.js";
 import { FileBroker, FilePublish, FileStream } from "../src/index.js";
-import { interopSuite, killRustServices, type RustDelivery, RustService } from "./rustService.js";
 import { tempDir, text, utf8 } from "./tempDir.js";
 
 // One stream file, a TypeScript service and a RustStream service (ruststream-sea-file 0.7.1, through

@@ -7,10 +7,15 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import {
+  interopSuite,
+  killRustServices,
+  type RustDelivery,
+  RustService,
+} from "@ruststream/tooling-interop";
 import { afterEach, expect, it } from "vitest";
 import { KafkaBroker, KafkaTopic, kafkaHeaders } from "../src/index.js";
 import { bytes, requireEnv, sleep, text, uniqueName } from "./env.js";
-import { interopSuite, killRustServices, type RustDelivery, RustService } from "./rustService.js";
 
 // RustStream's own Kafka broker (ruststream-rdkafka 0.7.1, tooling/interop's `serve`) beside ours
 // on the real cluster: the same records both ways on one topic, one consumer group shared by a Rust

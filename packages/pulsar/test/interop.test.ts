@@ -8,10 +8,15 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import {
+  interopSuite,
+  killRustServices,
+  type RustDelivery,
+  RustService,
+} from "@ruststream/tooling-interop";
 import { afterEach, expect, it } from "vitest";
 import { PulsarBroker, type PulsarDelivery, PulsarShared } from "../src/index.js";
 import { bytes, eventually, serviceUrl, text, uniqueTopic } from "./env.js";
-import { interopSuite, killRustServices, type RustDelivery, RustService } from "./rustService.js";
 
 // RustStream's own Pulsar broker (ruststream-pulsar 0.7.1, tooling/interop's `serve`) beside ours on
 // the real broker, on Shared subscriptions: the same messages both ways on one topic (properties as

@@ -3,11 +3,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { bytes as bytesCodec, type HandlerContext, HeaderMap, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // One consumer group, two languages: a TypeScript consumer and a RustStream consumer (ruststream-fred
 // 0.7.1) read one stream through one group. Every entry is handled once and none is lost, and what a

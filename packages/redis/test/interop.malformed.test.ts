@@ -1,10 +1,10 @@
 import { bytes as bytesCodec, RustStream, readDeadLetterOrigin } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { requireEnv, text, uniqueKey } from "./env.js";
-import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // An entry with no `_payload` field, as another framework writes one (FastStream keeps its message
 // in `__data__`), on a stream a TypeScript and a RustStream service read. It is not a RustStream

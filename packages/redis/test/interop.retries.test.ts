@@ -1,10 +1,10 @@
 import { HeaderMap, headerNames, RustStream, readDeadLetterOrigin, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import { interopSuite, killRustServices, RustService } from "./rustService.js";
 
 // A retry chain across languages: a message that fails in a RustStream service (ruststream-fred
 // 0.7.1) and is retried by a TypeScript one, and the other way round, keeps counting towards the

@@ -7,6 +7,12 @@ import {
   readDeadLetterOrigin,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import {
+  interopSuite,
+  killRustServices,
+  type RustDelivery,
+  RustService,
+} from "@ruststream/tooling-interop";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   RedisBroker,
@@ -18,7 +24,6 @@ import {
 } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
 import { bytes, requireEnv, text, uniqueKey } from "./env.js";
-import { interopSuite, killRustServices, type RustDelivery, RustService } from "./rustService.js";
 
 // One stream, list or channel, a TypeScript service and a RustStream service (ruststream-fred
 // 0.7.1, through tooling/interop) on it: what one publishes, the other reads byte for byte, and

@@ -7,11 +7,10 @@ import { beforeAll, describe } from "vitest";
 
 // A RustStream service in Rust (tooling/interop's `serve`), started and driven by a test: the
 // process takes one JSON command per line on stdin and answers on stdout, one reply per command
-// and one event per delivery its handler saw (tooling/interop/README.md has the protocol). The same
-// helper sits in packages/redis/test, packages/file/test and packages/pulsar/test: a test file
-// may import only from its own package.
+// and one event per delivery its handler saw (tooling/interop/README.md has the protocol). The
+// interop tests of every broker package import it as `@ruststream/tooling-interop`.
 
-const CRATE_DIR = fileURLToPath(new URL("../../../tooling/interop/", import.meta.url));
+const CRATE_DIR = fileURLToPath(new URL("../", import.meta.url));
 // Outside the clone and shared with the file package's interop tests, so nothing compiles twice.
 const TARGET_DIR = resolve(
   CRATE_DIR,
