@@ -9,13 +9,12 @@
 // in its own process and fills a fresh topic before every row of every round; the fill is not
 // timed. Every row is checked: the count and the sum of the ids it decoded, and its group's
 // committed offsets at the end of every partition once it closed.
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import rdkafka from "@confluentinc/kafka-javascript";
 import { ensureBrokers } from "@ruststream/tooling-brokers";
 import { idSum, orderBytes } from "../redis/drain/order.js";
+import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { ProducerProcess } from "./producerProcess.js";
 import { consumeMax } from "./rawRows.js";
@@ -36,7 +35,7 @@ if (brokers === undefined) {
   throw new Error("no Kafka: set KAFKA_BROKERS, or start tooling/brokers (pnpm brokers up kafka)");
 }
 
-const source = sourceRevision();
+const source = sourceRevision(["packages/core/src", "packages/kafka/src"]);
 const producer = await ProducerProcess.start(brokers);
 const loadBefore = loadavg();
 let trials = 0;
@@ -191,19 +190,3 @@ writeFileSync(
   )}\n`,
 );
 console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s of rounds)`);
-
-/** The commit measured, and whether packages/core or packages/kafka had uncommitted changes. */
-function sourceRevision(): { commit: string; dirty: boolean } {
-  const root = fileURLToPath(new URL("../../../../", import.meta.url));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
-  try {
-    return {
-      commit: git("rev-parse", "HEAD"),
-      dirty:
-        git("status", "--porcelain", "--", "packages/core/src", "packages/kafka/src").length > 0,
-    };
-  } catch {
-    return { commit: "unknown", dirty: true };
-  }
-}

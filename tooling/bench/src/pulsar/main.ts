@@ -18,11 +18,10 @@
 // row's topic before the row (untimed). Every row is checked: produce rows by their receipts and
 // the topic's msgInCounter, consume rows by the count and sum of the order numbers they read and
 // an empty backlog after.
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { createTopic, deleteTopic, expectDrained, topicStats } from "./admin.js";
 import { JavaWorker } from "./javaWorker.js";
@@ -153,7 +152,7 @@ async function runRow(key: string, count: number): Promise<Measured> {
 
 const rateOf = (count: number, m: Measured) => (count / m.ms) * 1000;
 const loadBefore = loadavg();
-const source = sourceRevision();
+const source = sourceRevision(["packages/core/src", "packages/pulsar/src"]);
 
 // An untimed warm-up of every row (the JIT of both processes sees every path), then a sizing run
 // of each. The rows of a kind (produce, consume) then move the same count: the kind's fastest rate
@@ -272,19 +271,3 @@ writeFileSync(
   )}\n`,
 );
 console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s of rounds)`);
-
-/** The commit measured, and whether the Pulsar package or core had uncommitted changes. */
-function sourceRevision(): { commit: string; dirty: boolean } {
-  const root = fileURLToPath(new URL("../../../../", import.meta.url));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
-  try {
-    return {
-      commit: git("rev-parse", "HEAD"),
-      dirty:
-        git("status", "--porcelain", "--", "packages/core/src", "packages/pulsar/src").length > 0,
-    };
-  } catch {
-    return { commit: "unknown", dirty: true };
-  }
-}

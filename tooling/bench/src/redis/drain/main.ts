@@ -8,12 +8,11 @@
 // REDIS_URL picks the server (a plain redis:// one: the Rust row speaks to it too); without it
 // tooling/brokers starts its plain instance. The load generator runs in its own process and fills a
 // fresh stream before every row of every round; the fill is not timed.
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import * as current from "@ruststream/redis";
 import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { sourceRevision } from "../../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../../stats.js";
 import { GeneratorProcess } from "../generatorProcess.js";
 import { openRaw } from "../rawClient.js";
@@ -86,7 +85,7 @@ if (process.env.REDIS_URL === undefined) await ensureBrokers(["redis"]);
 const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error("no Redis server: set REDIS_URL, or start tooling/brokers");
 
-const source = sourceRevision();
+const source = sourceRevision(["packages/core/src", "packages/redis/src", "tooling/interop/src"]);
 const admin = await openRaw(url, "admin");
 const serverVersion = /redis_version:([^\r\n]+)/.exec(await admin.info("server"))?.[1] ?? "unknown";
 const generator = await GeneratorProcess.start(url);
@@ -238,26 +237,3 @@ writeFileSync(
   )}\n`,
 );
 console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s of rounds)`);
-
-/** The commit measured, and whether packages/ or the interop program had uncommitted changes. */
-function sourceRevision(): { commit: string; dirty: boolean } {
-  const root = fileURLToPath(new URL("../../../../../", import.meta.url));
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
-  try {
-    return {
-      commit: git("rev-parse", "HEAD"),
-      dirty:
-        git(
-          "status",
-          "--porcelain",
-          "--",
-          "packages/core/src",
-          "packages/redis/src",
-          "tooling/interop/src",
-        ).length > 0,
-    };
-  } catch {
-    return { commit: "unknown", dirty: true };
-  }
-}
