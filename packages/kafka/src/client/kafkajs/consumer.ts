@@ -1,3 +1,4 @@
+import { FirstAssignment } from "../assignmentWait.js";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
@@ -8,7 +9,6 @@ import {
 } from "../port.js";
 import type { KjsAdmin, KjsConsumer, KjsEachBatchPayload, KjsMessage } from "./kafkajs.js";
 
-const ASSIGNMENT_WAIT_MS = 60_000;
 const CLOSE_WAIT_MS = 10_000;
 const PAUSE_POLL_MS = 100;
 const COMMIT_RETRY_MS = 500;
@@ -62,7 +62,7 @@ export class KafkajsConsumer implements EngineConsumer {
   readonly #stored = new Map<string, PartitionOffset>();
   readonly #toCommit = new Set<string>();
   #ready: Promise<void> = Promise.resolve();
-  #firstAssignment: (() => void) | undefined;
+  readonly #firstAssignment: FirstAssignment;
   #running = false;
   #paused = false;
   /** Wakes a batch held for back-pressure as soon as the subscription resumes. */
@@ -90,6 +90,7 @@ export class KafkajsConsumer implements EngineConsumer {
     this.#tracked = settings.tracked;
     this.#fromBeginning = settings.fromBeginning;
     this.#hooks = hooks;
+    this.#firstAssignment = new FirstAssignment(settings.group, settings.topics);
   }
 
   async start(): Promise<void> {
@@ -103,9 +104,6 @@ export class KafkajsConsumer implements EngineConsumer {
         if (payload.restart !== true && !this.#closing) this.#hooks.failed(payload.error);
       }),
     );
-    const assigned = new Promise<void>((resolve) => {
-      this.#firstAssignment = resolve;
-    });
     await this.#consumer.connect();
     await this.#consumer.subscribe({
       topics: [...this.#topics],
@@ -117,21 +115,7 @@ export class KafkajsConsumer implements EngineConsumer {
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.#batch(payload),
     });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(`no partition assignment from the group after ${ASSIGNMENT_WAIT_MS} ms`),
-          ),
-        ASSIGNMENT_WAIT_MS,
-      );
-    });
-    try {
-      await Promise.race([assigned, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.#firstAssignment.wait();
   }
 
   async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
@@ -258,8 +242,7 @@ export class KafkajsConsumer implements EngineConsumer {
       })
       .catch((error: unknown) => this.#hooks.failed(error))
       .finally(() => {
-        this.#firstAssignment?.();
-        this.#firstAssignment = undefined;
+        this.#firstAssignment.applied();
       });
   }
 

@@ -1,3 +1,4 @@
+import { FirstAssignment } from "../assignmentWait.js";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
@@ -20,7 +21,6 @@ const REVOKE = -174;
 const CONSUME_WAIT_MS = 100;
 const CONSUME_MAX = 256;
 const TIMEOUT_MS = 10_000;
-const ASSIGNMENT_WAIT_MS = 60_000;
 
 const empty = new Uint8Array(0);
 
@@ -74,7 +74,7 @@ export class RdkafkaConsumer implements EngineConsumer {
   #running = false;
   #closing = false;
   #loop: Promise<void> | undefined;
-  #firstAssignment: (() => void) | undefined;
+  readonly #firstAssignment: FirstAssignment;
   #rebalancing: Promise<void> = Promise.resolve();
   #consuming: Promise<RdMessage[]> | undefined;
   #seeking = 0;
@@ -82,11 +82,13 @@ export class RdkafkaConsumer implements EngineConsumer {
 
   constructor(
     factory: (rebalance: (error: RdError, partitions: RdTopicPartition[]) => void) => RdConsumer,
+    group: string,
     topics: readonly string[],
     hooks: ConsumerHooks,
     tracked: boolean,
   ) {
     this.#topics = topics;
+    this.#firstAssignment = new FirstAssignment(group, topics);
     this.#hooks = hooks;
     this.#tracked = tracked;
     const self = this;
@@ -104,27 +106,10 @@ export class RdkafkaConsumer implements EngineConsumer {
     await call((cb) => this.#consumer.connect({ timeout: TIMEOUT_MS }, cb));
     this.#consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     this.#consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
-    const assigned = new Promise<void>((resolve) => {
-      this.#firstAssignment = resolve;
-    });
     this.#consumer.subscribe([...this.#topics]);
     this.#running = true;
     this.#loop = this.#run();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(`no partition assignment from the group after ${ASSIGNMENT_WAIT_MS} ms`),
-          ),
-        ASSIGNMENT_WAIT_MS,
-      );
-    });
-    try {
-      await Promise.race([assigned, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.#firstAssignment.wait();
   }
 
   async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
@@ -312,8 +297,7 @@ export class RdkafkaConsumer implements EngineConsumer {
     if (!cooperative) this.#assigned.clear();
     for (const p of partitions) this.#assigned.set(partitionKey(p), p);
     if (this.#paused) this.#applyPause(partitions);
-    this.#firstAssignment?.();
-    this.#firstAssignment = undefined;
+    this.#firstAssignment.applied();
   }
 
   async #revoke(partitions: TopicPartition[], code: number): Promise<void> {

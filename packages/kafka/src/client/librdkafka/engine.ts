@@ -133,6 +133,7 @@ export class RdkafkaEngine implements KafkaEngine {
         consumer.on("event.error", () => {});
         return consumer;
       },
+      settings.group,
       settings.topics,
       hooks,
       settings.commit !== "auto",
