@@ -20,6 +20,7 @@ import {
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
 import { checkedConfig, configEntries } from "./client/connectionOptions.js";
+import { partitionOfKey } from "./client/partitioners.js";
 import type {
   Compression,
   ConfigValue,
@@ -265,8 +266,8 @@ export class KafkaPublisher
     // Published on behalf of a delivery of a `transactional` subscription: it goes out in the
     // transaction that commits that delivery's offset, not now.
     const cause = message.cause;
-    if (cause instanceof KafkaDelivery && cause.stage(record, raw)) {
-      return { name: message.name };
+    if (cause instanceof KafkaDelivery && cause.stagesOutputs) {
+      if (cause.stage(await this.#placedForWindow(record), raw)) return { name: message.name };
     }
     this.#host.record(raw);
     this.#host.inflight.count++;
@@ -330,6 +331,32 @@ export class KafkaPublisher
       record: { topic, partition, key, value, headers: wire },
       raw: { name: topic, payload: value, headers, partitionKey: key },
     };
+  }
+
+  /**
+   * An output staged for a transactional subscription goes out on that subscription's producer,
+   * which the broker opened with its own partitioner (broker.ts, `subscribe`) and which carries the
+   * outputs of every publisher in one transaction. Where this policy names another partitioner, the
+   * partition of a keyed output is picked here, by the function the engines' partitioners share,
+   * so it lands where a direct publish of this policy puts it.
+   */
+  async #placedForWindow(record: ProducedRecord): Promise<ProducedRecord> {
+    const partitioner = this.#settings.partitioner;
+    if (
+      record.partition !== undefined ||
+      record.key === undefined ||
+      partitioner === this.#host.partitioner
+    ) {
+      return record;
+    }
+    const count = await this.#host.partitionsOf(record.topic, false);
+    if (count === undefined) {
+      throw new RustStreamError(
+        "publish-refused",
+        `topic "${record.topic}" does not exist yet, and this output of a transactional subscription is placed by its policy's partitioner ("${partitioner}", not the broker's "${this.#host.partitioner}"), which needs the topic's partition count: create the topic first, or publish with the broker's partitioner`,
+      );
+    }
+    return { ...record, partition: partitionOfKey(partitioner, record.key, count) };
   }
 
   async #checkPartition(topic: string, partition: number): Promise<void> {

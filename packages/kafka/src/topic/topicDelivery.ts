@@ -77,6 +77,11 @@ export class KafkaDelivery extends DeliveryBase<KafkaPosition> {
     return KafkaPosition.offset(this.record.topic, this.record.partition, this.record.offset);
   }
 
+  /** Whether outputs published on behalf of this delivery are staged for a transaction (`transactional`). */
+  get stagesOutputs(): boolean {
+    return this.#owner.commit === "transactional";
+  }
+
   /**
    * Stages an output published on behalf of this delivery, under `transactional`: it becomes
    * visible with the transaction that commits this delivery's offset. `false` in the other modes.
