@@ -258,6 +258,9 @@ export class PartitionConsumer implements ConsumerHandler {
     // is still queued from it would come twice; drop it, and grant the whole queue again.
     this.queue.drain();
     this.permitsToReturn = 0;
+    // Acks made while no subscribe was live go out before the FLOW, so the broker applies them
+    // before it redelivers: those messages were handled and do not come again.
+    this.flushAcks();
     connection.send({
       type: CommandType.FLOW,
       flow: { consumerId, messagePermits: this.receiverQueueSize },
@@ -424,11 +427,14 @@ export class PartitionConsumer implements ConsumerHandler {
   private flushAcks(): void {
     this.ackScheduled = false;
     if (this.pendingAcks.length === 0) return;
+    // Without a live subscribe the acks wait for the next one (attach sends them): the broker
+    // redelivers every unacked message to it, and these were handled. An ack of a message the
+    // broker already forgot is harmless.
+    const connection = this.connection;
+    if (connection === undefined) return;
     const messageId = this.pendingAcks;
     this.pendingAcks = [];
-    // Without a connection the acks are lost, which is safe: the broker redelivers unacked messages
-    // to the next subscribe, and an ack of a message it already forgot is harmless.
-    this.connection?.send({
+    connection.send({
       type: CommandType.ACK,
       ack: { consumerId: this.consumerId, ackType: AckType.Individual, messageId },
     });
@@ -614,6 +620,9 @@ export class PartitionConsumer implements ConsumerHandler {
   private disconnected(): void {
     this.closes++;
     this.connection = undefined;
+    // What is queued came through the subscribe that just ended: the broker redelivers it to the
+    // next one, so handing it out now would only hand it out twice.
+    this.queue.drain();
     if (this.state === "ready") this.state = "connecting";
     this.reconnect();
   }
