@@ -172,6 +172,8 @@ describe("a cap and a dead letter through a whole app", () => {
         expect(origin?.reason).toBe("max-attempts");
         expect(d.headers.getString("real_topic")).toBe(`persistent://public/default/${topic}`);
         expect(d.headers.getString("origin_message_id")).toMatch(/^(retry:)?\d+:\d+:-1:-?\d+$/);
+        // Its three deliveries, counted the same whichever of the two applied the cap.
+        expect(d.headers.getString(headerNames.retryCount)).toBe("3");
       }
       expect(Object.fromEntries(calls)).toEqual(
         Object.fromEntries(jobs.map((id) => [id, id % 3 === 0 ? 3 : 1])),

@@ -278,6 +278,8 @@ interopSuite(
       expect(header(read!, "origin_message_id")).toMatch(/^\d+:\d+:-1:-?\d+$/);
       expect(header(read!, "x-ruststream-dlq-source")).toBe(topic);
       expect(header(read!, "x-ruststream-dlq-reason")).toBe("max-attempts");
+      // The three deliveries it had, which the Rust handler reads as its retry count.
+      expect(read!.retryCount).toBe(3);
     });
 
     it("one Shared subscription, both consumers failing one message: the broker's count spans both, three handler calls in all, one dead letter", async () => {

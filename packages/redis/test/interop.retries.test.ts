@@ -107,8 +107,8 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
     expect(dead).toHaveLength(1);
     const [moved] = dead;
     expect(text(moved!.payload)).toBe(job);
-    // The copy as it arrived for its fourth delivery, with its origin.
-    expect(moved!.headers.getString(headerNames.retryCount)).toBe("3");
+    // Its four deliveries counted, as RustStream's own dead letter counts them, and its origin.
+    expect(moved!.headers.getString(headerNames.retryCount)).toBe("4");
     expect(moved!.headers.getString("x-trace")).toBe("t-9");
     expect(moved!.headers.getString("redis-partition-key")).toBe("job-7");
     const origin = readDeadLetterOrigin(moved!.headers);
@@ -129,7 +129,7 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
     expect(header("x-ruststream-dlq-source")).toBe(key);
     expect(header("x-ruststream-dlq-reason")).toBe("max-attempts");
     expect(header("x-ruststream-dlq-position")).toBe(origin!.position);
-    expect(read!.retryCount).toBe(3);
+    expect(read!.retryCount).toBe(4);
     expect(read!.partitionKey?.toString()).toBe("job-7");
   });
 
@@ -181,8 +181,8 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
     expect(text(moved!.payload)).toBe(job);
     expect(moved!.headers.getString("x-trace")).toBe("t-9");
     expect(moved!.headers.getString("redis-partition-key")).toBe("job-7");
-    // RustStream's dead letter is a copy with the retry count raised once more (4 deliveries, where
-    // ours keeps the count it arrived with), and no origin: ours reads none from it.
+    // RustStream's dead letter is a copy with the retry count raised to its four deliveries, as
+    // ours is, and no origin: ours reads none from it.
     expect(moved!.headers.getString(headerNames.retryCount)).toBe("4");
     expect(readDeadLetterOrigin(moved!.headers)).toBeUndefined();
     expect(await pendingCount(redis, key, "chain")).toBe(0);
@@ -256,7 +256,7 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
       (await entries(redis, `${tsKey}.dlq`)).map((e) =>
         e.headers.getString(headerNames.retryCount),
       ),
-    ).toEqual(["2"]);
+    ).toEqual(["3"]);
   });
 
   it("a Rust and a TypeScript consumer in one group, both failing: attempts 1 to 5 once each, whichever language ran them, and one dead letter", async () => {

@@ -1,6 +1,7 @@
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
+import { readRetryCount, writeRetryCount } from "../headerNames.js";
 import { hashKey } from "../keyHash.js";
 import type { RetryDeclaration } from "../source.js";
 import { MemoryPosition } from "./memoryPosition.js";
@@ -96,7 +97,11 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
   // The broker moves the message: the dead letter gets it as it arrived, plus where it came from.
   #deadLetter(target: string, reason: string): void {
     const message = this.#message;
-    const headers = message.headers.clone();
+    // Every delivery it had, as the runtime's own dead letters count them.
+    const headers = writeRetryCount(
+      message.headers.clone(),
+      readRetryCount(message.headers) + this.redeliveryCount,
+    );
     writeDeadLetterOrigin(headers, {
       source: message.name,
       position: message.sequence.toString(),

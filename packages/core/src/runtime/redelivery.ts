@@ -4,6 +4,7 @@ import { isRustStreamError } from "../errors.js";
 import { writeRetryCount } from "../headerNames.js";
 import type { OutgoingMessage } from "../message.js";
 import type { Publisher } from "../publisher.js";
+import { attemptOf } from "./attempt.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Logger } from "./logger.js";
 import type { Settler } from "./settler.js";
@@ -44,7 +45,11 @@ export class Redelivery {
     this.#options = options;
   }
 
-  /** Sends the delivery, as it arrived and with its origin, to the declared dead letter. */
+  /**
+   * Sends the delivery to the declared dead letter with its origin, and with its retry count raised
+   * to the deliveries made, as the original framework writes it: a reader of the dead letter sees
+   * how many times the message was tried, whichever language or broker tried it last.
+   */
   deadLetter(delivery: Delivery, reason: string): void {
     const { brokerMoves, deadLetter: destination, log } = this.#options;
     const settler = this.#settler;
@@ -70,7 +75,7 @@ export class Redelivery {
         {
           name: destination,
           payload: delivery.payload,
-          headers: delivery.headers,
+          headers: writeRetryCount(delivery.headers.clone(), attemptOf(delivery)),
           ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
           deadLetterOrigin: {
             source: delivery.name,

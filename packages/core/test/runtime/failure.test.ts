@@ -84,6 +84,8 @@ describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the mess
       source: "orders",
       reason: "max-attempts",
     });
+    // The dead letter says how many deliveries were made, however they came back.
+    expect(readRetryCount(dead[0]!.headers)).toBe(4);
     // A broker that cannot requeue gets copies, each carrying the count of deliveries before it;
     // one that can brings the message itself back, publishing nothing.
     const copies = h.published("orders").slice(1);
@@ -129,6 +131,7 @@ describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the mess
     const h = await startInProcess(app);
     await h.publishRaw("x", "1", { [headerNames.retryCount]: "2" });
     expect(h.outcomes("x").map((e) => [e.attempt, e.outcome])).toEqual([[3, "dead-letter"]]);
+    expect(readRetryCount(h.published("x-dlq")[0]!.headers)).toBe(3);
     await h.running.stop();
   });
 });
@@ -144,7 +147,10 @@ describe("failure policies", () => {
     await h.publishRaw("x", "{not json");
     const [event] = h.outcomes("x");
     expect(event).toMatchObject({ outcome: "dead-letter", handled: false });
-    expect(readDeadLetterOrigin(h.published("x-dlq")[0]!.headers)?.reason).toBe("decode");
+    const [dead] = h.published("x-dlq");
+    expect(readDeadLetterOrigin(dead!.headers)?.reason).toBe("decode");
+    // One delivery made, and the dead letter says so, as the original framework writes it.
+    expect(dead!.headers.getString(headerNames.retryCount)).toBe("1");
     await h.running.stop();
   });
 

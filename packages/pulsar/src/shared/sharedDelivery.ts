@@ -71,10 +71,13 @@ export class SharedDelivery extends PulsarDelivery {
     return this.thenAck(this.owner.publishCopy(copy, this.owner.subscription));
   }
 
-  /** The message as it arrived, with where it came from and why, then the original acked. */
+  /**
+   * The message with where it came from and why, and the deliveries it had in its retry count (as
+   * the core's own dead letters write it), then the original acked.
+   */
   #moveTo(deadLetter: DeadLetterPolicy, reason: string): Promise<"ok"> {
     const copy = {
-      ...this.copyFor(deadLetter.topic, this.headers),
+      ...this.copyFor(deadLetter.topic, this.#counted()),
       deadLetterOrigin: {
         source: this.name,
         ...(this.partition === undefined ? {} : { partition: this.partition }),

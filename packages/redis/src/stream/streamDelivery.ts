@@ -4,7 +4,7 @@ import {
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
-import { DeliveryBase, writeDeadLetterOrigin } from "@ruststream/core/broker";
+import { DeliveryBase, writeDeadLetterOrigin, writeRetryCount } from "@ruststream/core/broker";
 import { countedHeaders, redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
 import type { StreamEntry } from "./entry.js";
@@ -108,8 +108,9 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     const headers = this.entry.headers.clone();
     writeDeadLetterOrigin(headers, { source: this.name, position: this.entry.id, reason });
     headers.set(redisHeaders.deadLetterReason, reason);
-    // This entry's own deliveries, as RustStream writes it; with the retry-count header the message
-    // arrived with, the sum is every delivery it had, the count its cap was checked against.
+    // Every delivery the message had, the count its cap was checked against, in the retry count as
+    // RustStream's dead letters write it; and this entry's own deliveries, as its reclaim reports.
+    writeRetryCount(headers, this.attempt);
     headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
   }

@@ -220,6 +220,11 @@ export const brokerMovedRetryScenarios: readonly Scenario<BrokerMovedContext>[] 
         }
         const [moved] = await dead.waitFor(1, h.arrivalMs, "dead-lettered copy");
         expect(text(moved!.payload)).toBe("poison");
+        // The dead letter says how many deliveries the message had, as the runtime's own do.
+        expect(
+          moved!.headers.getString(headerNames.retryCount),
+          "the dead-lettered copy's retry count",
+        ).toBe(String(attempts));
         await moved!.ack();
         await live.quiet(attempts, h.silenceMs, "no delivery after the last attempt");
         await dead.quiet(1, 0, "exactly one dead-lettered copy");
