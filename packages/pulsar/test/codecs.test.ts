@@ -32,6 +32,25 @@ describe("crc32c", () => {
         expect(crc32c(data.subarray(split, length), crc32c(data.subarray(0, split)))).toBe(whole);
     }
   });
+
+  it("matches the bit-by-bit definition at every alignment and over word-sized lengths", () => {
+    // The fast path reads 32-bit words from a 4-byte boundary: every start offset and the lengths
+    // around its 16-byte steps, against the polynomial applied one bit at a time.
+    const bitwise = (input: Uint8Array): number => {
+      let crc = 0xffffffff;
+      for (const byte of input) {
+        crc ^= byte;
+        for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
+      }
+      return ~crc >>> 0;
+    };
+    const data = Uint8Array.from({ length: 4200 }, (_, i) => (i * 2654435761) >>> 13);
+    for (let offset = 0; offset < 8; offset++)
+      for (const length of [31, 32, 33, 47, 48, 49, 63, 64, 65, 100, 1027, 4096]) {
+        const piece = data.subarray(offset, offset + length);
+        expect(crc32c(piece), `offset ${offset}, length ${length}`).toBe(bitwise(piece));
+      }
+  });
 });
 
 describe("lz4 raw blocks", () => {
