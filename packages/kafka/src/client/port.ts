@@ -213,7 +213,22 @@ export interface ConsumerSettings {
   readonly config: ReadonlyArray<readonly [string, ConfigValue]>;
 }
 
+// Each key is made once and handed out again: the tracked path asks for a record's key at fetch,
+// hand-out, settle and store, and a string built anew each time was an allocation plus a fresh hash
+// on every map lookup. One short string per partition a process ever reads stays here.
+const partitionKeys = new Map<string, string[]>();
+
 /** The key of a partition in maps: `topic` and partition, which no topic name can make ambiguous. */
 export function partitionKey(tp: TopicPartition): string {
-  return `${tp.partition}:${tp.topic}`;
+  let keys = partitionKeys.get(tp.topic);
+  if (keys === undefined) {
+    keys = [];
+    partitionKeys.set(tp.topic, keys);
+  }
+  let key = keys[tp.partition];
+  if (key === undefined) {
+    key = `${tp.partition}:${tp.topic}`;
+    keys[tp.partition] = key;
+  }
+  return key;
 }

@@ -31,13 +31,22 @@ function bytes(value: Buffer | string | null | undefined): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-function recordOf(message: RdMessage): ConsumedRecord {
-  const headers: Array<readonly [string, Uint8Array]> = [];
-  for (const header of message.headers ?? []) {
-    for (const [name, value] of Object.entries(header)) headers.push([name, bytes(value)]);
+/** Shared by every record without headers: most records have none, and each would get its own. */
+const noHeaders: ReadonlyArray<readonly [string, Uint8Array]> = Object.freeze([]);
+
+/** `topic`: the assignment's own string, so every record of a partition shares one (and its hash). */
+function recordOf(message: RdMessage, topic: string): ConsumedRecord {
+  let headers: ReadonlyArray<readonly [string, Uint8Array]> = noHeaders;
+  const raw = message.headers;
+  if (raw !== undefined && raw !== null && raw.length > 0) {
+    const list: Array<readonly [string, Uint8Array]> = [];
+    for (const header of raw) {
+      for (const [name, value] of Object.entries(header)) list.push([name, bytes(value)]);
+    }
+    headers = list;
   }
   return {
-    topic: message.topic,
+    topic,
     partition: message.partition,
     offset: BigInt(message.offset),
     key: message.key === null || message.key === undefined ? undefined : bytes(message.key),
@@ -260,8 +269,9 @@ export class RdkafkaConsumer implements EngineConsumer {
       const fresh: ConsumedRecord[] = [];
       for (const message of messages) {
         const key = partitionKey(message);
-        if (!this.#assigned.has(key) || (this.#movedAt.get(key) ?? 0) > started) continue;
-        fresh.push(recordOf(message));
+        const held = this.#assigned.get(key);
+        if (held === undefined || (this.#movedAt.get(key) ?? 0) > started) continue;
+        fresh.push(recordOf(message, held.topic));
       }
       if (fresh.length > 0) this.#hooks.records(fresh);
     }
