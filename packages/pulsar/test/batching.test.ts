@@ -97,3 +97,43 @@ describe("batch acknowledgement", () => {
     expect(await consumer.receive({ timeoutMs: 1000 }).catch(() => "nothing")).toBe("nothing");
   });
 });
+
+describe("a batch of plain and keyed messages", () => {
+  it("carries each message's key, properties and event time, written in place or by the codec", async () => {
+    client = new PulsarClient({ serviceUrl: serviceUrl() });
+    const topic = uniqueTopic("batch-mixed");
+    const consumer = await client.subscribe({
+      topic,
+      subscription: "s",
+      initialPosition: "Earliest",
+    });
+    const producer = await client.createProducer({
+      topic,
+      batching: { maxMessages: 6, maxDelayMs: 50 },
+    });
+    // Plain messages are written straight into the frame, the others through the codec: both kinds
+    // interleaved in one entry.
+    const sent = [
+      { payload: bytes("plain 0") },
+      { payload: bytes("keyed 1"), key: "k1" },
+      { payload: bytes("plain 2") },
+      { payload: bytes("props 3"), properties: { n: "3" } },
+      { payload: bytes("timed 4"), eventTime: 1_700_000_000_004 },
+      { payload: new Uint8Array(0) },
+    ];
+    const ids = await Promise.all(sent.map((m) => producer.send(m)));
+    expect(new Set(ids.map((id) => `${id.ledgerId}:${id.entryId}`)).size).toBe(1);
+    expect(ids.map((id) => id.batchIndex)).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const [i, m] of sent.entries()) {
+      const got = await consumer.receive({ timeoutMs: 5000 });
+      expect(Buffer.from(got.payload)).toEqual(Buffer.from(m.payload));
+      expect(got.key).toBe(m.key);
+      expect(Object.fromEntries(got.properties)).toEqual(m.properties ?? {});
+      expect(got.eventTime).toBe(m.eventTime);
+      expect(got.messageId.equals(ids[i]!)).toBe(true);
+      // A new producer numbers its messages from 0.
+      expect(got.sequenceId).toBe(BigInt(i));
+      consumer.ack(got);
+    }
+  });
+});

@@ -1,5 +1,7 @@
 // Protobuf commands and framing without a broker.
 import { describe, expect, it } from "vitest";
+import { sizeAndSequenceEntryLength, writeSizeAndSequenceEntry } from "../src/wire/batch.js";
+import { buildPayloadFrame } from "../src/wire/frame.js";
 import {
   type BaseCommand,
   baseCommand,
@@ -181,6 +183,25 @@ describe("framing", () => {
     expect(text(decoded.payload!.payload)).toBe("payload");
   });
 
+  it("builds a payload frame in place byte for byte as encodePayloadFrame does", () => {
+    const command: BaseCommand = {
+      type: CommandType.SEND,
+      send: { producerId: 3, sequenceId: 70_000n, numMessages: 2, highestSequenceId: 70_001n },
+    };
+    const metadata = {
+      producerName: "p",
+      sequenceId: 70_000n,
+      publishTime: 9,
+      numMessagesInBatch: 2,
+    };
+    for (const payload of [new Uint8Array(0), bytes("x"), new Uint8Array(4099).fill(7)]) {
+      const built = buildPayloadFrame(command, metadata, payload.length, (frame, at) =>
+        frame.set(payload, at),
+      );
+      expect(built).toEqual(encodePayloadFrame(command, encodeMessageSection(metadata, payload)));
+    }
+  });
+
   it("reports a payload whose checksum does not match", () => {
     const section = encodeMessageSection(
       { producerName: "p", sequenceId: 0n, publishTime: 1 },
@@ -248,6 +269,20 @@ describe("batches", () => {
   // encodeBatchEntry and readBatch write and read payload_size + sequence_id themselves (the common
   // case): the bytes and the values must be the codec's, at every varint length and past the
   // direct path's limits (2^49 when reading, 2^53 when writing), where the codec takes over.
+  it("writes a size-and-sequence entry in place as encodeBatchEntry does", () => {
+    // What a producer writes straight into its frame, against the entry on its own.
+    for (const size of [0, 1, 127, 128, 16_384])
+      for (const sequence of [0, 127, 128, 2 ** 35, Number.MAX_SAFE_INTEGER]) {
+        const payload = new Uint8Array(size).fill(5);
+        const length = sizeAndSequenceEntryLength(size, sequence);
+        const out = Buffer.alloc(length + 3);
+        expect(writeSizeAndSequenceEntry(out, 3, payload, sequence)).toBe(length + 3);
+        expect(out.subarray(3)).toEqual(
+          encodeBatchEntry({ payloadSize: size, sequenceId: BigInt(sequence) }, payload),
+        );
+      }
+  });
+
   it("writes and reads size-and-sequence entries exactly as the protobuf codec does", () => {
     const sizes = [0, 1, 127, 128, 16_383, 16_384, 2_097_152, 0x7fffffff];
     const sequences = [

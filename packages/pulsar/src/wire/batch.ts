@@ -55,6 +55,32 @@ function onlySizeAndSequence(m: SingleMessageMetadata): boolean {
   );
 }
 
+/**
+ * The bytes of a batch message carrying only its payload size and sequence id (what
+ * `encodeBatchEntry` writes for one), for a caller that writes the whole batch into one buffer with
+ * `writeSizeAndSequenceEntry`. The sequence id must be below 2^53.
+ */
+export function sizeAndSequenceEntryLength(payloadLength: number, sequence: number): number {
+  return 4 + 2 + varintLength(payloadLength) + varintLength(sequence) + payloadLength;
+}
+
+/** Writes such a message at `at`; returns where the next one starts. */
+export function writeSizeAndSequenceEntry(
+  out: Buffer,
+  at: number,
+  payload: Uint8Array,
+  sequence: number,
+): number {
+  const metaLength = 2 + varintLength(payload.length) + varintLength(sequence);
+  out.writeUInt32BE(metaLength, at);
+  out[at + 4] = PAYLOAD_SIZE_TAG;
+  let next = writeVarint(out, at + 5, payload.length);
+  out[next++] = SEQUENCE_ID_TAG;
+  next = writeVarint(out, next, sequence);
+  out.set(payload, next);
+  return next + payload.length;
+}
+
 /** Encodes one message of a batch; batches are the concatenation of these. */
 export function encodeBatchEntry(metadata: SingleMessageMetadata, payload: Uint8Array): Buffer {
   if (onlySizeAndSequence(metadata)) {

@@ -22,7 +22,6 @@ import { serverFailure } from "./errors.js";
 import {
   DEFAULT_MAX_MESSAGE_SIZE,
   encodeCommandFrame,
-  encodePayloadFrame,
   FRAME_PADDING,
   type Frame,
   FrameReader,
@@ -240,10 +239,10 @@ export class Connection {
     return true;
   }
 
-  /** Sends a SEND command with its checksummed message section. */
-  sendPayload(command: BaseCommand, section: Uint8Array): boolean {
+  /** Sends a frame already encoded (a producer's, kept for resending after a reconnect). */
+  sendFrame(frame: Buffer): boolean {
     if (this.closedWith) return false;
-    this.write(encodePayloadFrame(command, section));
+    this.write(frame);
     return true;
   }
 

@@ -62,6 +62,35 @@ export function encodePayloadFrame(command: BaseCommand, section: Uint8Array): B
   return frame;
 }
 
+/**
+ * A payload frame built in one buffer: the command, the magic, the CRC-32C, the metadata, then
+ * `payloadLength` bytes that `writePayload(frame, at)` writes in place; the checksum is computed
+ * after. A producer's batch is written straight into its frame this way, instead of into a payload,
+ * then a message section, then the frame (three copies). The frame can be resent as it is: the
+ * SEND command in front does not change across reconnects.
+ */
+export function buildPayloadFrame(
+  command: BaseCommand,
+  metadata: MessageMetadata,
+  payloadLength: number,
+  writePayload: (frame: Buffer, at: number) => void,
+): Buffer {
+  const body = baseCommand.encode(command);
+  const meta = messageMetadata.encode(metadata);
+  const checksumAt = 8 + body.length + 2;
+  const sectionAt = checksumAt + 4;
+  const frame = Buffer.allocUnsafe(sectionAt + 4 + meta.length + payloadLength);
+  frame.writeUInt32BE(frame.length - 4, 0);
+  frame.writeUInt32BE(body.length, 4);
+  frame.set(body, 8);
+  frame.writeUInt16BE(MAGIC_CRC32C, checksumAt - 2);
+  frame.writeUInt32BE(meta.length, sectionAt);
+  frame.set(meta, sectionAt + 4);
+  writePayload(frame, sectionAt + 4 + meta.length);
+  frame.writeUInt32BE(crc32c(frame.subarray(sectionAt)), checksumAt);
+  return frame;
+}
+
 /** A payload frame's message, as read from the wire. */
 export interface PayloadSection {
   readonly brokerEntryMetadata?: BrokerEntryMetadata;

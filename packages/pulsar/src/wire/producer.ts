@@ -4,7 +4,11 @@
 // entry still waiting, in order. A Producer routes messages over a topic's partitions.
 import { RustStreamError } from "@ruststream/core";
 import { Backoff, sleep } from "./backoff.js";
-import { encodeBatchEntry } from "./batch.js";
+import {
+  encodeBatchEntry,
+  sizeAndSequenceEntryLength,
+  writeSizeAndSequenceEntry,
+} from "./batch.js";
 import {
   type CommandSendError,
   type CommandSendReceipt,
@@ -19,7 +23,7 @@ import {
 import { type Compression, compress, compressionType, loadCodecs } from "./compression.js";
 import type { Connection, ProducerHandler } from "./connection.js";
 import { closedError, closedWhileAttaching, isRetriable, serverFailure } from "./errors.js";
-import { DEFAULT_MAX_MESSAGE_SIZE, encodeMessageSection, FRAME_PADDING } from "./frame.js";
+import { buildPayloadFrame, DEFAULT_MAX_MESSAGE_SIZE, FRAME_PADDING } from "./frame.js";
 import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
 import { type HashingScheme, partitionForKey } from "./murmur3.js";
@@ -75,14 +79,21 @@ export interface ProducerOptions {
   readonly properties?: Readonly<Record<string, string>>;
 }
 
-interface Waiter {
-  readonly resolve: (id: MessageId) => void;
-  readonly reject: (error: Error) => void;
+type Resolve = (id: MessageId) => void;
+type Reject = (error: Error) => void;
+
+/**
+ * Who waits for an entry's receipt: the sends' resolve and reject functions, index for index, kept
+ * in two arrays rather than an object per message (the producer's profile showed its per-message
+ * objects, and the collector behind them, as a large share).
+ */
+interface Waiters {
+  readonly resolves: Resolve[];
+  readonly rejects: Reject[];
 }
 
-interface Queued {
-  readonly message: OutgoingMessage;
-  readonly waiter: Waiter;
+function rejectAll(waiters: Waiters, error: Error): void {
+  for (const reject of waiters.rejects) reject(error);
 }
 
 /** One entry in flight: what was (or will be) sent, and who waits for its receipt. */
@@ -91,13 +102,16 @@ interface OpSend {
   readonly highestSequenceId: bigint;
   readonly numMessages: number;
   readonly batched: boolean;
-  readonly section: Buffer;
-  readonly waiters: Waiter[];
+  /** The whole SEND frame: the same bytes go again after a reconnect. */
+  readonly frame: Buffer;
+  readonly waiters: Waiters;
   readonly createdAt: number;
 }
 
-class Batch {
-  readonly items: Queued[] = [];
+class Batch implements Waiters {
+  readonly messages: OutgoingMessage[] = [];
+  readonly resolves: Resolve[] = [];
+  readonly rejects: Reject[] = [];
   bytes = 0;
 }
 
@@ -261,13 +275,12 @@ export class PartitionProducer implements ProducerHandler {
     if (message.payload.length > this.maxMessageSize)
       return Promise.reject(this.tooLarge(message.payload.length));
     return new Promise<MessageId>((resolve, reject) => {
-      const queued: Queued = { message, waiter: { resolve, reject } };
       if (this.batching === undefined || message.deliverAt !== undefined) {
         // Order holds across kinds: what is batched so far goes first.
         this.flushBatches();
-        this.sendSingle(queued);
+        this.sendSingle(message, { resolves: [resolve], rejects: [reject] });
       } else {
-        this.addToBatch(queued, this.batching);
+        this.addToBatch(message, resolve, reject, this.batching);
       }
     });
   }
@@ -279,13 +292,18 @@ export class PartitionProducer implements ProducerHandler {
     );
   }
 
-  private addToBatch(queued: Queued, batching: Required<BatchingOptions>): void {
-    const key = batching.keyBased ? batchKey(queued.message) : "";
+  private addToBatch(
+    message: OutgoingMessage,
+    resolve: Resolve,
+    reject: Reject,
+    batching: Required<BatchingOptions>,
+  ): void {
+    const key = batching.keyBased ? batchKey(message) : "";
     let batch = this.batches.get(key);
-    const size = queued.message.payload.length;
+    const size = message.payload.length;
     if (
       batch &&
-      (batch.items.length >= batching.maxMessages ||
+      (batch.messages.length >= batching.maxMessages ||
         batch.bytes + size > Math.min(batching.maxBytes, this.maxMessageSize))
     ) {
       this.batches.delete(key);
@@ -296,9 +314,11 @@ export class PartitionProducer implements ProducerHandler {
       batch = new Batch();
       this.batches.set(key, batch);
     }
-    batch.items.push(queued);
+    batch.messages.push(message);
+    batch.resolves.push(resolve);
+    batch.rejects.push(reject);
     batch.bytes += size;
-    if (batch.items.length >= batching.maxMessages) {
+    if (batch.messages.length >= batching.maxMessages) {
       this.batches.delete(key);
       this.sendBatch(batch, key);
     }
@@ -336,54 +356,87 @@ export class PartitionProducer implements ProducerHandler {
     };
   }
 
-  private sendSingle(queued: Queued): void {
-    const { message } = queued;
+  private sendSingle(message: OutgoingMessage, waiters: Waiters): void {
     const sequenceId = this.nextSequence(1);
     const metadata = this.metadataBase(sequenceId);
     applyMessageFields(metadata, message);
     if (message.deliverAt !== undefined) metadata.deliverAtTime = message.deliverAt;
     const payload = this.compressInto(metadata, message.payload);
-    this.enqueue([queued.waiter], metadata, payload, sequenceId, sequenceId, 1, false);
+    this.enqueue(
+      waiters,
+      metadata,
+      payload.length,
+      copyOf(payload),
+      sequenceId,
+      sequenceId,
+      1,
+      false,
+    );
   }
 
   private sendBatch(batch: Batch, key: string): void {
-    const count = batch.items.length;
+    const messages = batch.messages;
+    const count = messages.length;
     if (count === 0) return;
     const first = this.nextSequence(count);
-    const parts: Buffer[] = [];
-    batch.items.forEach((queued, index) => {
-      const { message } = queued;
+    const highest = first + BigInt(count - 1);
+    // Each message's bytes are measured first and written once, into the frame itself (or, to be
+    // compressed, into one payload). A message with only a payload, and a sequence id a double
+    // holds, is written directly; any other goes through the codec into its own buffer.
+    const direct = highest <= MAX_DIRECT_SEQUENCE;
+    const firstNumber = Number(first);
+    let encoded: (Buffer | undefined)[] | undefined;
+    let length = 0;
+    for (let i = 0; i < count; i++) {
+      const message = messages[i]!;
+      if (direct && carriesPayloadOnly(message)) {
+        length += sizeAndSequenceEntryLength(message.payload.length, firstNumber + i);
+        continue;
+      }
       const single: SingleMessageMetadata = {
         payloadSize: message.payload.length,
-        sequenceId: first + BigInt(index),
+        sequenceId: first + BigInt(i),
       };
       if (message.key !== undefined) single.partitionKey = message.key;
       if (message.orderingKey !== undefined) single.orderingKey = message.orderingKey;
       const properties = toKeyValues(message.properties);
       if (properties) single.properties = properties;
       if (message.eventTime !== undefined) single.eventTime = message.eventTime;
-      parts.push(encodeBatchEntry(single, message.payload));
-    });
-    const highest = first + BigInt(count - 1);
+      const entry = encodeBatchEntry(single, message.payload);
+      encoded ??= new Array<Buffer | undefined>(count);
+      encoded[i] = entry;
+      length += entry.length;
+    }
+    const writeEntries = (out: Buffer, at: number): void => {
+      for (let i = 0; i < count; i++) {
+        const entry = encoded?.[i];
+        if (entry === undefined) {
+          at = writeSizeAndSequenceEntry(out, at, messages[i]!.payload, firstNumber + i);
+        } else {
+          out.set(entry, at);
+          at += entry.length;
+        }
+      }
+    };
     const metadata = this.metadataBase(first);
     metadata.numMessagesInBatch = count;
     metadata.highestSequenceId = highest;
     // A key-based batch carries its key outside too: the broker routes the entry by it.
-    const head = batch.items[0]!.message;
+    const head = messages[0]!;
     if (this.batching?.keyBased && key !== "") {
       if (head.key !== undefined) metadata.partitionKey = head.key;
       if (head.orderingKey !== undefined) metadata.orderingKey = head.orderingKey;
     }
-    const payload = this.compressInto(metadata, Buffer.concat(parts));
-    this.enqueue(
-      batch.items.map((q) => q.waiter),
-      metadata,
-      payload,
-      first,
-      highest,
-      count,
-      true,
-    );
+    // The payloads stay with the batch, not with the entry waiting for its receipt.
+    const waiters: Waiters = { resolves: batch.resolves, rejects: batch.rejects };
+    if (this.compression === CompressionType.NONE) {
+      this.enqueue(waiters, metadata, length, writeEntries, first, highest, count, true);
+      return;
+    }
+    const raw = Buffer.allocUnsafe(length);
+    writeEntries(raw, 0);
+    const payload = this.compressInto(metadata, raw);
+    this.enqueue(waiters, metadata, payload.length, copyOf(payload), first, highest, count, true);
   }
 
   private compressInto(metadata: MessageMetadata, payload: Uint8Array): Uint8Array {
@@ -394,17 +447,36 @@ export class PartitionProducer implements ProducerHandler {
   }
 
   private enqueue(
-    waiters: Waiter[],
+    waiters: Waiters,
     metadata: MessageMetadata,
-    payload: Uint8Array,
+    payloadLength: number,
+    writePayload: (frame: Buffer, at: number) => void,
     sequenceId: bigint,
     highestSequenceId: bigint,
     numMessages: number,
     batched: boolean,
   ): void {
-    let section: Buffer;
+    // The (compressed) payload against the limit, before anything is built.
+    if (payloadLength > this.maxMessageSize) {
+      rejectAll(waiters, this.tooLarge(payloadLength));
+      return;
+    }
+    let frame: Buffer;
     try {
-      section = encodeMessageSection(metadata, payload);
+      frame = buildPayloadFrame(
+        {
+          type: CommandType.SEND,
+          send: {
+            producerId: this.producerId,
+            sequenceId,
+            numMessages,
+            ...(batched ? { highestSequenceId } : {}),
+          },
+        },
+        metadata,
+        payloadLength,
+        writePayload,
+      );
     } catch (error) {
       const failure = new RustStreamError(
         "invalid-argument",
@@ -413,16 +485,12 @@ export class PartitionProducer implements ProducerHandler {
           cause: error,
         },
       );
-      for (const waiter of waiters) waiter.reject(failure);
+      rejectAll(waiters, failure);
       return;
     }
-    // The compressed payload against the limit, and the whole frame against what the broker reads.
-    if (
-      payload.length > this.maxMessageSize ||
-      section.length + 64 > this.maxMessageSize + FRAME_PADDING
-    ) {
-      const refused = this.tooLarge(payload.length);
-      for (const waiter of waiters) waiter.reject(refused);
+    // The whole frame against what the broker reads.
+    if (frame.length > this.maxMessageSize + FRAME_PADDING) {
+      rejectAll(waiters, this.tooLarge(payloadLength));
       return;
     }
     const op: OpSend = {
@@ -430,7 +498,7 @@ export class PartitionProducer implements ProducerHandler {
       highestSequenceId,
       numMessages,
       batched,
-      section,
+      frame,
       waiters,
       createdAt: Date.now(),
     };
@@ -439,18 +507,7 @@ export class PartitionProducer implements ProducerHandler {
   }
 
   private write(op: OpSend): void {
-    this.connection?.sendPayload(
-      {
-        type: CommandType.SEND,
-        send: {
-          producerId: this.producerId,
-          sequenceId: op.sequenceId,
-          numMessages: op.numMessages,
-          ...(op.batched ? { highestSequenceId: op.highestSequenceId } : {}),
-        },
-      },
-      op.section,
-    );
+    this.connection?.sendFrame(op.frame);
   }
 
   onSendReceipt(receipt: CommandSendReceipt): void {
@@ -471,13 +528,11 @@ export class PartitionProducer implements ProducerHandler {
     const data = receipt.messageId;
     const ledger = data ? BigInt.asIntN(64, data.ledgerId) : -1n;
     const entry = data ? BigInt.asIntN(64, data.entryId) : -1n;
-    op.waiters.forEach((waiter, index) => {
-      waiter.resolve(
-        op.batched
-          ? new MessageId(ledger, entry, this.partition, index, op.numMessages)
-          : new MessageId(ledger, entry, this.partition),
-      );
-    });
+    const resolves = op.waiters.resolves;
+    if (op.batched)
+      for (let i = 0; i < resolves.length; i++)
+        resolves[i]!(new MessageId(ledger, entry, this.partition, i, op.numMessages));
+    else resolves[0]!(new MessageId(ledger, entry, this.partition));
     this.notifyDrained();
   }
 
@@ -491,7 +546,7 @@ export class PartitionProducer implements ProducerHandler {
     if (op === undefined || op.sequenceId !== error.sequenceId) return;
     this.pending.shift();
     const failure = serverFailure(`send on ${this.topic}`, error.error, error.message);
-    for (const waiter of op.waiters) waiter.reject(failure);
+    rejectAll(op.waiters, failure);
     this.notifyDrained();
   }
 
@@ -538,7 +593,7 @@ export class PartitionProducer implements ProducerHandler {
     this.failure = error;
     this.state = "failed";
     this.flushBatches();
-    for (const op of this.pending.drain()) for (const waiter of op.waiters) waiter.reject(error);
+    for (const op of this.pending.drain()) rejectAll(op.waiters, error);
     this.notifyDrained();
     this.shutdownTimers();
   }
@@ -554,7 +609,7 @@ export class PartitionProducer implements ProducerHandler {
     // Everything older than the limit goes, oldest first; a late receipt for it is then ignored.
     while (op !== undefined && now - op.createdAt >= timeoutMs) {
       this.pending.shift();
-      for (const waiter of op.waiters) waiter.reject(error);
+      rejectAll(op.waiters, error);
       op = this.pending.peek();
     }
     this.notifyDrained();
@@ -589,7 +644,7 @@ export class PartitionProducer implements ProducerHandler {
     const connection = this.connection;
     this.connection = undefined;
     for (const op of this.pending.drain())
-      for (const waiter of op.waiters) waiter.reject(closedError(`producer on ${this.topic}`));
+      rejectAll(op.waiters, closedError(`producer on ${this.topic}`));
     if (connection && !connection.closed) {
       connection.unregisterProducer(this.producerId);
       const requestId = connection.newRequestId();
@@ -611,6 +666,23 @@ export class PartitionProducer implements ProducerHandler {
     if (this.batchTimer !== undefined) clearTimeout(this.batchTimer);
     this.batchTimer = undefined;
   }
+}
+
+/** The largest sequence id the batch writer handles as a number (2^53 - 1). */
+const MAX_DIRECT_SEQUENCE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** True for a message with nothing but its payload (no key, properties or event time). */
+function carriesPayloadOnly(message: OutgoingMessage): boolean {
+  return (
+    message.key === undefined &&
+    message.orderingKey === undefined &&
+    message.properties === undefined &&
+    message.eventTime === undefined
+  );
+}
+
+function copyOf(payload: Uint8Array): (frame: Buffer, at: number) => void {
+  return (frame, at) => frame.set(payload, at);
 }
 
 function batchKey(message: OutgoingMessage): string {
