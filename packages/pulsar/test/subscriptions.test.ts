@@ -227,3 +227,35 @@ describe("subscription rules", () => {
     expect(isRustStreamError(thrown, "invalid-argument")).toBe(true);
   });
 });
+
+describe("whose message", () => {
+  it("a consumer acks only what it received: another consumer's message, or anything else, is refused with foreign-value", async () => {
+    client = new PulsarClient({ serviceUrl: serviceUrl() });
+    const topic = uniqueTopic("foreign");
+    const [a, b] = await Promise.all(
+      ["a", "b"].map((subscription) =>
+        client.subscribe({ topic, subscription, initialPosition: "Earliest" }),
+      ),
+    );
+    const producer = await client.createProducer({ topic });
+    const sentId = await producer.send({ payload: bytes("one") });
+    const fromA = await a!.receive({ timeoutMs: 10_000 });
+    const fromB = await b!.receive({ timeoutMs: 10_000 });
+    const refusal = (f: () => void): string | undefined => {
+      try {
+        f();
+        return undefined;
+      } catch (error) {
+        return isRustStreamError(error) ? error.code : String(error);
+      }
+    };
+    expect(refusal(() => b!.ack(fromA))).toBe("foreign-value");
+    expect(refusal(() => a!.nack(fromB))).toBe("foreign-value");
+    const lookalike = { ...fromA, messageId: fromA.messageId } as unknown as Message;
+    expect(refusal(() => a!.ack(lookalike))).toBe("foreign-value");
+    // Its own: acked, and its id is the one the producer's receipt named.
+    expect(refusal(() => a!.ack(fromA))).toBeUndefined();
+    expect(fromA.messageId.equals(sentId)).toBe(true);
+    expect(fromA.partition).toBe(-1);
+  });
+});

@@ -58,12 +58,53 @@ export interface ConsumerOptions {
   readonly subscriptionProperties?: Readonly<Record<string, string>>;
 }
 
+interface BatchTracker {
+  /** The entry's key in the consumer's trackers. */
+  readonly key: string;
+  readonly acked: Uint8Array;
+  remaining: number;
+}
+
+/**
+ * What the messages of one broker entry share: its position, and which partition consumer (and
+ * which subscribe of it) it came through. One per entry rather than a message id, a map entry and
+ * an ack key per message: the consumer's profile showed that per-message work, and the collector
+ * behind it, as its largest share.
+ */
+export interface ReceivedEntry {
+  readonly ledgerId: bigint;
+  readonly entryId: bigint;
+  /** -1 on a non-partitioned topic. */
+  readonly partition: number;
+  /** The number of messages in the batch, 0 when not batched. */
+  readonly batchSize: number;
+  readonly consumer: PartitionConsumer;
+  readonly consumerId: number;
+  /** A batch's acks so far, shared with redeliveries of the same entry. */
+  readonly tracker: BatchTracker | undefined;
+}
+
+// Reads a message's entry, kept off the public Message type; undefined for anything else.
+let entryOf: (message: unknown) => ReceivedEntry | undefined;
+
 /** A received message. */
 export class Message {
+  readonly #entry: ReceivedEntry;
+  #messageId: MessageId | undefined;
+
+  static {
+    entryOf = (message) =>
+      typeof message === "object" && message !== null && #entry in message
+        ? (message as Message).#entry
+        : undefined;
+  }
+
   constructor(
+    entry: ReceivedEntry,
+    /** Its index in the batch; -1 when not sent in a batch. */
+    readonly batchIndex: number,
     /** The topic it came from: a partition's name on a partitioned topic. */
     readonly topic: string,
-    readonly messageId: MessageId,
     readonly payload: Uint8Array,
     readonly properties: ReadonlyMap<string, string>,
     readonly publishTime: number,
@@ -74,26 +115,27 @@ export class Message {
     readonly key: string | undefined,
     readonly orderingKey: Uint8Array | undefined,
     readonly eventTime: number | undefined,
-  ) {}
+  ) {
+    this.#entry = entry;
+  }
+
+  /** Made on first use: acks read the entry, and most messages are only acked. */
+  get messageId(): MessageId {
+    const e = this.#entry;
+    this.#messageId ??= new MessageId(
+      e.ledgerId,
+      e.entryId,
+      e.partition,
+      this.batchIndex,
+      e.batchSize,
+    );
+    return this.#messageId;
+  }
 
   /** The partition it came from; -1 on a non-partitioned topic. */
   get partition(): number {
-    return this.messageId.partition;
+    return this.#entry.partition;
   }
-}
-
-interface Origin {
-  readonly consumer: PartitionConsumer;
-  readonly consumerId: number;
-}
-
-// Which partition consumer (and which incarnation of it) each message came through, kept off the
-// public Message type.
-const origins = new WeakMap<Message, Origin>();
-
-interface BatchTracker {
-  readonly acked: Uint8Array;
-  remaining: number;
 }
 
 /** Where a partition consumer tells its Consumer that messages are queued. */
@@ -300,11 +342,20 @@ export class PartitionConsumer implements ConsumerHandler {
     const ledgerId = BigInt.asIntN(64, data.ledgerId);
     const entryId = BigInt.asIntN(64, data.entryId);
     const redeliveryCount = command.redeliveryCount ?? 0;
-    const origin: Origin = { consumer: this, consumerId: this.consumerId };
     if (count === undefined) {
+      const entry: ReceivedEntry = {
+        ledgerId,
+        entryId,
+        partition: this.partition,
+        batchSize: 0,
+        consumer: this,
+        consumerId: this.consumerId,
+        tracker: undefined,
+      };
       const message = new Message(
+        entry,
+        -1,
         this.topic,
-        new MessageId(ledgerId, entryId, this.partition),
         payload,
         propertiesOf(metadata.properties),
         metadata.publishTime,
@@ -315,7 +366,6 @@ export class PartitionConsumer implements ConsumerHandler {
         metadata.orderingKey,
         metadata.eventTime || undefined,
       );
-      origins.set(message, origin);
       this.queue.push(message);
       this.sink.notify();
       return;
@@ -330,22 +380,32 @@ export class PartitionConsumer implements ConsumerHandler {
     const key = entryKey(ledgerId, entryId);
     let tracker = this.trackers.get(key);
     if (!tracker) {
-      tracker = { acked: new Uint8Array(count), remaining: count };
+      tracker = { key, acked: new Uint8Array(count), remaining: count };
       this.trackers.set(key, tracker);
     }
+    const entry: ReceivedEntry = {
+      ledgerId,
+      entryId,
+      partition: this.partition,
+      batchSize: count,
+      consumer: this,
+      consumerId: this.consumerId,
+      tracker,
+    };
     let skipped = 0;
-    entries.forEach((entry, index) => {
+    entries.forEach((item, index) => {
       // Skip what was acked before this entry came back, and what the broker marks as acked.
       const ackedByBroker = command.ackSet !== undefined && !bitSet(command.ackSet, index);
-      if (tracker.acked[index] || entry.metadata.compactedOut || ackedByBroker) {
+      if (tracker.acked[index] || item.metadata.compactedOut || ackedByBroker) {
         skipped++;
         return;
       }
-      const single = entry.metadata;
+      const single = item.metadata;
       const message = new Message(
+        entry,
+        index,
         this.topic,
-        new MessageId(ledgerId, entryId, this.partition, index, count),
-        entry.payload,
+        item.payload,
         propertiesOf(single.properties),
         metadata.publishTime,
         redeliveryCount,
@@ -355,7 +415,6 @@ export class PartitionConsumer implements ConsumerHandler {
         single.orderingKey,
         single.eventTime || undefined,
       );
-      origins.set(message, origin);
       this.queue.push(message);
     });
     if (skipped > 0) this.returnPermits(skipped);
@@ -400,22 +459,21 @@ export class PartitionConsumer implements ConsumerHandler {
   }
 
   ack(message: Message): void {
-    const id = message.messageId;
-    if (id.batchIndex >= 0) {
-      const key = entryKey(id.ledgerId, id.entryId);
-      const tracker = this.trackers.get(key);
-      if (tracker) {
-        if (!tracker.acked[id.batchIndex]) {
-          tracker.acked[id.batchIndex] = 1;
-          tracker.remaining--;
-        }
-        if (tracker.remaining > 0) return; // the broker acks whole entries: wait for the rest
-        this.trackers.delete(key);
+    const entry = entryOf(message)!;
+    const index = message.batchIndex;
+    // A tracker a seek cleared no longer counts: the message is acked on its own, as before.
+    const tracker = entry.tracker;
+    if (index >= 0 && tracker !== undefined && this.trackers.get(tracker.key) === tracker) {
+      if (!tracker.acked[index]) {
+        tracker.acked[index] = 1;
+        tracker.remaining--;
       }
+      if (tracker.remaining > 0) return; // the broker acks whole entries: wait for the rest
+      this.trackers.delete(tracker.key);
     }
     this.pendingAcks.push({
-      ledgerId: BigInt.asUintN(64, id.ledgerId),
-      entryId: BigInt.asUintN(64, id.entryId),
+      ledgerId: BigInt.asUintN(64, entry.ledgerId),
+      entryId: BigInt.asUintN(64, entry.entryId),
     });
     if (!this.ackScheduled) {
       // Acks made in one turn of the event loop travel in one ACK command.
@@ -453,6 +511,7 @@ export class PartitionConsumer implements ConsumerHandler {
       // Part of a batch: the entry before is acked now, this one's indexes up to here locally.
       const key = entryKey(id.ledgerId, id.entryId);
       const tracker = this.trackers.get(key) ?? {
+        key,
         acked: new Uint8Array(id.batchSize),
         remaining: id.batchSize,
       };
@@ -566,7 +625,7 @@ export class PartitionConsumer implements ConsumerHandler {
     }
     // Anything queued under the consumer id that sought is from before the move.
     if (this.consumerId === consumerId) {
-      const kept = this.queue.drain().filter((m) => origins.get(m)?.consumerId !== consumerId);
+      const kept = this.queue.drain().filter((m) => entryOf(m)?.consumerId !== consumerId);
       for (const message of kept) this.queue.push(message);
     }
     this.trackers.clear();
@@ -894,11 +953,11 @@ export class Consumer implements MessageSink {
     });
   }
 
-  private originOf(message: Message): Origin {
-    const origin = origins.get(message);
-    if (!origin || !this.consumers.includes(origin.consumer))
+  private originOf(message: Message): ReceivedEntry {
+    const entry = entryOf(message);
+    if (!entry || !this.consumers.includes(entry.consumer))
       throw new RustStreamError("foreign-value", "this message was not received by this consumer");
-    return origin;
+    return entry;
   }
 
   /** Acknowledges one message (sent without waiting for an answer). */
