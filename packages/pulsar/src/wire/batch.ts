@@ -105,23 +105,28 @@ export function encodeBatchEntry(metadata: SingleMessageMetadata, payload: Uint8
 }
 
 /**
- * Reads a varint of at most 7 bytes (below 2^49) at `at`: its value and the offset after it, or
- * undefined when it runs longer or past `end`.
+ * The offset after the varint `readShortVarint` last read: kept here rather than returned in an
+ * object, since a received batch reads two varints for each of its messages.
  */
-function readShortVarint(
-  bytes: Uint8Array,
-  at: number,
-  end: number,
-): { value: number; next: number } | undefined {
+let varintNext = 0;
+
+/**
+ * Reads a varint of at most 7 bytes (below 2^49) at `at`: its value (the offset after it in
+ * `varintNext`), or -1 when it runs longer or past `end`.
+ */
+function readShortVarint(bytes: Uint8Array, at: number, end: number): number {
   let value = 0;
   let scale = 1;
   for (let i = 0; i < 7 && at < end; i++) {
     const byte = bytes[at++]!;
     value += (byte & 127) * scale;
-    if (byte < 128) return { value, next: at };
+    if (byte < 128) {
+      varintNext = at;
+      return value;
+    }
     scale *= 128;
   }
-  return undefined;
+  return -1;
 }
 
 /**
@@ -139,16 +144,16 @@ function decodeSizeAndSequence(
   while (at < end) {
     const tag = bytes[at++];
     if (tag !== PAYLOAD_SIZE_TAG && tag !== SEQUENCE_ID_TAG) return undefined;
-    const read = readShortVarint(bytes, at, end);
+    const value = readShortVarint(bytes, at, end);
+    if (value < 0) return undefined;
+    at = varintNext;
     // payload_size is an int32: a value past 2^31 - 1 is a negative one's encoding, left to the codec.
-    if (read === undefined) return undefined;
-    at = read.next;
     if (tag === PAYLOAD_SIZE_TAG) {
-      if (payloadSize !== undefined || read.value > 0x7fffffff) return undefined;
-      payloadSize = read.value;
+      if (payloadSize !== undefined || value > 0x7fffffff) return undefined;
+      payloadSize = value;
     } else {
       if (sequenceId !== undefined) return undefined;
-      sequenceId = read.value;
+      sequenceId = value;
     }
   }
   if (payloadSize === undefined) return undefined;

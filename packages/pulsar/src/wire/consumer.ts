@@ -851,10 +851,19 @@ export class Consumer implements MessageSink {
    */
   tryReceive(): Message | undefined {
     if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    const failure = this.consumers.find((c) => c.failed)?.failed;
+    const failure = this.failure();
     if (failure) throw failure;
     if (this.waiters.length > 0) return undefined;
     return this.takeNext();
+  }
+
+  /** Why a partition consumer stopped for good, if one did (a loop, not a closure: per message). */
+  private failure(): Error | undefined {
+    for (const consumer of this.consumers) {
+      const failure = consumer.failed;
+      if (failure) return failure;
+    }
+    return undefined;
   }
 
   /** The last message id stored on `partition` (0 on a non-partitioned topic). */
@@ -872,7 +881,7 @@ export class Consumer implements MessageSink {
 
   private serveWaiters(): void {
     while (this.waiters.length > 0) {
-      const failure = this.consumers.find((c) => c.failed)?.failed;
+      const failure = this.failure();
       if (this.closed || failure) {
         const error = failure ?? closedError(`consumer ${this.subscription} on ${this.topic}`);
         for (const waiter of this.waiters.drain()) {
@@ -906,7 +915,7 @@ export class Consumer implements MessageSink {
   receive(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Message> {
     if (this.closed)
       return Promise.reject(closedError(`consumer ${this.subscription} on ${this.topic}`));
-    const failure = this.consumers.find((c) => c.failed)?.failed;
+    const failure = this.failure();
     if (failure) return Promise.reject(failure);
     if (this.waiters.length === 0) {
       const message = this.takeNext();
