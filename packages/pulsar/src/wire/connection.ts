@@ -239,6 +239,14 @@ export class Connection {
     return true;
   }
 
+  /** Sends several commands that get no answer in one socket write. False when the connection is gone. */
+  sendAll(commands: readonly BaseCommand[]): boolean {
+    if (this.closedWith) return false;
+    const frames = commands.map(encodeCommandFrame);
+    this.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+    return true;
+  }
+
   /** Sends a frame already encoded (a producer's, kept for resending after a reconnect). */
   sendFrame(frame: Buffer): boolean {
     if (this.closedWith) return false;
