@@ -37,8 +37,10 @@ for (const path of files) {
     const b = rows.get(against);
     if (a === undefined || b === undefined) continue;
     const entry = pooled.get(`${row}/${against}`) ?? { rate: [], cpu: [] };
-    a.rates.forEach((rate, i) => entry.rate.push(rate / b.rates[i]!));
-    a.cpuUsPerOrder.forEach((cpu, i) => entry.cpu.push(b.cpuUsPerOrder[i]! / cpu));
+    for (let i = 0; i < a.rates.length; i++) {
+      entry.rate.push(a.rates[i]! / b.rates[i]!);
+      entry.cpu.push(b.cpuUsPerOrder[i]! / a.cpuUsPerOrder[i]!);
+    }
     pooled.set(`${row}/${against}`, entry);
   }
 }
