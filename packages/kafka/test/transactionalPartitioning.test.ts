@@ -74,6 +74,31 @@ async function landed(
   return found;
 }
 
+/** A one-partition input read by a transactional subscription, holding `payloads`. */
+async function transactionalInput(
+  connected: ConnectedKafkaBroker,
+  input: string,
+  payloads: readonly string[],
+) {
+  const inputs = await connected.subscribe(
+    new KafkaTopic(input, {
+      group: `g-${input}`,
+      commit: "transactional",
+      start: "earliest",
+      create: { partitions: 1 },
+    }),
+  );
+  const direct = await connected.defaultPublishPolicy().pair(connected);
+  for (const payload of payloads) await direct.publish({ name: input, payload: bytes(payload) });
+  return inputs;
+}
+
+async function nextOf(inputs: AsyncIterator<Delivery>): Promise<Delivery> {
+  const next = await inputs.next();
+  if (next.done) throw new Error("the input subscription ended");
+  return next.value;
+}
+
 function policy(partitioner: Partitioner | undefined, transactionalId?: string): KafkaPublish {
   return new KafkaPublish({
     ...(partitioner === undefined ? {} : { partitioner }),
@@ -126,22 +151,11 @@ for (const where of everywhere) {
           const input = uniqueName(`eos-keys-in-${where}`);
           const output = uniqueName(`eos-keys-out-${where}`);
           const outputs = await reader(connected, output);
-          const inputs = await connected.subscribe(
-            new KafkaTopic(input, {
-              group: `g-${input}`,
-              commit: "transactional",
-              start: "earliest",
-              create: { partitions: 1 },
-            }),
-          );
-          const direct = await connected.defaultPublishPolicy().pair(connected);
-          for (const key of keys) await direct.publish({ name: input, payload: bytes(key) });
+          const inputs = await transactionalInput(connected, input, keys);
           const publisher = await policy(policyPartitioner).pair(connected);
           // One output per input, keyed by the input's payload, staged on the input's behalf.
           for (let handled = 0; handled < keys.length; handled++) {
-            const next = await inputs.next();
-            if (next.done) throw new Error("the input subscription ended");
-            const delivery = next.value;
+            const delivery = await nextOf(inputs);
             await publisher.publish({
               name: output,
               payload: bytes("out"),
@@ -165,21 +179,11 @@ for (const where of everywhere) {
       try {
         const input = uniqueName(`eos-nokeys-in-${where}`);
         const missing = uniqueName(`eos-nokeys-missing-${where}`);
-        const inputs = await connected.subscribe(
-          new KafkaTopic(input, {
-            group: `g-${input}`,
-            commit: "transactional",
-            start: "earliest",
-            create: { partitions: 1 },
-          }),
-        );
-        const direct = await connected.defaultPublishPolicy().pair(connected);
-        await direct.publish({ name: input, payload: bytes("in") });
+        const inputs = await transactionalInput(connected, input, ["in"]);
         const publisher = await policy("consistent-random").pair(connected);
-        const next = await inputs.next();
-        if (next.done) throw new Error("the input subscription ended");
+        const delivery = await nextOf(inputs);
         const refused = await publisher
-          .publish({ name: missing, payload: bytes("out"), partitionKey: "k", cause: next.value })
+          .publish({ name: missing, payload: bytes("out"), partitionKey: "k", cause: delivery })
           .then(
             () => undefined,
             (error: unknown) => error,
@@ -187,7 +191,7 @@ for (const where of everywhere) {
         expect(isRustStreamError(refused, "publish-refused"), String(refused)).toBe(true);
         expect((refused as Error).message).toContain(`topic "${missing}" does not exist yet`);
         expect((refused as Error).message).toContain("create the topic first");
-        await next.value.ack();
+        await delivery.ack();
       } finally {
         await connected.shutdown();
       }
