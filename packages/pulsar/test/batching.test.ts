@@ -2,7 +2,8 @@
 // (Java's codecs) decompresses the same entries, which checks our compressed bytes against Java's.
 import { afterEach, describe, expect, it } from "vitest";
 import { type Compression, PulsarClient } from "../src/wire/index.js";
-import { admin, bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { admin, bytes, serviceUrl, text } from "./env.js";
+import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -18,18 +19,14 @@ describe.each([
 ] as const)("batches compressed with %s", (compression: Compression) => {
   it("arrive whole: every message, its index in the batch, its key and properties", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic(`batch-${compression.toLowerCase()}`);
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
-      receiverQueueSize: 7,
-    });
-    const producer = await client.createProducer({
-      topic,
-      compression,
-      batching: { maxMessages: 10, maxDelayMs: 50 },
-    });
+    const { topic, consumer, producer } = await wireTopic(
+      client,
+      `batch-${compression.toLowerCase()}`,
+      {
+        consumer: { receiverQueueSize: 7 },
+        producer: { compression, batching: { maxMessages: 10, maxDelayMs: 50 } },
+      },
+    );
     const payloads = Array.from(
       { length: 25 },
       (_, i) => `message ${i} ${"abcdefgh".repeat(i * 10)}`,
@@ -72,16 +69,9 @@ describe.each([
 describe("batch acknowledgement", () => {
   it("a nacked message of a partly acked batch comes back alone (acked indexes are not redelivered)", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("batch-nack");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      subscriptionType: "Shared",
-      initialPosition: "Earliest",
-    });
-    const producer = await client.createProducer({
-      topic,
-      batching: { maxMessages: 4, maxDelayMs: 50 },
+    const { consumer, producer } = await wireTopic(client, "batch-nack", {
+      consumer: { subscriptionType: "Shared" },
+      producer: { batching: { maxMessages: 4, maxDelayMs: 50 } },
     });
     await Promise.all(["a", "b", "c", "d"].map((p) => producer.send({ payload: bytes(p) })));
     const got = [];
@@ -101,15 +91,8 @@ describe("batch acknowledgement", () => {
 describe("a batch of plain and keyed messages", () => {
   it("carries each message's key, properties and event time, written in place or by the codec", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("batch-mixed");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
-    });
-    const producer = await client.createProducer({
-      topic,
-      batching: { maxMessages: 6, maxDelayMs: 50 },
+    const { consumer, producer } = await wireTopic(client, "batch-mixed", {
+      producer: { batching: { maxMessages: 6, maxDelayMs: 50 } },
     });
     // Plain messages are written straight into the frame, the others through the codec: both kinds
     // interleaved in one entry.

@@ -3,7 +3,8 @@
 import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { bytes, serviceUrl, text } from "./env.js";
+import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -16,13 +17,9 @@ describe.each([
 ] as const)("an oversized payload (%s)", (_name, batching) => {
   it("is refused with publish-refused, and the same connection then carries the next message", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("oversized");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
+    const { consumer, producer } = await wireTopic(client, "oversized", {
+      producer: { batching: batching ? {} : false },
     });
-    const producer = await client.createProducer({ topic, batching: batching ? {} : false });
     const partition = producer.partitionProducers[0]!;
     const opened = client.connectionsOpened;
     const limit = 5 * 1024 * 1024; // the standalone's maxMessageSize, which CONNECTED reported
@@ -44,13 +41,9 @@ describe.each([
 describe("a payload just under the limit", () => {
   it("is sent and received", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("large");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
+    const { consumer, producer } = await wireTopic(client, "large", {
+      producer: { batching: false },
     });
-    const producer = await client.createProducer({ topic, batching: false });
     const payload = new Uint8Array(5 * 1024 * 1024 - 1024).fill(42);
     await producer.send({ payload });
     const m = await consumer.receive({ timeoutMs: 20_000 });

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
 import { bytes, serviceUrl, sleep, text, uniqueTopic, unloadTopic } from "./env.js";
+import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -16,15 +17,8 @@ describe("topic unload mid-stream", () => {
     ["batched", true],
   ] as const)("%s: every send is confirmed, and the consumer sees every message, first copies in order", async (_n, batching) => {
     client = new PulsarClient({ serviceUrl: serviceUrl(), backoff: { initialMs: 50, maxMs: 500 } });
-    const topic = uniqueTopic("unload");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
-    });
-    const producer = await client.createProducer({
-      topic,
-      batching: batching ? { maxMessages: 20 } : false,
+    const { topic, consumer, producer } = await wireTopic(client, "unload", {
+      producer: { batching: batching ? { maxMessages: 20 } : false },
     });
     const total = 3000;
     const sends: Promise<unknown>[] = [];

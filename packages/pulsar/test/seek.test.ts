@@ -2,7 +2,8 @@
 // move the cursor; ours resubscribes and drops what was queued from before.
 import { afterEach, describe, expect, it } from "vitest";
 import { type MessageId, PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, sleep, text, uniqueTopic } from "./env.js";
+import { bytes, serviceUrl, sleep, text } from "./env.js";
+import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -11,15 +12,8 @@ afterEach(async () => {
 
 async function setup(batching: boolean) {
   client = new PulsarClient({ serviceUrl: serviceUrl() });
-  const topic = uniqueTopic("seek");
-  const consumer = await client.subscribe({
-    topic,
-    subscription: "s",
-    initialPosition: "Earliest",
-  });
-  const producer = await client.createProducer({
-    topic,
-    batching: batching ? { maxMessages: 3, maxDelayMs: 20 } : false,
+  const { consumer, producer } = await wireTopic(client, "seek", {
+    producer: { batching: batching ? { maxMessages: 3, maxDelayMs: 20 } : false },
   });
   const ids: MessageId[] = [];
   const times: number[] = [];

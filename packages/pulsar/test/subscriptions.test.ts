@@ -3,6 +3,7 @@ import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Message, PulsarClient, PulsarServerError } from "../src/wire/index.js";
 import { bytes, eventually, serviceUrl, text, topicStats, uniqueTopic } from "./env.js";
+import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -25,16 +26,9 @@ async function receiveAll(
 describe.each(["Exclusive", "Shared", "Failover", "Key_Shared"] as const)("%s", (type) => {
   it("delivers every message in order with key, properties and times, and the acks clear the backlog", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic(`sub-${type}`);
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      subscriptionType: type,
-      initialPosition: "Earliest",
-    });
-    const producer = await client.createProducer({
-      topic,
-      batching: { keyBased: type === "Key_Shared" },
+    const { topic, consumer, producer } = await wireTopic(client, `sub-${type}`, {
+      consumer: { subscriptionType: type },
+      producer: { batching: { keyBased: type === "Key_Shared" } },
     });
     const sent = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -189,15 +183,8 @@ describe("subscription rules", () => {
 
   it("cumulative ack clears everything up to a message on Exclusive; refused on Shared", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("cumulative");
-    const consumer = await client.subscribe({
-      topic,
-      subscription: "s",
-      initialPosition: "Earliest",
-    });
-    const producer = await client.createProducer({
-      topic,
-      batching: { maxMessages: 4, maxDelayMs: 20 },
+    const { topic, consumer, producer } = await wireTopic(client, "cumulative", {
+      producer: { batching: { maxMessages: 4, maxDelayMs: 20 } },
     });
     await Promise.all(
       Array.from({ length: 10 }, (_, i) => producer.send({ payload: bytes(String(i)) })),

@@ -1,0 +1,25 @@
+import type { ConsumerOptions, ProducerOptions, PulsarClient } from "../src/wire/index.js";
+import { uniqueTopic } from "./env.js";
+
+/**
+ * A fresh topic with a consumer on subscription "s" reading it from its earliest message, and a
+ * producer writing to it: the opening of most wire tests, each changing only what it is about.
+ */
+export async function wireTopic(
+  client: PulsarClient,
+  prefix: string,
+  options: {
+    readonly consumer?: Partial<Omit<ConsumerOptions, "topic">>;
+    readonly producer?: Partial<Omit<ProducerOptions, "topic">>;
+  } = {},
+) {
+  const topic = uniqueTopic(prefix);
+  const consumer = await client.subscribe({
+    topic,
+    subscription: "s",
+    initialPosition: "Earliest",
+    ...options.consumer,
+  });
+  const producer = await client.createProducer({ topic, ...options.producer });
+  return { topic, consumer, producer };
+}
