@@ -105,11 +105,14 @@ describe("an app across restarts", () => {
         const key = uniqueKey("app-restart-list");
         const { handled, redis, producer } = await restartUnderLoad({
           key,
-          source: new RedisList(key, { blockMs: 200, count: 4 }),
+          // Recovery on: a take whose reply the crash swallowed left its values in processing with
+          // their claims, and only recovery finds them (the README's reliable-list contract).
+          source: new RedisList(key, { blockMs: 200, count: 4, recoveryIdleMs: 1000 }),
           publisherOf: (producer) => new RedisPublish({ transport: "list" }).pair(producer),
         });
-        // Twice at most a publish whose reply the crash swallowed and the client sent again.
-        expect(handled.length - new Set(handled).size).toBeLessThanOrEqual(1);
+        // Twice at most: a publish whose reply the crash swallowed and the client sent again, and
+        // the values of one batch (count 4) handled but whose acks the crash lost, recovered.
+        expect(handled.length - new Set(handled).size).toBeLessThanOrEqual(5);
         await eventually(
           "nothing left in the queue or in processing",
           async () =>

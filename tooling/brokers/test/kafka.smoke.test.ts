@@ -45,9 +45,22 @@ async function newTopic(label: string): Promise<string> {
   try {
     const created = await admin.createTopics({
       topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-      waitForLeaders: true,
+      waitForLeaders: false,
     });
     expect(created).toBe(true);
+    // kafkajs's own wait for leaders gives up on "This server does not host this topic-partition",
+    // which a freshly started broker answers until its metadata has caught up with the new topic:
+    // wait here instead, taking that answer as "not yet".
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const led = await admin
+        .fetchTopicMetadata({ topics: [topic] })
+        .then((m) => m.topics[0]?.partitions.every((p) => p.leader >= 0) ?? false)
+        .catch(() => false);
+      if (led) break;
+      if (Date.now() > deadline) throw new Error(`topic ${topic} has no leader after 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   } finally {
     await admin.disconnect();
   }
