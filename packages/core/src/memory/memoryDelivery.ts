@@ -1,8 +1,9 @@
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import { readRetryCount, writeRetryCount } from "../headerNames.js";
+import { writeRetryCount } from "../headerNames.js";
 import { hashKey } from "../keyHash.js";
+import { attemptOf } from "../runtime/attempt.js";
 import type { RetryDeclaration } from "../source.js";
 import { MemoryPosition } from "./memoryPosition.js";
 import type { MemoryGroup, StoredMessage } from "./memoryStore.js";
@@ -94,14 +95,11 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
     return "ok";
   }
 
-  // The broker moves the message: the dead letter gets it as it arrived, plus where it came from.
+  // The broker moves the message: the dead letter gets it with where it came from and every
+  // delivery it had in its retry count, as the runtime's own dead letters count them.
   #deadLetter(target: string, reason: string): void {
     const message = this.#message;
-    // Every delivery it had, as the runtime's own dead letters count them.
-    const headers = writeRetryCount(
-      message.headers.clone(),
-      readRetryCount(message.headers) + this.redeliveryCount,
-    );
+    const headers = writeRetryCount(message.headers.clone(), attemptOf(this));
     writeDeadLetterOrigin(headers, {
       source: message.name,
       position: message.sequence.toString(),
