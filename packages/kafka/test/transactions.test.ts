@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaPublish, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
 import { bytes, text, uniqueName } from "./env.js";
+import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
 
 // The transactional publisher's settings and refusals, on both engines and in-process (what a
 // transaction makes visible, and when, is the conformance suite's): a transaction without a
 // transactional id is refused naming the option, a policy's id wins over the broker's, one id is one
 // producer, and a staged record the cluster would refuse fails the whole transaction before
-// anything is sent.
+// anything is sent. A transaction the cluster itself refused leaves the next one unharmed.
 
 async function refusal(work: () => Promise<unknown>): Promise<{ code: string; message: string }> {
   try {
@@ -111,6 +112,40 @@ for (const where of everywhere) {
         expect(answer.code).toBe("publish-refused");
         expect(answer.message).toContain("has 2 partitions");
         expect(await throughSentinel(connected, topic)).toEqual(["sentinel"]);
+      } finally {
+        await connected.shutdown();
+      }
+    });
+
+    // Transactions are independent: one the cluster refused (a record over the topic's
+    // max.message.bytes, which only the broker checks) must not fail the next one. librdkafka left
+    // its idempotent sequence past the refused batch, so the next transaction met "skipped sequence
+    // numbers" (code 45) and aborted too.
+    it("a transaction after one the cluster refused commits; a reader sees only its records", async () => {
+      const topic = uniqueName(`tx-after-refusal-${where}`);
+      await refusingTopic(where, topic);
+      const connected = await connect(
+        where,
+        brokerFor(where, {
+          transactionalId: uniqueName(`tx-after-refusal-${where}`),
+          maxMessageBytes: clientLimit,
+        }),
+      );
+      try {
+        const publisher = await connected.defaultPublishPolicy().pair(connected);
+        const answer = await refusal(() =>
+          publisher.transaction(async (tx) => {
+            await tx.publish({ name: topic, payload: bytes("refused-small") });
+            await tx.publish({ name: topic, payload: tooLarge(where) });
+          }),
+        );
+        expect(answer.code, answer.message).toBe("publish-refused");
+        expect(answer.message).toMatch(/too large/i);
+        const next = Array.from({ length: 6 }, (_, i) => `next-${i}`);
+        await publisher.transaction(async (tx) => {
+          for (const value of next) await tx.publish({ name: topic, payload: bytes(value) });
+        });
+        expect(await throughSentinel(connected, topic)).toEqual([...next, "sentinel"]);
       } finally {
         await connected.shutdown();
       }
