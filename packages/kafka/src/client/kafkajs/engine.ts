@@ -82,9 +82,12 @@ export class KafkajsEngine implements KafkaEngine {
   #producerOptions(settings: ProducerSettings, extra: KjsConfig = {}): KjsConfig {
     const partitioner = new KeyPartitioner(settings.partitioner);
     // The same key-to-partition mapping as librdkafka's (and the in-process stand-in's), either way.
+    // kafkajs hands every record to the partitioner, an explicit partition included, and sends it
+    // where the partitioner says: the record's own partition wins, as in kafkajs's own partitioners.
     const createPartitioner: KjsPartitioner =
       () =>
       ({ topic, partitionMetadata, message }) => {
+        if (message.partition !== undefined) return message.partition;
         const key = message.key;
         return partitioner.pick(
           topic,
