@@ -112,17 +112,15 @@ export class RdkafkaEngine implements KafkaEngine {
     settings: ProducerSettings,
     transactionalId: string,
   ): Promise<EngineTransactionalProducer> {
-    const producer = new this.#module.Producer(
-      transactionalProducerConfig(this.#connection, settings, transactionalId),
-    );
-    producer.on("event.error", () => {});
-    await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
-    try {
-      return await RdkafkaTransactionalProducer.init(producer, this.#connectTimeoutMs);
-    } catch (error) {
-      await callVoid((cb) => producer.disconnect(cb)).catch(() => undefined);
-      throw error;
-    }
+    const config = transactionalProducerConfig(this.#connection, settings, transactionalId);
+    // Called again for each producer that replaces one after an aborted transaction.
+    const connect = async (): Promise<RdProducer> => {
+      const producer = new this.#module.Producer(config);
+      producer.on("event.error", () => {});
+      await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
+      return producer;
+    };
+    return RdkafkaTransactionalProducer.open(connect, this.#connectTimeoutMs);
   }
 
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {

@@ -16,32 +16,53 @@ function memberOf(offsets: TransactionOffsets): RdConsumer {
   return offsets.consumer.client;
 }
 
+/** Builds and connects a librdkafka producer under the transactional id (not yet initialised). */
+export type ConnectProducer = () => Promise<RdProducer>;
+
+/** One librdkafka producer under the id, its transactions initialised, and its sender. */
+interface Session {
+  readonly producer: RdProducer;
+  readonly sender: RdkafkaProducer;
+}
+
 /**
  * A librdkafka producer with a transactional id. Sends go through {@link RdkafkaProducer} (each
  * resolves on its delivery report); `commitTransaction` flushes them first, so by the time it
  * answers every report is in. A failed step aborts; an abort that fails too, or a fatal error (a
  * newer producer with the same id fenced this one), leaves the producer unusable, and every later
  * commit says so.
+ *
+ * After an abort the next transaction runs on a fresh producer with the same id. librdkafka keeps
+ * its idempotent sequence numbers across an abort and renumbers only after errors it flags for an
+ * epoch bump: a batch the cluster refused for good (a record over the topic's max.message.bytes)
+ * is not one of them, so the next transaction's first batch to that partition skipped the refused
+ * sequence numbers, the broker refused it (OUT_OF_ORDER_SEQUENCE_NUMBER, "skipped sequence
+ * numbers") and that transaction aborted too. A fresh producer's initTransactions fences the old
+ * epoch and starts every sequence at zero, so one refusal costs one transaction, as on kafkajs.
  */
 export class RdkafkaTransactionalProducer implements EngineTransactionalProducer {
-  readonly #producer: RdProducer;
-  readonly #sender: RdkafkaProducer;
+  readonly #connect: ConnectProducer;
   readonly #timeoutMs: number;
+  /** The producer the next transaction runs on; after an abort, its replacement being opened. */
+  #session: Promise<Session>;
   #broken: RdError | undefined;
 
-  private constructor(producer: RdProducer, timeoutMs: number) {
-    this.#producer = producer;
-    this.#sender = new RdkafkaProducer(producer);
+  private constructor(connect: ConnectProducer, timeoutMs: number, session: Session) {
+    this.#connect = connect;
     this.#timeoutMs = timeoutMs;
+    this.#session = Promise.resolve(session);
   }
 
-  /** Takes a connected producer and initialises its transactions (fencing older ones). */
-  static async init(
-    producer: RdProducer,
+  /** Opens the first producer and initialises its transactions (fencing older ones). */
+  static async open(
+    connect: ConnectProducer,
     timeoutMs: number,
   ): Promise<RdkafkaTransactionalProducer> {
-    await callVoid((cb) => producer.initTransactions(timeoutMs, cb));
-    return new RdkafkaTransactionalProducer(producer, timeoutMs);
+    return new RdkafkaTransactionalProducer(
+      connect,
+      timeoutMs,
+      await initialised(connect, timeoutMs),
+    );
   }
 
   async commit(
@@ -50,8 +71,10 @@ export class RdkafkaTransactionalProducer implements EngineTransactionalProducer
   ): Promise<DeliveryReport[]> {
     if (this.#broken !== undefined) throw this.#broken;
     const member = offsets === undefined ? undefined : memberOf(offsets);
-    await callVoid((cb) => this.#producer.beginTransaction(cb));
-    const sends = records.map((record) => this.#sender.send(record));
+    const session = await this.#current();
+    const producer = session.producer;
+    await callVoid((cb) => producer.beginTransaction(cb));
+    const sends = records.map((record) => session.sender.send(record));
     // Settled before anything can fail, so no send's rejection is left unhandled.
     const outcomes = Promise.allSettled(sends);
     try {
@@ -62,12 +85,12 @@ export class RdkafkaTransactionalProducer implements EngineTransactionalProducer
           offset: Number(o.offset),
         }));
         await callVoid((cb) =>
-          this.#producer.sendOffsetsToTransaction(positions, member, this.#timeoutMs, cb),
+          producer.sendOffsetsToTransaction(positions, member, this.#timeoutMs, cb),
         );
       }
-      await callVoid((cb) => this.#producer.commitTransaction(this.#timeoutMs, cb));
+      await callVoid((cb) => producer.commitTransaction(this.#timeoutMs, cb));
     } catch (error) {
-      await this.#abort(error as RdError);
+      await this.#abort(session, error as RdError);
       throw error;
     }
     // A committed transaction has every record delivered: commitTransaction flushes first.
@@ -79,19 +102,51 @@ export class RdkafkaTransactionalProducer implements EngineTransactionalProducer
     return reports;
   }
 
-  async #abort(cause: RdError): Promise<void> {
+  async #abort(session: Session, cause: RdError): Promise<void> {
     if (cause.isFatal === true) {
       this.#broken = cause;
       return;
     }
     try {
-      await callVoid((cb) => this.#producer.abortTransaction(this.#timeoutMs, cb));
+      await callVoid((cb) => session.producer.abortTransaction(this.#timeoutMs, cb));
     } catch (error) {
       this.#broken = error as RdError;
+      return;
     }
+    // Opened now, while the caller handles the failure (the window rewinds meanwhile); the next
+    // transaction waits for it. Never after a fatal error: a fenced producer reopening would fence
+    // the instance that now owns the id.
+    const replacement = this.#replace(session);
+    // A failure to open it is the next transaction's to report (#current), or nobody's after close().
+    replacement.catch(() => undefined);
+    this.#session = replacement;
   }
 
-  close(): Promise<void> {
-    return this.#sender.close();
+  async #replace(old: Session): Promise<Session> {
+    await old.sender.close();
+    return initialised(this.#connect, this.#timeoutMs);
   }
+
+  /** The producer for the next transaction; a replacement that failed to open is tried again. */
+  #current(): Promise<Session> {
+    this.#session = this.#session.catch(() => initialised(this.#connect, this.#timeoutMs));
+    return this.#session;
+  }
+
+  async close(): Promise<void> {
+    const session = await this.#session.catch(() => undefined);
+    await session?.sender.close();
+  }
+}
+
+/** A connected producer with its transactions initialised; closed again when that fails. */
+async function initialised(connect: ConnectProducer, timeoutMs: number): Promise<Session> {
+  const producer = await connect();
+  try {
+    await callVoid((cb) => producer.initTransactions(timeoutMs, cb));
+  } catch (error) {
+    await callVoid((cb) => producer.disconnect(cb)).catch(() => undefined);
+    throw error;
+  }
+  return { producer, sender: new RdkafkaProducer(producer) };
 }
