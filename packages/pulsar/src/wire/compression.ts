@@ -1,12 +1,13 @@
 // The payload codecs, matching what Pulsar's Java client writes byte for byte: LZ4 as a raw block,
 // ZLIB as a zlib stream (java.util.zip.Deflater's default), ZSTD as a zstd frame, SNAPPY as a raw
 // snappy block. A batch is compressed whole. LZ4 is this package's own (lz4.ts), ZLIB is node:zlib;
-// ZSTD (WebAssembly) and SNAPPY (a Node-API addon with prebuilt binaries) are loaded on first need
-// by `loadCodecs`, so a platform without one of them still runs every other codec.
+// ZSTD (WebAssembly, zstd.ts) and SNAPPY (a Node-API addon with prebuilt binaries) are loaded on
+// first need by `loadCodecs`, so a platform without one of them still runs every other codec.
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { RustStreamError } from "@ruststream/core";
 import { CompressionType, type CompressionTypeValue } from "./commands.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
+import { loadZstd } from "./zstd.js";
 
 /** A compression type by the name the Java client gives it. */
 export type Compression = "NONE" | "LZ4" | "ZLIB" | "ZSTD" | "SNAPPY";
@@ -15,8 +16,6 @@ interface Codec {
   compress(data: Uint8Array): Uint8Array;
   decompress(data: Uint8Array, uncompressedSize: number): Uint8Array;
 }
-
-const ZSTD_LEVEL = 3; // zstd-jni's default, which the Java client uses
 
 const codecs = new Map<number, Codec>([
   [CompressionType.NONE, { compress: (data) => data, decompress: (data) => data }],
@@ -35,16 +34,15 @@ const codecs = new Map<number, Codec>([
 const loadErrors = new Map<number, unknown>();
 let loading: Promise<void> | undefined;
 
-/** Loads the ZSTD and SNAPPY codecs once; what fails to load is reported when it is first needed. */
+/**
+ * Loads the ZSTD and SNAPPY codecs once; what fails to load is reported when it is first needed.
+ * Safe to call any number of times, from any copy of this module: ZSTD's initialisation is one
+ * per process (zstd.ts).
+ */
 export function loadCodecs(): Promise<void> {
   loading ??= (async () => {
     try {
-      const zstd = await import("@bokuweb/zstd-wasm");
-      await zstd.init();
-      codecs.set(CompressionType.ZSTD, {
-        compress: (data) => zstd.compress(data, ZSTD_LEVEL),
-        decompress: (data) => zstd.decompress(data),
-      });
+      codecs.set(CompressionType.ZSTD, await loadZstd());
     } catch (error) {
       loadErrors.set(CompressionType.ZSTD, error);
     }

@@ -361,7 +361,8 @@ export class PartitionProducer implements ProducerHandler {
     const metadata = this.metadataBase(sequenceId);
     applyMessageFields(metadata, message);
     if (message.deliverAt !== undefined) metadata.deliverAtTime = message.deliverAt;
-    const payload = this.compressInto(metadata, message.payload);
+    const payload = this.compressInto(metadata, message.payload, waiters);
+    if (payload === undefined) return;
     this.enqueue(
       waiters,
       metadata,
@@ -435,15 +436,33 @@ export class PartitionProducer implements ProducerHandler {
     }
     const raw = Buffer.allocUnsafe(length);
     writeEntries(raw, 0);
-    const payload = this.compressInto(metadata, raw);
+    const payload = this.compressInto(metadata, raw, waiters);
+    if (payload === undefined) return;
     this.enqueue(waiters, metadata, payload.length, copyOf(payload), first, highest, count, true);
   }
 
-  private compressInto(metadata: MessageMetadata, payload: Uint8Array): Uint8Array {
+  /**
+   * The payload compressed, or `undefined` once its sends are rejected: a codec that fails (one
+   * that did not load, or ZSTD's check of its own output) fails these sends, never the timer that
+   * flushed their batch.
+   */
+  private compressInto(
+    metadata: MessageMetadata,
+    payload: Uint8Array,
+    waiters: Waiters,
+  ): Uint8Array | undefined {
     if (this.compression === CompressionType.NONE) return payload;
     metadata.compression = this.compression;
     metadata.uncompressedSize = payload.length;
-    return compress(this.compression, payload);
+    try {
+      return compress(this.compression, payload);
+    } catch (error) {
+      rejectAll(
+        waiters,
+        error instanceof Error ? error : new RustStreamError("publish-refused", String(error)),
+      );
+      return undefined;
+    }
   }
 
   private enqueue(

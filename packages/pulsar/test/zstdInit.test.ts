@@ -1,0 +1,41 @@
+// ZSTD's initialisation, once per process whoever asks (issue 20). @bokuweb/zstd-wasm's init() is
+// not idempotent: a second call after use leaves every later frame starting with zero bytes. A
+// process can hold several copies of the codec module (a CommonJS and an ES module build, or two
+// entries each bundling it) over one copy of the library; vi.resetModules() makes a second copy
+// here, while the library, an external dependency, stays the one node loaded.
+import { describe, expect, it, vi } from "vitest";
+import { CompressionType } from "../src/wire/commands.js";
+import { sleep } from "./env.js";
+
+type CodecModule = typeof import("../src/wire/compression.js");
+
+const ZSTD = CompressionType.ZSTD;
+const MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+const data = new TextEncoder().encode("abcdefgh".repeat(200));
+
+/** Whether `copy` still writes zstd frames that read back, after any re-initialisation landed. */
+async function writesFrames(copy: CodecModule): Promise<void> {
+  // init() swaps the new instance in asynchronously: give one that was started time to land.
+  await sleep(200);
+  const frame = copy.compress(ZSTD, data);
+  expect([...frame.subarray(0, 4)]).toEqual(MAGIC);
+  expect(copy.decompress(ZSTD, frame, data.length)).toEqual(data);
+}
+
+// A library something else initialised is zstdForeignInit.test.ts: each file has a process of its
+// own, so each starts with the library not initialised.
+describe("ZSTD's initialisation", () => {
+  it("is shared by two copies of the codec module: the second never initialises it again", async () => {
+    const first = await import("../src/wire/compression.js");
+    await first.loadCodecs();
+    const early = first.compress(ZSTD, data);
+    vi.resetModules();
+    const second: CodecModule = await import("../src/wire/compression.js");
+    expect(second).not.toBe(first);
+    await second.loadCodecs();
+    await second.loadCodecs();
+    await writesFrames(first);
+    await writesFrames(second);
+    expect(second.decompress(ZSTD, early, data.length)).toEqual(data);
+  });
+});
