@@ -6,6 +6,11 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
+  // The CommonJS build shares chunks between its entries too, as the ES module build does: without
+  // it, dist/index.cjs and dist/wire.cjs each carried the wire client, so a process requiring both
+  // held two copies of every module and its state (two codec modules initialised ZSTD twice and
+  // published frames nobody could read: issue 20).
+  splitting: true,
   target: "node20",
   external: ["@ruststream/core"],
 });
