@@ -14,5 +14,5 @@ export default defineConfig({
   // The CJS entries too share their chunks, so a process that requires both entries holds one copy
   // of each class and module state (the ESM build splits by default).
   splitting: true,
-  target: "node20",
+  target: "node22",
 });

@@ -10,5 +10,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   splitting: true,
-  target: "node20",
+  target: "node22",
 });

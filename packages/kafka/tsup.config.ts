@@ -6,7 +6,7 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  target: "node20",
+  target: "node22",
   // The two clients are optional peers, loaded when a broker connects: never bundled.
   external: ["@ruststream/core", "@confluentinc/kafka-javascript", "kafkajs"],
 });

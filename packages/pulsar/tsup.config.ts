@@ -11,6 +11,6 @@ export default defineConfig({
   // held two copies of every module and its state (two codec modules initialised ZSTD twice and
   // published frames nobody could read: issue 20).
   splitting: true,
-  target: "node20",
+  target: "node22",
   external: ["@ruststream/core"],
 });

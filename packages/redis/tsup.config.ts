@@ -6,6 +6,6 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  target: "node20",
+  target: "node22",
   external: ["@ruststream/core", "ioredis"],
 });

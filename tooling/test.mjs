@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// @ts-check
+// `npm test`: everything the tests need, then the tests. On a machine with only Node and npm (as
+// root, with apt-get) it installs the Debian packages, brings the pinned Node when the machine's is
+// below the floor and pnpm at its pinned version, installs the workspace (librdkafka built from
+// source against the system libraries), runs the whole suite, then the brokerless projects on every
+// other maintained Node line, and closes with the tally. Arguments go to the whole-suite vitest run
+// (`npm test -- --project core`), which then runs alone.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureNode, nodeEnv, nodeLines, projectNode } from "./setup/node.mjs";
+import { pnpm, pnpmCommand } from "./setup/pnpm.mjs";
+import { say } from "./setup/step.mjs";
+import { ensureSystem } from "./setup/system.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const vitestArgs = process.argv.slice(2);
+const interop = process.env.RUSTSTREAM_SKIP_INTEROP !== "1";
+const reports = join(root, ".cache");
+// Removed first, so a tally is only ever this run's, even when the set-up below fails.
+rmSync(join(reports, "test-tally.txt"), { force: true });
+mkdirSync(reports, { recursive: true });
+
+ensureSystem({ interop });
+const node = projectNode(root);
+const project = { root, env: node.env, pnpm: pnpmCommand(root, node.env) };
+
+say(
+  "installing the workspace (the first time this builds librdkafka from source: about 2 minutes on 2 cores)",
+);
+pnpm(project, "installing the workspace", ["install", "--frozen-lockfile", "--prefer-offline"], {
+  // librdkafka links the system's zlib, OpenSSL, zstd, lz4, SASL and curl instead of downloading
+  // their sources, which fails on a machine that reaches only package registries.
+  env: { ...node.env, CKJS_LINKING: "dynamic" },
+  quiet: true,
+  fix: "read the install's output above; a failed build of @confluentinc/kafka-javascript needs the system libraries this command names when they are missing (zlib1g-dev libssl-dev libzstd-dev liblz4-dev libsasl2-dev libcurl4-openssl-dev), a C++ toolchain and python3",
+});
+ensureAddon();
+
+/** @type {{ line: string, report: string, status: number }[]} */
+const runs = [];
+
+runs.push(
+  vitest(`Node ${node.version}, the whole suite`, node.env, "vitest-report.json", vitestArgs),
+);
+if (vitestArgs.length === 0 && process.env.RUSTSTREAM_NODE_LINES !== "none") {
+  const own = node.version.split(".")[0];
+  for (const version of nodeLines.filter((v) => v.split(".")[0] !== own)) {
+    const env = nodeEnv(ensureNode(version));
+    const report = `vitest-report-node${version.split(".")[0]}.json`;
+    runs.push(
+      vitest(`Node ${version}, the projects that need no broker`, env, report, [
+        "--config",
+        "vitest.nodeLines.config.ts",
+      ]),
+    );
+  }
+}
+
+// The closing tally, one line per Node line and then the total, in the plain form CI reads; also
+// kept in .cache/test-tally.txt for a caller that prints it after further steps. Skipped tests are
+// counted, never hidden; a run that left no report failed before its tests finished.
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const lines = [];
+let status = 0;
+for (const run of runs) {
+  const path = join(reports, run.report);
+  if (run.status !== 0) status = 1;
+  if (!existsSync(path)) {
+    lines.push(`${run.line}: no report (${run.report}): the run did not finish`);
+    status = 1;
+    continue;
+  }
+  const r = JSON.parse(readFileSync(path, "utf8"));
+  const counts = {
+    passed: r.numPassedTests,
+    failed: r.numFailedTests,
+    skipped: r.numPendingTests + r.numTodoTests,
+  };
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped;
+  lines.push(
+    `${run.line}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+  );
+}
+lines.push(`vitest: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+writeFileSync(join(reports, "test-tally.txt"), `${lines.join("\n")}\n`);
+process.stdout.write(`\n${lines.join("\n")}\n`);
+process.exit(status);
+
+/**
+ * One vitest run on the Node of `env`, its JSON report in .cache/`report` (removed first, so a tally
+ * is only ever this run's).
+ * @param {string} line @param {NodeJS.ProcessEnv} env @param {string} report @param {string[]} args
+ */
+function vitest(line, env, report, args) {
+  rmSync(join(reports, report), { force: true });
+  say(`vitest on ${line}`);
+  const [command, ...rest] = project.pnpm;
+  const result = spawnSync(
+    /** @type {string} */ (command),
+    [...rest, "exec", "vitest", "run", `--outputFile.json=.cache/${report}`, ...args],
+    { cwd: root, env, stdio: "inherit" },
+  );
+  if (result.error) say(`vitest on ${line} did not start: ${result.error.message}`);
+  return { line, report, status: result.status ?? 1 };
+}
+
+/**
+ * The librdkafka addon is built for one Node ABI: a workspace installed under another Node (an
+ * earlier run before the floor moved, say) keeps an addon this Node cannot load, and pnpm does not
+ * rebuild what it considers installed. Rebuild it then, rather than fail every Kafka test.
+ */
+function ensureAddon() {
+  const cwd = join(root, "packages", "kafka");
+  const load = spawnSync("node", ["-e", 'require("@confluentinc/kafka-javascript")'], {
+    cwd,
+    env: node.env,
+    encoding: "utf8",
+  });
+  if (load.status === 0) return;
+  say(
+    `the librdkafka addon does not load on Node ${node.version} (${(load.stderr ?? "").split("\n").find((l) => l.includes("Error")) ?? "no error line"}): rebuilding it`,
+  );
+  pnpm(
+    project,
+    "rebuilding @confluentinc/kafka-javascript",
+    ["rebuild", "@confluentinc/kafka-javascript"],
+    {
+      env: { ...node.env, CKJS_LINKING: "dynamic" },
+      quiet: true,
+      fix: "run `CKJS_LINKING=dynamic pnpm rebuild @confluentinc/kafka-javascript` and read its error",
+    },
+  );
+}
