@@ -74,6 +74,7 @@ export type {
   SourceDescription,
   SubscriberDescription,
 } from "./runtime/description.js";
+export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {
   DeadLetterEvent,
   DecodeFailureEvent,
