@@ -76,14 +76,18 @@ export type {
 } from "./runtime/description.js";
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {
+  AppStateEvent,
+  BrokerConnectionEvent,
   DeadLetterEvent,
   DecodeFailureEvent,
+  HandlingEvent,
   Observer,
   OutcomeEvent,
   PublishEvent,
   PublishPurpose,
   RuntimeEvent,
   SettledAs,
+  SubscriptionEvent,
 } from "./runtime/events.js";
 export type {
   ConsoleLoggerOptions,

@@ -90,6 +90,12 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
 
   protected override settleNackAfter(ms: number): SettleResult {
     this.#owner.assertOpen();
+    // A delayed retry is a nack too: at the declared cap the message moves instead of coming back.
+    const retry = this.#owner.retry;
+    if (retry?.deadLetter !== undefined && this.redeliveryCount >= (retry.maxAttempts ?? 1)) {
+      this.#deadLetter(retry.deadLetter, "max-attempts");
+      return "ok";
+    }
     this.#group.requeueAfter(this.#message.sequence, this.#generation, ms);
     this.#owner.settled(this);
     return "ok";

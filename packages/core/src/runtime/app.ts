@@ -162,6 +162,7 @@ export class RustStream {
       await run.stop();
       throw error;
     }
+    run.ready();
     return run;
   }
 

@@ -2,6 +2,7 @@ import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker
 import { supportsBatches, supportsRequest } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
+import { brokerMark } from "../marks.js";
 import { RustStreamError } from "../errors.js";
 import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
@@ -43,6 +44,8 @@ export interface AppRunOptions {
 
 interface Connection {
   readonly broker: Broker;
+  /** The broker's name in events: its kind, numbered from the second of a kind on. */
+  readonly label: string;
   readonly connected: ConnectedBroker;
   readonly publisher: Publisher<never>;
 }
@@ -118,17 +121,28 @@ export class AppRun implements RunningApp, DispatchHost {
     return this.#runtimes.map((r) => r.name);
   }
 
-  /** Connects, subscribes and starts pulling; on any failure closes what it opened and rejects. */
+  /**
+   * Connects, subscribes and starts pulling; on any failure closes what it opened and rejects. The
+   * app stays `starting` until `ready()`, once the startup hooks have run.
+   */
   async open(): Promise<void> {
+    this.emit?.({ type: "app-state", state: "starting" });
     try {
       await this.#open();
     } catch (error) {
       await this.#teardown();
       this.#state = "stopped";
+      this.emit?.({ type: "app-state", state: "stopped", failure: error });
       this.#resolveStopped({ failed: true, failure: error, aborted: false, unflushed: 0 });
       throw error;
     }
+  }
+
+  /** Every subscription pulls and the startup hooks have run: a health probe may say ready. */
+  ready(): void {
+    if (this.#state !== "starting") return;
     this.#state = "ready";
+    this.emit?.({ type: "app-state", state: "ready" });
   }
 
   async #open(): Promise<void> {
@@ -151,14 +165,20 @@ export class AppRun implements RunningApp, DispatchHost {
         }
       }
     }
+    const kinds = new Map<string, number>();
     for (const registration of this.#options.registrations) {
       const connected = await this.#options.connect(registration.broker, {
         app: this.#options.app,
       });
+      const kind = connected[brokerMark];
+      const nth = (kinds.get(kind) ?? 0) + 1;
+      kinds.set(kind, nth);
+      const label = nth === 1 ? kind : `${kind}-${nth}`;
       const publisher = (await connected
         .defaultPublishPolicy()
         .pair(connected)) as Publisher<never>;
-      this.#connections.push({ broker: registration.broker, connected, publisher });
+      this.#connections.push({ broker: registration.broker, label, connected, publisher });
+      this.emit?.({ type: "broker-connection", broker: label, kind, connected: true });
       for (const spec of registration.specs) {
         const name = spec.name ?? sourceName(spec.source);
         let source: Source =
@@ -292,6 +312,7 @@ export class AppRun implements RunningApp, DispatchHost {
 
   async #stop(): Promise<StopReport> {
     this.#state = "stopping";
+    this.emit?.({ type: "app-state", state: "stopping" });
     await Promise.all(this.#runtimes.map((runtime) => runtime.stop()));
     for (const runtime of this.#runtimes) runtime.flushCopies();
     const timeout = this.#options.shutdownTimeoutMs;
@@ -314,6 +335,11 @@ export class AppRun implements RunningApp, DispatchHost {
     const unflushed = await this.#teardown();
     this.#state = "stopped";
     const failure = this.#failure;
+    this.emit?.({
+      type: "app-state",
+      state: "stopped",
+      ...(failure === undefined ? {} : { failure: failure.reason }),
+    });
     const report: StopReport = {
       failed: failure !== undefined,
       ...(failure === undefined ? {} : { failure: failure.reason }),
@@ -326,12 +352,14 @@ export class AppRun implements RunningApp, DispatchHost {
 
   async #teardown(): Promise<number> {
     let unflushed = 0;
-    for (const { connected } of this.#connections) {
+    for (const { connected, label } of this.#connections) {
       try {
         unflushed += (await connected.shutdown()).unflushed;
       } catch (error) {
         this.#log.error({ error }, "a broker failed to shut down cleanly");
       }
+      const kind = connected[brokerMark];
+      this.emit?.({ type: "broker-connection", broker: label, kind, connected: false });
     }
     return unflushed;
   }

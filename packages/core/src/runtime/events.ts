@@ -1,6 +1,7 @@
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
 import type { OutcomeKind } from "./outcome.js";
+import type { AppState } from "./runningApp.js";
 
 /**
  * How a delivery was finally settled, as observers see it. `settled-by-handler` means the handler
@@ -28,6 +29,17 @@ export interface OutcomeEvent {
   readonly handled: boolean;
 }
 
+/**
+ * A handler is about to run on a delivery (one per delivery of a batch too). Every one is followed
+ * by exactly one `outcome` event with `handled: true` for the same delivery, so the two counted
+ * apart give the deliveries in the handler's hands.
+ */
+export interface HandlingEvent {
+  readonly type: "handling";
+  readonly subscriber: string;
+  readonly delivery: Delivery;
+}
+
 /** A payload that did not decode, or a decoded value its schema rejected. */
 export interface DecodeFailureEvent {
   readonly type: "decode-failure";
@@ -36,7 +48,12 @@ export interface DecodeFailureEvent {
   readonly error: unknown;
 }
 
-/** A message sent to a dead letter by the runtime. */
+/**
+ * A message sent to a dead letter: published there by the runtime, or, on a source whose broker
+ * moves failing messages itself (`copies: "broker"`, a declared cap and dead letter), settled the
+ * way that makes the broker move it: a drop or a dead-letter outcome (the broker's "rejected"), a
+ * retry at the declared cap (its "max-attempts").
+ */
 export interface DeadLetterEvent {
   readonly type: "dead-letter";
   readonly subscriber: string;
@@ -44,6 +61,8 @@ export interface DeadLetterEvent {
   /** The dead-letter destination. */
   readonly destination: string;
   readonly reason: string;
+  /** Who moves it: the runtime publishes a copy, or the broker moves it on the settle. */
+  readonly movedBy: "runtime" | "broker";
 }
 
 /** What a publish was for. */
@@ -60,11 +79,56 @@ export interface PublishEvent {
   readonly error?: unknown;
 }
 
+/**
+ * The running app moved on: `starting` as `start()` begins, `ready` once every broker is connected,
+ * every subscription pulls and the startup hooks have run (as `start()` resolves), `stopping` as
+ * `stop()` begins (or a fail-fast failure stops it), `stopped` once the brokers are shut down (or a
+ * start failed: then with its `failure`).
+ */
+export interface AppStateEvent {
+  readonly type: "app-state";
+  readonly state: AppState;
+  /** Why the app stopped, when a failure stopped it (a failed start, a fail-fast policy). */
+  readonly failure?: unknown;
+}
+
+/**
+ * A broker of the app connected, or its connection was shut down. `broker` names it: its kind, with
+ * a number from the second broker of a kind on (`"redis"`, `"redis-2"`), in registration order.
+ */
+export interface BrokerConnectionEvent {
+  readonly type: "broker-connection";
+  readonly broker: string;
+  readonly kind: string;
+  readonly connected: boolean;
+}
+
+/**
+ * A subscriber's subscription started pulling, or ended while the app was running (not by `stop()`):
+ * the broker ended it (a stream file its writer closed with an end-of-stream marker), or it failed
+ * (then with `error`, and the app stops).
+ */
+export interface SubscriptionEvent {
+  readonly type: "subscription";
+  readonly subscriber: string;
+  readonly state: "started" | "ended";
+  readonly error?: unknown;
+}
+
 /** Every event the runtime emits. */
-export type RuntimeEvent = OutcomeEvent | DecodeFailureEvent | DeadLetterEvent | PublishEvent;
+export type RuntimeEvent =
+  | HandlingEvent
+  | OutcomeEvent
+  | DecodeFailureEvent
+  | DeadLetterEvent
+  | PublishEvent
+  | AppStateEvent
+  | BrokerConnectionEvent
+  | SubscriptionEvent;
 
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a
- * duration) and never throw; a throwing observer is logged and otherwise ignored.
+ * duration) and never throw; a throwing observer is logged and otherwise ignored. The per-message
+ * events (`handling`, `outcome`, `publish`) are built only when some observer is registered.
  */
 export type Observer = (event: RuntimeEvent) => void;

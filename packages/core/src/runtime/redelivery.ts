@@ -14,6 +14,12 @@ interface PendingCopy {
   readonly timer: ClockTimer;
 }
 
+/** The cap and dead letter a broker-moved source applies itself, as it was declared to the broker. */
+export interface BrokerMove {
+  readonly cap: number;
+  readonly deadLetter: string;
+}
+
 /** What the copies and dead letters of one subscriber need to know. */
 export interface RedeliveryOptions {
   readonly subscriber: string;
@@ -22,8 +28,8 @@ export interface RedeliveryOptions {
   readonly redeliveryAddress: string | undefined;
   /** The declared dead letter, if any. */
   readonly deadLetter: string | undefined;
-  /** The broker applies the cap and the dead letter itself. */
-  readonly brokerMoves: boolean;
+  /** Where the broker applies the cap and the dead letter itself, what it applies. */
+  readonly brokerMoves: BrokerMove | undefined;
   /** How long a failed dead-letter publish waits before the message comes back. */
   readonly backoffMaxMs: number;
   readonly log: Logger;
@@ -53,8 +59,8 @@ export class Redelivery {
   deadLetter(delivery: Delivery, reason: string): void {
     const { brokerMoves, deadLetter: destination, log } = this.#options;
     const settler = this.#settler;
-    if (brokerMoves) {
-      settler.drop(delivery);
+    if (brokerMoves !== undefined) {
+      this.drop(delivery, reason);
       return;
     }
     if (destination === undefined) {
@@ -68,6 +74,7 @@ export class Redelivery {
       delivery,
       destination,
       reason,
+      movedBy: "runtime",
     });
     const sent = this.#host.pipeline
       .publish(
@@ -106,6 +113,28 @@ export class Redelivery {
         },
       );
     settler.track(sent);
+  }
+
+  /**
+   * Drops the delivery: a reject, which a broker that moves failing messages itself answers by
+   * moving it to its dead letter, so that is reported as a dead letter.
+   */
+  drop(delivery: Delivery, reason = "rejected"): void {
+    const moves = this.#options.brokerMoves;
+    if (moves !== undefined) this.reportBrokerMove(delivery, moves.deadLetter, reason);
+    this.#settler.drop(delivery);
+  }
+
+  /** Reports a move the broker makes on the settle that follows. */
+  reportBrokerMove(delivery: Delivery, destination: string, reason: string): void {
+    this.#host.emit?.({
+      type: "dead-letter",
+      subscriber: this.#options.subscriber,
+      delivery,
+      destination,
+      reason,
+      movedBy: "broker",
+    });
   }
 
   // Copy first, ack after: a crash in between delivers twice, never zero times.

@@ -3,7 +3,10 @@ import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
 
-/** Where a running app is in its life; a health probe reads it. */
+/**
+ * Where a running app is in its life; a health probe reads it. `starting` until `start()` resolves
+ * (brokers connected, subscriptions pulling, startup hooks run), then `ready`.
+ */
 export type AppState = "starting" | "ready" | "stopping" | "stopped";
 
 /** What stopping the app found. */

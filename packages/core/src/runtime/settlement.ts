@@ -4,7 +4,7 @@ import type { DispatchHost } from "./dispatchHost.js";
 import type { SettledAs } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { Outcome } from "./outcome.js";
-import type { Redelivery } from "./redelivery.js";
+import type { BrokerMove, Redelivery } from "./redelivery.js";
 import type { Settler } from "./settler.js";
 import type { DecodePolicy, ErrorPolicy } from "./subscriberSpec.js";
 
@@ -14,8 +14,8 @@ export interface SettlementOptions {
   readonly log: Logger;
   /** Deliveries a message gets before it is given up. */
   readonly cap: number;
-  /** The broker applies the cap and the dead letter itself, so only its own requeue counts. */
-  readonly brokerMoves: boolean;
+  /** Where the broker applies the cap and the dead letter itself (only its own requeue counts). */
+  readonly brokerMoves: BrokerMove | undefined;
   readonly deadLetter: string | undefined;
   readonly errorPolicy: ErrorPolicy;
   readonly decodePolicy: DecodePolicy;
@@ -63,7 +63,7 @@ export class Settlement {
         this.#settler.ack(delivery);
         break;
       case "drop":
-        this.#settler.drop(delivery);
+        this.#redelivery.drop(delivery);
         break;
       case "retry": {
         this.retry(delivery, message, undefined, started, error, handled);
@@ -93,12 +93,12 @@ export class Settlement {
     switch (errorPolicy) {
       case "retry": {
         // A broker-moved source counts and moves by itself: only its own requeue reaches its cap.
-        const delay = this.#options.brokerMoves ? undefined : this.backoff(attempt);
+        const delay = this.#options.brokerMoves !== undefined ? undefined : this.backoff(attempt);
         this.retry(delivery, message, delay, started, error, true);
         return;
       }
       case "drop":
-        this.#settler.drop(delivery);
+        this.#redelivery.drop(delivery);
         this.emit(delivery, message, "drop", started, error, true);
         return;
       case "dead-letter":
@@ -122,7 +122,7 @@ export class Settlement {
     );
     switch (decodePolicy) {
       case "drop":
-        this.#settler.drop(delivery);
+        this.#redelivery.drop(delivery);
         this.emit(delivery, undefined, "drop", 0, error, false);
         return;
       case "dead-letter":
@@ -173,9 +173,15 @@ export class Settlement {
     handled: boolean,
   ): void {
     const attempt = attemptOf(delivery);
-    if (!this.#options.brokerMoves && attempt >= this.#options.cap) {
-      this.giveUp(delivery, message, attempt, started, error, handled);
-      return;
+    const moves = this.#options.brokerMoves;
+    if (moves === undefined) {
+      if (attempt >= this.#options.cap) {
+        this.giveUp(delivery, message, attempt, started, error, handled);
+        return;
+      }
+    } else if (attempt >= moves.cap) {
+      // The broker moves what is nacked at its cap rather than bring it back.
+      this.#redelivery.reportBrokerMove(delivery, moves.deadLetter, "max-attempts");
     }
     const redelivery = this.#redelivery;
     if (delayMs === undefined) {

@@ -18,7 +18,7 @@ import type { PublishOptions } from "./out.js";
 import { ack, isOutcome } from "./outcome.js";
 import { isPromiseLike } from "./promiseLike.js";
 import { encodedHeaders, runtimeMessage } from "./publishing.js";
-import { Redelivery } from "./redelivery.js";
+import { type BrokerMove, Redelivery } from "./redelivery.js";
 import { isReply } from "./reply.js";
 import { Settlement } from "./settlement.js";
 import { Settler } from "./settler.js";
@@ -50,7 +50,7 @@ export class SubscriberRuntime {
   readonly #codec: Codec<unknown>;
   readonly #invoke: Invoke;
   /** The broker applies the cap and the dead letter itself (a broker-moved source with both). */
-  readonly #brokerMoves: boolean;
+  readonly #brokerMoves: BrokerMove | undefined;
   readonly #cap: number;
   readonly #prefetch: number;
   readonly #flow = new Flow();
@@ -84,7 +84,9 @@ export class SubscriberRuntime {
     this.#brokerMoves =
       source.copies === "broker" &&
       source.retry?.deadLetter !== undefined &&
-      source.retry.maxAttempts !== undefined;
+      source.retry.maxAttempts !== undefined
+        ? { cap: source.retry.maxAttempts, deadLetter: source.retry.deadLetter }
+        : undefined;
     this.#cap = spec.maxAttempts ?? defaultMaxAttempts;
     this.#prefetch = spec.batch ?? spec.prefetch ?? 256;
     const backoffMaxMs = spec.failure.backoff?.maxMs ?? 10_000;
@@ -141,6 +143,7 @@ export class SubscriberRuntime {
   /** Starts pulling. */
   start(): void {
     this.#pumping = this.#pump();
+    this.host.emit?.({ type: "subscription", subscriber: this.name, state: "started" });
   }
 
   /**
@@ -179,7 +182,11 @@ export class SubscriberRuntime {
           const next = await subscription.next();
           deliveries = next.done ? [] : [next.value];
         }
-        if (deliveries.length === 0) return;
+        if (deliveries.length === 0) {
+          // Ended by the broker, not by stop(): nothing more comes, so the app is not ready.
+          if (!this.#stopping) this.#ended(undefined);
+          return;
+        }
         if (this.#batches !== undefined) {
           const wait = this.#batches.accept(deliveries);
           if (wait !== undefined) await Promise.race([wait, this.#stopSignal]);
@@ -199,8 +206,21 @@ export class SubscriberRuntime {
     } catch (error) {
       if (this.#stopping) return;
       this.log.error({ error }, "the subscription failed; stopping the app");
+      this.#ended(error);
       this.host.failFast(this.name, error);
     }
+  }
+
+  #ended(error: unknown): void {
+    if (error === undefined) {
+      this.log.warn("the subscription ended: the broker delivers nothing more to this subscriber");
+    }
+    this.host.emit?.({
+      type: "subscription",
+      subscriber: this.name,
+      state: "ended",
+      ...(error === undefined ? {} : { error }),
+    });
   }
 
   // Pulled ahead but never handled: back to the broker, so nothing read ahead is lost.
@@ -214,7 +234,7 @@ export class SubscriberRuntime {
   #accept(delivery: Delivery): Awaiting {
     // Past the cap, a delivery came back unsettled after its last attempt (its consumer died
     // mid-handler): it has had every attempt the mount allows, so it is not handled again.
-    if (!this.#brokerMoves) {
+    if (this.#brokerMoves === undefined) {
       const attempt = attemptOf(delivery);
       if (attempt > this.#cap) {
         const started = this.host.emit === undefined ? 0 : this.host.clock.now();
@@ -250,7 +270,12 @@ export class SubscriberRuntime {
 
   #handle(delivery: Delivery, message: unknown): Promise<void> | undefined {
     const ctx = new DeliveryContext(this, delivery);
-    const started = this.host.emit === undefined ? 0 : this.host.clock.now();
+    const emit = this.host.emit;
+    let started = 0;
+    if (emit !== undefined) {
+      emit({ type: "handling", subscriber: this.name, delivery });
+      started = this.host.clock.now();
+    }
     let result: unknown;
     try {
       result = this.#invoke(message, ctx);

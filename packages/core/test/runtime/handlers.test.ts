@@ -149,8 +149,14 @@ describe("handlers", () => {
     await h.publish("in", 2);
     const types = h.events.map((e) => (e.type === "publish" ? `publish ${e.purpose}` : e.type));
     expect(types).toEqual([
+      "app-state",
+      "broker-connection",
+      "subscription",
+      "app-state",
+      "handling",
       "publish reply",
       "outcome",
+      "handling",
       "dead-letter",
       "outcome",
       "publish dead-letter",

@@ -1,0 +1,199 @@
+// The events a metrics or health package is built on: the app's life, its brokers' connections, its
+// subscriptions, a handler's start paired with its outcome, and dead letters the broker moves.
+import { describe, expect, test } from "vitest";
+import {
+  type DeadLetterEvent,
+  drop,
+  MemoryBroker,
+  MemoryQueue,
+  type RuntimeEvent,
+  RustStream,
+  retry,
+  retryAfter,
+} from "../../src/index.js";
+import { startInProcess } from "./harness.js";
+
+function app() {
+  return new RustStream({ name: "test", version: "0.0.0" });
+}
+
+const lifecycle = (events: readonly RuntimeEvent[]) =>
+  events.flatMap((e) => {
+    if (e.type === "app-state") return [`app ${e.state}`];
+    if (e.type === "broker-connection") return [`${e.broker} ${e.connected ? "up" : "down"}`];
+    if (e.type === "subscription") return [`${e.subscriber} ${e.state}`];
+    return [];
+  });
+
+const deadLetters = (events: readonly RuntimeEvent[]) =>
+  events
+    .filter((e): e is DeadLetterEvent => e.type === "dead-letter")
+    .map((e) => `${e.movedBy} ${e.destination} ${e.reason}`);
+
+describe("runtime events", () => {
+  test("the app's life: starting, brokers and subscriptions up, ready after the startup hooks, then down", async () => {
+    const events: RuntimeEvent[] = [];
+    let stateInHook: string | undefined;
+    const a = app()
+      .broker(new MemoryBroker(), (b) => {
+        b.subscriber("a").handle(() => {});
+        b.subscriber("b").handle(() => {});
+      })
+      .broker(new MemoryBroker(), (b) => {
+        b.subscriber("c").handle(() => {});
+      })
+      .afterStartup((running) => {
+        stateInHook = running.state;
+        events.push({ type: "app-state", state: "starting", failure: "marker: the hook ran" });
+      });
+    a.observe((e) => events.push(e));
+    const running = await a.start();
+    expect(stateInHook).toBe("starting");
+    expect(running.state).toBe("ready");
+    await running.stop();
+    expect(lifecycle(events)).toEqual([
+      "app starting",
+      "memory up",
+      "memory-2 up",
+      "a started",
+      "b started",
+      "c started",
+      "app starting", // the hook's marker: ready comes after the hooks
+      "app ready",
+      "app stopping",
+      "memory down",
+      "memory-2 down",
+      "app stopped",
+    ]);
+  });
+
+  test("a start that fails ends stopped, with the failure, and closes what it connected", async () => {
+    const events: RuntimeEvent[] = [];
+    const a = app().broker(new MemoryBroker(), (b) => {
+      b.subscriber("in").handle(() => {});
+    });
+    a.afterStartup(() => {
+      throw new Error("the hook refuses");
+    });
+    a.observe((e) => events.push(e));
+    await expect(a.start()).rejects.toThrow("the hook refuses");
+    expect(lifecycle(events)).toEqual([
+      "app starting",
+      "memory up",
+      "in started",
+      "app stopping",
+      "memory down",
+      "app stopped",
+    ]);
+    const refused = app().broker(new MemoryBroker(), (b) => {
+      b.subscriber("in");
+    });
+    const seen: RuntimeEvent[] = [];
+    refused.observe((e) => seen.push(e));
+    await expect(refused.start()).rejects.toThrow("no handler");
+    expect(seen.map((e) => (e.type === "app-state" ? [e.state, String(e.failure)] : e.type))).toEqual(
+      [
+        ["starting", "undefined"],
+        ["stopped", expect.stringContaining("no handler")],
+      ],
+    );
+  });
+
+  test("every handling event is followed by one handled outcome for the same delivery", async () => {
+    const a = app().broker(new MemoryBroker(), (b) => {
+      b.subscriber("in")
+        .maxAttempts(2)
+        .handle(async (m) => {
+          await Promise.resolve();
+          if (m === "throws") throw new Error("no");
+          if (m === "retries") return retry();
+          return undefined;
+        });
+      b.subscriber("batches")
+        .batch(3)
+        .handle(() => {});
+    });
+    const h = await startInProcess(a);
+    await h.publish("in", "ok");
+    await h.publish("in", "throws");
+    await h.advance(100); // the thrown error's backoff
+    await h.publish("in", "retries");
+    await h.publishRaw("in", "{not json");
+    await h.publish("batches", 1);
+    let inHands = 0;
+    let most = 0;
+    const handled: string[] = [];
+    for (const e of h.events) {
+      if (e.type === "handling") most = Math.max(most, ++inHands);
+      if (e.type === "outcome" && e.handled) {
+        inHands--;
+        handled.push(`${e.subscriber} ${e.outcome} ${e.attempt}`);
+      }
+    }
+    expect(inHands).toBe(0);
+    expect(most).toBe(1);
+    expect(handled).toEqual([
+      "in ack 1",
+      "in retry-after 1",
+      "in drop 2", // the second attempt of "throws" is the last: dropped, no dead letter declared
+      "in retry 1",
+      "in drop 2",
+      "batches ack 1",
+    ]);
+    // The payload that did not decode has an outcome, but never a handler.
+    expect(h.outcomes("in").filter((e) => !e.handled).map((e) => e.outcome)).toEqual(["drop"]);
+    await h.running.stop();
+  });
+
+  test("on a source whose broker moves failing messages, what the broker moves is reported as a dead letter", async () => {
+    const a = app().broker(new MemoryBroker(), (b) => {
+      b.subscriber(new MemoryQueue("jobs"))
+        .maxAttempts(2)
+        .deadLetter("jobs-dlq")
+        .handle((m) => {
+          if (m === "drop") return drop();
+          if (m === "later") return retryAfter(10);
+          throw new Error("always");
+        });
+    });
+    const h = await startInProcess(a);
+    await h.publish("jobs", "throws");
+    await h.publish("jobs", "drop");
+    await h.publish("jobs", "later");
+    await h.advance(10);
+    expect(deadLetters(h.events)).toEqual([
+      "broker jobs-dlq max-attempts",
+      "broker jobs-dlq rejected",
+      "broker jobs-dlq max-attempts",
+    ]);
+    // Each report is a message the broker really moved: one dead letter each, nothing left behind.
+    expect(h.published("jobs-dlq").map((m) => new TextDecoder().decode(m.payload))).toEqual([
+      '"throws"',
+      '"drop"',
+      '"later"',
+    ]);
+    expect(h.outcomes("jobs").map((e) => `${e.outcome} ${e.attempt}`)).toEqual([
+      "retry 1",
+      "retry 2",
+      "drop 1",
+      "retry-after 1",
+      "retry-after 2",
+    ]);
+    await h.running.stop();
+  });
+
+  test("dead letters the runtime publishes say so", async () => {
+    const a = app().broker(new MemoryBroker(), (b) => {
+      b.subscriber("in")
+        .maxAttempts(1)
+        .deadLetter("dlq")
+        .handle(() => {
+          throw new Error("no");
+        });
+    });
+    const h = await startInProcess(a);
+    await h.publish("in", 1);
+    expect(deadLetters(h.events)).toEqual(["runtime dlq max-attempts"]);
+    await h.running.stop();
+  });
+});
