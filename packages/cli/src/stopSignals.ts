@@ -1,0 +1,50 @@
+import type { Logger } from "@ruststream/core";
+
+export interface StopRequests {
+  /** Resolves with what asked the service to stop: `signal SIGTERM`, `supervisor gone`. */
+  readonly requested: Promise<string>;
+  /** Removes the listeners. */
+  dispose(): void;
+}
+
+const signals = ["SIGTERM", "SIGINT"] as const;
+
+/**
+ * Listens for what stops a running service: SIGTERM or SIGINT, and under a supervisor the end of
+ * its IPC channel (the supervisor died; a service must not outlive it). A second signal at a lone
+ * process exits at once, as a person pressing Ctrl-C twice means; under a supervisor it is ignored,
+ * since a terminal's Ctrl-C reaches the whole process group and the supervisor forwards one more:
+ * the supervisor escalates on its own second signal, with SIGKILL.
+ */
+export function stopRequests(log: Logger, supervised: boolean): StopRequests {
+  let resolve!: (reason: string) => void;
+  const requested = new Promise<string>((r) => {
+    resolve = r;
+  });
+  let seen = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!seen) {
+      seen = true;
+      resolve(`signal ${signal}`);
+    } else if (supervised) {
+      log.debug({ signal }, "already stopping");
+    } else {
+      log.warn({ signal }, "second signal: exiting without waiting for the drain");
+      process.exit(1);
+    }
+  };
+  const onDisconnect = (): void => {
+    if (seen) return;
+    seen = true;
+    resolve("supervisor gone");
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  if (supervised) process.on("disconnect", onDisconnect);
+  return {
+    requested,
+    dispose() {
+      for (const signal of signals) process.off(signal, onSignal);
+      process.off("disconnect", onDisconnect);
+    },
+  };
+}
