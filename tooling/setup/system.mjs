@@ -73,6 +73,19 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       present: command("python3"),
       apt: "python3",
     },
+    {
+      what: "prometheus",
+      why: "the metrics tests scrape the app with a real Prometheus server (/usr/bin/prometheus, which they start themselves; the package's own service is not used)",
+      present: () => {
+        try {
+          accessSync("/usr/bin/prometheus", constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      apt: "prometheus",
+    },
   ];
   for (const [deb, pc] of [
     ["zlib1g-dev", "zlib"],

@@ -1,0 +1,128 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+import { TalliedHistogram } from "./talliedHistogram.js";
+import { settledKinds, type Tally } from "./tally.js";
+
+/**
+ * The series' names: RustStream's where it has one (the first three), ours beside them with the same
+ * prefix, so a dashboard built for RustStream services reads ours unchanged.
+ */
+export const metricNames = {
+  consumed: "ruststream_messages_consumed_total",
+  consumeDuration: "ruststream_consume_duration_seconds",
+  published: "ruststream_messages_published_total",
+  settled: "ruststream_messages_settled_total",
+  inFlight: "ruststream_messages_in_flight",
+  decodeFailures: "ruststream_decode_failures_total",
+  redeliveries: "ruststream_redeliveries_total",
+  deadLetters: "ruststream_dead_letters_total",
+  brokerConnected: "ruststream_broker_connected",
+} as const;
+
+/**
+ * Registers every series on `registry`, each reading the tally when scraped: counters and gauges are
+ * set from it in their `collect()`, the histogram answers from it directly.
+ */
+export function registerSeries(registry: Registry, tally: Tally): void {
+  const registers = [registry];
+  const subscribers = () => tally.subscribers.values();
+  new Counter({
+    name: metricNames.consumed,
+    help: "Messages a subscriber consumed, by how they ended: ack (handled and done) or nack (retried, dropped, dead-lettered, left open).",
+    labelNames: ["name", "status"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) {
+        this.inc({ name: t.name, status: "ack" }, t.ack);
+        this.inc({ name: t.name, status: "nack" }, t.nack);
+      }
+    },
+  });
+  new TalliedHistogram(
+    metricNames.consumeDuration,
+    "How long a subscriber's handler took, from its start to the delivery's settle, in seconds.",
+    tally,
+    registry,
+  );
+  new Counter({
+    name: metricNames.published,
+    help: "Messages published, by destination, and whether the broker confirmed them (ok) or not (error).",
+    labelNames: ["name", "status"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [name, t] of tally.published) {
+        this.inc({ name, status: "ok" }, t.ok);
+        this.inc({ name, status: "error" }, t.error);
+      }
+    },
+  });
+  new Counter({
+    name: metricNames.settled,
+    help: "Messages a subscriber consumed, by the outcome that settled them.",
+    labelNames: ["name", "outcome"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) {
+        for (let i = 0; i < settledKinds.length; i++) {
+          this.inc({ name: t.name, outcome: settledKinds[i]! }, t.settled[i]!);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: metricNames.inFlight,
+    help: "Deliveries in a subscriber's handler now: started and not yet settled.",
+    labelNames: ["name"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) this.set({ name: t.name }, t.inFlight);
+    },
+  });
+  new Counter({
+    name: metricNames.decodeFailures,
+    help: "Deliveries whose payload did not decode, or that the subscriber's schema rejected.",
+    labelNames: ["name"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) this.inc({ name: t.name }, t.decodeFailures);
+    },
+  });
+  new Counter({
+    name: metricNames.redeliveries,
+    help: "Deliveries that were a message's second attempt or later (a requeue, a retry copy, a redelivery after a crash).",
+    labelNames: ["name"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) this.inc({ name: t.name }, t.redeliveries);
+    },
+  });
+  new Counter({
+    name: metricNames.deadLetters,
+    help: "Messages a subscriber sent to a dead letter, whether the runtime published the copy or the broker moved it.",
+    labelNames: ["name", "destination"],
+    registers,
+    collect() {
+      this.reset();
+      for (const t of subscribers()) {
+        for (const [destination, count] of t.deadLetters) {
+          this.inc({ name: t.name, destination }, count);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: metricNames.brokerConnected,
+    help: "1 while the app holds a connection to the broker, 0 once it is shut down.",
+    labelNames: ["broker"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [broker, connected] of tally.brokers) this.set({ broker }, connected ? 1 : 0);
+    },
+  });
+}

@@ -1,0 +1,130 @@
+import type { RuntimeEvent, SettledAs } from "@ruststream/core";
+import { consumeStatus } from "./status.js";
+
+/** The handling-time buckets, in seconds: 0.5 ms to 5 s, as RustStream's histogram has them. */
+export const durationBuckets: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
+/** Every way a delivery can be settled, in the order the settled series lists them. */
+export const settledKinds: readonly SettledAs[] = [
+  "ack",
+  "retry",
+  "retry-after",
+  "drop",
+  "dead-letter",
+  "settled-by-handler",
+  "left-open",
+];
+const settledIndex = new Map<SettledAs, number>(settledKinds.map((kind, i) => [kind, i]));
+
+/**
+ * One subscriber's counts, kept as plain numbers: the observer runs on the dispatch path, where a
+ * prom-client `inc()` or `observe()` (which hashes and checks its labels on every call) would cost
+ * more than the handling it measures. The series read these at scrape time.
+ */
+export class SubscriberTally {
+  readonly name: string;
+  ack = 0;
+  nack = 0;
+  readonly settled: number[] = settledKinds.map(() => 0);
+  inFlight = 0;
+  decodeFailures = 0;
+  redeliveries = 0;
+  /** Per bucket, not cumulative; the last one is past the largest bound. */
+  readonly buckets: number[] = [...durationBuckets.map(() => 0), 0];
+  durationSum = 0;
+  durationCount = 0;
+  readonly deadLetters = new Map<string, number>();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  observeDuration(seconds: number): void {
+    let i = 0;
+    while (i < durationBuckets.length && seconds > durationBuckets[i]!) i++;
+    this.buckets[i]!++;
+    this.durationSum += seconds;
+    this.durationCount++;
+  }
+
+  settle(outcome: SettledAs, failed: boolean): void {
+    this.settled[settledIndex.get(outcome)!]!++;
+    if (consumeStatus(outcome, failed) === "ack") this.ack++;
+    else this.nack++;
+  }
+}
+
+/** A destination's publishes. */
+export interface PublishTally {
+  ok: number;
+  error: number;
+}
+
+/** Everything the metrics count, fed by the app's runtime events. */
+export class Tally {
+  readonly subscribers = new Map<string, SubscriberTally>();
+  readonly published = new Map<string, PublishTally>();
+  /** Each broker's connection, by the name the runtime gives it (`redis`, `redis-2`). */
+  readonly brokers = new Map<string, boolean>();
+  #last: SubscriberTally | undefined;
+
+  /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
+  readonly observe = (event: RuntimeEvent): void => {
+    switch (event.type) {
+      case "handling":
+        this.subscriber(event.subscriber).inFlight++;
+        return;
+      case "outcome": {
+        const tally = this.subscriber(event.subscriber);
+        if (event.handled) {
+          tally.inFlight--;
+          tally.observeDuration(event.durationMs / 1000);
+        }
+        tally.settle(event.outcome, event.error !== undefined);
+        if (event.attempt > 1) tally.redeliveries++;
+        return;
+      }
+      case "publish": {
+        let tally = this.published.get(event.name);
+        if (tally === undefined) {
+          tally = { ok: 0, error: 0 };
+          this.published.set(event.name, tally);
+        }
+        if (event.ok) tally.ok++;
+        else tally.error++;
+        return;
+      }
+      case "decode-failure":
+        this.subscriber(event.subscriber).decodeFailures++;
+        return;
+      case "dead-letter": {
+        const counts = this.subscriber(event.subscriber).deadLetters;
+        counts.set(event.destination, (counts.get(event.destination) ?? 0) + 1);
+        return;
+      }
+      case "subscription":
+        // Every subscriber's series exist from its start, at zero, not from its first message.
+        this.subscriber(event.subscriber);
+        return;
+      case "broker-connection":
+        this.brokers.set(event.broker, event.connected);
+        return;
+      case "app-state":
+        return;
+    }
+  };
+
+  subscriber(name: string): SubscriberTally {
+    const last = this.#last;
+    if (last !== undefined && last.name === name) return last;
+    let tally = this.subscribers.get(name);
+    if (tally === undefined) {
+      tally = new SubscriberTally(name);
+      this.subscribers.set(name, tally);
+    }
+    this.#last = tally;
+    return tally;
+  }
+}

@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+
+// Starts the Redis test instances (idempotently) and exports REDIS_URL to the workers.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["redis"]);
+}
