@@ -1,19 +1,12 @@
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { usageError } from "./cliError.js";
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
-
 /**
- * `node:util`'s parseArgs in strict mode, its errors turned into usage errors (exit 2) that point at
- * the command's help.
+ * Runs `node:util`'s parseArgs (strict, as `parse` calls it) and turns its errors into usage errors
+ * (exit 2) that point at the command's help.
  */
-export function parseCommand<const T extends Options>(
-  command: string,
-  args: readonly string[],
-  options: T,
-) {
+export function parsedOrUsage<T>(command: string, parse: () => T): T {
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parse();
   } catch (error) {
     throw usageError(error instanceof Error ? error.message : String(error), command);
   }

@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import type { HttpRoutes } from "@ruststream/core";
-import { integerFlag, moduleArgument, parseCommand } from "../args.js";
+import { integerFlag, moduleArgument, parsedOrUsage } from "../args.js";
 import { CliError, type ExitCode, usageError } from "../cliError.js";
 import { asyncapiHelp, genHelp, serveHelp } from "../help.js";
 import { loadApp } from "../loadApp.js";
@@ -26,7 +27,9 @@ export const defaultViewerPort = 8000;
 const withNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
 
 async function gen(args: readonly string[]): Promise<ExitCode> {
-  const { values, positionals } = parseCommand("asyncapi gen", args, genOptions);
+  const { values, positionals } = parsedOrUsage("asyncapi gen", () =>
+    parseArgs({ args: [...args], options: genOptions, allowPositionals: true, strict: true }),
+  );
   if (values.help === true) {
     await writeOut(genHelp);
     return 0;
@@ -54,7 +57,9 @@ async function gen(args: readonly string[]): Promise<ExitCode> {
 }
 
 async function serve(args: readonly string[]): Promise<ExitCode> {
-  const { values, positionals } = parseCommand("asyncapi serve", args, serveOptions);
+  const { values, positionals } = parsedOrUsage("asyncapi serve", () =>
+    parseArgs({ args: [...args], options: serveOptions, allowPositionals: true, strict: true }),
+  );
   if (values.help === true) {
     await writeOut(serveHelp);
     return 0;

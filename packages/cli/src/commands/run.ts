@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import type { LogLevel } from "@ruststream/core";
-import { choiceFlag, integerFlag, moduleArgument, parseCommand } from "../args.js";
+import { choiceFlag, integerFlag, moduleArgument, parsedOrUsage } from "../args.js";
 import { type ExitCode, usageError } from "../cliError.js";
 import { runHelp } from "../help.js";
 import { type LogFormat, logFormats, logLevels, makeLogger } from "../logging.js";
@@ -33,7 +34,9 @@ interface RunFlags {
 }
 
 function readFlags(args: readonly string[]): RunFlags | "help" {
-  const { values, positionals } = parseCommand("run", args, options);
+  const { values, positionals } = parsedOrUsage("run", () =>
+    parseArgs({ args: [...args], options, allowPositionals: true, strict: true }),
+  );
   if (values.help === true) return "help";
   const flags: RunFlags = {
     module: moduleArgument("run", positionals),
