@@ -52,6 +52,10 @@ test("a wrong command line exits 2 with what is wrong and where the help is", as
     ],
     [["run", "a.ts", "--watch", "--workers", "2"], /--watch and --workers do not go together/],
     [
+      ["run", "a.ts", "--workers", "3", "--http-port", "65534"],
+      /worker k serves on port 65534\+k-1, past 65535/,
+    ],
+    [
       ["run", "a.ts", "--metrics"],
       /--metrics serves \/metrics on the operations server: give its port with --http-port P/,
     ],

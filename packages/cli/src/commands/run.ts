@@ -60,6 +60,17 @@ function readFlags(args: readonly string[]): RunFlags | "help" {
       "run",
     );
   }
+  if (
+    flags.workers !== undefined &&
+    flags.httpPort !== undefined &&
+    flags.httpPort !== 0 &&
+    flags.httpPort + flags.workers - 1 > 65_535
+  ) {
+    throw usageError(
+      `--http-port ${flags.httpPort} with --workers ${flags.workers}: worker k serves on port ${flags.httpPort}+k-1, past 65535; give a lower port`,
+      "run",
+    );
+  }
   if (flags.metrics && flags.httpPort === undefined) {
     throw usageError(
       "--metrics serves /metrics on the operations server: give its port with --http-port P",
