@@ -1,0 +1,110 @@
+import type { AsyncAPIDocumentInterface } from "@asyncapi/parser";
+import { silentLogger } from "@ruststream/core";
+import { describe, expect, test } from "vitest";
+import {
+  asyncapiDocument,
+  asyncapiJson,
+  asyncapiYaml,
+  messagesWithoutSchema,
+} from "../src/index.js";
+import { expectMatchesHandlers, payloadFields } from "./handlers.js";
+import { brokers, orderService } from "./services.js";
+import { validated } from "./validated.js";
+
+async function documentOn(kind: keyof typeof brokers) {
+  const { broker, orders } = brokers[kind]();
+  const app = orderService(`orders-on-${kind}`, broker, orders);
+  const doc = asyncapiDocument(app, { logger: silentLogger });
+  const parsed = await validated(asyncapiJson(doc));
+  return { app, doc, parsed };
+}
+
+function channel(parsed: AsyncAPIDocumentInterface, address: string) {
+  const found = parsed
+    .channels()
+    .all()
+    .find((c) => c.address() === address);
+  if (found === undefined) throw new Error(`no channel at ${address}`);
+  return found;
+}
+
+describe.each(Object.keys(brokers) as (keyof typeof brokers)[])("a service on %s", (kind) => {
+  test("validates, in JSON and in YAML, and matches its handlers", async () => {
+    const { app, doc, parsed } = await documentOn(kind);
+    await validated(asyncapiYaml(doc));
+    expectMatchesHandlers(parsed, app.describe());
+    // The three validators each gave their fields.
+    expect(payloadFields(parsed, "receive_orders")).toEqual(["id", "sku", "qty"]);
+    expect(payloadFields(parsed, "receive_quotes")).toEqual(["sku", "qty"]);
+    expect(payloadFields(parsed, "receive_audit-log")).toEqual(["orderId", "at", "note"]);
+    // Bytes are their own format; the replies are typed in TypeScript only.
+    expect(messagesWithoutSchema(doc).sort()).toEqual(["quotes.reply-to", "receipts"]);
+    // One codec everywhere but the dead letters' bytes: no default media type.
+    expect(doc.defaultContentType).toBeUndefined();
+    const order = parsed.operations().get("receive_orders")?.messages().all()[0];
+    expect(order?.title() ?? order?.name()).toBe("Order");
+    expect(order?.headers()?.properties()).toHaveProperty("x-ruststream-retry-count");
+    expect(order?.correlationId()?.location()).toBe("$message.header#/correlation-id");
+  });
+}, 60_000);
+
+describe("servers and bindings", () => {
+  test("memory and file have no host, so no server; their facts stay in the extension", async () => {
+    for (const kind of ["memory", "file"] as const) {
+      const { doc, parsed } = await documentOn(kind);
+      expect(doc.servers).toBeUndefined();
+      expect(channel(parsed, "orders").servers().all()).toEqual([]);
+    }
+    const { doc } = await documentOn("memory");
+    expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
+      memory: { group: "billing" },
+    });
+  });
+
+  test("redis: the server's host, and no binding (AsyncAPI's Redis binding has no fields)", async () => {
+    const { doc, parsed } = await documentOn("redis");
+    expect(doc.servers).toEqual({ redis: { host: "redis.internal:6380", protocol: "redis" } });
+    expect(
+      channel(parsed, "orders")
+        .servers()
+        .all()
+        .map((s) => s.id()),
+    ).toEqual(["redis"]);
+    expect(doc.operations?.receive_orders?.bindings).toBeUndefined();
+  });
+
+  test("kafka: the group as the operation binding, the record key, the retry topic", async () => {
+    const { doc, parsed } = await documentOn("kafka");
+    expect(doc.servers?.kafka).toMatchObject({ host: "kafka-1.internal:9092", protocol: "kafka" });
+    const receive = parsed.operations().get("receive_orders");
+    expect(receive?.bindings().get("kafka")?.value()).toEqual({
+      groupId: { type: "string", enum: ["billing"] },
+    });
+    expect(receive?.bindings().get("kafka")?.version()).toBe("0.5.0");
+    const message = receive?.messages().all()[0];
+    expect(message?.bindings().get("kafka")?.value()).toMatchObject({ key: { type: "string" } });
+    const operation = doc.operations?.receive_orders;
+    expect(operation?.["x-ruststream-bindings"]).toEqual({ kafka: { commit: "tracked" } });
+    expect(operation?.["x-ruststream-retry"]?.retryDestination).toBe("orders-retry");
+    const retries = parsed
+      .operations()
+      .filterBySend()
+      .filter((op) => op.channels().all()[0]?.address() === "orders-retry");
+    expect(retries.map((op) => op.messages().all()[0]?.id())).toEqual(["Order"]);
+  });
+
+  test("pulsar: namespace and persistence on every channel, the subscription in the extension", async () => {
+    const { doc, parsed } = await documentOn("pulsar");
+    expect(doc.servers?.pulsar).toEqual({ host: "pulsar.internal:6650", protocol: "pulsar" });
+    const orders = channel(parsed, "persistent://shop/sales/orders").bindings().get("pulsar");
+    expect(orders?.value()).toEqual({ namespace: "sales", persistence: "persistent" });
+    expect(orders?.version()).toBe("0.1.0");
+    expect(channel(parsed, "receipts").bindings().get("pulsar")?.value()).toMatchObject({
+      namespace: "default",
+      persistence: "persistent",
+    });
+    expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
+      pulsar: { subscriptionType: "Key_Shared", subscription: "billing" },
+    });
+  });
+});

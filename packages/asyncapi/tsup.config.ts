@@ -1,0 +1,13 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: { index: "src/index.ts" },
+  format: ["esm", "cjs"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  target: "node22",
+  // The viewer finds @asyncapi/react-component from import.meta.url, in the CommonJS build too.
+  shims: true,
+});

@@ -1,0 +1,13 @@
+import { defineProject } from "vitest/config";
+
+// Workspace packages resolve to their source (the "@ruststream/source" export condition), so tests
+// never run against a stale build.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: {
+    name: "asyncapi",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 60_000,
+  },
+});
