@@ -3,15 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asyncapiDocument, asyncapiJson, asyncapiYaml } from "@ruststream/asyncapi";
 import { afterAll, expect, test } from "vitest";
+import { loadApp } from "../src/loadApp.js";
 import { fixtures, repoRoot, runCli, startCli } from "./cli.js";
 
 const ordersApp = join(repoRoot, "examples", "orders", "src", "app.ts");
 const dir = mkdtempSync(join(tmpdir(), "cli-asyncapi-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// The same module loaded here: the CLI must write exactly the document @ruststream/asyncapi makes
-// of it (describing the app connects nothing, so the example's stream file is never opened).
-const { app } = await import("../../../examples/orders/src/app.js");
+// The same module loaded here, as the CLI loads it: the CLI must write exactly the document
+// @ruststream/asyncapi makes of it (describing the app connects nothing, so the example's stream
+// file is never opened).
+const { app } = await loadApp(ordersApp);
 const document = asyncapiDocument(app);
 
 test("asyncapi gen writes examples/orders' document as JSON on stdout", async () => {
