@@ -23,8 +23,8 @@ export interface OutcomeEvent {
   readonly attempt: number;
   /** Handler start to settle, in milliseconds of the app's clock. */
   readonly durationMs: number;
-  /** What the handler threw (or why its reply failed), when it failed. */
-  readonly error?: unknown;
+  /** What the handler threw (or why its reply failed) when it failed; `undefined` otherwise. */
+  readonly error: unknown;
   /** True when the handler ran (false for decode and validation failures). */
   readonly handled: boolean;
 }

@@ -210,6 +210,7 @@ export class Settlement {
   ): void {
     const emit = this.#host.emit;
     if (emit === undefined) return;
+    // One shape for every outcome (error present, undefined when none): no spread on the hot path.
     emit({
       type: "outcome",
       subscriber: this.#options.subscriber,
@@ -219,7 +220,7 @@ export class Settlement {
       attempt: attemptOf(delivery),
       durationMs: handled ? this.#host.clock.now() - started : 0,
       handled,
-      ...(error === undefined ? {} : { error }),
+      error,
     });
   }
 }
