@@ -1,24 +1,15 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig([
-  {
-    // The library entry, for a program that loads apps or logs as the CLI does.
-    entry: { index: "src/index.ts" },
-    format: ["esm", "cjs"],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    splitting: true,
-    // import.meta.url (the CLI's own package.json for --version) in the CommonJS build too.
-    shims: true,
-    target: "node22",
-  },
-  {
-    // The `ruststream` executable: ES module only, its shebang kept.
-    entry: { bin: "src/bin.ts" },
-    format: ["esm"],
-    sourcemap: true,
-    splitting: true,
-    target: "node22",
-  },
-]);
+// One build for both entries, so the `ruststream` executable and the library share their chunks.
+// (Its CommonJS twin, dist/bin.cjs, is a by-product: package.json's bin names the ES module.)
+export default defineConfig({
+  entry: { index: "src/index.ts", bin: "src/bin.ts" },
+  format: ["esm", "cjs"],
+  dts: { entry: { index: "src/index.ts" } },
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  // import.meta.url (the CLI's own package.json for --version) in the CommonJS build too.
+  shims: true,
+  target: "node22",
+});
