@@ -115,3 +115,32 @@ test("--watch restarts after each edit while messages flow: every number handled
   expect(cli.stderr().match(/INFO {2}stopped failed=false aborted=false/g)).toHaveLength(3);
   expect(cli.stderr()).not.toMatch(/ERROR/);
 }, 90_000);
+
+test("--watch: a service that fails to start waits for the edit that fixes it", async () => {
+  const broken = join(dir, "broken");
+  mkdirSync(broken);
+  symlinkSync(join(packageRoot, "node_modules"), join(broken, "node_modules"));
+  writeFileSync(join(broken, "package.json"), '{ "type": "module", "private": true }\n');
+  const file = join(broken, "app.ts");
+  copyFileSync(join(fixtures, "failingStart.ts"), file);
+  const cli = startCli(["run", file, "--watch"], { cwd: broken });
+  await cli.waitFor(
+    /ERROR startup failed error="subscriber \\"jobs\\": two subscribers share this name/,
+  );
+  await cli.waitFor(
+    /WARN {2}the service exited; it starts again at the next change supervisor=watch exit="exit 1"/,
+  );
+
+  // The fix: the second subscriber gets a name of its own.
+  const source = readFileSync(file, "utf8");
+  const fixed = source.replace(
+    'b.subscriber("jobs").handle(() => {});\n});',
+    'b.subscriber("jobs").name("jobs-audit").handle(() => {});\n});',
+  );
+  expect(fixed).not.toBe(source);
+  writeFileSync(file, fixed);
+  await cli.waitFor(/INFO {2}changed: starting the service supervisor=watch changed=app\.ts/);
+  await cli.waitFor(/INFO {2}ready app=clash version=1\.0\.0 subscribers="jobs,jobs-audit"/);
+  cli.signal("SIGTERM");
+  expect(await cli.exited).toEqual({ code: 0, signal: null });
+});
