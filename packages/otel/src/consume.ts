@@ -1,0 +1,120 @@
+import {
+  type Attributes,
+  context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  type SpanOptions,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { type ConsumeMiddleware, type Delivery, headerNames, isOutcome } from "@ruststream/core";
+import {
+  attempt,
+  bodySize,
+  conversationId,
+  destinationName,
+  destinationPartitionId,
+  messageId,
+  messagingSystem,
+  operationName,
+  operationType,
+  outcome,
+} from "./attributes.js";
+import { recordFailure } from "./failure.js";
+import { extractTraceContext } from "./traceContext.js";
+
+/**
+ * The consumer span of each delivery still reachable, for the publishes made on its behalf (a
+ * reply, a `ctx.out` publish, a retry copy, a dead letter: each names its delivery as `cause`), so
+ * they become its children even after the handler returned and the span ended.
+ */
+export type ConsumerSpans = WeakMap<Delivery, Span>;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+function attributesOf(delivery: Delivery, deliveryAttempt: number): Attributes {
+  const headers = delivery.headers;
+  const attributes: Attributes = {
+    [messagingSystem]: delivery.position.broker,
+    [destinationName]: delivery.name,
+    [operationType]: "process",
+    [operationName]: "process",
+    [bodySize]: delivery.payload.byteLength,
+    [attempt]: deliveryAttempt,
+  };
+  const id = headers.getString(headerNames.messageId);
+  if (id !== undefined) attributes[messageId] = id;
+  const correlation = headers.getString(headerNames.correlationId);
+  if (correlation !== undefined) attributes[conversationId] = correlation;
+  if (delivery.partition !== undefined)
+    attributes[destinationPartitionId] = String(delivery.partition);
+  return attributes;
+}
+
+function finish(span: Span, result: unknown): void {
+  if (isOutcome(result)) span.setAttribute(outcome, result.kind);
+  span.end();
+}
+
+function failed(span: Span, error: unknown): void {
+  recordFailure(span, error);
+  span.end();
+}
+
+/**
+ * A consumer span per delivery, `process <destination>`: a child of the producer's context the
+ * delivery carries (`traceparent`, `tracestate`) and linked to it, as the messaging conventions ask
+ * of a process span; a new trace when it carries none. The handler runs with the span active, so
+ * what it starts or publishes is inside it. The span ends when the handler returns; a throw or a
+ * rejection marks it failed with the exception recorded.
+ */
+export function consumeMiddleware(
+  tracerOf: () => Tracer | undefined,
+  spans: ConsumerSpans,
+): ConsumeMiddleware {
+  return (_message, ctx, next) => {
+    const tracer = tracerOf();
+    if (tracer === undefined) return next();
+    const delivery = ctx.delivery;
+    const producer = extractTraceContext(delivery.headers);
+    const options: SpanOptions = {
+      kind: SpanKind.CONSUMER,
+      attributes: attributesOf(delivery, ctx.attempt),
+    };
+    let parent = ROOT_CONTEXT;
+    if (producer !== undefined) {
+      parent = trace.setSpanContext(ROOT_CONTEXT, producer);
+      options.links = [{ context: producer }];
+    }
+    const span = tracer.startSpan(`process ${delivery.name}`, options, parent);
+    spans.set(delivery, span);
+    let result: unknown;
+    try {
+      result = context.with(trace.setSpan(parent, span), next);
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    }
+    if (!isThenable(result)) {
+      finish(span, result);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        finish(span, value);
+        return value;
+      },
+      (error: unknown) => {
+        failed(span, error);
+        throw error;
+      },
+    );
+  };
+}

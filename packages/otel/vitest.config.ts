@@ -1,0 +1,9 @@
+import { defineProject } from "vitest/config";
+
+// Workspace packages resolve to their source (the "@ruststream/source" export condition), so tests
+// never run against a stale build.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: { name: "otel", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+});
