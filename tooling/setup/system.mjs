@@ -86,6 +86,19 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       },
       apt: "prometheus",
     },
+    {
+      what: "chromium",
+      why: "the AsyncAPI viewer test loads the page in headless Chromium (/usr/bin/chromium, driven by playwright-core)",
+      present: () => {
+        try {
+          accessSync("/usr/bin/chromium", constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      apt: "chromium",
+    },
   ];
   for (const [deb, pc] of [
     ["zlib1g-dev", "zlib"],

@@ -21,6 +21,7 @@ export function asyncapiViewerHtml(doc: AsyncApiDocument, options: ViewerOptions
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${htmlText(title)}</title>
 <style>${styleText(css)}</style>
 </head>
