@@ -3,7 +3,8 @@
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
 export { brokerKind } from "./broker.js";
-export { assertBatchSize } from "./capabilities.js";
+export type { ReportsMoves } from "./capabilities.js";
+export { assertBatchSize, reportsMoves } from "./capabilities.js";
 export { CountingCoordinator } from "./countingCoordinator.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";
@@ -23,6 +24,7 @@ export {
   deliveryMark,
   describeMark,
   inProcessMark,
+  movesMark,
   policyMark,
   requestMark,
   seekMark,

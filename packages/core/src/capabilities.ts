@@ -4,6 +4,7 @@ import {
   batchesMark,
   describeMark,
   hasMark,
+  movesMark,
   requestMark,
   seekMark,
   transactionsMark,
@@ -35,6 +36,23 @@ export function assertBatchSize(max: number): void {
   if (!Number.isInteger(max) || max < 1) {
     throw new RustStreamError("invalid-argument", `nextBatch(${max}): ask for 1 or more`);
   }
+}
+
+/**
+ * A subscription whose broker moves some messages to a dead letter without ever handing them over:
+ * one redelivered past the declared cap (another consumer asked for a retry at its last attempt, or
+ * died in it). It reports each, so the app's observers count it with the dead letters the runtime
+ * sends.
+ */
+export interface ReportsMoves {
+  readonly [movesMark]: true;
+  /** Sets the one listener, called once a message was moved (not before the move succeeded). */
+  onMoved(listener: (moved: Delivery, destination: string, reason: string) => void): void;
+}
+
+/** True for a subscription that reports the moves its broker makes without handing them over. */
+export function reportsMoves(value: unknown): value is ReportsMoves {
+  return hasMark(value, movesMark);
 }
 
 /** A subscription that can move to a position. */

@@ -27,6 +27,8 @@ export const requestMark: unique symbol = Symbol.for("@ruststream/core.capabilit
 export const describeMark: unique symbol = Symbol.for("@ruststream/core.capability.describe");
 /** Capability: the broker can connect to an in-process transport of its own descriptors. */
 export const inProcessMark: unique symbol = Symbol.for("@ruststream/core.capability.in-process");
+/** Capability: the subscription reports the messages its broker moves without handing them over. */
+export const movesMark: unique symbol = Symbol.for("@ruststream/core.capability.moves");
 /** Capability: the connected broker exposes what the test harness injects and inspects. */
 export const testableMark: unique symbol = Symbol.for("@ruststream/core.capability.testable");
 

@@ -62,4 +62,9 @@ it("Shared: a message past the cap when it arrives goes to the dead letter witho
   expect(dead.key).toBe("k");
   expect(dead.properties.get("x-ruststream-dlq-reason")).toBe("max-attempts");
   expect(calls).toEqual([]);
+  // Reported to the app as a dead letter the broker side moved, for the metrics to count.
+  const moved = t.events.flatMap((e) =>
+    e.type === "dead-letter" ? [`${e.movedBy} ${e.destination === dlq} ${e.reason}`] : [],
+  );
+  expect(moved).toEqual(["broker true max-attempts"]);
 });

@@ -246,8 +246,17 @@ describe("a reclaimed entry already past its cap", () => {
 
     const live = await new RedisBroker({ url: url() }).connect();
     const sub = (await live.subscribe(source)) as RedisStreamSubscription;
+    // The move is reported (an app's runtime counts it with its dead letters), once it is made.
+    const moves: string[] = [];
+    sub.onMoved((moved, destination, reason) =>
+      moves.push(
+        `${text(moved.payload)} -> ${destination === dlq ? "dlq" : destination} (${reason})`,
+      ),
+    );
     const pulled = sub.next();
     await eventually("the dead-lettered entry", async () => (await redis.xlen(dlq)) > 0);
+    await eventually("the move reported", () => moves.length > 0);
+    expect(moves).toEqual(["poison -> dlq (max-attempts)"]);
     const livePublisher = await live.defaultPublishPolicy().pair(live);
     await livePublisher.publish({ name: key, payload: bytes("next") });
     const next = await within(PROMPTLY_MS, "the message after", pulled);

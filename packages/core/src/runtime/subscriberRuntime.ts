@@ -1,4 +1,4 @@
-import { supportsBatches } from "../capabilities.js";
+import { reportsMoves, supportsBatches } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
 import type { Delivery } from "../delivery.js";
 import { headerNames } from "../headerNames.js";
@@ -111,6 +111,14 @@ export class SubscriberRuntime {
       backoffInitialMs: spec.failure.backoff?.initialMs ?? 100,
       backoffMaxMs,
     });
+    const subscription = wiring.subscription;
+    if (reportsMoves(subscription)) {
+      // Messages the broker moved without handing them over are dead letters of this subscriber too.
+      const redelivery = this.#redelivery;
+      subscription.onMoved((moved, destination, reason) =>
+        redelivery.reportBrokerMove(moved, destination, reason),
+      );
+    }
     const settlement = this.#settlement;
     this.#decoder = new MessageDecoder(spec.codec, spec.schema, (delivery, error) =>
       settlement.decodeFailed(delivery, error),

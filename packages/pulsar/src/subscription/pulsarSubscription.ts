@@ -7,6 +7,8 @@ import {
 import {
   assertBatchSize,
   batchesMark,
+  movesMark,
+  type ReportsMoves,
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
@@ -50,11 +52,13 @@ export class PulsarSubscription
   implements
     BatchSubscription<PulsarDelivery>,
     SeekableSubscription<PulsarDelivery>,
+    ReportsMoves,
     SharedOwner,
     HostedSubscription
 {
   readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
+  readonly [movesMark] = true as const;
   readonly name: string;
   readonly topic: string;
   readonly subscription: string;
@@ -67,6 +71,7 @@ export class PulsarSubscription
   /** Handed out and not yet settled: the consumers stay open for them after a close. */
   readonly #out = new Set<PulsarDelivery>();
   #wake: (() => void) | undefined;
+  #onMoved: ((moved: PulsarDelivery, destination: string, reason: string) => void) | undefined;
   #taking = false;
   #closed = false;
   #released: Promise<void> | undefined;
@@ -228,10 +233,18 @@ export class PulsarSubscription
    * consumer of the subscription. If the move fails, the broker redelivers it.
    */
   #spent(delivery: PulsarDelivery): boolean {
-    const cap = this.deadLetter?.maxAttempts;
-    if (cap === undefined || delivery.attempt <= cap) return false;
-    void Promise.resolve(delivery.nack({ requeue: true })).catch(() => this.redeliver(delivery));
+    const deadLetter = this.deadLetter;
+    if (deadLetter === undefined || delivery.attempt <= deadLetter.maxAttempts) return false;
+    void Promise.resolve(delivery.nack({ requeue: true })).then(
+      () => this.#onMoved?.(delivery, deadLetter.topic, "max-attempts"),
+      () => this.redeliver(delivery),
+    );
     return true;
+  }
+
+  /** The app's runtime counts the messages moved on arrival with its other dead letters. */
+  onMoved(listener: (moved: PulsarDelivery, destination: string, reason: string) => void): void {
+    this.#onMoved = listener;
   }
 
   #wakeUp(): void {

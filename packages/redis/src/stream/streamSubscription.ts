@@ -9,6 +9,8 @@ import {
 import {
   assertBatchSize,
   batchesMark,
+  movesMark,
+  type ReportsMoves,
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
@@ -54,11 +56,13 @@ export class RedisStreamSubscription
   implements
     BatchSubscription<RedisStreamDelivery>,
     SeekableSubscription<RedisStreamDelivery>,
+    ReportsMoves,
     StreamDeliveryOwner,
     HostedSubscription
 {
   readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
+  readonly [movesMark] = true as const;
   readonly name: string;
   readonly group: string;
   readonly consumer: string;
@@ -81,6 +85,7 @@ export class RedisStreamSubscription
   #readEndsAt = 0;
   #wakeTimer: NodeJS.Timeout | undefined;
   #onForget: (() => void) | undefined;
+  #onMoved: ((moved: RedisStreamDelivery, destination: string, reason: string) => void) | undefined;
   #leave: () => void = () => {};
   /** Ids acked since the last `XACK` went out: one command for all of them, at the tick's end. */
   #acks: string[] = [];
@@ -292,6 +297,13 @@ export class RedisStreamSubscription
     ]);
   }
 
+  /** The app's runtime counts the entries the reclaim moves to the dead letter unhandled. */
+  onMoved(
+    listener: (moved: RedisStreamDelivery, destination: string, reason: string) => void,
+  ): void {
+    this.#onMoved = listener;
+  }
+
   settled(delivery: RedisStreamDelivery): void {
     this.#out.delete(delivery);
   }
@@ -444,6 +456,7 @@ export class RedisStreamSubscription
       if (this.deadLetterTarget !== undefined && delivery.attempt > (this.maxAttempts ?? 1)) {
         // Its last attempt ran (and crashed): past the cap, so it goes to the dead letter unhandled.
         await delivery.moveTo(this.deadLetterTarget, "max-attempts");
+        this.#onMoved?.(delivery, this.deadLetterTarget, "max-attempts");
         continue;
       }
       this.#buffer.push({ entry, deliveryCount: count });
