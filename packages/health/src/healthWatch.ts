@@ -53,7 +53,10 @@ export class HealthWatch {
   notReady(): string[] {
     switch (this.#state) {
       case "idle":
-        return ["the app has not been started"];
+        // An app started before health(app) was called tells this probe nothing of that run.
+        return [
+          "the app has not been started since health(app) was called: call health(app) before app.start()",
+        ];
       case "starting": {
         const brokers = [...this.#brokers].filter(([, up]) => up).map(([name]) => name);
         return [

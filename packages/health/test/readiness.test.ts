@@ -88,6 +88,9 @@ describe("readiness over HTTP", () => {
     const live = poller(server.url, "/health/live");
 
     await Promise.all([ready.saw("503 idle"), live.saw("200 idle")]);
+    expect(probes.notReady).toEqual([
+      "the app has not been started since health(app) was called: call health(app) before app.start()",
+    ]);
     const starting = app.start();
     await Promise.all([ready.saw("503 starting"), live.saw("200 starting")]);
     expect(ready.last()?.why?.[0]).toMatch(
