@@ -21,15 +21,9 @@ import {
   operationType,
   outcome,
 } from "./attributes.js";
+import type { ConsumerSpans } from "./consumerSpans.js";
 import { recordFailure } from "./failure.js";
 import { extractTraceContext } from "./traceContext.js";
-
-/**
- * The consumer span of each delivery still reachable, for the publishes made on its behalf (a
- * reply, a `ctx.out` publish, a retry copy, a dead letter: each names its delivery as `cause`), so
- * they become its children even after the handler returned and the span ended.
- */
-export type ConsumerSpans = WeakMap<Delivery, Span>;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -94,7 +88,7 @@ export function consumeMiddleware(
       options.links = [{ context: producer }];
     }
     const span = tracer.startSpan(`process ${delivery.name}`, options, parent);
-    spans.set(delivery, span);
+    spans.remember(delivery, span);
     let result: unknown;
     try {
       result = context.with(trace.setSpan(parent, span), next);

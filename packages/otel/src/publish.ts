@@ -24,7 +24,7 @@ import {
   operationName,
   operationType,
 } from "./attributes.js";
-import type { ConsumerSpans } from "./consume.js";
+import type { ConsumerSpans } from "./consumerSpans.js";
 import { recordFailure } from "./failure.js";
 import { extractTraceContext, injectTraceContext } from "./traceContext.js";
 
@@ -67,7 +67,7 @@ function parentOf(message: OutgoingMessage, spans: ConsumerSpans): Context {
   const active = context.active();
   const activeSpan = trace.getSpan(active);
   if (cause !== undefined) {
-    const consumer = spans.get(cause);
+    const consumer = spans.of(cause);
     if (consumer === undefined) return carried(message);
     // The runtime publishes replies and copies after the handler, outside its span; a span that is
     // active and in the consumer's trace was opened by the handler under it, and is the closer parent.

@@ -1,6 +1,7 @@
-import type { Span, TracerProvider } from "@opentelemetry/api";
-import type { Delivery, Middleware } from "@ruststream/core";
+import type { TracerProvider } from "@opentelemetry/api";
+import type { Middleware } from "@ruststream/core";
 import { consumeMiddleware } from "./consume.js";
+import { ConsumerSpans } from "./consumerSpans.js";
 import { publishMiddleware } from "./publish.js";
 import { tracerSource } from "./tracerSource.js";
 
@@ -21,7 +22,7 @@ export interface TracingOptions {
  */
 export function tracing(options: TracingOptions = {}): Middleware {
   const tracerOf = tracerSource(options.tracerProvider);
-  const spans = new WeakMap<Delivery, Span>();
+  const spans = new ConsumerSpans();
   return {
     consume: consumeMiddleware(tracerOf, spans),
     publish: publishMiddleware(tracerOf, spans),
