@@ -74,6 +74,11 @@ pub struct Consume {
     pub start_at: Option<u64>,
     /// Hold from the first delivery on (the `hold` command, before anything can arrive).
     pub hold: bool,
+    /// Files: mount the subscriber under RustStream's OpenTelemetry integration (the `otel`
+    /// feature) and reply with each payload to this key: its consume layer opens a span per
+    /// delivery (a new trace when the delivery carries none) and its propagation transform puts
+    /// that span's context on the reply, so a test sees a trace a RustStream service started.
+    pub otel_reply: Option<&'static str>,
 }
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -134,6 +139,10 @@ fn parse_config(text: &str) -> Result<Config, String> {
                 replay: c.get("replay").and_then(Value::as_bool).unwrap_or(false),
                 start_at: c.get("start_at").and_then(Value::as_u64),
                 hold: c.get("hold").and_then(Value::as_bool).unwrap_or(false),
+                // Leaked once per process: the reply clause of `#[subscriber]` takes a
+                // `&'static str`, and `serve` parses one configuration.
+                otel_reply: str_field(c, "otel_reply")
+                    .map(|key| &*Box::leak(key.to_owned().into_boxed_str())),
                 key,
             })
         }

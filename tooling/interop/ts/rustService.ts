@@ -85,6 +85,12 @@ export interface RustConsume {
   readonly start_at?: number;
   /** The handler holds every delivery from the first on (as after `hold()`). */
   readonly hold?: boolean;
+  /**
+   * Files: RustStream's OpenTelemetry integration (its `otel` feature) on the subscriber, which
+   * replies to this key with `{"echo": <payload>}`: a span per delivery, whose context the delivery's
+   * reported headers and the reply carry as `traceparent` (a new trace when the delivery has none).
+   */
+  readonly otel_reply?: string;
 }
 
 export interface RustConfig {
