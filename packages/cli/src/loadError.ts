@@ -7,7 +7,7 @@ const ownFrames = [`${cliRoot}src/`, `${cliRoot}dist/`];
 
 function isNoise(frame: string): boolean {
   return (
-    /\(node:|at node:/.test(frame) ||
+    /\(node:|at (?:async )?node:/.test(frame) ||
     frame.includes("/node_modules/") ||
     ownFrames.some((own) => frame.includes(own))
   );

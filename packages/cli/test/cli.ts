@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { onTestFinished } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const packageRoot = join(here, "..");
@@ -69,6 +70,11 @@ export function startCli(
   let done = false;
   void exited.then(() => {
     done = true;
+  });
+  // A test that failed half-way leaves no process behind; a supervisor's children stop by
+  // themselves once its IPC channel closes.
+  onTestFinished(() => {
+    if (!done) proc.kill("SIGKILL");
   });
   const until = <T>(check: () => T | undefined, what: string, timeoutMs: number): Promise<T> =>
     new Promise((resolve, reject) => {

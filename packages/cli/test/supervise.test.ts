@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
 import { cliCommand, fixtures, packageRoot, startCli } from "./cli.js";
 
 test("Ctrl-C at a terminal reaches every process of --workers: each drains once, all exit 0", async () => {
@@ -16,7 +16,16 @@ test("Ctrl-C at a terminal reaches every process of --workers: each drains once,
   proc.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     err += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => proc.on("close", (code) => resolve(code)));
+  let done = false;
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on("close", (code) => {
+      done = true;
+      resolve(code);
+    }),
+  );
+  onTestFinished(() => {
+    if (!done) process.kill(-proc.pid!, "SIGKILL");
+  });
   const deadline = Date.now() + 20_000;
   while ((err.match(/INFO {2}ready worker=\d/g)?.length ?? 0) < 2) {
     if (Date.now() > deadline) throw new Error(`the workers did not start:\n${err}`);
