@@ -1,7 +1,7 @@
 import type { HttpRoutes, Logger, RustStream } from "@ruststream/core";
 import { type HttpServer, health, serveHttp } from "@ruststream/health";
-import { tsImport } from "tsx/esm/api";
 import { CliError } from "./cliError.js";
+import { optionalPackage } from "./optionalPackage.js";
 
 type MetricsModule = typeof import("@ruststream/metrics");
 
@@ -22,7 +22,11 @@ export interface OperationsOptions {
 export async function serveOperations(options: OperationsOptions): Promise<HttpServer> {
   let routes: HttpRoutes = health(options.app).routes;
   if (options.metrics) {
-    const { prometheusMetrics } = await loadMetrics(options.moduleUrl);
+    const { prometheusMetrics } = await optionalPackage<MetricsModule>(
+      "@ruststream/metrics",
+      options.moduleUrl,
+      "--metrics",
+    );
     routes = { ...routes, ...prometheusMetrics(options.app).routes };
   }
   let server: HttpServer;
@@ -40,28 +44,4 @@ export async function serveOperations(options: OperationsOptions): Promise<HttpS
   }
   options.log.info({ url: server.url, paths: Object.keys(routes).join(",") }, "serving operations");
   return server;
-}
-
-/**
- * `@ruststream/metrics` as the service installed it, resolved from the service's module: the
- * service's copy (and its prom-client) is the one it may also use itself, and the CLI stays free of
- * prom-client for those who never ask for metrics.
- */
-async function loadMetrics(moduleUrl: string): Promise<MetricsModule> {
-  try {
-    return (await tsImport("@ruststream/metrics", moduleUrl)) as MetricsModule;
-  } catch (error) {
-    // Only the package itself missing; a dependency of it that is missing is its own error.
-    const missing =
-      (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" &&
-      String((error as Error).message).includes("'@ruststream/metrics'");
-    if (missing) {
-      throw new CliError(
-        `--metrics needs @ruststream/metrics, which the service does not have: run \`npm install @ruststream/metrics\` in the service's folder (looked it up from ${new URL(moduleUrl).pathname})`,
-        1,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
 }

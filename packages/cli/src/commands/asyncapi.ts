@@ -6,6 +6,7 @@ import { integerFlag, moduleArgument, parsedOrUsage } from "../args.js";
 import { CliError, type ExitCode, usageError } from "../cliError.js";
 import { asyncapiHelp, genHelp, serveHelp } from "../help.js";
 import { loadApp } from "../loadApp.js";
+import { optionalPackage } from "../optionalPackage.js";
 import { writeErr, writeOut } from "../output.js";
 
 const genOptions = {
@@ -21,6 +22,12 @@ const serveOptions = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+type AsyncApiModule = typeof import("@ruststream/asyncapi");
+
+/** `@ruststream/asyncapi`, an optional package: loaded once the command line is known good. */
+const asyncapiPackage = (moduleUrl: string, command: string): Promise<AsyncApiModule> =>
+  optionalPackage<AsyncApiModule>("@ruststream/asyncapi", moduleUrl, command);
+
 /** The port `asyncapi serve` listens on unless told otherwise. */
 export const defaultViewerPort = 8000;
 
@@ -35,8 +42,14 @@ async function gen(args: readonly string[]): Promise<ExitCode> {
     return 0;
   }
   const module = moduleArgument("asyncapi gen", positionals);
-  const { asyncapiDocument, asyncapiJson, asyncapiYaml } = await import("@ruststream/asyncapi");
-  const { app } = await loadApp(module, values.app === undefined ? {} : { exportName: values.app });
+  const { app, url } = await loadApp(
+    module,
+    values.app === undefined ? {} : { exportName: values.app },
+  );
+  const { asyncapiDocument, asyncapiJson, asyncapiYaml } = await asyncapiPackage(
+    url,
+    "asyncapi gen",
+  );
   const document = asyncapiDocument(app);
   const text = withNewline(values.yaml === true ? asyncapiYaml(document) : asyncapiJson(document));
   if (values.output === undefined) {
@@ -69,12 +82,13 @@ async function serve(args: readonly string[]): Promise<ExitCode> {
     values.port === undefined
       ? defaultViewerPort
       : integerFlag("asyncapi serve", "port", values.port, 0, 65_535);
-  // Loaded once the command line is known good: the viewer's bundle is large.
-  const { asyncapiDocument, asyncapiJson, asyncapiViewerHtml, asyncapiYaml } = await import(
-    "@ruststream/asyncapi"
+  const { app, url } = await loadApp(
+    module,
+    values.app === undefined ? {} : { exportName: values.app },
   );
+  const { asyncapiDocument, asyncapiJson, asyncapiViewerHtml, asyncapiYaml } =
+    await asyncapiPackage(url, "asyncapi serve");
   const { serveHttp } = await import("@ruststream/health");
-  const { app } = await loadApp(module, values.app === undefined ? {} : { exportName: values.app });
   const document = asyncapiDocument(app);
   const title = `${app.info.name} ${app.info.version}`;
   const html = asyncapiViewerHtml(document, { title });
