@@ -7,9 +7,9 @@ import { prometheusMetrics } from "../src/index.js";
 test("the README's example", async () => {
   const app = new RustStream({ name: "orders", version: "1.0.0" });
   app.broker(new MemoryBroker(), (b) => {
-    b.subscriber("orders")
+    b.subscriber<{ id: number }>("orders")
       .reply("receipts")
-      .handle((order: { id: number }) => ({ orderId: order.id }));
+      .handle((order) => ({ orderId: order.id }));
   });
 
   const metrics = prometheusMetrics(app);
