@@ -10,7 +10,6 @@ export const operationType = "messaging.operation.type";
 export const operationName = "messaging.operation.name";
 export const messageId = "messaging.message.id";
 export const conversationId = "messaging.message.conversation_id";
-export const bodySize = "messaging.message.body.size";
 export const consumerGroupName = "messaging.consumer.group.name";
 export const errorType = "error.type";
 

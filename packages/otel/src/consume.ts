@@ -11,7 +11,6 @@ import {
 import { type ConsumeMiddleware, type Delivery, headerNames, isOutcome } from "@ruststream/core";
 import {
   attempt,
-  bodySize,
   conversationId,
   destinationName,
   destinationPartitionId,
@@ -40,7 +39,6 @@ function attributesOf(delivery: Delivery, deliveryAttempt: number): Attributes {
     [destinationName]: delivery.name,
     [operationType]: "process",
     [operationName]: "process",
-    [bodySize]: delivery.payload.byteLength,
     [attempt]: deliveryAttempt,
   };
   const id = headers.getString(headerNames.messageId);

@@ -16,7 +16,6 @@ import {
   type Receipt,
 } from "@ruststream/core";
 import {
-  bodySize,
   conversationId,
   destinationName,
   messageId,
@@ -33,7 +32,6 @@ function attributesOf(message: OutgoingMessage): Attributes {
     [destinationName]: message.name,
     [operationType]: "send",
     [operationName]: "send",
-    [bodySize]: message.payload.byteLength,
   };
   // Only a publish made for a delivery says which broker it goes to (the one it came from).
   const cause = message.cause;

@@ -92,7 +92,6 @@ describe("a delivery and its reply", () => {
       "messaging.operation.name": "process",
       "messaging.message.id": "m-7",
       "messaging.message.conversation_id": "c-7",
-      "messaging.message.body.size": 8,
       "ruststream.attempt": 1,
     });
     expect(send.attributes).toMatchObject({
