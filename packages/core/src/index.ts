@@ -74,13 +74,11 @@ export type {
   SourceDescription,
   SubscriberDescription,
 } from "./runtime/description.js";
-export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {
   AppStateEvent,
   BrokerConnectionEvent,
   DeadLetterEvent,
   DecodeFailureEvent,
-  HandlingEvent,
   Observer,
   OutcomeEvent,
   PublishEvent,
@@ -89,6 +87,7 @@ export type {
   SettledAs,
   SubscriptionEvent,
 } from "./runtime/events.js";
+export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {
   ConsoleLoggerOptions,
   LogFields,

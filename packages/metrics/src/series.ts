@@ -78,7 +78,7 @@ export function registerSeries(registry: Registry, tally: Tally): void {
     registers,
     collect() {
       this.reset();
-      for (const t of subscribers()) this.set({ name: t.name }, t.inFlight);
+      for (const t of subscribers()) this.set({ name: t.name }, t.inFlight());
     },
   });
   new Counter({

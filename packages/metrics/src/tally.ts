@@ -28,7 +28,8 @@ export class SubscriberTally {
   ack = 0;
   nack = 0;
   readonly settled: number[] = settledKinds.map(() => 0);
-  inFlight = 0;
+  /** The runtime's own count of deliveries in the handler, read when scraped. */
+  inFlight: () => number = () => 0;
   decodeFailures = 0;
   redeliveries = 0;
   /** Per bucket, not cumulative; the last one is past the largest bound. */
@@ -73,15 +74,9 @@ export class Tally {
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
   readonly observe = (event: RuntimeEvent): void => {
     switch (event.type) {
-      case "handling":
-        this.subscriber(event.subscriber).inFlight++;
-        return;
       case "outcome": {
         const tally = this.subscriber(event.subscriber);
-        if (event.handled) {
-          tally.inFlight--;
-          tally.observeDuration(event.durationMs / 1000);
-        }
+        if (event.handled) tally.observeDuration(event.durationMs / 1000);
         tally.settle(event.outcome, event.error !== undefined);
         if (event.attempt > 1) tally.redeliveries++;
         return;
@@ -106,7 +101,7 @@ export class Tally {
       }
       case "subscription":
         // Every subscriber's series exist from its start, at zero, not from its first message.
-        this.subscriber(event.subscriber);
+        this.subscriber(event.subscriber).inFlight = event.inFlight;
         return;
       case "broker-connection":
         this.brokers.set(event.broker, event.connected);

@@ -2,8 +2,8 @@ import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker
 import { supportsBatches, supportsRequest } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
-import { brokerMark } from "../marks.js";
 import { RustStreamError } from "../errors.js";
+import { brokerMark } from "../marks.js";
 import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";

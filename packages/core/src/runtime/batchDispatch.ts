@@ -100,13 +100,8 @@ export class BatchDispatch {
       signal: this.#host.signal,
       out: this.#options.out,
     };
-    const emit = this.#host.emit;
-    let started = 0;
-    if (emit !== undefined) {
-      const subscriber = this.#options.subscriber;
-      for (const delivery of deliveries) emit({ type: "handling", subscriber, delivery });
-      started = this.#host.clock.now();
-    }
+    this.#settlement.inHandler += deliveries.length;
+    const started = this.#host.emit === undefined ? 0 : this.#host.clock.now();
     let result: unknown;
     try {
       result = this.#options.handler(messages, ctx);

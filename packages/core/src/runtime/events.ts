@@ -29,17 +29,6 @@ export interface OutcomeEvent {
   readonly handled: boolean;
 }
 
-/**
- * A handler is about to run on a delivery (one per delivery of a batch too). Every one is followed
- * by exactly one `outcome` event with `handled: true` for the same delivery, so the two counted
- * apart give the deliveries in the handler's hands.
- */
-export interface HandlingEvent {
-  readonly type: "handling";
-  readonly subscriber: string;
-  readonly delivery: Delivery;
-}
-
 /** A payload that did not decode, or a decoded value its schema rejected. */
 export interface DecodeFailureEvent {
   readonly type: "decode-failure";
@@ -113,11 +102,15 @@ export interface SubscriptionEvent {
   readonly subscriber: string;
   readonly state: "started" | "ended";
   readonly error?: unknown;
+  /**
+   * The subscriber's deliveries in a handler now (started, not yet settled), read when called: a
+   * gauge reads it when scraped, so nothing is emitted per message for it.
+   */
+  readonly inFlight: () => number;
 }
 
 /** Every event the runtime emits. */
 export type RuntimeEvent =
-  | HandlingEvent
   | OutcomeEvent
   | DecodeFailureEvent
   | DeadLetterEvent
@@ -129,6 +122,6 @@ export type RuntimeEvent =
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a
  * duration) and never throw; a throwing observer is logged and otherwise ignored. The per-message
- * events (`handling`, `outcome`, `publish`) are built only when some observer is registered.
+ * events (`outcome`, `publish`) are built only when some observer is registered.
  */
 export type Observer = (event: RuntimeEvent) => void;

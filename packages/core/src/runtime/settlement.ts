@@ -29,6 +29,11 @@ export interface SettlementOptions {
  * and reports what became of it.
  */
 export class Settlement {
+  /**
+   * Deliveries in a handler now: counted up where a handler starts, down as its outcome is reported
+   * (every handled delivery reaches `emit` exactly once), whether or not anyone observes.
+   */
+  inHandler = 0;
   readonly #host: DispatchHost;
   readonly #settler: Settler;
   readonly #redelivery: Redelivery;
@@ -208,6 +213,7 @@ export class Settlement {
     error: unknown,
     handled: boolean,
   ): void {
+    if (handled) this.inHandler--;
     const emit = this.#host.emit;
     if (emit === undefined) return;
     // One shape for every outcome (error present, undefined when none): no spread on the hot path.

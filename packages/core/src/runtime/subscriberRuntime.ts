@@ -143,6 +143,8 @@ export class SubscriberRuntime {
     this.#invoke = this.#compose(spec.handler as (message: unknown, ctx: unknown) => unknown);
   }
 
+  readonly #inFlight = (): number => this.#settlement.inHandler;
+
   /** What every handler context of this subscriber reads through. */
   get signal(): AbortSignal {
     return this.host.signal;
@@ -151,7 +153,12 @@ export class SubscriberRuntime {
   /** Starts pulling. */
   start(): void {
     this.#pumping = this.#pump();
-    this.host.emit?.({ type: "subscription", subscriber: this.name, state: "started" });
+    this.host.emit?.({
+      type: "subscription",
+      subscriber: this.name,
+      state: "started",
+      inFlight: this.#inFlight,
+    });
   }
 
   /**
@@ -227,6 +234,7 @@ export class SubscriberRuntime {
       type: "subscription",
       subscriber: this.name,
       state: "ended",
+      inFlight: this.#inFlight,
       ...(error === undefined ? {} : { error }),
     });
   }
@@ -278,12 +286,8 @@ export class SubscriberRuntime {
 
   #handle(delivery: Delivery, message: unknown): Promise<void> | undefined {
     const ctx = new DeliveryContext(this, delivery);
-    const emit = this.host.emit;
-    let started = 0;
-    if (emit !== undefined) {
-      emit({ type: "handling", subscriber: this.name, delivery });
-      started = this.host.clock.now();
-    }
+    this.#settlement.inHandler++;
+    const started = this.host.emit === undefined ? 0 : this.host.clock.now();
     let result: unknown;
     try {
       result = this.#invoke(message, ctx);

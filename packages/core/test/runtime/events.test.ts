@@ -91,57 +91,72 @@ describe("runtime events", () => {
     const seen: RuntimeEvent[] = [];
     refused.observe((e) => seen.push(e));
     await expect(refused.start()).rejects.toThrow("no handler");
-    expect(seen.map((e) => (e.type === "app-state" ? [e.state, String(e.failure)] : e.type))).toEqual(
-      [
-        ["starting", "undefined"],
-        ["stopped", expect.stringContaining("no handler")],
-      ],
-    );
+    expect(
+      seen.map((e) => (e.type === "app-state" ? [e.state, String(e.failure)] : e.type)),
+    ).toEqual([
+      ["starting", "undefined"],
+      ["stopped", expect.stringContaining("no handler")],
+    ]);
   });
 
-  test("every handling event is followed by one handled outcome for the same delivery", async () => {
+  test("inFlight counts the deliveries in a handler, from its start to its outcome", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const a = app().broker(new MemoryBroker(), (b) => {
       b.subscriber("in")
+        .workers(3)
         .maxAttempts(2)
         .handle(async (m) => {
-          await Promise.resolve();
+          if (m === "hold") await released;
           if (m === "throws") throw new Error("no");
           if (m === "retries") return retry();
           return undefined;
         });
       b.subscriber("batches")
         .batch(3)
-        .handle(() => {});
+        .handle(async () => {
+          await released;
+        });
     });
+    const events: RuntimeEvent[] = [];
+    a.observe((e) => events.push(e));
     const h = await startInProcess(a);
-    await h.publish("in", "ok");
+    const inFlight = (name: string) => {
+      const started = events.find(
+        (e) => e.type === "subscription" && e.subscriber === name && e.state === "started",
+      );
+      if (started?.type !== "subscription") throw new Error(`no start of ${name}`);
+      return started.inFlight();
+    };
+    expect([inFlight("in"), inFlight("batches")]).toEqual([0, 0]);
     await h.publish("in", "throws");
     await h.advance(100); // the thrown error's backoff
     await h.publish("in", "retries");
-    await h.publishRaw("in", "{not json");
-    await h.publish("batches", 1);
-    let inHands = 0;
-    let most = 0;
-    const handled: string[] = [];
-    for (const e of h.events) {
-      if (e.type === "handling") most = Math.max(most, ++inHands);
-      if (e.type === "outcome" && e.handled) {
-        inHands--;
-        handled.push(`${e.subscriber} ${e.outcome} ${e.attempt}`);
-      }
+    await h.publishRaw("in", "{not json"); // never reaches a handler
+    expect(inFlight("in")).toBe(0);
+    void h.running.publish("in", "hold");
+    void h.running.publish("in", "hold");
+    void h.running.publish("batches", 1);
+    void h.running.publish("batches", 2);
+    const deadline = Date.now() + 2000;
+    while (inFlight("in") + inFlight("batches") < 4 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
     }
-    expect(inHands).toBe(0);
-    expect(most).toBe(1);
-    expect(handled).toEqual([
-      "in ack 1",
-      "in retry-after 1",
-      "in drop 2", // the second attempt of "throws" is the last: dropped, no dead letter declared
-      "in retry 1",
-      "in drop 2",
-      "batches ack 1",
+    expect([inFlight("in"), inFlight("batches")]).toEqual([2, 2]);
+    release();
+    await h.quiet();
+    expect([inFlight("in"), inFlight("batches")]).toEqual([0, 0]);
+    expect(h.outcomes("in").map((e) => `${e.outcome} ${e.attempt} ${e.handled}`)).toEqual([
+      "retry-after 1 true",
+      "drop 2 true", // the second attempt of "throws" is the last: dropped, no dead letter declared
+      "retry 1 true",
+      "drop 2 true",
+      "drop 1 false", // the payload that did not decode
+      "ack 1 true",
+      "ack 1 true",
     ]);
-    // The payload that did not decode has an outcome, but never a handler.
-    expect(h.outcomes("in").filter((e) => !e.handled).map((e) => e.outcome)).toEqual(["drop"]);
     await h.running.stop();
   });
 
