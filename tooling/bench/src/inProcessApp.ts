@@ -36,11 +36,18 @@ export async function filledBroker(
   return broker;
 }
 
-/** The full app: pull, decode, handler, (reply,) ack, through RustStream. Messages per second. */
+/**
+ * The full app: pull, decode, handler, (reply,) ack, through RustStream. Messages per second of
+ * `now`'s milliseconds (wall time by default; the process's CPU time makes a row on a busy machine
+ * count only its own work). `configure` adds to the app before it starts what a row measures
+ * (metrics, tracing).
+ */
 export async function fullApp(
   core: CoreModule,
   payloads: readonly Uint8Array[],
   reply: boolean,
+  configure?: (app: Core.RustStream) => void,
+  now: () => number = () => performance.now(),
 ): Promise<number> {
   const messages = payloads.length;
   const broker = await filledBroker(core, "orders", payloads);
@@ -56,7 +63,7 @@ export async function fullApp(
       new core.MemoryTopic("orders", { group: "bench", start: "start" }),
     );
     const count1 = (order: Order) => {
-      if (count === 0) began = performance.now();
+      if (count === 0) began = now();
       sum += order.qty;
       if (++count === messages) finished();
     };
@@ -71,10 +78,11 @@ export async function fullApp(
       });
     }
   });
+  configure?.(app);
   const running = await app.start();
   await done;
   await running.whenIdle();
-  const elapsed = performance.now() - began;
+  const elapsed = now() - began;
   await running.stop();
   if (sum !== messages * 2) throw new Error("lost messages");
   return (messages / elapsed) * 1000;

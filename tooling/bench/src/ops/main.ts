@@ -1,0 +1,88 @@
+// What the operations packages cost on the in-process benchmark: the full app on the memory broker,
+// bare, with each package loaded but off, and on. Every row runs in a fresh process per round (so
+// "loaded, off" differs from "bare" only in what it loads), rows interleaved and their order turned
+// each round, so drift in the machine falls on every row alike.
+//
+//   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds]
+import { fork } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
+import { opsRows } from "./rows.js";
+
+const messages = Number(process.argv[2] ?? 300_000);
+const rounds = Number(process.argv[3] ?? 7);
+
+function runRow(name: string): Promise<{ ack: number; reply: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL("./child.ts", import.meta.url), [name, String(messages)]);
+    let rates: { ack: number; reply: number } | undefined;
+    child.on("message", (message) => {
+      rates = message as { ack: number; reply: number };
+    });
+    child.on("exit", (code) => {
+      if (code === 0 && rates !== undefined) resolve(rates);
+      else reject(new Error(`row ${name} exited with ${code}`));
+    });
+  });
+}
+
+const rates = new Map(
+  opsRows.map((row) => [row.name, { ack: [] as number[], reply: [] as number[] }]),
+);
+for (let round = 0; round < rounds; round++) {
+  const turn = round % opsRows.length;
+  const order = [...opsRows.slice(turn), ...opsRows.slice(0, turn)];
+  for (const row of order) {
+    const r = await runRow(row.name);
+    rates.get(row.name)!.ack.push(r.ack);
+    rates.get(row.name)!.reply.push(r.reply);
+  }
+  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+}
+
+const summary: RowSummary[] = [];
+for (const path of ["ack", "reply"] as const) {
+  for (const row of opsRows)
+    summary.push(summarize(`${row.name}, ${path}`, rates.get(row.name)![path]));
+}
+const fmt = (rate: number) => `${(rate / 1e6).toFixed(3)} M/s`;
+console.log(
+  `operations cost, full app in process, ${messages} messages per round, ${rounds} interleaved rounds, messages per CPU second`,
+);
+for (const line of tableLines(summary, fmt)) console.log(line);
+
+/** Each row's median over the bare row's, per path; and the same over rounds paired in time. */
+const ratios: Record<string, { median: number; pairedMedian: number }> = {};
+for (const path of ["ack", "reply"] as const) {
+  const bare = rates.get("bare")![path];
+  const bareMedian = summary.find((s) => s.name === `bare, ${path}`)!.median;
+  for (const row of opsRows.slice(1)) {
+    const own = rates.get(row.name)![path];
+    const paired = own.map((rate, i) => rate / bare[i]!).sort((a, b) => a - b);
+    const mid = paired.length >> 1;
+    const pairedMedian =
+      paired.length % 2 === 1 ? paired[mid]! : (paired[mid - 1]! + paired[mid]!) / 2;
+    const median = summary.find((s) => s.name === `${row.name}, ${path}`)!.median / bareMedian;
+    ratios[`${row.name}, ${path}`] = { median, pairedMedian };
+    console.log(
+      `${row.name}, ${path}: ${(median * 100).toFixed(1)}% of bare at the medians, ${(pairedMedian * 100).toFixed(1)}% over rounds paired`,
+    );
+  }
+}
+
+const result = {
+  scenario:
+    "operations cost: the full app on the memory broker, bare and with each operations package",
+  command: `pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}`,
+  date: new Date().toISOString(),
+  machine: machine(),
+  messagesPerRound: messages,
+  rounds,
+  rows: summary,
+  ratios,
+};
+writeFileSync(
+  new URL("../../results/ops.json", import.meta.url),
+  `${JSON.stringify(result, null, 2)}\n`,
+);
+console.log("results written to tooling/bench/results/ops.json");
