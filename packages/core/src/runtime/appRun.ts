@@ -154,6 +154,7 @@ export class AppRun implements RunningApp, DispatchHost {
     for (const registration of this.#options.registrations) {
       const connected = await this.#options.connect(registration.broker, {
         app: this.#options.app,
+        logger: this.#log,
       });
       const publisher = (await connected
         .defaultPublishPolicy()
