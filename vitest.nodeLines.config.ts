@@ -26,6 +26,7 @@ export default defineConfig({
         "inProcessTransactions",
         "tracker",
         "assignmentWait",
+        "leaderWait",
       ]),
       inProcess("redis", ["conformance.inProcess", "publishPolicy"]),
       inProcess("pulsar", [

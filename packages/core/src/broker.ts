@@ -1,6 +1,7 @@
 import type { Delivery } from "./delivery.js";
 import { brokerMark } from "./marks.js";
 import type { Publisher, PublishPolicy } from "./publisher.js";
+import type { Logger } from "./runtime/logger.js";
 import type { Source } from "./source.js";
 import type { Subscription } from "./subscription.js";
 
@@ -18,6 +19,11 @@ export interface ConnectOptions {
    * process: a consumer group, for one (the Redis broker's defaults to the app's name).
    */
   readonly app?: AppInfo;
+  /**
+   * The app's logger, for what a broker handles on its own, outside any delivery the app sees (a
+   * message it cannot decode, for one). A broker connected by hand logs to its own default.
+   */
+  readonly logger?: Logger;
 }
 
 /**

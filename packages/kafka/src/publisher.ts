@@ -226,7 +226,9 @@ export class KafkaPublisher
 
   /**
    * Runs `work` in a transaction: commits what it published when it resolves, publishes nothing when
-   * it throws (and rethrows). Transactions of one id commit one after another.
+   * it throws (and rethrows). Transactions of one id commit one after another. Each `tx.publish`
+   * resolves to nothing once its record is checked and staged: no record has a position (so no
+   * receipt) before the commit.
    */
   async transaction<T>(work: (tx: Transaction<KafkaPublishOptions>) => Promise<T>): Promise<T> {
     this.#host.assertOpen();

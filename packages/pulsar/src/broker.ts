@@ -6,6 +6,7 @@ import {
   type ConnectedBroker,
   type ConnectOptions,
   type DescribesServer,
+  type Logger,
   type OutgoingMessage,
   type RawMessage,
   RustStreamError,
@@ -37,7 +38,8 @@ import {
   prepareMessage,
   sendPrepared,
 } from "./publisher.js";
-import { SharedDelivery } from "./shared/sharedDelivery.js";
+import { type DeadLetterPolicy, SharedDelivery } from "./shared/sharedDelivery.js";
+import { undecodableCopy } from "./shared/undecodableCopy.js";
 import { SingleDelivery } from "./single/singleDelivery.js";
 import { PulsarShared, type PulsarSharedSource, type PulsarSource } from "./sources.js";
 import type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
@@ -48,6 +50,7 @@ import { ClientLink } from "./wire/clientLink.js";
 import type { TokenSource } from "./wire/connection.js";
 import type { Link, LinkProducer } from "./wire/link.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
+import type { UndecodableHandler } from "./wire/undecodable.js";
 
 export interface PulsarBrokerOptions {
   /** `pulsar://host:6650`, or `pulsar+ssl://host:6651` for TLS; several hosts separated by commas. */
@@ -77,6 +80,11 @@ export interface PulsarBrokerOptions {
   readonly producerIdleMs?: number;
   /** Where request timeouts take time from (the in-process mode uses the test's clock). */
   readonly clock?: Clock;
+  /**
+   * Where the connection reports what no delivery carries to the app: an entry a consumer cannot
+   * decode, at error. Default: the logger of the app that connects, else core's console logger.
+   */
+  readonly logger?: Logger;
   /** The in-process stand-in's own settings: what a real broker learns from its cluster. */
   readonly inProcess?: InProcessSettings;
 }
@@ -151,6 +159,7 @@ export class PulsarBroker
       ...(o.tls === undefined ? {} : { tls: o.tls }),
       ...(o.operationTimeoutMs === undefined ? {} : { operationTimeoutMs: o.operationTimeoutMs }),
       ...(o.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.connectTimeoutMs }),
+      ...logger(o.logger ?? options?.logger),
     });
     const version = /(\d+\.\d+(?:\.\d+)?)/.exec(link.serverVersion)?.[1];
     return new ConnectedPulsarBroker(link, o, {
@@ -269,14 +278,22 @@ export class ConnectedPulsarBroker
     const retry = descriptor.readsRetryTopic
       ? retryTopic(descriptor.topic, subscription)
       : undefined;
-    const { reader, release } = await this.#readers.open(descriptor, subscription, retry);
+    const deadLetter =
+      descriptor.copies === "broker" ? deadLetterOf(descriptor, subscription) : undefined;
+    const { reader, release } = await this.#readers.open(
+      descriptor,
+      subscription,
+      retry,
+      deadLetter === undefined
+        ? undefined
+        : this.#undecodableTo(deadLetter, { name: descriptor.name, retryTopic: retry }),
+    );
     const hosted = new PulsarSubscription(this, reader, {
       name: descriptor.name,
       topic: descriptor.topic,
       subscription,
       retryTopic: retry,
-      deadLetter:
-        descriptor.copies === "broker" ? deadLetterOf(descriptor, subscription) : undefined,
+      deadLetter,
       deliver:
         descriptor.copies === "broker"
           ? (owner, r) => new SharedDelivery(owner, r.message, r.retry)
@@ -295,6 +312,26 @@ export class ConnectedPulsarBroker
 
   defaultPublishPolicy(): PulsarPublish {
     return new PulsarPublish();
+  }
+
+  /**
+   * Where a subscription's consumers send the entries they cannot decode: its dead letter, as
+   * the entries arrived, through the copies' producer (which creates the dead letter's
+   * subscription with the topic). Never handed out, so the runtime's dead letter cannot see them.
+   */
+  #undecodableTo(
+    deadLetter: DeadLetterPolicy,
+    source: { readonly name: string; readonly retryTopic: string | undefined },
+  ): UndecodableHandler {
+    return {
+      destination: deadLetter.topic,
+      handle: async (entry) => {
+        await this.publishCopy(
+          undecodableCopy(entry, source, deadLetter.topic),
+          deadLetter.initialSubscription,
+        );
+      },
+    };
   }
 
   describeServer(): ServerDescription {
@@ -442,7 +479,10 @@ export class ConnectedPulsarBroker
 }
 
 /** The cap and dead letter a Shared or Key_Shared descriptor declares, resolved. */
-function deadLetterOf(descriptor: PulsarSharedSource, subscription: string) {
+function deadLetterOf(
+  descriptor: PulsarSharedSource,
+  subscription: string,
+): DeadLetterPolicy | undefined {
   const retry = descriptor.retry;
   if (retry?.maxAttempts === undefined || retry.deadLetter === undefined) return undefined;
   return {
@@ -450,6 +490,11 @@ function deadLetterOf(descriptor: PulsarSharedSource, subscription: string) {
     topic: retry.deadLetter,
     initialSubscription: descriptor.deadLetterSubscription ?? subscription,
   };
+}
+
+/** The client's logger option, where there is one to give. */
+function logger(log: Logger | undefined): { logger?: Logger } {
+  return log === undefined ? {} : { logger: log };
 }
 
 /** Waits for `work` at most `ms`: teardown never hangs on a broker that stopped answering. */

@@ -13,7 +13,13 @@
 export type { ClosedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
 export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";
 export type { InProcessSettings } from "./inProcess/inProcessPulsar.js";
-export { deadLetterTopic, pulsarProperties, retryTopic, topicSuffixes } from "./names.js";
+export {
+  deadLetterTopic,
+  pulsarProperties,
+  retryTopic,
+  topicSuffixes,
+  undecodableHeaders,
+} from "./names.js";
 export type { PulsarPosition } from "./position.js";
 export { PulsarMessagePosition, PulsarTimePosition, parsePulsarPosition } from "./position.js";
 export type { PulsarPublishOptions, PulsarPublishSettings } from "./publisher.js";

@@ -14,6 +14,21 @@ export const pulsarProperties = {
   originMessageId: "ORIGIN_MESSAGE_ID",
 } as const;
 
+/**
+ * The headers of a dead letter made of an entry no consumer could decode (a bad checksum, a
+ * payload its codec cannot decompress, a batch that does not add up). Its payload is the entry's
+ * payload as it travelled, still compressed and, for a batch, its concatenated messages; these say
+ * how to read it (the wire entry's `decompress` and `readBatch`), beside core's origin headers.
+ */
+export const undecodableHeaders = {
+  /** The entry's compression: `NONE`, `LZ4`, `ZLIB`, `ZSTD` or `SNAPPY`. */
+  compression: "x-ruststream-pulsar-compression",
+  /** The payload's size once decompressed, as the entry's metadata declared it. */
+  uncompressedSize: "x-ruststream-pulsar-uncompressed-size",
+  /** The number of messages in the batch; absent when the entry was one message. */
+  batchSize: "x-ruststream-pulsar-batch-size",
+} as const;
+
 /** The suffixes of the per-subscription topics, as Pulsar's clients name them. */
 export const topicSuffixes = {
   deadLetter: "-DLQ",

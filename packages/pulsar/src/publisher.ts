@@ -1,4 +1,5 @@
 import {
+  type DeadLetterOrigin,
   type Delivery,
   HeaderMap,
   type OutgoingMessage,
@@ -24,7 +25,7 @@ import { pulsarProperties } from "./names.js";
 import type { Compression } from "./wire/compression.js";
 import type { LinkProducer } from "./wire/link.js";
 import type { BatchingOptions, OutgoingMessage as WireMessage } from "./wire/producer.js";
-import { parseTopicName } from "./wire/topicName.js";
+import { parseTopicName, partitionTopicName } from "./wire/topicName.js";
 
 /** Pulsar's own per-message settings, typed into handlers by the runtime. */
 export interface PulsarPublishOptions {
@@ -115,6 +116,15 @@ function pulsarCause(cause: Delivery | undefined): { topic: string; id: string }
   return { topic: c.sourceTopic, id: String(c.position) };
 }
 
+/**
+ * The topic a dead letter's origin names, in full, when no delivery says it: the origin's
+ * partition where it has one, as Pulsar's clients write REAL_TOPIC.
+ */
+function originTopic(origin: DeadLetterOrigin): string {
+  const name = parseTopicName(origin.source);
+  return origin.partition === undefined ? name.full : partitionTopicName(name, origin.partition);
+}
+
 /** A message ready for the wire, and what `published()` records of it. */
 export interface PreparedMessage {
   /** The full topic name. */
@@ -153,7 +163,7 @@ export function prepareMessage(
   }
   if (origin !== undefined) {
     const cause = pulsarCause(message.cause);
-    properties.set(pulsarProperties.realTopic, cause?.topic ?? parseTopicName(origin.source).full);
+    properties.set(pulsarProperties.realTopic, cause?.topic ?? originTopic(origin));
     const id = cause?.id ?? origin.position;
     if (id !== undefined) properties.set(pulsarProperties.originMessageId, id);
   }

@@ -169,6 +169,7 @@ export class AppRun implements RunningApp, DispatchHost {
     for (const registration of this.#options.registrations) {
       const connected = await this.#options.connect(registration.broker, {
         app: this.#options.app,
+        logger: this.#log,
       });
       const kind = connected[brokerMark];
       const nth = (kinds.get(kind) ?? 0) + 1;

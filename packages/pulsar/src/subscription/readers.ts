@@ -2,6 +2,7 @@ import { RustStreamError } from "@ruststream/core";
 import type { PulsarSource } from "../sources.js";
 import type { ConsumerOptions } from "../wire/consumer.js";
 import type { Link, LinkConsumer } from "../wire/link.js";
+import type { UndecodableHandler } from "../wire/undecodable.js";
 import { Reader } from "./reader.js";
 
 /** A reader of an Exclusive subscription, shared by one connection's subscriptions to it. */
@@ -28,21 +29,23 @@ export class Readers {
   /**
    * The consumers of a subscription: its topic and, where it reads one, its retry topic. An
    * Exclusive subscription admits one consumer, so this connection's subscriptions to it share
-   * one reader (messages go to whichever pulls), and the last to let go closes it.
+   * one reader (messages go to whichever pulls), and the last to let go closes it. Entries its
+   * consumers cannot decode go to `undecodable` (the dead letter) where one is given.
    */
   async open(
     descriptor: PulsarSource,
     subscription: string,
     retry: string | undefined,
+    undecodable?: UndecodableHandler,
   ): Promise<OpenedReader> {
     if (descriptor.subscriptionType !== "Exclusive") {
-      const reader = await this.#open(descriptor, subscription, retry);
+      const reader = await this.#open(descriptor, subscription, retry, undecodable);
       return { reader, release: () => reader.close() };
     }
     const key = `${descriptor.topic}\u0000${subscription}`;
     let shared = this.#exclusive.get(key);
     if (shared === undefined) {
-      const opening = this.#open(descriptor, subscription, retry);
+      const opening = this.#open(descriptor, subscription, retry, undecodable);
       shared = { reader: opening, refs: 0 };
       this.#exclusive.set(key, shared);
       const entry = shared;
@@ -76,6 +79,7 @@ export class Readers {
     descriptor: PulsarSource,
     subscription: string,
     retry: string | undefined,
+    undecodable: UndecodableHandler | undefined,
   ): Promise<Reader> {
     const base: ConsumerOptions = {
       topic: descriptor.topic,
@@ -86,6 +90,7 @@ export class Readers {
       ...(descriptor.subscriptionType === "Key_Shared"
         ? { keyShared: { allowOutOfOrderDelivery: descriptor.allowOutOfOrderDelivery } }
         : {}),
+      ...(undecodable === undefined ? {} : { undecodable }),
     };
     const opened = await Promise.allSettled([
       this.#link.subscribe({

@@ -1,6 +1,7 @@
 // The client: configuration, the pool of connections (one per broker, shared by all producers and
 // consumers on it), lookups, and the producers and consumers it made, which it closes with itself.
 import type { ConnectionOptions as TlsOptions } from "node:tls";
+import { consoleLogger, type Logger } from "@ruststream/core";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
 import { Consumer, type ConsumerOptions } from "./consumer.js";
@@ -34,6 +35,11 @@ export interface ClientOptions {
   readonly maxLookupRedirects?: number;
   /** The advertised listener to look topics up for, on brokers with several. */
   readonly listenerName?: string;
+  /**
+   * Where the client reports what no caller awaits: an entry a consumer cannot decode, at error
+   * (pino's call shape). Default: core's console logger, on stderr.
+   */
+  readonly logger?: Logger;
 }
 
 interface Closable {
@@ -44,6 +50,7 @@ interface Closable {
 export class PulsarClient implements ClientHost {
   readonly operationTimeoutMs: number;
   readonly backoff: BackoffOptions;
+  readonly log: Logger;
   private readonly addresses: BrokerAddress[];
   private nextAddress = 0;
   private readonly connections = new Map<string, Promise<Connection>>();
@@ -59,6 +66,7 @@ export class PulsarClient implements ClientHost {
     this.addresses = parseServiceUrl(options.serviceUrl);
     this.operationTimeoutMs = options.operationTimeoutMs ?? 30_000;
     this.backoff = options.backoff ?? {};
+    this.log = options.logger ?? consoleLogger();
   }
 
   get signal(): AbortSignal {

@@ -29,6 +29,7 @@ import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
 import { Queue } from "./queue.js";
 import { parseTopicName, partitionTopicName } from "./topicName.js";
+import type { UndecodableEntry, UndecodableHandler, UndecodableReason } from "./undecodable.js";
 
 export type SubscriptionType = keyof typeof SubType;
 
@@ -57,6 +58,12 @@ export interface ConsumerOptions {
   /** Consumer metadata, shown in the topic's stats. */
   readonly properties?: Readonly<Record<string, string>>;
   readonly subscriptionProperties?: Readonly<Record<string, string>>;
+  /**
+   * Where entries that cannot be decoded (checksum, decompression, batch) go before they are
+   * acked: a dead letter. Without it they are acked with the validation error, as Pulsar's Java
+   * client does. Either way each is logged at error with its message id and the reason.
+   */
+  readonly undecodable?: UndecodableHandler;
 }
 
 interface BatchTracker {
@@ -195,8 +202,13 @@ export class PartitionConsumer implements ConsumerHandler {
   reachedEndOfTopic = false;
   /** On a Failover subscription, whether this consumer is the active one. */
   active: boolean | undefined;
-  /** Entries dropped for a bad checksum, payload or batch (acked with the validation error). */
+  /**
+   * Entries that could not be decoded (a bad checksum, payload or batch), none of whose messages
+   * was handed out: acked with the validation error, or handed to `options.undecodable`.
+   */
   discarded = 0;
+  /** Spaces out redeliveries of undecodable entries whose handler keeps failing. */
+  private readonly undecodableBackoff: Backoff;
 
   constructor(
     private readonly host: ClientHost,
@@ -207,6 +219,7 @@ export class PartitionConsumer implements ConsumerHandler {
   ) {
     this.subType = SubType[options.subscriptionType ?? "Exclusive"];
     this.receiverQueueSize = Math.max(1, options.receiverQueueSize ?? 1000);
+    this.undecodableBackoff = new Backoff(host.backoff);
   }
 
   /** True on Shared and Key_Shared, where messages are redelivered one by one and counted. */
@@ -327,7 +340,12 @@ export class PartitionConsumer implements ConsumerHandler {
       return;
     }
     if (!section.checksumValid) {
-      this.discard(data, ValidationError.ChecksumMismatch, count);
+      this.undecodable(
+        command,
+        section,
+        "ChecksumMismatch",
+        "the CRC-32C over its metadata and payload does not match",
+      );
       return;
     }
     let payload = section.payload;
@@ -335,8 +353,8 @@ export class PartitionConsumer implements ConsumerHandler {
     if (compression !== CompressionType.NONE) {
       try {
         payload = decompress(compression, payload, metadata.uncompressedSize ?? 0);
-      } catch {
-        this.discard(data, ValidationError.DecompressionError, count);
+      } catch (error) {
+        this.undecodable(command, section, "DecompressionError", error);
         return;
       }
     }
@@ -374,8 +392,8 @@ export class PartitionConsumer implements ConsumerHandler {
     let entries: ReturnType<typeof readBatch>;
     try {
       entries = readBatch(payload, count);
-    } catch {
-      this.discard(data, ValidationError.BatchDeSerializeError, count);
+    } catch (error) {
+      this.undecodable(command, section, "BatchDeSerializeError", error);
       return;
     }
     const key = entryKey(ledgerId, entryId);
@@ -422,18 +440,109 @@ export class PartitionConsumer implements ConsumerHandler {
     if (skipped < count) this.sink.notify();
   }
 
-  private discard(data: MessageIdData, validationError: number, count: number | undefined): void {
+  /**
+   * An entry none of whose messages can be handed out. Logged at error either way; then handed to
+   * `options.undecodable` and acked once it is kept there (redelivered if that fails), or, with no
+   * handler, acked with the validation error as Pulsar's Java client does.
+   */
+  private undecodable(
+    command: CommandMessage,
+    section: PayloadSection,
+    reason: UndecodableReason,
+    error: unknown,
+  ): void {
+    const data = command.messageId;
+    const count = section.metadata.numMessagesInBatch;
     this.discarded++;
     this.returnPermits(count ?? 1);
-    this.connection?.send({
-      type: CommandType.ACK,
-      ack: {
-        consumerId: this.consumerId,
-        ackType: AckType.Individual,
-        messageId: [{ ledgerId: data.ledgerId, entryId: data.entryId }],
-        validationError,
-      },
-    });
+    const id = new MessageId(
+      BigInt.asIntN(64, data.ledgerId),
+      BigInt.asIntN(64, data.entryId),
+      this.partition,
+      -1,
+      count ?? 0,
+    );
+    const detail = error instanceof Error ? error.message : String(error);
+    const fields = {
+      topic: this.topic,
+      subscription: this.options.subscription,
+      messageId: id.toString(),
+      reason,
+      error: detail,
+      messages: count ?? 1,
+    };
+    const handler = this.options.undecodable;
+    if (handler === undefined) {
+      this.host.log.error(
+        fields,
+        "a Pulsar entry cannot be decoded: acked without delivering its messages (no dead letter declared; Pulsar's Java client drops such entries too)",
+      );
+      this.connection?.send({
+        type: CommandType.ACK,
+        ack: {
+          consumerId: this.consumerId,
+          ackType: AckType.Individual,
+          messageId: [{ ledgerId: data.ledgerId, entryId: data.entryId }],
+          validationError: ValidationError[reason],
+        },
+      });
+      return;
+    }
+    this.host.log.error(
+      { ...fields, deadLetter: handler.destination },
+      "a Pulsar entry cannot be decoded: moving it as it arrived to the dead letter",
+    );
+    const entry: UndecodableEntry = {
+      topic: this.topic,
+      subscription: this.options.subscription,
+      messageId: id,
+      reason,
+      error: detail,
+      metadata: section.metadata,
+      // The frame's bytes may be reused once this turn is over; the handler works later.
+      payload: section.payload.slice(),
+      redeliveryCount: command.redeliveryCount ?? 0,
+    };
+    const ids = { ledgerId: data.ledgerId, entryId: data.entryId };
+    // Through a promise even if handle() throws at once: a handler's failure is the entry's, not
+    // the connection's (this runs inside the socket's read).
+    Promise.resolve(entry)
+      .then((e) => handler.handle(e))
+      .then(
+        () => {
+          this.undecodableBackoff.reset();
+          // An ordinary ack, through whichever subscribe is live by then (attach sends it if none).
+          this.pendingAcks.push(ids);
+          this.scheduleFlush();
+        },
+        (failure: unknown) => {
+          // Redelivered after a backoff, so a dead letter that stays unwritable is not hammered
+          // (nor the log); unacked, the entry stays on the subscription and is never lost.
+          const delay = this.undecodableBackoff.next();
+          this.host.log.error(
+            {
+              ...fields,
+              deadLetter: handler.destination,
+              failure: String(failure),
+              retryInMs: delay,
+            },
+            "moving an undecodable Pulsar entry to the dead letter failed: it is redelivered",
+          );
+          const redeliver = (): void => {
+            if (this.state === "closed" || this.state === "failed") return;
+            if (!this.sharesMessages) {
+              this.redeliverAll();
+              return;
+            }
+            this.nacked.set(entryKey(id.ledgerId, id.entryId), ids);
+            this.nackTimer ??= setTimeout(
+              () => this.flushNacks(),
+              this.options.negativeAckDelayMs ?? 0,
+            );
+          };
+          setTimeout(redeliver, delay).unref();
+        },
+      );
   }
 
   /** How many messages are queued here. */

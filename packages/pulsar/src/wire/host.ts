@@ -1,5 +1,6 @@
 // What producers and consumers need from the client that made them, declared here so neither
 // imports client.ts (the client imports them).
+import type { Logger } from "@ruststream/core";
 import type { BackoffOptions } from "./backoff.js";
 import type { ConnectionSource, LookupResult } from "./lookup.js";
 
@@ -15,4 +16,6 @@ export interface ClientHost extends ConnectionSource {
   readonly backoff: BackoffOptions;
   /** Aborts when the client closes: reconnect loops stop waiting. */
   readonly signal: AbortSignal;
+  /** Where what nobody awaits is reported: an entry a consumer cannot decode. */
+  readonly log: Logger;
 }

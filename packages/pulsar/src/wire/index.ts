@@ -81,3 +81,8 @@ export {
   type TopicDomain,
   type TopicName,
 } from "./topicName.js";
+export type {
+  UndecodableEntry,
+  UndecodableHandler,
+  UndecodableReason,
+} from "./undecodable.js";

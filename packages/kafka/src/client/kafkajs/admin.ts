@@ -1,3 +1,4 @@
+import { whileLeaderMoves } from "../leaderWait.js";
 import type { EngineAdmin, Watermarks } from "../port.js";
 import type { KjsAdmin } from "./kafkajs.js";
 
@@ -80,14 +81,21 @@ export class KafkajsAdmin implements EngineAdmin {
   }
 
   async watermarks(topic: string, partition: number): Promise<Watermarks> {
-    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    const offsets = await whileLeaderMoves(
+      () => this.#admin.fetchTopicOffsets(topic),
+      // kafkajs asks the leader its metadata names and does not refresh that on NOT_LEADER.
+      () => this.#admin.fetchTopicMetadata({ topics: [topic] }),
+    );
     const found = offsets.find((o) => o.partition === partition);
     if (found === undefined) throw new Error(`topic "${topic}" has no partition ${partition}`);
     return { low: BigInt(found.low), high: BigInt(found.high) };
   }
 
   async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
-    const offsets = await this.#admin.fetchTopicOffsetsByTimestamp(topic, ms);
+    const offsets = await whileLeaderMoves(
+      () => this.#admin.fetchTopicOffsetsByTimestamp(topic, ms),
+      () => this.#admin.fetchTopicMetadata({ topics: [topic] }),
+    );
     const found = offsets.find((o) => o.partition === partition);
     if (found === undefined) return undefined;
     // kafkajs answers the high watermark when no record is that late: the same as "none".

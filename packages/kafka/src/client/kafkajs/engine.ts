@@ -84,20 +84,20 @@ export class KafkajsEngine implements KafkaEngine {
     // The same key-to-partition mapping as librdkafka's (and the in-process stand-in's), either way.
     // kafkajs hands every record to the partitioner, an explicit partition included, and sends it
     // where the partitioner says: the record's own partition wins, as in kafkajs's own partitioners.
+    // The message is the producer's own object (producer.ts), and the choice is written on it: a
+    // retried request then puts a keyless record where its first try did, and the producer reads
+    // each record's partition back for its delivery report.
     const createPartitioner: KjsPartitioner =
       () =>
       ({ topic, partitionMetadata, message }) => {
         if (message.partition !== undefined) return message.partition;
         const key = message.key;
-        return partitioner.pick(
+        message.partition = partitioner.pick(
           topic,
-          key === null || key === undefined
-            ? undefined
-            : typeof key === "string"
-              ? Buffer.from(key)
-              : key,
+          key === null ? undefined : key,
           partitionMetadata.length,
         );
+        return message.partition;
       };
     return applyOptions({ createPartitioner, ...extra }, settings.config);
   }

@@ -60,16 +60,19 @@ export interface KjsRecordMetadata {
   readonly offset?: string;
 }
 
+/** A record to produce. kafkajs hands this very object to the partitioner. */
+export interface KjsOutgoingMessage {
+  key: Buffer | null;
+  value: Buffer;
+  partition?: number;
+  headers: Record<string, Buffer | Buffer[]>;
+}
+
 export interface KjsProduceRequest {
   topic: string;
   acks?: number;
   compression?: number;
-  messages: Array<{
-    key: Buffer | null;
-    value: Buffer;
-    partition?: number;
-    headers: Record<string, Buffer | Buffer[]>;
-  }>;
+  messages: KjsOutgoingMessage[];
 }
 
 export interface KjsProducer {
@@ -120,7 +123,7 @@ export interface KjsAdmin {
 export type KjsPartitioner = () => (args: {
   topic: string;
   partitionMetadata: Array<{ partitionId: number }>;
-  message: { key?: Buffer | string | null; partition?: number };
+  message: KjsOutgoingMessage;
 }) => number;
 
 export interface KjsKafka {

@@ -5,7 +5,7 @@ import type {
   TransactionOffsets,
 } from "../port.js";
 import type { KjsProducer, KjsTransaction } from "./kafkajs.js";
-import { produceRequest } from "./producer.js";
+import { produceMessage, produceRequest } from "./producer.js";
 
 /**
  * A kafkajs producer with a transactionalId: each commit is one kafkajs transaction (the first
@@ -37,7 +37,9 @@ export class KafkajsTransactionalProducer implements EngineTransactionalProducer
     try {
       const reports: DeliveryReport[] = [];
       for (const record of records) {
-        const [metadata] = await transaction.send(produceRequest(record, this.#compression));
+        const [metadata] = await transaction.send(
+          produceRequest(record.topic, [produceMessage(record)], this.#compression),
+        );
         const offset = metadata?.baseOffset ?? metadata?.offset ?? "-1";
         reports.push({ partition: metadata?.partition ?? -1, offset: BigInt(offset) });
       }

@@ -1,3 +1,4 @@
+import { whileLeaderMoves } from "../leaderWait.js";
 import type { EngineAdmin, Watermarks } from "../port.js";
 import {
   call,
@@ -66,22 +67,28 @@ export class RdkafkaAdmin implements EngineAdmin {
   }
 
   async watermarks(topic: string, partition: number): Promise<Watermarks> {
-    const offsets = await call<{ lowOffset: number; highOffset: number }>((cb) =>
-      this.#client.queryWatermarkOffsets(topic, partition, TIMEOUT_MS, cb),
+    // librdkafka refreshes its metadata itself on a leader change; asking again is enough.
+    const offsets = await whileLeaderMoves(() =>
+      call<{ lowOffset: number; highOffset: number }>((cb) =>
+        this.#client.queryWatermarkOffsets(topic, partition, TIMEOUT_MS, cb),
+      ),
     );
     return { low: BigInt(offsets.lowOffset), high: BigInt(offsets.highOffset) };
   }
 
   async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
     // Through the admin API: a producer handle has no offsetsForTimes of its own.
-    const [found] = await call<Array<{ offset: number; error?: RdError }>>((cb) =>
-      this.#admin.listOffsets(
-        [{ topic, partition, offset: new this.#offsetSpec(ms) }],
-        { timeout: TIMEOUT_MS },
-        cb,
-      ),
-    );
-    if (found?.error) throw found.error;
+    const found = await whileLeaderMoves(async () => {
+      const [answer] = await call<Array<{ offset: number; error?: RdError }>>((cb) =>
+        this.#admin.listOffsets(
+          [{ topic, partition, offset: new this.#offsetSpec(ms) }],
+          { timeout: TIMEOUT_MS },
+          cb,
+        ),
+      );
+      if (answer?.error) throw answer.error;
+      return answer;
+    });
     const offset = found?.offset;
     // The logical end (-1) when no record is that late.
     return offset === undefined || offset < 0 ? undefined : BigInt(offset);
