@@ -1,16 +1,21 @@
 import { defineConfig } from "vitest/config";
 
 // What the test command runs on each maintained Node line besides the one the whole suite runs on:
-// every project that needs no broker, and the broker packages' in-process suites (their own
-// configs start a real broker in a global setup, so those files are listed here without one).
+// every project that needs no broker, and of the others (the broker packages, the CLI, metrics)
+// the files that start none: their own configs start a real broker in a global setup, so those
+// files are listed here without one.
 const source = { conditions: ["@ruststream/source"] };
 
-function inProcess(pkg: string, files: string[]) {
+function inProcess(pkg: string, files: string[], what = "in-process") {
   return {
     root: `packages/${pkg}`,
     resolve: source,
     ssr: { resolve: source },
-    test: { name: `${pkg} (in-process)`, include: files.map((f) => `test/${f}.test.ts`) },
+    test: {
+      name: `${pkg} (${what})`,
+      include: files.map((f) => `test/${f}.test.ts`),
+      testTimeout: 60_000,
+    },
   };
 }
 
@@ -20,6 +25,9 @@ export default defineConfig({
       "packages/core/vitest.config.ts",
       "packages/testing/vitest.config.ts",
       "packages/file/vitest.config.ts",
+      "packages/asyncapi/vitest.config.ts",
+      "packages/health/vitest.config.ts",
+      "packages/otel/vitest.config.ts",
       "examples/*/vitest.config.ts",
       inProcess("kafka", [
         "conformance.inProcess",
@@ -36,6 +44,23 @@ export default defineConfig({
         "protocol",
         "consumerClosedByBroker",
       ]),
+      // The CLI and metrics files that start no broker (their projects' global setups start Redis).
+      inProcess(
+        "cli",
+        [
+          "appGuard",
+          "asyncapi",
+          "loading",
+          "operations",
+          "optionalPackage",
+          "orders",
+          "supervise",
+          "usage",
+          "watch",
+        ],
+        "no broker",
+      ),
+      inProcess("metrics", ["series", "readme"], "no broker"),
     ],
   },
 });
