@@ -3,7 +3,11 @@ import type { Logger } from "@ruststream/core";
 export interface StopRequests {
   /** Resolves with what asked the service to stop: `signal SIGTERM`, `supervisor gone`. */
   readonly requested: Promise<string>;
-  /** Removes the listeners. */
+  /**
+   * Removes the listeners; under a supervisor the signal ones stay, answering "already stopping",
+   * since its forwarded SIGTERM can arrive after a quick drain, and a process with no listener left
+   * would die of it and be counted unclean.
+   */
   dispose(): void;
 }
 
@@ -43,7 +47,7 @@ export function stopRequests(log: Logger, supervised: boolean): StopRequests {
   return {
     requested,
     dispose() {
-      for (const signal of signals) process.off(signal, onSignal);
+      if (!supervised) for (const signal of signals) process.off(signal, onSignal);
       process.off("disconnect", onDisconnect);
     },
   };

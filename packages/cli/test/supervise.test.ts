@@ -32,7 +32,7 @@ test("Ctrl-C at a terminal reaches every process of --workers: each drains once,
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   process.kill(-proc.pid!, "SIGINT");
-  expect(await exited).toBe(0);
+  expect(await exited, err).toBe(0);
   expect(err.match(/INFO {2}stopped worker=\d failed=false aborted=false/g)).toHaveLength(2);
   expect(err).not.toContain("second signal");
   expect(err).toMatch(/INFO {2}all workers stopped supervisor=workers workers=2 clean=true/);
