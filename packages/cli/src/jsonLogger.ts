@@ -1,13 +1,6 @@
-import type { LogFields, Logger, LogLevel, LogMethod } from "@ruststream/core";
+import { type LineLoggerOptions, type Logger, lineLogger } from "@ruststream/core";
 
-export interface JsonLoggerOptions {
-  /** Lines below this level are skipped (default `info`). */
-  readonly level?: LogLevel;
-  /** Where lines go (default: stderr). */
-  readonly write?: (line: string) => void;
-}
-
-const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export type JsonLoggerOptions = LineLoggerOptions;
 
 /** An error as data a log pipeline keeps: its name, message, code, stack and cause. */
 function errorFields(error: Error, seen: WeakSet<object>): Record<string, unknown> {
@@ -40,33 +33,19 @@ function plain(value: unknown, seen: WeakSet<object>): unknown {
  * fields beside `msg` as pino writes them. Errors keep their stack and cause.
  */
 export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
-  const min = levelRank[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const make = (bound: LogFields): Logger => {
-    const method =
-      (level: LogLevel): LogMethod =>
-      (first: LogFields | string, message?: string) => {
-        if (levelRank[level] < min) return;
-        const fields = typeof first === "string" ? bound : { ...bound, ...first };
-        const msg = typeof first === "string" ? first : message;
-        const line = plain(
+  return lineLogger(
+    ({ level, message, fields }) =>
+      JSON.stringify(
+        plain(
           {
             time: new Date().toISOString(),
             level,
-            ...(msg === undefined ? {} : { msg }),
+            ...(message === undefined ? {} : { msg: message }),
             ...fields,
           },
           new WeakSet(),
-        );
-        write(JSON.stringify(line));
-      };
-    return {
-      debug: method("debug"),
-      info: method("info"),
-      warn: method("warn"),
-      error: method("error"),
-      child: (fields) => make({ ...bound, ...fields }),
-    };
-  };
-  return make({});
+        ),
+      ),
+    options,
+  );
 }

@@ -90,12 +90,14 @@ export type {
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {
   ConsoleLoggerOptions,
+  LineLoggerOptions,
+  LogEntry,
   LogFields,
   Logger,
   LogLevel,
   LogMethod,
 } from "./runtime/logger.js";
-export { consoleLogger, silentLogger } from "./runtime/logger.js";
+export { consoleLogger, lineLogger, silentLogger } from "./runtime/logger.js";
 export type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./runtime/middleware.js";
 export type {
   AnyOutDeclaration,

@@ -34,11 +34,53 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export interface ConsoleLoggerOptions {
+export interface LineLoggerOptions {
   /** Lines below this level are skipped (default `info`). */
   readonly level?: LogLevel;
   /** Where lines go (default: stderr). */
   readonly write?: (line: string) => void;
+}
+
+export type ConsoleLoggerOptions = LineLoggerOptions;
+
+/** One call of a line logger's method, the fields bound by `child` merged in, before formatting. */
+export interface LogEntry {
+  readonly level: LogLevel;
+  /** `undefined` when the call gave fields only. */
+  readonly message: string | undefined;
+  readonly fields: LogFields;
+}
+
+/**
+ * A logger that writes each call at or above `level` as one line `format` makes of it: the body
+ * every line format shares (levels, bound fields, `child`), so a format is only its formatting.
+ */
+export function lineLogger(
+  format: (entry: LogEntry) => string,
+  options: LineLoggerOptions = {},
+): Logger {
+  const min = levelRank[options.level ?? "info"];
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const make = (bound: LogFields): Logger => {
+    const method =
+      (level: LogLevel): LogMethod =>
+      (first: LogFields | string, message?: string) => {
+        if (levelRank[level] < min) return;
+        write(
+          typeof first === "string"
+            ? format({ level, message: first, fields: bound })
+            : format({ level, message, fields: { ...bound, ...first } }),
+        );
+      };
+    return {
+      debug: method("debug"),
+      info: method("info"),
+      warn: method("warn"),
+      error: method("error"),
+      child: (fields) => make({ ...bound, ...fields }),
+    };
+  };
+  return make({});
 }
 
 function formatValue(value: unknown): string {
@@ -54,29 +96,12 @@ function formatValue(value: unknown): string {
 
 /** Readable lines for a person at a terminal: `12:00:01.250 INFO  accepted subscriber=orders id=1`. */
 export function consoleLogger(options: ConsoleLoggerOptions = {}): Logger {
-  const min = levelRank[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const make = (bound: LogFields): Logger => {
-    const method =
-      (level: LogLevel): LogMethod =>
-      (first: LogFields | string, message?: string) => {
-        if (levelRank[level] < min) return;
-        const fields = typeof first === "string" ? bound : { ...bound, ...first };
-        const text = typeof first === "string" ? first : (message ?? "");
-        const time = new Date().toISOString().slice(11, 23);
-        const pairs = Object.entries(fields)
-          .filter(([, value]) => value !== undefined)
-          .map(([key, value]) => `${key}=${formatValue(value)}`)
-          .join(" ");
-        write(`${time} ${level.toUpperCase().padEnd(5)} ${text}${pairs === "" ? "" : ` ${pairs}`}`);
-      };
-    return {
-      debug: method("debug"),
-      info: method("info"),
-      warn: method("warn"),
-      error: method("error"),
-      child: (fields) => make({ ...bound, ...fields }),
-    };
-  };
-  return make({});
+  return lineLogger(({ level, message, fields }) => {
+    const time = new Date().toISOString().slice(11, 23);
+    const pairs = Object.entries(fields)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${key}=${formatValue(value)}`)
+      .join(" ");
+    return `${time} ${level.toUpperCase().padEnd(5)} ${message ?? ""}${pairs === "" ? "" : ` ${pairs}`}`;
+  }, options);
 }
