@@ -3,14 +3,20 @@
 // "loaded, off" differs from "bare" only in what it loads), rows interleaved and their order turned
 // each round, so drift in the machine falls on every row alike.
 //
-//   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds]
+//   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only]
+//
+// `only` keeps the rows whose name contains it (and the bare row): "metrics", "tracing".
 import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
-import { opsRows } from "./rows.js";
+import { opsRows as allRows } from "./rows.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
 const rounds = Number(process.argv[3] ?? 7);
+const only = process.argv[4];
+const opsRows = allRows.filter(
+  (row, i) => i === 0 || only === undefined || row.name.includes(only),
+);
 
 function runRow(name: string): Promise<{ ack: number; reply: number }> {
   return new Promise((resolve, reject) => {
@@ -73,7 +79,7 @@ for (const path of ["ack", "reply"] as const) {
 const result = {
   scenario:
     "operations cost: the full app on the memory broker, bare and with each operations package",
-  command: `pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}`,
+  command: `pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}${only === undefined ? "" : ` ${only}`}`,
   date: new Date().toISOString(),
   machine: machine(),
   messagesPerRound: messages,
@@ -81,8 +87,9 @@ const result = {
   rows: summary,
   ratios,
 };
+const file = only === undefined ? "ops.json" : `ops-${only}.json`;
 writeFileSync(
-  new URL("../../results/ops.json", import.meta.url),
+  new URL(`../../results/${file}`, import.meta.url),
   `${JSON.stringify(result, null, 2)}\n`,
 );
-console.log("results written to tooling/bench/results/ops.json");
+console.log(`results written to tooling/bench/results/${file}`);
