@@ -102,7 +102,18 @@ function vitest(line, env, report, args) {
   const [command, ...rest] = project.pnpm;
   const result = spawnSync(
     /** @type {string} */ (command),
-    [...rest, "exec", "vitest", "run", `--outputFile.json=.cache/${report}`, ...args],
+    [
+      ...rest,
+      "exec",
+      "vitest",
+      "run",
+      // Named here, not left to a config: only the root config lists the JSON reporter, and an
+      // output file without it writes nothing (the other lines' runs left no report).
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=.cache/${report}`,
+      ...args,
+    ],
     { cwd: root, env, stdio: "inherit" },
   );
   if (result.error) say(`vitest on ${line} did not start: ${result.error.message}`);
