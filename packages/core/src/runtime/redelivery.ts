@@ -68,14 +68,7 @@ export class Redelivery {
       settler.drop(delivery);
       return;
     }
-    this.#host.emit?.({
-      type: "dead-letter",
-      subscriber: this.#options.subscriber,
-      delivery,
-      destination,
-      reason,
-      movedBy: "runtime",
-    });
+    this.#emitDeadLetter(delivery, destination, reason, "runtime");
     const sent = this.#host.pipeline
       .publish(
         this.#options.publisher,
@@ -127,13 +120,23 @@ export class Redelivery {
 
   /** Reports a move the broker makes on the settle that follows. */
   reportBrokerMove(delivery: Delivery, destination: string, reason: string): void {
+    this.#emitDeadLetter(delivery, destination, reason, "broker");
+  }
+
+  /** The one dead-letter event, whoever moves the message. */
+  #emitDeadLetter(
+    delivery: Delivery,
+    destination: string,
+    reason: string,
+    movedBy: "runtime" | "broker",
+  ): void {
     this.#host.emit?.({
       type: "dead-letter",
       subscriber: this.#options.subscriber,
       delivery,
       destination,
       reason,
-      movedBy: "broker",
+      movedBy,
     });
   }
 
