@@ -98,7 +98,12 @@ export type {
   LogMethod,
 } from "./runtime/logger.js";
 export { consoleLogger, lineLogger, silentLogger } from "./runtime/logger.js";
-export type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./runtime/middleware.js";
+export type {
+  ConsumeMiddleware,
+  Middleware,
+  PublishInfo,
+  PublishMiddleware,
+} from "./runtime/middleware.js";
 export type {
   AnyOutDeclaration,
   OutDeclaration,

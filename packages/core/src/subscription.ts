@@ -11,6 +11,13 @@ export interface Subscription<TDelivery extends Delivery = Delivery>
   /** The topic, stream or queue. */
   readonly name: string;
   /**
+   * The consumer group this subscription reads in, where it reads in one: a Kafka group id, a Redis
+   * stream's group, a Pulsar subscription, a named file consumer, a memory group. What the
+   * OpenTelemetry messaging conventions call `messaging.consumer.group.name`. Absent where every
+   * subscriber gets every message on its own (Redis pub/sub, an anonymous reader).
+   */
+  readonly group?: string | undefined;
+  /**
    * The next delivery, waiting for one if needed; `done` once the subscription is closed. Rejects
    * with code `closed` once the broker has shut down.
    */

@@ -17,3 +17,5 @@ export const errorType = "error.type";
 export const attempt = "ruststream.attempt";
 /** Ours: what the handler asked for, when it returned an outcome rather than a value or nothing. */
 export const outcome = "ruststream.outcome";
+/** Ours: what a publish was for (`reply`, `out`, `retry-copy`, `dead-letter`, `app`, `request`). */
+export const purpose = "ruststream.publish.purpose";

@@ -11,6 +11,7 @@ import {
 import { type ConsumeMiddleware, type Delivery, headerNames, isOutcome } from "@ruststream/core";
 import {
   attempt,
+  consumerGroupName,
   conversationId,
   destinationName,
   destinationPartitionId,
@@ -32,7 +33,11 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-function attributesOf(delivery: Delivery, deliveryAttempt: number): Attributes {
+function attributesOf(
+  delivery: Delivery,
+  deliveryAttempt: number,
+  group: string | undefined,
+): Attributes {
   const headers = delivery.headers;
   const attributes: Attributes = {
     [messagingSystem]: delivery.position.broker,
@@ -47,6 +52,7 @@ function attributesOf(delivery: Delivery, deliveryAttempt: number): Attributes {
   if (correlation !== undefined) attributes[conversationId] = correlation;
   if (delivery.partition !== undefined)
     attributes[destinationPartitionId] = String(delivery.partition);
+  if (group !== undefined) attributes[consumerGroupName] = group;
   return attributes;
 }
 
@@ -78,7 +84,7 @@ export function consumeMiddleware(
     const producer = extractTraceContext(delivery.headers);
     const options: SpanOptions = {
       kind: SpanKind.CONSUMER,
-      attributes: attributesOf(delivery, ctx.attempt),
+      attributes: attributesOf(delivery, ctx.attempt, ctx.group),
     };
     let parent = ROOT_CONTEXT;
     if (producer !== undefined) {

@@ -12,6 +12,7 @@ import {
   HeaderMap,
   headerNames,
   type OutgoingMessage,
+  type PublishInfo,
   type PublishMiddleware,
   type Receipt,
 } from "@ruststream/core";
@@ -22,20 +23,20 @@ import {
   messagingSystem,
   operationName,
   operationType,
+  purpose,
 } from "./attributes.js";
 import type { ConsumerSpans } from "./consumerSpans.js";
 import { recordFailure } from "./failure.js";
 import { extractTraceContext, injectTraceContext } from "./traceContext.js";
 
-function attributesOf(message: OutgoingMessage): Attributes {
+function attributesOf(message: OutgoingMessage, info: PublishInfo): Attributes {
   const attributes: Attributes = {
+    [messagingSystem]: info.broker,
     [destinationName]: message.name,
     [operationType]: "send",
     [operationName]: "send",
+    [purpose]: info.purpose,
   };
-  // Only a publish made for a delivery says which broker it goes to (the one it came from).
-  const cause = message.cause;
-  if (cause !== undefined) attributes[messagingSystem] = cause.position.broker;
   const headers = message.headers;
   if (headers !== undefined) {
     const id = headers.getString(headerNames.messageId);
@@ -88,19 +89,20 @@ function ended(span: { end(): void }, receipt: Receipt): Receipt {
 
 /**
  * A producer span per publish, `send <destination>`, whose context the message carries on
- * (`traceparent`, `tracestate`), so the consumer's span becomes its child. A publish that fails
- * marks the span failed with the exception recorded.
+ * (`traceparent`, `tracestate`), so the consumer's span becomes its child. A request's span lasts
+ * until its reply came, so the replier's spans fall inside it. A publish that fails marks the span
+ * failed with the exception recorded.
  */
 export function publishMiddleware(
   tracerOf: () => Tracer | undefined,
   spans: ConsumerSpans,
 ): PublishMiddleware {
-  return (message, next) => {
+  return (message, next, info) => {
     const tracer = tracerOf();
     if (tracer === undefined) return next(message);
     const span = tracer.startSpan(
       `send ${message.name}`,
-      { kind: SpanKind.PRODUCER, attributes: attributesOf(message) },
+      { kind: SpanKind.PRODUCER, attributes: attributesOf(message, info) },
       parentOf(message, spans),
     );
     const spanContext = span.spanContext();

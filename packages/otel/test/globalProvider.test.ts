@@ -24,10 +24,14 @@ describe("the global tracer provider", () => {
     const message: OutgoingMessage = { name: "orders", payload: new Uint8Array([1]) };
     let handedOn: OutgoingMessage | undefined;
     const receipt: Receipt = { name: "orders" };
-    await middleware.publish!(message, async (m) => {
-      handedOn = m;
-      return receipt;
-    });
+    await middleware.publish!(
+      message,
+      async (m) => {
+        handedOn = m;
+        return receipt;
+      },
+      { broker: "memory", purpose: "app" },
+    );
     expect(handedOn).toBe(message);
 
     const app = new RustStream({ name: "shop", version: "1", logger: silentLogger }).use(

@@ -13,6 +13,7 @@ import {
   drop,
   headerNames,
   MemoryBroker,
+  MemoryTopic,
   type OutgoingMessage,
   type PublishPurpose,
   type RunningApp,
@@ -45,6 +46,8 @@ function published(app: RustStream): { purpose: PublishPurpose; message: Outgoin
   return seen;
 }
 
+const hrTimeMs = ([seconds, nanos]: readonly [number, number]) => seconds * 1e3 + nanos / 1e6;
+
 const newApp = () => new RustStream({ name: "shop", version: "1.0.0", logger: silentLogger });
 
 describe("a delivery and its reply", () => {
@@ -53,7 +56,7 @@ describe("a delivery and its reply", () => {
     const app = newApp().use(tracing({ tracerProvider: capture.provider }));
     const wire = published(app);
     app.broker(new MemoryBroker(), (b) => {
-      b.subscriber<{ id: number }>("orders")
+      b.subscriber<{ id: number }>(new MemoryTopic("orders", { group: "billing" }))
         .reply("receipts")
         .handle((order) => ({ orderId: order.id }));
       b.subscriber("receipts").handle(() => {});
@@ -92,20 +95,26 @@ describe("a delivery and its reply", () => {
       "messaging.operation.name": "process",
       "messaging.message.id": "m-7",
       "messaging.message.conversation_id": "c-7",
+      "messaging.consumer.group.name": "billing",
       "ruststream.attempt": 1,
     });
-    expect(send.attributes).toMatchObject({
+    expect(send.attributes).toEqual({
+      "messaging.system": "memory",
       "messaging.destination.name": "orders",
       "messaging.operation.type": "send",
       "messaging.operation.name": "send",
       "messaging.message.id": "m-7",
+      "messaging.message.conversation_id": "c-7",
+      "ruststream.publish.purpose": "app",
     });
-    // The reply is published for the delivery, so it names the broker; it carries the correlation id.
+    // The reply carries the correlation id; a subscriber in no group gives its span no group name.
     expect(sendReply.attributes).toMatchObject({
       "messaging.system": "memory",
       "messaging.destination.name": "receipts",
       "messaging.message.conversation_id": "c-7",
+      "ruststream.publish.purpose": "reply",
     });
+    expect(processReply.attributes["messaging.consumer.group.name"]).toBeUndefined();
     expect(process.status.code).toBe(SpanStatusCode.UNSET);
 
     // On the wire each message carries its own producer span's context.
@@ -118,7 +127,7 @@ describe("a delivery and its reply", () => {
 });
 
 describe("a request and its reply", () => {
-  it("keeps the requester's trace: requester -> process -> send reply, whose context reaches the requester", async () => {
+  it("keeps the requester's trace: requester -> send request -> process -> send reply, whose context reaches the requester", async () => {
     const capture = captureSpans();
     const tracer = capture.provider.getTracer("checkout");
     const app = newApp().use(tracing({ tracerProvider: capture.provider }));
@@ -130,18 +139,11 @@ describe("a request and its reply", () => {
     });
     running = await app.start();
     const app_ = running;
-    // app.request does not pass through publish middleware (core sends a request straight to the
-    // broker's requester), so the requester puts its span's context on the request itself.
+    // The request goes through publish middleware like any publish: its span is a child of the
+    // span active where it was made, and lasts until the reply came.
     const answer = await tracer.startActiveSpan("checkout", async (span) => {
       try {
-        return await app_.request(
-          "prices",
-          { sku: "apple" },
-          {
-            timeoutMs: 5_000,
-            headers: { [headerNames.traceparent]: traceparentOf(span.spanContext()) },
-          },
-        );
+        return await app_.request("prices", { sku: "apple" }, { timeoutMs: 5_000 });
       } finally {
         span.end();
       }
@@ -150,12 +152,23 @@ describe("a request and its reply", () => {
 
     expect(answer).toEqual({ sku: "apple", cents: 250 });
     const checkout = capture.one("checkout");
+    const sendRequest = capture.one("send prices");
     const process = capture.one("process prices");
-    const replies = capture.spans().filter((s) => s.name.startsWith("send "));
+    const replies = capture.spans().filter((s) => s.name.startsWith("send ") && s !== sendRequest);
     expect(replies).toHaveLength(1);
     const sendReply = replies[0]!;
-    expect(parentOf(process)).toBe(checkout.spanContext().spanId);
+    expect(sendRequest.kind).toBe(SpanKind.PRODUCER);
+    expect(sendRequest.attributes["ruststream.publish.purpose"]).toBe("request");
+    expect(parentOf(sendRequest)).toBe(checkout.spanContext().spanId);
+    expect(parentOf(process)).toBe(sendRequest.spanContext().spanId);
     expect(parentOf(sendReply)).toBe(process.spanContext().spanId);
+    // The request's span ends after the reply's: it covers the whole round trip.
+    expect(hrTimeMs(sendRequest.endTime)).toBeGreaterThanOrEqual(hrTimeMs(sendReply.endTime));
+    expect(
+      wire
+        .find((w) => w.purpose === "request")
+        ?.message.headers?.getString(headerNames.traceparent),
+    ).toBe(traceparentOf(sendRequest.spanContext()));
     expect(sendReply.spanContext().traceId).toBe(checkout.spanContext().traceId);
     // The request's correlation id is the conversation both spans belong to.
     const correlation = process.attributes["messaging.message.conversation_id"];

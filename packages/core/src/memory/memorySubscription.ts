@@ -33,6 +33,7 @@ export class MemorySubscription
   readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
+  readonly group: string | undefined;
   readonly retry: RetryDeclaration | undefined;
   readonly partitionCount: number | undefined;
   readonly #host: SubscriptionHost;
@@ -53,6 +54,7 @@ export class MemorySubscription
     this.#host = host;
     this.#group = group;
     this.name = group.topic.name;
+    this.group = group.anonymous ? undefined : group.key;
     this.retry = retry;
     this.partitionCount = partitionCount;
     group.join();

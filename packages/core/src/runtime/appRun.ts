@@ -1,5 +1,5 @@
 import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker.js";
-import { supportsBatches, supportsRequest } from "../capabilities.js";
+import { supportsBatches } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
 import { RustStreamError } from "../errors.js";
@@ -12,7 +12,13 @@ import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { ConsumeMiddleware } from "./middleware.js";
-import { encodedHeaders, OutPublisherBase, PublishPipeline, runtimeMessage } from "./publishing.js";
+import {
+  encodedHeaders,
+  OutPublisherBase,
+  PublishPipeline,
+  type PublishRoute,
+  runtimeMessage,
+} from "./publishing.js";
 import type {
   AppPublishOptions,
   AppRequestOptions,
@@ -47,7 +53,8 @@ interface Connection {
   /** The broker's name in events: its kind, numbered from the second of a kind on. */
   readonly label: string;
   readonly connected: ConnectedBroker;
-  readonly publisher: Publisher<never>;
+  /** The broker's default publisher, for `publish`, `request`, replies and copies. */
+  readonly route: PublishRoute;
 }
 
 function refuse(subscriber: string, message: string): never {
@@ -178,7 +185,8 @@ export class AppRun implements RunningApp, DispatchHost {
       const publisher = (await connected
         .defaultPublishPolicy()
         .pair(connected)) as Publisher<never>;
-      this.#connections.push({ broker: registration.broker, label, connected, publisher });
+      const route: PublishRoute = { publisher, broker: kind };
+      this.#connections.push({ broker: registration.broker, label, connected, route });
       this.emit?.({ type: "broker-connection", broker: label, kind, connected: true });
       for (const spec of registration.specs) {
         const name = spec.name ?? sourceName(spec.source);
@@ -213,7 +221,7 @@ export class AppRun implements RunningApp, DispatchHost {
           out[key] = new OutPublisherBase(
             declaration.name,
             declaration.codec ?? spec.codec,
-            publisher,
+            route,
             this.pipeline,
           );
         }
@@ -222,7 +230,7 @@ export class AppRun implements RunningApp, DispatchHost {
           name,
           source,
           subscription,
-          publisher,
+          route,
           out,
           log: this.#log.child({ subscriber: name }),
         });
@@ -257,28 +265,20 @@ export class AppRun implements RunningApp, DispatchHost {
 
   async publish(name: string, value: unknown, options: AppPublishOptions = {}): Promise<Receipt> {
     this.#assertRunning("publish");
-    const { publisher } = this.#connectionOf(options.broker);
+    const { route } = this.#connectionOf(options.broker);
     const codec = options.codec ?? json;
     const headers = encodedHeaders(codec, options.headers);
     const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
-    return this.pipeline.publish(publisher, message as OutgoingMessage, "app");
+    return this.pipeline.publish(route, message as OutgoingMessage, "app");
   }
 
   async request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown> {
     this.#assertRunning("request");
-    const { publisher } = this.#connectionOf(options.broker);
-    if (!supportsRequest(publisher)) {
-      throw new RustStreamError(
-        "unsupported",
-        `request() to "${name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
-      );
-    }
+    const { route } = this.#connectionOf(options.broker);
     const codec = options.codec ?? json;
     const headers = encodedHeaders(codec, options.headers);
     const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
-    const reply = await publisher.request(message as OutgoingMessage, {
-      timeoutMs: options.timeoutMs,
-    });
+    const reply = await this.pipeline.request(route, message as OutgoingMessage, options.timeoutMs);
     return codec.decode(reply.payload);
   }
 

@@ -16,6 +16,8 @@ export interface BatchDispatchOptions {
   readonly subscriber: string;
   /** The subscription's name, as the batch context reports it. */
   readonly name: string;
+  /** The subscription's consumer group, as the batch context reports it. */
+  readonly group: string | undefined;
   readonly handler: (messages: unknown[], ctx: unknown) => unknown;
   readonly workers: number;
   readonly log: Logger;
@@ -95,6 +97,7 @@ export class BatchDispatch {
   #handle(deliveries: Delivery[], messages: unknown[]): Promise<void> | undefined {
     const ctx: BatchContext<OutRecord, unknown> = {
       name: this.#options.name,
+      group: this.#options.group,
       deliveries,
       log: this.#options.log,
       signal: this.#host.signal,

@@ -7,6 +7,8 @@ import type { OutPublishers } from "./out.js";
 export interface HandlerContext<TOut = Record<never, never>, TOptions = never> {
   /** The topic, stream or queue the delivery came from. */
   readonly name: string;
+  /** The consumer group the subscriber reads in, where its broker has one (see `Subscription.group`). */
+  readonly group: string | undefined;
   /** The raw delivery; settling it by hand means the runtime will not (its outcome is ignored). */
   readonly delivery: Delivery;
   readonly headers: ReadonlyHeaderMap;
@@ -26,6 +28,8 @@ export interface HandlerContext<TOut = Record<never, never>, TOptions = never> {
 /** What a batch handler gets beside its messages. */
 export interface BatchContext<TOut = Record<never, never>, TOptions = never> {
   readonly name: string;
+  /** As a handler's. */
+  readonly group: string | undefined;
   /** The deliveries of the messages, in the same order. */
   readonly deliveries: readonly Delivery[];
   readonly log: Logger;

@@ -10,6 +10,8 @@ export interface ContextShared {
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly out: OutBases;
+  /** The subscription's consumer group, if it reads in one. */
+  readonly group: string | undefined;
   /** True when `.publishes({ ... })` declared nothing, so `out` is the shared empty record. */
   readonly noOuts: boolean;
 }
@@ -31,6 +33,9 @@ export class DeliveryContext implements HandlerContext<OutRecord, unknown> {
   }
   get name(): string {
     return this.delivery.name;
+  }
+  get group(): string | undefined {
+    return this.#shared.group;
   }
   get headers(): ReadonlyHeaderMap {
     return this.delivery.headers;

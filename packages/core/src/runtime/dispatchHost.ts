@@ -1,12 +1,11 @@
 import type { Clock } from "../clock.js";
-import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { ConsumeMiddleware } from "./middleware.js";
 import type { OutPublisher } from "./out.js";
-import type { OutPublisherBase, PublishPipeline } from "./publishing.js";
+import type { OutPublisherBase, PublishPipeline, PublishRoute } from "./publishing.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
 import type { WorkCounter } from "./workCounter.js";
 
@@ -35,7 +34,7 @@ export interface SubscriberWiring {
   readonly source: Source;
   readonly subscription: Subscription;
   /** Publishes replies, retry copies and dead-lettered copies. */
-  readonly publisher: Publisher<never>;
+  readonly route: PublishRoute;
   readonly out: OutBases;
   readonly log: Logger;
 }

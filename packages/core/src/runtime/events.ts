@@ -54,10 +54,16 @@ export interface DeadLetterEvent {
   readonly movedBy: "runtime" | "broker";
 }
 
-/** What a publish was for. */
-export type PublishPurpose = "reply" | "out" | "retry-copy" | "dead-letter" | "app";
+/**
+ * What a publish was for: `"app"` a `publish` on the running app, `"request"` a `request` (there or
+ * on a `ctx.out` publisher), `"out"` a `ctx.out` publish.
+ */
+export type PublishPurpose = "reply" | "out" | "retry-copy" | "dead-letter" | "app" | "request";
 
-/** A publish the runtime made, confirmed or failed. */
+/**
+ * A publish the runtime made, confirmed or failed. A request's comes once its reply came (`ok`), or
+ * with the error it failed with, a timeout waiting for the reply included.
+ */
 export interface PublishEvent {
   readonly type: "publish";
   readonly name: string;

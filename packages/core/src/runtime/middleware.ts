@@ -1,5 +1,6 @@
 import type { OutgoingMessage, Receipt } from "../message.js";
 import type { HandlerContext } from "./context.js";
+import type { PublishPurpose } from "./events.js";
 
 /**
  * Wraps every handler call of the app: runs before the handler (after decode and validation) and
@@ -12,13 +13,23 @@ export type ConsumeMiddleware = (
   next: () => unknown,
 ) => unknown;
 
+/** What a publish middleware is told beside the message. */
+export interface PublishInfo {
+  /** The kind of broker the message goes to, as its deliveries name it: `"kafka"`, `"memory"`. */
+  readonly broker: string;
+  /** What the publish is for; a `"request"` resolves once its reply came (or fails without one). */
+  readonly purpose: PublishPurpose;
+}
+
 /**
- * Wraps every publish the app makes (replies, `ctx.out`, retry copies, dead letters, `publish` on the
- * running app): may change the message (add a header, frame the payload) before calling `next`.
+ * Wraps every publish the app makes (replies, `ctx.out`, retry copies, dead letters, `publish` and
+ * `request` on the running app or a `ctx.out` publisher): may change the message (add a header,
+ * frame the payload) before calling `next`.
  */
 export type PublishMiddleware = (
   message: OutgoingMessage,
   next: (message: OutgoingMessage) => Promise<Receipt>,
+  info: PublishInfo,
 ) => Promise<Receipt>;
 
 export interface Middleware {

@@ -4,13 +4,30 @@ import type { Delivery } from "../delivery.js";
 import { RustStreamError } from "../errors.js";
 import { HeaderMap } from "../headerMap.js";
 import { headerNames } from "../headerNames.js";
-import type { OutgoingMessage, Receipt } from "../message.js";
+import type { OutgoingMessage, RawMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Observer, PublishPurpose } from "./events.js";
-import type { PublishMiddleware } from "./middleware.js";
+import type { PublishInfo, PublishMiddleware } from "./middleware.js";
 import type { OutPublisher, PublishOptions, RequestOptions } from "./out.js";
 
-/** Every publish of a running app goes through here: middleware, then the broker, then an event. */
+/** Where a publish goes: a connected broker's publisher, and that broker's kind for middleware. */
+export interface PublishRoute {
+  readonly publisher: Publisher<never>;
+  /** The broker's kind (`"kafka"`), as `PublishInfo.broker` tells publish middleware. */
+  readonly broker: string;
+}
+
+function unsupportedRequest(name: string): RustStreamError {
+  return new RustStreamError(
+    "unsupported",
+    `request() to "${name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
+  );
+}
+
+/**
+ * Every publish and request of a running app goes through here: middleware, then the broker, then
+ * an event.
+ */
 export class PublishPipeline {
   readonly #middleware: readonly PublishMiddleware[];
   readonly #emit: Observer | undefined;
@@ -21,29 +38,63 @@ export class PublishPipeline {
   }
 
   publish(
-    publisher: Publisher<never>,
+    route: PublishRoute,
     message: OutgoingMessage,
     purpose: PublishPurpose,
   ): Promise<Receipt> {
-    const emit = this.#emit;
-    if (emit === undefined && this.#middleware.length === 0) {
+    const publisher = route.publisher;
+    if (this.#emit === undefined && this.#middleware.length === 0) {
       try {
         return publisher.publish(message);
       } catch (error) {
         return Promise.reject(error);
       }
     }
+    return this.#run(route.broker, message, purpose, (m) => publisher.publish(m));
+  }
+
+  /**
+   * Sends a request through the same middleware as a publish (purpose `"request"`), so what they add
+   * (a trace context, a header) reaches the request too; resolves with the reply. Rejects with
+   * `unsupported` on a broker without request/reply.
+   */
+  async request(
+    route: PublishRoute,
+    message: OutgoingMessage,
+    timeoutMs: number,
+  ): Promise<RawMessage> {
+    const publisher = route.publisher;
+    if (!supportsRequest(publisher)) throw unsupportedRequest(message.name);
+    let reply: RawMessage | undefined;
+    // Middleware speaks in receipts; a request's is the destination, its reply kept aside.
+    await this.#run(route.broker, message, "request", async (m) => {
+      reply = await publisher.request(m, { timeoutMs });
+      return { name: m.name };
+    });
+    return reply as RawMessage;
+  }
+
+  #run(
+    broker: string,
+    message: OutgoingMessage,
+    purpose: PublishPurpose,
+    deliver: (message: OutgoingMessage) => Promise<Receipt>,
+  ): Promise<Receipt> {
+    const emit = this.#emit;
     let final = message;
     const send =
       emit === undefined
-        ? (m: OutgoingMessage) => publisher.publish(m)
+        ? deliver
         : (m: OutgoingMessage) => {
             final = m;
-            return publisher.publish(m);
+            return deliver(m);
           };
     let sent: Promise<Receipt>;
     try {
-      sent = this.#middleware.length === 0 ? send(message) : this.#through(0, send, message);
+      sent =
+        this.#middleware.length === 0
+          ? send(message)
+          : this.#through(0, send, message, { broker, purpose });
     } catch (error) {
       // A middleware or a publisher that throws instead of rejecting still fails only this publish.
       sent = Promise.reject(error);
@@ -62,10 +113,11 @@ export class PublishPipeline {
     index: number,
     send: (message: OutgoingMessage) => Promise<Receipt>,
     message: OutgoingMessage,
+    info: PublishInfo,
   ): Promise<Receipt> {
     const layer = this.#middleware[index];
     if (layer === undefined) return send(message);
-    return layer(message, (next) => this.#through(index + 1, send, next));
+    return layer(message, (next) => this.#through(index + 1, send, next, info), info);
   }
 }
 
@@ -128,18 +180,13 @@ export function runtimeMessage(
 export class OutPublisherBase implements OutPublisher<unknown, unknown> {
   readonly name: string;
   readonly #codec: Codec<unknown>;
-  readonly #publisher: Publisher<never>;
+  readonly #route: PublishRoute;
   readonly #pipeline: PublishPipeline;
 
-  constructor(
-    name: string,
-    codec: Codec<unknown>,
-    publisher: Publisher<never>,
-    pipeline: PublishPipeline,
-  ) {
+  constructor(name: string, codec: Codec<unknown>, route: PublishRoute, pipeline: PublishPipeline) {
     this.name = name;
     this.#codec = codec;
-    this.#publisher = publisher;
+    this.#route = route;
     this.#pipeline = pipeline;
   }
 
@@ -165,7 +212,7 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
     value: unknown,
     options: PublishOptions<unknown> = {},
   ): Promise<Receipt> {
-    return this.#pipeline.publish(this.#publisher, this.#message(cause, value, options), "out");
+    return this.#pipeline.publish(this.#route, this.#message(cause, value, options), "out");
   }
 
   async requestFor(
@@ -173,16 +220,8 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
     value: unknown,
     options: RequestOptions<unknown>,
   ): Promise<unknown> {
-    const publisher = this.#publisher;
-    if (!supportsRequest(publisher)) {
-      throw new RustStreamError(
-        "unsupported",
-        `request() to "${this.name}": this broker has no request/reply; publish and subscribe to a reply topic instead`,
-      );
-    }
-    const reply = await publisher.request(this.#message(cause, value, options), {
-      timeoutMs: options.timeoutMs,
-    });
+    const message = this.#message(cause, value, options);
+    const reply = await this.#pipeline.request(this.#route, message, options.timeoutMs);
     return this.#codec.decode(reply.payload);
   }
 

@@ -3,10 +3,10 @@ import type { Delivery } from "../delivery.js";
 import { isRustStreamError } from "../errors.js";
 import { writeRetryCount } from "../headerNames.js";
 import type { OutgoingMessage } from "../message.js";
-import type { Publisher } from "../publisher.js";
 import { attemptOf } from "./attempt.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Logger } from "./logger.js";
+import type { PublishRoute } from "./publishing.js";
 import type { Settler } from "./settler.js";
 
 interface PendingCopy {
@@ -23,7 +23,7 @@ export interface BrokerMove {
 /** What the copies and dead letters of one subscriber need to know. */
 export interface RedeliveryOptions {
   readonly subscriber: string;
-  readonly publisher: Publisher<never>;
+  readonly route: PublishRoute;
   /** Where a retry copy goes so that this subscription receives it again, if anywhere. */
   readonly redeliveryAddress: string | undefined;
   /** The declared dead letter, if any. */
@@ -71,7 +71,7 @@ export class Redelivery {
     this.#emitDeadLetter(delivery, destination, reason, "runtime");
     const sent = this.#host.pipeline
       .publish(
-        this.#options.publisher,
+        this.#options.route,
         {
           name: destination,
           payload: delivery.payload,
@@ -147,7 +147,7 @@ export class Redelivery {
       this.#settler.drop(delivery);
       return;
     }
-    const sent = this.#host.pipeline.publish(this.#options.publisher, copy, "retry-copy").then(
+    const sent = this.#host.pipeline.publish(this.#options.route, copy, "retry-copy").then(
       () => this.#settler.ack(delivery),
       (error: unknown) => {
         this.#options.log.error(
@@ -203,13 +203,11 @@ export class Redelivery {
 
   #sendCopy(copy: PendingCopy): void {
     if (!this.#pendingCopies.delete(copy)) return;
-    const sent = this.#host.pipeline
-      .publish(this.#options.publisher, copy.message, "retry-copy")
-      .then(
-        () => {},
-        (error: unknown) =>
-          this.#options.log.error({ error }, "a delayed retry copy failed to publish; it is lost"),
-      );
+    const sent = this.#host.pipeline.publish(this.#options.route, copy.message, "retry-copy").then(
+      () => {},
+      (error: unknown) =>
+        this.#options.log.error({ error }, "a delayed retry copy failed to publish; it is lost"),
+    );
     this.#host.work.track(sent);
   }
 }

@@ -3,7 +3,6 @@ import type { Codec } from "../codec/codec.js";
 import type { Delivery } from "../delivery.js";
 import { headerNames } from "../headerNames.js";
 import type { OutgoingMessage } from "../message.js";
-import type { Publisher } from "../publisher.js";
 import type { Subscription } from "../subscription.js";
 import { attemptOf } from "./attempt.js";
 import { BatchDispatch } from "./batchDispatch.js";
@@ -17,7 +16,7 @@ import type { Logger } from "./logger.js";
 import type { PublishOptions } from "./out.js";
 import { ack, isOutcome } from "./outcome.js";
 import { isPromiseLike } from "./promiseLike.js";
-import { encodedHeaders, runtimeMessage } from "./publishing.js";
+import { encodedHeaders, type PublishRoute, runtimeMessage } from "./publishing.js";
 import { type BrokerMove, Redelivery } from "./redelivery.js";
 import { isReply } from "./reply.js";
 import { Settlement } from "./settlement.js";
@@ -44,9 +43,10 @@ export class SubscriberRuntime {
   readonly log: Logger;
   readonly out: OutBases;
   readonly noOuts: boolean;
+  readonly group: string | undefined;
   readonly #spec: SubscriberSpec;
   readonly #subscription: Subscription;
-  readonly #publisher: Publisher<never>;
+  readonly #route: PublishRoute;
   readonly #codec: Codec<unknown>;
   readonly #invoke: Invoke;
   /** The broker applies the cap and the dead letter itself (a broker-moved source with both). */
@@ -79,7 +79,8 @@ export class SubscriberRuntime {
     this.noOuts = Object.keys(wiring.out).length === 0;
     this.#spec = spec;
     this.#subscription = wiring.subscription;
-    this.#publisher = wiring.publisher;
+    this.group = wiring.subscription.group;
+    this.#route = wiring.route;
     this.#codec = spec.codec;
     this.#brokerMoves =
       source.copies === "broker" &&
@@ -93,7 +94,7 @@ export class SubscriberRuntime {
     this.#settler = new Settler(this.log, host.work, this.#flow);
     this.#redelivery = new Redelivery(host, this.#settler, {
       subscriber: this.name,
-      publisher: this.#publisher,
+      route: this.#route,
       redeliveryAddress: source.copies === "addressed" ? source.redeliveryAddress : undefined,
       deadLetter: spec.deadLetter,
       brokerMoves: this.#brokerMoves,
@@ -135,6 +136,7 @@ export class SubscriberRuntime {
         : new BatchDispatch(host, this.#flow, this.#decoder, settlement, {
             subscriber: this.name,
             name: this.#subscription.name,
+            group: this.group,
             handler: spec.handler as (messages: unknown[], ctx: unknown) => unknown,
             workers: spec.workers,
             log: this.log,
@@ -358,7 +360,7 @@ export class SubscriberRuntime {
       options,
       delivery,
     ) as OutgoingMessage;
-    const sent = this.host.pipeline.publish(this.#publisher, reply, "reply").then(
+    const sent = this.host.pipeline.publish(this.#route, reply, "reply").then(
       () => settlement.apply(delivery, message, ackOutcome, started),
       (error: unknown) => {
         this.log.error({ error, destination }, "the reply failed to publish; retrying the message");

@@ -187,3 +187,80 @@ describe("trace context", () => {
     await h.running.stop();
   });
 });
+
+describe("what publish middleware is told", () => {
+  test("each publish names its broker and purpose; a request passes through too, resolving with its reply", async () => {
+    const told: { name: string; broker: string; purpose: string }[] = [];
+    const app = new RustStream({ name: "c", version: "0" })
+      .broker(new MemoryBroker(), (b) => {
+        b.subscriber<{ sku: string }>("prices")
+          .reply()
+          .handle((ask) => ({ sku: ask.sku, cents: 250 }));
+        b.subscriber("orders")
+          .reply("receipts")
+          .publishes({ audit: "audit" })
+          .handle(async (order, ctx) => {
+            await ctx.out.audit.publish({ seen: order });
+            return { ok: true };
+          });
+      })
+      .use({
+        publish: (message, next, info) => {
+          told.push({ name: message.name, broker: info.broker, purpose: info.purpose });
+          const headers = message.headers?.clone() ?? new HeaderMap();
+          headers.set("x-through", info.purpose);
+          return next({ ...message, headers });
+        },
+      });
+    const h = await startInProcess(app);
+    await h.running.publish("orders", { id: 1 });
+    const answer = await h.running.request("prices", { sku: "apple" }, { timeoutMs: 1000 });
+    await h.quiet();
+    expect(answer).toEqual({ sku: "apple", cents: 250 });
+    expect(told.filter((t) => t.name !== "prices" && !t.name.startsWith("_"))).toEqual(
+      expect.arrayContaining([
+        { name: "orders", broker: "memory", purpose: "app" },
+        { name: "audit", broker: "memory", purpose: "out" },
+        { name: "receipts", broker: "memory", purpose: "reply" },
+      ]),
+    );
+    expect(told.filter((t) => t.name === "prices")).toEqual([
+      { name: "prices", broker: "memory", purpose: "request" },
+    ]);
+    // What the middleware added reached the replier on the request, and the event names the purpose.
+    const request = h.events.find(
+      (e): e is PublishEvent => e.type === "publish" && e.purpose === "request",
+    );
+    expect(request).toMatchObject({ name: "prices", ok: true });
+    expect(request?.message.headers?.getString("x-through")).toBe("request");
+    expect(h.published("prices").map((m) => m.headers.getString("x-through"))).toEqual(["request"]);
+    await h.running.stop();
+  });
+});
+
+describe("the consumer group on a handler's context", () => {
+  test("a subscriber in a group sees its name; one in no group sees undefined", async () => {
+    const groups: (string | undefined)[] = [];
+    const app = new RustStream({ name: "c", version: "0" }).broker(new MemoryBroker(), (b) => {
+      b.subscriber(new MemoryTopic("orders", { group: "billing" })).handle((_m, ctx) => {
+        groups.push(ctx.group);
+      });
+      b.subscriber("orders")
+        .name("orders, alone")
+        .handle((_m, ctx) => {
+          groups.push(ctx.group);
+        });
+      b.subscriber(new MemoryTopic("orders", { group: "batching" }))
+        .name("orders, in batches")
+        .batch(10)
+        .handle((_messages, ctx) => {
+          groups.push(ctx.group);
+        });
+    });
+    const h = await startInProcess(app);
+    await h.publish("orders", { id: 1 });
+    await h.quiet();
+    expect([...groups].sort()).toEqual(["batching", "billing", undefined].sort());
+    await h.running.stop();
+  });
+});

@@ -62,6 +62,8 @@ export class FileSubscription
   readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
+  /** The consumer name, for a named (durable) subscription: its group, in the conventions' terms. */
+  readonly group: string | undefined;
   readonly #host: SubscriptionHost;
   readonly #consumer: FileConsumer;
   readonly #named: Named | undefined;
@@ -80,9 +82,11 @@ export class FileSubscription
     name: string,
     consumer: FileConsumer,
     named: Named | undefined,
+    group: string | undefined,
   ) {
     this.#host = host;
     this.name = name;
+    this.group = group;
     this.#consumer = consumer;
     this.#named = named;
   }
@@ -118,7 +122,7 @@ export class FileSubscription
         follow: !stream.replay,
         streamKey: key,
       });
-      return new FileSubscription(host, key, consumer, named);
+      return new FileSubscription(host, key, consumer, named, stream.consumer);
     } catch (error) {
       if (claim) openConsumers.delete(claim);
       throw error;

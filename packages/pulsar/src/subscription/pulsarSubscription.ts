@@ -68,6 +68,11 @@ export class PulsarSubscription
   readonly #reader: Reader;
   readonly #settings: SubscriptionSettings;
   readonly #unlisten: () => void;
+
+  /** The subscription name: Pulsar's consumer group (the messaging conventions' group name). */
+  get group(): string {
+    return this.subscription;
+  }
   /** Handed out and not yet settled: the consumers stay open for them after a close. */
   readonly #out = new Set<PulsarDelivery>();
   #wake: (() => void) | undefined;
