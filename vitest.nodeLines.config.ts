@@ -41,14 +41,16 @@ export default defineConfig({
         "tracker",
         "assignmentWait",
         "leaderWait",
+        "readmeExample",
       ]),
-      inProcess("redis", ["conformance.inProcess", "publishPolicy"]),
+      inProcess("redis", ["conformance.inProcess", "publishPolicy", "readmeExample"]),
       inProcess("pulsar", [
         "conformance.inProcess",
         "names",
         "codecs",
         "protocol",
         "consumerClosedByBroker",
+        "readmeExample",
       ]),
       // The CLI and metrics files that start no broker (their projects' global setups start Redis).
       inProcess(
