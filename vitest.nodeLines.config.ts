@@ -69,6 +69,8 @@ export default defineConfig({
         "no broker",
       ),
       inProcess("metrics", ["series", "readme"], "no broker"),
+      // The scaffolder's unit tests; its generated projects' test runs on the whole suite's line.
+      inProcess("create", ["args", "packageName", "choices", "writeProject", "main"], "unit"),
     ],
   },
 });
