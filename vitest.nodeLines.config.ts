@@ -1,14 +1,14 @@
 import { defineConfig } from "vitest/config";
 
 // What the test command runs on each maintained Node line besides the one the whole suite runs on:
-// every project that needs no broker, and of the others (the broker packages, the CLI, metrics)
-// the files that start none: their own configs start a real broker in a global setup, so those
+// every project that needs no broker, and of the others (the broker packages and their examples, the
+// CLI, metrics) the files that start none: their own configs start a real broker in a global setup, so those
 // files are listed here without one.
 const source = { conditions: ["@ruststream/source"] };
 
-function inProcess(pkg: string, files: string[], what = "in-process") {
+function inProcess(pkg: string, files: string[], what = "in-process", root = `packages/${pkg}`) {
   return {
-    root: `packages/${pkg}`,
+    root,
     resolve: source,
     ssr: { resolve: source },
     test: {
@@ -28,21 +28,29 @@ export default defineConfig({
       "packages/asyncapi/vitest.config.ts",
       "packages/health/vitest.config.ts",
       "packages/otel/vitest.config.ts",
-      "examples/*/vitest.config.ts",
+      // The examples on a server: their in-process test (their live test needs the broker).
+      "examples/broker-template/vitest.config.ts",
+      "examples/file/vitest.config.ts",
+      "examples/orders/vitest.config.ts",
+      ...["redis", "kafka", "pulsar"].map((broker) =>
+        inProcess(`example-${broker}`, ["app"], "in-process", `examples/${broker}`),
+      ),
       inProcess("kafka", [
         "conformance.inProcess",
         "inProcessTransactions",
         "tracker",
         "assignmentWait",
         "leaderWait",
+        "readmeExample",
       ]),
-      inProcess("redis", ["conformance.inProcess", "publishPolicy"]),
+      inProcess("redis", ["conformance.inProcess", "publishPolicy", "readmeExample"]),
       inProcess("pulsar", [
         "conformance.inProcess",
         "names",
         "codecs",
         "protocol",
         "consumerClosedByBroker",
+        "readmeExample",
       ]),
       // The CLI and metrics files that start no broker (their projects' global setups start Redis).
       inProcess(
@@ -61,6 +69,8 @@ export default defineConfig({
         "no broker",
       ),
       inProcess("metrics", ["series", "readme"], "no broker"),
+      // The scaffolder's unit tests; its generated projects' test runs on the whole suite's line.
+      inProcess("create", ["args", "packageName", "choices", "writeProject", "main"], "unit"),
     ],
   },
 });

@@ -15,7 +15,10 @@ import { tempDir, text, utf8 } from "./tempDir.js";
 
 const dir = tempDir("ruststream-file-service-");
 
-/** The README's service: orders in, receipts out, a named consumer that resumes after a restart. */
+/**
+ * The shape of the README's service (examples/file): orders in, receipts out, a named consumer
+ * that resumes after a restart.
+ */
 function ordersApp(path: string, seen: number[]) {
   const app = new RustStream({ name: "orders", version: "1.0.0" });
   app.broker(new FileBroker({ path, consumer: "billing" }), (b) => {

@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+
+// Starts Kafka (idempotently) and exports KAFKA_BROKERS to the workers, for the live test.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["kafka"]);
+}

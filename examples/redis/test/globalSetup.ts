@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-brokers";
+
+// Starts Redis (idempotently) and exports REDIS_URL to the workers, for the live test.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["redis"]);
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { main } from "./main.js";
+
+main(process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+  env: process.env,
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `create-ruststream: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,98 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { assembleTemplates } from "../scripts/templates.js";
+import type { Choices } from "../src/choices.js";
+import { writeProject } from "../src/writeProject.js";
+import { tempDir } from "./tempDir.js";
+
+const dir = tempDir("ruststream-create-write-");
+let templates: string;
+beforeAll(async () => {
+  templates = await assembleTemplates(join(dir, "templates"));
+});
+
+function choices(project: string, broker: Choices["broker"], engine?: Choices["engine"]): Choices {
+  return { directory: join(dir, project), name: project, broker, engine };
+}
+
+const read = (project: string, path: string) => readFileSync(join(dir, project, path), "utf8");
+const pkg = (project: string) =>
+  JSON.parse(read(project, "package.json")) as {
+    name: string;
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+
+describe("writeProject", () => {
+  it("writes the example's app, main and in-process test, and the shared files", async () => {
+    const written = await writeProject(choices("redis-svc", "redis"), "1.2.3", templates);
+    expect(written).toEqual([
+      ".gitignore",
+      "README.md",
+      "package.json",
+      "src/app.ts",
+      "src/main.ts",
+      "test/app.test.ts",
+      "tsconfig.json",
+      "vitest.config.ts",
+    ]);
+    const example = (path: string) =>
+      readFileSync(new URL(`../../../examples/redis/${path}`, import.meta.url), "utf8");
+    for (const path of ["src/app.ts", "src/main.ts", "test/app.test.ts"]) {
+      expect(read("redis-svc", path), path).toBe(example(path));
+    }
+    expect(read("redis-svc", ".gitignore")).toMatch(/node_modules/);
+    const readme = read("redis-svc", "README.md");
+    expect(readme).toMatch(/^# redis-svc\n/);
+    expect(readme).toMatch(/REDIS_URL/);
+    expect(readme).not.toMatch(/\{\{/);
+  });
+
+  it("gives every @ruststream dependency the create package's own version, and leaves the tooling out", async () => {
+    await writeProject(choices("versions", "pulsar"), "1.2.3", templates);
+    const { name, scripts, dependencies, devDependencies } = pkg("versions");
+    expect(name).toBe("versions");
+    expect(scripts).toMatchObject({ start: "tsx src/main.ts", test: "vitest run" });
+    expect(dependencies["@ruststream/core"]).toBe("1.2.3");
+    expect(dependencies["@ruststream/pulsar"]).toBe("1.2.3");
+    expect(devDependencies["@ruststream/testing"]).toBe("1.2.3");
+    expect(Object.keys(devDependencies).filter((d) => d.includes("tooling"))).toEqual([]);
+    const all = JSON.stringify({ dependencies, devDependencies });
+    expect(all).not.toMatch(/workspace:/);
+    expect(devDependencies.vitest).toBeDefined();
+  });
+
+  it("keeps only the chosen Kafka engine's client, and names the engine in app.ts", async () => {
+    await writeProject(choices("kjs", "kafka", "kafkajs"), "1.2.3", templates);
+    await writeProject(choices("rdk", "kafka", "librdkafka"), "1.2.3", templates);
+    expect(Object.keys(pkg("kjs").dependencies)).toContain("kafkajs");
+    expect(Object.keys(pkg("kjs").dependencies)).not.toContain("@confluentinc/kafka-javascript");
+    expect(Object.keys(pkg("rdk").dependencies)).toContain("@confluentinc/kafka-javascript");
+    expect(Object.keys(pkg("rdk").dependencies)).not.toContain("kafkajs");
+    expect(read("kjs", "src/app.ts")).toMatch(/engine: "kafkajs"/);
+    expect(read("rdk", "src/app.ts")).toMatch(/engine: "librdkafka"/);
+    expect(read("rdk", "src/app.ts")).not.toMatch(/kafkajs/);
+    expect(read("rdk", "README.md")).toMatch(
+      /librdkafka engine \(`@confluentinc\/kafka-javascript`\)/,
+    );
+  });
+
+  it("writes into an empty directory that exists, and refuses one that is not empty", async () => {
+    mkdirSync(join(dir, "empty"));
+    await writeProject(choices("empty", "file"), "1.2.3", templates);
+    mkdirSync(join(dir, "full"));
+    writeFileSync(join(dir, "full", "notes.txt"), "mine");
+    await expect(writeProject(choices("full", "file"), "1.2.3", templates)).rejects.toThrow(
+      /full is not empty \(notes.txt\): give a new directory, or empty this one first/,
+    );
+    expect(readFileSync(join(dir, "full", "notes.txt"), "utf8")).toBe("mine");
+  });
+
+  it("says how to build the templates when there are none", async () => {
+    await expect(
+      writeProject(choices("none", "file"), "1.2.3", join(dir, "missing")),
+    ).rejects.toThrow(/was not built .*pnpm --filter @ruststream\/create build/);
+  });
+});
