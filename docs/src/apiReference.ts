@@ -18,7 +18,9 @@ export async function writeApiReference(root: string, out: string): Promise<void
     excludePrivate: true,
     excludeInternal: true,
     logLevel: LogLevel.Warn,
-    // The guides and the package pages link here; nothing in it links back to a page that moved.
+    // The site's icon, and a way back from the reference to the guides.
+    favicon: `${root}/docs/src/favicon.svg`,
+    navigationLinks: { Guide: "../index.html" },
     out,
   });
   const project = await app.convert();

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeApiReference } from "./apiReference.js";
@@ -58,6 +58,7 @@ export async function buildSite(root: string): Promise<BuiltSite> {
     writeFileSync(file, layout(entry, html, nav));
   }
   writeFileSync(join(dist, "style.css"), stylesheet);
+  copyFileSync(join(root, "docs", "src", "favicon.svg"), join(dist, "favicon.svg"));
 
   const problems = [...broken, ...checkLinks(dist, links, ids)];
   if (problems.length > 0) {

@@ -44,6 +44,7 @@ export function layout(page: NavEntry, body: string, nav: readonly NavEntry[]): 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="${hrefBetween(page.output, "favicon.svg")}" type="image/svg+xml">
 <link rel="stylesheet" href="${hrefBetween(page.output, "style.css")}">
 </head>
 <body>
