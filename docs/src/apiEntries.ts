@@ -22,7 +22,9 @@ export function apiEntries(root: string): ApiEntry[] {
   const packages = join(root, "packages");
   const entries: ApiEntry[] = [];
   for (const dir of readdirSync(packages).sort()) {
-    const pkg = JSON.parse(readFileSync(join(packages, dir, "package.json"), "utf8")) as PackageJson;
+    const pkg = JSON.parse(
+      readFileSync(join(packages, dir, "package.json"), "utf8"),
+    ) as PackageJson;
     if (pkg.private) continue;
     for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
       if (typeof target === "string") continue; // ./package.json

@@ -34,7 +34,9 @@ export async function buildSite(root: string): Promise<BuiltSite> {
       linkRewriter(root, page, sources, links, broken),
     );
     if (result.title === undefined) {
-      broken.push(`${relative(root, page.source)}: no "# title" heading; every page starts with one`);
+      broken.push(
+        `${relative(root, page.source)}: no "# title" heading; every page starts with one`,
+      );
     }
     ids.set(page.output, result.ids);
     return { page, ...result };
@@ -48,7 +50,12 @@ export async function buildSite(root: string): Promise<BuiltSite> {
     { title: "API reference", output: "api/index.html", section: "Reference" },
   ];
   for (const entry of nav) {
-    links.push({ from: "docs/src/layout.ts", written: entry.output, target: entry.output, anchor: undefined });
+    links.push({
+      from: "docs/src/layout.ts",
+      written: entry.output,
+      target: entry.output,
+      anchor: undefined,
+    });
   }
   for (const { page, html } of rendered) {
     const entry = nav.find((e) => e.output === page.output);
@@ -73,7 +80,10 @@ export async function buildSite(root: string): Promise<BuiltSite> {
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
   buildSite(root).then(
-    (site) => console.log(`docs: ${site.pages.length} pages and the API reference in ${relative(process.cwd(), site.dist) || "."}`),
+    (site) =>
+      console.log(
+        `docs: ${site.pages.length} pages and the API reference in ${relative(process.cwd(), site.dist) || "."}`,
+      ),
     (error: unknown) => {
       console.error(`docs build failed: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;

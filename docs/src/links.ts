@@ -91,7 +91,9 @@ export function checkLinks(
       idsOf.set(target, ids);
     }
     if (!ids.includes(link.anchor)) {
-      problems.push(`${link.from}: link "${link.written}": ${target} has no anchor "#${link.anchor}"`);
+      problems.push(
+        `${link.from}: link "${link.written}": ${target} has no anchor "#${link.anchor}"`,
+      );
     }
   }
   return problems;

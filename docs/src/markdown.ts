@@ -47,7 +47,7 @@ export function renderMarkdown(source: string, rewrite: LinkRewriter): Rendered 
         if (child?.type !== "link_open") continue;
         const href = child.attrGet("href");
         if (href === null) continue;
-        const target = rewrite(href);
+        const target = rewrite(String(href));
         if (typeof target === "string") {
           child.attrSet("href", target);
           continue;

@@ -102,7 +102,11 @@ describe("the docs site in headless Chromium", () => {
     const { page, errors } = await open("api/index.html");
     expect(await page.title()).toContain("RustStream for TypeScript API");
     const text = await page.innerText("body");
-    for (const specifier of ["@ruststream/core", "@ruststream/core/broker", "@ruststream/testing"]) {
+    for (const specifier of [
+      "@ruststream/core",
+      "@ruststream/core/broker",
+      "@ruststream/testing",
+    ]) {
       expect(text).toContain(specifier);
     }
     expect(errors).toEqual([]);

@@ -27,7 +27,10 @@ function writeSnippets(): Written[] {
     const page = `docs/guide/${name}`;
     for (const snippet of extractSnippets(page, readFileSync(join(docs, "guide", name), "utf8"))) {
       const isTest = /from "vitest"/.test(snippet.code);
-      const file = join(dir, `${name.replace(/\.md$/, "")}-${snippet.line}${isTest ? ".test" : ""}.ts`);
+      const file = join(
+        dir,
+        `${name.replace(/\.md$/, "")}-${snippet.line}${isTest ? ".test" : ""}.ts`,
+      );
       // `export {}` keeps every block a module of its own, as a file of a service is.
       writeFileSync(file, `${snippet.code}export {};\n`);
       written.push({ ...snippet, file, isTest });
@@ -92,38 +95,37 @@ describe("the guides' TypeScript blocks", () => {
     expect(where(result), "tsc's errors, by guide page and line").toBe("");
   });
 
-  test.each(runnable.map((s) => [`${s.page}:${s.line}`, s] as const))(
-    "%s runs to its end",
-    async (_name, snippet) => {
-      // A fresh working folder per block, so the stream files a block writes start empty.
-      const cwd = mkdtempSync(join(tmpdir(), "ruststream-docs-"));
-      const args = snippet.isTest
-        ? [
-            join(docs, "node_modules", "vitest", "vitest.mjs"),
-            "run",
-            "--config",
-            join(dir, "vitest.config.mjs"),
-            "--root",
-            dir,
-            snippet.file,
-          ]
-        : [
-            join(docs, "node_modules", "tsx", "dist", "cli.mjs"),
-            "--conditions=@ruststream/source",
-            snippet.file,
-          ];
-      try {
-        await run(process.execPath, args, { cwd, timeout: 90_000 });
-      } catch (error) {
-        const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-        throw new Error(
-          `${snippet.page}:${snippet.line} failed when run (mark it \`ts no-run: <reason>\` only if it cannot run without a broker server):\n${stderr}${stdout}`,
-        );
-      } finally {
-        rmSync(cwd, { recursive: true, force: true });
-      }
-    },
-  );
+  test.each(
+    runnable.map((s) => [`${s.page}:${s.line}`, s] as const),
+  )("%s runs to its end", async (_name, snippet) => {
+    // A fresh working folder per block, so the stream files a block writes start empty.
+    const cwd = mkdtempSync(join(tmpdir(), "ruststream-docs-"));
+    const args = snippet.isTest
+      ? [
+          join(docs, "node_modules", "vitest", "vitest.mjs"),
+          "run",
+          "--config",
+          join(dir, "vitest.config.mjs"),
+          "--root",
+          dir,
+          snippet.file,
+        ]
+      : [
+          join(docs, "node_modules", "tsx", "dist", "cli.mjs"),
+          "--conditions=@ruststream/source",
+          snippet.file,
+        ];
+    try {
+      await run(process.execPath, args, { cwd, timeout: 90_000 });
+    } catch (error) {
+      const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+      throw new Error(
+        `${snippet.page}:${snippet.line} failed when run (mark it \`ts no-run: <reason>\` only if it cannot run without a broker server):\n${stderr}${stdout}`,
+      );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("reading blocks", () => {
