@@ -10,6 +10,7 @@ export default defineConfig({
       "packages/*/vitest.config.ts",
       "tooling/*/vitest.config.ts",
       "examples/*/vitest.config.ts",
+      "docs/vitest.config.ts",
     ],
     reporters: ["default", ["json", { outputFile: ".cache/vitest-report.json" }]],
   },

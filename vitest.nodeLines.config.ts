@@ -1,9 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 // What the test command runs on each maintained Node line besides the one the whole suite runs on:
-// every project that needs no broker, and of the others (the broker packages and their examples, the
-// CLI, metrics) the files that start none: their own configs start a real broker in a global setup, so those
-// files are listed here without one.
+// every project that needs no broker (of the docs, the guides' snippets and the link rules), and of
+// the others (the broker packages and their examples, the CLI, metrics) the files that start none:
+// their own configs start a real broker in a global setup, so those files are listed here without one.
 const source = { conditions: ["@ruststream/source"] };
 
 function inProcess(pkg: string, files: string[], what = "in-process", root = `packages/${pkg}`) {
@@ -35,6 +35,17 @@ export default defineConfig({
       ...["redis", "kafka", "pulsar"].map((broker) =>
         inProcess(`example-${broker}`, ["app"], "in-process", `examples/${broker}`),
       ),
+      // The guides' code on each line; the site's own build and browser test run on the main one.
+      {
+        root: "docs",
+        resolve: source,
+        ssr: { resolve: source },
+        test: {
+          name: "docs (snippets)",
+          include: ["test/snippets.test.ts", "test/links.test.ts"],
+          testTimeout: 240_000,
+        },
+      },
       inProcess("kafka", [
         "conformance.inProcess",
         "inProcessTransactions",
