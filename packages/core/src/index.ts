@@ -99,6 +99,7 @@ export type {
 } from "./runtime/logger.js";
 export { consoleLogger, lineLogger, silentLogger } from "./runtime/logger.js";
 export type {
+  BatchMiddleware,
   ConsumeMiddleware,
   Middleware,
   PublishInfo,

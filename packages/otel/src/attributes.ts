@@ -11,6 +11,7 @@ export const operationName = "messaging.operation.name";
 export const messageId = "messaging.message.id";
 export const conversationId = "messaging.message.conversation_id";
 export const consumerGroupName = "messaging.consumer.group.name";
+export const batchMessageCount = "messaging.batch.message_count";
 export const errorType = "error.type";
 
 /** Ours, beside them: the delivery's attempt as the runtime counts it (1 on the first). */

@@ -1,16 +1,25 @@
 import {
   type Attributes,
+  type Context,
   context,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   type SpanOptions,
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import { type ConsumeMiddleware, type Delivery, headerNames, isOutcome } from "@ruststream/core";
+import {
+  type BatchMiddleware,
+  type ConsumeMiddleware,
+  type Delivery,
+  headerNames,
+  isOutcome,
+} from "@ruststream/core";
 import {
   attempt,
+  batchMessageCount,
   consumerGroupName,
   conversationId,
   destinationName,
@@ -56,6 +65,31 @@ function attributesOf(
   return attributes;
 }
 
+/** Runs `next` with `span` active below `parent`, ending the span when it returns or settles. */
+function within(span: Span, parent: Context, next: () => unknown): unknown {
+  let result: unknown;
+  try {
+    result = context.with(trace.setSpan(parent, span), next);
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  }
+  if (!isThenable(result)) {
+    finish(span, result);
+    return result;
+  }
+  return Promise.resolve(result).then(
+    (value) => {
+      finish(span, value);
+      return value;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      throw error;
+    },
+  );
+}
+
 function finish(span: Span, result: unknown): void {
   if (isOutcome(result)) span.setAttribute(outcome, result.kind);
   span.end();
@@ -93,26 +127,44 @@ export function consumeMiddleware(
     }
     const span = tracer.startSpan(`process ${delivery.name}`, options, parent);
     spans.remember(delivery, span);
-    let result: unknown;
-    try {
-      result = context.with(trace.setSpan(parent, span), next);
-    } catch (error) {
-      failed(span, error);
-      throw error;
+    return within(span, parent, next);
+  };
+}
+
+/**
+ * One consumer span per batch, `process <destination>`, as the messaging conventions make for a
+ * batch: a new trace linked to each message's producer context (a batch has no one parent), with
+ * the batch's size. What the handler publishes is inside it, and each message's retry copy or dead
+ * letter becomes its child.
+ */
+export function consumeBatchMiddleware(
+  tracerOf: () => Tracer | undefined,
+  spans: ConsumerSpans,
+): BatchMiddleware {
+  return (_messages, ctx, next) => {
+    const tracer = tracerOf();
+    if (tracer === undefined) return next();
+    const deliveries = ctx.deliveries;
+    const first = deliveries[0];
+    const attributes: Attributes = {
+      [destinationName]: ctx.name,
+      [operationType]: "process",
+      [operationName]: "process",
+      [batchMessageCount]: deliveries.length,
+    };
+    if (first !== undefined) attributes[messagingSystem] = first.position.broker;
+    if (ctx.group !== undefined) attributes[consumerGroupName] = ctx.group;
+    const links: { context: SpanContext }[] = [];
+    for (const delivery of deliveries) {
+      const producer = extractTraceContext(delivery.headers);
+      if (producer !== undefined) links.push({ context: producer });
     }
-    if (!isThenable(result)) {
-      finish(span, result);
-      return result;
-    }
-    return Promise.resolve(result).then(
-      (value) => {
-        finish(span, value);
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        throw error;
-      },
+    const span = tracer.startSpan(
+      `process ${ctx.name}`,
+      { kind: SpanKind.CONSUMER, attributes, links },
+      ROOT_CONTEXT,
     );
+    for (const delivery of deliveries) spans.remember(delivery, span);
+    return within(span, ROOT_CONTEXT, next);
   };
 }

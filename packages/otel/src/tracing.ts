@@ -1,6 +1,6 @@
 import type { TracerProvider } from "@opentelemetry/api";
 import type { Middleware } from "@ruststream/core";
-import { consumeMiddleware } from "./consume.js";
+import { consumeBatchMiddleware, consumeMiddleware } from "./consume.js";
 import { ConsumerSpans } from "./consumerSpans.js";
 import { publishMiddleware } from "./publish.js";
 import { tracerSource } from "./tracerSource.js";
@@ -25,6 +25,7 @@ export function tracing(options: TracingOptions = {}): Middleware {
   const spans = new ConsumerSpans();
   return {
     consume: consumeMiddleware(tracerOf, spans),
+    consumeBatch: consumeBatchMiddleware(tracerOf, spans),
     publish: publishMiddleware(tracerOf, spans),
   };
 }

@@ -162,8 +162,8 @@ describe("a request and its reply", () => {
     expect(parentOf(sendRequest)).toBe(checkout.spanContext().spanId);
     expect(parentOf(process)).toBe(sendRequest.spanContext().spanId);
     expect(parentOf(sendReply)).toBe(process.spanContext().spanId);
-    // The request's span ends after the reply's: it covers the whole round trip.
-    expect(hrTimeMs(sendRequest.endTime)).toBeGreaterThanOrEqual(hrTimeMs(sendReply.endTime));
+    // The request's span ends after the replier's handler: it covers the whole round trip.
+    expect(hrTimeMs(sendRequest.endTime)).toBeGreaterThanOrEqual(hrTimeMs(process.endTime));
     expect(
       wire
         .find((w) => w.purpose === "request")
@@ -180,6 +180,50 @@ describe("a request and its reply", () => {
     expect(reply.headers?.getString(headerNames.traceparent)).toBe(
       traceparentOf(sendReply.spanContext()),
     );
+  });
+});
+
+describe("a batch", () => {
+  it("makes one process span per batch, linked to each message's send span, its publishes inside it", async () => {
+    const capture = captureSpans();
+    const app = newApp().use(tracing({ tracerProvider: capture.provider }));
+    app.broker(new MemoryBroker(), (b) => {
+      b.subscriber(new MemoryTopic("orders", { group: "billing" }))
+        .publishes({ audit: "audit" })
+        .batch(10)
+        .handle(async (orders, ctx) => {
+          await ctx.out.audit.publish({ count: orders.length });
+        });
+    });
+    running = await app.start();
+    for (let id = 1; id <= 3; id++) await running.publish("orders", { id });
+    await expect
+      .poll(() =>
+        capture
+          .all("process orders")
+          .reduce((n, s) => n + Number(s.attributes["messaging.batch.message_count"]), 0),
+      )
+      .toBe(3);
+    await running.whenIdle();
+
+    const sends = capture.all("send orders").map((s) => s.spanContext().spanId);
+    const batches = capture.all("process orders");
+    expect(batches.flatMap((b) => b.links.map((l) => l.context.spanId)).sort()).toEqual(
+      [...sends].sort(),
+    );
+    for (const batch of batches) {
+      expect(batch.kind).toBe(SpanKind.CONSUMER);
+      expect(parentOf(batch)).toBeUndefined();
+      expect(batch.attributes).toMatchObject({
+        "messaging.system": "memory",
+        "messaging.destination.name": "orders",
+        "messaging.operation.type": "process",
+        "messaging.consumer.group.name": "billing",
+      });
+    }
+    // Each batch's audit publish is a child of that batch's span.
+    const audits = capture.all("send audit");
+    expect(audits.map(parentOf).sort()).toEqual(batches.map((b) => b.spanContext().spanId).sort());
   });
 });
 

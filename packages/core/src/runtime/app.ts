@@ -7,7 +7,12 @@ import { BrokerScope } from "./brokerScope.js";
 import { type AppDescription, describeApp } from "./description.js";
 import type { Observer } from "./events.js";
 import { consoleLogger, type Logger, silentLogger } from "./logger.js";
-import type { ConsumeMiddleware, Middleware, PublishMiddleware } from "./middleware.js";
+import type {
+  BatchMiddleware,
+  ConsumeMiddleware,
+  Middleware,
+  PublishMiddleware,
+} from "./middleware.js";
 import type { RunningApp } from "./runningApp.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
 
@@ -55,6 +60,7 @@ export class RustStream {
   readonly #registrations: BrokerRegistration[] = [];
   readonly #observers: Observer[] = [];
   readonly #consume: ConsumeMiddleware[] = [];
+  readonly #consumeBatch: BatchMiddleware[] = [];
   readonly #publish: PublishMiddleware[] = [];
   readonly #hooks: StartupHook[] = [];
 
@@ -111,6 +117,7 @@ export class RustStream {
   /** Adds consume and publish middleware; the first added runs outermost. */
   use(middleware: Middleware): this {
     if (middleware.consume !== undefined) this.#consume.push(middleware.consume);
+    if (middleware.consumeBatch !== undefined) this.#consumeBatch.push(middleware.consumeBatch);
     if (middleware.publish !== undefined) this.#publish.push(middleware.publish);
     return this;
   }
@@ -151,6 +158,7 @@ export class RustStream {
       connect: options.connect ?? ((broker, connectOptions) => broker.connect(connectOptions)),
       observers: [...this.#observers, ...(options.observers ?? [])],
       consume: [...this.#consume],
+      consumeBatch: [...this.#consumeBatch],
       publish: [...this.#publish],
       shutdownTimeoutMs: this.#options.shutdownTimeoutMs ?? 10_000,
     });

@@ -11,7 +11,7 @@ import type { Subscription } from "../subscription.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
-import type { ConsumeMiddleware } from "./middleware.js";
+import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import {
   encodedHeaders,
   OutPublisherBase,
@@ -44,6 +44,7 @@ export interface AppRunOptions {
   readonly connect: (broker: Broker, options: ConnectOptions) => Promise<ConnectedBroker>;
   readonly observers: readonly Observer[];
   readonly consume: readonly ConsumeMiddleware[];
+  readonly consumeBatch: readonly BatchMiddleware[];
   readonly publish: NonNullable<ConstructorParameters<typeof PublishPipeline>[0]>;
   readonly shutdownTimeoutMs: number;
 }
@@ -76,6 +77,7 @@ export class AppRun implements RunningApp, DispatchHost {
   readonly work = new WorkCounter();
   readonly pipeline: PublishPipeline;
   readonly consume: readonly ConsumeMiddleware[];
+  readonly consumeBatch: readonly BatchMiddleware[];
   readonly emit: Observer | undefined;
   readonly stopped: Promise<StopReport>;
   readonly #options: AppRunOptions;
@@ -93,6 +95,7 @@ export class AppRun implements RunningApp, DispatchHost {
     this.#log = options.logger;
     this.clock = options.clock;
     this.consume = options.consume;
+    this.consumeBatch = options.consumeBatch;
     const observers = options.observers;
     this.emit =
       observers.length === 0

@@ -34,6 +34,7 @@ export class BatchDispatch {
   readonly #decoder: MessageDecoder;
   readonly #settlement: Settlement;
   readonly #options: BatchDispatchOptions;
+  readonly #invoke: (messages: unknown[], ctx: BatchContext<OutRecord, unknown>) => unknown;
 
   constructor(
     host: DispatchHost,
@@ -47,6 +48,17 @@ export class BatchDispatch {
     this.#decoder = decoder;
     this.#settlement = settlement;
     this.#options = options;
+    let invoke = options.handler;
+    const layers = host.consumeBatch;
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const layer = layers[i]!;
+      const next = invoke;
+      invoke = (messages, ctx) =>
+        layer(messages, ctx as BatchContext<Readonly<Record<string, never>>>, () =>
+          next(messages, ctx),
+        );
+    }
+    this.#invoke = invoke;
   }
 
   /** Decodes a pulled batch and runs the handler on it; a promise when the pull must wait. */
@@ -107,7 +119,7 @@ export class BatchDispatch {
     const started = this.#host.emit === undefined ? 0 : this.#host.clock.now();
     let result: unknown;
     try {
-      result = this.#options.handler(messages, ctx);
+      result = this.#invoke(messages, ctx);
     } catch (error) {
       this.#failed(deliveries, messages, error, started);
       return undefined;

@@ -3,7 +3,7 @@ import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { Observer } from "./events.js";
 import type { Logger } from "./logger.js";
-import type { ConsumeMiddleware } from "./middleware.js";
+import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import type { OutPublisher } from "./out.js";
 import type { OutPublisherBase, PublishPipeline, PublishRoute } from "./publishing.js";
 import type { SubscriberSpec } from "./subscriberSpec.js";
@@ -16,6 +16,7 @@ export interface DispatchHost {
   readonly work: WorkCounter;
   readonly pipeline: PublishPipeline;
   readonly consume: readonly ConsumeMiddleware[];
+  readonly consumeBatch: readonly BatchMiddleware[];
   /** Undefined when nobody observes, so the hot path builds no events. */
   readonly emit: Observer | undefined;
   failFast(subscriber: string, reason: unknown): void;

@@ -1,5 +1,5 @@
 import type { OutgoingMessage, Receipt } from "../message.js";
-import type { HandlerContext } from "./context.js";
+import type { BatchContext, HandlerContext } from "./context.js";
 import type { PublishPurpose } from "./events.js";
 
 /**
@@ -10,6 +10,17 @@ import type { PublishPurpose } from "./events.js";
 export type ConsumeMiddleware = (
   message: unknown,
   ctx: HandlerContext<Readonly<Record<string, never>>>,
+  next: () => unknown,
+) => unknown;
+
+/**
+ * Wraps every batch handler call of the app, as `consume` wraps a single message's: runs before the
+ * handler (after each message decoded and validated) with the batch's messages and context. Call
+ * `next()` once to run the handler and return its result.
+ */
+export type BatchMiddleware = (
+  messages: readonly unknown[],
+  ctx: BatchContext<Readonly<Record<string, never>>>,
   next: () => unknown,
 ) => unknown;
 
@@ -34,5 +45,7 @@ export type PublishMiddleware = (
 
 export interface Middleware {
   readonly consume?: ConsumeMiddleware;
+  /** Around batch handlers (`.batch(n)`), which `consume` does not wrap. */
+  readonly consumeBatch?: BatchMiddleware;
   readonly publish?: PublishMiddleware;
 }
