@@ -23,11 +23,19 @@ class DroppingExporter implements SpanExporter {
  * as a busy service runs it, so most deliveries make spans that are not recorded.
  */
 async function tracingOn(sampled: boolean): Promise<(app: RustStream) => void> {
+  await registerSdk(sampled);
+  const { tracing } = await import("@ruststream/otel");
+  return (app) => {
+    app.use(tracing());
+  };
+}
+
+/** Registers the SDK globally as a service does (see the file's head). */
+async function registerSdk(sampled: boolean): Promise<void> {
   const { context, trace } = await import("@opentelemetry/api");
   const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
   const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } =
     await import("@opentelemetry/sdk-trace-base");
-  const { tracing } = await import("@ruststream/otel");
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const provider = new BasicTracerProvider({
     spanProcessors: [new BatchSpanProcessor(new DroppingExporter())],
@@ -36,8 +44,27 @@ async function tracingOn(sampled: boolean): Promise<(app: RustStream) => void> {
       : {}),
   });
   trace.setGlobalTracerProvider(provider);
+}
+
+/**
+ * The floor under any tracing of every delivery: the same SDK, and a consume middleware that only
+ * starts and ends one span per delivery (no attributes, no context made active, nothing on the
+ * wire, no producer spans). What this row costs, the SDK costs, whoever calls it.
+ */
+async function sdkSpanFloor(): Promise<(app: RustStream) => void> {
+  await registerSdk(false);
+  const { trace } = await import("@opentelemetry/api");
+  const tracer = trace.getTracer("bench floor");
   return (app) => {
-    app.use(tracing());
+    app.use({
+      consume: (_message, _ctx, next) => {
+        const span = tracer.startSpan("process");
+        // The bench's handlers return at once, so the span ends with the call.
+        const result = next();
+        span.end();
+        return result;
+      },
+    });
   };
 }
 
@@ -58,5 +85,9 @@ export const tracingRows: readonly OpsRow[] = [
   {
     name: "tracing on, 1% sampled",
     prepare: () => tracingOn(true),
+  },
+  {
+    name: "tracing floor: one bare SDK span per delivery",
+    prepare: sdkSpanFloor,
   },
 ];
