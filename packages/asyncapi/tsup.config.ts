@@ -4,7 +4,6 @@ export default defineConfig({
   entry: { index: "src/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
-  sourcemap: true,
   clean: true,
   splitting: true,
   target: "node22",

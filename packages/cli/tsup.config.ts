@@ -6,7 +6,6 @@ export default defineConfig({
   entry: { index: "src/index.ts", bin: "src/bin.ts" },
   format: ["esm", "cjs"],
   dts: { entry: { index: "src/index.ts" } },
-  sourcemap: true,
   clean: true,
   splitting: true,
   // import.meta.url (the CLI's own package.json for --version) in the CommonJS build too.

@@ -9,7 +9,9 @@ export default defineConfig({
   },
   format: ["esm", "cjs"],
   dts: true,
-  sourcemap: true,
+  // No source maps: the package ships no sources for them to point at. The metafile names what
+  // each output holds, for tooling/entries (never packed).
+  metafile: true,
   clean: true,
   // The CJS entries too share their chunks, so a process that requires both entries holds one copy
   // of each class and module state (the ESM build splits by default).

@@ -4,7 +4,6 @@ export default defineConfig({
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
   dts: true,
-  sourcemap: true,
   clean: true,
   target: "node22",
   // The two clients are optional peers, loaded when a broker connects: never bundled.

@@ -4,7 +4,9 @@ export default defineConfig({
   entry: { index: "src/index.ts", wire: "src/wire/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
-  sourcemap: true,
+  // No source maps: the package ships no sources for them to point at. The metafile names what
+  // each output holds, for tooling/entries (never packed).
+  metafile: true,
   clean: true,
   // The CommonJS build shares chunks between its entries too, as the ES module build does: without
   // it, dist/index.cjs and dist/wire.cjs each carried the wire client, so a process requiring both

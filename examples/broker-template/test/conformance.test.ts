@@ -1,4 +1,4 @@
-import { type Capabilities, conformance } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing/conformance";
 import { Channel, ChannelBroker } from "../src/index.js";
 
 // Every suite, against the broker as a service connects to it (a hub at an address) and in-process.

@@ -56,6 +56,7 @@ export type {
   RustStreamOptions,
   StartOptions,
   StartupHook,
+  StopSignal,
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
 export type {

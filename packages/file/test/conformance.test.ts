@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Capabilities, conformance } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing/conformance";
 import { FileBroker, FilePosition, FileStream } from "../src/index.js";
 import { tempDir } from "./tempDir.js";
 

@@ -1,4 +1,4 @@
-import type { Capabilities } from "@ruststream/testing";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What a KafkaTopic does in each commit mode, declared once for every engine and the in-process
 // stand-in alike: the suites hold each of them to it.

@@ -1,5 +1,5 @@
 import type { Broker } from "@ruststream/core";
-import { conformance } from "@ruststream/testing";
+import { conformance } from "@ruststream/testing/conformance";
 import { type ConnectedKafkaBroker, KafkaPosition, KafkaTopic } from "../src/index.js";
 import { autoCapabilities, trackedCapabilities } from "./capabilities.js";
 import { uniqueName } from "./env.js";

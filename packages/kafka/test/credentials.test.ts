@@ -1,6 +1,6 @@
 import { type Broker, isRustStreamError, systemClock } from "@ruststream/core";
 import { brokerMark, CountingCoordinator, describeMark } from "@ruststream/core/broker";
-import { conformance } from "@ruststream/testing";
+import { conformance } from "@ruststream/testing/conformance";
 import { brokers } from "@ruststream/tooling-brokers";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,3 @@
-import type { ConnectionOptions as TlsOptions } from "node:tls";
 import {
   type Broker,
   type Clock,
@@ -50,6 +49,7 @@ import { ClientLink } from "./wire/clientLink.js";
 import type { TokenSource } from "./wire/connection.js";
 import type { Link, LinkProducer } from "./wire/link.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
+import type { PulsarTlsOptions } from "./wire/tlsOptions.js";
 import type { UndecodableHandler } from "./wire/undecodable.js";
 
 export interface PulsarBrokerOptions {
@@ -61,7 +61,7 @@ export interface PulsarBrokerOptions {
    */
   readonly token?: TokenSource;
   /** TLS for `pulsar+ssl://`: `ca` (the CA that signed the broker's certificate), `cert`, `key`... */
-  readonly tls?: TlsOptions;
+  readonly tls?: PulsarTlsOptions;
   /**
    * The subscription of bare names and of Shared and Key_Shared descriptors that name none, the
    * same in every replica so they share the work. Default: the name of the app that connects.

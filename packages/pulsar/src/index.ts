@@ -40,3 +40,4 @@ export { PulsarExclusive, PulsarFailover, PulsarKeyShared, PulsarShared } from "
 export type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
 export type { PulsarSubscription } from "./subscription/pulsarSubscription.js";
 export { MessageId } from "./wire/messageId.js";
+export type { PulsarTlsOptions } from "./wire/tlsOptions.js";

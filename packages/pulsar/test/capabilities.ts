@@ -1,4 +1,4 @@
-import type { Capabilities } from "@ruststream/testing";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What each subscription type does, declared once for the real broker and the in-process stand-in
 // alike: the suites hold both to it.

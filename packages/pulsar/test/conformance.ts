@@ -1,5 +1,5 @@
 import type { Broker } from "@ruststream/core";
-import { type Capabilities, conformance } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing/conformance";
 import {
   type ConnectedPulsarBroker,
   MessageId,

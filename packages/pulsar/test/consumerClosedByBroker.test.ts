@@ -19,7 +19,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function message(consumerId: number, entryId: bigint, payload: string): Buffer {
+function message(consumerId: number, entryId: bigint, payload: string): Uint8Array {
   const section = encodeMessageSection(
     { producerName: "scripted", sequenceId: entryId, publishTime: 1 },
     bytes(payload),

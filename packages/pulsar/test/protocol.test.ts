@@ -158,7 +158,7 @@ describe("protobuf commands", () => {
 
 describe("framing", () => {
   it("lays out a simple frame as [totalSize][commandSize][command]", () => {
-    const frame = encodeCommandFrame({ type: CommandType.PING, ping: {} });
+    const frame = Buffer.from(encodeCommandFrame({ type: CommandType.PING, ping: {} }));
     expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
     expect(frame.readUInt32BE(4)).toBe(frame.length - 8);
     expect(decodeFrame(frame.subarray(4)).command.type).toBe(CommandType.PING);
@@ -169,9 +169,11 @@ describe("framing", () => {
       { producerName: "p", sequenceId: 5n, publishTime: 1 },
       bytes("payload"),
     );
-    const frame = encodePayloadFrame(
-      { type: CommandType.SEND, send: { producerId: 1, sequenceId: 5n, numMessages: 1 } },
-      section,
+    const frame = Buffer.from(
+      encodePayloadFrame(
+        { type: CommandType.SEND, send: { producerId: 1, sequenceId: 5n, numMessages: 1 } },
+        section,
+      ),
     );
     const commandSize = frame.readUInt32BE(4);
     const at = 8 + commandSize;
@@ -302,7 +304,7 @@ describe("batches", () => {
       for (const sequenceId of sequences) cases.push({ payloadSize, sequenceId });
     for (const metadata of cases) {
       const payload = new Uint8Array(metadata.payloadSize > 64 ? 3 : metadata.payloadSize).fill(9);
-      const entry = encodeBatchEntry(metadata, payload);
+      const entry = Buffer.from(encodeBatchEntry(metadata, payload));
       const meta = singleMessageMetadata.encode(metadata);
       expect(entry.readUInt32BE(0)).toBe(meta.length);
       expect(Buffer.from(entry.subarray(4, 4 + meta.length))).toEqual(Buffer.from(meta));

@@ -1,4 +1,4 @@
-import type { Capabilities } from "@ruststream/testing";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What each Redis transport does, declared once for the real server and the in-process stand-in
 // alike: the suites hold both to it.

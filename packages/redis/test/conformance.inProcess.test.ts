@@ -1,6 +1,6 @@
 import { type Broker, systemClock } from "@ruststream/core";
 import { brokerMark, CountingCoordinator } from "@ruststream/core/broker";
-import { conformance } from "@ruststream/testing";
+import { conformance } from "@ruststream/testing/conformance";
 import { describe } from "vitest";
 import {
   type ConnectedRedisBroker,

@@ -1,4 +1,4 @@
-import { conformance } from "@ruststream/testing";
+import { conformance } from "@ruststream/testing/conformance";
 import { type ConnectedRedisBroker, RedisBroker, RedisList, RedisPublish } from "../src/index.js";
 import { listCapabilities as capabilities } from "./capabilities.js";
 import { requireEnv } from "./env.js";

@@ -1,4 +1,4 @@
-import { conformance } from "@ruststream/testing";
+import { conformance } from "@ruststream/testing/conformance";
 import { RedisBroker, RedisStream, RedisStreamPosition } from "../src/index.js";
 import { streamCapabilities as capabilities } from "./capabilities.js";
 import { requireEnv } from "./env.js";

@@ -5,7 +5,7 @@ import {
   MemoryQueue,
   MemoryTopic,
 } from "@ruststream/core";
-import { conformance } from "../src/index.js";
+import { conformance } from "../src/conformanceEntry.js";
 import { memoryQueueCapabilities, memoryTopicCapabilities } from "./memoryCapabilities.js";
 
 // The memory broker's object is its server, so every factory hands out one object per suite.

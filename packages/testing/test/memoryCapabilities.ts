@@ -1,4 +1,4 @@
-import type { Capabilities } from "../src/index.js";
+import type { Capabilities } from "../src/conformanceEntry.js";
 
 /** What a memory topic in a group does: every settle verb, durable groups, every capability. */
 export const memoryTopicCapabilities: Capabilities = {

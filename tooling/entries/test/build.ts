@@ -12,6 +12,8 @@ export interface WorkspacePackage {
   readonly name: string;
   readonly dir: string;
   readonly subpaths: readonly string[];
+  /** The subpaths with a `require` condition: an ES module only entry has none. */
+  readonly requireSubpaths: readonly string[];
   /** The dist files its exports map names for `import` and `require`. */
   readonly outputs: readonly string[];
   /** The workspace packages it depends on in any way (dependencies, peers, dev). */
@@ -46,12 +48,16 @@ export function workspacePackages(): WorkspacePackage[] {
         (p): p is string => p !== undefined,
       );
     });
+    const requireSubpaths = subpaths.filter((s) => {
+      const target = manifest.exports[s];
+      return typeof target === "string" || target?.require !== undefined;
+    });
     const uses = Object.keys({
       ...manifest.dependencies,
       ...manifest.peerDependencies,
       ...manifest.devDependencies,
     }).filter((d) => d.startsWith("@ruststream/") && !d.startsWith("@ruststream/tooling-"));
-    found.push({ name: manifest.name, dir, subpaths, outputs, uses });
+    found.push({ name: manifest.name, dir, subpaths, requireSubpaths, outputs, uses });
   }
   const ordered: WorkspacePackage[] = [];
   const place = (pkg: WorkspacePackage, path: readonly string[]): void => {

@@ -37,10 +37,24 @@ export interface StartOptions {
   readonly observers?: readonly Observer[];
 }
 
+/**
+ * A signal `run()` can stop on: the ones a process is sent to end it, and the user signals. Our own
+ * union rather than Node's `NodeJS.Signals`, so the published types compile without @types/node;
+ * SIGKILL and SIGSTOP are left out because a process cannot listen for them.
+ */
+export type StopSignal =
+  | "SIGTERM"
+  | "SIGINT"
+  | "SIGHUP"
+  | "SIGQUIT"
+  | "SIGUSR1"
+  | "SIGUSR2"
+  | "SIGBREAK";
+
 export interface RunOptions {
   readonly logger?: Logger;
   /** The signals that stop the app (default SIGTERM and SIGINT). */
-  readonly signals?: readonly NodeJS.Signals[];
+  readonly signals?: readonly StopSignal[];
   /** Stops the app when it settles, as a signal would (a demo, a one-shot job). */
   readonly until?: PromiseLike<unknown>;
   /** Ends the process with the exit code once stopped (default true). */
@@ -201,8 +215,8 @@ export class RustStream {
       log.error({ error }, "startup failed");
       return finish(1);
     }
-    const signals = options.signals ?? ["SIGTERM", "SIGINT"];
-    let onSignal: (signal: NodeJS.Signals) => void = () => {};
+    const signals: readonly StopSignal[] = options.signals ?? ["SIGTERM", "SIGINT"];
+    let onSignal: (signal: StopSignal) => void = () => {};
     const signalled = new Promise<string>((resolve) => {
       let seen = false;
       onSignal = (signal) => {

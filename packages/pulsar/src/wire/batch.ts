@@ -82,7 +82,7 @@ export function writeSizeAndSequenceEntry(
 }
 
 /** Encodes one message of a batch; batches are the concatenation of these. */
-export function encodeBatchEntry(metadata: SingleMessageMetadata, payload: Uint8Array): Buffer {
+export function encodeBatchEntry(metadata: SingleMessageMetadata, payload: Uint8Array): Uint8Array {
   if (onlySizeAndSequence(metadata)) {
     const size = metadata.payloadSize;
     const sequence = Number(metadata.sequenceId);

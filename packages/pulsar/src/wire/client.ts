@@ -1,6 +1,5 @@
 // The client: configuration, the pool of connections (one per broker, shared by all producers and
 // consumers on it), lookups, and the producers and consumers it made, which it closes with itself.
-import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { consoleLogger, type Logger } from "@ruststream/core";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
@@ -15,6 +14,7 @@ import {
 } from "./lookup.js";
 import { Producer, type ProducerOptions } from "./producer.js";
 import { type BrokerAddress, parseServiceUrl } from "./serviceUrl.js";
+import type { PulsarTlsOptions } from "./tlsOptions.js";
 
 export interface ClientOptions {
   /** `pulsar://host:6650` or `pulsar+ssl://host:6651`; several hosts separated by commas. */
@@ -22,7 +22,7 @@ export interface ClientOptions {
   /** Token authentication: the token, or a function giving the current one. */
   readonly token?: TokenSource;
   /** TLS settings for `pulsar+ssl://` (ca, cert, key, rejectUnauthorized, servername...). */
-  readonly tls?: TlsOptions;
+  readonly tls?: PulsarTlsOptions;
   /** How long creating a producer or consumer (lookups and retries included) may take (default 30 s). */
   readonly operationTimeoutMs?: number;
   /** TCP connect plus handshake (default 10 s). */

@@ -72,6 +72,15 @@ export function compressionType(name: Compression): CompressionTypeValue {
   return value;
 }
 
+/** What to do when a lazily loaded codec is missing: it names the package that failed. */
+const loadFixes = new Map<number, string>([
+  [
+    CompressionType.SNAPPY,
+    "SNAPPY needs snappy's prebuilt binary for this platform (an @napi-rs/snappy-* optional dependency): reinstall without --omit=optional, or install @napi-rs/snappy-wasm32-wasi where no binary exists, or publish with LZ4, ZLIB or ZSTD",
+  ],
+  [CompressionType.ZSTD, "ZSTD needs @bokuweb/zstd-wasm: reinstall the dependencies"],
+]);
+
 function codec(type: number): Codec {
   const found = codecs.get(type);
   if (found) return found;
@@ -80,7 +89,7 @@ function codec(type: number): Codec {
     "unsupported",
     cause === undefined
       ? `compression type ${type} is unknown to this client (or loadCodecs() has not run)`
-      : `compression type ${type}: its codec failed to load (${String(cause)})`,
+      : `compression type ${type}: its codec failed to load (${String(cause)}); ${loadFixes.get(type) ?? "reinstall the dependencies"}`,
     { cause },
   );
 }

@@ -4,7 +4,7 @@
 // dies (or the peer stops answering) fails what is waiting and tells every registered producer and
 // consumer, which reconnect on their own.
 import { isIP, connect as netConnect, type Socket } from "node:net";
-import { type ConnectionOptions as TlsOptions, connect as tlsConnect } from "node:tls";
+import { connect as tlsConnect } from "node:tls";
 import { RustStreamError } from "@ruststream/core";
 import {
   type BaseCommand,
@@ -28,6 +28,7 @@ import {
   type PayloadSection,
 } from "./frame.js";
 import type { BrokerAddress } from "./serviceUrl.js";
+import { nodeTlsOptions, type PulsarTlsOptions } from "./tlsOptions.js";
 
 /** The protocol version this client speaks: v20 (topic migration); the broker may answer lower. */
 export const PROTOCOL_VERSION = 20;
@@ -41,7 +42,7 @@ export interface ConnectionSettings {
   /** A token for the broker's token authentication (sent as auth method `token`). */
   readonly token?: TokenSource;
   /** TLS options for `pulsar+ssl://` addresses (CA, client certificate, servername...). */
-  readonly tls?: TlsOptions;
+  readonly tls?: PulsarTlsOptions;
   /** How long the TCP connect plus handshake may take (default 10 s). */
   readonly connectTimeoutMs?: number;
   /** Ping interval; a peer silent for two intervals is taken for dead (default 30 s). */
@@ -121,7 +122,7 @@ export class Connection {
           host: physical.host,
           port: physical.port,
           ...(isIP(physical.host) ? {} : { servername: physical.host }),
-          ...settings.tls,
+          ...(settings.tls === undefined ? {} : nodeTlsOptions(settings.tls)),
         })
       : netConnect({ host: physical.host, port: physical.port });
     socket.setNoDelay(true);
@@ -248,7 +249,7 @@ export class Connection {
   }
 
   /** Sends a frame already encoded (a producer's, kept for resending after a reconnect). */
-  sendFrame(frame: Buffer): boolean {
+  sendFrame(frame: Uint8Array): boolean {
     if (this.closedWith) return false;
     this.write(frame);
     return true;
@@ -282,7 +283,7 @@ export class Connection {
     );
   }
 
-  private write(frame: Buffer): void {
+  private write(frame: Uint8Array): void {
     this.socket.write(frame);
   }
 

@@ -24,7 +24,7 @@ export const FRAME_PADDING = 10 * 1024;
 export const DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024;
 
 /** A simple frame: a command without payload. */
-export function encodeCommandFrame(command: BaseCommand): Buffer {
+export function encodeCommandFrame(command: BaseCommand): Uint8Array {
   const body = baseCommand.encode(command);
   const frame = Buffer.allocUnsafe(8 + body.length);
   frame.writeUInt32BE(4 + body.length, 0);
@@ -37,7 +37,7 @@ export function encodeCommandFrame(command: BaseCommand): Buffer {
  * The checksummed part of a payload frame, `[metadataSize][metadata][payload]`, which stays the same
  * when the message is resent after a reconnect (only the command in front changes).
  */
-export function encodeMessageSection(metadata: MessageMetadata, payload: Uint8Array): Buffer {
+export function encodeMessageSection(metadata: MessageMetadata, payload: Uint8Array): Uint8Array {
   const meta = messageMetadata.encode(metadata);
   const section = Buffer.allocUnsafe(4 + meta.length + payload.length);
   section.writeUInt32BE(meta.length, 0);
@@ -47,7 +47,7 @@ export function encodeMessageSection(metadata: MessageMetadata, payload: Uint8Ar
 }
 
 /** A payload frame (SEND): the command, the magic, the CRC-32C, then the message section. */
-export function encodePayloadFrame(command: BaseCommand, section: Uint8Array): Buffer {
+export function encodePayloadFrame(command: BaseCommand, section: Uint8Array): Uint8Array {
   const body = baseCommand.encode(command);
   const total = 4 + body.length + 2 + 4 + section.length;
   const frame = Buffer.allocUnsafe(4 + total);
@@ -114,8 +114,20 @@ export class FrameError extends Error {
   override readonly name = "FrameError";
 }
 
+/**
+ * The bytes as a Buffer over the same memory (no copy), for its big-endian readers. The public
+ * signatures say Uint8Array so the published types need no @types/node; a socket's chunks already
+ * are Buffers.
+ */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** Parses one complete frame (the bytes after totalSize). */
-export function decodeFrame(bytes: Buffer): Frame {
+export function decodeFrame(frame: Uint8Array): Frame {
+  const bytes = asBuffer(frame);
   if (bytes.length < 4)
     throw new FrameError(`a frame of ${bytes.length} bytes has no command size`);
   const commandSize = bytes.readUInt32BE(0);
@@ -171,7 +183,8 @@ export class FrameReader {
   constructor(public maxFrameSize: number = DEFAULT_MAX_MESSAGE_SIZE + FRAME_PADDING) {}
 
   /** Adds bytes from the socket and returns the frames they complete, in order. */
-  push(chunk: Buffer): Frame[] {
+  push(bytes: Uint8Array): Frame[] {
+    const chunk = asBuffer(bytes);
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     const frames: Frame[] = [];

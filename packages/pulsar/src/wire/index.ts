@@ -75,6 +75,7 @@ export {
   type ProducerOptions,
 } from "./producer.js";
 export { type BrokerAddress, parseBrokerUrl, parseServiceUrl } from "./serviceUrl.js";
+export type { PulsarTlsOptions } from "./tlsOptions.js";
 export {
   parseTopicName,
   partitionTopicName,

@@ -386,7 +386,7 @@ export class PartitionProducer implements ProducerHandler {
     // holds, is written directly; any other goes through the codec into its own buffer.
     const direct = highest <= MAX_DIRECT_SEQUENCE;
     const firstNumber = Number(first);
-    let encoded: (Buffer | undefined)[] | undefined;
+    let encoded: (Uint8Array | undefined)[] | undefined;
     let length = 0;
     for (let i = 0; i < count; i++) {
       const message = messages[i]!;
@@ -404,7 +404,7 @@ export class PartitionProducer implements ProducerHandler {
       if (properties) single.properties = properties;
       if (message.eventTime !== undefined) single.eventTime = message.eventTime;
       const entry = encodeBatchEntry(single, message.payload);
-      encoded ??= new Array<Buffer | undefined>(count);
+      encoded ??= new Array<Uint8Array | undefined>(count);
       encoded[i] = entry;
       length += entry.length;
     }

@@ -1,12 +1,15 @@
 import { RustStreamError } from "@ruststream/core";
 
-/** TLS settings; `rediss://` turns TLS on with the system's CAs. */
+/**
+ * TLS settings; `rediss://` turns TLS on with the system's CAs. PEM as text or bytes: a Buffer from
+ * `readFileSync` is a Uint8Array, and the type names no Node type, so it compiles without @types/node.
+ */
 export interface RedisTlsOptions {
   /** The CA (PEM) the server's certificate must chain to, when it is not a public one. */
-  readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  readonly ca?: string | Uint8Array | readonly (string | Uint8Array)[];
   /** A client certificate and key (PEM), for servers that ask for one. */
-  readonly cert?: string | Buffer;
-  readonly key?: string | Buffer;
+  readonly cert?: string | Uint8Array;
+  readonly key?: string | Uint8Array;
   /** The name the certificate must carry (default: the host). */
   readonly servername?: string;
 }

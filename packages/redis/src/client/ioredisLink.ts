@@ -9,6 +9,17 @@ import { type RedisScript, scriptKeys } from "./script.js";
 // Reconnect for as long as the broker lives: a restarted server is reached again within 2 s.
 const retryStrategy = (times: number): number => Math.min(times * 100, 2000);
 
+/** PEM as node:tls takes it: text as is, bytes as a Buffer over the same memory (no copy). */
+function pem(value: string | Uint8Array): string | Buffer {
+  return typeof value === "string" || Buffer.isBuffer(value)
+    ? value
+    : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+function isList<T>(value: T | readonly T[]): value is readonly T[] {
+  return Array.isArray(value);
+}
+
 function newClient(settings: ResolvedConnection, role: string): Redis {
   const tls = settings.tls;
   // Built inline, each optional key present only when set: ioredis' option types carry plain
@@ -25,9 +36,11 @@ function newClient(settings: ResolvedConnection, role: string): Redis {
           tls: {
             ...(tls.ca === undefined
               ? {}
-              : { ca: tls.ca as string | Buffer | (string | Buffer)[] }),
-            ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-            ...(tls.key === undefined ? {} : { key: tls.key }),
+              : {
+                  ca: typeof tls.ca === "string" || !isList(tls.ca) ? pem(tls.ca) : tls.ca.map(pem),
+                }),
+            ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
+            ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
             ...(tls.servername === undefined ? {} : { servername: tls.servername }),
           },
         }),
@@ -87,8 +100,12 @@ async function quit(client: Redis): Promise<void> {
   }
 }
 
+/** The arguments as ioredis types them: our bytes are Buffers at run time (see RedisBytes). */
+const wire = (args: readonly Arg[]): (string | Buffer | number)[] =>
+  args as (string | Buffer | number)[];
+
 function call(client: Redis, name: string, args: readonly Arg[]): Promise<Reply> {
-  return client.callBuffer(name, args as Arg[]) as Promise<Reply>;
+  return client.callBuffer(name, wire(args)) as Promise<Reply>;
 }
 
 /**
@@ -217,7 +234,7 @@ export class IoredisLink implements Link {
     }
     this.#coalesce();
     const multi = this.#main.multi();
-    for (const c of commands) multi.callBuffer(c.name, c.args as Arg[]);
+    for (const c of commands) multi.callBuffer(c.name, wire(c.args));
     const results = await multi.exec();
     if (results === null) {
       throw new RustStreamError(

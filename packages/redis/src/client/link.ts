@@ -3,7 +3,7 @@
 // ioredis; the in-process mode puts an emulator of the same commands behind it, so every settlement
 // runs the same code and answers as the server does.
 
-import type { Arg, Command, Reply } from "./resp.js";
+import type { Arg, Command, RedisBytes, Reply } from "./resp.js";
 import type { RedisScript } from "./script.js";
 
 /** A connection for blocking commands; each blocking reader owns one. */
@@ -20,7 +20,7 @@ export interface PubSubLink {
   close(): Promise<void>;
 }
 
-export type PubSubListener = (channel: string, payload: Buffer) => void;
+export type PubSubListener = (channel: string, payload: RedisBytes) => void;
 
 export interface Link {
   call(name: string, args: readonly Arg[]): Promise<Reply>;
@@ -44,7 +44,7 @@ export interface Link {
    * In-process only: due members of the delayed-retry set `key` go back through `restore` when the
    * test's clock reaches their score, counted at that moment. A server connection has none.
    */
-  readonly watchDelayed?: (key: string, restore: (member: Buffer) => Command) => void;
+  readonly watchDelayed?: (key: string, restore: (member: RedisBytes) => Command) => void;
   /** In-process only: runs a command at once, for a test's synchronous inject. */
   readonly callNow?: (name: string, args: readonly Arg[]) => Reply;
 }

@@ -2,11 +2,22 @@
 // it gets back, with the readers every caller uses on them. The link, the scripts and the in-process
 // stand-in all speak these shapes, so they sit below all three.
 
+/**
+ * Bytes on the connection: a Node Buffer at run time (ioredis answers Buffers, the stand-in makes
+ * them, and the readers below check `Buffer.isBuffer`). Declared by the Buffer methods this package
+ * calls, so the published types, which show the connection's shapes, need no @types/node.
+ */
+export interface RedisBytes extends Uint8Array {
+  toString(encoding?: "utf8" | "latin1" | "hex" | "base64"): string;
+  equals(other: Uint8Array): boolean;
+  subarray(start?: number, end?: number): RedisBytes;
+}
+
 /** A command argument, as Redis takes it: bytes, or text and numbers sent as their digits. */
-export type Arg = string | Buffer | number;
+export type Arg = string | RedisBytes | number;
 
 /** A RESP2 reply: bulk strings (and status replies) as bytes, integers, nil, arrays. */
-export type Reply = Buffer | number | null | Reply[];
+export type Reply = RedisBytes | number | null | Reply[];
 
 export interface Command {
   readonly name: string;

@@ -1,5 +1,6 @@
 import type { HeaderMap, ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
+import type { RedisBytes } from "../client/resp.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 
@@ -26,18 +27,18 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
   readonly redeliveryCount = 1;
   readonly position: RedisSequencePosition;
   /** The value exactly as it sits in the processing list (`LREM` needs it byte for byte). */
-  readonly raw: Buffer;
+  readonly raw: RedisBytes;
   /** The claim's member in the recovery set, when recovery is on. */
-  readonly claim: Buffer | undefined;
+  readonly claim: RedisBytes | undefined;
   readonly #owner: ListDeliveryOwner;
 
   constructor(
     owner: ListDeliveryOwner,
     name: string,
-    raw: Buffer,
+    raw: RedisBytes,
     framed: { headers: HeaderMap; payload: Uint8Array },
     sequence: bigint,
-    claim: Buffer | undefined,
+    claim: RedisBytes | undefined,
   ) {
     super();
     this.#owner = owner;

@@ -1,6 +1,7 @@
 import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
 import { bareFramePayload, decodeFrame } from "../client/frame.js";
+import type { RedisBytes } from "../client/resp.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 
@@ -21,7 +22,7 @@ export class RedisPubSubDelivery extends DeliveryBase<RedisSequencePosition> {
    * `frame` is the message as published; `release` is shared by every delivery of a subscription
    * (no closure per message).
    */
-  constructor(name: string, frame: Buffer, sequence: number, release: () => void) {
+  constructor(name: string, frame: RedisBytes, sequence: number, release: () => void) {
     super();
     this.name = name;
     const bare = bareFramePayload(frame);

@@ -1,6 +1,7 @@
 import { type BatchSubscription, RustStreamError } from "@ruststream/core";
 import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
 import type { PubSubLink } from "../client/link.js";
+import type { RedisBytes } from "../client/resp.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";
 import { RedisPubSubDelivery } from "./pubsubDelivery.js";
@@ -24,7 +25,7 @@ export class RedisPubSubSubscription
   // A queue read from #head, reset once drained (no shift per message). The channel of each message
   // is kept beside it for a pattern only: a named subscription's messages are all on its name.
   readonly #channels: string[] | undefined;
-  readonly #messages: Buffer[] = [];
+  readonly #messages: RedisBytes[] = [];
   #head = 0;
   #link: PubSubLink | undefined;
   #sequence = 0;
@@ -162,7 +163,7 @@ export class RedisPubSubSubscription
     else waiting.resolve();
   }
 
-  #arrived(channel: string, message: Buffer): void {
+  #arrived(channel: string, message: RedisBytes): void {
     if (this.#closed) {
       this.#host.coordinator.consumed();
       return;

@@ -1,6 +1,6 @@
 import { decodeFrame, type Framed } from "../client/frame.js";
 import type { Link } from "../client/link.js";
-import { array, type Command } from "../client/resp.js";
+import { array, type Command, type RedisBytes } from "../client/resp.js";
 import { SWEEP_BATCH } from "../names.js";
 
 // The durable delayed retry, as RustStream's Redis crate keeps it: `nackAfter` adds a member to a
@@ -9,9 +9,9 @@ import { SWEEP_BATCH } from "../names.js";
 // messages apart. Due members go back onto the stream at the top of a subscription's read.
 
 /** Reads a member back into the message it parks; the id in front is only salt. */
-export function parseDelayedMember(member: Buffer): Framed {
+export function parseDelayedMember(member: Uint8Array): Framed {
   if (member.length < 4) return decodeFrame(member);
-  const idLength = member.readUInt32BE(0);
+  const idLength = new DataView(member.buffer, member.byteOffset, 4).getUint32(0);
   if (4 + idLength > member.length) return decodeFrame(member);
   return decodeFrame(member.subarray(4 + idLength));
 }
@@ -24,7 +24,7 @@ export async function sweepDelayed(
   link: Link,
   key: string,
   now: number,
-  restore: (member: Buffer) => Command,
+  restore: (member: RedisBytes) => Command,
 ): Promise<number> {
   let moved = 0;
   for (;;) {

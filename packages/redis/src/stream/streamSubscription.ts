@@ -16,7 +16,7 @@ import {
 } from "@ruststream/core/broker";
 import { encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
-import { array, type Command, errorCode, text } from "../client/resp.js";
+import { array, type Command, errorCode, type RedisBytes, text } from "../client/resp.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
@@ -485,7 +485,7 @@ export class RedisStreamSubscription
   }
 
   /** A due delayed copy goes back onto the stream. */
-  #restore(member: Buffer): Command {
+  #restore(member: RedisBytes): Command {
     const { headers, payload } = parseDelayedMember(member);
     return xadd(this.name, entryFields(headers, payload), this.#host.maxLen);
   }

@@ -1,0 +1,17 @@
+// @ruststream/testing/conformance: the broker conformance suites. They register vitest tests, and
+// vitest ships only as ES modules, so this entry is ES module only; the main entry (TestApp) needs
+// no vitest and loads from CommonJS too.
+export type { Capabilities, Capability } from "./conformance/capabilities.js";
+export type { CredentialsFactories } from "./conformance/credentials.js";
+export type {
+  AnyConnected,
+  BrokerFactories,
+  SourceOf,
+  Timing,
+} from "./conformance/harness.js";
+export { Collector, elsewhere, uniqueName } from "./conformance/helpers.js";
+export type { LifecycleFactories } from "./conformance/lifecycle.js";
+export type { RequestReplyFactories } from "./conformance/requestReply.js";
+export type { BrokerMovedRetryFactories } from "./conformance/retry.js";
+export type { SeekingFactories } from "./conformance/seeking.js";
+export { conformance } from "./conformance.js";
