@@ -31,7 +31,7 @@ const timer = setTimeout(() => {
 const value = await got;
 clearTimeout(timer);
 await running.stop();
-console.log(\`${kind}: published to \${topic} and handled \${JSON.stringify(value)}\`);`;
+console.log(\`${kind}: published to \${topic} and handled \${JSON.stringify(value)} on Node \${process.versions.node}\`);`;
   const header =
     "// Written by the release rehearsal (tooling/release): one message published and handled.\n";
   if (kind === "esm")
