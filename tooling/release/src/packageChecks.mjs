@@ -1,0 +1,52 @@
+// @ts-check
+// What every published tarball must hold for a user: a licence file, the metadata npm shows
+// (repository, homepage, keywords), and ranges, not exact versions, on the other @ruststream
+// packages (an exact peer on core makes every later core release a conflict).
+import { bytesText } from "./nodeModules.mjs";
+
+/**
+ * @param {import("./tarball.mjs").Published} pkg
+ * @param {import("./report.mjs").Report} report
+ */
+export function checkPackage(pkg, report) {
+  const where = `${pkg.name}@${pkg.version}`;
+  report.figure(
+    `${where}: ${bytesText(pkg.packedBytes)} packed, ${bytesText(pkg.unpackedBytes)} unpacked, ${pkg.files.length} files`,
+  );
+  const licence = pkg.files.find((file) => /^licen[cs]e(\.(md|txt))?$/i.test(file.path));
+  report.check(
+    where,
+    "LICENSE in the tarball",
+    licence !== undefined,
+    licence
+      ? licence.path
+      : `none among the files (the license field says ${pkg.manifest.license ?? "nothing"})`,
+    'put the licence text in each package: a LICENSE file beside its package.json (npm packs it whatever "files" says)',
+  );
+  for (const field of ["repository", "homepage", "keywords"]) {
+    const value = pkg.manifest[field];
+    const present = Array.isArray(value) ? value.length > 0 : value !== undefined && value !== "";
+    report.check(
+      where,
+      `package.json has ${field}`,
+      present,
+      present ? "" : `the packed package.json has no ${field}`,
+      `add "${field}" to each such package's package.json (npm's page shows it)`,
+    );
+  }
+  for (const group of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+    for (const [dep, range] of Object.entries(pkg.manifest[group] ?? {})) {
+      if (!dep.startsWith("@ruststream/")) continue;
+      const spec = String(range);
+      const exact = /^=?v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec.trim());
+      const left = spec.startsWith("workspace:");
+      report.check(
+        where,
+        `${group}["${dep}"] is a range`,
+        !exact && !left,
+        `packed as "${spec}"`,
+        `use "workspace:^" (packs to ^<version>) instead of "workspace:*" (packs to the exact version) in that package's package.json`,
+      );
+    }
+  }
+}

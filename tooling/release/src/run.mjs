@@ -1,0 +1,86 @@
+// @ts-check
+// One way to run a command in the rehearsal: asynchronously (so a signal reaches our handlers while a
+// long install runs), in its own process group (so a timeout or a stop ends its children too, an
+// install's node-gyp among them), its output kept for the report and the step's failure.
+import { spawn } from "node:child_process";
+
+/** @typedef {{ ok: boolean, status: number | null, signal: string | null, output: string, ms: number, why: string }} RunResult */
+
+/** Every process group still running, ended by `stopAll` when the rehearsal is stopped. */
+const running = new Set();
+
+/**
+ * @param {string[]} argv
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, echo?: boolean }} options
+ * @returns {Promise<RunResult>}
+ */
+export function run(argv, options) {
+  const [command, ...args] = argv;
+  if (command === undefined) throw new Error("run: no command");
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    running.add(child);
+    let output = "";
+    /** @param {Buffer} chunk */
+    const keep = (chunk) => {
+      output += chunk.toString("utf8");
+      if (options.echo) process.stdout.write(chunk);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup(child.pid);
+      },
+      options.timeoutMs ?? 10 * 60_000,
+    );
+    /** @param {number | null} status @param {string | null} signal @param {string} [error] */
+    const done = (status, signal, error) => {
+      clearTimeout(timer);
+      running.delete(child);
+      const ms = Date.now() - started;
+      const ok = error === undefined && status === 0 && !timedOut;
+      const why = ok
+        ? ""
+        : timedOut
+          ? `timed out after ${Math.round(ms / 1000)} s`
+          : (error ?? (signal ? `was killed by ${signal}` : `exited with ${status}`));
+      resolve({ ok, status, signal, output, ms, why });
+    };
+    child.on("error", (error) => done(null, null, `${command}: ${error.message}`));
+    child.on("close", (status, signal) => done(status, signal));
+  });
+}
+
+/** @param {number | undefined} pid */
+function killGroup(pid) {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Ends every command still running (the rehearsal was stopped). */
+export function stopAll() {
+  for (const child of running) killGroup(child.pid);
+}
+
+/** The last `lines` lines of a command's output, indented, for a failure's detail. */
+export function tail(/** @type {string} */ output, lines = 15) {
+  return output
+    .trimEnd()
+    .split("\n")
+    .slice(-lines)
+    .map((line) => `      | ${line}`)
+    .join("\n");
+}

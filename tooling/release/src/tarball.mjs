@@ -1,0 +1,80 @@
+// @ts-check
+// What the registry holds for a published package: its version's metadata and its tarball, read
+// entry by entry (a plain tar reader: the files are few and small, and node has gunzip).
+import { gunzipSync } from "node:zlib";
+
+/**
+ * @typedef {{ name: string, version: string, tarball: string, packedBytes: number, unpackedBytes: number,
+ *   files: { path: string, size: number }[], manifest: Record<string, any> }} Published
+ */
+
+/**
+ * The version `version` of `name` as the registry at `url` serves it, its tarball unpacked in memory.
+ * @param {string} url
+ * @param {string} name
+ * @param {string} version
+ * @returns {Promise<Published>}
+ */
+export async function readPublished(url, name, version) {
+  const response = await fetch(new URL(name.replace("/", "%2f"), url));
+  if (!response.ok) throw new Error(`${name}: the registry answered HTTP ${response.status}`);
+  const packument = /** @type {{ versions?: Record<string, { dist?: { tarball?: string } }> }} */ (
+    await response.json()
+  );
+  const tarball = packument.versions?.[version]?.dist?.tarball;
+  if (tarball === undefined) throw new Error(`${name}@${version} is not in the registry`);
+  const got = await fetch(tarball);
+  if (!got.ok) throw new Error(`${name}@${version}: its tarball answered HTTP ${got.status}`);
+  const packed = Buffer.from(await got.arrayBuffer());
+  const entries = readTar(gunzipSync(packed));
+  const manifest = entries.get("package/package.json");
+  if (manifest === undefined)
+    throw new Error(`${name}@${version}: the tarball holds no package.json`);
+  const files = [...entries].map(([path, data]) => ({
+    path: path.replace(/^package\//, ""),
+    size: data.length,
+  }));
+  return {
+    name,
+    version,
+    tarball,
+    packedBytes: packed.length,
+    unpackedBytes: files.reduce((sum, file) => sum + file.size, 0),
+    files,
+    manifest: JSON.parse(manifest.toString("utf8")),
+  };
+}
+
+/**
+ * The regular files of a tar archive, by path (ustar, with pax headers for long paths).
+ * @param {Buffer} tar
+ */
+function readTar(tar) {
+  /** @type {Map<string, Buffer>} */
+  const files = new Map();
+  let offset = 0;
+  /** @type {string | undefined} */
+  let longPath;
+  while (offset + 512 <= tar.length) {
+    const header = tar.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const field = (/** @type {number} */ start, /** @type {number} */ length) =>
+      header
+        .subarray(start, start + length)
+        .toString("utf8")
+        .replace(/\0.*$/s, "");
+    const size = Number.parseInt(field(124, 12).trim() || "0", 8);
+    const type = field(156, 1);
+    const prefix = field(345, 155);
+    const name = longPath ?? (prefix ? `${prefix}/${field(0, 100)}` : field(0, 100));
+    const data = tar.subarray(offset + 512, offset + 512 + size);
+    longPath = undefined;
+    if (type === "x") {
+      longPath = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(data.toString("utf8"))?.[1];
+    } else if (type === "0" || type === "") {
+      files.set(name, data);
+    }
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
