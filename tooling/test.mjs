@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildInterop } from "./setup/interop.mjs";
 import { ensureNode, nodeEnv, nodeLines, projectNode } from "./setup/node.mjs";
 import { pnpm, pnpmCommand } from "./setup/pnpm.mjs";
 import { say } from "./setup/step.mjs";
@@ -38,6 +39,8 @@ pnpm(project, "installing the workspace", ["install", "--frozen-lockfile", "--pr
   fix: "read the install's output above; a failed build of @confluentinc/kafka-javascript needs the system libraries this command names when they are missing (zlib1g-dev libssl-dev libzstd-dev liblz4-dev libsasl2-dev libcurl4-openssl-dev), a C++ toolchain and python3",
 });
 ensureAddon();
+// The whole suite runs the interop suites; a run of a few projects builds only if one needs it.
+if (interop && vitestArgs.length === 0) buildInterop(root);
 
 /** @type {{ line: string, report: string, status: number }[]} */
 const runs = [];
