@@ -1,14 +1,12 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Loopback, launchHeadless, serveLoopback } from "@ruststream/tooling-browser";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type BuiltSite, buildSite } from "../src/build.js";
 import { siteName } from "../src/layout.js";
 
-const chromiumPath = "/usr/bin/chromium";
 const docs = join(dirname(fileURLToPath(import.meta.url)), "..");
 const screenshots = join(docs, ".cache");
 const types: Record<string, string> = {
@@ -21,18 +19,13 @@ const types: Record<string, string> = {
 
 let site: BuiltSite;
 let browser: Browser;
-let server: Server;
+let server: Loopback | undefined;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `the docs site test loads every page in Debian's Chromium, and ${chromiumPath} is missing: install it with \`apt-get install -y chromium\` (npm test does so as root, through tooling/setup/system.mjs)`,
-    );
-  }
   // The same build as `pnpm --filter @ruststream/docs build`, then docs/dist served as it is.
   site = await buildSite(join(docs, ".."));
-  server = createServer((request, response) => {
+  server = await serveLoopback((request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname));
     const file = join(site.dist, path.endsWith("/") ? `${path}index.html` : path);
     if (!file.startsWith(site.dist) || !existsSync(file)) {
@@ -43,26 +36,13 @@ beforeAll(async () => {
     response.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
     response.end(readFileSync(file));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  origin = server.origin;
+  browser = await launchHeadless("the docs site test");
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
 });
 
 /** Opens a page as a person would, noting every console error, page error and failed request. */

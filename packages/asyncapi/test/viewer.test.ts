@@ -1,57 +1,37 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RustStream, silentLogger } from "@ruststream/core";
 import { app as ordersApp } from "@ruststream/example-orders/src/app.js";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Loopback, launchHeadless, serveLoopback } from "@ruststream/tooling-browser";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AsyncApiDocument, asyncapiDocument, asyncapiViewerHtml } from "../src/index.js";
 import { brokers, orderService } from "./services.js";
 
-const chromiumPath = "/usr/bin/chromium";
 const screenshots = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache");
 
 let browser: Browser;
-let server: Server;
+let server: Loopback | undefined;
 let origin: string;
 /** The page each path serves. */
 const pages = new Map<string, string>();
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `the viewer test loads the page in Debian's Chromium, and ${chromiumPath} is missing: install it with \`apt-get install -y chromium\` (npm test does so as root, through tooling/setup/system.mjs)`,
-    );
-  }
-  server = createServer((request, response) => {
+  server = await serveLoopback((request, response) => {
     const html = pages.get(request.url ?? "");
     response.writeHead(html === undefined ? 404 : 200, {
       "content-type": "text/html; charset=utf-8",
     });
     response.end(html ?? "not found");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  origin = server.origin;
+  browser = await launchHeadless("the viewer test");
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
 });
 
 interface Shown {

@@ -1,0 +1,2 @@
+export { launchHeadless } from "./headless.js";
+export { type Loopback, serveLoopback } from "./loopback.js";
