@@ -247,6 +247,8 @@ async function entries(where, folder, env, report) {
   const specs = {};
   /** @type {Record<string, string[]>} */
   const optionalPeers = {};
+  /** Entries whose export names no `require` (or `default`) condition: ES modules only, by design. */
+  const esmOnly = new Set();
   for (const name of readdirSync(scope)) {
     const manifest = JSON.parse(readFileSync(join(scope, name, "package.json"), "utf8"));
     optionalPeers[manifest.name] = Object.entries(manifest.peerDependenciesMeta ?? {})
@@ -259,9 +261,18 @@ async function entries(where, folder, env, report) {
       Object.keys(manifest.exports).some((key) => key.startsWith("."))
         ? Object.keys(manifest.exports)
         : ["."];
-    specs[manifest.name] = exports
-      .filter((key) => key !== "./package.json")
-      .map((key) => (key === "." ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+    const specOf = (/** @type {string} */ key) =>
+      key === "." ? manifest.name : `${manifest.name}/${key.slice(2)}`;
+    specs[manifest.name] = exports.filter((key) => key !== "./package.json").map(specOf);
+    for (const key of exports) {
+      const target = manifest.exports?.[key];
+      if (
+        typeof target === "object" &&
+        target !== null &&
+        !("require" in target || "default" in target)
+      )
+        esmOnly.add(specOf(key));
+    }
   }
   const all = Object.values(specs).flat();
   for (const kind of /** @type {const} */ (["cjs", "mjs"])) {
@@ -289,12 +300,25 @@ async function entries(where, folder, env, report) {
         )?.[1];
         return missing !== undefined && (optionalPeers[name] ?? []).includes(missing);
       });
-      const failed = list.filter((spec) => loaded[spec]?.ok !== true && !waiting.includes(spec));
+      // An ES-only entry must refuse require() as its exports say, not load half or fail otherwise.
+      const refused = (/** @type {string} */ spec) =>
+        kind === "cjs" &&
+        esmOnly.has(spec) &&
+        loaded[spec]?.ok !== true &&
+        /is not defined by "exports"|ERR_PACKAGE_PATH_NOT_EXPORTED/.test(loaded[spec]?.error ?? "");
+      const asDeclared = list.filter(refused);
+      const failed = list.filter(
+        (spec) => loaded[spec]?.ok !== true && !waiting.includes(spec) && !refused(spec),
+      );
+      const notes = [
+        ...(waiting.length ? [`${waiting.join(", ")}: only the optional peer missing`] : []),
+        ...(asDeclared.length
+          ? [`${asDeclared.join(", ")}: ES modules only, require() refused as its exports declare`]
+          : []),
+      ];
       const detail = failed.length
         ? failed.map((spec) => `${spec}: ${loaded[spec]?.error ?? result.why}`).join("; ")
-        : waiting.length
-          ? `${waiting.join(", ")}: only the optional peer missing`
-          : "";
+        : notes.join("; ");
       report.check(
         where,
         `${how} of every ${name} entry (${list.length})`,

@@ -23,6 +23,7 @@ import {
   copyWorkspace,
   pointAtRegistry,
   publishedPackages,
+  withoutProvenance,
 } from "./scratch.mjs";
 import { readPublished } from "./tarball.mjs";
 
@@ -143,6 +144,14 @@ async function rehearse() {
   );
   await step("build", [...pnpm, "run", "build"], scratch);
   pointAtRegistry(scratch, registry.url, registry.token);
+  const provenance = withoutProvenance(scratch);
+  report.check(
+    "provenance",
+    "every published package asks npm for a provenance statement (turned off for the local registry, which has no CI identity to sign with)",
+    provenance.length === names.length,
+    `${provenance.length} of ${names.length}`,
+    'set "publishConfig": { "access": "public", "provenance": true } in each package.json',
+  );
   const publishEnv = { ...process.env, npm_config_registry: registry.url };
   await step("changeset publish", [...pnpm, "exec", "changeset", "publish"], scratch, publishEnv);
 

@@ -108,3 +108,22 @@ export function pointAtRegistry(scratch, url, token) {
   const own = existsSync(file) ? `${readFileSync(file, "utf8").trimEnd()}\n` : "";
   writeFileSync(file, `${own}registry=${url}\n${host}:_authToken=${token}\n`);
 }
+
+/**
+ * Turns provenance off in the scratch copy's manifests, and answers which packages asked for it.
+ * npm makes a provenance statement only under a CI identity provider (GitHub Actions, GitLab), which
+ * a rehearsal on loopback has none of, and a manifest's `publishConfig` wins over any flag or
+ * variable; the real release, from CI, publishes with it.
+ * @param {string} scratch
+ * @returns {string[]}
+ */
+export function withoutProvenance(scratch) {
+  const asked = [];
+  for (const pkg of publishedPackages(scratch)) {
+    if (pkg.manifest.publishConfig?.provenance !== true) continue;
+    asked.push(pkg.name);
+    pkg.manifest.publishConfig.provenance = false;
+    writeFileSync(join(pkg.dir, "package.json"), `${JSON.stringify(pkg.manifest, null, 2)}\n`);
+  }
+  return asked;
+}
