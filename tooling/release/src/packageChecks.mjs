@@ -1,5 +1,5 @@
 // @ts-check
-// What every published tarball must hold for a user: a licence file, the metadata npm shows
+// What every published tarball must hold for a user: a licence file, its changelog, the metadata npm shows
 // (repository, homepage, keywords), and ranges, not exact versions, on the other @ruststream
 // packages (an exact peer on core makes every later core release a conflict).
 import { bytesText } from "./nodeModules.mjs";
@@ -22,6 +22,15 @@ export function checkPackage(pkg, report) {
       ? licence.path
       : `none among the files (the license field says ${pkg.manifest.license ?? "nothing"})`,
     'put the licence text in each package: a LICENSE file beside its package.json (npm packs it whatever "files" says)',
+  );
+  // `changeset version` writes each package's CHANGELOG.md from the changesets it consumed.
+  const changelog = pkg.files.find((file) => /^changelog\.md$/i.test(file.path));
+  report.check(
+    where,
+    "CHANGELOG.md in the tarball, with this version's entry",
+    changelog !== undefined && (changelog.text ?? "").includes(`## ${pkg.version}`),
+    changelog ? changelog.path : "none among the files",
+    'let `changeset version` write it (every package in the changesets) and keep it packed (npm packs CHANGELOG.md whatever "files" says)',
   );
   for (const field of ["repository", "homepage", "keywords"]) {
     const value = pkg.manifest[field];

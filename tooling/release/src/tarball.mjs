@@ -5,7 +5,7 @@ import { gunzipSync } from "node:zlib";
 
 /**
  * @typedef {{ name: string, version: string, tarball: string, packedBytes: number, unpackedBytes: number,
- *   files: { path: string, size: number }[], manifest: Record<string, any> }} Published
+ *   files: { path: string, size: number, text?: string }[], manifest: Record<string, any> }} Published
  */
 
 /**
@@ -30,10 +30,13 @@ export async function readPublished(url, name, version) {
   const manifest = entries.get("package/package.json");
   if (manifest === undefined)
     throw new Error(`${name}@${version}: the tarball holds no package.json`);
-  const files = [...entries].map(([path, data]) => ({
-    path: path.replace(/^package\//, ""),
-    size: data.length,
-  }));
+  const files = [...entries].map(([path, data]) => {
+    const inside = path.replace(/^package\//, "");
+    // The text of the files a check reads (the changelog); the rest by size alone.
+    return /\.md$/i.test(inside)
+      ? { path: inside, size: data.length, text: data.toString("utf8") }
+      : { path: inside, size: data.length };
+  });
   return {
     name,
     version,
