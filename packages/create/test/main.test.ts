@@ -12,6 +12,13 @@ beforeAll(async () => {
   templates = await assembleTemplates(join(dir, "templates"));
 });
 
+/** Everything written to `stream` so far: one read() returns only the first chunk on Node 26. */
+function drained(stream: PassThrough): string {
+  let text = "";
+  for (let chunk = stream.read(); chunk !== null; chunk = stream.read()) text += String(chunk);
+  return text;
+}
+
 /** Runs the command as a script would (stdin no terminal), keeping its output and installs. */
 async function run(argv: string[], userAgent = "npm/11.0.0 node/v24.0.0") {
   const stdout = new PassThrough();
@@ -28,7 +35,7 @@ async function run(argv: string[], userAgent = "npm/11.0.0 node/v24.0.0") {
       installs.push(`${manager} ${directory}`);
     },
   });
-  return { code, out: String(stdout.read() ?? ""), err: String(stderr.read() ?? ""), installs };
+  return { code, out: drained(stdout), err: drained(stderr), installs };
 }
 
 it("the release rehearsal's invocation: writes the project and installs it with npm", async () => {
