@@ -2,8 +2,7 @@ import { defineConfig } from "vitest/config";
 
 // One vitest run covers every package; each project brings its own config (and, for
 // projects that need a real broker, a global setup that starts it through tooling/brokers).
-// Every run also writes a JSON report, from which .ci/run prints the closing tally: written on
-// every run, so a tally can only ever be this run's.
+// `npm test` adds the tally's reporter (tooling/setup/tallyReporter.mjs) to every run it makes.
 export default defineConfig({
   test: {
     projects: [
@@ -12,6 +11,5 @@ export default defineConfig({
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],
-    reporters: ["default", ["json", { outputFile: ".cache/vitest-report.json" }]],
   },
 });

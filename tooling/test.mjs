@@ -7,7 +7,7 @@
 // other maintained Node line, and closes with the tally. Arguments go to the whole-suite vitest run
 // (`npm test -- --project core`), which then runs alone.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildInterop } from "./setup/interop.mjs";
@@ -15,6 +15,7 @@ import { ensureNode, nodeEnv, nodeLines, projectNode } from "./setup/node.mjs";
 import { pnpm, pnpmCommand } from "./setup/pnpm.mjs";
 import { say } from "./setup/step.mjs";
 import { ensureSystem } from "./setup/system.mjs";
+import { tally } from "./setup/tally.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vitestArgs = process.argv.slice(2);
@@ -42,17 +43,15 @@ ensureAddon();
 // The whole suite runs the interop suites; a run of a few projects builds only if one needs it.
 if (interop && vitestArgs.length === 0) buildInterop(root);
 
-/** @type {{ line: string, report: string, status: number }[]} */
+/** @type {import("./setup/tally.mjs").Run[]} */
 const runs = [];
 
-runs.push(
-  vitest(`Node ${node.version}, the whole suite`, node.env, "vitest-report.json", vitestArgs),
-);
+runs.push(vitest(`Node ${node.version}, the whole suite`, node.env, "tally.json", vitestArgs));
 if (vitestArgs.length === 0 && process.env.RUSTSTREAM_NODE_LINES !== "none") {
   const own = node.version.split(".")[0];
   for (const version of nodeLines.filter((v) => v.split(".")[0] !== own)) {
     const env = nodeEnv(ensureNode(version));
-    const report = `vitest-report-node${version.split(".")[0]}.json`;
+    const report = `tally-node${version.split(".")[0]}.json`;
     runs.push(
       vitest(`Node ${version}, the projects that need no broker`, env, report, [
         "--config",
@@ -62,45 +61,23 @@ if (vitestArgs.length === 0 && process.env.RUSTSTREAM_NODE_LINES !== "none") {
   }
 }
 
-// The closing tally, one line per Node line and then the total, in the plain form CI reads; also
-// kept in .cache/test-tally.txt for a caller that prints it after further steps. Skipped tests are
-// counted, never hidden; a run that left no report failed before its tests finished.
-const totals = { passed: 0, failed: 0, skipped: 0 };
-const lines = [];
-let status = 0;
-for (const run of runs) {
-  const path = join(reports, run.report);
-  if (run.status !== 0) status = 1;
-  if (!existsSync(path)) {
-    lines.push(`${run.line}: no report (${run.report}): the run did not finish`);
-    status = 1;
-    continue;
-  }
-  const r = JSON.parse(readFileSync(path, "utf8"));
-  const counts = {
-    passed: r.numPassedTests,
-    failed: r.numFailedTests,
-    skipped: r.numPendingTests + r.numTodoTests,
-  };
-  totals.passed += counts.passed;
-  totals.failed += counts.failed;
-  totals.skipped += counts.skipped;
-  lines.push(
-    `${run.line}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
-  );
-}
-lines.push(`vitest: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
-writeFileSync(join(reports, "test-tally.txt"), `${lines.join("\n")}\n`);
-process.stdout.write(`\n${lines.join("\n")}\n`);
-process.exit(status);
+// The closing tally (tooling/setup/tally.mjs): a line per Node line and one in all, then every
+// failure named, in the plain form CI reads; also kept in .cache/test-tally.txt for a caller that
+// prints it after further steps.
+const result = tally(runs);
+writeFileSync(join(reports, "test-tally.txt"), `${result.lines.join("\n")}\n`);
+process.stdout.write(`\n${result.lines.join("\n")}\n`);
+process.exit(result.ok ? 0 : 1);
 
 /**
- * One vitest run on the Node of `env`, its JSON report in .cache/`report` (removed first, so a tally
- * is only ever this run's).
+ * One vitest run on the Node of `env`, with the default reporter on screen and the tally's reporter
+ * writing .cache/`report` (removed first, so a tally is only ever this run's).
  * @param {string} line @param {NodeJS.ProcessEnv} env @param {string} report @param {string[]} args
+ * @returns {import("./setup/tally.mjs").Run}
  */
 function vitest(line, env, report, args) {
-  rmSync(join(reports, report), { force: true });
+  const reportPath = join(reports, report);
+  rmSync(reportPath, { force: true });
   say(`vitest on ${line}`);
   const [command, ...rest] = project.pnpm;
   const result = spawnSync(
@@ -110,17 +87,15 @@ function vitest(line, env, report, args) {
       "exec",
       "vitest",
       "run",
-      // Named here, not left to a config: only the root config lists the JSON reporter, and an
-      // output file without it writes nothing (the other lines' runs left no report).
+      // Named here, so no config's reporter list (the other lines' config has none) can leave it out.
       "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=.cache/${report}`,
+      "--reporter=./tooling/setup/tallyReporter.mjs",
       ...args,
     ],
-    { cwd: root, env, stdio: "inherit" },
+    { cwd: root, env: { ...env, RUSTSTREAM_TALLY_REPORT: reportPath }, stdio: "inherit" },
   );
   if (result.error) say(`vitest on ${line} did not start: ${result.error.message}`);
-  return { line, report, status: result.status ?? 1 };
+  return { line, reportPath, status: result.status ?? 1 };
 }
 
 /**
