@@ -105,7 +105,7 @@ for (const where of ["librdkafka", "in-process"] as const) {
       const t =
         where === "in-process"
           ? await TestApp.start(app)
-          : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 300 });
+          : await TestApp.startLive(app, { withinMs: 30_000 });
       let published: string[] | undefined;
       try {
         for (let id = 0; id < ORDERS; id++) await t.publish(topic, { id });

@@ -77,7 +77,7 @@ async function records(where: Where, topic: string, count: number): Promise<Reco
 async function start(where: Where, running: RustStream): Promise<TestApp> {
   return where === "in-process"
     ? TestApp.start(running)
-    : TestApp.startLive(running, { withinMs: 30_000, quietMs: 300 });
+    : TestApp.startLive(running, { withinMs: 30_000 });
 }
 
 /** Waits for the dead letter: live, through the reaction's quiet; in-process, on the test clock. */

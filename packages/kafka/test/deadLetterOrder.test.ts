@@ -88,7 +88,7 @@ for (const where of everywhere) {
         t =
           where === "in-process"
             ? await TestApp.start(app)
-            : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 300 });
+            : await TestApp.startLive(app, { withinMs: 30_000 });
         const deadline = Date.now() + 30_000;
         while (t.subscriber(topic).outcomes.length < BAD) {
           if (Date.now() > deadline) throw new Error(`outcomes: ${t.subscriber(topic).outcomes}`);

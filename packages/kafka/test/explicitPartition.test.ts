@@ -153,7 +153,7 @@ for (const where of everywhere) {
       const t =
         where === "in-process"
           ? await TestApp.start(app)
-          : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 300 });
+          : await TestApp.startLive(app, { withinMs: 30_000 });
       const records = pinnedRecords("murmur2");
       const asked = askedOf(records);
       const spreadAsked: Asked = new Map();

@@ -40,7 +40,7 @@ for (const where of everywhere) {
       const t =
         where === "in-process"
           ? await TestApp.start(app)
-          : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 500 });
+          : await TestApp.startLive(app, { withinMs: 30_000 });
       try {
         for (let n = 0; n < 30; n++) {
           await t.publishRaw(topic, JSON.stringify({ n }), { partitionKey: `key-${n % 5}` });

@@ -137,7 +137,7 @@ for (const where of everywhere) {
       const t =
         where === "in-process"
           ? await TestApp.start(app)
-          : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 300 });
+          : await TestApp.startLive(app, { withinMs: 30_000 });
       try {
         for (let i = 0; i < 7; i++) await t.publish(topic, { i });
       } finally {

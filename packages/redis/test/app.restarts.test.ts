@@ -154,7 +154,7 @@ async function restartUnderLoad(c: RestartCase) {
   clients.push(redis);
   const runId = async () => /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
   const before = await runId();
-  t = await TestApp.startLive(app, { quietMs: 100 });
+  t = await TestApp.startLive(app);
   // The producer is another process's client: its own connection, publishing the whole time.
   const producer = await new RedisBroker({ url }).connect();
   const publisher = await c.publisherOf(producer);

@@ -188,7 +188,7 @@ export class AppRun implements RunningApp, DispatchHost {
       const publisher = (await connected
         .defaultPublishPolicy()
         .pair(connected)) as Publisher<never>;
-      const route: PublishRoute = { publisher, broker: kind };
+      const route: PublishRoute = { publisher, broker: kind, label };
       this.#connections.push({ broker: registration.broker, label, connected, route });
       this.emit?.({ type: "broker-connection", broker: label, kind, connected: true });
       for (const spec of registration.specs) {

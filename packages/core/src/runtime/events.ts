@@ -67,6 +67,8 @@ export type PublishPurpose = "reply" | "out" | "retry-copy" | "dead-letter" | "a
 export interface PublishEvent {
   readonly type: "publish";
   readonly name: string;
+  /** Which of the app's brokers it went to, as its `broker-connection` event names it. */
+  readonly broker: string;
   /** The message as it reached the broker, after publish middleware. */
   readonly message: OutgoingMessage;
   readonly purpose: PublishPurpose;

@@ -10,11 +10,13 @@ import type { Observer, PublishPurpose } from "./events.js";
 import type { PublishInfo, PublishMiddleware } from "./middleware.js";
 import type { OutPublisher, PublishOptions, RequestOptions } from "./out.js";
 
-/** Where a publish goes: a connected broker's publisher, and that broker's kind for middleware. */
+/** Where a publish goes: a connected broker's publisher, that broker's kind and its label. */
 export interface PublishRoute {
   readonly publisher: Publisher<never>;
   /** The broker's kind (`"kafka"`), as `PublishInfo.broker` tells publish middleware. */
   readonly broker: string;
+  /** Which of the app's brokers (`"redis"`, `"redis-2"`), as its `broker-connection` event names it. */
+  readonly label: string;
 }
 
 function unsupportedRequest(name: string): RustStreamError {
@@ -50,7 +52,7 @@ export class PublishPipeline {
         return Promise.reject(error);
       }
     }
-    return this.#run(route.broker, message, purpose, (m) => publisher.publish(m));
+    return this.#run(route, message, purpose, (m) => publisher.publish(m));
   }
 
   /**
@@ -67,7 +69,7 @@ export class PublishPipeline {
     if (!supportsRequest(publisher)) throw unsupportedRequest(message.name);
     let reply: RawMessage | undefined;
     // Middleware speaks in receipts; a request's is the destination, its reply kept aside.
-    await this.#run(route.broker, message, "request", async (m) => {
+    await this.#run(route, message, "request", async (m) => {
       reply = await publisher.request(m, { timeoutMs });
       return { name: m.name };
     });
@@ -75,7 +77,7 @@ export class PublishPipeline {
   }
 
   #run(
-    broker: string,
+    route: PublishRoute,
     message: OutgoingMessage,
     purpose: PublishPurpose,
     deliver: (message: OutgoingMessage) => Promise<Receipt>,
@@ -94,16 +96,26 @@ export class PublishPipeline {
       sent =
         this.#middleware.length === 0
           ? send(message)
-          : this.#through(0, send, message, { broker, purpose });
+          : this.#through(0, send, message, { broker: route.broker, purpose });
     } catch (error) {
       // A middleware or a publisher that throws instead of rejecting still fails only this publish.
       sent = Promise.reject(error);
     }
     if (emit !== undefined) {
+      const broker = route.label;
       sent.then(
-        () => emit({ type: "publish", name: final.name, message: final, purpose, ok: true }),
+        () =>
+          emit({ type: "publish", name: final.name, broker, message: final, purpose, ok: true }),
         (error: unknown) =>
-          emit({ type: "publish", name: final.name, message: final, purpose, ok: false, error }),
+          emit({
+            type: "publish",
+            name: final.name,
+            broker,
+            message: final,
+            purpose,
+            ok: false,
+            error,
+          }),
       );
     }
     return sent;

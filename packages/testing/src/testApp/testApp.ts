@@ -21,6 +21,7 @@ import {
   snapshotMessage,
   supportsInProcess,
 } from "@ruststream/core/broker";
+import { LiveLedger } from "./liveLedger.js";
 import { PublishedMessage } from "./publishedMessage.js";
 import { SubscriberProbe, unknownSubscriber } from "./subscriberProbe.js";
 
@@ -38,8 +39,6 @@ export interface TestAppOptions {
 export interface LiveOptions {
   /** Real-time bound on each wait (default 10 000 ms). */
   readonly withinMs?: number;
-  /** How long nothing has to happen before a live reaction counts as over (default 200 ms). */
-  readonly quietMs?: number;
 }
 
 export interface TestPublishOptions {
@@ -133,41 +132,25 @@ export class TestApp {
   }
 
   /**
-   * Starts `app` against its real brokers. `publish` goes through the app's own publisher, waits
-   * until the app has been quiet for `quietMs` (at most `withinMs`), and `published` lists what the
-   * app itself published.
+   * Starts `app` against its real brokers. `publish` goes through the app's own publisher and waits
+   * (at most `withinMs`) until everything the app published to a name it reads has been settled for
+   * good and no handler runs (see `LiveLedger`); `published` lists what the app itself published.
    */
   static async startLive(app: RustStream, options: LiveOptions = {}): Promise<TestApp> {
     const withinMs = options.withinMs ?? 10_000;
-    const quietMs = options.quietMs ?? 200;
     const events: RuntimeEvent[] = [];
-    let lastEvent = Date.now();
+    const ledger = new LiveLedger(app.describe());
     const running = await app.start({
       observers: [
         (event) => {
           events.push(event);
-          lastEvent = Date.now();
+          ledger.observe(event);
         },
       ],
     });
     const mode: Mode = {
-      async quiesce() {
-        const deadline = Date.now() + withinMs;
-        for (;;) {
-          await running.whenIdle();
-          const quietFor = Date.now() - lastEvent;
-          if (quietFor >= quietMs) return;
-          if (Date.now() > deadline) {
-            throw new RustStreamError(
-              "timeout",
-              `the app was still busy after ${withinMs} ms: a handler that never returns, or messages that keep coming?`,
-            );
-          }
-          await sleep(Math.min(quietMs - quietFor, 50));
-        }
-      },
+      quiesce: () => quiesceLive(running, ledger, withinMs),
       async inject(broker, message) {
-        lastEvent = Date.now();
         await running.publish(message.name, message.payload, {
           ...(broker === undefined ? {} : { broker }),
           headers: message.headers,
@@ -278,6 +261,39 @@ export class TestApp {
   /** Stops the app; resolves with what stopping found. */
   stop(): Promise<StopReport> {
     return this.running.stop();
+  }
+}
+
+/**
+ * Live, the reaction is over when the ledger owes nothing and no handler, reply or settle is in
+ * progress, and both hold across a short pause (a settle's callback may publish the next message of
+ * a cascade, whose confirmation comes over the network).
+ */
+async function quiesceLive(
+  running: RunningApp,
+  ledger: LiveLedger,
+  withinMs: number,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    if (running.state === "stopped" || running.state === "stopping") return;
+    const idle = await Promise.race([
+      running.whenIdle().then(() => true),
+      sleep(Math.max(0, deadline - Date.now())).then(() => false),
+    ]);
+    if (idle && ledger.outstanding === 0) {
+      await sleep(10);
+      if (ledger.outstanding === 0 && running.inFlight === 0) return;
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const owed = ledger.describeOutstanding();
+      throw new RustStreamError(
+        "timeout",
+        `the reaction was not over after ${withinMs} ms: ${running.inFlight} in a handler, still owed ${owed === "" ? "nothing" : owed} (a handler that never returns, or a message the broker never delivered?)`,
+      );
+    }
+    if (idle) await sleep(20);
   }
 }
 
