@@ -253,3 +253,56 @@ describe("streams with consumer groups", () => {
     await broker.shutdown();
   });
 });
+
+describe("a connection cut under a stream subscription", () => {
+  it("delivers what the group holds pending for this consumer but never reached it (a reply the cut swallowed)", async () => {
+    const broker = await new RedisBroker({ url: url() }).connect();
+    const key = uniqueKey("swallowed");
+    const sub = (await broker.subscribe(
+      new RedisStream(key, { group: "g", blockMs: 100 }),
+    )) as RedisStreamSubscription;
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+    await publisher.publish({ name: key, payload: bytes("swallowed") });
+    // The server hands the entry to this consumer, and the reply never reaches it: as when a read's
+    // reply is lost to a cut or a crash after the server kept the entry pending here.
+    const r = inspector();
+    await r.xreadgroup("GROUP", "g", sub.consumer, "COUNT", 10, "STREAMS", key, ">");
+    expect(await pending(r, key)).toBe(1);
+    const first = sub.next();
+    // The subscription's blocked read, cut.
+    const killed = await killBlockedReaders(r, sub.consumer);
+    expect(killed).toBeGreaterThan(0);
+    const got = await Promise.race([
+      first,
+      new Promise<"never">((resolve) => setTimeout(() => resolve("never"), 5000)),
+    ]);
+    expect(got, "the swallowed entry after the cut").not.toBe("never");
+    const d = (got as IteratorResult<Awaited<ReturnType<typeof next>>>).value!;
+    expect(text(d.payload)).toBe("swallowed");
+    // The server's count: handed to this consumer twice.
+    expect(d.redeliveryCount).toBe(2);
+    expect(await d.ack()).toBe("ok");
+    expect(await pending(r, key)).toBe(0);
+    await sub.close();
+    await broker.shutdown();
+  });
+});
+
+/** Kills the connections blocked in an XREADGROUP as `consumer`; answers how many. */
+async function killBlockedReaders(r: Redis, consumer: string): Promise<number> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const list = (await r.client("LIST")) as string;
+    const ids = list
+      .split("\n")
+      .filter((line) => line.includes("cmd=xreadgroup") && line.includes(" flags=b"))
+      .map((line) => /\bid=(\d+)/.exec(line)?.[1])
+      .filter((id): id is string => id !== undefined);
+    if (ids.length > 0) {
+      for (const id of ids) await r.client("KILL", "ID", id);
+      return ids.length;
+    }
+    if (Date.now() > deadline) throw new Error(`no read blocked as ${consumer}:\n${list}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

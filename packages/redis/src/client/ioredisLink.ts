@@ -139,16 +139,23 @@ class IoredisBlockingLink implements BlockingLink {
   readonly #main: Redis;
   readonly #flushMain: () => void;
   #id: number | undefined;
+  #reconnects = 0;
 
   constructor(client: Redis, main: Redis, flushMain: () => void) {
     this.#client = client;
     this.#main = main;
     this.#flushMain = flushMain;
-    // A reconnect gives the connection a new id; interrupting needs the current one.
+    // Opened and ready before this: every later "ready" is a reconnect, which gives the connection
+    // a new id (interrupting needs the current one).
     client.on("ready", () => {
+      this.#reconnects++;
       this.#id = undefined;
       void this.#fetchId();
     });
+  }
+
+  get reconnects(): number {
+    return this.#reconnects;
   }
 
   async #fetchId(): Promise<number | undefined> {

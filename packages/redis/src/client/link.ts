@@ -9,6 +9,11 @@ import type { RedisScript } from "./script.js";
 /** A connection for blocking commands; each blocking reader owns one. */
 export interface BlockingLink {
   call(name: string, args: readonly Arg[]): Promise<Reply>;
+  /**
+   * How many times the connection came back after a cut. The client sends a read the cut caught
+   * again on its own, so only this tells a reader that a reply may have been lost on the way.
+   */
+  readonly reconnects: number;
   /** Makes a command blocked on this connection return as if it had timed out. */
   interrupt(): Promise<void>;
   close(): Promise<void>;

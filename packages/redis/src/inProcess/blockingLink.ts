@@ -22,6 +22,8 @@ export interface BlockingServer {
  * an interrupt.
  */
 export class MemoryBlockingLink implements BlockingLink {
+  /** The stand-in's connection is never cut. */
+  readonly reconnects = 0;
   readonly #server: BlockingServer;
   #finish: ((reply: Reply) => void) | undefined;
   #closed = false;

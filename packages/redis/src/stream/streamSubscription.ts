@@ -82,6 +82,8 @@ export class RedisStreamSubscription
   #nextSweep = 0;
   #nextReclaim = 0;
   #reclaimCursor = "0-0";
+  /** The reader's reconnects as of the last read: more since, and the next read recovers first. */
+  #reconnectsSeen = 0;
   #readEndsAt = 0;
   #wakeTimer: NodeJS.Timeout | undefined;
   #onForget: (() => void) | undefined;
@@ -373,6 +375,12 @@ export class RedisStreamSubscription
           this.#restore(member),
         );
       }
+      const reconnects = this.#reader.reconnects;
+      if (reconnects !== this.#reconnectsSeen) {
+        const recovered = await this.#recoverOwnPending();
+        this.#reconnectsSeen = reconnects;
+        if (recovered) return;
+      }
       if (this.#source.reclaimIdleMs !== undefined && now >= this.#nextReclaim) {
         if (await this.#reclaim(this.#source.reclaimIdleMs)) return;
       }
@@ -447,6 +455,60 @@ export class RedisStreamSubscription
     const entries = array(reply[1])
       .map(parseEntry)
       .filter((e): e is StreamEntry => e !== undefined);
+    return this.#holdClaimed(entries);
+  }
+
+  /**
+   * After the connection came back, what the group holds pending for this very consumer that the
+   * subscription does not hold itself: an entry read by a reply the cut swallowed (the server kept
+   * it pending here; nobody saw it), or one whose ack the cut swallowed. Each is handed out again,
+   * at least once rather than never: the group would keep it pending for this consumer for good,
+   * where only a reclaim (off by default) would find it. Read as this consumer's history, page by
+   * page; an entry deleted meanwhile is acked, as there is nothing left to deliver.
+   */
+  async #recoverOwnPending(): Promise<boolean> {
+    // Acks settled before the cut go first (on the command connection): what they acknowledge is
+    // not pending any more, and a failed one leaves its entry pending, to be delivered again.
+    this.#sendAcks();
+    await this.#acksSent?.catch(() => undefined);
+    const held = new Set<string>();
+    for (const h of this.#buffer) held.add(h.entry.id);
+    for (const d of this.#out) held.add(d.entry.id);
+    const found: StreamEntry[] = [];
+    const gone: string[] = [];
+    let cursor = "0-0";
+    for (;;) {
+      const page = entriesOfRead(
+        await this.#reader.call("XREADGROUP", [
+          "GROUP",
+          this.group,
+          this.consumer,
+          "COUNT",
+          this.#source.count,
+          "STREAMS",
+          this.name,
+          cursor,
+        ]),
+      );
+      if (page.length === 0) break;
+      for (const raw of page) {
+        const entry = parseEntry(raw);
+        const id = entry?.id ?? text(array(raw)[0]);
+        cursor = id;
+        if (entry === undefined) gone.push(id);
+        else if (!held.has(id)) found.push(entry);
+      }
+    }
+    if (gone.length > 0) await this.#host.link.call("XACK", [this.name, this.group, ...gone]);
+    return this.#holdClaimed(found);
+  }
+
+  /**
+   * Entries this consumer claimed (by a reclaim, or recovered after a cut) join the buffer with the
+   * delivery counts the group keeps; one already past the broker-side cap goes to the dead letter
+   * unhandled. Answers whether any joined.
+   */
+  async #holdClaimed(entries: readonly StreamEntry[]): Promise<boolean> {
     if (entries.length === 0) return false;
     const counts = await this.#pendingCounts(entries);
     let kept = 0;
