@@ -42,7 +42,11 @@ async function start(where: Where, app: RustStream): Promise<TestApp> {
 }
 
 /** Prices `qty` of a sku at 3 each, remembering the reply-to and correlation id each request had. */
-function pricing(broker: KafkaBroker, prices: string, asked: Array<[string?, string?]>) {
+function pricing(
+  broker: KafkaBroker,
+  prices: string,
+  asked: Array<[string | undefined, string | undefined]>,
+) {
   return new RustStream({ name: uniqueName("pricing"), version: "1.0.0" }).broker(broker, (b) => {
     b.subscriber(prices)
       .reply<Quote>()
@@ -96,7 +100,7 @@ for (const where of everywhere) {
       const receipts = `${orders}.receipts`;
       // One broker object: in-process, both apps' connections share its stand-in.
       const broker = brokerFor(where);
-      const asked: Array<[string?, string?]> = [];
+      const asked: Array<[string | undefined, string | undefined]> = [];
       const seller = await start(where, pricing(broker, prices, asked));
       const buyer = await start(where, shop(broker, new KafkaTopic(orders), prices, receipts));
 
@@ -134,7 +138,7 @@ for (const where of everywhere) {
         const orders = uniqueName(`orders-tx-${where}`);
         const receipts = `${orders}.receipts`;
         const broker = brokerFor(where, { transactionalId: uniqueName(`shop-tx-${where}`) });
-        const asked: Array<[string?, string?]> = [];
+        const asked: Array<[string | undefined, string | undefined]> = [];
         await start(where, pricing(broker, prices, asked));
         const buyer = await start(
           where,
