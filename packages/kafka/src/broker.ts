@@ -1,5 +1,6 @@
 import {
   type Broker,
+  type Clock,
   type ClosedBroker,
   type CommitMode,
   type ConnectedBroker,
@@ -10,6 +11,7 @@ import {
   type RawMessage,
   RustStreamError,
   type ServerDescription,
+  systemClock,
 } from "@ruststream/core";
 import {
   type Backlog,
@@ -18,6 +20,7 @@ import {
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
+  type PendingReply,
   snapshotMessage,
   sourceMark,
   testableMark,
@@ -46,7 +49,8 @@ import {
   type KafkaPublishOptions,
   type PublisherHost,
 } from "./publisher.js";
-import { checkCommit, KafkaTopic } from "./sources.js";
+import { ReplyInbox } from "./replyInbox.js";
+import { checkCommit, KafkaTopic, topicName } from "./sources.js";
 import type { KafkaDelivery } from "./topic/topicDelivery.js";
 import {
   type HostedSubscription,
@@ -82,6 +86,15 @@ export interface KafkaBrokerOptions extends KafkaConnectionOptions {
    * instances, since a producer opening with an id fences off any older one using it.
    */
   readonly transactionalId?: string;
+  /**
+   * The topic every request of this broker's connections asks its reply on, for clusters where a
+   * service may not create topics: an existing topic, shared by every requester naming it, each
+   * reading all of it from its end and keeping only the replies to its own requests. Unset, each
+   * connection creates a reply topic of its own at its first request and deletes it at shutdown.
+   */
+  readonly replyTopic?: string;
+  /** Where request timeouts take time from (the in-process mode uses the test's clock). */
+  readonly clock?: Clock;
 }
 
 interface BrokerSettings {
@@ -93,6 +106,7 @@ interface BrokerSettings {
   readonly connectTimeoutMs: number;
   readonly flushTimeoutMs: number;
   readonly transactionalId: string | undefined;
+  readonly replyTopic: string | undefined;
 }
 
 function positive(what: string, value: number | undefined, fallback: number): number {
@@ -157,6 +171,10 @@ export class KafkaBroker
       connectTimeoutMs: positive("connectTimeoutMs", options.connectTimeoutMs, 30_000),
       flushTimeoutMs: positive("flushTimeoutMs", options.flushTimeoutMs, 30_000),
       transactionalId: checkTransactionalId("KafkaBroker", options.transactionalId),
+      replyTopic:
+        options.replyTopic === undefined
+          ? undefined
+          : topicName("KafkaBroker replyTopic", options.replyTopic),
     };
   }
 
@@ -204,6 +222,7 @@ export class KafkaBroker
     return new ConnectedKafkaBroker(engine, this.#settings, {
       group: this.#settings.group ?? options?.app?.name,
       inProcess: undefined,
+      clock: this.#options.clock ?? systemClock,
     });
   }
 
@@ -221,6 +240,7 @@ export class KafkaBroker
     return new ConnectedKafkaBroker(engine, this.#settings, {
       group: this.#settings.group ?? options.app?.name,
       inProcess: engine,
+      clock: options.clock,
     });
   }
 }
@@ -255,6 +275,8 @@ interface ConnectionFacts {
   readonly group: string | undefined;
   /** The stand-in's engine, on an in-process connection. */
   readonly inProcess: InProcessEngine | undefined;
+  /** Where request timeouts take time from. */
+  readonly clock: Clock;
 }
 
 /** A connection to a Kafka cluster. */
@@ -280,6 +302,7 @@ export class ConnectedKafkaBroker
   readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
   readonly #published: Map<string, RawMessage[]> | undefined;
+  readonly #inbox: ReplyInbox;
   #closing: Promise<ClosedKafkaBroker> | undefined;
 
   constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
@@ -288,6 +311,7 @@ export class ConnectedKafkaBroker
     this.#facts = facts;
     this.partitioner = settings.partitioner;
     this.maxMessageBytes = settings.maxMessageBytes;
+    this.#inbox = new ReplyInbox(this, facts.clock, settings.replyTopic);
     if (facts.inProcess !== undefined) {
       this.#published = new Map();
       // Only the in-process form is a test transport: a cluster connection does not carry the mark.
@@ -445,6 +469,11 @@ export class ConnectedKafkaBroker
     return count;
   }
 
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
+    this.assertOpen();
+    return this.#inbox.awaitReply(correlationId, timeoutMs);
+  }
+
   record(message: RawMessage): void {
     if (this.#published === undefined) return;
     let list = this.#published.get(message.name);
@@ -503,6 +532,8 @@ export class ConnectedKafkaBroker
   }
 
   async #shutdown(): Promise<ClosedKafkaBroker> {
+    // Waiting requests fail at once; the inbox's reader and topic go while the rest closes.
+    const inboxStopped = this.#inbox.stop(this.closedError("request"));
     const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
@@ -523,6 +554,8 @@ export class ConnectedKafkaBroker
     // A transaction committing now finishes (bounded by the engine's own timeouts); none starts.
     await Promise.all([...this.#transactionLines.values()].map((line) => line.close()));
     this.#transactionLines.clear();
+    // Before the engine closes: deleting the inbox's topic takes its admin connection.
+    await inboxStopped;
     await this.engine.close();
     return {
       [brokerMark]: "kafka",

@@ -5,6 +5,7 @@
 //   position.ts    where a delivery sits, and where a seek goes
 //   names.ts       the names it writes on its wire
 //   roundRobin.ts  the round-robin partition middleware
+//   replyInbox.ts  where a connection's requests read their replies (its own topic, or replyTopic)
 //   topic/         the one subscription mode: a consumer group member on a topic, its delivery,
 //                  the watermark behind tracked commits, start offsets
 //   client/        the port and the engines behind it (librdkafka, kafkajs): the only code that

@@ -6,6 +6,8 @@ import {
   type PublishPolicy,
   type RawMessage,
   type Receipt,
+  type Requester,
+  type RequestOptions,
   RustStreamError,
   type Transaction,
   type TransactionalPublisher,
@@ -13,8 +15,11 @@ import {
 import {
   assertPayloadBytes,
   brokerKind,
+  type PendingReply,
   partitionKeyBytes,
   policyMark,
+  publishRequest,
+  requestMark,
   stageTransaction,
   transactionsMark,
   writeDeadLetterOrigin,
@@ -83,6 +88,8 @@ export interface PublisherHost {
   readonly transactionalId: string | undefined;
   /** The line of transactions under `transactionalId` (its producer opened once, for these settings). */
   transactions(settings: ProducerSettings, transactionalId: string): TransactionLine;
+  /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
 }
 
 /**
@@ -184,11 +191,18 @@ const offsetOfPosition = /:(0|[1-9][0-9]*)$/;
  * id's own producer (direct publishes keep the plain one), so read_committed readers see all of
  * them or none. Staging is what keeps transactions independent: Kafka allows one open transaction
  * per producer, and a second producer with the same id would fence the first.
+ *
+ * A requester too: `request` publishes with the connection's reply inbox as `reply-to` and waits
+ * for the reply carrying its `correlation-id` (replyInbox.ts).
  */
 export class KafkaPublisher
-  implements Publisher<KafkaPublishOptions>, TransactionalPublisher<KafkaPublishOptions>
+  implements
+    Publisher<KafkaPublishOptions>,
+    TransactionalPublisher<KafkaPublishOptions>,
+    Requester<KafkaPublishOptions>
 {
   readonly [transactionsMark] = true as const;
+  readonly [requestMark] = true as const;
   readonly #host: PublisherHost;
   readonly #producer: EngineProducer;
   readonly #settings: ProducerSettings;
@@ -262,13 +276,31 @@ export class KafkaPublisher
     return result;
   }
 
-  async publish(message: OutgoingMessage<KafkaPublishOptions>): Promise<Receipt> {
+  async request(
+    message: OutgoingMessage<KafkaPublishOptions>,
+    options: RequestOptions,
+  ): Promise<RawMessage> {
+    this.#host.assertOpen();
+    return publishRequest(
+      message,
+      (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
+      // Sent now, also on behalf of a delivery of a `transactional` subscription: staged for its
+      // window's commit, which waits for the handler, it would go out only after its reply was due.
+      (request) => this.#send(request, false),
+    );
+  }
+
+  publish(message: OutgoingMessage<KafkaPublishOptions>): Promise<Receipt> {
+    return this.#send(message, true);
+  }
+
+  async #send(message: OutgoingMessage<KafkaPublishOptions>, stageable: boolean): Promise<Receipt> {
     const { record, raw } = this.prepare(message);
     if (record.partition !== undefined) await this.#checkPartition(record.topic, record.partition);
     // Published on behalf of a delivery of a `transactional` subscription: it goes out in the
     // transaction that commits that delivery's offset, not now.
     const cause = message.cause;
-    if (cause instanceof KafkaDelivery && cause.stagesOutputs) {
+    if (stageable && cause instanceof KafkaDelivery && cause.stagesOutputs) {
       if (cause.stage(await this.#placedForWindow(record), raw)) return { name: message.name };
     }
     this.#host.record(raw);

@@ -59,7 +59,8 @@ export interface KafkaTopicOptions {
 // Kafka's rule for topic names: up to 249 of these characters, not "." or "..".
 const legalTopic = /^[a-zA-Z0-9._-]{1,249}$/;
 
-function topicName(what: string, name: string): string {
+/** A topic name as given, or the `invalid-argument` error that says what is wrong with it. */
+export function topicName(what: string, name: string): string {
   if (typeof name !== "string" || name.length === 0) {
     throw new RustStreamError("invalid-argument", `${what} cannot be empty: give a topic name`);
   }

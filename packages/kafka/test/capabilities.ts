@@ -6,8 +6,9 @@ import type { Capabilities } from "@ruststream/testing/conformance";
 /**
  * `tracked`: ack and drop settle the offset, a requeue serves the record again (its offset holding
  * the committed position), what was left unsettled comes back to the group's next reader. Kafka
- * has no delayed redelivery (the runtime republishes a copy) and no request/reply. Transactions are
- * the publisher's (given a transactional id), and consumers read committed records only.
+ * has no delayed redelivery (the runtime republishes a copy). Transactions are the publisher's
+ * (given a transactional id), and consumers read committed records only. Request/reply is the
+ * publisher's, through the connection's reply inbox (a topic of its own).
  */
 export const trackedCapabilities: Capabilities = {
   backlog: "missed",
@@ -20,7 +21,7 @@ export const trackedCapabilities: Capabilities = {
   batches: true,
   seek: true,
   transactions: true,
-  request: false,
+  request: true,
 };
 
 /**

@@ -99,6 +99,8 @@ export interface EngineAdmin {
     partitions: number | undefined,
     replicationFactor: number | undefined,
   ): Promise<void>;
+  /** Deletes `topic`; one the cluster no longer has is fine. */
+  deleteTopic(topic: string): Promise<void>;
   /**
    * Asks for `topic` the way a client's metadata request does when it may create topics, so a
    * cluster with automatic topic creation on makes it with its defaults, and one with it off does not.
@@ -156,7 +158,16 @@ export interface EngineConsumer {
   close(): Promise<void>;
 }
 
-/** One engine: the three kinds of client the broker uses, built from resolved settings. */
+/**
+ * Reads partitions outside any group's sharing (the reply inbox): from the offsets it was opened at,
+ * read_committed, committing nothing, handing each fetch to the callback it was opened with.
+ */
+export interface EngineReader {
+  /** Stops reading and closes the client, leaving nothing behind on the cluster; bounded. */
+  close(): Promise<void>;
+}
+
+/** One engine: the kinds of client the broker uses, built from resolved settings. */
 export interface KafkaEngine {
   readonly kind: "librdkafka" | "kafkajs" | "in-process";
   /** A producer; `config` are the publish policy's own client properties, over the broker's. */
@@ -170,6 +181,17 @@ export interface KafkaEngine {
     transactionalId: string,
   ): Promise<EngineTransactionalProducer>;
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer;
+  /**
+   * A reader of `partitions` from their offsets, under `name` (unique to it: where the client needs
+   * a group id, this is it, and the reader's close removes any trace of it). Resolves once it is in
+   * place at those offsets (on kafkajs, once its group assigned it the partitions), so the setup is
+   * over before a request's timeout starts.
+   */
+  reader(
+    name: string,
+    partitions: readonly PartitionOffset[],
+    records: (records: readonly ConsumedRecord[]) => void,
+  ): Promise<EngineReader>;
   readonly admin: EngineAdmin;
   /** Closes what the engine itself opened (the admin connection); bounded. */
   close(): Promise<void>;

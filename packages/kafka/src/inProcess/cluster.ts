@@ -70,6 +70,11 @@ export class InProcessCluster {
     if (!this.#topics.has(topic)) this.#topics.set(topic, new TopicLog(partitions ?? 1));
   }
 
+  /** Deletes a topic and its logs; one it does not have is fine, as on the cluster. */
+  deleteTopic(topic: string): void {
+    this.#topics.delete(topic);
+  }
+
   /** Appends a record to a partition already chosen; a missing topic is created first. */
   append(
     record: ProducedRecord & { readonly partition: number },

@@ -8,9 +8,11 @@ import type {
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineReader,
   EngineTransactionalProducer,
   KafkaEngine,
   Partitioner,
+  PartitionOffset,
   ProducedRecord,
   ProducerSettings,
   TransactionOffsets,
@@ -19,6 +21,7 @@ import type {
 import { partitionKey } from "../client/port.js";
 import type { ClusterTransaction, InProcessCluster } from "./cluster.js";
 import { InProcessConsumer } from "./consumer.js";
+import { InProcessReader } from "./reader.js";
 
 /** A producer onto the stand-in: the partitioner the settings name, then a synchronous append. */
 class InProcessProducer implements EngineProducer {
@@ -105,6 +108,10 @@ class InProcessAdmin implements EngineAdmin {
     this.#cluster.createTopic(topic, partitions);
   }
 
+  async deleteTopic(topic: string): Promise<void> {
+    this.#cluster.deleteTopic(topic);
+  }
+
   async requestAutoCreate(topic: string): Promise<void> {
     // A single-node cluster with its defaults creates topics on request.
     this.#cluster.createTopic(topic, undefined);
@@ -157,6 +164,14 @@ export class InProcessEngine implements KafkaEngine {
       hooks,
       this.#coordinator,
     );
+  }
+
+  async reader(
+    _name: string,
+    partitions: readonly PartitionOffset[],
+    records: (records: readonly ConsumedRecord[]) => void,
+  ): Promise<EngineReader> {
+    return new InProcessReader(this.#cluster, partitions, records);
   }
 
   async close(): Promise<void> {}

@@ -53,12 +53,14 @@ async function startOf(admin: EngineAdmin, p: TopicPartition, start: StartSpec):
 /**
  * Makes sure a topic exists before a consumer joins for it: created with the descriptor's settings
  * where it gives them, else left to the cluster's automatic creation where the cluster allows it.
- * Answers the partition count.
+ * Answers the partition count. `remedy` is what the error for a topic the cluster would not create
+ * tells its user to do.
  */
 export async function ensureTopic(
   admin: EngineAdmin,
   topic: string,
   create: TopicCreation | undefined,
+  remedy = "create it first, or give the KafkaTopic a create option ({ create: { partitions } })",
 ): Promise<number> {
   const existing = await admin.partitions(topic);
   if (existing !== undefined) return existing;
@@ -77,6 +79,6 @@ export async function ensureTopic(
   }
   throw new RustStreamError(
     "invalid-argument",
-    `topic "${topic}" does not exist and the cluster did not create it (automatic topic creation is off): create it first, or give the KafkaTopic a create option ({ create: { partitions } })`,
+    `topic "${topic}" does not exist and the cluster did not create it (automatic topic creation is off): ${remedy}`,
   );
 }

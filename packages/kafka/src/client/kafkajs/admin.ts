@@ -58,6 +58,17 @@ export class KafkajsAdmin implements EngineAdmin {
     }
   }
 
+  async deleteTopic(topic: string): Promise<void> {
+    try {
+      await this.#admin.deleteTopics({ topics: [topic] });
+    } catch (error) {
+      // kafkajs retries an unknown topic before giving up, then reports it as the retries' cause.
+      const failure = error as { type?: unknown; cause?: { type?: unknown } };
+      const type = failure.type ?? failure.cause?.type;
+      if (type !== "UNKNOWN_TOPIC_OR_PARTITION") throw error;
+    }
+  }
+
   async requestAutoCreate(topic: string): Promise<void> {
     // kafkajs's admin never asks for automatic creation, so read the setting that governs it and
     // create the topic with the cluster's defaults exactly when the cluster would have.

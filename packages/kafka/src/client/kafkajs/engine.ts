@@ -2,13 +2,16 @@ import type { ResolvedConnection } from "../connectionOptions.js";
 import { loadClient } from "../load.js";
 import { KeyPartitioner } from "../partitioners.js";
 import type {
+  ConsumedRecord,
   ConsumerHooks,
   ConsumerSettings,
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineReader,
   EngineTransactionalProducer,
   KafkaEngine,
+  PartitionOffset,
   ProducerSettings,
 } from "../port.js";
 import { KafkajsAdmin } from "./admin.js";
@@ -16,6 +19,7 @@ import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
 import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from "./kafkajs.js";
 import { KafkajsProducer } from "./producer.js";
+import { KafkajsReader } from "./reader.js";
 import { KafkajsTransactionalProducer } from "./transactions.js";
 
 // How long a fetch waits on the broker for records (kafkajs's default is 5 s): a seek or a pause
@@ -126,6 +130,32 @@ export class KafkajsEngine implements KafkaEngine {
         fromBeginning: settings.start === "earliest",
       },
       hooks,
+    );
+  }
+
+  reader(
+    name: string,
+    partitions: readonly PartitionOffset[],
+    records: (records: readonly ConsumedRecord[]) => void,
+  ): Promise<EngineReader> {
+    const topics = [...new Set(partitions.map((p) => p.topic))];
+    return KafkajsReader.open(
+      (hooks) =>
+        this.consumer(
+          {
+            group: name,
+            topics,
+            commit: "tracked",
+            start: undefined,
+            assignment: undefined,
+            config: [],
+          },
+          hooks,
+        ),
+      this.#control,
+      name,
+      partitions,
+      records,
     );
   }
 

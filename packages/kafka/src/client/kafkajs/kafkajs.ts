@@ -100,6 +100,8 @@ export interface KjsAdmin {
     waitForLeaders: boolean;
     topics: Array<{ topic: string; numPartitions?: number; replicationFactor?: number }>;
   }): Promise<boolean>;
+  deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void>;
+  deleteGroups(groupIds: string[]): Promise<unknown>;
   fetchTopicOffsets(
     topic: string,
   ): Promise<Array<{ partition: number; offset: string; high: string; low: string }>>;

@@ -11,6 +11,7 @@ import {
 
 const TIMEOUT_MS = 10_000;
 const TOPIC_ALREADY_EXISTS = 36;
+const UNKNOWN_TOPIC_OR_PART = 3;
 
 /**
  * Cluster questions, asked on one producer handle the engine keeps for them (metadata, watermarks,
@@ -55,6 +56,14 @@ export class RdkafkaAdmin implements EngineAdmin {
       );
     } catch (error) {
       if ((error as { code?: unknown }).code !== TOPIC_ALREADY_EXISTS) throw error;
+    }
+  }
+
+  async deleteTopic(topic: string): Promise<void> {
+    try {
+      await callVoid((cb) => this.#admin.deleteTopic(topic, TIMEOUT_MS, cb));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== UNKNOWN_TOPIC_OR_PART) throw error;
     }
   }
 

@@ -98,6 +98,20 @@ export function consumerConfig(
   return apply(config, settings.config);
 }
 
+/**
+ * A reader's consumer: assigned its partitions by hand, never subscribing, so it joins no group.
+ * The binding insists on a `group.id` all the same; nothing is committed under it, so the cluster
+ * never records the group.
+ */
+export function readerConfig(connection: ResolvedConnection, name: string): RdConfig {
+  const config = connectionConfig(connection);
+  config["group.id"] = name;
+  config["enable.auto.commit"] = false;
+  config["enable.auto.offset.store"] = false;
+  config["isolation.level"] = "read_committed";
+  return config;
+}
+
 function apply(config: RdConfig, entries: ReadonlyArray<readonly [string, ConfigValue]>): RdConfig {
   for (const [key, value] of entries) config[key] = value;
   return config;

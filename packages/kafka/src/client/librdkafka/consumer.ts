@@ -35,7 +35,7 @@ function bytes(value: Buffer | string | null | undefined): Uint8Array {
 const noHeaders: ReadonlyArray<readonly [string, Uint8Array]> = Object.freeze([]);
 
 /** `topic`: the assignment's own string, so every record of a partition shares one (and its hash). */
-function recordOf(message: RdMessage, topic: string): ConsumedRecord {
+export function recordOf(message: RdMessage, topic: string): ConsumedRecord {
   let headers: ReadonlyArray<readonly [string, Uint8Array]> = noHeaders;
   const raw = message.headers;
   if (raw !== undefined && raw !== null && raw.length > 0) {

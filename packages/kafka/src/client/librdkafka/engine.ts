@@ -1,13 +1,16 @@
 import type { ResolvedConnection } from "../connectionOptions.js";
 import { loadClient } from "../load.js";
 import type {
+  ConsumedRecord,
   ConsumerHooks,
   ConsumerSettings,
   EngineAdmin,
   EngineConsumer,
   EngineProducer,
+  EngineReader,
   EngineTransactionalProducer,
   KafkaEngine,
+  PartitionOffset,
   ProducerSettings,
 } from "../port.js";
 import { RdkafkaAdmin } from "./admin.js";
@@ -15,11 +18,13 @@ import {
   connectionConfig,
   consumerConfig,
   producerConfig,
+  readerConfig,
   transactionalProducerConfig,
 } from "./config.js";
 import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
 import { call, callVoid, type RdError, type RdModule, type RdProducer } from "./rdkafka.js";
+import { RdkafkaReader } from "./reader.js";
 import { RdkafkaTransactionalProducer } from "./transactions.js";
 
 // librdkafka's local error codes for a login the cluster refused and a failed TLS handshake.
@@ -136,6 +141,16 @@ export class RdkafkaEngine implements KafkaEngine {
       hooks,
       settings.commit !== "auto",
     );
+  }
+
+  async reader(
+    name: string,
+    partitions: readonly PartitionOffset[],
+    records: (records: readonly ConsumedRecord[]) => void,
+  ): Promise<EngineReader> {
+    const consumer = new this.#module.KafkaConsumer(readerConfig(this.#connection, name), {});
+    consumer.on("event.error", () => {});
+    return RdkafkaReader.open(consumer, partitions, records);
   }
 
   async close(): Promise<void> {

@@ -134,6 +134,11 @@ export interface RdAdmin {
     timeout: number,
     cb: (error: RdError | null | undefined) => void,
   ): unknown;
+  deleteTopic(
+    topic: string,
+    timeout: number,
+    cb: (error: RdError | null | undefined) => void,
+  ): unknown;
   disconnect(): unknown;
 }
 
