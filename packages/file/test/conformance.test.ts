@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Capabilities, conformance } from "@ruststream/testing/conformance";
+import { type Capabilities, conformance, uniqueName } from "@ruststream/testing/conformance";
 import { FileBroker, FilePosition, FileStream } from "../src/index.js";
 import { tempDir } from "./tempDir.js";
 
@@ -22,22 +22,26 @@ function clients(file: string, consumer: string | undefined, capabilities: Capab
 
 // A named consumer under `tracked` stores its position in a sidecar: ack and drop move it, a
 // requeue is delivered again ahead of the file, and a new client resumes after what was settled.
-// There is no delayed redelivery (the runtime republishes a copy instead).
 const namedCapabilities: Capabilities = {
   backlog: "missed",
   ack: true,
   drop: true,
   requeue: true,
+  // A file has no delay of its own, and a delivery held back in the process would pin the stored
+  // position for the whole delay: the runtime republishes a copy instead.
   delayedRequeue: false,
   durable: true,
   partitionKey: true,
   batches: true,
   seek: true,
+  // The format has no commit marker: a reader in another process sees each message as it lands.
   transactions: false,
+  // One writer per file: a responder in another process could not append its reply.
   request: false,
 };
 
-// Without a name nothing is stored: every settle answers `unsupported`, honestly.
+// Without a name nothing is stored, as upstream, which has no consumer positions: every settle
+// answers `unsupported`, and a new client starts at the end, past what the last one left open.
 const unnamedCapabilities: Capabilities = {
   ...namedCapabilities,
   ack: false,
@@ -46,12 +50,19 @@ const unnamedCapabilities: Capabilities = {
   durable: false,
 };
 
-// One subscription per consumer name at a time in a process, so redeliveryAddress (two
-// subscriptions of one source at once) runs unnamed only.
+// One subscription per consumer name at a time in a process, so the redelivery-address suite (two
+// subscriptions of one key at once) gives each subscription a consumer name of its own: two
+// services on one file, each reading every message. It never reads on a new client what an earlier
+// one left, so the name need not repeat.
 const named = clients("named.ss", "conformance", namedCapabilities);
 conformance.routing(named);
 conformance.lifecycle(named);
 conformance.settlement(named);
+conformance.redeliveryAddress({
+  ...named,
+  makeSource: (name: string) =>
+    new FileStream(name, { consumer: uniqueName("address"), commit: "tracked" }),
+});
 conformance.messageShape(named);
 conformance.batches(named);
 conformance.seeking({ ...named, unknownPosition: () => FilePosition.sequence(10n ** 15n) });

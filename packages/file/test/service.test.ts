@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RustStream } from "@ruststream/core";
+import { drop, RustStream, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { describe, expect, it, vi } from "vitest";
 import { decodeFile } from "../src/formatEntry.js";
@@ -79,6 +79,34 @@ describe("a service on FileBroker", () => {
 });
 
 describe("FileBroker conventions", () => {
+  it("a named consumer's requeues count: a message that always fails is dead-lettered after maxAttempts", async () => {
+    const path = join(dir, "poison.ss");
+    let calls = 0;
+    const app = new RustStream({ name: "poison", version: "1.0.0" }).broker(
+      new FileBroker({ path, consumer: "jobs" }),
+      (b) => {
+        b.subscriber("jobs")
+          .maxAttempts(3)
+          .deadLetter("jobs-dlq")
+          .handle(() => {
+            calls++;
+            // A bound, so a requeue counted nowhere fails this test instead of looping for ever.
+            return calls < 10 ? retry() : drop();
+          });
+      },
+    );
+    const t = await TestApp.start(app);
+    try {
+      // Each retry is a requeue the named consumer serves again: were it not counted, every one
+      // would be attempt 1 and the message would never reach its cap.
+      await t.publish("jobs", { id: "poison" });
+      expect(calls).toBe(3);
+      expect(t.published("jobs-dlq").map((m) => m.value)).toEqual([{ id: "poison" }]);
+    } finally {
+      await t.stop();
+    }
+  }, 30_000);
+
   it("writes headerless messages verbatim and envelopes the rest", async () => {
     const path = join(dir, "envelope.ss");
     const connected = await new FileBroker({ path }).connect();

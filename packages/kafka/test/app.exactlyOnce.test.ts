@@ -1,10 +1,11 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { Kafka, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { KafkaBroker, KafkaTopic } from "../src/index.js";
-import type { Where } from "./connections.js";
+import { everywhere, type Where } from "./connections.js";
 import { requireEnv, sleep, text, uniqueName } from "./env.js";
+import { itTransactional } from "./transactionalSkips.js";
 
 // The exactly-once pipeline through the app's runtime: a subscriber under commit "transactional"
 // with `.reply(topic)`, whose replies the runtime publishes with the delivery as their cause. The
@@ -82,71 +83,78 @@ async function committedReplies(replies: string): Promise<{ seen: string[]; sent
   }
 }
 
-// kafkajs refuses the mode (exactlyOnce.test.ts holds it to that).
-for (const where of ["librdkafka", "in-process"] as const) {
+// kafkajs refuses the mode (exactlyOnce.test.ts holds it to that): registered there as skipped.
+for (const where of everywhere) {
   describe(where, () => {
-    it("every reply exactly once while a window's transaction is refused and replayed", async () => {
-      const topic = uniqueName(`app-eos-${where}`);
-      const replies = `${topic}.replies`;
-      if (where !== "in-process") {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: [
-            {
-              topic: replies,
-              numPartitions: 1,
-              configEntries: [{ name: "max.message.bytes", value: "2048" }],
-            },
-          ],
-        });
-      }
-      const calls = new Map<number, number>();
-      const app = service(where, topic, replies, calls);
-      const t =
-        where === "in-process"
-          ? await TestApp.start(app)
-          : await TestApp.startLive(app, { withinMs: 30_000 });
-      let published: string[] | undefined;
-      try {
-        for (let id = 0; id < ORDERS; id++) await t.publish(topic, { id });
-        // Every order handled, the failing one twice (its window aborted and was replayed).
-        const deadline = Date.now() + 45_000;
-        while (calls.size < ORDERS || (calls.get(FAILING) ?? 0) < 2) {
-          if (Date.now() > deadline) {
-            throw new Error(`handled ${[...calls].map(([id, n]) => `${id}x${n}`).join(" ")}`);
-          }
-          if (where === "in-process") await t.advance(50);
-          await sleep(50);
+    itTransactional(where)(
+      "every reply exactly once while a window's transaction is refused and replayed",
+      async () => {
+        const topic = uniqueName(`app-eos-${where}`);
+        const replies = `${topic}.replies`;
+        if (where !== "in-process") {
+          await admin.createTopics({
+            waitForLeaders: true,
+            topics: [
+              {
+                topic: replies,
+                numPartitions: 1,
+                configEntries: [{ name: "max.message.bytes", value: "2048" }],
+              },
+            ],
+          });
         }
-        await t.settle();
-      } finally {
-        // Stopping commits the last window.
-        await t.stop();
-        if (where === "in-process") published = t.published(replies).map((m) => text(m.payload));
-      }
-      const read = published === undefined ? await committedReplies(replies) : undefined;
-      const seen = published ?? read!.seen;
-      const ids = seen.map((p) => (JSON.parse(p) as { id: number; accepted?: boolean }).id);
-      expect(
-        [...ids].sort((a, b) => a - b),
-        "each reply once",
-      ).toEqual(Array.from({ length: ORDERS }, (_, id) => id));
-      expect(
-        seen.every((p) => (JSON.parse(p) as { accepted?: boolean }).accepted === true),
-        "the refused reply never",
-      ).toBe(true);
-      expect(calls.get(FAILING)).toBeGreaterThanOrEqual(2);
-      if (read !== undefined) {
-        // Written in transactions: the aborted window's records and the markers take offsets, so
-        // the sentinel lands past the replies' count (published one by one, it would be at it).
-        expect(read.sentinel).toBeGreaterThan(BigInt(ORDERS));
-        // The orders' offsets went with the replies: the group's position is the end of each partition.
-        const [committed] = await admin.fetchOffsets({ groupId: `eos-${topic}`, topics: [topic] });
-        const ends = await admin.fetchTopicOffsets(topic);
-        expect(committed!.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual(
-          ends.map((p) => [p.partition, p.high]).sort(),
-        );
-      }
-    }, 90_000);
+        const calls = new Map<number, number>();
+        const app = service(where, topic, replies, calls);
+        const t =
+          where === "in-process"
+            ? await TestApp.start(app)
+            : await TestApp.startLive(app, { withinMs: 30_000 });
+        let published: string[] | undefined;
+        try {
+          for (let id = 0; id < ORDERS; id++) await t.publish(topic, { id });
+          // Every order handled, the failing one twice (its window aborted and was replayed).
+          const deadline = Date.now() + 45_000;
+          while (calls.size < ORDERS || (calls.get(FAILING) ?? 0) < 2) {
+            if (Date.now() > deadline) {
+              throw new Error(`handled ${[...calls].map(([id, n]) => `${id}x${n}`).join(" ")}`);
+            }
+            if (where === "in-process") await t.advance(50);
+            await sleep(50);
+          }
+          await t.settle();
+        } finally {
+          // Stopping commits the last window.
+          await t.stop();
+          if (where === "in-process") published = t.published(replies).map((m) => text(m.payload));
+        }
+        const read = published === undefined ? await committedReplies(replies) : undefined;
+        const seen = published ?? read!.seen;
+        const ids = seen.map((p) => (JSON.parse(p) as { id: number; accepted?: boolean }).id);
+        expect(
+          [...ids].sort((a, b) => a - b),
+          "each reply once",
+        ).toEqual(Array.from({ length: ORDERS }, (_, id) => id));
+        expect(
+          seen.every((p) => (JSON.parse(p) as { accepted?: boolean }).accepted === true),
+          "the refused reply never",
+        ).toBe(true);
+        expect(calls.get(FAILING)).toBeGreaterThanOrEqual(2);
+        if (read !== undefined) {
+          // Written in transactions: the aborted window's records and the markers take offsets, so
+          // the sentinel lands past the replies' count (published one by one, it would be at it).
+          expect(read.sentinel).toBeGreaterThan(BigInt(ORDERS));
+          // The orders' offsets went with the replies: the group's position is the end of each partition.
+          const [committed] = await admin.fetchOffsets({
+            groupId: `eos-${topic}`,
+            topics: [topic],
+          });
+          const ends = await admin.fetchTopicOffsets(topic);
+          expect(committed!.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual(
+            ends.map((p) => [p.partition, p.high]).sort(),
+          );
+        }
+      },
+      90_000,
+    );
   });
 }

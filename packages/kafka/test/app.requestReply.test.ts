@@ -36,7 +36,7 @@ async function start(where: Where, app: RustStream): Promise<TestApp> {
   const t =
     where === "in-process"
       ? await TestApp.start(app)
-      : await TestApp.startLive(app, { withinMs: 30_000, quietMs: 300 });
+      : await TestApp.startLive(app, { withinMs: 30_000 });
   started.push(t);
   return t;
 }

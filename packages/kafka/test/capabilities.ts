@@ -1,7 +1,8 @@
 import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What a KafkaTopic does in each commit mode, declared once for every engine and the in-process
-// stand-in alike: the suites hold each of them to it.
+// stand-in alike: the suites hold each of them to it. `false` is what Kafka or the mode cannot do;
+// `notBuilt` is what this package owes.
 
 /**
  * `tracked`: ack and drop settle the offset, a requeue serves the record again (its offset holding
@@ -15,6 +16,8 @@ export const trackedCapabilities: Capabilities = {
   ack: true,
   drop: true,
   requeue: true,
+  // Kafka has no delayed redelivery, and a record held back in the client would pin its
+  // partition's committed position for the whole delay: the runtime republishes a copy instead.
   delayedRequeue: false,
   durable: true,
   partitionKey: true,
@@ -26,11 +29,12 @@ export const trackedCapabilities: Capabilities = {
 
 /**
  * `auto`: the client commits what it handed over, so ack and drop are advisory (`ok`, nothing to
- * do), a requeue is `unsupported` (nothing would bring the record back), and what a client held
- * unsettled does not come back to the next one: not durable in the suites' sense.
+ * do), and nothing brings a record back: by the mode, not by Kafka.
  */
 export const autoCapabilities: Capabilities = {
   ...trackedCapabilities,
+  // The offset is committed once the record is handed over: a requeue has nothing to hold.
   requeue: false,
+  // Likewise what a client held unsettled is committed already: the next client starts past it.
   durable: false,
 };

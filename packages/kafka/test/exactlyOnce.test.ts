@@ -1,4 +1,5 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { skippedName } from "@ruststream/testing/conformance";
 import { Kafka, logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaTopic } from "../src/index.js";
@@ -6,6 +7,7 @@ import type { KafkaTopicSubscription } from "../src/topic/topicSubscription.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
 import { bytes, requireEnv, text, uniqueName } from "./env.js";
 import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
+import { fencingInProcess, itTransactional } from "./transactionalSkips.js";
 
 // The exactly-once pipeline (commit "transactional"): a consumer handles each input and publishes
 // an output on its behalf (the publish cause), and every commit interval one transaction produces
@@ -14,8 +16,10 @@ import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
 // back to the last committed offsets and the inputs are handled again (the second time the output
 // is small). A read_committed reader must then see every output exactly once, the refused one never,
 // and a new member of the group must find every input committed. On librdkafka against the
-// cluster and in-process; kafkajs refuses the mode, naming librdkafka. A producer fenced by another
-// with the same transactionalId fails the subscription instead of replaying for ever.
+// cluster and in-process; kafkajs refuses the mode, naming librdkafka, and its tests are registered
+// as skipped (not built yet, transactionalSkips.ts). A producer fenced by another with the same
+// transactionalId fails the subscription instead of replaying for ever (librdkafka; the stand-in
+// models no fencing).
 
 const INPUTS = 20;
 const FAILING = "in-7";
@@ -82,113 +86,122 @@ for (const where of everywhere) {
           await connected.shutdown();
         }
       });
-      return;
     }
 
-    it("each output is produced exactly once while a window fails and is replayed", async () => {
-      const input = uniqueName(`eos-in-${where}`);
-      const output = uniqueName(`eos-out-${where}`);
-      await refusingTopic(where, output);
-      const broker = brokerFor(where, {
-        transactionalId: uniqueName(`eos-${where}`),
-        maxMessageBytes: clientLimit,
-      });
-      const source = new KafkaTopic(input, {
-        group: `g-${input}`,
-        commit: "transactional",
-        start: "earliest",
-        create: { partitions: 2 },
-      });
+    itTransactional(where)(
+      "each output is produced exactly once while a window fails and is replayed",
+      async () => {
+        const input = uniqueName(`eos-in-${where}`);
+        const output = uniqueName(`eos-out-${where}`);
+        await refusingTopic(where, output);
+        const broker = brokerFor(where, {
+          transactionalId: uniqueName(`eos-${where}`),
+          maxMessageBytes: clientLimit,
+        });
+        const source = new KafkaTopic(input, {
+          group: `g-${input}`,
+          commit: "transactional",
+          start: "earliest",
+          create: { partitions: 2 },
+        });
 
-      const processor = await connect(where, broker);
-      const reading = await connect(where, broker);
-      const attempts = new Map<string, number>();
-      let failed = 0;
-      try {
-        const sub = (await processor.subscribe(source)) as KafkaTopicSubscription;
-        const reader = await reading.subscribe(
-          new KafkaTopic(output, { group: `g-${output}`, commit: "tracked", start: "earliest" }),
-        );
-        const publisher = await processor.defaultPublishPolicy().pair(processor);
-        for (let i = 0; i < INPUTS; i++) {
-          await publisher.publish({
-            name: input,
-            payload: bytes(`in-${i}`),
-            partitionKey: `k${i}`,
-          });
-        }
+        const processor = await connect(where, broker);
+        const reading = await connect(where, broker);
+        const attempts = new Map<string, number>();
+        let failed = 0;
+        try {
+          const sub = (await processor.subscribe(source)) as KafkaTopicSubscription;
+          const reader = await reading.subscribe(
+            new KafkaTopic(output, { group: `g-${output}`, commit: "tracked", start: "earliest" }),
+          );
+          const publisher = await processor.defaultPublishPolicy().pair(processor);
+          for (let i = 0; i < INPUTS; i++) {
+            await publisher.publish({
+              name: input,
+              payload: bytes(`in-${i}`),
+              partitionKey: `k${i}`,
+            });
+          }
 
-        // The pipeline: one output per input, published on the input's behalf, then the ack.
-        const pipeline = (async () => {
-          for (;;) {
-            const d = await take(sub);
-            if (d === undefined) return;
-            const id = text(d.payload);
-            const attempt = (attempts.get(id) ?? 0) + 1;
-            attempts.set(id, attempt);
-            const payload = id === FAILING && attempt === 1 ? tooLarge(where) : bytes(`out-${id}`);
-            await publisher.publish({ name: output, payload, cause: d });
+          // The pipeline: one output per input, published on the input's behalf, then the ack.
+          const pipeline = (async () => {
+            for (;;) {
+              const d = await take(sub);
+              if (d === undefined) return;
+              const id = text(d.payload);
+              const attempt = (attempts.get(id) ?? 0) + 1;
+              attempts.set(id, attempt);
+              const payload =
+                id === FAILING && attempt === 1 ? tooLarge(where) : bytes(`out-${id}`);
+              await publisher.publish({ name: output, payload, cause: d });
+              await d.ack();
+            }
+          })();
+
+          const seen: string[] = [];
+          while (new Set(seen).size < INPUTS) {
+            const d = await take(reader);
+            if (d === undefined) throw new Error("the reader's subscription ended");
+            seen.push(text(d.payload));
             await d.ack();
           }
-        })();
+          failed = sub.failedTransactions;
+          // Shutdown commits the last window; nothing is produced after it.
+          await processor.shutdown();
+          await pipeline;
 
-        const seen: string[] = [];
-        while (new Set(seen).size < INPUTS) {
-          const d = await take(reader);
-          if (d === undefined) throw new Error("the reader's subscription ended");
-          seen.push(text(d.payload));
-          await d.ack();
+          const sentinelPublisher = await reading.defaultPublishPolicy().pair(reading);
+          await sentinelPublisher.publish({ name: output, payload: bytes("sentinel") });
+          for (;;) {
+            const d = await take(reader);
+            if (d === undefined) throw new Error("the reader's subscription ended");
+            await d.ack();
+            if (text(d.payload) === "sentinel") break;
+            seen.push(text(d.payload));
+          }
+          const expected = Array.from({ length: INPUTS }, (_, i) => `out-in-${i}`);
+          expect([...seen].sort(), "every output once, the refused one never").toEqual(
+            [...expected].sort(),
+          );
+        } finally {
+          await processor.shutdown();
+          await reading.shutdown();
         }
-        failed = sub.failedTransactions;
-        // Shutdown commits the last window; nothing is produced after it.
-        await processor.shutdown();
-        await pipeline;
+        // The window really failed, and its inputs were handled again; the replay's transaction,
+        // on the same transactional id, committed at once (the refusal left no harm behind).
+        expect(failed, "transactions that failed").toBe(1);
+        expect(attempts.get(FAILING)).toBeGreaterThanOrEqual(2);
+        expect(attempts.size).toBe(INPUTS);
 
-        const sentinelPublisher = await reading.defaultPublishPolicy().pair(reading);
-        await sentinelPublisher.publish({ name: output, payload: bytes("sentinel") });
-        for (;;) {
-          const d = await take(reader);
-          if (d === undefined) throw new Error("the reader's subscription ended");
-          await d.ack();
-          if (text(d.payload) === "sentinel") break;
-          seen.push(text(d.payload));
+        // Every input's offset was committed with its output: a new member reads only what is new.
+        const after = await connect(where, broker);
+        try {
+          const sub = await after.subscribe(source);
+          const publisher = await after.defaultPublishPolicy().pair(after);
+          await publisher.publish({ name: input, payload: bytes("late"), partitionKey: "k0" });
+          const d = await take(sub);
+          expect(text(d!.payload)).toBe("late");
+          await d!.ack();
+        } finally {
+          await after.shutdown();
         }
-        const expected = Array.from({ length: INPUTS }, (_, i) => `out-in-${i}`);
-        expect([...seen].sort(), "every output once, the refused one never").toEqual(
-          [...expected].sort(),
-        );
-      } finally {
-        await processor.shutdown();
-        await reading.shutdown();
-      }
-      // The window really failed, and its inputs were handled again; the replay's transaction,
-      // on the same transactional id, committed at once (the refusal left no harm behind).
-      expect(failed, "transactions that failed").toBe(1);
-      expect(attempts.get(FAILING)).toBeGreaterThanOrEqual(2);
-      expect(attempts.size).toBe(INPUTS);
-
-      // Every input's offset was committed with its output: a new member reads only what is new.
-      const after = await connect(where, broker);
-      try {
-        const sub = await after.subscribe(source);
-        const publisher = await after.defaultPublishPolicy().pair(after);
-        await publisher.publish({ name: input, payload: bytes("late"), partitionKey: "k0" });
-        const d = await take(sub);
-        expect(text(d!.payload)).toBe("late");
-        await d!.ack();
-      } finally {
-        await after.shutdown();
-      }
-    });
+      },
+    );
   });
 }
 
-for (const engine of ["librdkafka"] as const) {
-  describe(engine, () => {
-    it("a producer fenced by another with the same transactionalId fails the subscription, naming the id", async () => {
-      const input = uniqueName(`eos-fenced-${engine}`);
-      const transactionalId = uniqueName(`eos-fenced-${engine}`);
-      const connected = await connect(engine, brokerFor(engine, { transactionalId }));
+for (const where of everywhere) {
+  describe(where, () => {
+    const name =
+      "a producer fenced by another with the same transactionalId fails the subscription, naming the id";
+    if (where === "in-process") {
+      it.skip(skippedName(name, fencingInProcess), () => {});
+      return;
+    }
+    itTransactional(where)(name, async () => {
+      const input = uniqueName(`eos-fenced-${where}`);
+      const transactionalId = uniqueName(`eos-fenced-${where}`);
+      const connected = await connect(where, brokerFor(where, { transactionalId }));
       const usurper = kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
       try {
         const sub = await connected.subscribe(

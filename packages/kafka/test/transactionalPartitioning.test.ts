@@ -9,6 +9,7 @@ import {
 } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
 import { bytes, text, uniqueName } from "./env.js";
+import { itTransactional } from "./transactionalSkips.js";
 
 // A keyed message published in a transaction lands where its publish policy's partitioner puts it,
 // as a direct publish does: murmur2 by default, CRC32 under "consistent-random", whichever
@@ -135,66 +136,72 @@ for (const where of everywhere) {
       });
     }
 
-    // kafkajs refuses commit "transactional" (exactlyOnce.test.ts).
-    if (where === "kafkajs") return;
+    // kafkajs refuses commit "transactional" (exactlyOnce.test.ts): registered there as skipped.
+    const transactional = itTransactional(where);
 
     for (const [brokerPartitioner, policyPartitioner, places] of cases) {
-      it(`exactly-once outputs: broker ${label(brokerPartitioner)}, policy ${label(policyPartitioner)}: keys land by ${places}`, async () => {
+      transactional(
+        `exactly-once outputs: broker ${label(brokerPartitioner)}, policy ${label(policyPartitioner)}: keys land by ${places}`,
+        async () => {
+          const connected = await connect(
+            where,
+            brokerFor(where, {
+              transactionalId: uniqueName(`eos-keys-${where}`),
+              ...(brokerPartitioner === undefined ? {} : { partitioner: brokerPartitioner }),
+            }),
+          );
+          try {
+            const input = uniqueName(`eos-keys-in-${where}`);
+            const output = uniqueName(`eos-keys-out-${where}`);
+            const outputs = await reader(connected, output);
+            const inputs = await transactionalInput(connected, input, keys);
+            const publisher = await policy(policyPartitioner).pair(connected);
+            // One output per input, keyed by the input's payload, staged on the input's behalf.
+            for (let handled = 0; handled < keys.length; handled++) {
+              const delivery = await nextOf(inputs);
+              await publisher.publish({
+                name: output,
+                payload: bytes("out"),
+                partitionKey: text(delivery.payload),
+                cause: delivery,
+              });
+              await delivery.ack();
+            }
+            expect(await landed(outputs)).toEqual(expected(places));
+          } finally {
+            await connected.shutdown();
+          }
+        },
+      );
+    }
+
+    transactional(
+      "an output placed by another partitioner than the broker's, for a topic that does not exist, is refused naming the fix",
+      async () => {
         const connected = await connect(
           where,
-          brokerFor(where, {
-            transactionalId: uniqueName(`eos-keys-${where}`),
-            ...(brokerPartitioner === undefined ? {} : { partitioner: brokerPartitioner }),
-          }),
+          brokerFor(where, { transactionalId: uniqueName(`eos-nokeys-${where}`) }),
         );
         try {
-          const input = uniqueName(`eos-keys-in-${where}`);
-          const output = uniqueName(`eos-keys-out-${where}`);
-          const outputs = await reader(connected, output);
-          const inputs = await transactionalInput(connected, input, keys);
-          const publisher = await policy(policyPartitioner).pair(connected);
-          // One output per input, keyed by the input's payload, staged on the input's behalf.
-          for (let handled = 0; handled < keys.length; handled++) {
-            const delivery = await nextOf(inputs);
-            await publisher.publish({
-              name: output,
-              payload: bytes("out"),
-              partitionKey: text(delivery.payload),
-              cause: delivery,
-            });
-            await delivery.ack();
-          }
-          expect(await landed(outputs)).toEqual(expected(places));
+          const input = uniqueName(`eos-nokeys-in-${where}`);
+          const missing = uniqueName(`eos-nokeys-missing-${where}`);
+          const inputs = await transactionalInput(connected, input, ["in"]);
+          const publisher = await policy("consistent-random").pair(connected);
+          const delivery = await nextOf(inputs);
+          const refused = await publisher
+            .publish({ name: missing, payload: bytes("out"), partitionKey: "k", cause: delivery })
+            .then(
+              () => undefined,
+              (error: unknown) => error,
+            );
+          expect(isRustStreamError(refused, "publish-refused"), String(refused)).toBe(true);
+          expect((refused as Error).message).toContain(`topic "${missing}" does not exist yet`);
+          expect((refused as Error).message).toContain("create the topic first");
+          await delivery.ack();
         } finally {
           await connected.shutdown();
         }
-      });
-    }
-
-    it("an output placed by another partitioner than the broker's, for a topic that does not exist, is refused naming the fix", async () => {
-      const connected = await connect(
-        where,
-        brokerFor(where, { transactionalId: uniqueName(`eos-nokeys-${where}`) }),
-      );
-      try {
-        const input = uniqueName(`eos-nokeys-in-${where}`);
-        const missing = uniqueName(`eos-nokeys-missing-${where}`);
-        const inputs = await transactionalInput(connected, input, ["in"]);
-        const publisher = await policy("consistent-random").pair(connected);
-        const delivery = await nextOf(inputs);
-        const refused = await publisher
-          .publish({ name: missing, payload: bytes("out"), partitionKey: "k", cause: delivery })
-          .then(
-            () => undefined,
-            (error: unknown) => error,
-          );
-        expect(isRustStreamError(refused, "publish-refused"), String(refused)).toBe(true);
-        expect((refused as Error).message).toContain(`topic "${missing}" does not exist yet`);
-        expect((refused as Error).message).toContain("create the topic first");
-        await delivery.ack();
-      } finally {
-        await connected.shutdown();
-      }
-    });
+      },
+    );
   });
 }

@@ -1,7 +1,8 @@
-import type { Capabilities } from "@ruststream/testing/conformance";
+import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
 
 // What each subscription type does, declared once for the real broker and the in-process stand-in
-// alike: the suites hold both to it.
+// alike: the suites hold both to it. `false` is what Pulsar or the subscription type cannot do;
+// `notBuilt` is what this package owes.
 
 /**
  * Shared and Key_Shared: the broker redelivers a negative ack itself, counted; `nackAfter` is a
@@ -18,16 +19,17 @@ export const sharedCapabilities: Capabilities = {
   partitionKey: true,
   batches: true,
   seek: true,
-  transactions: false,
+  // Pulsar has them, through its transaction coordinator.
+  transactions: notBuilt("our wire client speaks no transaction protocol"),
   request: true,
 };
 
 /**
  * Exclusive and Failover: a requeue is a copy to the retry topic (the broker cannot redeliver one
- * message alone there), and `nackAfter` is `unsupported`: those subscription types dispatch a
- * delayed message at once, so the runtime keeps the delay.
+ * message alone there).
  */
 export const singleCapabilities: Capabilities = {
   ...sharedCapabilities,
+  // Those subscription types dispatch a delayed message at once, so the runtime keeps the delay.
   delayedRequeue: false,
 };

@@ -1,7 +1,8 @@
-import type { Capabilities } from "@ruststream/testing/conformance";
+import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
 
 // What each Redis transport does, declared once for the real server and the in-process stand-in
-// alike: the suites hold both to it.
+// alike: the suites hold both to it. `false` is what the transport cannot do; `notBuilt` is what
+// this package owes.
 
 /** A stream read by a consumer group: pending entries, claims, the durable delayed retry. */
 export const streamCapabilities: Capabilities = {
@@ -25,11 +26,17 @@ export const streamCapabilities: Capabilities = {
 export const listCapabilities: Capabilities = {
   ...streamCapabilities,
   backlog: "delivered",
-  delayedRequeue: false,
+  // A list has no delay of its own, but the sorted set a stream's delayed retry uses would serve a
+  // list as well (moved out of processing and back onto the queue when due).
+  delayedRequeue: notBuilt("a sorted-set delayed retry, as streams have"),
+  // A popped value leaves the list: there is no position to go back to.
   seek: false,
 };
 
-/** Pub/Sub: fire-and-forget, so no settle verb does anything and nothing waits for a new client. */
+/**
+ * Pub/Sub: fire-and-forget, so no settle verb does anything, nothing waits for a new client and
+ * nothing is kept to seek in.
+ */
 export const pubSubCapabilities: Capabilities = {
   ...streamCapabilities,
   ack: false,

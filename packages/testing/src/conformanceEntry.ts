@@ -1,7 +1,14 @@
 // @ruststream/testing/conformance: the broker conformance suites. They register vitest tests, and
 // vitest ships only as ES modules, so this entry is ES module only; the main entry (TestApp) needs
 // no vitest and loads from CommonJS too.
-export type { Capabilities, Capability } from "./conformance/capabilities.js";
+export type {
+  Absence,
+  Capabilities,
+  Capability,
+  Declared,
+  NotBuilt,
+} from "./conformance/capabilities.js";
+export { notBuilt, skippedName } from "./conformance/capabilities.js";
 export type { CredentialsFactories } from "./conformance/credentials.js";
 export type {
   AnyConnected,

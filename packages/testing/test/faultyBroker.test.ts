@@ -7,7 +7,7 @@ import {
 } from "@ruststream/core";
 import { describe, expect, it, vi } from "vitest";
 import { batchScenarios } from "../src/conformance/batches.js";
-import type { Capabilities } from "../src/conformance/capabilities.js";
+import { type Capabilities, notBuilt } from "../src/conformance/capabilities.js";
 import { credentialsScenarios } from "../src/conformance/credentials.js";
 import { type AnyConnected, harnessOf } from "../src/conformance/harness.js";
 import { inProcessScenarios } from "../src/conformance/inProcess.js";
@@ -48,11 +48,11 @@ function topicHarness(faults: Faults, capabilities: Capabilities = memoryTopicCa
   });
 }
 
-function queueHarness(faults: Faults) {
+function queueHarness(faults: Faults, capabilities: Capabilities = memoryQueueCapabilities) {
   return harnessOf({
     makeBroker: makerOf(faultyBroker(faults), faults),
     makeSource: (name: string) => new MemoryQueue(name),
-    capabilities: memoryQueueCapabilities,
+    capabilities,
     timing,
   });
 }
@@ -70,65 +70,65 @@ const suites: Record<string, { readonly names: readonly string[]; readonly run: 
   },
   lifecycle: {
     names: lifecycleScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(lifecycleScenarios, { h, nackAfterMs: 50 }, h.capabilities);
     },
   },
   settlement: {
     names: settlementScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(settlementScenarios, h, h.capabilities);
     },
   },
   redeliveryAddress: {
     names: redeliveryAddressScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(redeliveryAddressScenarios, h, h.capabilities);
     },
   },
   brokerMovedRetry: {
     names: brokerMovedRetryScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = queueHarness(faults);
+    run: (faults, capabilities) => {
+      const h = queueHarness(faults, capabilities);
       return runScenarios(brokerMovedRetryScenarios, { h, attempts: 3 }, h.capabilities);
     },
   },
   messageShape: {
     names: messageShapeScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(messageShapeScenarios, h, h.capabilities);
     },
   },
   batches: {
     names: batchScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(batchScenarios, h, h.capabilities);
     },
   },
   seeking: {
     names: seekingScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       const unknownPosition = () => new MemoryPosition(10n ** 15n);
       return runScenarios(seekingScenarios, { h, unknownPosition }, h.capabilities);
     },
   },
   transactions: {
     names: transactionScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       return runScenarios(transactionScenarios, h, h.capabilities);
     },
   },
   requestReply: {
     names: requestReplyScenarios.map((s) => s.name),
-    run: (faults) => {
-      const h = topicHarness(faults);
+    run: (faults, capabilities) => {
+      const h = topicHarness(faults, capabilities);
       const requester = async (c: AnyConnected) => (await h.publisher(c)) as unknown as Requester;
       return runScenarios(requestReplyScenarios, { h, requester, timeoutMs: 60 }, h.capabilities);
     },
@@ -149,12 +149,12 @@ const suites: Record<string, { readonly names: readonly string[]; readonly run: 
   },
   inProcessTransport: {
     names: inProcessScenarios.map((s) => s.name),
-    run: (faults) => {
+    run: (faults, capabilities = memoryTopicCapabilities) => {
       // A new server for each scenario's in-process connection, as TestApp makes one per app.
       const h = harnessOf({
         makeBroker: () => faultyBroker(faults),
         makeSource: (name: string) => new MemoryTopic(name, { group: "conformance" }),
-        capabilities: memoryTopicCapabilities,
+        capabilities,
         timing,
       });
       return runScenarios(inProcessScenarios, h, h.capabilities);
@@ -192,6 +192,14 @@ const cases: readonly Case[] = [
     fault: "a sound broker declared without requeue (it answers ok)",
     faults: {},
     declared: { ...memoryTopicCapabilities, requeue: false },
+    breaks: ["settle answers and capability marks are the ones declared"],
+    skips: ["a requeued delivery comes back"],
+  },
+  {
+    suite: "routing",
+    fault: "a sound broker declaring requeue not built yet (it answers ok)",
+    faults: {},
+    declared: { ...memoryTopicCapabilities, requeue: notBuilt("owed") },
     breaks: ["settle answers and capability marks are the ones declared"],
     skips: ["a requeued delivery comes back"],
   },
@@ -315,7 +323,31 @@ const cases: readonly Case[] = [
     faults: { ackAbandonedAtShutdown: true },
     breaks: [
       "out-of-order settlement loses nothing: unsettled ones come back, in order",
-      "a delivery abandoned unsettled comes back to a new client",
+      "a delivery abandoned unsettled comes back to a new client exactly when durable is declared",
+    ],
+  },
+  {
+    suite: "settlement",
+    fault: "each client in a consumer group of its own (what was left open is lost)",
+    faults: { groupPerClient: true },
+    breaks: [
+      "out-of-order settlement loses nothing: unsettled ones come back, in order",
+      "a delivery abandoned unsettled comes back to a new client exactly when durable is declared",
+    ],
+  },
+  {
+    suite: "settlement",
+    fault: "a sound broker declared not durable (a new client gets what was left open)",
+    faults: {},
+    declared: { ...memoryTopicCapabilities, durable: false },
+    breaks: [
+      "a delivery abandoned unsettled comes back to a new client exactly when durable is declared",
+    ],
+    skips: [
+      "an acked delivery never comes back, not even to a new client",
+      "a dropped delivery never comes back, not even to a new client",
+      "ok from a requeue means the same delivery comes back",
+      "out-of-order settlement loses nothing: unsettled ones come back, in order",
     ],
   },
   {
@@ -381,7 +413,20 @@ const cases: readonly Case[] = [
     suite: "messageShape",
     fault: "the partition key dropped",
     faults: { losePartitionKey: true },
-    breaks: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
+    breaks: [
+      "a delivery reports the partition key it was published with exactly when partitionKey is declared, an unkeyed one none",
+      "keyed messages report their key and keep their order per key (3 keys x 8)",
+    ],
+  },
+  {
+    suite: "messageShape",
+    fault: "a sound broker declared without partitionKey (its deliveries report the key)",
+    faults: {},
+    declared: { ...memoryTopicCapabilities, partitionKey: false },
+    breaks: [
+      "a delivery reports the partition key it was published with exactly when partitionKey is declared, an unkeyed one none",
+    ],
+    skips: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
   },
   // batches
   {

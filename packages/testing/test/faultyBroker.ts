@@ -44,6 +44,11 @@ export interface Faults {
   readonly replayBacklog?: boolean;
   /** `ack()` answers `ok` and requeues. */
   readonly ackRequeues?: boolean;
+  /**
+   * Each client reads in a consumer group of its own, as a broker that names its group per process
+   * would: what one client left unsettled never reaches the next.
+   */
+  readonly groupPerClient?: boolean;
   /** `ack()` answers `ok` but is only kept by this client: a new client gets the message again. */
   readonly ackNotDurable?: boolean;
   /** `nack({ requeue: false })` answers `ok` and requeues. */
@@ -413,8 +418,15 @@ function uncorrelated(
   };
 }
 
-function sourceWithFaults(source: string | MemorySource, faults: Faults): string | MemorySource {
+function sourceWithFaults(
+  source: string | MemorySource,
+  faults: Faults,
+  client: number,
+): string | MemorySource {
   if (typeof source === "string") return source;
+  if (faults.groupPerClient && source instanceof MemoryTopic && source.group !== undefined) {
+    return new MemoryTopic(source.name, { group: `${source.group}-client-${client}` });
+  }
   if (faults.replayBacklog && source instanceof MemoryTopic) {
     const group = source.group;
     return new MemoryTopic(
@@ -431,12 +443,16 @@ function sourceWithFaults(source: string | MemorySource, faults: Faults): string
   return source;
 }
 
+/** Counts connections, so each can stand for a client of its own. */
+let clients = 0;
+
 function faultyConnection(
   connected: ConnectedMemoryBroker,
   faults: Faults,
   coordinator?: Coordinator,
 ): ConnectedMemoryBroker {
   const state: ConnectionState = { faults, held: new Set(), subscribed: new Set() };
+  const client = ++clients;
   const replies = uncorrelated(connected);
   // By content: the broker keeps a copy of each payload.
   const injected = new Set<string>();
@@ -444,7 +460,7 @@ function faultyConnection(
   const publisher = () => faultyPublisher(connected.pairPublisher(), connected, faults, replies);
   return wrap(connected, {
     subscribe: async (source: string | MemorySource) => {
-      const real = await connected.subscribe(sourceWithFaults(source, faults));
+      const real = await connected.subscribe(sourceWithFaults(source, faults, client));
       state.subscribed.add(typeof source === "string" ? source : source.name);
       if (inOtherTask(faults)) return deadSubscription(real);
       return faultySubscription(real, state);

@@ -16,8 +16,13 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
   readonly name: string;
   readonly payload: Uint8Array;
   readonly headers: ReadonlyHeaderMap;
-  /** The file has no counter of its own. */
-  readonly redeliveryCount = undefined;
+  /**
+   * The file has no counter of its own: `undefined` for an unnamed consumer. A named one counts its
+   * own deliveries of the message, 1 as read from the file and one more each time a requeue serves
+   * it again, so the runtime's attempt grows (that count starts over on a new client, as a read
+   * from the stored position is a first delivery to it).
+   */
+  readonly redeliveryCount: number | undefined;
   readonly message: DecodedMessage;
   /** The subscription's generation when this was handed out: a seek makes it stale. */
   readonly generation: number;
@@ -25,12 +30,19 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
   counted: boolean;
   readonly #owner: DeliveryOwner;
 
-  constructor(owner: DeliveryOwner, message: DecodedMessage, generation: number, counted: boolean) {
+  constructor(
+    owner: DeliveryOwner,
+    message: DecodedMessage,
+    generation: number,
+    counted: boolean,
+    redeliveryCount: number | undefined,
+  ) {
     super();
     this.#owner = owner;
     this.message = message;
     this.generation = generation;
     this.counted = counted;
+    this.redeliveryCount = redeliveryCount;
     this.name = message.streamKey;
     const { payload, headers } = decodeEnvelope(message.payload);
     this.payload = payload;

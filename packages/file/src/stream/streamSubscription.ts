@@ -38,6 +38,8 @@ interface Named {
 interface Requeued {
   readonly message: DecodedMessage;
   readonly counted: boolean;
+  /** The deliveries it had so far: the next one counts one more. */
+  readonly redeliveryCount: number;
 }
 
 const done: IteratorResult<FileDelivery, undefined> = { done: true, value: undefined };
@@ -248,7 +250,11 @@ export class FileSubscription
     }
     if (verb === "requeue") {
       this.#out.delete(delivery);
-      this.#requeued.push({ message: delivery.message, counted: delivery.counted });
+      this.#requeued.push({
+        message: delivery.message,
+        counted: delivery.counted,
+        redeliveryCount: delivery.redeliveryCount ?? 1,
+      });
       delivery.counted = false;
       this.#wakeRequeue?.();
       return "ok";
@@ -272,13 +278,20 @@ export class FileSubscription
   #deliver(message: DecodedMessage): FileDelivery {
     const counted = this.#counted.delete(message.offset);
     this.#named?.tracker.delivered(message.seq);
-    const delivery = new FileDelivery(this, message, this.#generation, counted);
+    const count = this.#named === undefined ? undefined : 1;
+    const delivery = new FileDelivery(this, message, this.#generation, counted, count);
     if (counted) this.#out.add(delivery);
     return delivery;
   }
 
   #redeliver(requeued: Requeued): FileDelivery {
-    const delivery = new FileDelivery(this, requeued.message, this.#generation, requeued.counted);
+    const delivery = new FileDelivery(
+      this,
+      requeued.message,
+      this.#generation,
+      requeued.counted,
+      requeued.redeliveryCount + 1,
+    );
     if (requeued.counted) this.#out.add(delivery);
     return delivery;
   }

@@ -6,7 +6,7 @@ import type {
   Publisher,
   Source,
 } from "@ruststream/core";
-import type { Capabilities } from "./capabilities.js";
+import { type Capabilities, checkCapabilities } from "./capabilities.js";
 
 /** A connected broker of any kind, as the suites drive it. */
 export type AnyConnected = ConnectedBroker<Source, Delivery, Publisher<never>, ClosedBroker>;
@@ -58,14 +58,7 @@ export function harnessOf<TConnected extends AnyConnected>(
 ): Harness {
   // The one place the broker's own types are erased; every factory keeps its types at the call site.
   const f = factories as unknown as BrokerFactories<AnyConnected>;
-  // Untyped callers get past the type: a suite without a declaration would test nothing it names.
-  if (typeof f.capabilities !== "object" || f.capabilities === null) {
-    throw new TypeError(
-      "conformance factories need `capabilities`: declare what the source and publisher do " +
-        "(backlog, ack, drop, requeue, delayedRequeue, durable, partitionKey, batches, seek, " +
-        "transactions, request)",
-    );
-  }
+  checkCapabilities(f.capabilities);
   return {
     makeBroker: () => f.makeBroker(),
     connect: () => f.makeBroker().connect(),

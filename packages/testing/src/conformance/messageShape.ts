@@ -1,5 +1,6 @@
 import { HeaderMap, headerNames, isRustStreamError, type Publisher } from "@ruststream/core";
 import { expect } from "vitest";
+import { has } from "./capabilities.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -100,6 +101,33 @@ export const messageShapeScenarios: readonly Scenario<Harness>[] = [
       }),
   },
   {
+    // Both ways: keyed lanes rest on the key a delivery reports, so a broker that declares none
+    // must report none rather than something it did not carry.
+    name: "a delivery reports the partition key it was published with exactly when partitionKey is declared, an unkeyed one none",
+    run: (h) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("key");
+        const collector = new Collector(await connected.subscribe(h.source(name)));
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("keyed"), partitionKey: "k-1" });
+        await publisher.publish({ name, payload: bytes("unkeyed") });
+        const got = await collector.waitFor(2, h.arrivalMs, "a keyed and an unkeyed message");
+        // By payload: a keyed and an unkeyed message may take different partitions.
+        const keyed = got.find((d) => text(d.payload) === "keyed");
+        const unkeyed = got.find((d) => text(d.payload) === "unkeyed");
+        if (keyed === undefined || unkeyed === undefined) {
+          throw new Error(`expected "keyed" and "unkeyed", got ${got.map((d) => text(d.payload))}`);
+        }
+        const declared = has(h.capabilities, "partitionKey");
+        expect(keyed.partitionKey, "the keyed message's partition key").toEqual(
+          declared ? bytes("k-1") : undefined,
+        );
+        expect(unkeyed.partitionKey, "the unkeyed message's partition key").toBeUndefined();
+        await ackAll(got);
+        await collector.stop();
+      }),
+  },
+  {
     name: "keyed messages report their key and keep their order per key (3 keys x 8)",
     needs: ["partitionKey"],
     run: (h) =>
@@ -129,7 +157,7 @@ export const messageShapeScenarios: readonly Scenario<Harness>[] = [
   },
 ];
 
-/** Registers the message shape suite: volume, header round trips and keyed order. */
+/** Registers the message shape suite: volume, header round trips, partition keys and keyed order. */
 export function messageShape<TConnected extends AnyConnected>(
   factories: BrokerFactories<TConnected>,
 ): void {

@@ -1,5 +1,11 @@
 import { describe, it } from "vitest";
-import { type Capabilities, type Capability, missing } from "./capabilities.js";
+import {
+  type Absence,
+  absence,
+  type Capabilities,
+  type Capability,
+  skippedName,
+} from "./capabilities.js";
 
 /** One named check of a suite. */
 export interface Scenario<TContext> {
@@ -12,14 +18,15 @@ export interface Scenario<TContext> {
 /** The outcome of one scenario run outside vitest's registration. */
 export interface ScenarioResult {
   readonly name: string;
-  /** Why it did not run, when the declaration lacks what it needs. */
-  readonly skipped: string | undefined;
+  /** Why it did not run, and which kind of absence, when the declaration lacks what it needs. */
+  readonly skipped: Absence | undefined;
   readonly error: unknown;
 }
 
 /**
  * Registers each scenario as a vitest test under one `describe`. A scenario whose capability the
- * broker declares absent is registered as skipped, the reason in its name, so the tally shows it.
+ * broker declares absent is registered as skipped, the kind of absence and the reason in its name
+ * (`skippedName`), so the tally shows it and counts the two kinds apart.
  */
 export function registerSuite<TContext>(
   title: string,
@@ -30,9 +37,9 @@ export function registerSuite<TContext>(
 ): void {
   describe(`conformance: ${title}`, () => {
     for (const scenario of scenarios) {
-      const reason = declared === undefined ? undefined : missing(scenario.needs, declared);
-      if (reason === undefined) it(scenario.name, () => scenario.run(context), timeoutMs);
-      else it.skip(`${scenario.name} (skipped: ${reason})`, () => {});
+      const why = declared === undefined ? undefined : absence(scenario.needs, declared);
+      if (why === undefined) it(scenario.name, () => scenario.run(context), timeoutMs);
+      else it.skip(skippedName(scenario.name, why), () => {});
     }
   });
 }
@@ -45,7 +52,7 @@ export async function runScenarios<TContext>(
 ): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios) {
-    const skipped = declared === undefined ? undefined : missing(scenario.needs, declared);
+    const skipped = declared === undefined ? undefined : absence(scenario.needs, declared);
     if (skipped !== undefined) {
       results.push({ name: scenario.name, skipped, error: undefined });
       continue;
