@@ -127,6 +127,24 @@ describe("TestApp", () => {
     expect(await t.request("echo", "hi")).toEqual({ echoed: "hi" });
   });
 
+  test("a request nobody answers rejects with timeout once advance passes it, reported nowhere else", async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    try {
+      t = await TestApp.start(app);
+      const reply = t.request("nobody", "hi", { timeoutMs: 1000 });
+      const outcome = reply.catch((error: unknown) => error);
+      // The timeout fires inside advance, while request still waits for the reaction to be over.
+      await t.advance(1000);
+      expect(await outcome).toMatchObject({ code: "timeout" });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+    }
+  });
+
   test("startLive runs the same body against the broker as it really connects", async () => {
     t = await TestApp.startLive(app);
     await t.publish("orders", { id: 9, qty: 1 });

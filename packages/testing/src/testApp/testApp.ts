@@ -207,6 +207,9 @@ export class TestApp {
       timeoutMs: options.timeoutMs ?? 5000,
       ...(options.broker === undefined ? {} : { broker: options.broker }),
     });
+    // The reply may fail while the reaction is waited for (its timeout fired by an `advance` the
+    // test runs meanwhile): the caller still gets the rejection, but it is not reported as unhandled.
+    reply.catch(() => {});
     await this.#mode.quiesce();
     return reply;
   }
