@@ -3,6 +3,7 @@ import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Message, PulsarClient, PulsarServerError } from "../src/wire/index.js";
 import { bytes, eventually, serviceUrl, text, topicStats, uniqueTopic } from "./env.js";
+import { receiveOrNothing } from "./receiveOrNothing.js";
 import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
@@ -106,7 +107,7 @@ describe("subscription rules", () => {
     const counts = { a: 0, b: 0 };
     const drain = async (consumer: typeof a, name: "a" | "b") => {
       for (;;) {
-        const m = await consumer.receive({ timeoutMs: 1500 }).catch(() => undefined);
+        const m = await receiveOrNothing(consumer, 1500);
         if (!m) return;
         seen.push(text(m.payload));
         counts[name]++;
@@ -140,7 +141,7 @@ describe("subscription rules", () => {
     const order = new Map<string, number[]>();
     const drain = async (consumer: typeof a, name: string) => {
       for (;;) {
-        const m = await consumer.receive({ timeoutMs: 1500 }).catch(() => undefined);
+        const m = await receiveOrNothing(consumer, 1500);
         if (!m) return;
         byKey.set(m.key!, (byKey.get(m.key!) ?? new Set()).add(name));
         order.set(m.key!, [...(order.get(m.key!) ?? []), Number(text(m.payload))]);
@@ -168,8 +169,8 @@ describe("subscription rules", () => {
     const producer = await client.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("one") });
     const [gotA, gotB] = await Promise.all([
-      first.receive({ timeoutMs: 2000 }).catch(() => undefined),
-      second.receive({ timeoutMs: 2000 }).catch(() => undefined),
+      receiveOrNothing(first, 2000),
+      receiveOrNothing(second, 2000),
     ]);
     expect([gotA, gotB].filter(Boolean)).toHaveLength(1);
     const active = gotA ? first : second;
