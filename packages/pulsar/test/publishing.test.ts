@@ -158,6 +158,7 @@ for (const [mode, connect] of [
       });
       const d = await reader.next();
       expect(Date.now() - sent).toBeGreaterThanOrEqual(290);
+      expect(text(d.payload)).toBe("later");
       expect(d.eventTime).toBe(1_700_000_000_000);
       expect(text(d.orderingKey!)).toBe("ok-1");
       await d.ack();
@@ -176,7 +177,9 @@ for (const [mode, connect] of [
       });
       const got = await sub.next();
       expect(Date.now() - sent).toBeLessThan(2500);
-      await got.value?.ack();
+      if (got.done) throw new Error(`${topic}: the subscription ended before the delayed message`);
+      expect(text(got.value.payload)).toBe("now");
+      await got.value.ack();
     });
   });
 }

@@ -176,8 +176,10 @@ describe("keep-alive", () => {
     expect(took).toBeLessThan(5000);
     const resent = b.connections[1]!.received.filter((x) => x.type === CommandType.SEND);
     expect(resent.map((x) => x.send!.sequenceId)).toEqual([0n]);
+    expect(b.connections[1]!.messages.map(text)).toEqual(["survives"]);
     const lost = b.connections[0]!.received.filter((x) => x.type === CommandType.SEND);
     expect(lost.map((x) => x.send!.sequenceId)).toEqual([0n]);
+    expect(b.connections[0]!.messages.map(text)).toEqual(["survives"]);
   });
 });
 
@@ -220,6 +222,7 @@ describe("a close that follows an attach at once", () => {
     await eventually(() => producers >= 2, 5000, "the second PRODUCER");
     const id = await producer.send({ payload: bytes("after") });
     expect(id.entryId).toBe(0n);
+    expect(b.connections.flatMap((c) => c.messages).map(text)).toEqual(["after"]);
     // Attached a third time: the second producer was closed as it was made.
     expect(producers).toBe(3);
   });
@@ -296,11 +299,14 @@ describe("negotiated max_message_size", () => {
     });
     const refused = await producer.send({ payload: new Uint8Array(1001) }).catch((e: unknown) => e);
     expect(isRustStreamError(refused, "publish-refused")).toBe(true);
-    await producer.send({ payload: new Uint8Array(900) });
+    await producer.send({ payload: new Uint8Array(900).fill(7) });
     const sends = b.connections
       .flatMap((c) => c.received)
       .filter((x) => x.type === CommandType.SEND);
     expect(sends).toHaveLength(1);
+    expect(b.connections.flatMap((c) => c.messages).map((m) => Buffer.from(m))).toEqual([
+      Buffer.alloc(900, 7),
+    ]);
   });
 });
 
@@ -342,6 +348,7 @@ describe("TLS", () => {
       topic: "secure",
     });
     await producer.send({ payload: bytes("encrypted") });
+    expect(b.connections.flatMap((c) => c.messages).map(text)).toEqual(["encrypted"]);
 
     const untrusting = client({
       serviceUrl: b.url,
