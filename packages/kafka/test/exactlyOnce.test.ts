@@ -1,10 +1,10 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaTopic } from "../src/index.js";
 import type { KafkaTopicSubscription } from "../src/topic/topicSubscription.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
 
 // The exactly-once pipeline (commit "transactional"): a consumer handles each input and publishes

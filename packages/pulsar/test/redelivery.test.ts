@@ -1,7 +1,9 @@
 // Negative acks and the broker's redelivery count.
+
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { serviceUrl } from "./env.js";
 import { receiveOrNothing } from "./receiveOrNothing.js";
 
 let client: PulsarClient;
@@ -15,7 +17,7 @@ describe("nack", () => {
     "Key_Shared",
   ] as const)("%s: the message comes back with the broker's redelivery count one higher each time", async (type) => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic(`nack-${type}`);
+    const topic = uniqueName(`nack-${type}`);
     const consumer = await client.subscribe({ topic, subscription: "s", subscriptionType: type });
     const producer = await client.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("poison"), key: "k" });
@@ -32,7 +34,7 @@ describe("nack", () => {
 
   it("Exclusive: the broker rewinds, so every unacked message comes again and queued ones are dropped", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("nack-exclusive");
+    const topic = uniqueName("nack-exclusive");
     const consumer = await client.subscribe({
       topic,
       subscription: "s",

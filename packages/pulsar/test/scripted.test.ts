@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CommandType,
@@ -13,7 +14,7 @@ import {
   type PulsarServerError,
   ServerError,
 } from "../src/wire/index.js";
-import { bytes, eventually, requireEnv, serviceUrl, text, uniqueTopic } from "./env.js";
+import { eventually, serviceUrl } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -63,7 +64,7 @@ describe("lookup redirects", () => {
       return true;
     });
     const c = client({ serviceUrl: first.url });
-    const topic = uniqueTopic("redirected");
+    const topic = uniqueName("redirected");
     const producer = await c.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("via two redirects") });
 
@@ -285,7 +286,7 @@ describe("authentication", () => {
       serviceUrl: requireEnv("PULSAR_TOKEN_URL"),
       token: requireEnv("PULSAR_TOKEN"),
     });
-    const producer = await c.createProducer({ topic: uniqueTopic("token") });
+    const producer = await c.createProducer({ topic: uniqueName("token") });
     await producer.send({ payload: bytes("x") });
   });
 });

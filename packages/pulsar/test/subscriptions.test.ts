@@ -1,8 +1,9 @@
 // Produce and consume on each subscription type, against the real standalone broker.
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Message, PulsarClient, PulsarServerError } from "../src/wire/index.js";
-import { bytes, eventually, serviceUrl, text, topicStats, uniqueTopic } from "./env.js";
+import { eventually, serviceUrl, topicStats } from "./env.js";
 import { receiveOrNothing } from "./receiveOrNothing.js";
 import { wireTopic } from "./wireTopic.js";
 
@@ -77,7 +78,7 @@ describe.each(["Exclusive", "Shared", "Failover", "Key_Shared"] as const)("%s", 
 describe("subscription rules", () => {
   it("refuses a second consumer on an Exclusive subscription with ConsumerBusy", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("busy");
+    const topic = uniqueName("busy");
     await client.subscribe({ topic, subscription: "only", subscriptionType: "Exclusive" });
     const refused = await client
       .subscribe({ topic, subscription: "only", subscriptionType: "Exclusive" })
@@ -90,7 +91,7 @@ describe("subscription rules", () => {
 
   it("Shared: two consumers split the messages, each delivered once", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("shared2");
+    const topic = uniqueName("shared2");
     const options = {
       topic,
       subscription: "s",
@@ -124,7 +125,7 @@ describe("subscription rules", () => {
 
   it("Key_Shared: each key goes to one consumer only, in order", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("keyshared2");
+    const topic = uniqueName("keyshared2");
     const options = { topic, subscription: "s", subscriptionType: "Key_Shared" } as const;
     const a = await client.subscribe(options);
     const b = await client.subscribe(options);
@@ -157,7 +158,7 @@ describe("subscription rules", () => {
 
   it("Failover: only the active consumer receives; closing it moves delivery to the standby", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("failover");
+    const topic = uniqueName("failover");
     const options = {
       topic,
       subscription: "s",
@@ -219,7 +220,7 @@ describe("subscription rules", () => {
 describe("whose message", () => {
   it("a consumer acks only what it received: another consumer's message, or anything else, is refused with foreign-value", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("foreign");
+    const topic = uniqueName("foreign");
     const [a, b] = await Promise.all(
       ["a", "b"].map((subscription) =>
         client.subscribe({ topic, subscription, initialPosition: "Earliest" }),
