@@ -1,19 +1,15 @@
-import { randomUUID } from "node:crypto";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test, vi } from "vitest";
 
 // The production app against the real server the project's global setup started: the module
 // main.ts runs, on topics and a group no other run uses. The names are read when the module loads, hence the
-// dynamic import once they are set.
-if (!process.env.KAFKA_BROKERS) {
-  throw new Error(
-    'KAFKA_BROKERS is not set: the example-kafka project\'s global setup (ensureBrokers(["kafka"])) did not run or failed; run `npx vitest run --project example-kafka` from the repository root, or `pnpm brokers up kafka`',
-  );
-}
-const run = randomUUID().slice(0, 8);
-process.env.ORDERS_TOPIC = `example-kafka.orders.${run}`;
-process.env.RECEIPTS_TOPIC = `example-kafka.receipts.${run}`;
-process.env.KAFKA_GROUP = `example-kafka.${run}`;
+// dynamic import once they are set. The app reads KAFKA_BROKERS itself: without it the test fails here,
+// naming the fix.
+requireEnv("KAFKA_BROKERS");
+process.env.ORDERS_TOPIC = uniqueName("example-kafka-orders");
+process.env.RECEIPTS_TOPIC = uniqueName("example-kafka-receipts");
+process.env.KAFKA_GROUP = uniqueName("example-kafka");
 const { app, topics } = await import("../src/app.js");
 
 test("live on Kafka: an order gets its receipt", async () => {

@@ -1,18 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test, vi } from "vitest";
 
 // The production app against the real server the project's global setup started: the module
 // main.ts runs, on topics no other run uses. The names are read when the module loads, hence the
-// dynamic import once they are set.
-if (!process.env.PULSAR_URL) {
-  throw new Error(
-    'PULSAR_URL is not set: the example-pulsar project\'s global setup (ensureBrokers(["pulsar"])) did not run or failed; run `npx vitest run --project example-pulsar` from the repository root, or `pnpm brokers up pulsar`',
-  );
-}
-const run = randomUUID().slice(0, 8);
-process.env.ORDERS_TOPIC = `example-pulsar-orders-${run}`;
-process.env.RECEIPTS_TOPIC = `example-pulsar-receipts-${run}`;
+// dynamic import once they are set. The app reads PULSAR_URL itself: without it the test fails here,
+// naming the fix.
+requireEnv("PULSAR_URL");
+process.env.ORDERS_TOPIC = uniqueName("example-pulsar-orders");
+process.env.RECEIPTS_TOPIC = uniqueName("example-pulsar-receipts");
 const { app, topics } = await import("../src/app.js");
 
 test("live on Pulsar: an order gets its receipt", async () => {

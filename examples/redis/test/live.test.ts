@@ -1,18 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test, vi } from "vitest";
 
 // The production app against the real server the project's global setup started: the module
 // main.ts runs, on streams no other run uses. The names are read when the module loads, hence the
-// dynamic import once they are set.
-if (!process.env.REDIS_URL) {
-  throw new Error(
-    'REDIS_URL is not set: the example-redis project\'s global setup (ensureBrokers(["redis"])) did not run or failed; run `npx vitest run --project example-redis` from the repository root, or `pnpm brokers up redis`',
-  );
-}
-const run = randomUUID().slice(0, 8);
-process.env.ORDERS_TOPIC = `example-redis.orders.${run}`;
-process.env.RECEIPTS_TOPIC = `example-redis.receipts.${run}`;
+// dynamic import once they are set. The app reads REDIS_URL itself: without it the test fails here,
+// naming the fix.
+requireEnv("REDIS_URL");
+process.env.ORDERS_TOPIC = uniqueName("example-redis-orders");
+process.env.RECEIPTS_TOPIC = uniqueName("example-redis-receipts");
 const { app, topics } = await import("../src/app.js");
 
 test("live on Redis: an order gets its receipt", async () => {

@@ -1,26 +1,15 @@
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HeaderMap } from "@ruststream/core";
 import { RedisBroker } from "@ruststream/redis";
+import { requireEnv, sleep, uniqueName } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import { afterAll, expect, test, vi } from "vitest";
 import { fixtures, startCli } from "./cli.js";
 
-function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === "") {
-    throw new Error(
-      `${name} is not set: the cli project's global setup (ensureBrokers(["redis"])) did not run or failed; run the tests with \`pnpm vitest run --project cli\` from the repository root, or \`pnpm brokers up redis\``,
-    );
-  }
-  return value;
-}
-
 const dir = mkdtempSync(join(tmpdir(), "cli-workers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Handled {
   readonly n: number;
@@ -56,7 +45,7 @@ async function pendingByConsumer(
 
 test("--workers 2 on one Redis consumer group: a worker killed with SIGKILL is restarted, every message handled, duplicates bounded by what it held", async () => {
   const url = requireEnv("REDIS_URL");
-  const stream = `rs-test.cli-workers.${randomUUID().slice(0, 8)}`;
+  const stream = uniqueName("cli-workers");
   const group = "cli-workers";
   const log = join(dir, "handled.log");
   const cli = startCli(["run", join(fixtures, "redisWorker.ts"), "--workers", "2"], {

@@ -1,8 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import {
+  bytes,
+  type ChildService,
+  killServices,
+  requireEnv,
+  sleep,
+  startService,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { KafkaBroker } from "../src/index.js";
-import { bytes, requireEnv, sleep, uniqueName } from "./env.js";
 
 // The service as deployed: a process running app.run() (fixtures/appService.ts) under `tracked`.
 // It is killed with SIGKILL mid-stream, with handlers running and settles not yet committed, and
@@ -10,49 +17,15 @@ import { bytes, requireEnv, sleep, uniqueName } from "./env.js";
 // is lost (what the first handled after its last commit comes again, which at-least-once allows).
 
 const fixture = fileURLToPath(new URL("./fixtures/appService.ts", import.meta.url));
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-});
+const cwd = fileURLToPath(new URL("..", import.meta.url));
+afterAll(killServices);
 
-interface Service {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-}
-
-function service(topic: string, engine: string, handled: string[]): Promise<Service> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--conditions=@ruststream/source",
-      fixture,
-      requireEnv("KAFKA_BROKERS"),
-      topic,
-      engine,
-    ],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    let pending = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line === "ready") resolve({ child, exited });
-        else if (line !== "") handled.push(line);
-      }
-    });
-    void exited.then((code) => reject(new Error(`the service exited with ${code} before ready`)));
+function service(topic: string, engine: string, handled: string[]): Promise<ChildService> {
+  return startService({
+    fixture,
+    args: [requireEnv("KAFKA_BROKERS"), topic, engine],
+    cwd,
+    onLine: (line) => handled.push(line),
   });
 }
 

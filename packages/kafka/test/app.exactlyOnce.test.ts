@@ -1,10 +1,10 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { KafkaBroker, KafkaTopic } from "../src/index.js";
 import { everywhere, type Where } from "./connections.js";
-import { requireEnv, sleep, text, uniqueName } from "./env.js";
 import { itTransactional } from "./transactionalSkips.js";
 
 // The exactly-once pipeline through the app's runtime: a subscriber under commit "transactional"

@@ -1,9 +1,9 @@
 import { headerNames, out, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { sleep, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type KafkaBroker, KafkaTopic } from "../src/index.js";
 import { brokerFor, everywhere, type Where } from "./connections.js";
-import { sleep, uniqueName } from "./env.js";
 
 // Request/reply through the apps' runtime: a shop app asks a pricing app, both on one Kafka, with
 // `running.request` and with `ctx.out.pricing.request` from a handler; the pricing handler's

@@ -6,9 +6,9 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { KafkaBroker, KafkaTopic, type KafkaTopicOptions, kafkaHeaders } from "../src/index.js";
-import { requireEnv, sleep, text, uniqueName } from "./env.js";
 
 // A message that always fails, through the app's runtime: exactly maxAttempts handler calls, then
 // one dead-lettered copy carrying its origin under RustStream's Kafka names (topic, partition,

@@ -1,8 +1,7 @@
 import { bytes as bytesCodec, type RunningApp, RustStream } from "@ruststream/core";
-import { brokers } from "@ruststream/tooling-brokers";
+import { brokers, bytes, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { KafkaBroker, KafkaPublish, KafkaTopic } from "../src/index.js";
-import { bytes, sleep, text, uniqueName } from "./env.js";
 
 // Failover on a real three-node KRaft cluster (tooling/brokers' kafka-cluster; this file alone
 // starts it, and stops it at its end: three JVMs are too dear to keep for every run). A service

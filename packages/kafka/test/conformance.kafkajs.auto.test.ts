@@ -1,6 +1,6 @@
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { KafkaBroker } from "../src/index.js";
 import { suites } from "./conformance.js";
-import { requireEnv } from "./env.js";
 
 // The kafkajs engine under `auto`, against the real cluster.
 suites(

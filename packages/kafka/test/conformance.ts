@@ -1,8 +1,8 @@
 import type { Broker } from "@ruststream/core";
 import { conformance } from "@ruststream/testing/conformance";
+import { uniqueName } from "@ruststream/tooling-testkit";
 import { type ConnectedKafkaBroker, KafkaPosition, KafkaTopic } from "../src/index.js";
 import { autoCapabilities, trackedCapabilities } from "./capabilities.js";
-import { uniqueName } from "./env.js";
 
 // Every suite that fits a KafkaTopic, for one engine and one commit mode. Each subject is a fresh
 // topic with a group of its own (named after it), so a second client of the same subject joins the

@@ -1,7 +1,7 @@
 import { systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { type ConnectedKafkaBroker, KafkaBroker, type KafkaBrokerOptions } from "../src/index.js";
-import { requireEnv } from "./env.js";
 
 /** Where a test runs: an engine against the cluster, or the in-process stand-in. */
 export type Where = "librdkafka" | "kafkajs" | "in-process";

@@ -1,7 +1,7 @@
 import { type Broker, isRustStreamError, systemClock } from "@ruststream/core";
 import { brokerMark, CountingCoordinator, describeMark } from "@ruststream/core/broker";
 import { conformance } from "@ruststream/testing/conformance";
-import { brokers } from "@ruststream/tooling-brokers";
+import { brokers, bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedKafkaBroker,
@@ -9,7 +9,6 @@ import {
   type KafkaSaslOptions,
   KafkaTopic,
 } from "../src/index.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 
 // Credentials against the cluster's SASL listener (tooling/brokers runs one beside the plain one):
 // nothing meant for docs carries the password, on either engine and in-process, and a login works

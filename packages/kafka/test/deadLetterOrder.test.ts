@@ -1,9 +1,9 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type KafkaBroker, KafkaTopic, kafkaHeaders } from "../src/index.js";
 import { brokerFor, connect, everywhere, type Where } from "./connections.js";
-import { bytes, sleep, text, uniqueName } from "./env.js";
 
 // Per-partition order holds for dead letters too: records of one partition that fail to decode
 // reach the dead-letter topic in the order they had on it. They are on the topic before the app

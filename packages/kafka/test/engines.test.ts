@@ -1,9 +1,9 @@
 import { isRustStreamError } from "@ruststream/core";
+import { uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { loadClient } from "../src/client/load.js";
 import { KafkaBroker, KafkaPublish, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, type Where } from "./connections.js";
-import { uniqueName } from "./env.js";
 
 // What one engine cannot do is refused when the subscription or publisher is created, naming the
 // engine that can; the in-process mode refuses what the configured engine would. Configuration the

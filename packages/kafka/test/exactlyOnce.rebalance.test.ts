@@ -1,7 +1,7 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaTopic } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueName } from "./env.js";
 import { itTransactional } from "./transactionalSkips.js";
 
 // The exactly-once pipeline through a rebalance, on the real cluster: a second member (an instance

@@ -1,11 +1,11 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
 import { skippedName } from "@ruststream/testing/conformance";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaTopic } from "../src/index.js";
 import type { KafkaTopicSubscription } from "../src/topic/topicSubscription.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
 import { fencingInProcess, itTransactional } from "./transactionalSkips.js";
 

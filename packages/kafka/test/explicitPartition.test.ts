@@ -1,5 +1,6 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedKafkaBroker,
@@ -12,7 +13,6 @@ import {
   roundRobinPartitions,
 } from "../src/index.js";
 import { brokerFor, connect, everywhere, type Where } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 
 // An explicit partition (`options: { partition }`) wins over every partitioner: over the key under
 // murmur2 and consistent-random, and over round robin for a keyless record; through the bare

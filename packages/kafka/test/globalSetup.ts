@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 
 // Starts Kafka (idempotently) and exports KAFKA_BROKERS and friends to the workers.
 export default async function setup(): Promise<void> {

@@ -1,9 +1,9 @@
 import { isRustStreamError, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { KafkaTopic } from "../src/index.js";
 import { brokerFor, connect } from "./connections.js";
-import { uniqueName } from "./env.js";
 
 // Where a subscription's consumer group comes from: the descriptor, else the broker's option, else
 // the name of the app connecting the broker; never one made up per process.

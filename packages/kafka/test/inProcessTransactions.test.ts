@@ -1,7 +1,7 @@
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import type { ConsumedRecord, TopicPartition } from "../src/client/port.js";
 import { InProcessCluster } from "../src/inProcess/cluster.js";
-import { bytes, text } from "./env.js";
 
 // The stand-in's transactions, held to what the server does for a read_committed reader: an open
 // transaction's first record is the last stable offset (nothing at or past it is read), an aborted

@@ -13,9 +13,9 @@ import {
   type RustDelivery,
   RustService,
 } from "@ruststream/tooling-interop";
+import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { KafkaBroker, KafkaTopic, kafkaHeaders } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueName } from "./env.js";
 
 // RustStream's own Kafka broker (ruststream-rdkafka 0.7.1, tooling/interop's `serve`) beside ours
 // on the real cluster: the same records both ways on one topic, one consumer group shared by a Rust

@@ -1,9 +1,9 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { sleep, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { sleep, uniqueName } from "./env.js";
 
 // workers(n, { key: "partition" }) on a KafkaTopic: deliveries report their partition, so each
 // partition's records run on one lane, in offset order, even with handlers of uneven length, while

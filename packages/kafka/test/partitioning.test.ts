@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedKafkaBroker,
@@ -14,7 +15,6 @@ import {
   type Partitioner,
   toPositive,
 } from "../src/index.js";
-import { bytes, requireEnv, uniqueName } from "./env.js";
 
 // The same key lands on the same partition whichever client wrote it. By default both engines and
 // the stand-in place keys as the Java client does (murmur2), checked against the Java client's own

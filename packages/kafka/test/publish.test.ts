@@ -6,6 +6,7 @@ import {
   reply,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedKafkaBroker,
@@ -16,7 +17,6 @@ import {
   roundRobinPartitions,
 } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 
 // Publishing: the partition key is the record key (and a delivery's key is the record's), an
 // explicit partition is a typed option, a partition the topic lacks and a record over the size

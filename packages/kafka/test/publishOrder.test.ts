@@ -1,8 +1,8 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaPosition, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 
 // Publishes made one after another without waiting for each land on their partition in the order
 // they were made, and a record the cluster refuses fails alone: the records published around it

@@ -1,6 +1,6 @@
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, it } from "vitest";
 import { KafkaBroker, KafkaTopic } from "../src/index.js";
-import { requireEnv, uniqueName } from "./env.js";
 
 // The README's "by hand" example, as written there but for the address and a fresh topic.
 it("the README's example runs", async () => {

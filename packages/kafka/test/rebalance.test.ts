@@ -1,7 +1,7 @@
 import { type BatchSubscription, type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaTopic } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueName } from "./env.js";
 
 // Two consumers in one group under `tracked`, through rebalances, on the real cluster: the second
 // joins mid-stream (the partitions are split between them), then the first leaves mid-stream with

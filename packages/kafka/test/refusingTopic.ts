@@ -1,6 +1,6 @@
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import type { Where } from "./connections.js";
-import { requireEnv } from "./env.js";
 
 // A topic whose cluster refuses a record the client lets through, so a transaction fails for real
 // (the broker's produce answer, not the client's own size check): on the cluster a one-partition

@@ -1,4 +1,5 @@
 import { type Delivery, HeaderMap, headerNames, isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +9,6 @@ import {
   KafkaTopic,
 } from "../src/index.js";
 import { brokerFor, connect, everywhere, type Where } from "./connections.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 
 // The reply inbox on its own (what request/reply answers is the conformance suite's): a connection's
 // own inbox is a topic of one partition, made at its first request and gone at shutdown with

@@ -1,8 +1,8 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaPosition, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, sleep, text, uniqueName } from "./env.js";
 
 // Seeks beyond what the seeking suite covers: to a time, the beginning and the end (each moving
 // every partition held), an offset past a partition's end (unknown-position), and a partition this

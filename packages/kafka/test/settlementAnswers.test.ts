@@ -1,8 +1,8 @@
 import { type Delivery, headerNames, isRustStreamError, systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaTopic } from "../src/index.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 
 // One script of settlements, run against the real cluster on each engine and against the
 // in-process mode: every answer, redelivery count, retry-count header and payload must be the same

@@ -1,8 +1,8 @@
 import type { Delivery } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaTopic } from "../src/index.js";
-import { bytes, requireEnv, text, uniqueName } from "./env.js";
 
 // Tracked commits across the gaps transactions leave in a partition: an aborted transaction's
 // records and every transaction's marker take offsets no delivery ever has. The watermark must still

@@ -1,7 +1,7 @@
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 
 // `tx.publish` gives no receipt: it resolves to nothing once the record is checked and staged (core's
 // `Transaction.publish` is `Promise<void>`, on every broker), since a record has no position before

@@ -1,4 +1,5 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedKafkaBroker,
@@ -8,7 +9,6 @@ import {
   partitionOfKey,
 } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 import { itTransactional } from "./transactionalSkips.js";
 
 // A keyed message published in a transaction lands where its publish policy's partitioner puts it,

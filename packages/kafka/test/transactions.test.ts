@@ -1,8 +1,8 @@
 import { type Delivery, isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type ConnectedKafkaBroker, KafkaBroker, KafkaPublish, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, everywhere } from "./connections.js";
-import { bytes, text, uniqueName } from "./env.js";
 import { clientLimit, refusingTopic, tooLarge } from "./refusingTopic.js";
 
 // The transactional publisher's settings and refusals, on both engines and in-process (what a

@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 
 // Starts the Redis test instances (idempotently) and exports REDIS_URL to the workers.
 export default async function setup(): Promise<void> {

@@ -1,10 +1,10 @@
 // The metrics as Prometheus sees them: a real Prometheus server scrapes the app's /metrics (served
 // by health's serveHttp on 127.0.0.1) every second, after known traffic, and every count is read
 // back exactly through its query API. Once on the memory broker, once on a real Redis server.
-import { randomUUID } from "node:crypto";
 import { MemoryBroker, RustStream } from "@ruststream/core";
 import { type HttpServer, serveHttp } from "@ruststream/health";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
 import { type Prometheus, startPrometheus } from "./prometheus.js";
@@ -76,18 +76,9 @@ describe("metrics scraped by Prometheus", () => {
   });
 
   test("on a real Redis server (streams): every count exact", async () => {
-    const url = process.env.REDIS_URL;
-    if (url === undefined || url === "") {
-      throw new Error(
-        'REDIS_URL is not set: the metrics project\'s global setup (ensureBrokers(["redis"])) did not run; run `pnpm vitest run --project metrics` from the repository root',
-      );
-    }
-    const run = randomUUID().slice(0, 8);
-    const names = {
-      orders: `rs-test.metrics.${run}.orders`,
-      receipts: `rs-test.metrics.${run}.receipts`,
-      dlq: `rs-test.metrics.${run}.dlq`,
-    };
+    const url = requireEnv("REDIS_URL");
+    const run = uniqueName("metrics");
+    const names = { orders: `${run}.orders`, receipts: `${run}.receipts`, dlq: `${run}.dlq` };
     const broker = new RedisBroker({ url, group: "shop" });
     const subject = shop(
       broker,

@@ -1,49 +1,30 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import {
+  bytes,
+  type ChildService,
+  killServices,
+  requireEnv,
+  startService,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { PulsarBroker } from "../src/index.js";
-import { bytes, eventually, requireEnv, topicStats, uniqueTopic } from "./env.js";
+import { eventually, topicStats } from "./env.js";
 
 // The service as deployed: a process running app.run() (fixtures/appConsumer.ts) on a Shared
 // subscription. One is killed with SIGKILL mid-stream; the broker gives what it held unacked to the
 // next process of the same service, which finishes: every message handled, none lost.
 
 const fixture = fileURLToPath(new URL("./fixtures/appConsumer.ts", import.meta.url));
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-});
+const cwd = fileURLToPath(new URL("..", import.meta.url));
+afterAll(killServices);
 
-interface Service {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-}
-
-function service(url: string, topic: string, handled: string[]): Promise<Service> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, topic],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    let pending = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line === "ready") resolve({ child, exited });
-        else if (line !== "") handled.push(line);
-      }
-    });
-    void exited.then((code) => reject(new Error(`the service exited with ${code} before ready`)));
+function service(url: string, topic: string, handled: string[]): Promise<ChildService> {
+  return startService({
+    fixture,
+    args: [url, topic],
+    cwd,
+    onLine: (line) => handled.push(line),
   });
 }
 
@@ -52,7 +33,7 @@ const payloads = (total: number): string[] => [...Array(total).keys()].map((i) =
 describe("a service process killed mid-stream", () => {
   it("Shared: a second process of the app gets what the first held unacked, and finishes", async () => {
     const url = requireEnv("PULSAR_URL");
-    const topic = uniqueTopic("app-crash");
+    const topic = uniqueName("app-crash");
     const total = 600;
     const byFirst: string[] = [];
     const first = await service(url, topic, byFirst);

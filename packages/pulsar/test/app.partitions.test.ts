@@ -1,8 +1,9 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, sleep, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarBroker, PulsarFailover, PulsarShared } from "../src/index.js";
-import { createPartitionedTopic, eventually, requireEnv, sleep, uniqueTopic } from "./env.js";
+import { createPartitionedTopic, eventually } from "./env.js";
 
 // A partitioned topic read by a whole app with keyed lanes: each key's messages are handled in
 // publish order however the four lanes interleave, and "partition" lanes see every partition index.
@@ -65,7 +66,7 @@ async function publishAll(t: TestApp, topic: string): Promise<number> {
 
 describe("a partitioned topic with keyed lanes", () => {
   it("on the real broker: every key in order across 3 partitions, every partition seen", async () => {
-    const topic = uniqueTopic("keyed");
+    const topic = uniqueName("keyed");
     await createPartitionedTopic(topic, 3);
     const seen = new Map<string, number[]>();
     const partitions = new Set<number>();
@@ -81,7 +82,7 @@ describe("a partitioned topic with keyed lanes", () => {
   });
 
   it("in-process: the same, on the stand-in's partitions", async () => {
-    const topic = uniqueTopic("keyed");
+    const topic = uniqueName("keyed");
     const seen = new Map<string, number[]>();
     const partitions = new Set<number>();
     const broker = new PulsarBroker({
@@ -97,7 +98,7 @@ describe("a partitioned topic with keyed lanes", () => {
   });
 
   it("a descriptor declared partitioned on a topic that is not is refused at startup", async () => {
-    const topic = uniqueTopic("flat");
+    const topic = uniqueName("flat");
     const app = new RustStream({ name: "flat", version: "1.0.0" }).broker(
       new PulsarBroker({ url: "pulsar://in-process.invalid" }),
       (b) => {

@@ -6,6 +6,7 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   PulsarBroker,
@@ -14,7 +15,7 @@ import {
   PulsarShared,
   type PulsarSource,
 } from "../src/index.js";
-import { eventually, requireEnv, text, uniqueTopic } from "./env.js";
+import { eventually } from "./env.js";
 
 // Whole apps through the runtime: how a retry comes back on each kind of subscription, and a cap
 // that leaves exactly the messages that always fail in the dead letter, once each.
@@ -76,7 +77,7 @@ const expectedSideBySide = {
 
 describe("Exclusive and Shared redelivery side by side", () => {
   it("on the real broker: Shared by the broker's count, Exclusive by a counted copy", async () => {
-    const topic = uniqueTopic("side");
+    const topic = uniqueName("side");
     const seen: Record<string, Seen[]> = {};
     t = await TestApp.startLive(sideBySide(live(), topic, seen));
     await t.publish(topic, { n: 1 });
@@ -86,7 +87,7 @@ describe("Exclusive and Shared redelivery side by side", () => {
   });
 
   it("in-process: the same", async () => {
-    const topic = uniqueTopic("side");
+    const topic = uniqueName("side");
     const seen: Record<string, Seen[]> = {};
     t = await TestApp.start(sideBySide(inProcess(), topic, seen));
     await t.publish(topic, { n: 1 });
@@ -152,7 +153,7 @@ describe("a cap and a dead letter through a whole app", () => {
     ],
   ] as const) {
     it(`${kind}: the dead letter holds exactly the capped messages, once each`, async () => {
-      const topic = uniqueTopic("capped");
+      const topic = uniqueName("capped");
       const source = make(topic);
       const calls = new Map<number, number>();
       t = await TestApp.startLive(cappedApp(live(), source, calls), { withinMs: 20_000 });
@@ -182,7 +183,7 @@ describe("a cap and a dead letter through a whole app", () => {
   }
 
   it("in-process, Shared: the same count, the copies in published()", async () => {
-    const topic = uniqueTopic("capped");
+    const topic = uniqueName("capped");
     const source = new PulsarShared(topic, { subscription: "capped" });
     const calls = new Map<number, number>();
     t = await TestApp.start(cappedApp(inProcess(), source, calls));

@@ -4,10 +4,11 @@
 // consumer of the subscription, whatever process or language runs them.
 import { bytes as bytesCodec, type HandlerContext, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { PulsarBroker, PulsarShared } from "../src/index.js";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { serviceUrl } from "./env.js";
 
 let client: PulsarClient | undefined;
 let t: TestApp | undefined;
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 it("Shared: a message past the cap when it arrives goes to the dead letter without a handler call", async () => {
   client = new PulsarClient({ serviceUrl: serviceUrl() });
-  const topic = uniqueTopic("cap-on-arrival");
+  const topic = uniqueName("cap-on-arrival");
   const dlq = `${topic}-shared-DLQ`;
   const other = await client.subscribe({
     topic,

@@ -1,4 +1,6 @@
 // The byte-level pieces, checked against published vectors and by round trips.
+
+import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { CompressionType } from "../src/wire/commands.js";
 import {
@@ -9,7 +11,6 @@ import {
   lz4CompressBlock,
   lz4DecompressBlock,
 } from "../src/wire/index.js";
-import { bytes } from "./env.js";
 
 describe("crc32c", () => {
   // The check value of CRC-32C, and the iSCSI vectors of RFC 3720 appendix B.4.

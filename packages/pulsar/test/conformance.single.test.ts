@@ -1,8 +1,8 @@
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { describe } from "vitest";
 import { PulsarBroker, PulsarExclusive, PulsarFailover } from "../src/index.js";
 import { singleCapabilities } from "./capabilities.js";
 import { credentialsSuite, everySuite } from "./conformance.js";
-import { requireEnv } from "./env.js";
 
 // Every suite on Exclusive and Failover subscriptions against the real broker: each call of
 // makeBroker is a new client of the same standalone.

@@ -1,5 +1,6 @@
 import type { Broker } from "@ruststream/core";
 import { type Capabilities, conformance } from "@ruststream/testing/conformance";
+import { requireEnv } from "@ruststream/tooling-testkit";
 import {
   type ConnectedPulsarBroker,
   MessageId,
@@ -7,7 +8,7 @@ import {
   PulsarMessagePosition,
   type PulsarSource,
 } from "../src/index.js";
-import { requireEnv, signToken } from "./env.js";
+import { signToken } from "./env.js";
 
 /** Every suite, against `makeBroker`'s clients, for one descriptor kind. */
 export function everySuite(

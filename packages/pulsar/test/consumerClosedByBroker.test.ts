@@ -3,6 +3,8 @@
 // does. What the broker had pushed and was not acked comes again to the next subscribe, so:
 // nothing queued from the closed subscribe is handed out, and an ack made while detached reaches
 // the broker on the next subscribe before its FLOW, so the broker does not redeliver that message.
+
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type BaseCommand,
@@ -11,7 +13,7 @@ import {
   encodePayloadFrame,
   PulsarClient,
 } from "../src/wire/index.js";
-import { bytes, eventually, text } from "./env.js";
+import { eventually } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,26 +1,10 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-
-// Live tests read the addresses the global setup exported. A missing one means the broker was not
-// started: the test fails with the fix instead of skipping.
-export function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === "") {
-    throw new Error(
-      `${name} is not set: the pulsar project's global setup (ensureBrokers(["pulsar"])) did not run or failed; run the tests with \`npx vitest run --project pulsar\` from the repository root, or \`pnpm brokers up pulsar\``,
-    );
-  }
-  return value;
-}
+import { requireEnv, sleep } from "@ruststream/tooling-testkit";
 
 export const serviceUrl = (): string => requireEnv("PULSAR_URL");
-
-/** A topic name no other run used (short form: public/default). */
-export function uniqueTopic(prefix: string): string {
-  return `rs-${prefix}-${randomUUID().slice(0, 8)}`;
-}
 
 /** Calls Pulsar's admin REST API; throws with the answer when it is not 2xx. */
 export async function admin(path: string, init: RequestInit = {}): Promise<Response> {
@@ -54,12 +38,6 @@ export async function topicStats(topic: string): Promise<{
     await admin(`/admin/v2/persistent/public/default/${topic}/stats`)
   ).json()) as never;
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-export const bytes = (text: string): Uint8Array => encoder.encode(text);
-export const text = (value: Uint8Array): string => decoder.decode(value);
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns true or `timeoutMs` passes. */
 export async function eventually(

@@ -4,9 +4,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { pulsarLibs, serviceUrl, text, uniqueTopic } from "./env.js";
+import { pulsarLibs, serviceUrl } from "./env.js";
 
 const CODECS = ["NONE", "LZ4", "ZLIB", "ZSTD", "SNAPPY"] as const;
 
@@ -27,7 +28,7 @@ describe("batches written by Pulsar's Java client", () => {
       classes,
       join(import.meta.dirname, "java", "JavaProducer.java"),
     ]);
-    const topic = uniqueTopic("java");
+    const topic = uniqueName("java");
     execFileSync(
       "java",
       ["-cp", `${classes}:${classpath}`, "JavaProducer", serviceUrl(), topic, ...CODECS],

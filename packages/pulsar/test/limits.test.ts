@@ -1,9 +1,10 @@
 // max_message_size: a payload over the negotiated limit fails before any byte is sent, because the
 // broker would drop the whole connection on the oversized frame; the connection stays up.
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text } from "./env.js";
+import { serviceUrl } from "./env.js";
 import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;

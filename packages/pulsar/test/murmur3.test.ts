@@ -4,9 +4,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/index.js";
-import { bytes, pulsarLibs } from "./env.js";
+import { pulsarLibs } from "./env.js";
 
 const KEYS = [
   "",

@@ -1,8 +1,10 @@
 // Partitioned topics (created through the admin API): keyed messages land on the partition the Java
 // client's hash picks, unkeyed ones spread, and one consumer reads every partition.
+
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HashingScheme, PulsarClient, partitionForKey } from "../src/wire/index.js";
-import { bytes, createPartitionedTopic, serviceUrl, text, uniqueTopic } from "./env.js";
+import { createPartitionedTopic, serviceUrl } from "./env.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -15,7 +17,7 @@ describe.each([
 ] as const)("keys hashed with %s", (scheme: HashingScheme) => {
   it("go to the partition the scheme picks, and come back from it in order", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("partitioned");
+    const topic = uniqueName("partitioned");
     await createPartitionedTopic(topic, 4);
     const consumer = await client.subscribe({
       topic,
@@ -56,7 +58,7 @@ describe.each([
 describe("partitioned topics", () => {
   it("spread unkeyed messages over the partitions, and an explicit partition wins", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("spread");
+    const topic = uniqueName("spread");
     await createPartitionedTopic(topic, 3);
     const producer = await client.createProducer({ topic, batching: false });
     const ids = await Promise.all(

@@ -3,10 +3,11 @@
 // define for a dead letter keep their case, since the Java client reads them by that exact name.
 import { bytes as bytesCodec, type HandlerContext, RustStream, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { PulsarBroker, PulsarShared } from "../src/index.js";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { serviceUrl } from "./env.js";
 
 let client: PulsarClient | undefined;
 let t: TestApp | undefined;
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 it("a Java-style property TraceId reads as traceid, and the dead letter writes REAL_TOPIC and ORIGIN_MESSAGE_ID in their own case", async () => {
   client = new PulsarClient({ serviceUrl: serviceUrl() });
-  const topic = uniqueTopic("property-names");
+  const topic = uniqueName("property-names");
   const dlq = `${topic}-shared-DLQ`;
   const seen: (string | undefined)[] = [];
   const app = new RustStream({ name: "property-names", version: "1.0.0" }).broker(

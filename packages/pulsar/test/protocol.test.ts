@@ -1,4 +1,6 @@
 // Protobuf commands and framing without a broker.
+
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { sizeAndSequenceEntryLength, writeSizeAndSequenceEntry } from "../src/wire/batch.js";
 import { buildPayloadFrame } from "../src/wire/frame.js";
@@ -20,7 +22,6 @@ import {
   type SingleMessageMetadata,
   singleMessageMetadata,
 } from "../src/wire/index.js";
-import { bytes, text } from "./env.js";
 
 describe("protobuf commands", () => {
   it("encodes proto2 required fields even when zero", () => {

@@ -6,6 +6,7 @@ import {
   systemClock,
 } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
   type ConnectedPulsarBroker,
@@ -14,15 +15,7 @@ import {
   type PulsarPublishOptions,
   PulsarShared,
 } from "../src/index.js";
-import {
-  bytes,
-  createPartitionedTopic,
-  eventually,
-  requireEnv,
-  text,
-  topicStats,
-  uniqueTopic,
-} from "./env.js";
+import { createPartitionedTopic, eventually, topicStats } from "./env.js";
 
 // What a publish refuses before sending, and Pulsar's own per-message options, on the broker and
 // in-process alike.
@@ -75,7 +68,7 @@ for (const [mode, connect] of [
   describe(`refused before sending, on ${mode}`, () => {
     it("a payload over the broker's max_message_size, while the connection stays up", async () => {
       const connected = await connect();
-      const topic = uniqueTopic("big");
+      const topic = uniqueName("big");
       const reader = await nextOf(connected, topic);
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       const big = new Uint8Array(5 * 1024 * 1024 + 1);
@@ -91,7 +84,7 @@ for (const [mode, connect] of [
 
     it("a header value that is not UTF-8, and a partition key that is not", async () => {
       const connected = await connect();
-      const topic = uniqueTopic("binary");
+      const topic = uniqueName("binary");
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       const headers = new HeaderMap({ "x-bin": new Uint8Array([0xff, 0xfe, 0x00]) });
       expect(
@@ -124,7 +117,7 @@ for (const [mode, connect] of [
     it("options it cannot use", async () => {
       const connected = await connect();
       const publisher = await connected.defaultPublishPolicy().pair(connected);
-      const name = uniqueTopic("options");
+      const name = uniqueName("options");
       expect(
         await refusal(() =>
           publisher.publish({
@@ -143,7 +136,7 @@ for (const [mode, connect] of [
   describe(`Pulsar's per-message options, on ${mode}`, () => {
     it("deliverAfterMs holds the message on a Shared subscription; eventTime and orderingKey arrive", async () => {
       const connected = await connect();
-      const topic = uniqueTopic("later");
+      const topic = uniqueName("later");
       const reader = await nextOf(connected, topic);
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       const sent = Date.now();
@@ -158,6 +151,7 @@ for (const [mode, connect] of [
       });
       const d = await reader.next();
       expect(Date.now() - sent).toBeGreaterThanOrEqual(290);
+      expect(text(d.payload)).toBe("later");
       expect(d.eventTime).toBe(1_700_000_000_000);
       expect(text(d.orderingKey!)).toBe("ok-1");
       await d.ack();
@@ -165,7 +159,7 @@ for (const [mode, connect] of [
 
     it("an Exclusive subscription gets a delayed message at once, as the broker dispatches there", async () => {
       const connected = await connect();
-      const topic = uniqueTopic("at-once");
+      const topic = uniqueName("at-once");
       const sub = await connected.subscribe(new PulsarExclusive(topic, { subscription: "x" }));
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       const sent = Date.now();
@@ -176,7 +170,9 @@ for (const [mode, connect] of [
       });
       const got = await sub.next();
       expect(Date.now() - sent).toBeLessThan(2500);
-      await got.value?.ack();
+      if (got.done) throw new Error(`${topic}: the subscription ended before the delayed message`);
+      expect(text(got.value.payload)).toBe("now");
+      await got.value.ack();
     });
   });
 }
@@ -193,7 +189,7 @@ describe("an explicit partition", () => {
     ["in-process", (topic: string) => inProcess({ [topic]: 3 })],
   ] as const) {
     it(`goes to that partition, whatever its key, on ${mode}`, async () => {
-      const topic = uniqueTopic("part");
+      const topic = uniqueName("part");
       const connected = await connect(topic);
       const sub = await connected.subscribe(
         new PulsarShared(topic, { subscription: "p", partitioned: true }),
@@ -276,7 +272,7 @@ describe("idle producers", () => {
       producerIdleMs: 200,
     }).connect();
     open.push(connected);
-    const topic = uniqueTopic("idle");
+    const topic = uniqueName("idle");
     const publisher = await connected.defaultPublishPolicy().pair(connected);
     await publisher.publish({ name: topic, payload: bytes("one") });
     expect((await topicStats(topic)).publishers.length).toBe(1);

@@ -1,9 +1,11 @@
 // A broker-initiated close (topic unload through the admin API: CLOSE_PRODUCER and CLOSE_CONSUMER)
 // in the middle of a stream: the producer looks the topic up again, recreates itself and resends
 // what was pending in order; the consumer resubscribes and keeps receiving.
+
+import { bytes, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, sleep, text, uniqueTopic, unloadTopic } from "./env.js";
+import { serviceUrl, unloadTopic } from "./env.js";
 import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
@@ -51,7 +53,7 @@ describe("topic unload mid-stream", () => {
 
   it("a consumer waiting for messages resubscribes and receives what is sent after the unload", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl(), backoff: { initialMs: 50, maxMs: 500 } });
-    const topic = uniqueTopic("unload-consumer");
+    const topic = uniqueName("unload-consumer");
     const consumer = await client.subscribe({ topic, subscription: "s" });
     const waiting = consumer.receive({ timeoutMs: 20_000 });
     await unloadTopic(topic);

@@ -1,7 +1,10 @@
 // Negative acks and the broker's redelivery count.
+
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, text, uniqueTopic } from "./env.js";
+import { serviceUrl } from "./env.js";
+import { receiveOrNothing } from "./receiveOrNothing.js";
 
 let client: PulsarClient;
 afterEach(async () => {
@@ -14,7 +17,7 @@ describe("nack", () => {
     "Key_Shared",
   ] as const)("%s: the message comes back with the broker's redelivery count one higher each time", async (type) => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic(`nack-${type}`);
+    const topic = uniqueName(`nack-${type}`);
     const consumer = await client.subscribe({ topic, subscription: "s", subscriptionType: type });
     const producer = await client.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("poison"), key: "k" });
@@ -31,7 +34,7 @@ describe("nack", () => {
 
   it("Exclusive: the broker rewinds, so every unacked message comes again and queued ones are dropped", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("nack-exclusive");
+    const topic = uniqueName("nack-exclusive");
     const consumer = await client.subscribe({
       topic,
       subscription: "s",
@@ -54,7 +57,7 @@ describe("nack", () => {
     // The rewind is at-least-once on the broker's side: a read it had in flight may bring one of the
     // unacked messages twice (seen once in six runs: "1" again). The acked one never comes back.
     for (;;) {
-      const extra = await consumer.receive({ timeoutMs: 1000 }).catch(() => undefined);
+      const extra = await receiveOrNothing(consumer, 1000);
       if (!extra) break;
       expect(text(extra.payload)).not.toBe("0");
       consumer.ack(extra);

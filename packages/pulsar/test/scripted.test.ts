@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CommandType,
@@ -13,7 +14,7 @@ import {
   type PulsarServerError,
   ServerError,
 } from "../src/wire/index.js";
-import { bytes, eventually, requireEnv, serviceUrl, text, uniqueTopic } from "./env.js";
+import { eventually, serviceUrl } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -63,7 +64,7 @@ describe("lookup redirects", () => {
       return true;
     });
     const c = client({ serviceUrl: first.url });
-    const topic = uniqueTopic("redirected");
+    const topic = uniqueName("redirected");
     const producer = await c.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("via two redirects") });
 
@@ -176,8 +177,10 @@ describe("keep-alive", () => {
     expect(took).toBeLessThan(5000);
     const resent = b.connections[1]!.received.filter((x) => x.type === CommandType.SEND);
     expect(resent.map((x) => x.send!.sequenceId)).toEqual([0n]);
+    expect(b.connections[1]!.messages.map(text)).toEqual(["survives"]);
     const lost = b.connections[0]!.received.filter((x) => x.type === CommandType.SEND);
     expect(lost.map((x) => x.send!.sequenceId)).toEqual([0n]);
+    expect(b.connections[0]!.messages.map(text)).toEqual(["survives"]);
   });
 });
 
@@ -220,6 +223,7 @@ describe("a close that follows an attach at once", () => {
     await eventually(() => producers >= 2, 5000, "the second PRODUCER");
     const id = await producer.send({ payload: bytes("after") });
     expect(id.entryId).toBe(0n);
+    expect(b.connections.flatMap((c) => c.messages).map(text)).toEqual(["after"]);
     // Attached a third time: the second producer was closed as it was made.
     expect(producers).toBe(3);
   });
@@ -282,7 +286,7 @@ describe("authentication", () => {
       serviceUrl: requireEnv("PULSAR_TOKEN_URL"),
       token: requireEnv("PULSAR_TOKEN"),
     });
-    const producer = await c.createProducer({ topic: uniqueTopic("token") });
+    const producer = await c.createProducer({ topic: uniqueName("token") });
     await producer.send({ payload: bytes("x") });
   });
 });
@@ -296,11 +300,14 @@ describe("negotiated max_message_size", () => {
     });
     const refused = await producer.send({ payload: new Uint8Array(1001) }).catch((e: unknown) => e);
     expect(isRustStreamError(refused, "publish-refused")).toBe(true);
-    await producer.send({ payload: new Uint8Array(900) });
+    await producer.send({ payload: new Uint8Array(900).fill(7) });
     const sends = b.connections
       .flatMap((c) => c.received)
       .filter((x) => x.type === CommandType.SEND);
     expect(sends).toHaveLength(1);
+    expect(b.connections.flatMap((c) => c.messages).map((m) => Buffer.from(m))).toEqual([
+      Buffer.alloc(900, 7),
+    ]);
   });
 });
 
@@ -342,6 +349,7 @@ describe("TLS", () => {
       topic: "secure",
     });
     await producer.send({ payload: bytes("encrypted") });
+    expect(b.connections.flatMap((c) => c.messages).map(text)).toEqual(["encrypted"]);
 
     const untrusting = client({
       serviceUrl: b.url,

@@ -10,6 +10,7 @@ import {
   FrameReader,
   LookupType,
   type PayloadSection,
+  readBatch,
 } from "../src/wire/index.js";
 
 export interface ScriptedConnection {
@@ -18,6 +19,8 @@ export interface ScriptedConnection {
   readonly socket: Socket;
   /** Every command received, in order. */
   readonly received: BaseCommand[];
+  /** The payload of every message its SENDs carried, in order, a batch's one by one (uncompressed). */
+  readonly messages: Uint8Array[];
   /** True once the client closed this connection. */
   closed: boolean;
   reply(command: BaseCommand): void;
@@ -35,6 +38,14 @@ export interface ScriptedBroker {
   readonly port: number;
   readonly connections: ScriptedConnection[];
   close(): Promise<void>;
+}
+
+/** The messages a SEND's payload section carries: itself, or a batch's entries. */
+function sent(section: PayloadSection | undefined): Uint8Array[] {
+  if (section === undefined) throw new Error("a SEND without a payload");
+  const count = section.metadata.numMessagesInBatch;
+  if (count === undefined) return [section.payload];
+  return readBatch(section.payload, count).map((entry) => entry.payload);
 }
 
 /**
@@ -55,6 +66,7 @@ export async function scriptedBroker(
       index: connections.length,
       socket,
       received: [],
+      messages: [],
       closed: false,
       reply: (command) => {
         if (!socket.destroyed) socket.write(encodeCommandFrame(command));
@@ -68,6 +80,8 @@ export async function scriptedBroker(
     socket.on("data", (chunk: Buffer) => {
       for (const frame of reader.push(chunk)) {
         connection.received.push(frame.command);
+        if (frame.command.type === CommandType.SEND)
+          connection.messages.push(...sent(frame.payload));
         if (script(frame.command, connection, frame.payload)) continue;
         answerByDefault(frame.command, connection);
       }

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConnectedPulsarBroker, PulsarBroker, PulsarShared } from "../src/index.js";
-import { bytes, requireEnv, signToken, text, uniqueTopic } from "./env.js";
+import { signToken } from "./env.js";
 
 // Token authentication and TLS against the test broker (tooling/brokers: a token its key signed,
 // a TLS port with a CA made for it).
@@ -14,7 +15,7 @@ afterEach(async () => {
 
 async function roundTrip(connected: ConnectedPulsarBroker): Promise<string> {
   open.push(connected);
-  const topic = uniqueTopic("secure");
+  const topic = uniqueName("secure");
   const sub = await connected.subscribe(new PulsarShared(topic, { subscription: "s" }));
   const publisher = await connected.defaultPublishPolicy().pair(connected);
   await publisher.publish({ name: topic, payload: bytes("hello") });

@@ -1,5 +1,6 @@
 import { type Receipt, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   MessageId,
@@ -8,7 +9,7 @@ import {
   PulsarShared,
   parsePulsarPosition,
 } from "../src/index.js";
-import { bytes, eventually, requireEnv, text, topicStats, uniqueTopic } from "./env.js";
+import { eventually, topicStats } from "./env.js";
 
 // The path of one Pulsar message through a service, as RustStream's documentation draws it: the
 // broker pushes under flow permits, the delivery carries payload, topic, message id, properties
@@ -33,7 +34,7 @@ async function subscriptionStats(topic: string, name: string): Promise<Subscript
 
 describe("the path of one message", () => {
   it("pushed under flow permits: a consumer that does not pull holds no more than its queue", async () => {
-    const topic = uniqueTopic("permits");
+    const topic = uniqueName("permits");
     const connected = await new PulsarBroker({ url: requireEnv("PULSAR_URL") }).connect();
     try {
       const sub = await connected.subscribe(
@@ -83,8 +84,8 @@ describe("the path of one message", () => {
   });
 
   it("properties are headers, the key the partition key; the reply resolves on its receipt, then the delivery is acked", async () => {
-    const topic = uniqueTopic("path");
-    const replies = uniqueTopic("replies");
+    const topic = uniqueName("path");
+    const replies = uniqueName("replies");
     const receipts: { receipt: Receipt; causeSettled: boolean | undefined }[] = [];
     const handled: { headers: Record<string, string>; key: string | undefined }[] = [];
     const app = new RustStream({ name: "path", version: "1.0.0" })

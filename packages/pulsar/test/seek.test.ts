@@ -1,8 +1,10 @@
 // Seek by message id and by publish time: the broker disconnects the subscription's consumers to
 // move the cursor; ours resubscribes and drops what was queued from before.
+
+import { bytes, sleep, text } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MessageId, PulsarClient } from "../src/wire/index.js";
-import { bytes, serviceUrl, sleep, text } from "./env.js";
+import { serviceUrl } from "./env.js";
 import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;

@@ -1,5 +1,6 @@
 import { type Delivery, headerNames, isRustStreamError, systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedPulsarBroker,
@@ -12,7 +13,6 @@ import {
   type PulsarSource,
   type PulsarSubscription,
 } from "../src/index.js";
-import { bytes, requireEnv, text, uniqueTopic } from "./env.js";
 
 // One script of settlements, run against the real broker and against the in-process mode: every
 // answer, redelivery count, retry-count header and topic must be the same on both, and what the
@@ -164,7 +164,7 @@ async function both<T>(
 describe("a script of settlements answers alike on the broker and in-process", () => {
   for (const [kind, makeSource, expected] of kinds) {
     it(`${kind}: every verb, its answer, what comes back`, async () => {
-      const { server, inProcess } = await both((c) => script(c, makeSource(uniqueTopic("script"))));
+      const { server, inProcess } = await both((c) => script(c, makeSource(uniqueName("script"))));
       expect(server).toEqual(expected);
       expect(inProcess).toEqual(server);
     });
@@ -176,17 +176,17 @@ describe("a script of settlements answers alike on the broker and in-process", (
   ] as const) {
     it(`${kind}: a declared cap moves the message to the dead letter with its origin`, async () => {
       const { server, inProcess } = await both((c) => {
-        const topic = uniqueTopic("capped");
+        const topic = uniqueName("capped");
         return deadLetterScript(c, make(topic), `${topic}-script-DLQ`);
       });
-      expect(server.map((line) => line.replace(/rs-capped-[0-9a-f]+/g, "T"))).toEqual([
+      expect(server.map((line) => line.replace(/rs-test-capped-[0-9a-f]+/g, "T"))).toEqual([
         "poison #1 retry-count -: requeue -> ok",
         "poison #2 retry-count -: requeue -> ok",
         "dead letter: poison key k, reason max-attempts, source T, real topic persistent://public/default/T, origin id given true, position given true",
         "then sentinel",
       ]);
-      expect(inProcess.map((l) => l.replace(/rs-capped-[0-9a-f]+/g, "T"))).toEqual(
-        server.map((l) => l.replace(/rs-capped-[0-9a-f]+/g, "T")),
+      expect(inProcess.map((l) => l.replace(/rs-test-capped-[0-9a-f]+/g, "T"))).toEqual(
+        server.map((l) => l.replace(/rs-test-capped-[0-9a-f]+/g, "T")),
       );
     });
   }

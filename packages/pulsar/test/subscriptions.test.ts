@@ -1,8 +1,10 @@
 // Produce and consume on each subscription type, against the real standalone broker.
 import { isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Message, PulsarClient, PulsarServerError } from "../src/wire/index.js";
-import { bytes, eventually, serviceUrl, text, topicStats, uniqueTopic } from "./env.js";
+import { eventually, serviceUrl, topicStats } from "./env.js";
+import { receiveOrNothing } from "./receiveOrNothing.js";
 import { wireTopic } from "./wireTopic.js";
 
 let client: PulsarClient;
@@ -76,7 +78,7 @@ describe.each(["Exclusive", "Shared", "Failover", "Key_Shared"] as const)("%s", 
 describe("subscription rules", () => {
   it("refuses a second consumer on an Exclusive subscription with ConsumerBusy", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("busy");
+    const topic = uniqueName("busy");
     await client.subscribe({ topic, subscription: "only", subscriptionType: "Exclusive" });
     const refused = await client
       .subscribe({ topic, subscription: "only", subscriptionType: "Exclusive" })
@@ -89,7 +91,7 @@ describe("subscription rules", () => {
 
   it("Shared: two consumers split the messages, each delivered once", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("shared2");
+    const topic = uniqueName("shared2");
     const options = {
       topic,
       subscription: "s",
@@ -106,7 +108,7 @@ describe("subscription rules", () => {
     const counts = { a: 0, b: 0 };
     const drain = async (consumer: typeof a, name: "a" | "b") => {
       for (;;) {
-        const m = await consumer.receive({ timeoutMs: 1500 }).catch(() => undefined);
+        const m = await receiveOrNothing(consumer, 1500);
         if (!m) return;
         seen.push(text(m.payload));
         counts[name]++;
@@ -123,7 +125,7 @@ describe("subscription rules", () => {
 
   it("Key_Shared: each key goes to one consumer only, in order", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("keyshared2");
+    const topic = uniqueName("keyshared2");
     const options = { topic, subscription: "s", subscriptionType: "Key_Shared" } as const;
     const a = await client.subscribe(options);
     const b = await client.subscribe(options);
@@ -140,7 +142,7 @@ describe("subscription rules", () => {
     const order = new Map<string, number[]>();
     const drain = async (consumer: typeof a, name: string) => {
       for (;;) {
-        const m = await consumer.receive({ timeoutMs: 1500 }).catch(() => undefined);
+        const m = await receiveOrNothing(consumer, 1500);
         if (!m) return;
         byKey.set(m.key!, (byKey.get(m.key!) ?? new Set()).add(name));
         order.set(m.key!, [...(order.get(m.key!) ?? []), Number(text(m.payload))]);
@@ -156,7 +158,7 @@ describe("subscription rules", () => {
 
   it("Failover: only the active consumer receives; closing it moves delivery to the standby", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("failover");
+    const topic = uniqueName("failover");
     const options = {
       topic,
       subscription: "s",
@@ -168,8 +170,8 @@ describe("subscription rules", () => {
     const producer = await client.createProducer({ topic, batching: false });
     await producer.send({ payload: bytes("one") });
     const [gotA, gotB] = await Promise.all([
-      first.receive({ timeoutMs: 2000 }).catch(() => undefined),
-      second.receive({ timeoutMs: 2000 }).catch(() => undefined),
+      receiveOrNothing(first, 2000),
+      receiveOrNothing(second, 2000),
     ]);
     expect([gotA, gotB].filter(Boolean)).toHaveLength(1);
     const active = gotA ? first : second;
@@ -218,7 +220,7 @@ describe("subscription rules", () => {
 describe("whose message", () => {
   it("a consumer acks only what it received: another consumer's message, or anything else, is refused with foreign-value", async () => {
     client = new PulsarClient({ serviceUrl: serviceUrl() });
-    const topic = uniqueTopic("foreign");
+    const topic = uniqueName("foreign");
     const [a, b] = await Promise.all(
       ["a", "b"].map((subscription) =>
         client.subscribe({ topic, subscription, initialPosition: "Earliest" }),

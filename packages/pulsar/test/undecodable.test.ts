@@ -12,6 +12,7 @@ import {
   RustStream,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type ConnectedPulsarBroker,
@@ -20,7 +21,7 @@ import {
   PulsarShared,
 } from "../src/index.js";
 import { type MessageId, PulsarClient } from "../src/wire/index.js";
-import { bytes, eventually, serviceUrl, text, topicStats, uniqueTopic } from "./env.js";
+import { eventually, serviceUrl, topicStats } from "./env.js";
 
 const garbage = Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4);
 
@@ -95,7 +96,7 @@ const backlogOf = async (topic: string, subscription: string): Promise<number | 
 
 describe("an entry the consumer cannot decode", () => {
   it("goes, with a dead letter declared, to the dead letter as it arrived, logged at error with its id and reason", async () => {
-    const topic = uniqueTopic("undecodable-dlq");
+    const topic = uniqueName("undecodable-dlq");
     const dlq = deadLetterTopic(topic, "s");
     const log = capture();
     broker = await new PulsarBroker({ url: serviceUrl(), logger: log.logger }).connect();
@@ -156,7 +157,7 @@ describe("an entry the consumer cannot decode", () => {
   });
 
   it("is acked without one, as Pulsar's Java client does, and logged at error with its id and reason", async () => {
-    const topic = uniqueTopic("undecodable-drop");
+    const topic = uniqueName("undecodable-drop");
     const log = capture();
     client = new PulsarClient({ serviceUrl: serviceUrl(), logger: log.logger });
     const consumer = await client.subscribe({
@@ -189,7 +190,7 @@ describe("an entry the consumer cannot decode", () => {
   });
 
   it("in an app: a whole batch goes to the subscriber's dead letter, logged through the app's logger", async () => {
-    const topic = uniqueTopic("undecodable-app");
+    const topic = uniqueName("undecodable-app");
     const dlq = deadLetterTopic(topic, "billing");
     const log = capture();
     const handled: string[] = [];
@@ -247,7 +248,7 @@ describe("an entry the consumer cannot decode", () => {
   });
 
   it("stays on the subscription, redelivered, while the dead letter cannot be written", async () => {
-    const topic = uniqueTopic("undecodable-stuck");
+    const topic = uniqueName("undecodable-stuck");
     const log = capture();
     broker = await new PulsarBroker({
       url: serviceUrl(),

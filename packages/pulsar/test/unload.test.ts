@@ -1,3 +1,4 @@
+import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   PulsarBroker,
@@ -7,7 +8,7 @@ import {
   PulsarShared,
   type PulsarSource,
 } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueTopic, unloadTopic } from "./env.js";
+import { unloadTopic } from "./env.js";
 
 // The topic unloaded through the admin API while messages flow: the broker closes our producer
 // and consumers, which look the topic up again and come back; every publish is confirmed and
@@ -44,7 +45,7 @@ describe("a topic unloaded mid-stream", () => {
     ],
   ] as const) {
     it(`${kind}: every publish confirmed, every message handled, nothing lost`, async () => {
-      const topic = uniqueTopic("unload");
+      const topic = uniqueName("unload");
       const connected = await new PulsarBroker({ url: requireEnv("PULSAR_URL") }).connect();
       try {
         const source: PulsarSource = make(topic);

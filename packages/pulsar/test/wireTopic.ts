@@ -1,5 +1,5 @@
+import { uniqueName } from "@ruststream/tooling-testkit";
 import type { ConsumerOptions, ProducerOptions, PulsarClient } from "../src/wire/index.js";
-import { uniqueTopic } from "./env.js";
 
 /**
  * A fresh topic with a consumer on subscription "s" reading it from its earliest message, and a
@@ -13,7 +13,7 @@ export async function wireTopic(
     readonly producer?: Partial<Omit<ProducerOptions, "topic">>;
   } = {},
 ) {
-  const topic = uniqueTopic(prefix);
+  const topic = uniqueName(prefix);
   const consumer = await client.subscribe({
     topic,
     subscription: "s",

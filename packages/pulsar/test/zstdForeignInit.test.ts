@@ -1,9 +1,10 @@
 // ZSTD's initialisation when something other than this package initialised @bokuweb/zstd-wasm
 // first and used it (its own init() is not idempotent: zstdInit.test.ts). In a file of its own, so
 // the library is not initialised when the test begins.
+
+import { sleep } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { CompressionType } from "../src/wire/commands.js";
-import { sleep } from "./env.js";
 
 const ZSTD = CompressionType.ZSTD;
 const data = new TextEncoder().encode("abcdefgh".repeat(200));

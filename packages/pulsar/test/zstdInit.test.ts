@@ -3,9 +3,10 @@
 // process can hold several copies of the codec module (a CommonJS and an ES module build, or two
 // entries each bundling it) over one copy of the library; vi.resetModules() makes a second copy
 // here, while the library, an external dependency, stays the one node loaded.
+
+import { sleep } from "@ruststream/tooling-testkit";
 import { describe, expect, it, vi } from "vitest";
 import { CompressionType } from "../src/wire/commands.js";
-import { sleep } from "./env.js";
 
 type CodecModule = typeof import("../src/wire/compression.js");
 

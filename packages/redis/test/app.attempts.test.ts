@@ -8,10 +8,10 @@ import {
   type Source,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { RedisBroker, RedisList, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, uniqueKey } from "./env.js";
 
 // A message that always fails, through the app's runtime on the real server: exactly maxAttempts
 // handler calls, then one dead-lettered copy with its origin, whichever way Redis brought it back.
@@ -61,7 +61,7 @@ async function expectOneDeadLetter(dlq: string, source: string, deliveries: stri
 
 describe("a message that always fails, through the runtime on real Redis", () => {
   it("stream, immediate retry (a requeued copy): maxAttempts calls, then the dead letter", async () => {
-    const key = uniqueKey("requeued");
+    const key = uniqueName("requeued");
     const dlq = `${key}.dlq`;
     t = await TestApp.startLive(failingApp(key, dlq, () => retry()));
     await t.publish(key, { id: "poison" }, { headers: { "x-trace": "t-9" } });
@@ -74,7 +74,7 @@ describe("a message that always fails, through the runtime on real Redis", () =>
   });
 
   it("stream, a thrown error (backoff through the durable delayed retry): the same count", async () => {
-    const key = uniqueKey("delayed");
+    const key = uniqueName("delayed");
     const dlq = `${key}.dlq`;
     t = await TestApp.startLive(failingApp(key, dlq, throwing));
     await t.publish(key, { id: "poison" }, { headers: { "x-trace": "t-9" } });
@@ -91,7 +91,7 @@ describe("a message that always fails, through the runtime on real Redis", () =>
       ["thrown", throwing],
       ["retry", () => retry()],
     ] as const) {
-      const key = uniqueKey(`list-${label}`);
+      const key = uniqueName(`list-${label}`);
       const dlq = `${key}.dlq`;
       t = await TestApp.startLive(failingApp(new RedisList(key, { blockMs: 200 }), dlq, fail));
       // The app reads the key as a list, so its publisher writes the name to that list.
@@ -110,7 +110,7 @@ describe("a message that always fails, through the runtime on real Redis", () =>
   });
 
   it("stream, reclaimed from a consumer that died holding it: its lost delivery counts", async () => {
-    const key = uniqueKey("reclaimed");
+    const key = uniqueName("reclaimed");
     const dlq = `${key}.dlq`;
     const source = new RedisStream(key, { group: "poison", reclaimIdleMs: 200, blockMs: 100 });
     // A consumer of the same group reads the message and dies without settling it.

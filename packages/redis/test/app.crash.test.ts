@@ -1,55 +1,35 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import {
+  bytes,
+  type ChildService,
+  killServices,
+  requireEnv,
+  startService,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
 import type { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisPublish } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, uniqueKey } from "./env.js";
 
 // The service as deployed: a process running app.run() (fixtures/appConsumer.ts). One is killed
 // with SIGKILL mid-stream; a second process of the same service reclaims what it held and finishes.
 
 const fixture = fileURLToPath(new URL("./fixtures/appConsumer.ts", import.meta.url));
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-});
-
-interface Service {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-}
+const cwd = fileURLToPath(new URL("..", import.meta.url));
+afterAll(killServices);
 
 function service(
   url: string,
   key: string,
   handled: string[],
   transport: "stream" | "list" = "stream",
-): Promise<Service> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key, transport],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    let pending = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line === "ready") resolve({ child, exited });
-        else if (line !== "") handled.push(line);
-      }
-    });
-    void exited.then((code) => reject(new Error(`the service exited with ${code} before ready`)));
+): Promise<ChildService> {
+  return startService({
+    fixture,
+    args: [url, key, transport],
+    cwd,
+    onLine: (line) => handled.push(line),
   });
 }
 
@@ -63,7 +43,7 @@ const nothingHeld = (redis: Redis, key: string) => async (): Promise<boolean> =>
 describe("a service process killed mid-stream", () => {
   it("a second process of the app reclaims what the first held and finishes: every message handled", async () => {
     const url = requireEnv("REDIS_URL");
-    const key = uniqueKey("app-crash");
+    const key = uniqueName("app-crash");
     const total = 300;
     const byFirst: string[] = [];
     const first = await service(url, key, byFirst);
@@ -103,7 +83,7 @@ describe("a service process killed mid-stream", () => {
 
   it("a reliable list read in batches: the second process recovers the batch the first held, every message handled", async () => {
     const url = requireEnv("REDIS_URL");
-    const key = uniqueKey("app-crash-list");
+    const key = uniqueName("app-crash-list");
     const total = 300;
     const byFirst: string[] = [];
     const first = await service(url, key, byFirst, "list");
@@ -138,7 +118,7 @@ describe("a service process killed mid-stream", () => {
 
   it("a reliable list whose service processes are killed one after another at different moments: every message handled, nothing left behind", async () => {
     const url = requireEnv("REDIS_URL");
-    const key = uniqueKey("app-kills-list");
+    const key = uniqueName("app-kills-list");
     const total = 300;
     const kills = 3;
     const handled: string[] = [];

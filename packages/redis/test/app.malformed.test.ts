@@ -1,9 +1,9 @@
 import { headerNames, RustStream, readDeadLetterOrigin } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
-import { requireEnv, uniqueKey } from "./env.js";
 
 // What other producers may write, and what this app may not send: each handled by the app's
 // policy (dead letter here), the app still running and reading on afterwards.
@@ -39,7 +39,7 @@ function service(key: string, dlq: string, replies: string): RustStream {
 
 describe("malformed and oversized messages through the app", () => {
   it("entries that do not decode go to the dead letter with reason decode, and reading goes on", async () => {
-    const key = uniqueKey("malformed");
+    const key = uniqueName("malformed");
     const dlq = `${key}.dlq`;
     t = await TestApp.startLive(service(key, dlq, `${key}.replies`));
     // Written by other tools: no payload field at all, text that is not JSON, binary garbage with
@@ -71,7 +71,7 @@ describe("malformed and oversized messages through the app", () => {
   });
 
   it("a reply over maxPayloadBytes is refused before it is sent: retried, then dead-lettered after maxAttempts", async () => {
-    const key = uniqueKey("oversized");
+    const key = uniqueName("oversized");
     const dlq = `${key}.dlq`;
     const replies = `${key}.replies`;
     t = await TestApp.startLive(service(key, dlq, replies));
@@ -100,7 +100,7 @@ describe("malformed and oversized messages through the app", () => {
   });
 
   it("an entry over this app's limit, written by a producer with a larger one, is read, then dropped when its dead letter is refused", async () => {
-    const key = uniqueKey("big-in");
+    const key = uniqueName("big-in");
     const dlq = `${key}.dlq`;
     t = await TestApp.startLive(service(key, dlq, `${key}.replies`));
     const echo = "y".repeat(4 * limit);

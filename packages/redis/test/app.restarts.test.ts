@@ -1,6 +1,6 @@
 import { RustStream, retryAfter } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { brokers } from "@ruststream/tooling-brokers";
+import { brokers, bytes, requireEnv, sleep, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
@@ -12,7 +12,6 @@ import {
   RedisStream,
 } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, sleep, uniqueKey } from "./env.js";
 
 const clients: ReturnType<typeof inspect>[] = [];
 afterAll(() => {
@@ -29,7 +28,7 @@ describe("an app across restarts", () => {
     const url = requireEnv("REDIS_URL");
     const redis = inspect(url);
     clients.push(redis);
-    const key = uniqueKey("app-delay");
+    const key = uniqueName("app-delay");
     const seen: Array<{ app: string; attempt: number }> = [];
     // Two instances of the same service, as a deploy replaces one with the next.
     const service = (label: string) =>
@@ -69,7 +68,7 @@ describe("an app across restarts", () => {
     () =>
       // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
       brokers.redis.exclusive("persistent", async () => {
-        const key = uniqueKey("app-restart");
+        const key = uniqueName("app-restart");
         const count = 4;
         const { handled, redis, producer } = await restartUnderLoad({
           key,
@@ -95,7 +94,7 @@ describe("an app across restarts", () => {
     () =>
       // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
       brokers.redis.exclusive("persistent", async () => {
-        const key = uniqueKey("app-restart-list");
+        const key = uniqueName("app-restart-list");
         const { handled, redis, producer } = await restartUnderLoad({
           key,
           // Recovery on: a take whose reply the crash swallowed left its values in processing with

@@ -1,9 +1,9 @@
 import { headerNames, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { RedisBroker } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
-import { requireEnv, uniqueKey } from "./env.js";
 
 const redis = inspect(requireEnv("REDIS_URL"));
 afterAll(() => redis.disconnect());
@@ -15,8 +15,8 @@ afterEach(async () => {
 
 describe("an app on real Redis streams, through TestApp.startLive", () => {
   it("publish, handler, reply, the reply's subscriber; every entry acknowledged", async () => {
-    const orders = uniqueKey("orders");
-    const receipts = uniqueKey("receipts");
+    const orders = uniqueName("orders");
+    const receipts = uniqueName("receipts");
     // A bare name is a stream read by the broker's group; none given, it is the app's name, which
     // every replica shares.
     const app = new RustStream({ name: "shop", version: "1.0.0" }).broker(

@@ -1,6 +1,6 @@
 import { HeaderMap } from "@ruststream/core";
+import { sleep } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
-import { sleep } from "./env.js";
 
 // What the app tests need beside TestApp: a plain client to look at the server with, and a wait for
 // live reactions that outlast TestApp's quiet period (backoffs, reclaim intervals).

@@ -1,7 +1,7 @@
 import { conformance } from "@ruststream/testing/conformance";
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { type ConnectedRedisBroker, RedisBroker, RedisList, RedisPublish } from "../src/index.js";
 import { listCapabilities as capabilities } from "./capabilities.js";
-import { requireEnv } from "./env.js";
 
 // Reliable lists against the real server; what a list cannot do shows in the tally as skipped.
 const makeBroker = () => new RedisBroker({ url: requireEnv("REDIS_URL") });

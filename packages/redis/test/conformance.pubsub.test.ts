@@ -1,7 +1,7 @@
 import { conformance } from "@ruststream/testing/conformance";
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { type ConnectedRedisBroker, RedisBroker, RedisPublish, RedisPubSub } from "../src/index.js";
 import { pubSubCapabilities as capabilities } from "./capabilities.js";
-import { requireEnv } from "./env.js";
 
 // Pub/Sub against the real server: fire-and-forget, so the scenarios that need a settle verb or a
 // durable subscription show in the tally as skipped, with the reason.

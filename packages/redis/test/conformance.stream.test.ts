@@ -1,7 +1,7 @@
 import { conformance } from "@ruststream/testing/conformance";
+import { requireEnv } from "@ruststream/tooling-testkit";
 import { RedisBroker, RedisStream, RedisStreamPosition } from "../src/index.js";
 import { streamCapabilities as capabilities } from "./capabilities.js";
-import { requireEnv } from "./env.js";
 
 // Streams against the real server. Every subject is a fresh key; the group is fixed per subject, so
 // a second client of the same subject joins the group the first one made.

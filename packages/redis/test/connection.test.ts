@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isRustStreamError } from "@ruststream/core";
-import { brokers } from "@ruststream/tooling-brokers";
+import { brokers, bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { RedisBroker, RedisList, RedisStream } from "../src/index.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 async function refusal(broker: RedisBroker): Promise<unknown> {
   try {
@@ -19,7 +18,7 @@ async function refusal(broker: RedisBroker): Promise<unknown> {
 async function roundTrip(broker: RedisBroker): Promise<string> {
   const connected = await broker.connect();
   try {
-    const key = uniqueKey("auth");
+    const key = uniqueName("auth");
     const sub = await connected.subscribe(new RedisStream(key, { group: "g" }));
     const publisher = await connected.defaultPublishPolicy().pair(connected);
     await publisher.publish({ name: key, payload: bytes("hello") });
@@ -72,7 +71,7 @@ describe("password, ACL user and TLS", () => {
     url.password = "secret";
     const connected = await new RedisBroker({ url: url.toString() }).connect();
     try {
-      const key = uniqueKey("noscripts");
+      const key = uniqueName("noscripts");
       await admin.lpush(key, "a value");
       const sub = await connected.subscribe(new RedisList(key));
       const error = await sub.next().then(
@@ -124,7 +123,7 @@ describe("a server restart", () => {
       // Restarts the persistent server: alone on it, or another such test dies mid-way by luck.
       brokers.redis.exclusive("persistent", async () => {
         const broker = await new RedisBroker({ url: requireEnv("REDIS_PERSISTENT_URL") }).connect();
-        const key = uniqueKey("restart");
+        const key = uniqueName("restart");
         const sub = await broker.subscribe(new RedisStream(key, { group: "g", blockMs: 500 }));
         const publisher = await broker.defaultPublishPolicy().pair(broker);
         const seen: string[] = [];

@@ -1,39 +1,30 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import {
+  bytes,
+  type ChildService,
+  killServices,
+  requireEnv,
+  startService,
+  text,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
+import { afterAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/consumer.ts", import.meta.url));
 
-function consumerProcess(url: string, key: string, handled: string[]): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url, key],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve, reject) => {
-    let pending = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line === "ready") resolve(child);
-        else if (line !== "") handled.push(line);
-      }
-    });
-    child.once("exit", (code) =>
-      reject(new Error(`the consumer exited with ${code} before ready`)),
-    );
-  });
+const cwd = fileURLToPath(new URL("..", import.meta.url));
+afterAll(killServices);
+
+function consumerProcess(url: string, key: string, handled: string[]): Promise<ChildService> {
+  return startService({ fixture, args: [url, key], cwd, onLine: (line) => handled.push(line) });
 }
 
 describe("a consumer process killed mid-stream", () => {
   it("a second consumer reclaims its pending entries and finishes the work: every message handled", async () => {
     const url = requireEnv("REDIS_URL");
-    const key = uniqueKey("crash");
+    const key = uniqueName("crash");
     const total = 300;
     const broker = await new RedisBroker({ url }).connect();
     const source = new RedisStream(key, {
@@ -57,8 +48,8 @@ describe("a consumer process killed mid-stream", () => {
       "the first consumer under way, holding entries",
       async () => byFirst.length >= 60 && (await pendingCount(redis, key, "work")) >= 4,
     );
-    first.kill("SIGKILL");
-    await new Promise((resolve) => first.once("exit", resolve));
+    first.child.kill("SIGKILL");
+    await first.exited;
     const orphaned = await pendingCount(redis, key, "work");
     redis.disconnect();
     const handled = new Set(byFirst);

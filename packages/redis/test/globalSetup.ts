@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 
 // Starts the four Redis 7.0 instances (idempotently) and exports REDIS_URL and friends to the workers.
 export default async function setup(): Promise<void> {

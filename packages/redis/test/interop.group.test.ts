@@ -1,13 +1,19 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { bytes as bytesCodec, type HandlerContext, HeaderMap, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import {
+  bytes,
+  type ChildService,
+  killServices,
+  requireEnv,
+  startService,
+  text,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 // One consumer group, two languages: a TypeScript consumer and a RustStream consumer (ruststream-fred
 // 0.7.1) read one stream through one group. Every entry is handled once and none is lost, and what a
@@ -16,13 +22,12 @@ import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 const url = () => requireEnv("REDIS_URL");
 const redis = inspect(url());
 let t: TestApp | undefined;
-const children = new Set<ChildProcess>();
 
 afterEach(async () => {
   await t?.stop();
   t = undefined;
   await killRustServices();
-  for (const child of children) child.kill("SIGKILL");
+  killServices();
 });
 afterAll(() => redis.disconnect());
 
@@ -80,7 +85,7 @@ const names = (prefix: string, count: number) =>
 
 interopSuite("one Redis consumer group, a TypeScript and a Rust consumer", () => {
   it("share the work: every entry, whichever language published it, handled once by one of them", async () => {
-    const key = uniqueKey("interop-group-shared");
+    const key = uniqueName("interop-group-shared");
     await redis.xgroup("CREATE", key, "shared", "$", "MKSTREAM");
     const ts = await tsConsumer(key, "shared");
     const rust = await RustService.start({
@@ -110,7 +115,7 @@ interopSuite("one Redis consumer group, a TypeScript and a Rust consumer", () =>
   });
 
   it("a Rust consumer killed with entries pending: the TypeScript consumer reclaims them, counting the Rust delivery", async () => {
-    const key = uniqueKey("interop-group-rust-killed");
+    const key = uniqueName("interop-group-rust-killed");
     const payloads = names("m", 10);
     await redis.xgroup("CREATE", key, "g", "$", "MKSTREAM");
     await tsPublish(key, payloads);
@@ -137,7 +142,7 @@ interopSuite("one Redis consumer group, a TypeScript and a Rust consumer", () =>
   });
 
   it("a TypeScript consumer killed with entries pending: a Rust consumer's reclaiming subscription takes them", async () => {
-    const key = uniqueKey("interop-group-ts-killed");
+    const key = uniqueName("interop-group-ts-killed");
     const payloads = names("m", 10);
     await redis.xgroup("CREATE", key, "g", "$", "MKSTREAM");
     await tsPublish(key, payloads);
@@ -148,7 +153,7 @@ interopSuite("one Redis consumer group, a TypeScript and a Rust consumer", () =>
       "all ten pending on the TypeScript consumer",
       async () => (await pendingFor(key, "g", "ts-1")) === 10,
     );
-    holder.kill("SIGKILL");
+    holder.child.kill("SIGKILL");
     const rust = await RustService.start({
       transport: "stream",
       url: url(),
@@ -171,20 +176,13 @@ function tsHolder(
   group: string,
   consumer: string,
   held: string[],
-): Promise<ChildProcess> {
-  const fixture = fileURLToPath(new URL("./fixtures/interopHolder.ts", import.meta.url));
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", fixture, url(), key, group, consumer],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line === "ready") resolve(child);
-      else if (line.startsWith("held ")) held.push(line.slice(5));
-    });
-    child.once("exit", (code) => reject(new Error(`the holder exited with ${code} before ready`)));
+): Promise<ChildService> {
+  return startService({
+    fixture: fileURLToPath(new URL("./fixtures/interopHolder.ts", import.meta.url)),
+    args: [url(), key, group, consumer],
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    onLine: (line) => {
+      if (line.startsWith("held ")) held.push(line.slice(5));
+    },
   });
 }

@@ -1,10 +1,10 @@
 import { bytes as bytesCodec, RustStream, readDeadLetterOrigin } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
-import { requireEnv, text, uniqueKey } from "./env.js";
 
 // An entry with no `_payload` field, as another framework writes one (FastStream keeps its message
 // in `__data__`), on a stream a TypeScript and a RustStream service read. It is not a RustStream
@@ -33,7 +33,7 @@ async function fastStreamEntry(key: string): Promise<void> {
 
 interopSuite("a stream entry with no payload field (FastStream's __data__ layout)", () => {
   it("our JSON subscriber settles it by its decode policy: dead letter, reason decode, nothing handled, and it reads on", async () => {
-    const key = uniqueKey("interop-nopayload-dlq");
+    const key = uniqueName("interop-nopayload-dlq");
     const dlq = `${key}.dlq`;
     const handled: unknown[] = [];
     const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
@@ -59,7 +59,7 @@ interopSuite("a stream entry with no payload field (FastStream's __data__ layout
   });
 
   it("our JSON subscriber without a dead letter drops it (acknowledged, never handled)", async () => {
-    const key = uniqueKey("interop-nopayload-drop");
+    const key = uniqueName("interop-nopayload-drop");
     const handled: unknown[] = [];
     const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
       new RedisBroker({ url: url(), group: "ts" }),
@@ -80,7 +80,7 @@ interopSuite("a stream entry with no payload field (FastStream's __data__ layout
   });
 
   it("our subscriber on the bytes codec, which decodes anything, is never handed it: the entry is unreadable, so its decode policy drops it", async () => {
-    const key = uniqueKey("interop-nopayload-bytes");
+    const key = uniqueName("interop-nopayload-bytes");
     const handled: string[] = [];
     const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
       new RedisBroker({ url: url(), group: "ts" }),
@@ -104,7 +104,7 @@ interopSuite("a stream entry with no payload field (FastStream's __data__ layout
   });
 
   it("RustStream reads it as an empty payload with no headers: its raw handler runs on it, its JSON handler drops it", async () => {
-    const key = uniqueKey("interop-nopayload-rust");
+    const key = uniqueName("interop-nopayload-rust");
     await redis.xgroup("CREATE", key, "raw", "$", "MKSTREAM");
     await redis.xgroup("CREATE", key, "json", "$");
     const raw = await RustService.start({

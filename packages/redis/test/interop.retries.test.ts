@@ -1,10 +1,10 @@
 import { HeaderMap, headerNames, RustStream, readDeadLetterOrigin, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroker, RedisPublish, RedisStream } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 // A retry chain across languages: a message that fails in a RustStream service (ruststream-fred
 // 0.7.1) and is retried by a TypeScript one, and the other way round, keeps counting towards the
@@ -68,7 +68,7 @@ async function publishJob(key: string): Promise<void> {
 
 interopSuite("a retry chain across languages on one Redis stream", () => {
   it("fails in Rust, is retried in TypeScript: attempts 1 | 2, 3, 4, then one dead letter whose origin both read", async () => {
-    const key = uniqueKey("interop-chain-r2t");
+    const key = uniqueName("interop-chain-r2t");
     const dlq = `${key}.dlq`;
     await redis.xgroup("CREATE", key, "chain", "$", "MKSTREAM");
     const rust = await RustService.start({
@@ -134,7 +134,7 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
   });
 
   it("fails in TypeScript, is retried in Rust: attempts 1 | 2, 3, 4, then one dead letter (RustStream writes no origin)", async () => {
-    const key = uniqueKey("interop-chain-t2r");
+    const key = uniqueName("interop-chain-t2r");
     const dlq = `${key}.dlq`;
     await redis.xgroup("CREATE", key, "chain", "$", "MKSTREAM");
     // The first failure's backoff is the hand-over: a durable delayed retry in `<key>.delayed`.
@@ -190,8 +190,8 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
   });
 
   it("known difference: after a reclaim, RustStream's retry copy starts counting again (attempts 2 | 1, 2, 3), where ours carries the count on (2, 3)", async () => {
-    const rustKey = uniqueKey("interop-reclaim-count-rust");
-    const tsKey = uniqueKey("interop-reclaim-count-ts");
+    const rustKey = uniqueName("interop-reclaim-count-rust");
+    const tsKey = uniqueName("interop-reclaim-count-ts");
     // An entry a consumer read and died with: pending, delivered once.
     for (const key of [rustKey, tsKey]) {
       await redis.xgroup("CREATE", key, "chain", "$", "MKSTREAM");
@@ -260,7 +260,7 @@ interopSuite("a retry chain across languages on one Redis stream", () => {
   });
 
   it("a Rust and a TypeScript consumer in one group, both failing: attempts 1 to 5 once each, whichever language ran them, and one dead letter", async () => {
-    const key = uniqueKey("interop-chain-mixed");
+    const key = uniqueName("interop-chain-mixed");
     const dlq = `${key}.dlq`;
     const jobs = ["a", "b", "c", "d"].map((id) => `{"job":"${id}"}`);
     await redis.xgroup("CREATE", key, "chain", "$", "MKSTREAM");

@@ -13,6 +13,7 @@ import {
   type RustDelivery,
   RustService,
 } from "@ruststream/tooling-interop";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   RedisBroker,
@@ -23,7 +24,6 @@ import {
   type RedisTransport,
 } from "../src/index.js";
 import { entries, eventually, inspect, pendingCount } from "./appSupport.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 // One stream, list or channel, a TypeScript service and a RustStream service (ruststream-fred
 // 0.7.1, through tooling/interop) on it: what one publishes, the other reads byte for byte, and
@@ -186,7 +186,7 @@ const asRustSaw = (d: RustDelivery) => ({
 interopSuite("RustStream and TypeScript on one Redis stream, list and channel", () => {
   describe.each(transports)("RustStream and TypeScript on one Redis %s", (transport) => {
     it("a Rust service's messages reach a TypeScript handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
-      const key = uniqueKey(`interop-${transport}-r2t`);
+      const key = uniqueName(`interop-${transport}-r2t`);
       const seen = await tsReader(transport, key);
       const rust = await RustService.start({ transport, url: url() });
       await rust.publish(...messages.map((m) => ({ key, ...m })));
@@ -216,7 +216,7 @@ interopSuite("RustStream and TypeScript on one Redis stream, list and channel", 
     });
 
     it("a TypeScript service's messages reach a Rust handler: payload, every header byte for byte, partition key, retry count, content type", async () => {
-      const key = uniqueKey(`interop-${transport}-t2r`);
+      const key = uniqueName(`interop-${transport}-t2r`);
       await group(transport, key, "rust");
       const rust = await RustService.start({
         transport,
@@ -253,7 +253,7 @@ interopSuite("RustStream and TypeScript on one Redis stream, list and channel", 
     });
 
     it("a header with an empty name, which RustStream's map holds and ours cannot: the payload and the other headers arrive, the nameless header is left out", async () => {
-      const key = uniqueKey(`interop-${transport}-empty-name`);
+      const key = uniqueName(`interop-${transport}-empty-name`);
       const seen = await tsReader(transport, key);
       const rust = await RustService.start({ transport, url: url() });
       await rust.publish({
@@ -270,7 +270,7 @@ interopSuite("RustStream and TypeScript on one Redis stream, list and channel", 
     });
 
     it("what a Rust service publishes and a TypeScript JSON subscriber cannot decode goes to its dead letter (its decode policy), and it reads on", async () => {
-      const key = uniqueKey(`interop-${transport}-r2t-decode`);
+      const key = uniqueName(`interop-${transport}-r2t-decode`);
       const dlq = `${key}.dlq`;
       const handled = await tsJsonReader(transport, key, dlq);
       const rust = await RustService.start({ transport, url: url() });
@@ -289,7 +289,7 @@ interopSuite("RustStream and TypeScript on one Redis stream, list and channel", 
     });
 
     it("what a TypeScript service publishes and a Rust JSON subscriber cannot decode is dropped by RustStream's decode policy (it has no dead letter for it), and it reads on", async () => {
-      const key = uniqueKey(`interop-${transport}-t2r-decode`);
+      const key = uniqueName(`interop-${transport}-t2r-decode`);
       const dlq = `${key}.dlq`;
       await group(transport, key, "rust");
       const rust = await RustService.start({

@@ -1,9 +1,9 @@
 import { Socket } from "node:net";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveConnection } from "../src/client/connectionOptions.js";
 import { IoredisLink } from "../src/client/ioredisLink.js";
 import { errorCode, type Reply, text } from "../src/client/resp.js";
-import { requireEnv, uniqueKey } from "./env.js";
 
 // The main connection writes the commands of one tick together (one socket write), while each keeps
 // its own reply, its own error and its place in the connection's order.
@@ -66,7 +66,7 @@ const outcome = (settled: PromiseSettledResult<Reply>): string =>
 
 describe("one tick, one write", () => {
   it("sends one tick's commands in one write, each with its own reply or error", async () => {
-    const key = uniqueKey("tick");
+    const key = uniqueName("tick");
     const { result, writes } = await countingWrites(() =>
       Promise.allSettled([
         link.call("SET", [key, "v"]),
@@ -90,7 +90,7 @@ describe("one tick, one write", () => {
   });
 
   it("keeps the connection's order across many commands of one tick", async () => {
-    const key = uniqueKey("order");
+    const key = uniqueName("order");
     const { result, writes } = await countingWrites(() =>
       Promise.all(Array.from({ length: 200 }, () => link.call("INCR", [key]))),
     );
@@ -100,7 +100,7 @@ describe("one tick, one write", () => {
   });
 
   it("joins commands issued from promise reactions of the same tick", async () => {
-    const key = uniqueKey("reactions");
+    const key = uniqueName("reactions");
     const { result, writes } = await countingWrites(async () => {
       const first = link.call("INCR", [key]);
       // Resolved promises run their reactions before the tick ends, as a batch's settles do.
@@ -117,7 +117,7 @@ describe("one tick, one write", () => {
   });
 
   it("writes commands of later ticks in later writes", async () => {
-    const key = uniqueKey("ticks");
+    const key = uniqueName("ticks");
     const { result, writes } = await countingWrites(async () => {
       const a = await link.call("INCR", [key]);
       const b = await link.call("INCR", [key]);
@@ -129,8 +129,8 @@ describe("one tick, one write", () => {
   });
 
   it("keeps transactions atomic in the shared write, and answers a transaction's own error", async () => {
-    const key = uniqueKey("multi");
-    const other = uniqueKey("multi-other");
+    const key = uniqueName("multi");
+    const other = uniqueName("multi-other");
     const { result, writes } = await countingWrites(() =>
       Promise.allSettled([
         link.call("SET", [key, "1"]),
@@ -152,7 +152,7 @@ describe("one tick, one write", () => {
   });
 
   it("writes what the tick sent on the main connection before a blocking read", async () => {
-    const key = uniqueKey("before-read");
+    const key = uniqueName("before-read");
     const reader = await link.blocking();
     try {
       const { result, log } = await countingWrites(() =>
@@ -181,7 +181,7 @@ describe("one tick, one write", () => {
   });
 
   it("sends a transaction of one command as the command alone", async () => {
-    const key = uniqueKey("single");
+    const key = uniqueName("single");
     const { result, sent } = await countingWrites(() =>
       link.transaction([{ name: "RPUSH", args: [key, "a"] }]),
     );

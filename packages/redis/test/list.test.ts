@@ -1,9 +1,9 @@
 import { headerNames } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisList, RedisPublish } from "../src/index.js";
 import type { RedisListSubscription } from "../src/list/listSubscription.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 import { type ServerWatch, watchServer } from "./serverWatch.js";
 
 const url = () => requireEnv("REDIS_URL");
@@ -26,7 +26,7 @@ async function next(subscription: RedisListSubscription) {
 describe("reliable lists", () => {
   it("moves into the processing list, removes on ack, pushes back on requeue", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("list");
+    const key = uniqueName("list");
     const sub = (await broker.subscribe(new RedisList(key))) as RedisListSubscription;
     const publisher = await new RedisPublish({ transport: "list" }).pair(broker);
     await publisher.publish({ name: key, payload: bytes("job"), partitionKey: "p" });
@@ -47,7 +47,7 @@ describe("reliable lists", () => {
   });
 
   it("recovers what a dead consumer left in processing", async () => {
-    const key = uniqueKey("orphans");
+    const key = uniqueName("orphans");
     const source = new RedisList(key, { recoveryIdleMs: 100, blockMs: 50 });
     const dead = await new RedisBroker({ url: url() }).connect();
     const publisher = await new RedisPublish({ transport: "list" }).pair(dead);
@@ -72,7 +72,7 @@ describe("reliable lists", () => {
 
   it("moves up to count values in one batch, in queue order, and waits for one when empty", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("batch");
+    const key = uniqueName("batch");
     const sub = (await broker.subscribe(
       new RedisList(key, { count: 3, blockMs: 2000 }),
     )) as RedisListSubscription;
@@ -99,7 +99,7 @@ describe("reliable lists", () => {
   });
 
   it("claims every value of a batch for recovery, and a dead consumer's batch comes back whole", async () => {
-    const key = uniqueKey("batch-orphans");
+    const key = uniqueName("batch-orphans");
     const source = new RedisList(key, { recoveryIdleMs: 100, blockMs: 50, count: 8 });
     const dead = await new RedisBroker({ url: url() }).connect();
     const publisher = await new RedisPublish({ transport: "list" }).pair(dead);

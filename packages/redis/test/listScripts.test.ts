@@ -1,3 +1,4 @@
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConnection } from "../src/client/connectionOptions.js";
 import { IoredisLink } from "../src/client/ioredisLink.js";
@@ -5,7 +6,6 @@ import type { Link } from "../src/client/link.js";
 import { errorCode, type Reply, text } from "../src/client/resp.js";
 import { MemoryRedis } from "../src/inProcess/memoryRedis.js";
 import { recoverScript, takeScript } from "../src/list/listScripts.js";
-import { requireEnv, uniqueKey } from "./env.js";
 
 // A reliable list's two scripts, run on the server and on the in-process stand-in: the same replies,
 // the same errors and the same keys afterwards, and what each must do on both.
@@ -30,7 +30,7 @@ const show = (reply: Reply): unknown =>
 
 /** Runs the scripts' whole life on `link`, and answers what each step replied or threw. */
 async function transcript(link: Link): Promise<Record<string, unknown>> {
-  const key = uniqueKey("scripts");
+  const key = uniqueName("scripts");
   const [queue, processing, recovery] = [key, `${key}.processing`, `${key}.recovery`];
   const keys = [queue, processing, recovery];
   const step = async (run: () => Promise<Reply>): Promise<unknown> => {

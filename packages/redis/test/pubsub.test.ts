@@ -1,4 +1,5 @@
 import { HeaderMap } from "@ruststream/core";
+import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeFrame, encodeFrame } from "../src/client/frame.js";
@@ -8,7 +9,6 @@ import {
   RedisPubSubPattern,
   type RedisPubSubSubscription,
 } from "../src/index.js";
-import { bytes, requireEnv, sleep, text, uniqueKey } from "./env.js";
 
 const url = () => requireEnv("REDIS_URL");
 const publisher = new Redis(url(), { protocol: 2 });
@@ -33,7 +33,7 @@ const plain = (payload: string) => encodeFrame(new HeaderMap(), bytes(payload));
 
 describe("pub/sub batches", () => {
   it("hands out what arrived in batches of at most max, in order, with and without headers", async () => {
-    const channel = uniqueKey("batch");
+    const channel = uniqueName("batch");
     const { connected, subscription } = await subscribe(channel);
     try {
       const frames = Array.from({ length: 100 }, (_, i) =>
@@ -64,7 +64,7 @@ describe("pub/sub batches", () => {
   });
 
   it("wakes a waiting nextBatch with every message of the read that woke it", async () => {
-    const channel = uniqueKey("wake");
+    const channel = uniqueName("wake");
     const { connected, subscription } = await subscribe(channel);
     try {
       // Waiting from the call on: the subscription is confirmed and nothing has arrived.
@@ -86,7 +86,7 @@ describe("pub/sub batches", () => {
   });
 
   it("resolves a waiting nextBatch with nothing when the subscription closes", async () => {
-    const channel = uniqueKey("close");
+    const channel = uniqueName("close");
     const { connected, subscription } = await subscribe(channel);
     const waiting = subscription.nextBatch(10);
     await subscription.close();
@@ -96,7 +96,7 @@ describe("pub/sub batches", () => {
   });
 
   it("keeps the newest 10 000 of a subscriber that fell behind, and counts the rest dropped", async () => {
-    const channel = uniqueKey("behind");
+    const channel = uniqueName("behind");
     const { connected, subscription } = await subscribe(channel);
     try {
       const total = 20_050;
@@ -124,7 +124,7 @@ describe("pub/sub batches", () => {
 
 describe("channel names", () => {
   it("names each message's own channel under a pattern, however the names alternate", async () => {
-    const prefix = uniqueKey("pattern");
+    const prefix = uniqueName("pattern");
     const { connected, subscription } = await subscribe(`${prefix}.*`, true);
     try {
       const channels = ["a", "b", "a", "a", "bb", "é", "b", "a"].map((c) => `${prefix}.${c}`);

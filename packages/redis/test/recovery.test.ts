@@ -1,4 +1,5 @@
 import { HeaderMap, headerNames, isRustStreamError, readDeadLetterOrigin } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFrame } from "../src/client/frame.js";
 import {
@@ -13,7 +14,6 @@ import type { RedisListSubscription } from "../src/list/listSubscription.js";
 import { SWEEP_BATCH } from "../src/names.js";
 import type { RedisStreamSubscription } from "../src/stream/streamSubscription.js";
 import { entries, eventually, inspect } from "./appSupport.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 import { type ServerWatch, watchServer, within } from "./serverWatch.js";
 
 // The paths a subscription takes when something other than a message happens: a close or a due
@@ -39,7 +39,7 @@ const PROMPTLY_MS = 10_000;
 describe("a read blocked on the server", () => {
   it("stream: close() unblocks a pull waiting in XREADGROUP instead of waiting out its block", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("unblock-stream");
+    const key = uniqueName("unblock-stream");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: LONG_BLOCK_MS }),
     )) as RedisStreamSubscription;
@@ -55,7 +55,7 @@ describe("a read blocked on the server", () => {
 
   it("reliable list: close() unblocks a pull waiting in BLMOVE instead of waiting out its block", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("unblock-list");
+    const key = uniqueName("unblock-list");
     const sub = (await broker.subscribe(
       new RedisList(key, { blockMs: LONG_BLOCK_MS }),
     )) as RedisListSubscription;
@@ -71,7 +71,7 @@ describe("a read blocked on the server", () => {
 
   it("stream: a delayed retry falling due wakes the pull blocked in XREADGROUP", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("wake");
+    const key = uniqueName("wake");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: LONG_BLOCK_MS }),
     )) as RedisStreamSubscription;
@@ -95,7 +95,7 @@ describe("a read blocked on the server", () => {
 
   it("stream: a seek while a pull waits in XREADGROUP moves the group without waiting out the block", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("seek-blocked");
+    const key = uniqueName("seek-blocked");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: LONG_BLOCK_MS }),
     )) as RedisStreamSubscription;
@@ -119,7 +119,7 @@ describe("a read blocked on the server", () => {
 describe("the stream deleted under a running subscription", () => {
   it("recreates the group (NOGROUP) and goes on receiving what is published after", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("nogroup");
+    const key = uniqueName("nogroup");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: 200 }),
     )) as RedisStreamSubscription;
@@ -153,7 +153,7 @@ describe("the stream deleted under a running subscription", () => {
 describe("more than one sweep page at once", () => {
   it("stream: every due delayed retry goes back in the first read, however many pages", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("many-delayed");
+    const key = uniqueName("many-delayed");
     const total = SWEEP_BATCH + 72;
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: LONG_BLOCK_MS }),
@@ -183,7 +183,7 @@ describe("more than one sweep page at once", () => {
 
   it("reliable list: every orphaned value goes back in the first recovery, however many pages", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("many-orphans");
+    const key = uniqueName("many-orphans");
     const total = SWEEP_BATCH + 72;
     const count = 8;
     const source = new RedisList(key, { recoveryIdleMs: 1000, blockMs: LONG_BLOCK_MS, count });
@@ -221,7 +221,7 @@ describe("more than one sweep page at once", () => {
 
 describe("a reclaimed entry already past its cap", () => {
   it("goes to the dead letter unhandled, with its counts; the next message is handed out", async () => {
-    const key = uniqueKey("reclaim-past-cap");
+    const key = uniqueName("reclaim-past-cap");
     const dlq = `${key}.dlq`;
     const source = new RedisStream(key, {
       group: "g",
@@ -292,7 +292,7 @@ describe("a shutdown while subscribing", () => {
         process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap").length === 2;
       await eventually("the earlier tests' connections closed", onlyOwn);
       const broker = await new RedisBroker({ url: url() }).connect();
-      const subscribing = broker.subscribe(make(uniqueKey("shutdown-subscribe")));
+      const subscribing = broker.subscribe(make(uniqueName("shutdown-subscribe")));
       const closed = await broker.shutdown();
       await expect(subscribing).rejects.toSatisfy((e: unknown) => isRustStreamError(e, "closed"));
       expect(closed.closedSubscriptions).toBe(0);

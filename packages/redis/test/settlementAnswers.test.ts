@@ -1,5 +1,6 @@
 import { type Delivery, headerNames, isRustStreamError, systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
@@ -11,7 +12,6 @@ import {
   RedisStream,
 } from "../src/index.js";
 import type { RedisTransport } from "../src/publisher.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 // One script of settlements, run against the real server and against the in-process mode: every
 // answer, every redelivery count, retry-count header and payload must be the same on both, and what
@@ -125,7 +125,7 @@ describe("settlement answers: server and in-process alike", () => {
   for (const [label, make, transport, expected] of cases) {
     it(label, async () => {
       // One key for both: the in-process server is a separate one, and messages name the key.
-      const key = uniqueKey(label.replace(/\W/g, ""));
+      const key = uniqueName(label.replace(/\W/g, ""));
       const server = await new RedisBroker({ url: requireEnv("REDIS_URL") }).connect();
       const live = await script(server, make(key), transport);
       await server.shutdown();

@@ -1,9 +1,9 @@
 import { HeaderMap, headerNames, isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisBroker, RedisStream } from "../src/index.js";
 import type { RedisStreamSubscription } from "../src/stream/streamSubscription.js";
-import { bytes, requireEnv, text, uniqueKey } from "./env.js";
 
 const url = () => requireEnv("REDIS_URL");
 const raw = () => new Redis(url(), { lazyConnect: false, protocol: 2 });
@@ -31,7 +31,7 @@ async function next(subscription: RedisStreamSubscription) {
 describe("streams with consumer groups", () => {
   it("round-trips payload and headers byte for byte, and acks with XACK", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("roundtrip");
+    const key = uniqueName("roundtrip");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g" }),
     )) as RedisStreamSubscription;
@@ -64,7 +64,7 @@ describe("streams with consumer groups", () => {
 
   it("a requeue appends a copy with the retry-count header raised and acks the original", async () => {
     const broker = await new RedisBroker({ url: url(), group: "g" }).connect();
-    const key = uniqueKey("requeue");
+    const key = uniqueName("requeue");
     const sub = (await broker.subscribe(key)) as RedisStreamSubscription;
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     await publisher.publish({ name: key, payload: bytes("again") });
@@ -84,7 +84,7 @@ describe("streams with consumer groups", () => {
   });
 
   it("reclaims what a dead consumer left pending, counting its deliveries", async () => {
-    const key = uniqueKey("reclaim");
+    const key = uniqueName("reclaim");
     const dead = await new RedisBroker({ url: url() }).connect();
     const publisher = await dead.defaultPublishPolicy().pair(dead);
     const source = new RedisStream(key, { group: "g", reclaimIdleMs: 50, blockMs: 100 });
@@ -115,7 +115,7 @@ describe("streams with consumer groups", () => {
 
   it("nackAfter parks a durable copy in the sorted set and brings it back when due", async () => {
     const broker = await new RedisBroker({ url: url(), group: "g" }).connect();
-    const key = uniqueKey("delay");
+    const key = uniqueName("delay");
     const sub = (await broker.subscribe(key)) as RedisStreamSubscription;
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     await publisher.publish({ name: key, payload: bytes("later") });
@@ -135,7 +135,7 @@ describe("streams with consumer groups", () => {
 
   it("a broker-side cap dead-letters after exactly maxAttempts, with reason and counts", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("cap");
+    const key = uniqueName("cap");
     const dlq = `${key}.dlq`;
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", retry: { maxAttempts: 3, deadLetter: dlq } }),
@@ -164,7 +164,7 @@ describe("streams with consumer groups", () => {
 
   it("refuses a payload over maxPayloadBytes before sending it", async () => {
     const broker = await new RedisBroker({ url: url(), maxPayloadBytes: 8 }).connect();
-    const key = uniqueKey("big");
+    const key = uniqueName("big");
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     await expect(publisher.publish({ name: key, payload: new Uint8Array(9) })).rejects.toSatisfy(
       (e: unknown) => isRustStreamError(e, "publish-refused"),
@@ -175,7 +175,7 @@ describe("streams with consumer groups", () => {
 
   it("trims with MAXLEN when asked", async () => {
     const broker = await new RedisBroker({ url: url(), maxLen: 10 }).connect();
-    const key = uniqueKey("trim");
+    const key = uniqueName("trim");
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     for (let i = 0; i < 500; i++) await publisher.publish({ name: key, payload: bytes(`m${i}`) });
     expect(await inspector().xlen(key)).toBeLessThan(500);
@@ -197,7 +197,7 @@ describe("streams with consumer groups", () => {
     expect(derived.source("invoices").group).toBe("billing");
     const given = await new RedisBroker({ url: url(), group: "ledger" }).connect({ app });
     expect(given.source("invoices").group).toBe("ledger");
-    const key = uniqueKey("app-group");
+    const key = uniqueName("app-group");
     const sub = await derived.subscribe(new RedisStream(key));
     const own = await derived.subscribe(new RedisStream(key, { group: "audit" }));
     const groups = (await inspector().xinfo("GROUPS", key)) as unknown[][];
@@ -209,7 +209,7 @@ describe("streams with consumer groups", () => {
   });
 
   it("a delayed retry survives a restart of the app", async () => {
-    const key = uniqueKey("durable-delay");
+    const key = uniqueName("durable-delay");
     const source = new RedisStream(key, { group: "g", blockMs: 200 });
     const before = await new RedisBroker({ url: url() }).connect();
     const sub = (await before.subscribe(source)) as RedisStreamSubscription;
@@ -231,7 +231,7 @@ describe("streams with consumer groups", () => {
 
   it("an entry another tool wrote, or a malformed one, arrives without crashing the reader", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("malformed");
+    const key = uniqueName("malformed");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g" }),
     )) as RedisStreamSubscription;
@@ -257,7 +257,7 @@ describe("streams with consumer groups", () => {
 describe("a connection cut under a stream subscription", () => {
   it("delivers what the group holds pending for this consumer but never reached it (a reply the cut swallowed)", async () => {
     const broker = await new RedisBroker({ url: url() }).connect();
-    const key = uniqueKey("swallowed");
+    const key = uniqueName("swallowed");
     const sub = (await broker.subscribe(
       new RedisStream(key, { group: "g", blockMs: 100 }),
     )) as RedisStreamSubscription;

@@ -383,6 +383,16 @@ const cases: readonly Case[] = [
       ],
     }),
   ),
+  {
+    suite: "redeliveryAddress",
+    fault: "a copy sent twice, over a link slower than a quiet spell",
+    faults: { copiesSentTwice: true, deliveryLagMs: 100 },
+    breaks: [
+      "a copy sent to the redelivery address arrives like a control message",
+      // Its message carries a retry count from the start, so it arrives twice as well.
+      "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
+    ],
+  },
   // broker-moved retry
   {
     suite: "brokerMovedRetry",
@@ -396,6 +406,19 @@ const cases: readonly Case[] = [
     faults: { ackOnRequeue: true },
     breaks: ["a message that always fails reaches the dead letter after exactly maxAttempts"],
   },
+  {
+    suite: "brokerMovedRetry",
+    fault:
+      "a message moved at its last attempt and delivered again, over a link slower than a quiet spell",
+    faults: { movedYetRedelivered: true, deliveryLagMs: 100 },
+    breaks: ["a message that always fails reaches the dead letter after exactly maxAttempts"],
+  },
+  {
+    suite: "brokerMovedRetry",
+    fault: "a message moved to the dead letter twice, over a link slower than a quiet spell",
+    faults: { deadLetteredTwice: true, deliveryLagMs: 100 },
+    breaks: ["a message that always fails reaches the dead letter after exactly maxAttempts"],
+  },
   // message shape
   {
     suite: "messageShape",
@@ -407,6 +430,12 @@ const cases: readonly Case[] = [
     suite: "messageShape",
     fault: "an empty header value dropped",
     faults: { dropEmptyHeaders: true },
+    breaks: ["headers arrive byte for byte or are refused at publish, never rewritten"],
+  },
+  {
+    suite: "messageShape",
+    fault: "an empty header value refused at publish and sent all the same",
+    faults: { refusedYetSent: true },
     breaks: ["headers arrive byte for byte or are refused at publish, never rewritten"],
   },
   {
@@ -472,6 +501,18 @@ const cases: readonly Case[] = [
     suite: "transactions",
     fault: "publishes visible before commit",
     faults: { leakyTransactions: true },
+    breaks: [
+      "nothing is visible before commit, and commit publishes in order",
+      "a transaction whose work throws is aborted and publishes nothing",
+      "publishing on a transaction that ended is refused",
+      "transactions are independent of each other and of direct publishes",
+      "after shutdown a stranded transaction fails to commit, and a new one fails",
+    ],
+  },
+  {
+    suite: "transactions",
+    fault: "publishes visible before commit, over a link slower than a quiet spell",
+    faults: { leakyTransactions: true, deliveryLagMs: 100 },
     breaks: [
       "nothing is visible before commit, and commit publishes in order",
       "a transaction whose work throws is aborted and publishes nothing",

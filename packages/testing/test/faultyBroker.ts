@@ -7,6 +7,7 @@ import {
   MemoryBroker,
   type MemoryDelivery,
   type MemoryPublisher,
+  MemoryQueue,
   type MemorySource,
   type MemorySubscription,
   MemoryTopic,
@@ -15,6 +16,7 @@ import {
   type RawMessage,
   type Receipt,
   type RequestOptions,
+  type RetryDeclaration,
   RustStreamError,
   readRetryCount,
   type SettleResult,
@@ -67,6 +69,10 @@ export interface Faults {
   readonly stripRetryCount?: boolean;
   /** Publishing drops the partition key. */
   readonly losePartitionKey?: boolean;
+  /** A header with an empty value is refused at publish (`publish-refused`), and sent all the same. */
+  readonly refusedYetSent?: boolean;
+  /** A message carrying a retry count is sent twice, as a client resending a copy it saw no answer for. */
+  readonly copiesSentTwice?: boolean;
   /** A requeued message comes back without one of its other headers. */
   readonly requeueLosesHeader?: boolean;
   /** A requeued message comes back with another header's value rewritten. */
@@ -75,6 +81,16 @@ export interface Faults {
   readonly requeueCountsTwice?: boolean;
   /** A requeue raises neither: every delivery reports `redeliveryCount` 1, the header untouched. */
   readonly requeueCountsNothing?: boolean;
+  /** A message that reaches its last attempt is moved to the dead letter twice. */
+  readonly deadLetteredTwice?: boolean;
+  /** A message that reaches its last attempt is moved to the dead letter and delivered again too. */
+  readonly movedYetRedelivered?: boolean;
+  /**
+   * Each delivery reaches its consumer this many ms after it came off the broker, one at a time per
+   * connection, as over a slow link fetching one message per round trip: longer than a quiet spell,
+   * so whatever was on its way arrives after a scenario that only waited stopped looking.
+   */
+  readonly deliveryLagMs?: number;
   /** Subscribing completes half a retry declaration instead of refusing it. */
   readonly acceptHalfDeclaration?: boolean;
   /** Batches hold one more delivery than asked for. */
@@ -166,9 +182,31 @@ interface ConnectionState {
   readonly held: Set<MemoryDelivery>;
   /** Names with a subscription, for the injection nobody subscribes to. */
   readonly subscribed: Set<string>;
+  /** The slow link's last fetch: the next one waits for it, then for its own lag. */
+  link: Promise<void>;
+  /** Sends a message past every fault, for a fault that sends one of its own. */
+  readonly send: (message: OutgoingMessage) => void;
 }
 
-function faultyDelivery(delivery: MemoryDelivery, state: ConnectionState): MemoryDelivery {
+/** Waits for this fetch's turn on the connection's slow link, then for its lag. */
+function lagged(state: ConnectionState): Promise<void> {
+  const ms = state.faults.deliveryLagMs;
+  if (ms === undefined) return Promise.resolve();
+  const turn = state.link.then(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  state.link = turn;
+  return turn;
+}
+
+/** Whether a requeue of `delivery` is the one its broker-moved retry turns into a dead letter. */
+function lastAttempt(delivery: MemoryDelivery, retry: RetryDeclaration | undefined): boolean {
+  return retry?.deadLetter !== undefined && delivery.redeliveryCount >= (retry.maxAttempts ?? 1);
+}
+
+function faultyDelivery(
+  delivery: MemoryDelivery,
+  state: ConnectionState,
+  retry: RetryDeclaration | undefined,
+): MemoryDelivery {
   const { faults } = state;
   // A fault that answers without settling keeps the delivery looking settled to its caller.
   let pretended = false;
@@ -189,7 +227,18 @@ function faultyDelivery(delivery: MemoryDelivery, state: ConnectionState): Memor
           return faults.dropRequeues ? delivery.nack({ requeue: true }) : delivery.nack(options);
         }
         if (faults.requeueUnsupported) return "unsupported";
-        return faults.ackOnRequeue ? delivery.ack() : delivery.nack(options);
+        if (faults.ackOnRequeue) return delivery.ack();
+        if (
+          (faults.deadLetteredTwice || faults.movedYetRedelivered) &&
+          lastAttempt(delivery, retry)
+        ) {
+          const answer = delivery.nack(options);
+          // The second copy: to the dead letter again, or back where it was moved from.
+          const name = faults.deadLetteredTwice ? retry!.deadLetter! : delivery.name;
+          state.send({ name, payload: delivery.payload, headers: delivery.headers.clone() });
+          return answer;
+        }
+        return delivery.nack(options);
       })(),
     nackAfter: (ms: number) =>
       settleWith(() =>
@@ -262,21 +311,24 @@ function deadSubscription(subscription: MemorySubscription): MemorySubscription 
 function faultySubscription(
   subscription: MemorySubscription,
   state: ConnectionState,
+  retry: RetryDeclaration | undefined,
 ): MemorySubscription {
   const { faults } = state;
   const track = (d: MemoryDelivery) => {
     state.held.add(d);
-    return faultyDelivery(d, state);
+    return faultyDelivery(d, state, retry);
   };
   return wrap(subscription, {
     next: async () => {
       const next = await subscription.next();
-      return next.done ? next : { done: false, value: track(next.value) };
+      if (next.done) return next;
+      await lagged(state);
+      return { done: false, value: track(next.value) };
     },
     nextBatch: async (max: number) => {
-      const batch = (await subscription.nextBatch(faults.oversizedBatches ? max + 1 : max)).map(
-        track,
-      );
+      const fetched = await subscription.nextBatch(faults.oversizedBatches ? max + 1 : max);
+      if (fetched.length > 0) await lagged(state);
+      const batch = fetched.map(track);
       return faults.batchSettlesTogether ? settlingTogether(batch) : batch;
     },
     seek: async (position: Parameters<MemorySubscription["seek"]>[0]) => {
@@ -297,7 +349,16 @@ function publishing(
   const send = async (message: OutgoingMessage): Promise<Receipt> => {
     if (faults.liveAfterShutdown && connected.state === "closed") return { name: message.name };
     if (inOtherTask(faults)) return { name: message.name };
-    return publisher.publish(filterMessage(message, faults));
+    const filtered = filterMessage(message, faults);
+    if (faults.refusedYetSent && [...(message.headers ?? [])].some(([, v]) => v.length === 0)) {
+      await publisher.publish(filtered);
+      throw new RustStreamError("publish-refused", "a header value is empty");
+    }
+    const receipt = await publisher.publish(filtered);
+    if (faults.copiesSentTwice && message.headers?.has(headerNames.retryCount)) {
+      await publisher.publish(filtered);
+    }
+    return receipt;
   };
   return async (message) => {
     if (faults.concurrentPublishLost) {
@@ -451,7 +512,17 @@ function faultyConnection(
   faults: Faults,
   coordinator?: Coordinator,
 ): ConnectedMemoryBroker {
-  const state: ConnectionState = { faults, held: new Set(), subscribed: new Set() };
+  const state: ConnectionState = {
+    faults,
+    held: new Set(),
+    subscribed: new Set(),
+    link: Promise.resolve(),
+    send: (message) =>
+      void connected
+        .pairPublisher()
+        .publish(message)
+        .catch(() => {}),
+  };
   const client = ++clients;
   const replies = uncorrelated(connected);
   // By content: the broker keeps a copy of each payload.
@@ -460,10 +531,12 @@ function faultyConnection(
   const publisher = () => faultyPublisher(connected.pairPublisher(), connected, faults, replies);
   return wrap(connected, {
     subscribe: async (source: string | MemorySource) => {
-      const real = await connected.subscribe(sourceWithFaults(source, faults, client));
+      const declared = sourceWithFaults(source, faults, client);
+      const real = await connected.subscribe(declared);
       state.subscribed.add(typeof source === "string" ? source : source.name);
       if (inOtherTask(faults)) return deadSubscription(real);
-      return faultySubscription(real, state);
+      const retry = declared instanceof MemoryQueue ? declared.retry : undefined;
+      return faultySubscription(real, state, retry);
     },
     pairPublisher: publisher,
     defaultPublishPolicy: () => ({

@@ -24,3 +24,4 @@ export function brokerEnv(name) {
 }
 
 export { brokers, parseNames };
+export { requireEnv } from "./requireEnv.mjs";

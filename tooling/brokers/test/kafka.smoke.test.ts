@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Consumer, Kafka, logLevel, Partitioners, type Producer } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
-import { requireEnv } from "./env.js";
+import { requireEnv } from "../src/requireEnv.mjs";
 
 function brokers(): string[] {
   return requireEnv("KAFKA_BROKERS").split(",");

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { requireEnv } from "./env.js";
+import { requireEnv } from "../src/requireEnv.mjs";
 
 function binaryAddress(): { host: string; port: number } {
   const url = new URL(requireEnv("PULSAR_URL"));

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { exclusive, restart } from "../src/redis.mjs";
-import { requireEnv } from "./env.js";
+import { requireEnv } from "../src/requireEnv.mjs";
 
 const clients: Redis[] = [];
 // No retries: a refused connection must surface as an error here, not as a reconnect loop.

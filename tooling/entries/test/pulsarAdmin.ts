@@ -1,15 +1,9 @@
 // Pulsar's admin REST API, for what the round trips need from the broker itself: subscriptions
 // made before anything is published (nothing is lost before a reader comes, whatever the
 // retention), and the broker's own reading of a stored entry (peek).
+import { requireEnv } from "@ruststream/tooling-testkit";
 
-function adminUrl(): string {
-  const url = process.env.PULSAR_ADMIN_URL;
-  if (url === undefined || url === "")
-    throw new Error(
-      "PULSAR_ADMIN_URL is not set: the entries project's global setup starts Pulsar",
-    );
-  return url;
-}
+const adminUrl = (): string => requireEnv("PULSAR_ADMIN_URL");
 
 const topicPath = (topic: string): string => `/admin/v2/persistent/public/default/${topic}`;
 

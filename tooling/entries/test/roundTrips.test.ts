@@ -4,10 +4,10 @@
 // side publishes, then reads what the other side published. Issue 20: a CommonJS process that
 // required both Pulsar entries held two copies of the codec module, initialised ZSTD twice, and
 // published entries nobody could read (and could read none itself); under import all was well.
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WorkspacePackage, workspacePackages } from "./build.js";
 import { createSubscription, peek } from "./pulsarAdmin.js";
@@ -34,7 +34,7 @@ const importEntries = packages.flatMap((p) => p.subpaths.map((s) => specifier(p,
 // @ruststream/testing/conformance, which imports vitest (ES modules only) and so is ES module only.
 const requireEntries = packages.flatMap((p) => p.requireSubpaths.map((s) => specifier(p, s)));
 
-const run = randomUUID().slice(0, 8);
+const run = uniqueName("entries");
 const fileDir = mkdtempSync(join(tmpdir(), "rs-entries-"));
 const plan = {
   run,
@@ -45,7 +45,7 @@ const plan = {
   idleMs: 5000,
 };
 const topic = (origin: SideKind, codec: string): string =>
-  `rs-entries-${run}-${origin}-${codec.toLowerCase()}`;
+  `${run}-${origin}-${codec.toLowerCase()}`;
 const other = (origin: SideKind): SideKind => (origin === "require" ? "import" : "require");
 
 // What a reader's report must be: everything the other side sent, once, nothing else.

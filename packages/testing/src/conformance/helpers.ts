@@ -161,9 +161,34 @@ export class Collector<TDelivery extends Delivery = Delivery> {
 }
 
 /**
- * Publishes a sentinel after everything else and waits for it, so whatever was to arrive before it
- * has had its chance; returns every payload seen, the sentinel last. Proof that nothing came which
- * does not rest on how long a quiet spell lasted.
+ * Publishes a sentinel to `name` after everything else and waits until `count` copies of it reached
+ * the collectors together (one per subscription it fans out to). Whatever was on its way to them
+ * before it has then had its chance: proof that nothing came which does not rest on how long a quiet
+ * spell lasted. Only sentinels that arrive after this call count, so one collector can take several.
+ */
+export async function sentinelsThrough(
+  publisher: Publisher<never>,
+  collectors: readonly Collector[],
+  name: string,
+  count: number,
+  ms: number,
+  step: string,
+): Promise<void> {
+  const from = collectors.map((c) => c.items.length);
+  await publisher.publish({ name, payload: bytes("sentinel") });
+  const arrived = () =>
+    collectors.reduce((sum, c, i) => sum + c.items.slice(from[i]).filter(isSentinel).length, 0);
+  await waitUntil(ms, `${step}: reading to the sentinel`, () => arrived() >= count);
+}
+
+/** Whether a delivery is a sentinel of {@link sentinelsThrough}. */
+export function isSentinel(delivery: Delivery): boolean {
+  return text(delivery.payload) === "sentinel";
+}
+
+/**
+ * {@link sentinelsThrough} on one collector: returns every payload it holds up to the new sentinel,
+ * that sentinel last.
  */
 export async function throughSentinel(
   publisher: Publisher<never>,
@@ -172,14 +197,10 @@ export async function throughSentinel(
   ms: number,
   step: string,
 ): Promise<string[]> {
-  await publisher.publish({ name, payload: bytes("sentinel") });
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = collector.items.map((d) => text(d.payload));
-    if (seen.includes("sentinel")) return seen;
-    if (Date.now() > deadline) throw new Error(`${step}: the sentinel never arrived`);
-    await collector.waitFor(collector.items.length + 1, ms, `${step}: reading to the sentinel`);
-  }
+  const from = collector.items.length;
+  await sentinelsThrough(publisher, [collector], name, 1, ms, step);
+  const at = collector.items.findIndex((d, i) => i >= from && isSentinel(d));
+  return collector.items.slice(0, at + 1).map((d) => text(d.payload));
 }
 
 /** Settles with `ack()` and waits if the broker settles asynchronously. */

@@ -54,8 +54,11 @@ async function roundTrip(
     await publisher.publish({ name, payload: bytes(label), headers });
   } catch (error) {
     if (refusal === "required" || !isRustStreamError(error, "publish-refused")) throw error;
-    // Refused up front is an honest answer, as long as nothing half-sent arrives.
-    await collector.quiet(seen, h.silenceMs, `${label}: refused, yet delivered`);
+    // Refused up front is an honest answer, as long as nothing half-sent arrives: a sentinel
+    // published behind it arrives alone.
+    const through = await throughSentinel(publisher, collector, name, h.arrivalMs, label);
+    expect(through.slice(seen), `${label}: refused, yet delivered`).toEqual(["sentinel"]);
+    await ackAll(collector.items.slice(seen));
     return;
   }
   const got = await collector.waitFor(seen + 1, h.arrivalMs, label);

@@ -17,8 +17,11 @@ import {
   bytes,
   Collector,
   elsewhere,
+  isSentinel,
+  sentinelsThrough,
   steady,
   text,
+  throughSentinel,
   uniqueName,
   waitUntil,
 } from "./helpers.js";
@@ -82,13 +85,19 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
         await elsewhere(() =>
           publisher.publish({ name: source.redeliveryAddress, payload: bytes("copy"), headers }),
         );
-        await waitUntil(
+        // A sentinel sent the same way behind the copy, read where the control was: every copy,
+        // a second one included, had its chance to arrive before it, however slowly.
+        await sentinelsThrough(
+          publisher,
+          [a, b],
+          source.redeliveryAddress,
+          control,
           h.arrivalMs,
           "copies",
-          () => a.items.length + b.items.length >= control * 2,
         );
         await steady(h.silenceMs, a, b);
-        const copies = [...a.items.slice(before.a), ...b.items.slice(before.b)];
+        const arrived = [...a.items.slice(before.a), ...b.items.slice(before.b)];
+        const copies = arrived.filter((d) => !isSentinel(d));
         expect(copies.length, "the copy reaches as many subscriptions as the control").toBe(
           control,
         );
@@ -96,7 +105,7 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
           expect(text(copy.payload)).toBe("copy");
           expectHeaders(copy.headers, headers, "copy");
         }
-        await ackAll(copies);
+        await ackAll(arrived);
         await a.stop();
         await b.stop();
       }),
@@ -226,8 +235,15 @@ export const brokerMovedRetryScenarios: readonly Scenario<BrokerMovedContext>[] 
           "the dead-lettered copy's retry count",
         ).toBe(String(attempts));
         await moved!.ack();
-        await live.quiet(attempts, h.silenceMs, "no delivery after the last attempt");
-        await dead.quiet(1, 0, "exactly one dead-lettered copy");
+        // Sentinels behind the last nack and the move, each arriving next, show that no further
+        // delivery and no second dead-lettered copy was on its way, however slowly.
+        const after = await throughSentinel(publisher, live, name, h.arrivalMs, "live");
+        expect(after.slice(attempts), "no delivery after the last attempt").toEqual(["sentinel"]);
+        const moves = await throughSentinel(publisher, dead, deadLetter, h.arrivalMs, "dead");
+        expect(moves, "exactly one dead-lettered copy").toEqual(["poison", "sentinel"]);
+        await ackAll([live.items[attempts]!, dead.items[1]!]);
+        await live.quiet(attempts + 1, h.silenceMs, "no delivery after the sentinel");
+        await dead.quiet(2, 0, "no dead-lettered copy after the sentinel");
         await live.stop();
         await dead.stop();
       }),
@@ -259,6 +275,6 @@ export function brokerMovedRetry<TConnected extends AnyConnected>(
     brokerMovedRetryScenarios,
     { h, attempts },
     h.capabilities,
-    h.arrivalMs * (attempts + 2) + h.silenceMs * 2,
+    h.arrivalMs * (attempts + 4) + h.silenceMs * 2,
   );
 }

@@ -12,7 +12,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import rdkafka from "@confluentinc/kafka-javascript";
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { idSum, orderBytes } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";

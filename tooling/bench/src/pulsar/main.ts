@@ -20,7 +20,7 @@
 // an empty backlog after.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { createTopic, deleteTopic, expectDrained, topicStats } from "./admin.js";

@@ -8,7 +8,7 @@
 // REDIS_URL picks the server; without it tooling/brokers starts its plain instance.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
 import { GeneratorProcess } from "./generatorProcess.js";
 import {

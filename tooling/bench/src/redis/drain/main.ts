@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import * as current from "@ruststream/redis";
-import { ensureBrokers } from "@ruststream/tooling-brokers";
+import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { sourceRevision } from "../../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../../stats.js";
 import { GeneratorProcess } from "../generatorProcess.js";

@@ -1,8 +1,50 @@
-// tooling/brokers is plain JavaScript (checked with JSDoc, no declarations emitted): what these
-// tests use of it, typed here.
+// tooling/brokers is plain JavaScript (checked with JSDoc, no declarations emitted): what the tests
+// use of it, typed here once. src/brokers.ts re-exports it, and every test imports it from there.
 declare module "@ruststream/tooling-brokers" {
-  export function ensureBrokers(names: string[], log?: (line: string) => void): Promise<void>;
+  /** A broker tooling/brokers runs (`all`: every one but `kafka-cluster`). */
+  export type BrokerName = "redis" | "kafka" | "pulsar" | "kafka-cluster" | "all";
+
+  /** The variables a global setup's `ensureBrokers` exports to the test workers. */
+  export type BrokerVariable =
+    | "REDIS_URL"
+    | "REDIS_PERSISTENT_URL"
+    | "REDIS_PASSWORD_URL"
+    | "REDIS_ACL_URL"
+    | "REDIS_TLS_URL"
+    | "REDIS_TLS_CA"
+    | "KAFKA_BROKERS"
+    | "KAFKA_SASL_BROKERS"
+    | "KAFKA_SASL_USERNAME"
+    | "KAFKA_SASL_PASSWORD"
+    | "KAFKA_LIBS"
+    | "KAFKA_JAVA"
+    | "PULSAR_URL"
+    | "PULSAR_ADMIN_URL"
+    | "PULSAR_TOKEN_URL"
+    | "PULSAR_TOKEN"
+    | "PULSAR_TOKEN_KEY"
+    | "PULSAR_TLS_URL"
+    | "PULSAR_TLS_CA"
+    | "PULSAR_LIBS";
+
+  /** Starts the named brokers (idempotently) and exports their variables into process.env. */
+  export function ensureBrokers(
+    names: readonly BrokerName[],
+    log?: (line: string) => void,
+  ): Promise<void>;
+
+  /** The variable's value; throws naming the broker that exports it and how to start it. */
+  export function requireEnv(name: BrokerVariable): string;
+
+  type RedisInstance = "plain" | "persistent" | "protected" | "tls";
+
   export const brokers: {
+    readonly redis: {
+      /** Stops the instance (SIGKILL with hard, as a crash would) and starts it again. */
+      restart(instance: RedisInstance, options?: { hard?: boolean }): Promise<void>;
+      /** Runs `work` with the instance to itself, for a test that restarts it. */
+      exclusive<T>(instance: RedisInstance, work: () => Promise<T>): Promise<T>;
+    };
     readonly kafka: {
       /** Stops Kafka (SIGKILL with hard, as a crash would) and starts it again on the same data. */
       restart(options?: { hard?: boolean }): Promise<void>;

@@ -1,0 +1,9 @@
+/// <reference path="./toolingBrokers.d.ts" />
+// tooling/brokers, typed: the one place a test reaches it from, so its declaration exists once.
+export {
+  type BrokerName,
+  type BrokerVariable,
+  brokers,
+  ensureBrokers,
+  requireEnv,
+} from "@ruststream/tooling-brokers";

@@ -1,0 +1,16 @@
+export {
+  type BrokerName,
+  type BrokerVariable,
+  brokers,
+  ensureBrokers,
+  requireEnv,
+} from "./brokers.js";
+export {
+  type ChildService,
+  type ChildServiceOptions,
+  killServices,
+  startService,
+} from "./childService.js";
+export { bytes, text } from "./payloadText.js";
+export { sleep } from "./sleep.js";
+export { uniqueName } from "./uniqueName.js";
