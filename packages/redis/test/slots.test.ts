@@ -1,6 +1,7 @@
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
 import { assertOneSlot, derivedKey, hashSlot, hasHashTag, keyOf } from "../src/client/slots.js";
+import { RedisList, RedisStream } from "../src/index.js";
 
 // The broker's own hash-slot arithmetic, held to values the cluster computes (CLUSTER KEYSLOT on
 // Redis 7.0.15; the cluster tests check more against the live cluster).
@@ -34,6 +35,26 @@ describe("hash slots", () => {
     }
     // A `}` with no tag cannot be braced into its own slot: the plain name, refused at subscribe.
     expect(derivedKey("a}b", ".processing", true)).toBe("a}b.processing");
+  });
+
+  it("descriptors name their keys for the deployment", () => {
+    expect(new RedisList("jobs").keys(true)).toEqual({
+      queue: "jobs",
+      processing: "{jobs}.processing",
+      recovery: "{jobs}.recovery",
+    });
+    expect(new RedisList("jobs").keys(false)).toEqual({
+      queue: "jobs",
+      processing: "jobs.processing",
+      recovery: "jobs.recovery",
+    });
+    expect(new RedisList("jobs", { processing: "mine" }).keys(true).processing).toBe("mine");
+    expect(new RedisStream("orders").keys(true)).toEqual({
+      stream: "orders",
+      delayed: "{orders}.delayed",
+    });
+    expect(new RedisStream("orders").keys(false).delayed).toBe("orders.delayed");
+    expect(new RedisStream("orders", { delayedRetry: false }).keys(true).delayed).toBeUndefined();
   });
 
   it("refuses a transaction across slots, naming the keys, their slots and the fix", () => {

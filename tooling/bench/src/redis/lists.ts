@@ -22,7 +22,7 @@ export function listSource(trial: Trial): RedisList {
 export const rawList: Consumer = async (trial) => {
   const reader = await openRaw(trial.url, "reader");
   const main = await openRaw(trial.url, "main");
-  const processing = listSource(trial).processing;
+  const processing = listSource(trial).keys(false).processing;
   const tally = new Tally(trial);
   let acks: Promise<unknown>[] = [];
   while (tally.received < trial.count) {
