@@ -1,0 +1,37 @@
+import type { RedisBrokerOptions } from "../../src/index.js";
+
+// The cluster and the Sentinel set, as the redis-cluster project's global setup exported them. A
+// missing variable means they were not started: the test fails with the fix instead of skipping.
+export function requireClusterEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") {
+    throw new Error(
+      `${name} is not set: the redis-cluster project's global setup (tooling/brokers' redis-cluster and redis-sentinel) did not run or failed; run these tests with \`npx vitest run --project redis-cluster\` from the repository root`,
+    );
+  }
+  return value;
+}
+
+/** The six nodes' addresses, in node order (node i is the i-th). */
+export function clusterNodes(): string[] {
+  return requireClusterEnv("REDIS_CLUSTER_NODES").split(",");
+}
+
+/** A broker's options for the cluster, with the nodes' password. */
+export function clusterOptions(): RedisBrokerOptions {
+  return {
+    cluster: { nodes: clusterNodes() },
+    password: requireClusterEnv("REDIS_CLUSTER_PASSWORD"),
+  };
+}
+
+/** A broker's options for the master behind the sentinels, with its password. */
+export function sentinelOptions(): RedisBrokerOptions {
+  return {
+    sentinel: {
+      sentinels: requireClusterEnv("REDIS_SENTINELS").split(","),
+      name: requireClusterEnv("REDIS_SENTINEL_NAME"),
+    },
+    password: requireClusterEnv("REDIS_SENTINEL_PASSWORD"),
+  };
+}
