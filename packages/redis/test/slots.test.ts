@@ -1,6 +1,6 @@
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
-import { assertOneSlot, derivedKey, hashSlot, hasHashTag, keyOf } from "../src/client/slots.js";
+import { assertOneSlot, derivedKey, hasHashTag, hashSlot, keyOf } from "../src/client/slots.js";
 import { RedisList, RedisStream } from "../src/index.js";
 
 // The broker's own hash-slot arithmetic, held to values the cluster computes (CLUSTER KEYSLOT on
@@ -71,9 +71,7 @@ describe("hash slots", () => {
       error = e;
     }
     expect(isRustStreamError(error, "unsupported")).toBe(true);
-    expect((error as Error).message).toMatch(
-      /"a" \(slot 15495\), "b" \(slot 3300\).*one hash tag/,
-    );
+    expect((error as Error).message).toMatch(/"a" \(slot 15495\), "b" \(slot 3300\).*one hash tag/);
     expect(keyOf({ name: "SPUBLISH", args: ["news", "m"] })).toBe("news");
   });
 });
