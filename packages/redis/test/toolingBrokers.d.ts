@@ -37,8 +37,16 @@ declare module "@ruststream/tooling-brokers" {
       slotOf(key: string): Promise<number>;
       /** The node index of the master serving `key`. */
       masterOf(key: string): Promise<number>;
-      /** Moves `slot` with its keys to master `to`; answers the node it came from. */
-      migrateSlot(slot: number, to: number): Promise<number>;
+      /**
+       * Moves `slot` with its keys to master `to`; answers the node it came from. `beforeAssign`
+       * runs once the keys are on the target and before the slot is assigned to it (the source
+       * answers ASK for them meanwhile).
+       */
+      migrateSlot(
+        slot: number,
+        to: number,
+        options?: { beforeAssign?: () => Promise<void> },
+      ): Promise<number>;
       /** Runs `work` with the cluster to itself, for a test that changes its topology. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };

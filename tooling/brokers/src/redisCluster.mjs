@@ -385,8 +385,10 @@ export async function masterOf(/** @type {string} */ key) {
  * MOVED once it is done. Answers the node index it came from.
  * @param {number} slot
  * @param {number} to
+ * @param {{ beforeAssign?: () => Promise<void> }} [options] beforeAssign: runs once the keys are on
+ *   the target and before the slot is assigned to it, while the source answers ASK for them
  */
-export async function migrateSlot(slot, to) {
+export async function migrateSlot(slot, to, options = {}) {
   const all = await masters();
   const source = all.find((m) => m.slots.some(([a, b]) => slot >= a && slot <= b));
   const target = all.find((m) => m.node === to);
@@ -419,6 +421,7 @@ export async function migrateSlot(slot, to) {
       );
     }
   });
+  await options.beforeAssign?.();
   // The target first, then the source, then the others (the order redis-cli uses).
   for (const m of [target, source, ...all.filter((m) => m !== target && m !== source)]) {
     await ask(node(m.node), (c) => c.call("CLUSTER", "SETSLOT", String(slot), "NODE", target.id));

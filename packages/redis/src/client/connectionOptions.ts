@@ -364,7 +364,10 @@ export function connectionError(settings: ResolvedConnection, cause: unknown): R
     text = `TLS to ${at} failed: the server's certificate has expired: renew it on the server`;
   } else if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
     text = `TLS to ${at} failed: the certificate does not name this host (${message}): connect by a name it carries, or set tls.servername`;
-  } else if (settings.kind === "sentinel" && /unknown master|invalid reply: null/i.test(message)) {
+  } else if (
+    settings.kind === "sentinel" &&
+    /No such master|unknown master|invalid reply: null/i.test(message)
+  ) {
     text = `no sentinel at ${settings.address} monitors a master named "${settings.name}" (${message}): check sentinel.name against the sentinels' "sentinel monitor" lines`;
   } else if (settings.kind === "sentinel" && /All sentinels are unreachable/.test(message)) {
     text = `no sentinel answers at ${settings.address} (${message}): start the sentinels or fix sentinel.sentinels`;

@@ -194,11 +194,29 @@ export async function openServer(
 }
 
 /**
+ * Reaches one seed node with a plain connection, or fails with what the first seed said. The cluster
+ * client learns the slots on connections whose errors it keeps to itself, and reports a refused
+ * socket or an untrusted certificate only as "Connection is closed."; a plain connection says which.
+ */
+async function reachSeed(settings: ResolvedCluster): Promise<void> {
+  const attempts = await Promise.allSettled(
+    settings.nodes.map(async (seed) => {
+      const client = nodeClient(settings, seed, "probe");
+      await ready(client);
+      client.disconnect();
+    }),
+  );
+  if (attempts.some((a) => a.status === "fulfilled")) return;
+  throw connectionError(settings, (attempts[0] as PromiseRejectedResult).reason);
+}
+
+/**
  * Opens the cluster client and waits until it knows the slots and the cluster says it is ok, or
  * fails explained: with what a node answered (a refused password, nothing listening), which the
  * client reports on its own event while its `connect` only says that no node was available.
  */
 export async function openCluster(settings: ResolvedCluster): Promise<Cluster> {
+  await reachSeed(settings);
   const cluster = clusterClient(settings);
   let lastNodeError: unknown;
   const onNodeError = (error: unknown) => {

@@ -1,3 +1,4 @@
+import { Cluster, Redis } from "ioredis";
 import type { RedisBrokerOptions } from "../../src/index.js";
 
 // The cluster and the Sentinel set, as the redis-cluster project's global setup exported them. A
@@ -34,4 +35,30 @@ export function sentinelOptions(): RedisBrokerOptions {
     },
     password: requireClusterEnv("REDIS_SENTINEL_PASSWORD"),
   };
+}
+
+/** A plain cluster client, for a test to look at what the cluster holds. */
+export function inspectCluster(): Cluster {
+  const cluster = new Cluster(
+    clusterNodes().map((address) => {
+      const [host, port] = address.split(":");
+      return { host: host ?? "127.0.0.1", port: Number(port) };
+    }),
+    { redisOptions: { password: requireClusterEnv("REDIS_CLUSTER_PASSWORD"), protocol: 2 } },
+  );
+  cluster.on("error", () => {});
+  return cluster;
+}
+
+/** A plain connection to cluster node `i` (1-6), for a test to ask one node. */
+export function inspectNode(i: number): Redis {
+  const [host, port] = (clusterNodes()[i - 1] ?? "").split(":");
+  const node = new Redis({
+    host: host ?? "127.0.0.1",
+    port: Number(port),
+    password: requireClusterEnv("REDIS_CLUSTER_PASSWORD"),
+    protocol: 2,
+  });
+  node.on("error", () => {});
+  return node;
 }

@@ -1,0 +1,78 @@
+import { brokers } from "@ruststream/tooling-brokers";
+import { describe, expect, it } from "vitest";
+import { RedisStream } from "../../src/index.js";
+import { uniqueKey } from "../env.js";
+import { clusterOptions, sentinelOptions } from "./env.js";
+import { underDisruption } from "./failoverScenario.js";
+
+// A master killed with SIGKILL mid-stream, on the cluster and under Sentinel: the deployment promotes
+// the replica by itself, and the service (an app reading a stream through a consumer group while
+// another client publishes) follows it without a restart. Nothing is lost; what the kill cut (a
+// blocked read whose reply was swallowed, an ack not yet replicated) comes back at least once. Each
+// test logs the deployment's failover time and the service's pause, and brings the killed node back
+// (it rejoins as a replica) for the next test.
+
+const cluster = brokers["redis-cluster"];
+const sentinel = brokers["redis-sentinel"];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+describe("a master killed mid-stream", () => {
+  it(
+    "on the cluster: the replica takes over the slot, the service goes on by itself, nothing lost",
+    () =>
+      cluster.exclusive(async () => {
+        const key = uniqueKey("cluster-failover");
+        let victim = 0;
+        let failoverMs = 0;
+        const report = await underDisruption({
+          label: "cluster failover",
+          options: clusterOptions,
+          source: new RedisStream(key, { blockMs: 500 }),
+          group: `${key}.service`,
+          publisherOf: (producer) => producer.defaultPublishPolicy().pair(producer),
+          disrupt: async () => {
+            victim = await cluster.masterOf(key);
+            await cluster.killNode(victim);
+            failoverMs = await cluster.waitServedWithout(victim);
+            log(
+              `[cluster failover] node ${victim} killed; every slot served again after ${failoverMs} ms`,
+            );
+          },
+        });
+        // Another master serves the stream now, and the service's pause is of the failover's order.
+        expect(await cluster.masterOf(key)).not.toBe(victim);
+        expect(report.longestGapMs).toBeLessThan(failoverMs + 15_000);
+        await cluster.startNode(victim);
+      }),
+    240_000,
+  );
+
+  it(
+    "under Sentinel: the sentinels promote the replica, the service goes on by itself, nothing lost",
+    () =>
+      sentinel.exclusive(async () => {
+        const key = uniqueKey("sentinel-failover");
+        let victim = 0;
+        let failoverMs = 0;
+        const report = await underDisruption({
+          label: "sentinel failover",
+          options: sentinelOptions,
+          source: new RedisStream(key, { blockMs: 500 }),
+          group: `${key}.service`,
+          publisherOf: (producer) => producer.defaultPublishPolicy().pair(producer),
+          disrupt: async () => {
+            victim = await sentinel.master();
+            await sentinel.killData(victim);
+            failoverMs = await sentinel.waitFailover(victim);
+            log(
+              `[sentinel failover] data node ${victim} killed; the sentinels named a new master after ${failoverMs} ms`,
+            );
+          },
+        });
+        expect(await sentinel.master()).not.toBe(victim);
+        expect(report.longestGapMs).toBeLessThan(failoverMs + 15_000);
+        await sentinel.startData(victim);
+      }),
+    240_000,
+  );
+});
