@@ -1,6 +1,11 @@
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
-import { resolveConnection } from "../src/client/connectionOptions.js";
+import {
+  type ResolvedCluster,
+  type ResolvedSentinel,
+  resolveConnection,
+} from "../src/client/connectionOptions.js";
+import { clusterClient, nodeClient, serverClient } from "../src/client/ioredisClients.js";
 import { RedisBroker } from "../src/index.js";
 
 // How a broker is told which deployment it talks to: one server (url), a cluster or a Sentinel set;
@@ -114,5 +119,52 @@ describe("the deployment a broker is given", () => {
       host: "s:26379",
       description: 'Redis master "main" through Sentinel, sentinels s:26379',
     });
+  });
+
+  // The cluster and Sentinel sets of tooling/brokers run without TLS, so their tests connect with a
+  // password and an ACL user only; TLS is checked here as far as this package takes it: into the
+  // options of every ioredis client it builds (none of them connects: they are lazy).
+  it("hands TLS, the password and the ACL user to every client of a cluster and of a Sentinel set", () => {
+    const tls = { ca: "CA PEM", servername: "redis.internal" };
+    const cluster = resolveConnection({
+      cluster: { nodes: ["a:1"] },
+      username: "app",
+      password: "pw",
+      tls,
+    }) as ResolvedCluster;
+    const main = clusterClient(cluster);
+    expect(main.options.redisOptions).toMatchObject({ username: "app", password: "pw", tls });
+    const node = nodeClient(cluster, { host: "b", port: 2 }, "reader");
+    expect(node.options).toMatchObject({
+      host: "b",
+      port: 2,
+      username: "app",
+      password: "pw",
+      tls,
+    });
+    const sentinel = resolveConnection({
+      sentinel: {
+        sentinels: ["s:26379"],
+        name: "main",
+        username: "watcher",
+        password: "spw",
+        tls: { ca: "SENTINEL CA" },
+      },
+      username: "app",
+      password: "pw",
+      tls,
+    }) as ResolvedSentinel;
+    const behind = serverClient(sentinel, "main");
+    expect(behind.options).toMatchObject({
+      name: "main",
+      username: "app",
+      password: "pw",
+      tls,
+      enableTLSForSentinelMode: true,
+      sentinelUsername: "watcher",
+      sentinelPassword: "spw",
+      sentinelTLS: { ca: "SENTINEL CA" },
+    });
+    for (const client of [main, node, behind]) client.disconnect();
   });
 });

@@ -1,8 +1,9 @@
 import { brokers } from "@ruststream/tooling-brokers";
 import { describe, expect, it } from "vitest";
-import { RedisStream } from "../../src/index.js";
+import { RedisList, RedisPublish, RedisStream } from "../../src/index.js";
+import { eventually } from "../appSupport.js";
 import { uniqueKey } from "../env.js";
-import { clusterOptions, sentinelOptions } from "./env.js";
+import { clusterOptions, inspectCluster, sentinelOptions } from "./env.js";
 import { underDisruption } from "./failoverScenario.js";
 
 // A master killed with SIGKILL mid-stream, on the cluster and under Sentinel: the deployment promotes
@@ -72,6 +73,48 @@ describe("a master killed mid-stream", () => {
         expect(await sentinel.master()).not.toBe(victim);
         expect(report.longestGapMs).toBeLessThan(failoverMs + 15_000);
         await sentinel.startData(victim);
+      }),
+    240_000,
+  );
+
+  it(
+    "on the cluster, under a reliable list: its scripts run on the new master, nothing lost or left in processing",
+    () =>
+      cluster.exclusive(async () => {
+        const key = uniqueKey("cluster-failover-list");
+        // Recovery on: a take whose reply the kill swallowed left its values in processing with their
+        // claims, and only recovery finds them.
+        const source = new RedisList(key, { blockMs: 500, count: 4, recoveryIdleMs: 3000 });
+        let victim = 0;
+        await underDisruption({
+          label: "cluster failover, list",
+          options: clusterOptions,
+          source,
+          group: `${key}.service`,
+          publisherOf: (producer) => new RedisPublish({ transport: "list" }).pair(producer),
+          disrupt: async () => {
+            victim = await cluster.masterOf(key);
+            await cluster.killNode(victim);
+            const failoverMs = await cluster.waitServedWithout(victim);
+            log(
+              `[cluster failover, list] node ${victim} killed; every slot served again after ${failoverMs} ms`,
+            );
+          },
+        });
+        const keys = source.keys(true);
+        const inspector = inspectCluster();
+        try {
+          await eventually(
+            "nothing left in the queue, in processing or claimed",
+            async () =>
+              (await inspector.llen(keys.queue)) === 0 &&
+              (await inspector.llen(keys.processing)) === 0 &&
+              (await inspector.zcard(keys.recovery)) === 0,
+          );
+        } finally {
+          inspector.disconnect();
+        }
+        await cluster.startNode(victim);
       }),
     240_000,
   );

@@ -1,6 +1,6 @@
 import { brokers } from "@ruststream/tooling-brokers";
 import { afterAll, describe, expect, it } from "vitest";
-import { RedisBroker, RedisList, RedisPublish, RedisStream } from "../../src/index.js";
+import { RedisBroker, RedisList, RedisPublish, RedisPubSub, RedisStream } from "../../src/index.js";
 import { eventually } from "../appSupport.js";
 import { bytes, text, uniqueKey } from "../env.js";
 import { clusterOptions, inspectCluster, inspectNode } from "./env.js";
@@ -153,6 +153,45 @@ describe("a slot migrated mid-stream", () => {
           await publisher.publish({ name: key, payload: bytes("after") });
           expect(await next()).toBe("after");
           expect(await cluster.masterOf(key)).toBe(to);
+        } finally {
+          await connected.shutdown();
+        }
+      }),
+    120_000,
+  );
+
+  it(
+    "a sharded channel: its node unsubscribes the subscriber, which subscribes again on the new master",
+    () =>
+      cluster.exclusive(async () => {
+        const channel = uniqueKey("migrate-channel");
+        const connected = await new RedisBroker(clusterOptions()).connect();
+        try {
+          const sub = await connected.subscribe(new RedisPubSub(channel));
+          const publisher = await new RedisPublish({ transport: "pubsub" }).pair(connected);
+          const shardSubscribers = async (node: number) => {
+            const client = inspectNode(node);
+            try {
+              return ((await client.call("PUBSUB", "SHARDNUMSUB", channel)) as [string, number])[1];
+            } finally {
+              client.disconnect();
+            }
+          };
+          const from = await cluster.masterOf(channel);
+          expect(await shardSubscribers(from)).toBe(1);
+          await publisher.publish({ name: channel, payload: bytes("before") });
+          const before = await sub.next();
+          if (before.done) throw new Error("ended");
+          expect(text(before.value.payload)).toBe("before");
+          const { to } = await moveSlotOf(channel);
+          await eventually(
+            "the subscriber on the new master, gone from the old",
+            async () => (await shardSubscribers(to)) === 1 && (await shardSubscribers(from)) === 0,
+          );
+          await publisher.publish({ name: channel, payload: bytes("after") });
+          const after = await sub.next();
+          if (after.done) throw new Error("ended");
+          expect(text(after.value.payload)).toBe("after");
         } finally {
           await connected.shutdown();
         }
