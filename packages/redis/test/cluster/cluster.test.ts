@@ -292,4 +292,26 @@ describe("the cluster's own view", () => {
       await got.value.ack();
     });
   });
+
+  it("closing a subscription wakes its read blocked on the key's master at once", async () => {
+    const key = uniqueKey("wake");
+    await withConnection(clusterOptions(), async (connected) => {
+      const sub = await connected.subscribe(new RedisStream(key, { group: "g", blockMs: 30_000 }));
+      const pulling = sub.next();
+      const node = inspectNode(await cluster.masterOf(key));
+      await eventually("the read blocked on the key's master", async () =>
+        ((await node.client("LIST")) as string)
+          .split("\n")
+          .some(
+            (line) => line.includes("name=ruststream-reader") && line.includes("cmd=xreadgroup"),
+          ),
+      );
+      node.disconnect();
+      const began = Date.now();
+      await sub.close();
+      // CLIENT UNBLOCK, sent to the node the read waits on: not the read's own 30 s.
+      expect(Date.now() - began).toBeLessThan(3000);
+      expect((await pulling).done).toBe(true);
+    });
+  });
 });
