@@ -7,6 +7,9 @@ export default defineConfig({
   test: {
     projects: [
       "packages/*/vitest.config.ts",
+      // The Redis package against a cluster and a Sentinel set: a project of its own, whose global
+      // setup starts them.
+      "packages/redis/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",

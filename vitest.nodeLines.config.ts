@@ -54,7 +54,13 @@ export default defineConfig({
         "leaderWait",
         "readmeExample",
       ]),
-      inProcess("redis", ["conformance.inProcess", "publishPolicy", "readmeExample"]),
+      inProcess("redis", [
+        "conformance.inProcess",
+        "publishPolicy",
+        "readmeExample",
+        "deployments",
+        "slots",
+      ]),
       inProcess("pulsar", [
         "conformance.inProcess",
         "names",

@@ -8,6 +8,8 @@ export default defineProject({
   test: {
     name: "redis",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // The cluster and Sentinel tests are a project of their own (vitest.cluster.config.ts).
+    exclude: ["test/cluster/**"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

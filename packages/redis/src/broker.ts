@@ -114,18 +114,11 @@ export class RedisBroker
 
   async connect(options?: ConnectOptions): Promise<ConnectedRedisBroker> {
     const link = await IoredisLink.connect(this.#settings);
-    let version: string | undefined;
-    try {
-      const info = await link.call("INFO", ["server"]);
-      version = /redis_version:([^\r\n]+)/.exec(info?.toString() ?? "")?.[1];
-    } catch {
-      version = undefined;
-    }
     return new ConnectedRedisBroker(link, this.#options, this.#settings, {
       clock: this.#options.clock ?? systemClock,
       coordinator: noCoordinator,
       group: this.#options.group ?? options?.app?.name,
-      version,
+      version: link.serverVersion,
       inProcess: false,
     });
   }
@@ -136,7 +129,11 @@ export class RedisBroker
    */
   async connectInProcess(options: InProcessOptions): Promise<ConnectedRedisBroker> {
     const { MemoryRedis } = await import("./inProcess/memoryRedis.js");
-    this.#inProcessServer ??= new MemoryRedis();
+    // A broker configured for a cluster gets a stand-in that answers as one where it matters.
+    const settings = this.#settings;
+    this.#inProcessServer ??= new MemoryRedis(
+      settings.kind === "cluster" ? { pubsub: settings.pubsub ?? "sharded" } : undefined,
+    );
     this.#inProcessServer.attach(options.clock, options.coordinator);
     return new ConnectedRedisBroker(this.#inProcessServer.link(), this.#options, this.#settings, {
       clock: options.clock,
@@ -153,10 +150,18 @@ function describeRedisServer(
   settings: ResolvedConnection,
   version: string | undefined,
 ): ServerDescription {
+  const protocol = settings.tls === undefined ? "redis" : "rediss";
+  const protocolVersion = version === undefined ? {} : { protocolVersion: version };
+  if (settings.kind === "server") return { protocol, host: settings.address, ...protocolVersion };
+  const [first] = settings.address.split(",");
   return {
-    protocol: settings.tls === undefined ? "redis" : "rediss",
-    host: settings.address,
-    ...(version === undefined ? {} : { protocolVersion: version }),
+    protocol,
+    ...(first === undefined ? {} : { host: first }),
+    ...protocolVersion,
+    description:
+      settings.kind === "cluster"
+        ? `Redis Cluster, seed nodes ${settings.address.split(",").join(", ")}`
+        : `Redis master "${settings.name}" through Sentinel, sentinels ${settings.address.split(",").join(", ")}`,
   };
 }
 

@@ -15,7 +15,12 @@ export type {
   RedisSubscription,
 } from "./broker.js";
 export { ConnectedRedisBroker, RedisBroker } from "./broker.js";
-export type { RedisConnectionOptions, RedisTlsOptions } from "./client/connectionOptions.js";
+export type {
+  RedisClusterOptions,
+  RedisConnectionOptions,
+  RedisSentinelOptions,
+  RedisTlsOptions,
+} from "./client/connectionOptions.js";
 export type { RedisListDelivery } from "./list/listDelivery.js";
 export type { RedisListSubscription } from "./list/listSubscription.js";
 export { keySuffixes, redisHeaders, streamFields } from "./names.js";

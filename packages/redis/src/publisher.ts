@@ -239,7 +239,13 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
       return { command: xadd(message.name, entryFields(headers, payload), maxLen), transport, raw };
     }
     const frame = encodeFrame(headers, payload);
-    const name = transport === "list" ? "LPUSH" : "PUBLISH";
+    // A cluster's sharded channels take SPUBLISH, which reaches SSUBSCRIBE and nothing else.
+    const name =
+      transport === "list"
+        ? "LPUSH"
+        : this.#host.link.cluster?.pubsub === "sharded"
+          ? "SPUBLISH"
+          : "PUBLISH";
     return { command: { name, args: [message.name, frame] }, transport, raw };
   }
 }

@@ -5,6 +5,7 @@ import {
   RustStreamError,
 } from "@ruststream/core";
 import { sourceMark } from "@ruststream/core/broker";
+import { derivedKey } from "./client/slots.js";
 import { keySuffixes } from "./names.js";
 
 /** Where a consumer group created by a subscription starts; an existing group keeps its place. */
@@ -12,7 +13,10 @@ export type StreamStart = "new" | "beginning" | { readonly after: string };
 
 /** The durable delayed retry of a stream: `nackAfter` parks a copy in a sorted set. */
 export interface DelayedRetryOptions {
-  /** The sorted set (default `<stream>.delayed`). */
+  /**
+   * The sorted set (default `<stream>.delayed`; on a cluster `{<stream>}.delayed`, in the stream's
+   * slot, unless the stream's name has a hash tag of its own, which the suffix then follows).
+   */
   readonly key?: string;
   /** A TTL re-armed on the set at each schedule; must exceed the longest delay. None by default. */
   readonly ttlMs?: number;
@@ -81,7 +85,8 @@ export class RedisStream implements AddressedSource {
   readonly blockMs: number;
   readonly start: StreamStart;
   readonly reclaimIdleMs: number | undefined;
-  readonly delayedRetry: { readonly key: string; readonly ttlMs?: number } | undefined;
+  /** The delayed retry, with its set's key when one was given (else derived: see `keys`). */
+  readonly delayedRetry: { readonly key?: string; readonly ttlMs?: number } | undefined;
   readonly retry: RetryDeclaration | undefined;
 
   constructor(key: string, options: RedisStreamOptions = {}) {
@@ -97,10 +102,10 @@ export class RedisStream implements AddressedSource {
         ? undefined
         : positive("reclaimIdleMs", options.reclaimIdleMs, 1);
     const delayed = options.delayedRetry;
-    this.delayedRetry =
-      delayed === false
-        ? undefined
-        : { ...delayed, key: delayed?.key ?? `${key}${keySuffixes.delayed}` };
+    if (delayed !== undefined && delayed !== false && delayed.key !== undefined) {
+      nonEmpty("delayedRetry.key", delayed.key);
+    }
+    this.delayedRetry = delayed === false ? undefined : { ...delayed };
     const retry = options.retry;
     if (
       retry !== undefined &&
@@ -118,6 +123,22 @@ export class RedisStream implements AddressedSource {
   /** A copy appended to the stream reaches the group again. */
   get redeliveryAddress(): string {
     return this.name;
+  }
+
+  /**
+   * The keys this stream uses on a deployment: the stream, and its delayed-retry set (none when the
+   * delayed retry is off). On a cluster the derived set is named into the stream's slot, so parking a
+   * retry and acking the original stay one transaction.
+   */
+  keys(cluster: boolean): { readonly stream: string; readonly delayed: string | undefined } {
+    const delayed = this.delayedRetry;
+    return {
+      stream: this.name,
+      delayed:
+        delayed === undefined
+          ? undefined
+          : (delayed.key ?? derivedKey(this.name, keySuffixes.delayed, cluster)),
+    };
   }
 
   /** The same descriptor with the group set: what a bare name becomes on a broker with a group. */
@@ -140,14 +161,18 @@ export class RedisStream implements AddressedSource {
 }
 
 export interface RedisListOptions {
-  /** The processing list entries move into while a consumer holds them (default `<key>.processing`). */
+  /**
+   * The processing list entries move into while a consumer holds them (default `<key>.processing`;
+   * on a cluster `{<key>}.processing`, in the queue's slot, unless the key has a hash tag of its own,
+   * which the suffix then follows).
+   */
   readonly processing?: string;
   /**
    * Return entries a dead consumer left in the processing list once they have been held longer than
    * this, in ms. Off by default; it must exceed the longest handler run.
    */
   readonly recoveryIdleMs?: number;
-  /** The sorted set of claim times recovery reads (default `<key>.recovery`). */
+  /** The sorted set of claim times recovery reads (default `<key>.recovery`, derived as `processing`). */
   readonly recoveryKey?: string;
   /** How long one wait on an empty queue blocks, in ms (default 5000). Close and shutdown interrupt it. */
   readonly blockMs?: number;
@@ -168,15 +193,18 @@ export class RedisList implements AddressedSource {
   readonly copies = "addressed" as const;
   readonly transport = "list" as const;
   readonly name: string;
-  readonly processing: string;
+  /** The processing list, when one was given (else derived: see `keys`). */
+  readonly processing: string | undefined;
   readonly recoveryIdleMs: number | undefined;
-  readonly recoveryKey: string;
+  /** The recovery set, when one was given (else derived: see `keys`). */
+  readonly recoveryKey: string | undefined;
   readonly blockMs: number;
   readonly count: number;
 
   constructor(key: string, options: RedisListOptions = {}) {
     this.name = nonEmpty("a Redis list key", key);
-    this.processing = options.processing ?? `${key}${keySuffixes.processing}`;
+    this.processing =
+      options.processing === undefined ? undefined : nonEmpty("processing", options.processing);
     if (this.processing === key) {
       throw new RustStreamError(
         "invalid-argument",
@@ -187,7 +215,8 @@ export class RedisList implements AddressedSource {
       options.recoveryIdleMs === undefined
         ? undefined
         : positive("recoveryIdleMs", options.recoveryIdleMs, 1);
-    this.recoveryKey = options.recoveryKey ?? `${key}${keySuffixes.recovery}`;
+    this.recoveryKey =
+      options.recoveryKey === undefined ? undefined : nonEmpty("recoveryKey", options.recoveryKey);
     this.blockMs = positive("blockMs", options.blockMs, 5000);
     this.count = positive("count", options.count, 64);
   }
@@ -195,6 +224,23 @@ export class RedisList implements AddressedSource {
   /** A copy pushed onto the list reaches a consumer again. */
   get redeliveryAddress(): string {
     return this.name;
+  }
+
+  /**
+   * The keys this list uses on a deployment: the queue, its processing list and its recovery set.
+   * Its scripts touch all three, so on a cluster the derived ones are named into the queue's slot;
+   * a subscription on a cluster refuses keys given in other slots.
+   */
+  keys(cluster: boolean): {
+    readonly queue: string;
+    readonly processing: string;
+    readonly recovery: string;
+  } {
+    return {
+      queue: this.name,
+      processing: this.processing ?? derivedKey(this.name, keySuffixes.processing, cluster),
+      recovery: this.recoveryKey ?? derivedKey(this.name, keySuffixes.recovery, cluster),
+    };
   }
 }
 

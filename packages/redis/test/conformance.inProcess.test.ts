@@ -97,3 +97,54 @@ describe("pub/sub", () => {
   conformance.requestReply(factories);
   conformance.inProcessTransport({ ...factories, makeBroker: () => new RedisBroker() });
 });
+
+// A broker configured for a cluster gets a stand-in that answers as a cluster where the broker's
+// code can tell (derived keys in their key's slot, sharded channels, transactions in one slot): the
+// same suites hold for it. It never connects to the addresses given.
+describe("a broker configured for a cluster", () => {
+  const clusterBroker = (group?: string) =>
+    new RedisBroker({
+      cluster: { nodes: ["127.0.0.1:1"] },
+      ...(group === undefined ? {} : { group }),
+    });
+  describe("streams", () => {
+    const makeBroker = inProcess(clusterBroker("conformance"));
+    const makeSource = (name: string) => new RedisStream(name, { group: "conformance" });
+    const factories = { makeBroker, makeSource, capabilities: streamCapabilities, timing };
+    conformance.settlement(factories);
+    conformance.redeliveryAddress(factories);
+    conformance.transactions(factories);
+    conformance.requestReply(factories);
+  });
+  describe("reliable lists", () => {
+    const makeBroker = inProcess(clusterBroker());
+    const makeSource = (name: string) => new RedisList(name, { recoveryIdleMs: 60_000 });
+    const makePublisher = (connected: ConnectedRedisBroker) =>
+      new RedisPublish({ transport: "list" }).pair(connected);
+    const factories = {
+      makeBroker,
+      makeSource,
+      makePublisher,
+      capabilities: listCapabilities,
+      timing,
+    };
+    conformance.settlement(factories);
+    conformance.redeliveryAddress(factories);
+    conformance.transactions(factories);
+  });
+  describe("pub/sub", () => {
+    const makeBroker = inProcess(clusterBroker());
+    const makeSource = (name: string) => new RedisPubSub(name);
+    const makePublisher = (connected: ConnectedRedisBroker) =>
+      new RedisPublish({ transport: "pubsub" }).pair(connected);
+    const factories = {
+      makeBroker,
+      makeSource,
+      makePublisher,
+      capabilities: pubSubCapabilities,
+      timing,
+    };
+    conformance.routing(factories);
+    conformance.transactions(factories);
+  });
+});

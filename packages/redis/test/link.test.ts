@@ -14,6 +14,7 @@ let port: number;
 
 beforeAll(async () => {
   const settings = resolveConnection({ url: url() });
+  if (settings.kind !== "server") throw new Error("REDIS_URL resolved to no single server");
   port = settings.port;
   link = await IoredisLink.connect(settings);
 });
@@ -153,7 +154,7 @@ describe("one tick, one write", () => {
 
   it("writes what the tick sent on the main connection before a blocking read", async () => {
     const key = uniqueName("before-read");
-    const reader = await link.blocking();
+    const reader = await link.blocking(key);
     try {
       const { result, log } = await countingWrites(() =>
         Promise.all([

@@ -72,7 +72,7 @@ async function transcript(link: Link): Promise<Record<string, unknown>> {
 describe("reliable list scripts", () => {
   it("take and recover answer and leave the same on the server and in-process", async () => {
     const onServer = await transcript(server);
-    const inProcess = await transcript(new MemoryRedis().link());
+    const inProcess = await transcript(new MemoryRedis(undefined).link());
     expect(inProcess).toEqual(onServer);
     expect(onServer).toEqual({
       // First taken first: the queue's right end is the oldest push.
@@ -100,7 +100,7 @@ describe("reliable list scripts", () => {
   });
 
   it("refuses a call with the wrong number of keys, on both", async () => {
-    for (const link of [server, new MemoryRedis().link()]) {
+    for (const link of [server, new MemoryRedis(undefined).link()]) {
       await expect(link.script(takeScript, ["only"], [1])).rejects.toThrow(
         /ruststreamListTake takes 3 keys, not 1/,
       );

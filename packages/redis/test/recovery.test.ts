@@ -187,21 +187,22 @@ describe("more than one sweep page at once", () => {
     const total = SWEEP_BATCH + 72;
     const count = 8;
     const source = new RedisList(key, { recoveryIdleMs: 1000, blockMs: LONG_BLOCK_MS, count });
+    const keys = source.keys(false);
     // Held by a consumer that died long ago: in processing, claimed at time 1.
     const pid = Buffer.from([0, 0, 0, 9]);
     const pipeline = redis.pipeline();
     for (let i = 0; i < total; i++) {
       const raw = encodeFrame(new HeaderMap(), bytes(`o${i}`));
-      pipeline.lpush(source.processing, raw);
-      pipeline.zadd(source.recoveryKey, 1, claimMember(pid, i + 1, raw));
+      pipeline.lpush(keys.processing, raw);
+      pipeline.zadd(keys.recovery, 1, claimMember(pid, i + 1, raw));
     }
     await pipeline.exec();
     const sub = (await broker.subscribe(source)) as RedisListSubscription;
     const got = [...(await within(PROMPTLY_MS, "the first pull", sub.nextBatch(count)))];
     // Only the first pull's own values are held now; the rest wait in the queue.
     expect(got).toHaveLength(count);
-    expect(await redis.llen(source.processing)).toBe(count);
-    expect(await redis.zcard(source.recoveryKey)).toBe(count);
+    expect(await redis.llen(keys.processing)).toBe(count);
+    expect(await redis.zcard(keys.recovery)).toBe(count);
     expect(await redis.llen(key)).toBe(total - count);
     while (got.length < total) {
       got.push(...(await within(PROMPTLY_MS, "the next pull", sub.nextBatch(count))));
@@ -214,7 +215,7 @@ describe("more than one sweep page at once", () => {
       new Set(["1"]),
     );
     for (const d of got) await d.ack();
-    expect(await redis.llen(source.processing)).toBe(0);
+    expect(await redis.llen(keys.processing)).toBe(0);
     await broker.shutdown();
   });
 });

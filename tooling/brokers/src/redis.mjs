@@ -57,9 +57,10 @@ const logFileOf = (instance) => join(dirOf(instance), "redis.log");
 
 /**
  * Passwords are made once per machine and kept in the state folder, so every clone and test run
- * agrees on them; they only ever guard a loopback port.
+ * agrees on them; they only ever guard a loopback port. The cluster and the Sentinel set use them
+ * too (redisCluster.mjs, redisSentinel.mjs).
  */
-function secrets() {
+export function secrets() {
   const file = join(stateDir("redis"), "secrets.json");
   if (!existsSync(file)) {
     const make = () => randomBytes(12).toString("hex");
@@ -210,7 +211,8 @@ async function serverPid(instance) {
   }
 }
 
-async function ensureInstalled(/** @type {(line: string) => void} */ log) {
+/** Installs Debian's redis-server when missing (as root), else says which command to run. */
+export async function ensureInstalled(/** @type {(line: string) => void} */ log) {
   const has = await run("sh", ["-c", "command -v redis-server"]).then(
     () => true,
     () => false,

@@ -13,28 +13,41 @@ import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as redis from "./redis.mjs";
+import * as redisCluster from "./redisCluster.mjs";
+import * as redisSentinel from "./redisSentinel.mjs";
 
-export const brokers = { redis, kafka, pulsar, "kafka-cluster": kafkaCluster };
+export const brokers = {
+  redis,
+  kafka,
+  pulsar,
+  "kafka-cluster": kafkaCluster,
+  "redis-cluster": redisCluster,
+  "redis-sentinel": redisSentinel,
+};
+
+/** Started only when named: each is several processes, run for the tests that need them. */
+const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis-sentinel"]);
 
 /** @typedef {keyof typeof brokers} BrokerName */
 
 /**
- * "all" (or no name) means the brokers every test run needs; the three-node Kafka cluster costs
- * three JVMs, so it runs only when named (its test starts it), except that `down all` stops it too.
+ * "all" (or no name) means the brokers every test run needs; the clusters (three Kafka JVMs, six
+ * Redis nodes, a Sentinel set) run only when named (their tests start them), except that `down all`
+ * and `status all` include them.
  * @param {string[]} names
- * @param {{ withCluster?: boolean }} [options] withCluster: "all" includes kafka-cluster
+ * @param {{ withCluster?: boolean }} [options] withCluster: "all" includes the on-demand ones
  * @returns {BrokerName[]}
  */
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", "kafka-cluster"]
+      ? ["redis", "kafka", "pulsar", ...onDemand]
       : ["redis", "kafka", "pulsar"];
   }
   for (const name of names) {
     if (!(name in brokers)) {
       throw new Error(
-        `unknown broker "${name}": choose from redis, kafka, pulsar, kafka-cluster, all`,
+        `unknown broker "${name}": choose from ${Object.keys(brokers).join(", ")}, all`,
       );
     }
   }

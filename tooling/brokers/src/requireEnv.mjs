@@ -6,6 +6,8 @@
 const owners = /** @type {const} */ ([
   ["KAFKA_CLUSTER_", "kafka-cluster"],
   ["KAFKA_", "kafka"],
+  ["REDIS_CLUSTER_", "redis-cluster"],
+  ["REDIS_SENTINEL", "redis-sentinel"],
   ["REDIS_", "redis"],
   ["PULSAR_", "pulsar"],
 ]);

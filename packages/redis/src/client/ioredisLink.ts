@@ -1,213 +1,51 @@
 import type { Writable } from "node:stream";
 import { RustStreamError } from "@ruststream/core";
-import { Redis } from "ioredis";
-import { connectionError, type ResolvedConnection } from "./connectionOptions.js";
-import type { BlockingLink, Link, PubSubLink, PubSubListener } from "./link.js";
+import type { Cluster, Redis } from "ioredis";
+import { ClusterBlockingLink } from "./clusterBlockingLink.js";
+import type { ResolvedCluster, ResolvedConnection } from "./connectionOptions.js";
+import { call, openCluster, openServer, quit, wire } from "./ioredisClients.js";
+import type { BlockingLink, ClusterShape, Link, PubSubLink, PubSubListener } from "./link.js";
 import type { Arg, Command, Reply } from "./resp.js";
 import { type RedisScript, scriptKeys } from "./script.js";
+import { ServerBlockingLink } from "./serverBlockingLink.js";
+import { assertOneSlot } from "./slots.js";
+import { clusterSubscriber, serverSubscriber } from "./subscriberLink.js";
 
-// Reconnect for as long as the broker lives: a restarted server is reached again within 2 s.
-const retryStrategy = (times: number): number => Math.min(times * 100, 2000);
+/** The main client: a connection to one server (or the master behind Sentinel), or a cluster client. */
+type Main =
+  | { readonly kind: "server"; readonly client: Redis }
+  | { readonly kind: "cluster"; readonly client: Cluster; readonly settings: ResolvedCluster };
 
-/** PEM as node:tls takes it: text as is, bytes as a Buffer over the same memory (no copy). */
-function pem(value: string | Uint8Array): string | Buffer {
-  return typeof value === "string" || Buffer.isBuffer(value)
-    ? value
-    : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+/** What a connection the link opened beside its main one needs at the link's close. */
+interface Closeable {
+  close(): Promise<void>;
 }
 
-function isList<T>(value: T | readonly T[]): value is readonly T[] {
-  return Array.isArray(value);
-}
-
-function newClient(settings: ResolvedConnection, role: string): Redis {
-  const tls = settings.tls;
-  // Built inline, each optional key present only when set: ioredis' option types carry plain
-  // optional properties that an object with `undefined` values would not satisfy.
-  return new Redis({
-    host: settings.host,
-    port: settings.port,
-    db: settings.db,
-    ...(settings.username === undefined ? {} : { username: settings.username }),
-    ...(settings.password === undefined ? {} : { password: settings.password }),
-    ...(tls === undefined
-      ? {}
-      : {
-          tls: {
-            ...(tls.ca === undefined
-              ? {}
-              : {
-                  ca: typeof tls.ca === "string" || !isList(tls.ca) ? pem(tls.ca) : tls.ca.map(pem),
-                }),
-            ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
-            ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
-            ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-          },
-        }),
-    // RESP2: the replies this package parses have one shape (ioredis 6 defaults to RESP3).
-    protocol: 2,
-    lazyConnect: true,
-    connectTimeout: settings.connectTimeoutMs,
-    connectionName: `ruststream-${role}`,
-    // Commands wait for a reconnect instead of failing after a few retries; shutdown rejects them.
-    maxRetriesPerRequest: null,
-    retryStrategy,
-    // Off: ioredis 6's auto-pipelining loses the command name of callBuffer (it reads the first
-    // argument as the name). The main connection coalesces one tick's writes itself (IoredisLink).
-    enableAutoPipelining: false,
-  });
-}
-
-/** Connects, or fails with the first error the server or the socket gave, explained. */
-async function open(settings: ResolvedConnection, role: string): Promise<Redis> {
-  const client = newClient(settings, role);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: unknown) => {
-        client.off("ready", onReady);
-        reject(error);
-      };
-      const onReady = () => {
-        client.off("error", onError);
-        resolve();
-      };
-      client.once("error", onError);
-      client.once("ready", onReady);
-      client.connect().catch(onError);
-    });
-  } catch (error) {
-    client.disconnect();
-    throw connectionError(settings, error);
-  }
-  // Later errors are reconnects in progress; the commands waiting on them report what matters.
-  client.on("error", () => {});
-  return client;
-}
-
-async function quit(client: Redis): Promise<void> {
-  if (client.status === "end") return;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.quit().catch(() => undefined),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, 1000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    client.disconnect();
-  }
-}
-
-/** The arguments as ioredis types them: our bytes are Buffers at run time (see RedisBytes). */
-const wire = (args: readonly Arg[]): (string | Buffer | number)[] =>
-  args as (string | Buffer | number)[];
-
-function call(client: Redis, name: string, args: readonly Arg[]): Promise<Reply> {
-  return client.callBuffer(name, wire(args)) as Promise<Reply>;
+/** The version `INFO server` reports, as `[major, minor]`; undefined when it does not say. */
+function versionOf(info: Reply): { text: string; major: number } | undefined {
+  const text = /redis_version:([^\r\n]+)/.exec(info?.toString() ?? "")?.[1];
+  if (text === undefined) return undefined;
+  return { text, major: Number(text.split(".")[0]) };
 }
 
 /**
- * A channel's name from its bytes, decoded only when it differs from the last one: a subscriber's
- * messages nearly always name the same channel, and decoding it per message was a few percent of a
- * subscriber's CPU. The last bytes are copied, so no socket chunk is kept alive.
- */
-function channelNames(): (channel: Buffer) => string {
-  let lastBytes = Buffer.alloc(0);
-  let lastName = "";
-  return (channel) => {
-    const length = channel.length;
-    if (length === lastBytes.length && length > 0) {
-      let same = true;
-      for (let i = 0; i < length; i++) {
-        if (channel[i] !== lastBytes[i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return lastName;
-    }
-    lastName = channel.toString("utf8");
-    lastBytes = Buffer.from(channel);
-    return lastName;
-  };
-}
-
-class IoredisBlockingLink implements BlockingLink {
-  readonly #client: Redis;
-  readonly #main: Redis;
-  readonly #flushMain: () => void;
-  #id: number | undefined;
-  #reconnects = 0;
-
-  constructor(client: Redis, main: Redis, flushMain: () => void) {
-    this.#client = client;
-    this.#main = main;
-    this.#flushMain = flushMain;
-    // Opened and ready before this: every later "ready" is a reconnect, which gives the connection
-    // a new id (interrupting needs the current one).
-    client.on("ready", () => {
-      this.#reconnects++;
-      this.#id = undefined;
-      void this.#fetchId();
-    });
-  }
-
-  get reconnects(): number {
-    return this.#reconnects;
-  }
-
-  async #fetchId(): Promise<number | undefined> {
-    try {
-      const id = await this.#client.client("ID");
-      this.#id = Number(id);
-    } catch {
-      this.#id = undefined;
-    }
-    return this.#id;
-  }
-
-  async init(): Promise<void> {
-    await this.#fetchId();
-  }
-
-  call(name: string, args: readonly Arg[]): Promise<Reply> {
-    // What this tick sent on the main connection (the acks of what the last read brought) leaves
-    // before the next read, in the order the code issued them, as a loop without coalescing has it.
-    this.#flushMain();
-    return call(this.#client, name, args);
-  }
-
-  async interrupt(): Promise<void> {
-    const id = this.#id ?? (await this.#fetchId());
-    if (id === undefined) return;
-    try {
-      await this.#main.call("CLIENT", ["UNBLOCK", id]);
-    } catch {
-      // An ACL user without CLIENT: the blocked read ends at its own timeout instead.
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.interrupt();
-    this.#client.disconnect();
-  }
-}
-
-/**
- * The link to a real server, through ioredis.
+ * The link to a real server, through ioredis: one server, a master behind Sentinel, or a cluster.
  *
- * The commands one tick sends on the main connection leave in one socket write: the first corks the
- * socket and a `process.nextTick` uncorks it, after the synchronous code and the promise reactions
- * of that tick ran (every ack a batch of handlers settles, say). ioredis still writes and queues each
- * command as it comes, so each keeps its own reply, its own error and its place in the connection's
- * order; only the syscalls are shared. Blocking and subscriber connections write as they come.
+ * On one server (and behind Sentinel) the commands one tick sends on the main connection leave in
+ * one socket write: the first corks the socket and a `process.nextTick` uncorks it, after the
+ * synchronous code and the promise reactions of that tick ran (every ack a batch of handlers
+ * settles, say). ioredis still writes and queues each command as it comes, so each keeps its own
+ * reply, its own error and its place in the connection's order; only the syscalls are shared. A
+ * cluster client writes to each node as commands come. Blocking and subscriber connections write as
+ * they come.
  */
 export class IoredisLink implements Link {
   readonly #settings: ResolvedConnection;
-  readonly #main: Redis;
-  readonly #others = new Set<Redis>();
+  readonly #main: Main;
+  readonly cluster: ClusterShape | undefined;
+  /** What `INFO server` said of the version, at connect. */
+  readonly serverVersion: string | undefined;
+  readonly #others = new Set<Closeable>();
   /** Scripts defined on the main client: ioredis sends each as `EVAL` once per connection, then `EVALSHA`. */
   readonly #scripts = new Set<string>();
   /** The socket corked this tick, uncorked by the pending `#flush`. */
@@ -218,21 +56,55 @@ export class IoredisLink implements Link {
     socket?.uncork();
   };
 
-  private constructor(settings: ResolvedConnection, main: Redis) {
+  private constructor(
+    settings: ResolvedConnection,
+    main: Main,
+    cluster: ClusterShape | undefined,
+    version: string | undefined,
+  ) {
     this.#settings = settings;
     this.#main = main;
+    this.cluster = cluster;
+    this.serverVersion = version;
   }
 
   static async connect(settings: ResolvedConnection): Promise<IoredisLink> {
-    return new IoredisLink(settings, await open(settings, "main"));
+    if (settings.kind !== "cluster") {
+      const client = await openServer(settings, "main");
+      const version = versionOf(await call(client, "INFO", ["server"]).catch(() => null));
+      return new IoredisLink(settings, { kind: "server", client }, undefined, version?.text);
+    }
+    const client = await openCluster(settings);
+    try {
+      const version = versionOf(await call(client, "INFO", ["server"]).catch(() => null));
+      // Sharded Pub/Sub came with Redis 7.0; an older cluster has the classic kind only.
+      const sharded = version === undefined || version.major >= 7;
+      if (settings.pubsub === "sharded" && !sharded) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `cluster.pubsub is "sharded", and the cluster runs Redis ${version?.text}, which has no sharded Pub/Sub (7.0 and later): leave cluster.pubsub out or set it to "classic"`,
+        );
+      }
+      const pubsub = settings.pubsub ?? (sharded ? "sharded" : "classic");
+      return new IoredisLink(
+        settings,
+        { kind: "cluster", client, settings },
+        { pubsub },
+        version?.text,
+      );
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
   }
 
   call(name: string, args: readonly Arg[]): Promise<Reply> {
     this.#coalesce();
-    return call(this.#main, name, args);
+    return call(this.#main.client, name, args);
   }
 
   async transaction(commands: readonly Command[]): Promise<Reply[]> {
+    if (this.cluster !== undefined) assertOneSlot(commands);
     // One command is atomic alone: MULTI/EXEC around it would be three commands for the server and
     // a pipeline object here, for the same reply and the same error.
     if (commands.length === 1) {
@@ -240,7 +112,7 @@ export class IoredisLink implements Link {
       return [await this.call(only.name, only.args)];
     }
     this.#coalesce();
-    const multi = this.#main.multi();
+    const multi = this.#main.client.multi();
     for (const c of commands) multi.callBuffer(c.name, wire(c.args));
     const results = await multi.exec();
     if (results === null) {
@@ -259,65 +131,94 @@ export class IoredisLink implements Link {
 
   async script(script: RedisScript, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
     scriptKeys(script, keys);
+    const main = this.#main.client;
     if (!this.#scripts.has(script.name)) {
-      this.#main.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.keys });
+      main.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.keys });
       this.#scripts.add(script.name);
     }
     this.#coalesce();
     // defineCommand adds the method at run time; its `Buffer` twin answers bulk strings as bytes.
-    const client = this.#main as unknown as Record<string, (...args: Arg[]) => Promise<Reply>>;
-    return client[`${script.name}Buffer`]!.call(this.#main, ...keys, ...args);
+    const client = main as unknown as Record<string, (...args: Arg[]) => Promise<Reply>>;
+    return client[`${script.name}Buffer`]!.call(main, ...keys, ...args);
   }
 
-  async blocking(): Promise<BlockingLink> {
-    const client = await open(this.#settings, "reader");
-    this.#others.add(client);
-    client.once("end", () => this.#others.delete(client));
-    const link = new IoredisBlockingLink(client, this.#main, this.#flush);
+  async blocking(key: string): Promise<BlockingLink> {
+    const main = this.#main;
+    if (main.kind === "cluster") {
+      const link = new ClusterBlockingLink(main.client, main.settings, key);
+      this.#track(link);
+      try {
+        await link.init();
+      } catch (error) {
+        await link.close();
+        throw error;
+      }
+      return link;
+    }
+    const client = await openServer(this.#server(), "reader");
+    const link = new ServerBlockingLink(client, main.client, this.#flush);
+    this.#track(link);
     await link.init();
     return link;
   }
 
-  async pubsub(listener: PubSubListener): Promise<PubSubLink> {
-    const client = await open(this.#settings, "subscriber");
-    this.#others.add(client);
-    client.once("end", () => this.#others.delete(client));
-    const channelName = channelNames();
-    // The channels subscribed by name: with one (a subscription's own connection), every `message`
-    // is on it, and its name needs no decoding.
-    const named: string[] = [];
-    client.on("messageBuffer", (channel: Buffer, message: Buffer) =>
-      listener(named.length === 1 ? named[0]! : channelName(channel), message),
-    );
-    client.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, message: Buffer) =>
-      listener(channelName(channel), message),
-    );
-    return {
-      subscribe: async (channel, pattern) => {
-        if (pattern) {
-          await client.psubscribe(channel);
-        } else {
-          if (!named.includes(channel)) named.push(channel);
-          await client.subscribe(channel);
-        }
-      },
-      close: () => quit(client),
-    };
+  async subscriber(
+    channel: string,
+    pattern: boolean,
+    listener: PubSubListener,
+  ): Promise<PubSubLink> {
+    const main = this.#main;
+    const subscriber =
+      main.kind === "cluster"
+        ? await clusterSubscriber(
+            main.client,
+            main.settings,
+            this.cluster?.pubsub === "sharded",
+            channel,
+            pattern,
+            listener,
+          )
+        : await serverSubscriber(
+            await openServer(this.#server(), "subscriber"),
+            channel,
+            pattern,
+            listener,
+          );
+    return this.#track(subscriber);
   }
 
   now(): number {
     return Date.now();
   }
 
+  /** The settings of one server or a Sentinel set, for the connections opened beside the main one. */
+  #server() {
+    const settings = this.#settings;
+    if (settings.kind === "cluster") throw new Error("a cluster link opens no server connection");
+    return settings;
+  }
+
+  /** Keeps `closeable` until it closes, so the link's close closes what its owner did not. */
+  #track<T extends Closeable>(closeable: T): T {
+    this.#others.add(closeable);
+    const close = closeable.close.bind(closeable);
+    closeable.close = async () => {
+      this.#others.delete(closeable);
+      await close();
+    };
+    return closeable;
+  }
+
   /**
-   * Holds this tick's writes on the main socket until the tick's end. Only a ready connection is
-   * corked: before that ioredis queues commands and writes them itself once connected.
+   * Holds this tick's writes on the main socket until the tick's end. Only a ready connection to one
+   * server is corked: before that ioredis queues commands and writes them itself once connected, and
+   * a cluster client has a socket per node.
    */
   #coalesce(): void {
     if (this.#corked !== undefined) return;
     const main = this.#main;
-    if (main.status !== "ready") return;
-    const socket = main.stream as Writable | undefined;
+    if (main.kind !== "server" || main.client.status !== "ready") return;
+    const socket = main.client.stream as Writable | undefined;
     if (socket === undefined || !socket.writable) return;
     socket.cork();
     this.#corked = socket;
@@ -325,7 +226,7 @@ export class IoredisLink implements Link {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#others].map((c) => quit(c)));
-    await quit(this.#main);
+    await Promise.all([...this.#others].map((c) => c.close()));
+    await quit(this.#main.client);
   }
 }

@@ -19,22 +19,42 @@ export interface BlockingLink {
   close(): Promise<void>;
 }
 
-/** A connection in subscriber mode. */
+/** A connection in subscriber mode, receiving one channel or pattern until closed. */
 export interface PubSubLink {
-  subscribe(channel: string, pattern: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
 export type PubSubListener = (channel: string, payload: RedisBytes) => void;
 
+/** What a Redis Cluster changes for the broker (see `Link.cluster`). */
+export interface ClusterShape {
+  /** How channels travel: sharded (`SPUBLISH`/`SSUBSCRIBE`) or classic (`PUBLISH`/`SUBSCRIBE`). */
+  readonly pubsub: "sharded" | "classic";
+}
+
 export interface Link {
+  /**
+   * Set on a Redis Cluster, whose nodes each serve some of its hash slots: a transaction's or a
+   * script's keys must share one slot (a transaction across slots is refused before it is sent),
+   * the keys a descriptor derives from its key are named into that key's slot, and channels are
+   * sharded unless the classic mode was chosen. Undefined on one server and behind Sentinel.
+   */
+  readonly cluster: ClusterShape | undefined;
   call(name: string, args: readonly Arg[]): Promise<Reply>;
-  /** `MULTI` ... `EXEC`: all or none; rejects with the first command's error. */
+  /**
+   * `MULTI` ... `EXEC`: all or none; rejects with the first command's error. On a cluster, keys of
+   * more than one slot are refused before anything is sent.
+   */
   transaction(commands: readonly Command[]): Promise<Reply[]>;
   /** Runs `script` on `keys` (as many as it declares) and `args`, atomically. */
   script(script: RedisScript, keys: readonly string[], args: readonly Arg[]): Promise<Reply>;
-  blocking(): Promise<BlockingLink>;
-  pubsub(listener: PubSubListener): Promise<PubSubLink>;
+  /** A connection of its own for blocking reads of `key` (on a cluster, where its slot is). */
+  blocking(key: string): Promise<BlockingLink>;
+  /**
+   * A subscriber connection receiving `channel` (a glob when `pattern`), sharded on a cluster in
+   * that mode; `listener` gets every message.
+   */
+  subscriber(channel: string, pattern: boolean, listener: PubSubListener): Promise<PubSubLink>;
   /** Milliseconds since the epoch, for scores that outlive the process (delayed retry, claims). */
   now(): number;
   /** Closes every connection it opened; bounded, never hangs. */

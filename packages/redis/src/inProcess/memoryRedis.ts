@@ -1,8 +1,9 @@
 import { type Clock, systemClock } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
-import type { Link } from "../client/link.js";
+import type { ClusterShape, Link } from "../client/link.js";
 import type { Arg, Command, Reply } from "../client/resp.js";
 import { scriptKeys } from "../client/script.js";
+import { assertOneSlot } from "../client/slots.js";
 import { type BlockingServer, MemoryBlockingLink, type Waiter } from "./blockingLink.js";
 import { type Commands, type Handler, ReplyError, type Server } from "./command.js";
 import { consumerGroupCommands, joinGroup } from "./consumerGroups.js";
@@ -45,8 +46,15 @@ const commands = commandTable([
   pubsubCommands,
 ]);
 
-/** The in-process server: one per {@link RedisBroker} object, shared by its connections. */
+/**
+ * The in-process server: one per {@link RedisBroker} object, shared by its connections. Given a
+ * cluster's shape (a broker configured for a cluster), it answers as the cluster would where the
+ * broker's code can tell: a transaction across slots is refused the same way, derived keys are
+ * named into their key's slot, channels are sharded unless the classic mode was chosen. Its keys
+ * still live in one map: nothing moves between nodes here.
+ */
 export class MemoryRedis implements Server, BlockingServer {
+  readonly cluster: ClusterShape | undefined;
   #clock: Clock = systemClock;
   #coordinator: Coordinator = noCoordinator;
   readonly keys = new Map<string, StoredValue>();
@@ -54,6 +62,10 @@ export class MemoryRedis implements Server, BlockingServer {
   readonly delayed: DelayedSets = { restore: new Map(), timers: new Map() };
   readonly channels = new Set<Channel>();
   readonly #waiters = new Map<string, Set<Waiter>>();
+
+  constructor(cluster: ClusterShape | undefined) {
+    this.cluster = cluster;
+  }
 
   attach(clock: Clock, coordinator: Coordinator): void {
     this.#clock = clock;
@@ -72,6 +84,7 @@ export class MemoryRedis implements Server, BlockingServer {
     const blockers = new Set<MemoryBlockingLink>();
     const subscribers = new Set<Channel>();
     return {
+      cluster: this.cluster,
       call: async (name, args) => this.execute(name, args),
       transaction: async (commands) => this.#transaction(commands),
       // One synchronous run through the command table: nothing interleaves, as with a script.
@@ -86,7 +99,13 @@ export class MemoryRedis implements Server, BlockingServer {
         blockers.add(link);
         return link;
       },
-      pubsub: async (listener) => subscriberLink(this, listener, subscribers),
+      subscriber: async (name, pattern, listener) =>
+        subscriberLink(
+          this,
+          { name, pattern, sharded: this.cluster?.pubsub === "sharded" },
+          listener,
+          subscribers,
+        ),
       now: () => this.#clock.now(),
       close: async () => {
         for (const b of blockers) await b.close();
@@ -126,6 +145,7 @@ export class MemoryRedis implements Server, BlockingServer {
   }
 
   #transaction(commands: readonly Command[]): Reply[] {
+    if (this.cluster !== undefined) assertOneSlot(commands);
     // One synchronous run: nothing else interleaves, as inside MULTI/EXEC. Like the server, a failing
     // command does not undo the others; the first error is reported.
     const replies: Reply[] = [];

@@ -119,5 +119,7 @@ export interface DelayedSets {
 export interface Channel {
   readonly name: string;
   readonly pattern: RegExp | undefined;
+  /** Subscribed with `SSUBSCRIBE`: reached by `SPUBLISH` only, as classic ones by `PUBLISH` only. */
+  readonly sharded: boolean;
   readonly listener: PubSubListener;
 }

@@ -4,7 +4,8 @@ import { buf, type Commands, type Server, str } from "./command.js";
 import type { Channel } from "./memoryValues.js";
 
 // Pub/Sub: a publish reaches the channels and patterns subscribed at that moment, each counted for
-// the coordinator until its subscriber is done with it; nothing is kept for anyone else.
+// the coordinator until its subscriber is done with it; nothing is kept for anyone else. Sharded
+// channels (a cluster's `SSUBSCRIBE`) and classic ones never meet, as on the server.
 
 function globToRegExp(glob: string): RegExp {
   let source = "";
@@ -16,9 +17,10 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-function publish(server: Server, channel: string, message: Buffer): Reply {
+function publish(server: Server, channel: string, message: Buffer, sharded: boolean): Reply {
   let receivers = 0;
   for (const c of server.channels) {
+    if (c.sharded !== sharded) continue;
     if (c.pattern === undefined ? c.name !== channel : !c.pattern.test(channel)) continue;
     server.coordinator.enqueued();
     c.listener(channel, Buffer.from(message));
@@ -28,31 +30,28 @@ function publish(server: Server, channel: string, message: Buffer): Reply {
 }
 
 export const pubsubCommands: Commands = {
-  PUBLISH: (server, args) => publish(server, str(args[0]), buf(args[1] ?? "")),
+  PUBLISH: (server, args) => publish(server, str(args[0]), buf(args[1] ?? ""), false),
+  SPUBLISH: (server, args) => publish(server, str(args[0]), buf(args[1] ?? ""), true),
 };
 
 /**
- * A subscriber connection: what it subscribes is added to the server's channels, and to `mine` (the
+ * A subscriber connection: its channel is added to the server's channels, and to `mine` (the
  * channels of the link that opened it, dropped when that link closes).
  */
 export function subscriberLink(
   server: Server,
+  subscription: { name: string; pattern: boolean; sharded: boolean },
   listener: PubSubListener,
   mine: Set<Channel>,
 ): PubSubLink {
-  const opened: Channel[] = [];
+  const { name, pattern, sharded } = subscription;
+  const channel = { name, pattern: pattern ? globToRegExp(name) : undefined, sharded, listener };
+  mine.add(channel);
+  server.channels.add(channel);
   return {
-    subscribe: async (name, pattern) => {
-      const channel = { name, pattern: pattern ? globToRegExp(name) : undefined, listener };
-      opened.push(channel);
-      mine.add(channel);
-      server.channels.add(channel);
-    },
     close: async () => {
-      for (const c of opened) {
-        server.channels.delete(c);
-        mine.delete(c);
-      }
+      server.channels.delete(channel);
+      mine.delete(channel);
     },
   };
 }

@@ -3,6 +3,7 @@ import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/
 import { decodeFrame, encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
 import { type Arg, array, type Command, errorCode } from "../client/resp.js";
+import { assertScriptKeys } from "../client/slots.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { countedHeaders, SWEEP_BATCH } from "../names.js";
 import type { RedisList } from "../sources.js";
@@ -31,6 +32,9 @@ export class RedisListSubscription
   readonly name: string;
   readonly #host: RedisHost;
   readonly #source: RedisList;
+  /** The processing list and the recovery set, named for the deployment (see RedisList.keys). */
+  readonly #processing: string;
+  readonly #recovery: string;
   readonly #reader: BlockingLink;
   readonly #out = new Set<RedisListDelivery>();
   #sequence = 0n;
@@ -42,22 +46,39 @@ export class RedisListSubscription
   #onForget: (() => void) | undefined;
   #leave: () => void = () => {};
 
-  private constructor(host: RedisHost, source: RedisList, reader: BlockingLink) {
+  private constructor(
+    host: RedisHost,
+    source: RedisList,
+    keys: { processing: string; recovery: string },
+    reader: BlockingLink,
+  ) {
     this.#host = host;
     this.#source = source;
+    this.#processing = keys.processing;
+    this.#recovery = keys.recovery;
     this.#reader = reader;
     this.name = source.name;
   }
 
+  /** Opens the list's own connection; on a cluster, once its three keys are found in one slot. */
   static async open(
     host: RedisHost,
     source: RedisList,
     onForget: () => void,
   ): Promise<RedisListSubscription> {
-    const subscription = new RedisListSubscription(host, source, await host.link.blocking());
+    const keys = source.keys(host.link.cluster !== undefined);
+    if (host.link.cluster !== undefined) {
+      assertScriptKeys(
+        `reliable list "${source.name}"`,
+        [keys.queue, keys.processing, keys.recovery],
+        `Leave processing and recoveryKey out (they are then named into the queue's slot), or give all three one hash tag, as "{jobs}", "{jobs}.processing" and "{jobs}.recovery"`,
+      );
+    }
+    const reader = await host.link.blocking(source.name);
+    const subscription = new RedisListSubscription(host, source, keys, reader);
     subscription.#onForget = onForget;
     subscription.#leave =
-      host.link.joined?.({ kind: "list", key: source.name, processing: source.processing }) ??
+      host.link.joined?.({ kind: "list", key: source.name, processing: keys.processing }) ??
       subscription.#leave;
     return subscription;
   }
@@ -169,11 +190,9 @@ export class RedisListSubscription
   }
 
   #release(delivery: RedisListDelivery): Command[] {
-    const commands: Command[] = [
-      { name: "LREM", args: [this.#source.processing, 1, delivery.raw] },
-    ];
+    const commands: Command[] = [{ name: "LREM", args: [this.#processing, 1, delivery.raw] }];
     if (delivery.claim !== undefined) {
-      commands.push({ name: "ZREM", args: [this.#source.recoveryKey, delivery.claim] });
+      commands.push({ name: "ZREM", args: [this.#recovery, delivery.claim] });
     }
     return commands;
   }
@@ -198,7 +217,7 @@ export class RedisListSubscription
       if (claiming) claimed += max;
       const args: Arg[] = claiming ? [max, link.now(), pid, base] : [max];
       const raws = array(
-        await link.script(takeScript, [this.name, source.processing, source.recoveryKey], args),
+        await link.script(takeScript, [this.name, this.#processing, this.#recovery], args),
       ).filter((raw): raw is Buffer => Buffer.isBuffer(raw));
       if (raws.length === 0) {
         if (this.#closed) return none;
@@ -249,11 +268,10 @@ export class RedisListSubscription
   /** Puts values held longer than `idleMs` by any consumer back on the queue. */
   async #recover(idleMs: number): Promise<void> {
     const link = this.#host.link;
-    const source = this.#source;
     for (;;) {
       const stale = array(
         await link.call("ZRANGEBYSCORE", [
-          source.recoveryKey,
+          this.#recovery,
           "-inf",
           link.now() - idleMs,
           "LIMIT",
@@ -268,7 +286,7 @@ export class RedisListSubscription
         const { headers, payload } = decodeFrame(raw);
         await link.script(
           recoverScript,
-          [this.name, source.processing, source.recoveryKey],
+          [this.name, this.#processing, this.#recovery],
           [member, raw, encodeFrame(countedHeaders(headers, 1), payload)],
         );
       }

@@ -49,13 +49,17 @@ export class RedisPubSubSubscription
     onForget: () => void,
   ): Promise<RedisPubSubSubscription> {
     const pattern = source.copies === "named";
+    if (pattern && host.link.cluster?.pubsub === "sharded") {
+      throw new RustStreamError(
+        "unsupported",
+        `RedisPubSubPattern("${source.name}") on a cluster with sharded Pub/Sub: a sharded channel lives on the node of its slot, so no subscription can match a pattern across them; set cluster.pubsub to "classic" on every service of the cluster (classic messages are copied to every node), or subscribe to channels by name`,
+      );
+    }
     const subscription = new RedisPubSubSubscription(host, source.name, pattern);
     subscription.#onForget = onForget;
-    const link = await host.link.pubsub((channel, message) =>
+    subscription.#link = await host.link.subscriber(source.name, pattern, (channel, message) =>
       subscription.#arrived(channel, message),
     );
-    subscription.#link = link;
-    await link.subscribe(source.name, pattern);
     return subscription;
   }
 

@@ -40,7 +40,7 @@ export class ReplyInbox implements RequestHost {
 
   #listen(): Promise<BlockingLink> {
     if (this.#reader !== undefined) return this.#reader;
-    this.#reader = this.#host.link.blocking();
+    this.#reader = this.#host.link.blocking(this.name);
     this.#reader.then(
       (reader) => void this.#loop(reader),
       () => {

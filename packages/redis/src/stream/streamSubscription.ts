@@ -17,6 +17,7 @@ import {
 import { encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
 import { array, type Command, errorCode, type RedisBytes, text } from "../client/resp.js";
+import { inOrder } from "../client/slots.js";
 import type { HostedSubscription, RedisHost } from "../host.js";
 import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
@@ -70,6 +71,8 @@ export class RedisStreamSubscription
   readonly deadLetterTarget: string | undefined;
   readonly #host: RedisHost;
   readonly #source: RedisStream;
+  /** The delayed-retry set, named for the deployment (see RedisStream.keys); none when off. */
+  readonly #delayed: string | undefined;
   readonly #reader: BlockingLink;
   readonly #ownConsumer: boolean;
   readonly #buffer: Held[] = [];
@@ -100,6 +103,7 @@ export class RedisStreamSubscription
   private constructor(host: RedisHost, source: RedisStream, group: string, reader: BlockingLink) {
     this.#host = host;
     this.#source = source;
+    this.#delayed = source.keys(host.link.cluster !== undefined).delayed;
     this.#reader = reader;
     this.name = source.name;
     this.group = group;
@@ -117,13 +121,14 @@ export class RedisStreamSubscription
     onForget: () => void,
   ): Promise<RedisStreamSubscription> {
     await createGroup(host, source, group);
-    const reader = await host.link.blocking();
+    const reader = await host.link.blocking(source.name);
     const subscription = new RedisStreamSubscription(host, source, group, reader);
     subscription.#onForget = onForget;
     subscription.#leave =
       host.link.joined?.({ kind: "stream", key: source.name, group }) ?? subscription.#leave;
-    if (source.delayedRetry !== undefined) {
-      host.link.watchDelayed?.(source.delayedRetry.key, (member) => subscription.#restore(member));
+    const delayed = subscription.#delayed;
+    if (delayed !== undefined) {
+      host.link.watchDelayed?.(delayed, (member) => subscription.#restore(member));
     }
     return subscription;
   }
@@ -270,20 +275,22 @@ export class RedisStreamSubscription
     ms: number,
   ): Promise<boolean> | false {
     const delayed = this.#source.delayedRetry;
-    if (delayed === undefined) return false;
+    const key = this.#delayed;
+    if (delayed === undefined || key === undefined) return false;
     const link = this.#host.link;
     const due = link.now() + ms;
     const idBytes = Buffer.from(id);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32BE(idBytes.length);
     const member = Buffer.concat([length, idBytes, encodeFrame(headers, payload)]);
-    const commands: Command[] = [{ name: "ZADD", args: [delayed.key, due, member] }];
+    const commands: Command[] = [{ name: "ZADD", args: [key, due, member] }];
     if (delayed.ttlMs !== undefined) {
-      commands.push({ name: "PEXPIRE", args: [delayed.key, Math.max(1, delayed.ttlMs)] });
+      commands.push({ name: "PEXPIRE", args: [key, Math.max(1, delayed.ttlMs)] });
     }
     commands.push({ name: "XACK", args: [this.name, this.group, id] });
     this.#wakeAt(due);
-    return link.transaction(commands).then(() => true);
+    // One transaction, unless a set given on a cluster lies in another slot: then parked first.
+    return inOrder(link, commands).then(() => true);
   }
 
   async deadLetter(
@@ -292,8 +299,9 @@ export class RedisStreamSubscription
     headers: HeaderMap,
     payload: Uint8Array,
   ): Promise<void> {
-    // Written before the ack, in one transaction: a crash leaves a duplicate, never a loss.
-    await this.#host.link.transaction([
+    // Written before the ack, in one transaction (on a cluster, when the dead letter shares the
+    // stream's slot; else one after the other): a crash leaves a duplicate, never a loss.
+    await inOrder(this.#host.link, [
       xadd(target, entryFields(headers, payload), this.#host.maxLen),
       { name: "XACK", args: [this.name, this.group, id] },
     ]);
@@ -369,11 +377,10 @@ export class RedisStreamSubscription
     const link = this.#host.link;
     const now = link.now();
     try {
-      if (this.#source.delayedRetry !== undefined && now >= this.#nextSweep) {
+      const delayed = this.#delayed;
+      if (delayed !== undefined && now >= this.#nextSweep) {
         this.#nextSweep = now + this.#source.blockMs;
-        await sweepDelayed(link, this.#source.delayedRetry.key, now, (member) =>
-          this.#restore(member),
-        );
+        await sweepDelayed(link, delayed, now, (member) => this.#restore(member));
       }
       const reconnects = this.#reader.reconnects;
       if (reconnects !== this.#reconnectsSeen) {
@@ -387,7 +394,7 @@ export class RedisStreamSubscription
       if (this.#closed) return;
       const until = Math.min(
         now + this.#source.blockMs,
-        this.#source.delayedRetry === undefined ? Number.POSITIVE_INFINITY : this.#nextSweep,
+        this.#delayed === undefined ? Number.POSITIVE_INFINITY : this.#nextSweep,
         this.#source.reclaimIdleMs === undefined ? Number.POSITIVE_INFINITY : this.#nextReclaim,
       );
       const block = Math.max(1, Math.ceil(until - now));

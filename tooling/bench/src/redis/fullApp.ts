@@ -2,6 +2,7 @@
 // payload; decoding (the bytes codec), dispatch and the ack are the runtime's.
 import { bytes, RustStream } from "@ruststream/core";
 import { RedisBroker, type RedisSource } from "@ruststream/redis";
+import { brokerOptions } from "./target.js";
 import { type Consumer, Tally, type Trial } from "./trial.js";
 
 /** A full-app row reading what `source` describes for the trial (stream, list or channel). */
@@ -10,7 +11,7 @@ export function fullApp(source: (trial: Trial) => RedisSource): Consumer {
     const tally = new Tally(trial);
     // No group option: the broker takes the app's name, as a real service's replicas would share it.
     const app = new RustStream({ name: trial.group, version: "0" }).broker(
-      new RedisBroker({ url: trial.url }),
+      new RedisBroker(brokerOptions(trial.target)),
       (b) => {
         b.subscriber(source(trial), { codec: bytes }).handle((payload) => {
           tally.add(payload.length);

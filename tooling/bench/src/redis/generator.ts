@@ -1,21 +1,23 @@
 // The load generator, in its own process so its CPU is never the measured consumer's: fills a
 // stream or list before a row runs, or publishes while the row's consumer is subscribed.
 //
-//   forked by main.ts with the server's URL as its argument; speaks protocol.ts over IPC.
+//   forked by main.ts with the target in BENCH_REDIS_TARGET; speaks protocol.ts over IPC. On a
+//   cluster it fills streams only (each fill is one key, so one node).
 import { orderPayload } from "./drain/order.js";
 import { frameOf, payloadOf } from "./payload.js";
 import type { GeneratorCommand, GeneratorReply } from "./protocol.js";
-import { openRaw } from "./rawClient.js";
 import { RespPublisher } from "./respPublisher.js";
+import { openRaw, type Target } from "./target.js";
 
 // Commands per pipeline: large enough that a fill is bound by the server, small enough that the
 // client never buffers megabytes.
 const chunk = 1000;
 
-const url = process.argv[2];
-if (url === undefined) throw new Error("generator: pass the Redis URL as the first argument");
-const client = await openRaw(url, "generator");
-const publisher = await RespPublisher.open(url);
+const targetText = process.env.BENCH_REDIS_TARGET;
+if (targetText === undefined) throw new Error("generator: BENCH_REDIS_TARGET is not set");
+const target = JSON.parse(targetText) as Target;
+const client = await openRaw(target, "generator");
+const publisher = target.kind === "server" ? await RespPublisher.open(target.url) : undefined;
 
 function reply(message: GeneratorReply): void {
   process.send?.(message);
@@ -62,7 +64,7 @@ process.on("message", (command: GeneratorCommand) => {
   }
   if (command.kind === "exit") {
     client.disconnect();
-    publisher.close();
+    publisher?.close();
     process.disconnect();
     return;
   }
@@ -76,13 +78,15 @@ process.on("message", (command: GeneratorCommand) => {
         ? fillStream(command.key, command.count, orderPayload)
         : command.kind === "fill-list"
           ? fillList(command.key, command.count)
-          : publisher.publish(
-              command.channel,
-              command.count,
-              command.window,
-              () => received,
-              waitCredit,
-            );
+          : publisher === undefined
+            ? Promise.reject(new Error("publishing runs on one server only"))
+            : publisher.publish(
+                command.channel,
+                command.count,
+                command.window,
+                () => received,
+                waitCredit,
+              );
   work.then(
     () => reply({ kind: "done", ms: performance.now() - began }),
     (error: unknown) => reply({ kind: "failed", message: String(error) }),

@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import type { GeneratorCommand, GeneratorReply } from "./protocol.js";
+import type { Target } from "./target.js";
 
 /** The bench's handle on its load generator process: one command at a time, plus credit. */
 export class GeneratorProcess {
@@ -19,10 +20,14 @@ export class GeneratorProcess {
     });
   }
 
-  /** Forks generator.ts with the same loader flags (tsx) this process runs under. */
-  static async start(url: string): Promise<GeneratorProcess> {
-    const child = fork(new URL("./generator.ts", import.meta.url), [url], {
+  /**
+   * Forks generator.ts with the same loader flags (tsx) this process runs under, telling it the
+   * target in its environment (a cluster's password stays out of the process list).
+   */
+  static async start(target: Target): Promise<GeneratorProcess> {
+    const child = fork(new URL("./generator.ts", import.meta.url), [], {
       execArgv: process.execArgv,
+      env: { ...process.env, BENCH_REDIS_TARGET: JSON.stringify(target) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const generator = new GeneratorProcess(child);

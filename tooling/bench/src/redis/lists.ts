@@ -1,7 +1,7 @@
 // Reliable lists: values moved from the queue into a processing list, LREM from it once handled.
 import { RedisBroker, RedisList, type RedisListSubscription } from "@ruststream/redis";
 import { payloadOfFrame } from "./payload.js";
-import { openRaw } from "./rawClient.js";
+import { brokerOptions, openRaw } from "./target.js";
 import { type Consumer, Tally, type Trial } from "./trial.js";
 
 /** Acknowledgements any row leaves unanswered before it waits: the runtime's default prefetch. */
@@ -20,9 +20,9 @@ export function listSource(trial: Trial): RedisList {
  * `LREM` per value on the main connection without waiting for the answer, at most 256 unanswered.
  */
 export const rawList: Consumer = async (trial) => {
-  const reader = await openRaw(trial.url, "reader");
-  const main = await openRaw(trial.url, "main");
-  const processing = listSource(trial).processing;
+  const reader = await openRaw(trial.target, "reader");
+  const main = await openRaw(trial.target, "main");
+  const processing = listSource(trial).keys(false).processing;
   const tally = new Tally(trial);
   let acks: Promise<unknown>[] = [];
   while (tally.received < trial.count) {
@@ -60,7 +60,10 @@ export const rawList: Consumer = async (trial) => {
 
 /** The broker alone: `nextBatch(64)`, `ack()` on each without waiting, the same window. */
 export const brokerList: Consumer = async (trial) => {
-  const connected = await new RedisBroker({ url: trial.url, group: trial.group }).connect();
+  const connected = await new RedisBroker({
+    ...brokerOptions(trial.target),
+    group: trial.group,
+  }).connect();
   const subscription = (await connected.subscribe(listSource(trial))) as RedisListSubscription;
   const tally = new Tally(trial);
   let acks: unknown[] = [];

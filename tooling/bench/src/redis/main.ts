@@ -5,7 +5,9 @@
 //
 //   pnpm --filter @ruststream/tooling-bench bench:redis [seconds-per-row] [rounds] [modes]
 //
-// REDIS_URL picks the server; without it tooling/brokers starts its plain instance.
+// REDIS_URL picks the server; without it tooling/brokers starts its plain instance. With
+// REDIS_CLUSTER_NODES (and REDIS_CLUSTER_PASSWORD; `pnpm brokers env redis-cluster` prints both)
+// it runs on that Redis Cluster instead, streams only.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
@@ -20,7 +22,7 @@ import {
   variantNames,
 } from "./modes.js";
 import { payloadBytes } from "./payload.js";
-import { openRaw } from "./rawClient.js";
+import { clusterTarget, openRaw, serverTarget, type Target, whereOf } from "./target.js";
 import type { Measured, Trial } from "./trial.js";
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -34,19 +36,29 @@ const chosen = modeArg.split(",").map((name) => {
 const warmCount = 20_000;
 const group = "bench";
 
-if (process.env.REDIS_URL === undefined) await ensureBrokers(["redis"]);
-const url = process.env.REDIS_URL;
-if (url === undefined) {
+const target: Target = clusterTarget() ?? (await serverFromEnv());
+if (target.kind === "cluster" && chosen.some((mode) => mode.name !== "stream")) {
   throw new Error(
-    "no Redis server: set REDIS_URL, or start tooling/brokers (node tooling/brokers/src/cli.mjs up redis)",
+    "on a cluster the benchmark runs streams only (its lists and Pub/Sub rows are written for one server): pass `stream` as the modes",
   );
+}
+
+async function serverFromEnv(): Promise<Target> {
+  if (process.env.REDIS_URL === undefined) await ensureBrokers(["redis"]);
+  const url = process.env.REDIS_URL;
+  if (url === undefined) {
+    throw new Error(
+      "no Redis server: set REDIS_URL, or start tooling/brokers (node tooling/brokers/src/cli.mjs up redis)",
+    );
+  }
+  return serverTarget(url);
 }
 
 // Taken before the rounds: another engineer may commit while they run.
 const source = sourceRevision();
-const admin = await openRaw(url, "admin");
+const admin = await openRaw(target, "admin");
 const serverVersion = /redis_version:([^\r\n]+)/.exec(await admin.info("server"))?.[1] ?? "unknown";
-const generator = await GeneratorProcess.start(url);
+const generator = await GeneratorProcess.start(target);
 let trials = 0;
 
 /** One row over a fresh key: fill (untimed), consume (timed), check, clean up. */
@@ -56,7 +68,7 @@ async function runRow(mode: Mode, variant: VariantName, count: number): Promise<
   const trial: Trial =
     mode.fill === undefined
       ? {
-          url: url!,
+          target,
           key,
           group,
           count,
@@ -64,7 +76,7 @@ async function runRow(mode: Mode, variant: VariantName, count: number): Promise<
             generator.run({ kind: "publish", channel: key, count, window: publishWindow }),
           progress: (received) => generator.credit(received),
         }
-      : { url: url!, key, group, count };
+      : { target, key, group, count };
   const measured = await mode.consumers[variant](trial);
   if (measured.bytes !== count * payloadBytes) {
     throw new Error(
@@ -72,7 +84,9 @@ async function runRow(mode: Mode, variant: VariantName, count: number): Promise<
     );
   }
   await checkSettled(mode, key);
-  await admin.del(key, `${key}.processing`, `${key}.delayed`, `${key}.recovery`);
+  // One key at a time: on a cluster they may live on different nodes.
+  for (const k of [key, `${key}.processing`, `${key}.delayed`, `${key}.recovery`])
+    await admin.del(k);
   return measured;
 }
 
@@ -187,8 +201,8 @@ for (const r of results) {
 }
 
 const full = seconds >= 5 && rounds >= 5;
-const command = `pnpm --filter @ruststream/tooling-bench bench:redis ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${modeArg}`}`;
-const file = `results/${full ? "redis" : "redis-quick"}.json`;
+const command = `${target.kind === "cluster" ? "REDIS_CLUSTER_NODES=... REDIS_CLUSTER_PASSWORD=... " : ""}pnpm --filter @ruststream/tooling-bench bench:redis ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${modeArg}`}`;
+const file = `results/${target.kind === "cluster" ? "redis-cluster" : "redis"}${full ? "" : "-quick"}.json`;
 writeFileSync(
   new URL(`../../${file}`, import.meta.url),
   `${JSON.stringify(
@@ -198,7 +212,7 @@ writeFileSync(
       command,
       date: new Date().toISOString(),
       // Host and port only: a URL may carry a password.
-      machine: { ...machine(), redis: serverVersion, server: new URL(url).host },
+      machine: { ...machine(), redis: serverVersion, server: whereOf(target) },
       source,
       payloadBytes,
       secondsPerRow: seconds,

@@ -4,7 +4,7 @@
 //     --conditions=@ruststream/source --import tsx src/redis/profileRow.ts stream "full app" 200000 3
 import { GeneratorProcess } from "./generatorProcess.js";
 import { isModeName, modes, publishWindow, type VariantName, variantNames } from "./modes.js";
-import { openRaw } from "./rawClient.js";
+import { openRaw, serverTarget } from "./target.js";
 import type { Trial } from "./trial.js";
 
 const [modeArg = "stream", variantArg = "full app", countArg = "200000", timesArg = "3"] =
@@ -17,13 +17,14 @@ const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error("set REDIS_URL (pnpm brokers env redis prints it)");
 const mode = modes[modeArg];
 const count = Number(countArg);
-const generator = await GeneratorProcess.start(url);
-const admin = await openRaw(url, "admin");
+const target = serverTarget(url);
+const generator = await GeneratorProcess.start(target);
+const admin = await openRaw(target, "admin");
 for (let i = 0; i < Number(timesArg); i++) {
   const key = `bench:profile:${process.pid}:${i}`;
   await mode.fill?.(generator, key, count);
   const trial: Trial = {
-    url,
+    target,
     key,
     group: "bench",
     count,

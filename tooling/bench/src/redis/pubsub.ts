@@ -2,7 +2,7 @@
 // published under credit (see README, "Pub/Sub: what is measured").
 import { RedisBroker, RedisPubSub, type RedisPubSubSubscription } from "@ruststream/redis";
 import { payloadOfFrame } from "./payload.js";
-import { openRaw } from "./rawClient.js";
+import { brokerOptions, openRaw } from "./target.js";
 import { type Consumer, Tally, type Trial } from "./trial.js";
 
 export function pubsubSource(trial: Trial): RedisPubSub {
@@ -11,7 +11,7 @@ export function pubsubSource(trial: Trial): RedisPubSub {
 
 /** The raw loop: SUBSCRIBE and count in ioredis' `messageBuffer` listener. */
 export const rawPubSub: Consumer = async (trial) => {
-  const subscriber = await openRaw(trial.url, "subscriber");
+  const subscriber = await openRaw(trial.target, "subscriber");
   const tally = new Tally(trial);
   subscriber.on("messageBuffer", (_channel: Buffer, message: Buffer) => {
     tally.add(payloadOfFrame(message).length);
@@ -24,7 +24,10 @@ export const rawPubSub: Consumer = async (trial) => {
 
 /** The broker alone: `next()` one delivery at a time (nothing to ack on a channel). */
 export const brokerPubSub: Consumer = async (trial) => {
-  const connected = await new RedisBroker({ url: trial.url, group: trial.group }).connect();
+  const connected = await new RedisBroker({
+    ...brokerOptions(trial.target),
+    group: trial.group,
+  }).connect();
   const subscription = (await connected.subscribe(pubsubSource(trial))) as RedisPubSubSubscription;
   const tally = new Tally(trial);
   const published = trial.publish?.();

@@ -25,19 +25,22 @@ let listener: Listener | undefined;
 /** The in-process connection with its Pub/Sub link swapped for a capture of the listener. */
 async function connectFed(options: object = {}): Promise<ConnectedRedisBroker> {
   const connected = await broker.connectInProcess({ ...options, clock: systemClock, coordinator });
-  (connected.link as { pubsub: unknown }).pubsub = async (l: Listener) => {
+  (connected.link as { subscriber: unknown }).subscriber = async (
+    _channel: string,
+    _pattern: boolean,
+    l: Listener,
+  ) => {
     listener = l;
-    return { subscribe: async () => {}, close: async () => {} };
+    return { close: async () => {} };
   };
   return connected;
 }
 
 if (variant === "raw") {
-  const link = await (await connectFed()).link.pubsub((_channel, message) => {
+  await (await connectFed()).link.subscriber("bench", false, (_channel, message) => {
     // The link types its bytes as RedisBytes (no Node types in the package's API): a Buffer here.
     if (payloadOfFrame(message as Buffer).length > 0) received++;
   });
-  await link.subscribe("bench", false);
 } else {
   const app = new RustStream({ name: "bench", version: "0" }).broker(broker, (b) => {
     b.subscriber(new RedisPubSub("bench"), { codec: bytes }).handle((payload) => {

@@ -1,6 +1,6 @@
 // Streams with a consumer group, each entry acknowledged on its own (one XACK per entry).
 import { RedisBroker, RedisStream, type RedisStreamSubscription } from "@ruststream/redis";
-import { openRaw } from "./rawClient.js";
+import { brokerOptions, openRaw } from "./target.js";
 import { type Consumer, Tally, type Trial } from "./trial.js";
 
 /** Entries per XREADGROUP in every row: the package's default `count`. */
@@ -21,8 +21,8 @@ export function streamSource(trial: Trial): RedisStream {
  * unanswered at a time, as the runtime bounds what it leaves unsettled.
  */
 export const rawStream: Consumer = async (trial) => {
-  const reader = await openRaw(trial.url, "reader");
-  const main = await openRaw(trial.url, "main");
+  const reader = await openRaw(trial.target, "reader");
+  const main = await openRaw(trial.target, "main");
   const { key, group } = trial;
   await main.xgroup("CREATE", key, group, "0", "MKSTREAM");
   const tally = new Tally(trial);
@@ -63,7 +63,10 @@ export const rawStream: Consumer = async (trial) => {
  * most two batches' acks unanswered at a time, as in the raw loop.
  */
 export const brokerStream: Consumer = async (trial) => {
-  const connected = await new RedisBroker({ url: trial.url, group: trial.group }).connect();
+  const connected = await new RedisBroker({
+    ...brokerOptions(trial.target),
+    group: trial.group,
+  }).connect();
   // A stream descriptor opens a stream subscription, the one kind that batches.
   const subscription = (await connected.subscribe(streamSource(trial))) as RedisStreamSubscription;
   const tally = new Tally(trial);

@@ -1,9 +1,11 @@
 // What every consumer row is given and what it answers, and the per-message bookkeeping they all
 // share, so the rows differ only in how they talk to Redis.
 
+import type { Target } from "./target.js";
+
 /** One row's run over one fresh key (or channel) holding, or about to receive, `count` messages. */
 export interface Trial {
-  readonly url: string;
+  readonly target: Target;
   /** The stream or list key, or the channel. */
   readonly key: string;
   readonly group: string;

@@ -15,7 +15,7 @@ import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { sourceRevision } from "../../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../../stats.js";
 import { GeneratorProcess } from "../generatorProcess.js";
-import { openRaw } from "../rawClient.js";
+import { openRaw, serverTarget } from "../target.js";
 import { redisAt } from "./against.js";
 import { idSum, orderBytes } from "./order.js";
 import {
@@ -86,9 +86,9 @@ const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error("no Redis server: set REDIS_URL, or start tooling/brokers");
 
 const source = sourceRevision(["packages/core/src", "packages/redis/src", "tooling/interop/src"]);
-const admin = await openRaw(url, "admin");
+const admin = await openRaw(serverTarget(url), "admin");
 const serverVersion = /redis_version:([^\r\n]+)/.exec(await admin.info("server"))?.[1] ?? "unknown";
-const generator = await GeneratorProcess.start(url);
+const generator = await GeneratorProcess.start(serverTarget(url));
 const loadBefore = loadavg();
 let trials = 0;
 

@@ -7,7 +7,7 @@
 // function and by package.
 import * as redis from "@ruststream/redis";
 import { GeneratorProcess } from "../generatorProcess.js";
-import { openRaw } from "../rawClient.js";
+import { openRaw, serverTarget } from "../target.js";
 import { appDrain, brokerDrain, type DrainRow, rawDrain } from "./rows.js";
 
 const rows: Record<string, DrainRow> = {
@@ -22,8 +22,8 @@ if (row === undefined) throw new Error(`unknown row "${rowArg}": ${Object.keys(r
 const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error("set REDIS_URL");
 const count = Number(countArg);
-const generator = await GeneratorProcess.start(url);
-const admin = await openRaw(url, "admin");
+const generator = await GeneratorProcess.start(serverTarget(url));
+const admin = await openRaw(serverTarget(url), "admin");
 for (let i = 0; i < Number(timesArg); i++) {
   const key = `bench:drain-profile:${process.pid}:${i}`;
   await generator.run({ kind: "fill-stream-orders", key, count });

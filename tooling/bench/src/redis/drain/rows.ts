@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { json, RustStream } from "@ruststream/core";
 import type * as RedisPackage from "@ruststream/redis";
-import { openRaw } from "../rawClient.js";
+import { openRaw, serverTarget } from "../target.js";
 import { type Order, orderSchema } from "./order.js";
 
 /** Entries per XREADGROUP in every row: the package's default `count`, and RustStream's. */
@@ -91,8 +91,8 @@ function streamOf(redis: RedisModule, trial: DrainTrial): RedisPackage.RedisStre
  * without waiting so reading and acknowledging overlap; at most two reads' acks unanswered.
  */
 export const rawDrain: DrainRow = async (trial) => {
-  const reader = await openRaw(trial.url, "reader");
-  const main = await openRaw(trial.url, "main");
+  const reader = await openRaw(serverTarget(trial.url), "reader");
+  const main = await openRaw(serverTarget(trial.url), "main");
   const { key, group } = trial;
   const tally = new DrainTally(trial.count);
   let previous: Promise<unknown> = Promise.resolve();

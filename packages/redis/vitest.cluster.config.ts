@@ -1,0 +1,18 @@
+import { defineProject } from "vitest/config";
+
+// The Redis package against a Redis Cluster (six nodes) and a Sentinel set, both from
+// tooling/brokers and started by this project's global setup (stopped at its end if it started
+// them). Its files run one at a time: some kill a master or move a slot, and the others would
+// measure that instead of what they test.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: {
+    name: "redis-cluster",
+    include: ["test/cluster/**/*.test.ts"],
+    globalSetup: ["./test/cluster/globalSetup.ts"],
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
