@@ -5,6 +5,8 @@ import {
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
+  type Span,
+  type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 
 // The OpenTelemetry SDK as a service sets it up, exporting to memory: a tracer provider to hand to
@@ -21,6 +23,29 @@ export interface SpanCapture {
   one(name: string): ReadableSpan;
   /** Every finished span of that name, in the order they ended. */
   all(name: string): ReadableSpan[];
+  /**
+   * Where `start <name>` or `end <name>` stands in the order spans started and ended: the order the
+   * code ran, which two spans' timestamps cannot tell within a millisecond (the SDK's clock is
+   * anchored per trace, so times of one run may disagree by that much).
+   */
+  step(what: string): number;
+}
+
+/** Records each span's start and end, in the order they happen. */
+class StepRecorder implements SpanProcessor {
+  readonly steps: string[] = [];
+  onStart(span: Span): void {
+    this.steps.push(`start ${span.name}`);
+  }
+  onEnd(span: ReadableSpan): void {
+    this.steps.push(`end ${span.name}`);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 export function captureSpans(): SpanCapture {
@@ -29,13 +54,21 @@ export function captureSpans(): SpanCapture {
     context.setGlobalContextManager(contextManager);
   }
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const recorder = new StepRecorder();
+  const provider = new BasicTracerProvider({
+    spanProcessors: [recorder, new SimpleSpanProcessor(exporter)],
+  });
   const spans = () => exporter.getFinishedSpans();
   const all = (name: string) => spans().filter((s) => s.name === name);
   return {
     provider,
     spans,
     all,
+    step(what) {
+      const at = recorder.steps.indexOf(what);
+      if (at === -1) throw new Error(`no "${what}" among: ${recorder.steps.join(", ")}`);
+      return at;
+    },
     one(name) {
       const found = all(name);
       if (found.length !== 1) {
