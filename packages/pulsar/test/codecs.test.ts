@@ -1,6 +1,6 @@
 // The byte-level pieces, checked against published vectors and by round trips.
 import { describe, expect, it } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 import {
   compress,
   crc32c,

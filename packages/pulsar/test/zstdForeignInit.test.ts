@@ -2,7 +2,7 @@
 // first and used it (its own init() is not idempotent: zstdInit.test.ts). In a file of its own, so
 // the library is not initialised when the test begins.
 import { describe, expect, it } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 import { sleep } from "./env.js";
 
 const ZSTD = CompressionType.ZSTD;

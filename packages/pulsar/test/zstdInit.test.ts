@@ -4,7 +4,7 @@
 // entries each bundling it) over one copy of the library; vi.resetModules() makes a second copy
 // here, while the library, an external dependency, stays the one node loaded.
 import { describe, expect, it, vi } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 import { sleep } from "./env.js";
 
 type CodecModule = typeof import("../src/wire/compression.js");

@@ -1,6 +1,6 @@
 import type { Clock, ClockTimer } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
-import { ServerError } from "../wire/commands.js";
+import { ServerError } from "../wire/commands/enums.js";
 import type { SubscriptionType } from "../wire/consumer.js";
 import { serverFailure } from "../wire/errors.js";
 import { keyHash } from "../wire/murmur3.js";

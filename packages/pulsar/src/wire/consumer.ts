@@ -8,19 +8,21 @@ import { Backoff, sleep } from "./backoff.js";
 import { readBatch } from "./batch.js";
 import {
   AckType,
-  type BaseCommand,
-  type CommandMessage,
   CommandType,
   CompressionType,
   InitialPosition,
-  type KeySharedMeta,
   KeySharedMode,
-  type KeyValue,
-  type MessageIdData,
   ServerError,
   SubType,
   ValidationError,
-} from "./commands.js";
+} from "./commands/enums.js";
+import type {
+  BaseCommand,
+  CommandMessage,
+  KeySharedMeta,
+  KeyValue,
+  MessageIdData,
+} from "./commands/shapes.js";
 import { decompress, loadCodecs } from "./compression.js";
 import type { Connection, ConsumerHandler } from "./connection.js";
 import { closedError, closedWhileAttaching, isRetriable } from "./errors.js";

@@ -3,24 +3,28 @@ export type { BackoffOptions } from "./backoff.js";
 export { type BatchEntry, encodeBatchEntry, readBatch } from "./batch.js";
 export { type ClientOptions, PulsarClient } from "./client.js";
 export {
-  AckType,
-  type BaseCommand,
   baseCommand,
+  messageIdData,
+  messageMetadata,
+  singleMessageMetadata,
+} from "./commands/codec.js";
+export {
+  AckType,
   CommandType,
   CompressionType,
   InitialPosition,
   KeySharedMode,
   LookupType,
-  type MessageIdData,
-  type MessageMetadata,
-  messageIdData,
-  messageMetadata,
   ServerError,
-  type SingleMessageMetadata,
   SubType,
   serverErrorName,
-  singleMessageMetadata,
-} from "./commands.js";
+} from "./commands/enums.js";
+export type {
+  BaseCommand,
+  MessageIdData,
+  MessageMetadata,
+  SingleMessageMetadata,
+} from "./commands/shapes.js";
 export { type Compression, compress, decompress, loadCodecs } from "./compression.js";
 export {
   CLIENT_VERSION,

@@ -9,17 +9,14 @@ import {
   sizeAndSequenceEntryLength,
   writeSizeAndSequenceEntry,
 } from "./batch.js";
-import {
-  type CommandSendError,
-  type CommandSendReceipt,
-  CommandType,
-  CompressionType,
-  type KeyValue,
-  type MessageMetadata,
-  ProducerAccessMode,
-  ServerError,
-  type SingleMessageMetadata,
-} from "./commands.js";
+import { CommandType, CompressionType, ProducerAccessMode, ServerError } from "./commands/enums.js";
+import type {
+  CommandSendError,
+  CommandSendReceipt,
+  KeyValue,
+  MessageMetadata,
+  SingleMessageMetadata,
+} from "./commands/shapes.js";
 import { type Compression, compress, compressionType, loadCodecs } from "./compression.js";
 import type { Connection, ProducerHandler } from "./connection.js";
 import { closedError, closedWhileAttaching, isRetriable, serverFailure } from "./errors.js";
