@@ -4,7 +4,8 @@
 // unpacked here, one permit per message. Acks go out without an answer awaited; a batch entry is
 // acked once all its messages are (the broker acks entries). A Consumer reads a topic's partitions.
 import { RustStreamError } from "@ruststream/core";
-import { Backoff, sleep } from "./backoff.js";
+import { Attacher, type Attachment, type AttachTarget } from "./attacher.js";
+import { Backoff } from "./backoff.js";
 import { readBatch } from "./batch.js";
 import {
   AckType,
@@ -25,7 +26,7 @@ import type {
 } from "./commands/shapes.js";
 import { decompress, loadCodecs } from "./compression.js";
 import type { Connection, ConsumerHandler } from "./connection.js";
-import { closedError, closedWhileAttaching, isRetriable } from "./errors.js";
+import { closedError } from "./errors.js";
 import type { PayloadSection } from "./frame.js";
 import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
@@ -186,7 +187,7 @@ export class PartitionConsumer implements ConsumerHandler {
   private ackScheduled = false;
   private readonly nacked = new Map<string, MessageIdData>();
   private nackTimer: NodeJS.Timeout | undefined;
-  private reconnecting = false;
+  private readonly attacher: Attacher;
   private seekingConsumerId: number | undefined;
   private failure: Error | undefined;
   private readonly readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -194,12 +195,6 @@ export class PartitionConsumer implements ConsumerHandler {
   private readonly receiverQueueSize: number;
   /** How many times this consumer subscribed (1 after creation). */
   connects = 0;
-  /**
-   * Closes seen (by the broker, or of the connection). A CLOSE_CONSUMER can arrive in the same read
-   * as the SUCCESS of the subscribe it follows (a topic unloaded again at once): attach then sees
-   * the count move and subscribes again, rather than wait on a consumer the broker already closed.
-   */
-  private closes = 0;
   /** True once the broker said the topic is terminated and everything was delivered. */
   reachedEndOfTopic = false;
   /** On a Failover subscription, whether this consumer is the active one. */
@@ -222,6 +217,14 @@ export class PartitionConsumer implements ConsumerHandler {
     this.subType = SubType[options.subscriptionType ?? "Exclusive"];
     this.receiverQueueSize = Math.max(1, options.receiverQueueSize ?? 1000);
     this.undecodableBackoff = new Backoff(host.backoff);
+    const target: AttachTarget = {
+      topic,
+      finished: () => this.state === "closed" || this.state === "failed",
+      request: (connection) => this.subscribe(connection),
+      fail: (error) => this.fail(error),
+    };
+    // After a disconnect the broker may still count the previous consumer for a moment.
+    this.attacher = new Attacher(host, target, ServerError.ConsumerBusy);
   }
 
   /** True on Shared and Key_Shared, where messages are redelivered one by one and counted. */
@@ -231,36 +234,14 @@ export class PartitionConsumer implements ConsumerHandler {
 
   async start(): Promise<void> {
     await loadCodecs();
-    const backoff = new Backoff(this.host.backoff);
-    const deadline = Date.now() + this.host.operationTimeoutMs;
-    this.reconnecting = true;
-    try {
-      for (;;) {
-        try {
-          await this.attach();
-          return;
-        } catch (error) {
-          const delay = backoff.next();
-          if (!isRetriable(error) || Date.now() + delay > deadline || this.host.signal.aborted) {
-            this.state = "failed";
-            throw error;
-          }
-          await sleep(delay, this.host.signal);
-        }
-      }
-    } finally {
-      this.reconnecting = false;
-    }
+    await this.attacher.start();
   }
 
-  private async attach(): Promise<void> {
-    const { logical, physical } = await this.host.lookup(this.topic);
-    const connection = await this.host.connection(logical, physical);
+  private async subscribe(connection: Connection): Promise<Attachment> {
     // A new id per subscribe: a MESSAGE still in flight for an earlier one finds no handler and is
     // dropped, rather than mistaken for one of this subscription's.
     const consumerId = this.host.newConsumerId();
     const requestId = connection.newRequestId();
-    const closesBefore = this.closes;
     connection.registerConsumer(consumerId, this);
     const o = this.options;
     let keySharedMeta: KeySharedMeta | undefined;
@@ -301,14 +282,13 @@ export class PartitionConsumer implements ConsumerHandler {
       connection.unregisterConsumer(consumerId);
       throw error;
     }
-    if (this.state === "closed" || this.state === "failed") {
-      connection.unregisterConsumer(consumerId);
-      return;
-    }
-    if (this.closes !== closesBefore) {
-      connection.unregisterConsumer(consumerId);
-      throw closedWhileAttaching(this.topic);
-    }
+    return {
+      release: () => connection.unregisterConsumer(consumerId),
+      commit: () => this.subscribed(connection, consumerId),
+    };
+  }
+
+  private subscribed(connection: Connection, consumerId: number): void {
     this.consumerId = consumerId;
     this.connection = connection;
     this.connects++;
@@ -812,39 +792,12 @@ export class PartitionConsumer implements ConsumerHandler {
   }
 
   private disconnected(): void {
-    this.closes++;
     this.connection = undefined;
     // What is queued came through the subscribe that just ended: the broker redelivers it to the
     // next one, so handing it out now would only hand it out twice.
     this.queue.drain();
     if (this.state === "ready") this.state = "connecting";
-    this.reconnect();
-  }
-
-  private reconnect(): void {
-    if (this.state === "closed" || this.state === "failed" || this.reconnecting) return;
-    this.reconnecting = true;
-    void (async () => {
-      const backoff = new Backoff(this.host.backoff);
-      try {
-        while (!this.host.signal.aborted && this.state === "connecting") {
-          await sleep(backoff.next(), this.host.signal);
-          if ((this.state as State) !== "connecting" || this.host.signal.aborted) return;
-          try {
-            await this.attach();
-            return;
-          } catch (error) {
-            // After a disconnect the broker may still count the previous consumer for a moment.
-            if (!isRetriable(error, [ServerError.ConsumerBusy])) {
-              this.fail(error instanceof Error ? error : new Error(String(error)));
-              return;
-            }
-          }
-        }
-      } finally {
-        this.reconnecting = false;
-      }
-    })();
+    this.attacher.lost();
   }
 
   private fail(error: Error): void {

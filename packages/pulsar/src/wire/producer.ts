@@ -3,7 +3,7 @@
 // the broker sends in order), batches messages into entries, and after a reconnect resends every
 // entry still waiting, in order. A Producer routes messages over a topic's partitions.
 import { RustStreamError } from "@ruststream/core";
-import { Backoff, sleep } from "./backoff.js";
+import { Attacher, type Attachment, type AttachTarget } from "./attacher.js";
 import {
   encodeBatchEntry,
   sizeAndSequenceEntryLength,
@@ -19,7 +19,7 @@ import type {
 } from "./commands/shapes.js";
 import { type Compression, compress, compressionType, loadCodecs } from "./compression.js";
 import type { Connection, ProducerHandler } from "./connection.js";
-import { closedError, closedWhileAttaching, isRetriable, serverFailure } from "./errors.js";
+import { closedError, serverFailure } from "./errors.js";
 import { buildPayloadFrame, DEFAULT_MAX_MESSAGE_SIZE, FRAME_PADDING } from "./frame.js";
 import type { ClientHost } from "./host.js";
 import { MessageId } from "./messageId.js";
@@ -136,22 +136,16 @@ export class PartitionProducer implements ProducerHandler {
   private readonly batches = new Map<string, Batch>();
   private batchTimer: NodeJS.Timeout | undefined;
   private readonly timeoutTimer: NodeJS.Timeout | undefined;
-  private reconnecting = false;
+  private readonly attacher: Attacher;
   private failure: Error | undefined;
   private readonly compression: number;
   private readonly batching: Required<BatchingOptions> | undefined;
   private readonly drainWaiters: (() => void)[] = [];
   /** How many times this producer attached to a broker (1 after creation). */
   connects = 0;
-  /**
-   * Closes seen (by the broker, or of the connection). A CLOSE_PRODUCER can arrive in the same read
-   * as the PRODUCER_SUCCESS it follows (a topic unloaded again at once): attach then sees the count
-   * move and attaches again, rather than take a producer the broker already closed for ready.
-   */
-  private closes = 0;
 
   constructor(
-    private readonly host: ClientHost,
+    host: ClientHost,
     readonly topic: string,
     readonly partition: number,
     private readonly options: ProducerOptions,
@@ -176,6 +170,15 @@ export class PartitionProducer implements ProducerHandler {
       );
       this.timeoutTimer.unref();
     }
+    const target: AttachTarget = {
+      topic,
+      // Closing still attaches: what is pending must reach the broker before the producer closes.
+      finished: () => this.state === "closed" || this.state === "failed",
+      request: (connection) => this.register(connection),
+      fail: (error) => this.fail(error),
+    };
+    // The previous incarnation may still hold the name for a moment after a disconnect.
+    this.attacher = new Attacher(host, target, ServerError.ProducerBusy);
   }
 
   /** The name the broker knows this producer by. */
@@ -186,35 +189,11 @@ export class PartitionProducer implements ProducerHandler {
   /** Connects for the first time; rejects when the broker refuses or the operation times out. */
   async start(): Promise<void> {
     await loadCodecs();
-    const backoff = new Backoff(this.host.backoff);
-    const deadline = Date.now() + this.host.operationTimeoutMs;
-    // A connection lost while attaching is this loop's to retry, not a second reconnect loop's.
-    this.reconnecting = true;
-    try {
-      for (;;) {
-        try {
-          await this.attach();
-          return;
-        } catch (error) {
-          const delay = backoff.next();
-          if (!isRetriable(error) || Date.now() + delay > deadline || this.host.signal.aborted) {
-            this.shutdownTimers();
-            this.state = "failed";
-            throw error;
-          }
-          await sleep(delay, this.host.signal);
-        }
-      }
-    } finally {
-      this.reconnecting = false;
-    }
+    await this.attacher.start();
   }
 
-  private async attach(): Promise<void> {
-    const { logical, physical } = await this.host.lookup(this.topic);
-    const connection = await this.host.connection(logical, physical);
+  private async register(connection: Connection): Promise<Attachment> {
     const requestId = connection.newRequestId();
-    const closesBefore = this.closes;
     connection.registerProducer(this.producerId, this);
     let answer: Awaited<ReturnType<Connection["request"]>>;
     try {
@@ -245,22 +224,23 @@ export class PartitionProducer implements ProducerHandler {
       throw error;
     }
     const success = answer.producerSuccess!;
-    if (this.state === "closed" || this.state === "failed") {
-      connection.unregisterProducer(this.producerId);
-      return;
-    }
-    if (this.closes !== closesBefore) throw closedWhileAttaching(this.topic);
-    this.producerName = success.producerName;
-    // With deduplication the broker remembers the last sequence id under this name; continue after it.
-    const last = success.lastSequenceId;
-    if (!this.sequenceAssigned && last !== undefined && last >= 0n) this.sequence = last + 1n;
-    this.connection = connection;
-    this.maxMessageSize = connection.maxMessageSize;
-    this.connects++;
-    if (this.state === "connecting") this.state = "ready";
-    // Everything waiting for a receipt goes again, in order; the broker drops what it already has
-    // when deduplication is on, and otherwise the receipt order still matches.
-    for (const op of this.pending) this.write(op);
+    return {
+      release: () => connection.unregisterProducer(this.producerId),
+      commit: () => {
+        this.producerName = success.producerName;
+        // With deduplication the broker remembers the last sequence id under this name; continue
+        // after it.
+        const last = success.lastSequenceId;
+        if (!this.sequenceAssigned && last !== undefined && last >= 0n) this.sequence = last + 1n;
+        this.connection = connection;
+        this.maxMessageSize = connection.maxMessageSize;
+        this.connects++;
+        if (this.state === "connecting") this.state = "ready";
+        // Everything waiting for a receipt goes again, in order; the broker drops what it already
+        // has when deduplication is on, and otherwise the receipt order still matches.
+        for (const op of this.pending) this.write(op);
+      },
+    };
   }
 
   /** Queues a message; resolves with its id once the broker confirms it is stored. */
@@ -567,42 +547,17 @@ export class PartitionProducer implements ProducerHandler {
   }
 
   onClosedByBroker(): void {
-    this.closes++;
-    this.connection = undefined;
-    this.reconnect();
+    this.disconnected();
   }
 
   onConnectionClosed(): void {
-    this.closes++;
-    this.connection = undefined;
-    this.reconnect();
+    this.disconnected();
   }
 
-  private reconnect(): void {
-    if (this.state === "closed" || this.state === "failed" || this.reconnecting) return;
+  private disconnected(): void {
+    this.connection = undefined;
     if (this.state === "ready") this.state = "connecting";
-    this.reconnecting = true;
-    void (async () => {
-      const backoff = new Backoff(this.host.backoff);
-      try {
-        while (!this.host.signal.aborted && this.state !== "closed" && this.state !== "failed") {
-          await sleep(backoff.next(), this.host.signal);
-          if ((this.state as State) === "closed" || this.host.signal.aborted) return;
-          try {
-            await this.attach();
-            return;
-          } catch (error) {
-            // The previous incarnation may still hold the name for a moment after a disconnect.
-            if (!isRetriable(error, [ServerError.ProducerBusy])) {
-              this.fail(error instanceof Error ? error : new Error(String(error)));
-              return;
-            }
-          }
-        }
-      } finally {
-        this.reconnecting = false;
-      }
-    })();
+    this.attacher.lost();
   }
 
   private fail(error: Error): void {
