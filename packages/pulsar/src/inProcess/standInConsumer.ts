@@ -1,4 +1,4 @@
-import type { SubscriptionType } from "../wire/consumer.js";
+import type { SubscriptionType } from "../wire/consumer/consumerOptions.js";
 import { closedError } from "../wire/errors.js";
 import type { LinkConsumer, LinkMessage } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";

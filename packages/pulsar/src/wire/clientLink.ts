@@ -1,7 +1,7 @@
 // The link over the wire client: a real Pulsar broker behind the broker's Link.
 import { RustStreamError } from "@ruststream/core";
 import { type ClientOptions, PulsarClient } from "./client.js";
-import type { ConsumerOptions } from "./consumer.js";
+import type { ConsumerOptions } from "./consumer/consumerOptions.js";
 import type { Link, LinkConsumer, LinkProducer } from "./link.js";
 import type { ProducerOptions } from "./producer.js";
 

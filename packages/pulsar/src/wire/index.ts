@@ -33,13 +33,10 @@ export {
   PROTOCOL_VERSION,
   type TokenSource,
 } from "./connection.js";
-export {
-  Consumer,
-  type ConsumerOptions,
-  Message,
-  PartitionConsumer,
-  type SubscriptionType,
-} from "./consumer.js";
+export { Consumer } from "./consumer/consumer.js";
+export type { ConsumerOptions, SubscriptionType } from "./consumer/consumerOptions.js";
+export { Message } from "./consumer/message.js";
+export { PartitionConsumer } from "./consumer/partitionConsumer.js";
 export { crc32c } from "./crc32c.js";
 export { isRetriable, PulsarServerError } from "./errors.js";
 export {
