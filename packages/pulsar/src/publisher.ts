@@ -24,7 +24,10 @@ import {
 import { pulsarProperties } from "./names.js";
 import type { Compression } from "./wire/compression.js";
 import type { LinkProducer } from "./wire/link.js";
-import type { BatchingOptions, OutgoingMessage as WireMessage } from "./wire/producer.js";
+import type {
+  BatchingOptions,
+  OutgoingMessage as WireMessage,
+} from "./wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "./wire/topicName.js";
 
 /** Pulsar's own per-message settings, typed into handlers by the runtime. */

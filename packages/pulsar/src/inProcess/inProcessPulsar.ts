@@ -6,7 +6,10 @@ import { DEFAULT_MAX_MESSAGE_SIZE } from "../wire/frame.js";
 import type { Link, LinkConsumer, LinkProducer } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 import { partitionForKey } from "../wire/murmur3.js";
-import type { ProducerOptions, OutgoingMessage as WireMessage } from "../wire/producer.js";
+import type {
+  ProducerOptions,
+  OutgoingMessage as WireMessage,
+} from "../wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "../wire/topicName.js";
 import { Cursor, type CursorHost } from "./cursor.js";
 import { StandInConsumer } from "./standInConsumer.js";

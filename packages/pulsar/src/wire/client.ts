@@ -13,7 +13,8 @@ import {
   lookupTopic,
   partitionedTopicMetadata,
 } from "./lookup.js";
-import { Producer, type ProducerOptions } from "./producer.js";
+import { Producer } from "./producer/producer.js";
+import type { ProducerOptions } from "./producer/producerOptions.js";
 import { type BrokerAddress, parseServiceUrl } from "./serviceUrl.js";
 import type { PulsarTlsOptions } from "./tlsOptions.js";
 

@@ -3,7 +3,7 @@ import { RustStreamError } from "@ruststream/core";
 import { type ClientOptions, PulsarClient } from "./client.js";
 import type { ConsumerOptions } from "./consumer/consumerOptions.js";
 import type { Link, LinkConsumer, LinkProducer } from "./link.js";
-import type { ProducerOptions } from "./producer.js";
+import type { ProducerOptions } from "./producer/producerOptions.js";
 
 export class ClientLink implements Link {
   readonly #client: PulsarClient;

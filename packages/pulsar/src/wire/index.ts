@@ -68,13 +68,13 @@ export {
   murmur3_32,
   partitionForKey,
 } from "./murmur3.js";
-export {
-  type BatchingOptions,
-  type OutgoingMessage,
-  PartitionProducer,
-  Producer,
-  type ProducerOptions,
-} from "./producer.js";
+export { PartitionProducer } from "./producer/partitionProducer.js";
+export { Producer } from "./producer/producer.js";
+export type {
+  BatchingOptions,
+  OutgoingMessage,
+  ProducerOptions,
+} from "./producer/producerOptions.js";
 export { type BrokerAddress, parseBrokerUrl, parseServiceUrl } from "./serviceUrl.js";
 export type { PulsarTlsOptions } from "./tlsOptions.js";
 export {

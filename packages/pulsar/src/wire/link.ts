@@ -4,7 +4,7 @@
 // delivery and publisher above it runs unchanged in TestApp.
 import type { ConsumerOptions } from "./consumer/consumerOptions.js";
 import type { MessageId } from "./messageId.js";
-import type { OutgoingMessage, ProducerOptions } from "./producer.js";
+import type { OutgoingMessage, ProducerOptions } from "./producer/producerOptions.js";
 
 /** One received message, as both the wire client and the stand-in hand it over. */
 export interface LinkMessage {
