@@ -26,6 +26,8 @@ import {
 } from "@ruststream/core/broker";
 import type { HostedSubscription, PulsarHost } from "./host.js";
 import type { InProcessPulsar, InProcessSettings } from "./inProcess/inProcessPulsar.js";
+import { ClientLink } from "./link/clientLink.js";
+import type { Link, LinkProducer } from "./link/link.js";
 import { retryTopic } from "./names.js";
 import {
   type PreparedMessage,
@@ -45,9 +47,7 @@ import type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
 import { PulsarSubscription } from "./subscription/pulsarSubscription.js";
 import { Readers } from "./subscription/readers.js";
 import { ReplyInbox } from "./subscription/replyInbox.js";
-import { ClientLink } from "./wire/clientLink.js";
 import type { TokenSource } from "./wire/connection.js";
-import type { Link, LinkProducer } from "./wire/link.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
 import type { PulsarTlsOptions } from "./wire/tlsOptions.js";
 import type { UndecodableHandler } from "./wire/undecodable.js";

@@ -8,7 +8,9 @@
 //   subscription/  the subscription both modes share, its delivery base, the reply inbox
 //   shared/        Shared and Key_Shared: the broker moves retries
 //   single/        Exclusive and Failover: retries are copies to the retry topic
-//   wire/          the Pulsar binary protocol (also @ruststream/pulsar/wire) and the link over it
+//   link/          all the broker needs from its server, and that link over the wire client
+//   wire/          the Pulsar binary protocol: the @ruststream/pulsar/wire entry and what it is
+//                  built from, nothing else
 //   inProcess/     the in-process stand-in of the broker, for TestApp
 export type { ClosedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
 export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";

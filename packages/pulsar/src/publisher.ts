@@ -21,9 +21,9 @@ import {
   requestMark,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
+import type { LinkProducer } from "./link/link.js";
 import { pulsarProperties } from "./names.js";
 import type { Compression } from "./wire/compression.js";
-import type { LinkProducer } from "./wire/link.js";
 import type {
   BatchingOptions,
   OutgoingMessage as WireMessage,

@@ -1,14 +1,9 @@
 // The byte-level pieces, checked against published vectors and by round trips.
 import { describe, expect, it } from "vitest";
 import { CompressionType } from "../src/wire/commands/enums.js";
-import {
-  compress,
-  crc32c,
-  decompress,
-  loadCodecs,
-  lz4CompressBlock,
-  lz4DecompressBlock,
-} from "../src/wire/index.js";
+import { compress, decompress, loadCodecs } from "../src/wire/compression.js";
+import { crc32c } from "../src/wire/crc32c.js";
+import { lz4CompressBlock, lz4DecompressBlock } from "../src/wire/lz4.js";
 import { bytes } from "./env.js";
 
 describe("crc32c", () => {

@@ -4,13 +4,10 @@
 // nothing queued from the closed subscribe is handed out, and an ack made while detached reaches
 // the broker on the next subscribe before its FLOW, so the broker does not redeliver that message.
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type BaseCommand,
-  CommandType,
-  encodeMessageSection,
-  encodePayloadFrame,
-  PulsarClient,
-} from "../src/wire/index.js";
+import { CommandType } from "../src/wire/commands/enums.js";
+import type { BaseCommand } from "../src/wire/commands/shapes.js";
+import { encodeMessageSection, encodePayloadFrame } from "../src/wire/frame.js";
+import { PulsarClient } from "../src/wire/index.js";
 import { bytes, eventually, text } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 

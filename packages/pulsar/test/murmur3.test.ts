@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/index.js";
+import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/murmur3.js";
 import { bytes, pulsarLibs } from "./env.js";
 
 const KEYS = [

@@ -1,7 +1,8 @@
 // Partitioned topics (created through the admin API): keyed messages land on the partition the Java
 // client's hash picks, unkeyed ones spread, and one consumer reads every partition.
 import { afterEach, describe, expect, it } from "vitest";
-import { type HashingScheme, PulsarClient, partitionForKey } from "../src/wire/index.js";
+import { type HashingScheme, PulsarClient } from "../src/wire/index.js";
+import { partitionForKey } from "../src/wire/murmur3.js";
 import { bytes, createPartitionedTopic, serviceUrl, text, uniqueTopic } from "./env.js";
 
 let client: PulsarClient;

@@ -1,9 +1,9 @@
 import type { Clock } from "@ruststream/core";
 import { RustStreamError } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
+import type { Link, LinkConsumer, LinkProducer } from "../link/link.js";
 import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
 import { DEFAULT_MAX_MESSAGE_SIZE } from "../wire/frame.js";
-import type { Link, LinkConsumer, LinkProducer } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 import { partitionForKey } from "../wire/murmur3.js";
 import type {

@@ -5,10 +5,10 @@ import {
   readRetryCount,
 } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
+import type { LinkMessage } from "../link/link.js";
 import type { PulsarPosition } from "../position.js";
 import { PulsarMessagePosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
-import type { LinkMessage } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 
 const encoder = new TextEncoder();

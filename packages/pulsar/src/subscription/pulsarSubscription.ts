@@ -13,10 +13,10 @@ import {
   subscriptionIterator,
 } from "@ruststream/core/broker";
 import type { HostedSubscription, PulsarHost } from "../host.js";
+import type { LinkConsumer } from "../link/link.js";
 import { isPulsarPosition, type PulsarPosition, parsePulsarPosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
 import type { DeadLetterPolicy, SharedOwner } from "../shared/sharedDelivery.js";
-import type { LinkConsumer } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { PulsarDelivery } from "./pulsarDelivery.js";
 import type { Reader, Received } from "./reader.js";
