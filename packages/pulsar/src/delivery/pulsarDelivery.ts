@@ -41,8 +41,8 @@ export interface DeliveryOwner {
 
 /**
  * A delivery of a Pulsar message: payload, topic, message id as position, properties as headers,
- * the message key as partition key and, on a partitioned topic, the partition index. The modes
- * (shared/, single/) add how each verb settles.
+ * the message key as partition key and, on a partitioned topic, the partition index. SharedDelivery
+ * and SingleDelivery add how each verb settles.
  */
 export abstract class PulsarDelivery extends DeliveryBase<PulsarPosition> {
   readonly name: string;
