@@ -9,6 +9,14 @@ export default defineProject({
   test: {
     name: "pulsar",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Type tests (*.test-d.ts) run in the same run, so a broken type contract fails it.
+    typecheck: {
+      enabled: true,
+      include: ["test/**/*.test-d.ts"],
+      tsconfig: "./tsconfig.json",
+      // Errors outside the type tests are `pnpm typecheck`'s to report.
+      ignoreSourceErrors: true,
+    },
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

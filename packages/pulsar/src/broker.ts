@@ -24,8 +24,14 @@ import {
   sourceMark,
   testableMark,
 } from "@ruststream/core/broker";
+import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
+import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
+import { SingleDelivery } from "./delivery/singleDelivery.js";
+import { undecodableCopy } from "./delivery/undecodableCopy.js";
 import type { HostedSubscription, PulsarHost } from "./host.js";
 import type { InProcessPulsar, InProcessSettings } from "./inProcess/inProcessPulsar.js";
+import { ClientLink } from "./link/clientLink.js";
+import type { Link, LinkProducer } from "./link/link.js";
 import { retryTopic } from "./names.js";
 import {
   type PreparedMessage,
@@ -37,17 +43,11 @@ import {
   prepareMessage,
   sendPrepared,
 } from "./publisher.js";
-import { type DeadLetterPolicy, SharedDelivery } from "./shared/sharedDelivery.js";
-import { undecodableCopy } from "./shared/undecodableCopy.js";
-import { SingleDelivery } from "./single/singleDelivery.js";
 import { PulsarShared, type PulsarSharedSource, type PulsarSource } from "./sources.js";
-import type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
 import { PulsarSubscription } from "./subscription/pulsarSubscription.js";
 import { Readers } from "./subscription/readers.js";
 import { ReplyInbox } from "./subscription/replyInbox.js";
-import { ClientLink } from "./wire/clientLink.js";
 import type { TokenSource } from "./wire/connection.js";
-import type { Link, LinkProducer } from "./wire/link.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
 import type { PulsarTlsOptions } from "./wire/tlsOptions.js";
 import type { UndecodableHandler } from "./wire/undecodable.js";

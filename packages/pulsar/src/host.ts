@@ -1,9 +1,9 @@
 import type { OutgoingMessage, RustStreamError } from "@ruststream/core";
 import type { PulsarPublishOptions } from "./publisher.js";
 
-// What the subscription modes need from their connection, declared once for both (shared/ and
-// single/, through subscription/). The connected broker implements it, so no mode imports
-// broker.ts; the publisher declares its own host in publisher.ts.
+// What the subscriptions and their deliveries need from their connection, declared once for every
+// subscription type (subscription/, delivery/). The connected broker implements it, so neither
+// imports broker.ts; the publisher declares its own host in publisher.ts.
 
 /** What subscriptions and their deliveries need from their connection. */
 export interface PulsarHost {

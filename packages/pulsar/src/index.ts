@@ -5,13 +5,18 @@
 //   position.ts    where a delivery sits: a message id, or a publish time to seek to
 //   names.ts       the names it writes on Pulsar's wire
 //   host.ts        what the subscription modes need from the connection
-//   subscription/  the subscription both modes share, its delivery base, the reply inbox
-//   shared/        Shared and Key_Shared: the broker moves retries
-//   single/        Exclusive and Failover: retries are copies to the retry topic
-//   wire/          the Pulsar binary protocol (also @ruststream/pulsar/wire) and the link over it
+//   subscription/  the subscription every type shares, its readers, the reply inbox
+//   delivery/      how a delivery settles: its base, Shared and Key_Shared (the broker moves
+//                  retries), Exclusive and Failover (retries are copies to the retry topic)
+//   link/          all the broker needs from its server, and that link over the wire client
+//   wire/          the Pulsar binary protocol: the @ruststream/pulsar/wire entry and what it is
+//                  built from, nothing else
 //   inProcess/     the in-process stand-in of the broker, for TestApp
 export type { ClosedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
 export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";
+export type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
+export type { DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
+export type { SingleDelivery } from "./delivery/singleDelivery.js";
 export type { InProcessSettings } from "./inProcess/inProcessPulsar.js";
 export {
   deadLetterTopic,
@@ -24,8 +29,6 @@ export type { PulsarPosition } from "./position.js";
 export { PulsarMessagePosition, PulsarTimePosition, parsePulsarPosition } from "./position.js";
 export type { PulsarPublishOptions, PulsarPublishSettings } from "./publisher.js";
 export { PulsarPublish, PulsarPublisher } from "./publisher.js";
-export type { DeadLetterPolicy, SharedDelivery } from "./shared/sharedDelivery.js";
-export type { SingleDelivery } from "./single/singleDelivery.js";
 export type {
   InitialPosition,
   PulsarExclusiveOptions,
@@ -37,7 +40,6 @@ export type {
   PulsarTopicOptions,
 } from "./sources.js";
 export { PulsarExclusive, PulsarFailover, PulsarKeyShared, PulsarShared } from "./sources.js";
-export type { PulsarDelivery } from "./subscription/pulsarDelivery.js";
 export type { PulsarSubscription } from "./subscription/pulsarSubscription.js";
 export { MessageId } from "./wire/messageId.js";
 export type { PulsarTlsOptions } from "./wire/tlsOptions.js";

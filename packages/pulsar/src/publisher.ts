@@ -21,10 +21,13 @@ import {
   requestMark,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
+import type { LinkProducer } from "./link/link.js";
 import { pulsarProperties } from "./names.js";
 import type { Compression } from "./wire/compression.js";
-import type { LinkProducer } from "./wire/link.js";
-import type { BatchingOptions, OutgoingMessage as WireMessage } from "./wire/producer.js";
+import type {
+  BatchingOptions,
+  OutgoingMessage as WireMessage,
+} from "./wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "./wire/topicName.js";
 
 /** Pulsar's own per-message settings, typed into handlers by the runtime. */

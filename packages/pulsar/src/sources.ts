@@ -7,7 +7,7 @@ import {
 } from "@ruststream/core";
 import { sourceMark } from "@ruststream/core/broker";
 import { deadLetterTopic, retryTopic } from "./names.js";
-import type { SubscriptionType } from "./wire/consumer.js";
+import type { SubscriptionType } from "./wire/consumer/consumerOptions.js";
 import { parseTopicName } from "./wire/topicName.js";
 
 /** Where a subscription created by this descriptor starts; an existing one keeps its cursor. */

@@ -2,15 +2,10 @@
 
 import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
-import {
-  compress,
-  crc32c,
-  decompress,
-  loadCodecs,
-  lz4CompressBlock,
-  lz4DecompressBlock,
-} from "../src/wire/index.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
+import { compress, decompress, loadCodecs } from "../src/wire/compression.js";
+import { crc32c } from "../src/wire/crc32c.js";
+import { lz4CompressBlock, lz4DecompressBlock } from "../src/wire/lz4.js";
 
 describe("crc32c", () => {
   // The check value of CRC-32C, and the iSCSI vectors of RFC 3720 appendix B.4.

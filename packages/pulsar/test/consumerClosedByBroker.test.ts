@@ -6,13 +6,10 @@
 
 import { bytes, text } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type BaseCommand,
-  CommandType,
-  encodeMessageSection,
-  encodePayloadFrame,
-  PulsarClient,
-} from "../src/wire/index.js";
+import { CommandType } from "../src/wire/commands/enums.js";
+import type { BaseCommand } from "../src/wire/commands/shapes.js";
+import { encodeMessageSection, encodePayloadFrame } from "../src/wire/frame.js";
+import { PulsarClient } from "../src/wire/index.js";
 import { eventually } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 

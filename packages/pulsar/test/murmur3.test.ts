@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/index.js";
+import { javaStringHashCode, keyHash, murmur3_32, partitionForKey } from "../src/wire/murmur3.js";
 import { pulsarLibs } from "./env.js";
 
 const KEYS = [

@@ -1,6 +1,7 @@
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
-import { parseServiceUrl, parseTopicName, partitionTopicName } from "../src/wire/index.js";
+import { parseServiceUrl } from "../src/wire/serviceUrl.js";
+import { parseTopicName, partitionTopicName } from "../src/wire/topicName.js";
 
 describe("topic names", () => {
   it("expands the short forms", () => {

@@ -3,7 +3,8 @@
 
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { type HashingScheme, PulsarClient, partitionForKey } from "../src/wire/index.js";
+import { type HashingScheme, PulsarClient } from "../src/wire/index.js";
+import { partitionForKey } from "../src/wire/murmur3.js";
 import { createPartitionedTopic, serviceUrl } from "./env.js";
 
 let client: PulsarClient;

@@ -2,26 +2,26 @@
 
 import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { sizeAndSequenceEntryLength, writeSizeAndSequenceEntry } from "../src/wire/batch.js";
-import { buildPayloadFrame } from "../src/wire/frame.js";
 import {
-  type BaseCommand,
-  baseCommand,
-  CommandType,
-  crc32c,
-  decodeFrame,
   encodeBatchEntry,
+  readBatch,
+  sizeAndSequenceEntryLength,
+  writeSizeAndSequenceEntry,
+} from "../src/wire/batch.js";
+import { baseCommand, messageMetadata, singleMessageMetadata } from "../src/wire/commands/codec.js";
+import { CommandType } from "../src/wire/commands/enums.js";
+import type { BaseCommand, SingleMessageMetadata } from "../src/wire/commands/shapes.js";
+import { crc32c } from "../src/wire/crc32c.js";
+import {
+  buildPayloadFrame,
+  decodeFrame,
   encodeCommandFrame,
   encodeMessageSection,
   encodePayloadFrame,
   FrameReader,
   MAGIC_CRC32C,
-  MessageId,
-  messageMetadata,
-  readBatch,
-  type SingleMessageMetadata,
-  singleMessageMetadata,
-} from "../src/wire/index.js";
+} from "../src/wire/frame.js";
+import { MessageId } from "../src/wire/index.js";
 
 describe("protobuf commands", () => {
   it("encodes proto2 required fields even when zero", () => {

@@ -6,14 +6,9 @@ import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  CommandType,
-  encodeCommandFrame,
-  LookupType,
-  PulsarClient,
-  type PulsarServerError,
-  ServerError,
-} from "../src/wire/index.js";
+import { CommandType, LookupType, ServerError } from "../src/wire/commands/enums.js";
+import { encodeCommandFrame } from "../src/wire/frame.js";
+import { PulsarClient, type PulsarServerError } from "../src/wire/index.js";
 import { eventually, serviceUrl } from "./env.js";
 import { type ScriptedBroker, scriptedBroker } from "./scriptedBroker.js";
 

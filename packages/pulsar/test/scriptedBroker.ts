@@ -3,15 +3,10 @@
 // small max_message_size, speak TLS with a certificate made for the test.
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
-import {
-  type BaseCommand,
-  CommandType,
-  encodeCommandFrame,
-  FrameReader,
-  LookupType,
-  type PayloadSection,
-  readBatch,
-} from "../src/wire/index.js";
+import { readBatch } from "../src/wire/batch.js";
+import { CommandType, LookupType } from "../src/wire/commands/enums.js";
+import type { BaseCommand } from "../src/wire/commands/shapes.js";
+import { encodeCommandFrame, FrameReader, type PayloadSection } from "../src/wire/frame.js";
 
 export interface ScriptedConnection {
   /** 0 for the first connection the server accepted, 1 for the next... */

@@ -2,7 +2,7 @@
 // cannot load, the package still loads and every other codec works; SNAPPY alone answers
 // `unsupported`, naming the fix. The import of snappy fails here as it does without a binary.
 import { describe, expect, it, vi } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 import { compress, decompress, loadCodecs } from "../src/wire/compression.js";
 
 vi.mock("snappy", () => {

@@ -4,7 +4,7 @@
 
 import { sleep } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 
 const ZSTD = CompressionType.ZSTD;
 const data = new TextEncoder().encode("abcdefgh".repeat(200));

@@ -6,7 +6,7 @@
 
 import { sleep } from "@ruststream/tooling-testkit";
 import { describe, expect, it, vi } from "vitest";
-import { CompressionType } from "../src/wire/commands.js";
+import { CompressionType } from "../src/wire/commands/enums.js";
 
 type CodecModule = typeof import("../src/wire/compression.js");
 

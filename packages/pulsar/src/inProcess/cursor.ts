@@ -1,7 +1,7 @@
 import type { Clock, ClockTimer } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
-import { ServerError } from "../wire/commands.js";
-import type { SubscriptionType } from "../wire/consumer.js";
+import { ServerError } from "../wire/commands/enums.js";
+import type { SubscriptionType } from "../wire/consumer/consumerOptions.js";
 import { serverFailure } from "../wire/errors.js";
 import { keyHash } from "../wire/murmur3.js";
 import type { Entry, LogReader, TopicLog } from "./topicLog.js";

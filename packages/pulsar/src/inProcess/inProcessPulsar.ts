@@ -1,12 +1,15 @@
 import type { Clock } from "@ruststream/core";
 import { RustStreamError } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
-import type { ConsumerOptions } from "../wire/consumer.js";
+import type { Link, LinkConsumer, LinkProducer } from "../link/link.js";
+import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
 import { DEFAULT_MAX_MESSAGE_SIZE } from "../wire/frame.js";
-import type { Link, LinkConsumer, LinkProducer } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 import { partitionForKey } from "../wire/murmur3.js";
-import type { ProducerOptions, OutgoingMessage as WireMessage } from "../wire/producer.js";
+import type {
+  ProducerOptions,
+  OutgoingMessage as WireMessage,
+} from "../wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "../wire/topicName.js";
 import { Cursor, type CursorHost } from "./cursor.js";
 import { StandInConsumer } from "./standInConsumer.js";

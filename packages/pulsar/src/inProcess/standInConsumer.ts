@@ -1,6 +1,6 @@
-import type { SubscriptionType } from "../wire/consumer.js";
+import type { LinkConsumer, LinkMessage } from "../link/link.js";
+import type { SubscriptionType } from "../wire/consumer/consumerOptions.js";
 import { closedError } from "../wire/errors.js";
-import type { LinkConsumer, LinkMessage } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { Cursor, ServerConsumer } from "./cursor.js";
 import type { Entry, TopicLog } from "./topicLog.js";

@@ -1,5 +1,5 @@
 import { MessageId } from "../wire/messageId.js";
-import type { OutgoingMessage as WireMessage } from "../wire/producer.js";
+import type { OutgoingMessage as WireMessage } from "../wire/producer/producerOptions.js";
 
 /** One stored message: what a producer sent, where it sits, and when the broker took it. */
 export interface Entry {

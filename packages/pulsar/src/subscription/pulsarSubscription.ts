@@ -12,13 +12,13 @@ import {
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
+import type { PulsarDelivery } from "../delivery/pulsarDelivery.js";
+import type { DeadLetterPolicy, SharedOwner } from "../delivery/sharedDelivery.js";
 import type { HostedSubscription, PulsarHost } from "../host.js";
+import type { LinkConsumer } from "../link/link.js";
 import { isPulsarPosition, type PulsarPosition, parsePulsarPosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
-import type { DeadLetterPolicy, SharedOwner } from "../shared/sharedDelivery.js";
-import type { LinkConsumer } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
-import type { PulsarDelivery } from "./pulsarDelivery.js";
 import type { Reader, Received } from "./reader.js";
 
 const done: IteratorResult<PulsarDelivery, undefined> = { done: true, value: undefined };

@@ -1,4 +1,4 @@
-import type { LinkConsumer, LinkMessage } from "../wire/link.js";
+import type { LinkConsumer, LinkMessage } from "../link/link.js";
 
 /** A message and the topic of the subscription it came from. */
 export interface Received {

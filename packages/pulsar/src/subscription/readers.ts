@@ -1,7 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
+import type { Link, LinkConsumer } from "../link/link.js";
 import type { PulsarSource } from "../sources.js";
-import type { ConsumerOptions } from "../wire/consumer.js";
-import type { Link, LinkConsumer } from "../wire/link.js";
+import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
 import type { UndecodableHandler } from "../wire/undecodable.js";
 import { Reader } from "./reader.js";
 

@@ -7,7 +7,8 @@
 // reflection codec, whose plain-object conversion and writer cost more per message than the rest of
 // the batch's handling (tooling/bench's Pulsar profile); anything else takes the codec. The bytes are
 // the codec's own (test/protocol.test.ts compares them).
-import { type SingleMessageMetadata, singleMessageMetadata } from "./commands.js";
+import { singleMessageMetadata } from "./commands/codec.js";
+import type { SingleMessageMetadata } from "./commands/shapes.js";
 
 /** One message of a batch. */
 export interface BatchEntry {

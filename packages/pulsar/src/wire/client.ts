@@ -3,7 +3,8 @@
 import { consoleLogger, type Logger } from "@ruststream/core";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
-import { Consumer, type ConsumerOptions } from "./consumer.js";
+import { Consumer } from "./consumer/consumer.js";
+import type { ConsumerOptions } from "./consumer/consumerOptions.js";
 import { closedError } from "./errors.js";
 import type { ClientHost } from "./host.js";
 import {
@@ -12,7 +13,8 @@ import {
   lookupTopic,
   partitionedTopicMetadata,
 } from "./lookup.js";
-import { Producer, type ProducerOptions } from "./producer.js";
+import { Producer } from "./producer/producer.js";
+import type { ProducerOptions } from "./producer/producerOptions.js";
 import { type BrokerAddress, parseServiceUrl } from "./serviceUrl.js";
 import type { PulsarTlsOptions } from "./tlsOptions.js";
 

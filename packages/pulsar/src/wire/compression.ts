@@ -5,7 +5,7 @@
 // first need by `loadCodecs`, so a platform without one of them still runs every other codec.
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { RustStreamError } from "@ruststream/core";
-import { CompressionType, type CompressionTypeValue } from "./commands.js";
+import { CompressionType, type CompressionTypeValue } from "./commands/enums.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
 import { loadZstd } from "./zstd.js";
 

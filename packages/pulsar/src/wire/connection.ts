@@ -6,18 +6,17 @@
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { RustStreamError } from "@ruststream/core";
-import {
-  type BaseCommand,
-  type CommandActiveConsumerChange,
-  type CommandCloseConsumer,
-  type CommandCloseProducer,
-  type CommandMessage,
-  type CommandSendError,
-  type CommandSendReceipt,
-  type CommandTopicMigrated,
-  CommandType,
-  ResourceTypeValue,
-} from "./commands.js";
+import { CommandType, ResourceTypeValue } from "./commands/enums.js";
+import type {
+  BaseCommand,
+  CommandActiveConsumerChange,
+  CommandCloseConsumer,
+  CommandCloseProducer,
+  CommandMessage,
+  CommandSendError,
+  CommandSendReceipt,
+  CommandTopicMigrated,
+} from "./commands/shapes.js";
 import { serverFailure } from "./errors.js";
 import {
   DEFAULT_MAX_MESSAGE_SIZE,

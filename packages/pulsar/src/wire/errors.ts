@@ -2,7 +2,7 @@
 // ERROR or SEND_ERROR becomes `broker-failure` whose cause is a PulsarServerError naming the
 // server's code, so callers can tell a busy subscription from a missing topic.
 import { RustStreamError } from "@ruststream/core";
-import { ServerError, serverErrorName } from "./commands.js";
+import { ServerError, serverErrorName } from "./commands/enums.js";
 
 /** An error the Pulsar broker answered with (ERROR, SEND_ERROR, a failed lookup). */
 export class PulsarServerError extends Error {

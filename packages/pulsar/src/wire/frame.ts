@@ -4,14 +4,8 @@
 //            ([0x0e02][size u32][BrokerEntryMetadata])   only from a broker that adds it
 //            [0x0e01][crc32c u32][metadataSize u32][MessageMetadata][payload]
 // totalSize counts every byte after itself; the checksum covers every byte after itself.
-import {
-  type BaseCommand,
-  type BrokerEntryMetadata,
-  baseCommand,
-  brokerEntryMetadata,
-  type MessageMetadata,
-  messageMetadata,
-} from "./commands.js";
+import { baseCommand, brokerEntryMetadata, messageMetadata } from "./commands/codec.js";
+import type { BaseCommand, BrokerEntryMetadata, MessageMetadata } from "./commands/shapes.js";
 import { crc32c } from "./crc32c.js";
 
 /** Marks the checksummed section of a payload frame. */

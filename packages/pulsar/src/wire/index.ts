@@ -1,87 +1,37 @@
 // @ruststream/pulsar/wire: the Pulsar binary protocol in TypeScript, usable without the framework.
+// What a user of the client needs, and no more: the client and its options, producers and
+// consumers with their options and what they hand back, message ids, errors, the TLS and token
+// options, and the compression kinds with their codecs (an undecodable entry is handed over as it
+// travelled: compressed, its metadata naming the codec by number). The protocol's pieces stay
+// inside (the broker layer of this package reaches them through its own imports).
+//   client.ts           PulsarClient, ClientOptions
+//   producer/           Producer and PartitionProducer, their options, one message to send
+//   consumer/           Consumer and PartitionConsumer, their options, Message
+//   messageId.ts        MessageId
+//   errors.ts           PulsarServerError (every failure is a RustStreamError; its cause for a server's)
+//   undecodable.ts      what a consumer does with an entry it cannot decode
+//   compression.ts      the codecs, by name (Compression) and by the protocol's number
 export type { BackoffOptions } from "./backoff.js";
-export { type BatchEntry, encodeBatchEntry, readBatch } from "./batch.js";
 export { type ClientOptions, PulsarClient } from "./client.js";
-export {
-  AckType,
-  type BaseCommand,
-  baseCommand,
-  CommandType,
-  CompressionType,
-  InitialPosition,
-  KeySharedMode,
-  LookupType,
-  type MessageIdData,
-  type MessageMetadata,
-  messageIdData,
-  messageMetadata,
-  ServerError,
-  type SingleMessageMetadata,
-  SubType,
-  serverErrorName,
-  singleMessageMetadata,
-} from "./commands.js";
+export { CompressionType } from "./commands/enums.js";
+export type { MessageMetadata } from "./commands/shapes.js";
 export { type Compression, compress, decompress, loadCodecs } from "./compression.js";
-export {
-  CLIENT_VERSION,
-  Connection,
-  type ConnectionSettings,
-  PROTOCOL_VERSION,
-  type TokenSource,
-} from "./connection.js";
-export {
-  Consumer,
-  type ConsumerOptions,
-  Message,
-  PartitionConsumer,
-  type SubscriptionType,
-} from "./consumer.js";
-export { crc32c } from "./crc32c.js";
-export { isRetriable, PulsarServerError } from "./errors.js";
-export {
-  DEFAULT_MAX_MESSAGE_SIZE,
-  decodeFrame,
-  encodeCommandFrame,
-  encodeMessageSection,
-  encodePayloadFrame,
-  FRAME_PADDING,
-  type Frame,
-  FrameError,
-  FrameReader,
-  MAGIC_BROKER_ENTRY_METADATA,
-  MAGIC_CRC32C,
-  type PayloadSection,
-} from "./frame.js";
-export {
-  DEFAULT_MAX_REDIRECTS,
-  type LookupResult,
-  lookupTopic,
-  partitionedTopicMetadata,
-} from "./lookup.js";
-export { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
+export type { TokenSource } from "./connection.js";
+export { Consumer } from "./consumer/consumer.js";
+export type { ConsumerOptions, SubscriptionType } from "./consumer/consumerOptions.js";
+export { Message } from "./consumer/message.js";
+export { PartitionConsumer } from "./consumer/partitionConsumer.js";
+export { PulsarServerError } from "./errors.js";
 export { MessageId } from "./messageId.js";
-export {
-  type HashingScheme,
-  javaStringHashCode,
-  keyHash,
-  murmur3_32,
-  partitionForKey,
-} from "./murmur3.js";
-export {
-  type BatchingOptions,
-  type OutgoingMessage,
-  PartitionProducer,
-  Producer,
-  type ProducerOptions,
-} from "./producer.js";
-export { type BrokerAddress, parseBrokerUrl, parseServiceUrl } from "./serviceUrl.js";
+export type { HashingScheme } from "./murmur3.js";
+export { PartitionProducer } from "./producer/partitionProducer.js";
+export { Producer } from "./producer/producer.js";
+export type {
+  BatchingOptions,
+  OutgoingMessage,
+  ProducerOptions,
+} from "./producer/producerOptions.js";
 export type { PulsarTlsOptions } from "./tlsOptions.js";
-export {
-  parseTopicName,
-  partitionTopicName,
-  type TopicDomain,
-  type TopicName,
-} from "./topicName.js";
 export type {
   UndecodableEntry,
   UndecodableHandler,

@@ -3,7 +3,7 @@
 // proxy you came by) or Redirect (ask that broker instead, passing its authoritative flag back), up
 // to a limit so two brokers that disagree cannot bounce a client forever.
 import { RustStreamError } from "@ruststream/core";
-import { CommandType, LookupType, PartitionMetadataResult } from "./commands.js";
+import { CommandType, LookupType, PartitionMetadataResult } from "./commands/enums.js";
 import type { Connection } from "./connection.js";
 import { ProtocolFailure, serverFailure } from "./errors.js";
 import { type BrokerAddress, parseBrokerUrl } from "./serviceUrl.js";

@@ -2,7 +2,8 @@
 // partition, and for a message inside a batch its index and the batch's size. Ids compare in
 // ledger, entry, batch index order, as the broker orders them.
 import { RustStreamError } from "@ruststream/core";
-import { type MessageIdData, messageIdData } from "./commands.js";
+import { messageIdData } from "./commands/codec.js";
+import type { MessageIdData } from "./commands/shapes.js";
 
 export class MessageId {
   constructor(

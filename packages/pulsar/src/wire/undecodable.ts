@@ -5,7 +5,7 @@
 // consumer given an UndecodableHandler (the broker gives one where the subscription declares a
 // dead letter) hands the entry over as it arrived and acks it once the handler is done; if the
 // handler fails, the entry is redelivered rather than lost.
-import type { MessageMetadata } from "./commands.js";
+import type { MessageMetadata } from "./commands/shapes.js";
 import type { MessageId } from "./messageId.js";
 
 /** Why an entry could not be decoded: Pulsar's names (`CommandAck.ValidationError`). */

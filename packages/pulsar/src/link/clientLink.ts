@@ -1,9 +1,9 @@
 // The link over the wire client: a real Pulsar broker behind the broker's Link.
 import { RustStreamError } from "@ruststream/core";
-import { type ClientOptions, PulsarClient } from "./client.js";
-import type { ConsumerOptions } from "./consumer.js";
+import { type ClientOptions, PulsarClient } from "../wire/client.js";
+import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
+import type { ProducerOptions } from "../wire/producer/producerOptions.js";
 import type { Link, LinkConsumer, LinkProducer } from "./link.js";
-import type { ProducerOptions } from "./producer.js";
 
 export class ClientLink implements Link {
   readonly #client: PulsarClient;

@@ -5,10 +5,10 @@ import {
   readRetryCount,
 } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
+import type { LinkMessage } from "../link/link.js";
 import type { PulsarPosition } from "../position.js";
 import { PulsarMessagePosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
-import type { LinkMessage } from "../wire/link.js";
 import type { MessageId } from "../wire/messageId.js";
 
 const encoder = new TextEncoder();
@@ -41,8 +41,8 @@ export interface DeliveryOwner {
 
 /**
  * A delivery of a Pulsar message: payload, topic, message id as position, properties as headers,
- * the message key as partition key and, on a partitioned topic, the partition index. The modes
- * (shared/, single/) add how each verb settles.
+ * the message key as partition key and, on a partitioned topic, the partition index. SharedDelivery
+ * and SingleDelivery add how each verb settles.
  */
 export abstract class PulsarDelivery extends DeliveryBase<PulsarPosition> {
   readonly name: string;

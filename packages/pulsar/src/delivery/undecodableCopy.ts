@@ -2,7 +2,7 @@ import { HeaderMap, type OutgoingMessage } from "@ruststream/core";
 import { undecodableHeaders } from "../names.js";
 import { PulsarMessagePosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
-import { CompressionType } from "../wire/commands.js";
+import { CompressionType } from "../wire/commands/enums.js";
 import type { UndecodableEntry } from "../wire/undecodable.js";
 
 const compressionNames = new Map<number, string>(

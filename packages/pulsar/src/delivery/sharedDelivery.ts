@@ -1,7 +1,7 @@
 import { type ReadonlyHeaderMap, readRetryCount, type SettleResult } from "@ruststream/core";
 import { writeRetryCount } from "@ruststream/core/broker";
-import { type DeliveryOwner, PulsarDelivery } from "../subscription/pulsarDelivery.js";
-import type { LinkMessage } from "../wire/link.js";
+import type { LinkMessage } from "../link/link.js";
+import { type DeliveryOwner, PulsarDelivery } from "./pulsarDelivery.js";
 
 /** The cap and dead letter a Shared or Key_Shared subscription applies, where declared. */
 export interface DeadLetterPolicy {

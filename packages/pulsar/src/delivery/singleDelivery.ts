@@ -1,6 +1,6 @@
 import { readRetryCount, type SettleResult } from "@ruststream/core";
 import { writeRetryCount } from "@ruststream/core/broker";
-import { PulsarDelivery } from "../subscription/pulsarDelivery.js";
+import { PulsarDelivery } from "./pulsarDelivery.js";
 
 /**
  * A delivery on an Exclusive or Failover subscription. The broker counts no redeliveries there and

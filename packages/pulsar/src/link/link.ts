@@ -2,9 +2,9 @@
 // wire client stands behind it against a real broker (clientLink.ts); the in-process mode puts a
 // stand-in of the server behind the same interface (src/inProcess/), so every subscription,
 // delivery and publisher above it runs unchanged in TestApp.
-import type { ConsumerOptions } from "./consumer.js";
-import type { MessageId } from "./messageId.js";
-import type { OutgoingMessage, ProducerOptions } from "./producer.js";
+import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
+import type { MessageId } from "../wire/messageId.js";
+import type { OutgoingMessage, ProducerOptions } from "../wire/producer/producerOptions.js";
 
 /** One received message, as both the wire client and the stand-in hand it over. */
 export interface LinkMessage {
