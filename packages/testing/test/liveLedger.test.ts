@@ -85,6 +85,23 @@ describe("LiveLedger", () => {
     expect(l.describeOutstanding()).toBe("orders: 1");
   });
 
+  it("owes nothing for a message the app did not publish, its retries included", () => {
+    // A shared subscription: this app retried it once, another consumer finished it.
+    const l = ledger();
+    l.observe(outcome("orders", delivery("orders", "theirs"), "retry"));
+    l.observe(outcome("orders", delivery("orders", "theirs"), "retry-after"));
+    expect(l.outstanding).toBe(0);
+  });
+
+  it("owes a retry whose outcome came before its publish until its final outcome", () => {
+    const l = ledger();
+    l.observe(outcome("orders", delivery("orders", "r"), "retry"));
+    l.observe(publish("orders", "r"));
+    expect(l.describeOutstanding()).toBe("orders: 1");
+    l.observe(outcome("orders", delivery("orders", "r"), "ack"));
+    expect(l.outstanding).toBe(0);
+  });
+
   it("keeps an immediate retry owed, its copy not counted twice, and parks a delayed one", () => {
     const l = ledger();
     l.observe(publish("orders", "m"));

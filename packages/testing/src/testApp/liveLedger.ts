@@ -1,8 +1,17 @@
 import { Buffer } from "node:buffer";
 import type { AppDescription, Delivery, OutcomeEvent, RuntimeEvent } from "@ruststream/core";
 
-/** Counts by message: a subscriber's name, then the message's payload. */
-type Tally = Map<string, Map<string, number>>;
+/**
+ * Where a message stands for one subscriber. `owed` and `parked` are messages the app published:
+ * owed a final outcome, or parked in a delayed retry (owed again when it comes back). The `early`
+ * states are messages whose outcome came with no publish known for it: a request's publish is
+ * reported only once its reply came, after the handler that replied settled it, and a message
+ * something else published (another service, a raw client) has no publish here at all.
+ */
+type State = "owed" | "parked" | "earlyFinal" | "earlyRetry" | "earlyParked";
+
+/** Counts by state, then by subscriber and payload. */
+type Tallies = Record<State, Map<string, Map<string, number>>>;
 
 /**
  * What a live app still owes: for each of its subscribers, the messages it has yet to settle for
@@ -15,11 +24,10 @@ type Tally = Map<string, Map<string, number>>;
  * delivery settles it or its broker moves it to a dead letter. A delayed retry is parked, as the
  * in-process clock holds it: owed again when it comes back.
  *
- * Messages are told apart by their payload, not by arrival order: a request's publish is reported
- * once its reply came, after the handler that replied settled it, and an outcome that comes before
- * its publish is held against that publish. A message published by something else (another service,
- * a raw client) is owed nothing and settles nothing the app owes, so a test that feeds the app from
- * outside waits for the outcome it counts.
+ * Messages are told apart by their payload, not by arrival order, so an outcome that comes before
+ * its publish is held against that publish. A message the app did not publish is owed nothing, its
+ * retries included: another consumer of a shared subscription may finish it, so a test that feeds
+ * the app from outside waits for the outcome it counts.
  */
 export class LiveLedger {
   readonly #description: AppDescription;
@@ -28,11 +36,13 @@ export class LiveLedger {
   /** Subscribers by the label of their broker, each with the name it reads. */
   readonly #readers = new Map<string, { subscriber: string; name: string }[]>();
   readonly #brokerOf = new Map<string, string>();
-  readonly #owed: Tally = new Map();
-  /** Outcomes of messages whose publish has not been reported (yet, or ever: from outside). */
-  readonly #early: Tally = new Map();
-  /** Delayed retries: owed again only when they come back. */
-  readonly #parked: Tally = new Map();
+  readonly #tallies: Tallies = {
+    owed: new Map(),
+    parked: new Map(),
+    earlyFinal: new Map(),
+    earlyRetry: new Map(),
+    earlyParked: new Map(),
+  };
   /** Deliveries settled as a retry, which a broker-moved dead letter then ends. */
   readonly #retried = new WeakSet<Delivery>();
   /** Deliveries the broker moves to a dead letter on the settle, reported before their outcome. */
@@ -49,8 +59,8 @@ export class LiveLedger {
         if (event.connected) this.#connected(event.broker);
         return;
       case "publish":
-        // A retry copy is the same message coming back, owed already; a dead letter was owed when
-        // it was decided (below), and is owed no more if its publish failed.
+        // A retry copy is the same message coming back, counted already; a dead letter was owed
+        // when it was decided (below), and is owed no more if its publish failed.
         if (event.purpose === "dead-letter") {
           if (!event.ok) this.#forgive(event.broker, event.name, event.message.payload);
         } else if (event.ok && event.purpose !== "retry-copy") {
@@ -67,9 +77,8 @@ export class LiveLedger {
         this.#owe(this.#brokerOf.get(subscriber), event.destination, delivery.payload);
         if (event.movedBy === "runtime") return;
         // The broker moves what was settled as a retry at its cap: that retry does not come back.
-        const k = key(delivery.payload);
-        if (!this.#retried.has(delivery)) this.#moved.add(delivery);
-        else if (!take(this.#owed, subscriber, k)) take(this.#parked, subscriber, k);
+        if (this.#retried.has(delivery)) this.#end(subscriber, key(delivery.payload));
+        else this.#moved.add(delivery);
         return;
       }
       default:
@@ -80,14 +89,16 @@ export class LiveLedger {
   /** How many messages are still owed, over every subscriber. */
   get outstanding(): number {
     let total = 0;
-    for (const byPayload of this.#owed.values()) for (const n of byPayload.values()) total += n;
+    for (const byPayload of this.#tallies.owed.values()) {
+      for (const n of byPayload.values()) total += n;
+    }
     return total;
   }
 
   /** Who still owes how many, for a timeout's message: `orders: 2, receipts: 1`. */
   describeOutstanding(): string {
     const parts: string[] = [];
-    for (const [subscriber, byPayload] of this.#owed) {
+    for (const [subscriber, byPayload] of this.#tallies.owed) {
       let n = 0;
       for (const count of byPayload.values()) n += count;
       if (n > 0) parts.push(`${subscriber}: ${n}`);
@@ -106,63 +117,78 @@ export class LiveLedger {
     for (const reader of readers) this.#brokerOf.set(reader.subscriber, label);
   }
 
+  /** A publish the app made: owed, unless its outcome came first (then where that left it). */
   #owe(label: string | undefined, name: string, payload: Uint8Array): void {
     if (label === undefined) return;
-    for (const reader of this.#readers.get(label) ?? []) {
-      if (reader.name !== name) continue;
-      // An outcome that came first is this publish's.
-      if (!take(this.#early, reader.subscriber, key(payload))) {
-        add(this.#owed, reader.subscriber, key(payload));
+    const k = key(payload);
+    for (const { subscriber, name: read } of this.#readers.get(label) ?? []) {
+      if (read !== name) continue;
+      if (this.#take("earlyFinal", subscriber, k)) continue;
+      if (this.#take("earlyParked", subscriber, k)) this.#add("parked", subscriber, k);
+      else {
+        this.#take("earlyRetry", subscriber, k);
+        this.#add("owed", subscriber, k);
       }
     }
   }
 
-  /** A message owed that will never come: a dead letter whose publish failed. */
+  /** A dead letter owed that will never come: its publish failed. */
   #forgive(label: string, name: string, payload: Uint8Array): void {
     for (const reader of this.#readers.get(label) ?? []) {
-      if (reader.name === name) take(this.#owed, reader.subscriber, key(payload));
+      if (reader.name === name) this.#take("owed", reader.subscriber, key(payload));
     }
   }
 
   /**
-   * A delivery's outcome settles what was owed for it (or parked, when it is a delayed retry coming
-   * back), or, when its publish has not been reported, is held against that publish. Then an
-   * immediate retry is owed again, and a delayed one parked: like the in-process clock, real time
-   * holds it, so a test moves on (`advance` waits it out) rather than wait for it here.
+   * A delivery's outcome takes its message from where it stood (parked, owed, or an earlier outcome
+   * of a message with no publish known), then puts it where the outcome leaves it: owed again after
+   * an immediate retry, parked after a delayed one, nowhere when final. A message with no publish
+   * known goes to the matching early state instead, owed nothing.
    */
   #outcome(event: OutcomeEvent): void {
     const { subscriber, delivery, outcome } = event;
     const k = key(delivery.payload);
-    if (!take(this.#parked, subscriber, k) && !take(this.#owed, subscriber, k)) {
-      add(this.#early, subscriber, k);
+    const known = this.#take("parked", subscriber, k) || this.#take("owed", subscriber, k);
+    if (!known) {
+      if (!this.#take("earlyRetry", subscriber, k)) this.#take("earlyParked", subscriber, k);
     }
-    if (this.#moved.has(delivery)) return;
-    if (outcome === "retry") {
+    const moved = this.#moved.has(delivery);
+    if (!moved && (outcome === "retry" || outcome === "retry-after")) {
       this.#retried.add(delivery);
-      add(this.#owed, subscriber, k);
-    } else if (outcome === "retry-after") {
-      this.#retried.add(delivery);
-      add(this.#parked, subscriber, k);
+      const immediate = outcome === "retry";
+      if (known) this.#add(immediate ? "owed" : "parked", subscriber, k);
+      else this.#add(immediate ? "earlyRetry" : "earlyParked", subscriber, k);
+    } else if (!known) {
+      this.#add("earlyFinal", subscriber, k);
     }
+  }
+
+  /** A retry the broker moved to its dead letter at its cap: it does not come back. */
+  #end(subscriber: string, k: string): void {
+    if (this.#take("owed", subscriber, k) || this.#take("parked", subscriber, k)) return;
+    if (this.#take("earlyRetry", subscriber, k) || this.#take("earlyParked", subscriber, k)) {
+      this.#add("earlyFinal", subscriber, k);
+    }
+  }
+
+  #add(state: State, subscriber: string, k: string): void {
+    const tally = this.#tallies[state];
+    const byPayload = tally.get(subscriber) ?? new Map<string, number>();
+    tally.set(subscriber, byPayload);
+    byPayload.set(k, (byPayload.get(k) ?? 0) + 1);
+  }
+
+  /** Takes one message of payload `k` from `state`; false when there was none. */
+  #take(state: State, subscriber: string, k: string): boolean {
+    const byPayload = this.#tallies[state].get(subscriber);
+    const n = byPayload?.get(k) ?? 0;
+    if (n === 0) return false;
+    if (n === 1) byPayload!.delete(k);
+    else byPayload!.set(k, n - 1);
+    return true;
   }
 }
 
 function key(payload: Uint8Array): string {
   return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64");
-}
-
-function add(tally: Tally, subscriber: string, k: string): void {
-  const byPayload = tally.get(subscriber) ?? new Map<string, number>();
-  tally.set(subscriber, byPayload);
-  byPayload.set(k, (byPayload.get(k) ?? 0) + 1);
-}
-
-/** Takes one count of `k` from `subscriber`; false when there was none. */
-function take(tally: Tally, subscriber: string, k: string): boolean {
-  const byPayload = tally.get(subscriber);
-  const n = byPayload?.get(k) ?? 0;
-  if (n === 0) return false;
-  if (n === 1) byPayload!.delete(k);
-  else byPayload!.set(k, n - 1);
-  return true;
 }
