@@ -39,7 +39,9 @@ export default class TallyReporter {
       unhandled: unhandledErrors.map(describe),
     };
     for (const module of testModules) {
-      const file = module.relativeModuleId;
+      // The project's name first, where there is one: each project's files are named from its root.
+      const project = module.project.name;
+      const file = project ? `${project}: ${module.relativeModuleId}` : module.relativeModuleId;
       for (const error of module.errors()) {
         report.outside.push({ file, where: "the file", error: describe(error) });
       }
