@@ -46,7 +46,8 @@ if (interop && vitestArgs.length === 0) buildInterop(root);
 /** @type {import("./setup/tally.mjs").Run[]} */
 const runs = [];
 
-runs.push(vitest(`Node ${node.version}, the whole suite`, node.env, "tally.json", vitestArgs));
+const what = vitestArgs.length === 0 ? "the whole suite" : `vitest ${vitestArgs.join(" ")}`;
+runs.push(vitest(`Node ${node.version}, ${what}`, node.env, "tally.json", vitestArgs));
 if (vitestArgs.length === 0 && process.env.RUSTSTREAM_NODE_LINES !== "none") {
   const own = node.version.split(".")[0];
   for (const version of nodeLines.filter((v) => v.split(".")[0] !== own)) {
