@@ -1,0 +1,68 @@
+// The load: keyed messages, each carrying its sequence number, published evenly over a window.
+import type { Published } from "./checker.js";
+import type { Random } from "./random.js";
+
+/** The scenario's messages: seq 0..n-1, each on a key the seeded generator picks. */
+export function plannedMessages(random: Random, messages: number, keys: number): Published[] {
+  return Array.from({ length: messages }, (_, seq) => ({ key: `k${random.int(0, keys - 1)}`, seq }));
+}
+
+/** The body a service decodes (JSON): key and sequence number. */
+export const bodyOf = (message: Published): Uint8Array =>
+  new TextEncoder().encode(JSON.stringify({ k: message.key, s: message.seq }));
+
+/** Publishes one message; rejects if the broker did not confirm it. */
+export type PublishOne = (message: Published) => Promise<void>;
+
+/**
+ * Publishes every message in order, paced so the last goes out at the end of `windowMs`
+ * (0: as fast as the broker confirms). A publish that fails or hangs past `retryAfterMs` is sent
+ * again: the first may still land, which the checker then sees as a duplicate, never as a loss.
+ */
+export async function publishPaced(
+  messages: readonly Published[],
+  publish: PublishOne,
+  windowMs: number,
+  log: (line: string) => void,
+  retryAfterMs = 5_000,
+): Promise<void> {
+  const started = performance.now();
+  const tick = 50;
+  const perTick = windowMs === 0 ? 256 : Math.max(1, Math.ceil((messages.length * tick) / windowMs));
+  for (let i = 0; i < messages.length; i += perTick) {
+    const chunk = messages.slice(i, i + perTick);
+    await Promise.all(chunk.map((message) => publishSurely(message, publish, retryAfterMs, log)));
+    if (windowMs > 0) {
+      const due = started + ((i + perTick) / messages.length) * windowMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+async function publishSurely(
+  message: Published,
+  publish: PublishOne,
+  retryAfterMs: number,
+  log: (line: string) => void,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        publish(message),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no confirmation in ${retryAfterMs} ms`)), retryAfterMs);
+        }),
+      ]);
+      return;
+    } catch (error) {
+      if (attempt === 1 || attempt % 10 === 0) {
+        log(`[chaos] publish of seq ${message.seq} failed (attempt ${attempt}), again: ${String(error)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// `pnpm chaos`: runs the scenarios of a profile (or those named), writes the report under
+// results/, prints the table, and exits 1 if any scenario lost, reordered, over-duplicated or
+// dead-lettered twice.
+import { randomInt } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { brokers } from "@ruststream/tooling-testkit";
+import { parseArgs } from "./args.js";
+import { Toxiproxy } from "./faults/toxiproxy.js";
+import { type RunReport, reportTable, type ScenarioReport } from "./report.js";
+import { scenarios } from "./scenarios/catalog.js";
+import { runScenario } from "./scenarios/runScenario.js";
+
+const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+const args = parseArgs(process.argv.slice(2), () => randomInt(0, 0xffffffff));
+const unknown = args.scenarios.filter((name) => !scenarios.some((s) => s.name === name));
+if (unknown.length > 0) {
+  throw new Error(
+    `unknown scenario ${unknown.join(", ")}: one of ${scenarios.map((s) => s.name).join(", ")}`,
+  );
+}
+const chosen =
+  args.scenarios.length > 0
+    ? scenarios.filter((s) => args.scenarios.includes(s.name))
+    : scenarios.filter((s) => args.profile.name === "long" || s.ci === true);
+for (const s of scenarios) {
+  if (args.scenarios.length === 0 && !chosen.includes(s) && s.ci !== true) {
+    log(`[chaos] ${s.name} left out of the ${args.profile.name} profile: ${s.ci}`);
+  }
+}
+
+let toxiproxy: Promise<Toxiproxy> | undefined;
+const startedAt = new Date();
+const runStart = performance.now();
+const reports: ScenarioReport[] = [];
+log(`[chaos] profile ${args.profile.name}, seed ${args.seed} (replay: pnpm chaos --profile ${args.profile.name} --seed ${args.seed})`);
+try {
+  for (const scenario of chosen) {
+    const run = () =>
+      runScenario(scenario, {
+        profile: args.profile,
+        runSeed: args.seed,
+        toxiproxy: () => {
+          toxiproxy ??= Toxiproxy.start(log);
+          return toxiproxy;
+        },
+        log,
+      });
+    // A scenario that restarts the shared persistent Redis has it to itself meanwhile.
+    const report = scenario.faults.includes("broker-restart")
+      ? await brokers.redis.exclusive("persistent", run)
+      : await run();
+    reports.push(report);
+    log(`[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`);
+  }
+} finally {
+  if (toxiproxy !== undefined) (await toxiproxy).stop();
+}
+
+const run: RunReport = {
+  profile: args.profile.name,
+  seed: args.seed,
+  startedAt: startedAt.toISOString(),
+  wallMs: performance.now() - runStart,
+  scenarios: reports,
+};
+const dir = fileURLToPath(new URL("../results/", import.meta.url));
+mkdirSync(dir, { recursive: true });
+const base = `${dir}${run.profile}-seed${run.seed}`;
+writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
+const text = reportTable(run);
+writeFileSync(`${base}.txt`, text);
+process.stdout.write(text);
+log(`[chaos] report: ${base}.json and .txt`);
+process.exitCode = reports.every((r) => r.failures.length === 0) ? 0 : 1;

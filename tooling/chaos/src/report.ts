@@ -1,0 +1,106 @@
+// The report of one run: per scenario its counts, its faults with their times and recoveries, as
+// JSON and as a plain table.
+import type { FaultRecord } from "./timeline.js";
+
+export interface ScenarioReport {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly messages: number;
+  readonly lost: number;
+  readonly duplicated: number;
+  /** The most duplicates the mode's promise allows for the faults the scenario suffered. */
+  readonly duplicateBound: number;
+  readonly reordered: number;
+  readonly orderPerKey: boolean;
+  /** Handlings of messages never published: must be 0. */
+  readonly unexpected: number;
+  /** Distinct messages read from the dead letter (retry scenarios). */
+  readonly deadLettered?: number;
+  /** Messages the dead letter holds more than once: must be 0. */
+  readonly deadLetteredTwice?: number;
+  readonly lostSample: readonly number[];
+  readonly faults: readonly FaultRecord[];
+  readonly longestPauseMs: number;
+  readonly wallMs: number;
+  /** Why it failed; empty when it passed. */
+  readonly failures: readonly string[];
+}
+
+export interface RunReport {
+  readonly profile: string;
+  readonly seed: number;
+  readonly startedAt: string;
+  readonly wallMs: number;
+  readonly scenarios: readonly ScenarioReport[];
+}
+
+/** What makes a scenario fail, in words. */
+export function failuresOf(report: Omit<ScenarioReport, "failures">): string[] {
+  const failures: string[] = [];
+  if (report.lost > 0) failures.push(`${report.lost} lost (first: ${report.lostSample.join(", ")})`);
+  if (report.reordered > 0) failures.push(`${report.reordered} out of order within a key`);
+  if (report.duplicated > report.duplicateBound) {
+    failures.push(`${report.duplicated} duplicates, over the bound of ${report.duplicateBound}`);
+  }
+  if (report.unexpected > 0) failures.push(`${report.unexpected} handlings of unpublished messages`);
+  if ((report.deadLetteredTwice ?? 0) > 0) failures.push(`${report.deadLetteredTwice} dead-lettered twice`);
+  return failures;
+}
+
+const seconds = (ms: number | null): string => (ms === null ? "-" : (ms / 1000).toFixed(2));
+
+/** The run as plain text: one table of scenarios, then each scenario's faults. */
+export function reportTable(run: RunReport): string {
+  const header = [
+    "scenario",
+    "seed",
+    "messages",
+    "lost",
+    "duplicated",
+    "dup bound",
+    "reordered",
+    "dead-lettered",
+    "DL twice",
+    "longest pause s",
+    "faults",
+    "wall s",
+    "result",
+  ];
+  const rows = run.scenarios.map((s) => [
+    s.scenario,
+    String(s.seed),
+    String(s.messages),
+    String(s.lost),
+    String(s.duplicated),
+    String(s.duplicateBound),
+    s.orderPerKey ? String(s.reordered) : "n/a",
+    s.deadLettered === undefined ? "-" : String(s.deadLettered),
+    s.deadLetteredTwice === undefined ? "-" : String(s.deadLetteredTwice),
+    seconds(s.longestPauseMs),
+    String(s.faults.length),
+    seconds(s.wallMs),
+    s.failures.length === 0 ? "pass" : `FAIL: ${s.failures.join("; ")}`,
+  ]);
+  const lines = [
+    `profile ${run.profile}, seed ${run.seed}, started ${run.startedAt}, ${seconds(run.wallMs)} s in all`,
+    "",
+    ...table(header, rows),
+  ];
+  for (const s of run.scenarios) {
+    lines.push("", `${s.scenario}: faults`);
+    lines.push(
+      ...table(
+        ["kind", "target", "at s", "healed s", "recovery s"],
+        s.faults.map((f) => [f.kind, f.target, seconds(f.atMs), seconds(f.healedMs), seconds(f.recoveryMs)]),
+      ),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const format = (cells: readonly string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [format(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(format)];
+}

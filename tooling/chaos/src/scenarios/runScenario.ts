@@ -1,0 +1,188 @@
+// One scenario, start to end: the broker side made ready, the replicas started, the load published
+// while the seeded faults land, every message waited for, the replicas stopped, the checker run.
+import { check, type Handled } from "../checker.js";
+import { faultSchedule, type PlannedFault } from "../faults/schedule.js";
+import type { Toxiproxy } from "../faults/toxiproxy.js";
+import { plannedMessages } from "../load.js";
+import type { Profile } from "../profile.js";
+import { scenarioSeed, seededRandom } from "../random.js";
+import { failuresOf, type ScenarioReport } from "../report.js";
+import type { ServiceConfig } from "../service/config.js";
+import { Replicas } from "../service/replicas.js";
+import { type FaultRecord, longestPause, recoveryAfter } from "../timeline.js";
+import { fileTarget } from "./fileTarget.js";
+import { redisTarget } from "./redisTarget.js";
+import type { FaultKind, Scenario } from "./scenario.js";
+import type { Target } from "./target.js";
+
+export interface RunContext {
+  readonly profile: Profile;
+  readonly runSeed: number;
+  /** The run's fault proxy, started when a scenario has network faults. */
+  readonly toxiproxy: () => Promise<Toxiproxy>;
+  readonly log: (line: string) => void;
+}
+
+const sleepUntil = async (at: number): Promise<void> => {
+  const wait = at - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+};
+
+const networkFaults: ReadonlySet<FaultKind> = new Set(["latency", "cut", "stall", "bandwidth"]);
+
+export async function runScenario(scenario: Scenario, context: RunContext): Promise<ScenarioReport> {
+  const { profile, log } = context;
+  const seed = scenarioSeed(context.runSeed, scenario.name);
+  const random = seededRandom(seed);
+  const plan = faultSchedule(random, {
+    kinds: scenario.faults,
+    count: profile.faults,
+    windowMs: profile.windowMs,
+    minDurationMs: profile.minFaultMs,
+    maxDurationMs: profile.maxFaultMs,
+    replicas: scenario.replicas,
+  });
+  const messages = plannedMessages(random, profile.messages, profile.keys);
+  // Unique per run, so a replayed seed never reads what an earlier run left.
+  const key = `chaos-${scenario.name}-${seed}-${Date.now().toString(36)}`;
+  const usesProxy = scenario.faults.some((kind) => networkFaults.has(kind));
+  const proxy = usesProxy ? { toxiproxy: await context.toxiproxy(), name: key } : undefined;
+  const target: Target =
+    scenario.broker === "file" ? await fileTarget(key) : await redisTarget(key, proxy, log);
+  const config: ServiceConfig = {
+    broker: scenario.broker,
+    address: target.serviceAddress,
+    key,
+    group: `chaos-${scenario.name}`,
+    workMs: profile.workMs,
+    ...(scenario.retry === undefined ? {} : { retry: { ...scenario.retry, deadLetter: `${key}.dlq` } }),
+  };
+  log(
+    `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,
+  );
+
+  const handled: Handled[] = [];
+  const handledAt: number[] = [];
+  const deadLetters = new Map<number, Set<string>>();
+  let started = performance.now();
+  const onLine = (line: string): void => {
+    const [kind, k, s, position] = line.split(" ");
+    const seq = Number(s);
+    if (k === undefined || !Number.isSafeInteger(seq)) {
+      log(`[chaos] ${scenario.name}: unexpected service output: ${line}`);
+      return;
+    }
+    if (kind === "h") {
+      handled.push({ key: k, seq });
+      handledAt.push(performance.now() - started);
+    } else if (kind === "d") {
+      const positions = deadLetters.get(seq) ?? new Set<string>();
+      positions.add(position ?? "");
+      deadLetters.set(seq, positions);
+      handledAt.push(performance.now() - started);
+    }
+  };
+  const replicas = new Replicas(scenario.replicas, config, onLine);
+  const faults: Omit<FaultRecord, "recoveryMs">[] = [];
+  try {
+    if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
+    await replicas.startAll();
+    started = performance.now();
+    const injecting = (async () => {
+      for (const fault of plan) {
+        await sleepUntil(started + fault.atMs);
+        faults.push(await inject(fault, { replicas, target, proxy, started }));
+      }
+    })();
+    const publishing = target.publishBeforeStart
+      ? Promise.resolve()
+      : target.publishAll(messages, profile.windowMs, log);
+    await Promise.all([injecting, publishing]);
+    await waitForAll(messages.length, handled, deadLetters, profile.drainTimeoutMs);
+    // A little longer, so a late redelivery shows up as the duplicate it is.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  } finally {
+    const codes = await replicas.stopAll(15_000);
+    if (codes.some((code) => code !== 0 && code !== null)) {
+      log(`[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}`);
+    }
+    await target.cleanup();
+  }
+  const wallMs = performance.now() - started;
+  const result = check(messages, handled, {
+    orderPerKey: scenario.orderPerKey,
+    settledElsewhere: new Set(deadLetters.keys()),
+  });
+  const times = [...handledAt].sort((a, b) => a - b);
+  const partial = {
+    scenario: scenario.name,
+    seed,
+    messages: result.messages,
+    lost: result.lost,
+    duplicated: result.duplicated,
+    duplicateBound: (faults.length + 1) * scenario.inFlightPerReplica * scenario.replicas,
+    reordered: result.reordered,
+    orderPerKey: scenario.orderPerKey,
+    unexpected: result.unexpected,
+    ...(scenario.retry === undefined
+      ? {}
+      : {
+          deadLettered: deadLetters.size,
+          deadLetteredTwice: [...deadLetters.values()].filter((p) => p.size > 1).length,
+        }),
+    lostSample: result.lostSample,
+    faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
+    longestPauseMs: longestPause(times),
+    wallMs,
+  };
+  return { ...partial, failures: failuresOf(partial) };
+}
+
+/** Until every message was handled or dead-lettered, or the timeout. */
+async function waitForAll(
+  total: number,
+  handled: readonly Handled[],
+  deadLetters: ReadonlyMap<number, unknown>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const done = new Set(handled.map((h) => h.seq));
+    for (const seq of deadLetters.keys()) done.add(seq);
+    if (done.size >= total) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+interface FaultTargets {
+  readonly replicas: Replicas;
+  readonly target: Target;
+  readonly proxy: { toxiproxy: Toxiproxy; name: string } | undefined;
+  readonly started: number;
+}
+
+async function inject(
+  fault: PlannedFault<FaultKind>,
+  { replicas, target, proxy, started }: FaultTargets,
+): Promise<Omit<FaultRecord, "recoveryMs">> {
+  const atMs = performance.now() - started;
+  const hold = () => new Promise((resolve) => setTimeout(resolve, fault.durationMs));
+  let what: string;
+  if (fault.kind === "kill") {
+    what = `replica ${fault.replica}`;
+    await replicas.kill(fault.replica);
+    await hold();
+    await replicas.start(fault.replica);
+  } else if (fault.kind === "broker-restart") {
+    if (target.restartBroker === undefined) throw new Error("this broker has no restart fault");
+    what = "broker";
+    await target.restartBroker();
+  } else {
+    if (proxy === undefined) throw new Error(`a ${fault.kind} fault needs the fault proxy`);
+    what = "proxy";
+    await proxy.toxiproxy.inject(proxy.name, fault.kind);
+    await hold();
+    await proxy.toxiproxy.heal(proxy.name, fault.kind);
+  }
+  return { kind: fault.kind, target: what, atMs, healedMs: performance.now() - started };
+}

@@ -1,0 +1,23 @@
+// What a scenario declares: the broker and mode under test, its replicas, the faults it suffers and
+// what its mode promises.
+import type { NetworkFault } from "../faults/toxiproxy.js";
+import type { RetryPlan, ServiceConfig } from "../service/config.js";
+
+export type FaultKind = "kill" | "broker-restart" | NetworkFault;
+
+export interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  readonly broker: ServiceConfig["broker"];
+  /** Service processes at once (more than one only where the broker has groups). */
+  readonly replicas: number;
+  readonly faults: readonly FaultKind[];
+  /** Whether the mode promises order per key (checked: reordered must be 0). */
+  readonly orderPerKey: boolean;
+  /** Deliveries one replica may hold unsettled: what one fault may make it handle twice. */
+  readonly inFlightPerReplica: number;
+  /** The retry plan; its dead letter is named after the run's stream key. */
+  readonly retry?: Omit<RetryPlan, "deadLetter">;
+  /** In the CI profile (a scenario left out says why). */
+  readonly ci: true | string;
+}

@@ -1,0 +1,31 @@
+// What the runner tells a service process, passed as one JSON argument.
+
+/** The retry and dead-letter path: some messages are delayed once, some always fail. */
+export interface RetryPlan {
+  /** Messages whose seq is a multiple of this answer `retryAfter(delayMs)` on their first attempt. */
+  readonly delayEvery: number;
+  readonly delayMs: number;
+  /** Messages whose seq % failEvery === 1 always throw: dead-lettered after maxAttempts. */
+  readonly failEvery: number;
+  readonly maxAttempts: number;
+  readonly deadLetter: string;
+}
+
+export interface ServiceConfig {
+  readonly broker: "file" | "redis-stream";
+  /** The stream file's path, or the Redis URL (the fault proxy's, where there is one). */
+  readonly address: string;
+  readonly key: string;
+  /** The app's name: the Redis group, the file's consumer name. */
+  readonly group: string;
+  /** Work per message, so faults land with messages under way. */
+  readonly workMs: number;
+  readonly retry?: RetryPlan;
+}
+
+/** A failing message of the plan: `seq % failEvery === 1`. */
+export const alwaysFails = (plan: RetryPlan, seq: number): boolean => seq % plan.failEvery === 1;
+
+/** A message of the plan delayed once: a multiple of `delayEvery` that does not always fail. */
+export const delayedOnce = (plan: RetryPlan, seq: number): boolean =>
+  seq % plan.delayEvery === 0 && !alwaysFails(plan, seq);

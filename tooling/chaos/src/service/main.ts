@@ -1,0 +1,92 @@
+// The service under test, as a deployment runs it: app.run() (signals, drain, exit code) over the
+// project's own broker packages. It prints one line per event the checker counts, written
+// synchronously to the pipe before the handler returns, so a SIGKILL after the line and before the
+// ack is a redelivery the checker sees as a duplicate, never a handling it misses:
+//   h <key> <seq>             handled (the handler succeeded)
+//   r <key> <seq>             answered retryAfter (the retry plan's first attempt)
+//   d <key> <seq> <position>  read from the dead letter
+import {
+  consoleLogger,
+  type HandlerContext,
+  type Outcome,
+  RustStream,
+  retryAfter,
+} from "@ruststream/core";
+import { FileBroker, FileStream } from "@ruststream/file";
+import { RedisBroker, RedisStream } from "@ruststream/redis";
+import { alwaysFails, delayedOnce, type ServiceConfig } from "./config.js";
+
+interface Body {
+  readonly k: string;
+  readonly s: number;
+}
+
+const raw = process.argv[2];
+if (raw === undefined) throw new Error("usage: service/main.ts '<ServiceConfig as JSON>'");
+const config = JSON.parse(raw) as ServiceConfig;
+
+const line = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
+const work = (): Promise<void> =>
+  config.workMs > 0 ? new Promise((resolve) => setTimeout(resolve, config.workMs)) : Promise.resolve();
+
+const plan = config.retry;
+
+/** The JSON body the runner publishes; anything else is a bug the run must show. */
+function asBody(value: unknown): Body {
+  const body = value as Partial<Body> | null;
+  if (typeof body?.k !== "string" || typeof body.s !== "number") {
+    throw new Error(`not a chaos body: ${JSON.stringify(value)}`);
+  }
+  return { k: body.k, s: body.s };
+}
+
+async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcome | undefined> {
+  const body = asBody(message);
+  await work();
+  if (plan !== undefined && alwaysFails(plan, body.s)) throw new Error(`seq ${body.s} always fails`);
+  if (plan !== undefined && delayedOnce(plan, body.s) && ctx.attempt === 1) {
+    line(`r ${body.k} ${body.s}`);
+    return retryAfter(plan.delayMs);
+  }
+  line(`h ${body.k} ${body.s}`);
+  return undefined;
+}
+
+function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
+  const body = asBody(message);
+  line(`d ${body.k} ${body.s} ${String(ctx.delivery.position)}`);
+}
+
+const app = new RustStream({ name: config.group, version: "1.0.0" });
+if (config.broker === "file") {
+  const stream = (key: string) => new FileStream(key, { consumer: config.group, start: "beginning" });
+  app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) => {
+    const main = b.subscriber(stream(config.key));
+    if (plan === undefined) main.handle(handleMain);
+    else {
+      main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
+      b.subscriber(stream(plan.deadLetter)).handle(handleDeadLetter);
+    }
+  });
+} else {
+  const stream = (key: string) =>
+    new RedisStream(key, {
+      group: config.group,
+      count: 32,
+      blockMs: 500,
+      reclaimIdleMs: 3000,
+      start: "beginning",
+    });
+  app.broker(new RedisBroker({ url: config.address, group: config.group }), (b) => {
+    const main = b.subscriber(stream(config.key));
+    if (plan === undefined) main.handle(handleMain);
+    else {
+      main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
+      b.subscriber(stream(plan.deadLetter)).handle(handleDeadLetter);
+    }
+  });
+}
+app.afterStartup(() => line("ready"));
+await app.run({ logger: consoleLogger({ level: "error" }) });

@@ -1,0 +1,9 @@
+import { defineProject } from "vitest/config";
+
+// The chaos tooling's own logic (checker, seeded schedule, report): no broker needed.
+export default defineProject({
+  test: {
+    name: "chaos",
+    include: ["test/**/*.test.ts"],
+  },
+});
