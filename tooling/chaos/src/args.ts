@@ -1,5 +1,5 @@
 // The command line: `pnpm chaos [--profile ci|long] [--seed n] [--scenario name]...`.
-import { profiles, type Profile } from "./profile.js";
+import { type Profile, profiles } from "./profile.js";
 
 export interface Args {
   readonly profile: Profile;
@@ -23,7 +23,8 @@ export function parseArgs(argv: readonly string[], drawSeed: () => number): Args
     if (value === undefined) throw new Error(`${flag}: a value is missing. ${usage}`);
     i++;
     if (flag === "--profile") {
-      if (value !== "ci" && value !== "long") throw new Error(`--profile ${value}: give ci or long`);
+      if (value !== "ci" && value !== "long")
+        throw new Error(`--profile ${value}: give ci or long`);
       profile = profiles[value];
     } else if (flag === "--seed") {
       const parsed = Number(value);

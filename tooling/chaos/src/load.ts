@@ -4,7 +4,10 @@ import type { Random } from "./random.js";
 
 /** The scenario's messages: seq 0..n-1, each on a key the seeded generator picks. */
 export function plannedMessages(random: Random, messages: number, keys: number): Published[] {
-  return Array.from({ length: messages }, (_, seq) => ({ key: `k${random.int(0, keys - 1)}`, seq }));
+  return Array.from({ length: messages }, (_, seq) => ({
+    key: `k${random.int(0, keys - 1)}`,
+    seq,
+  }));
 }
 
 /** The body a service decodes (JSON): key and sequence number. */
@@ -28,7 +31,8 @@ export async function publishPaced(
 ): Promise<void> {
   const started = performance.now();
   const tick = 50;
-  const perTick = windowMs === 0 ? 256 : Math.max(1, Math.ceil((messages.length * tick) / windowMs));
+  const perTick =
+    windowMs === 0 ? 256 : Math.max(1, Math.ceil((messages.length * tick) / windowMs));
   for (let i = 0; i < messages.length; i += perTick) {
     const chunk = messages.slice(i, i + perTick);
     await Promise.all(chunk.map((message) => publishSurely(message, publish, retryAfterMs, log)));
@@ -52,13 +56,18 @@ async function publishSurely(
       await Promise.race([
         publish(message),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no confirmation in ${retryAfterMs} ms`)), retryAfterMs);
+          timer = setTimeout(
+            () => reject(new Error(`no confirmation in ${retryAfterMs} ms`)),
+            retryAfterMs,
+          );
         }),
       ]);
       return;
     } catch (error) {
       if (attempt === 1 || attempt % 10 === 0) {
-        log(`[chaos] publish of seq ${message.seq} failed (attempt ${attempt}), again: ${String(error)}`);
+        log(
+          `[chaos] publish of seq ${message.seq} failed (attempt ${attempt}), again: ${String(error)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {

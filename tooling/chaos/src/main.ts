@@ -31,11 +31,16 @@ for (const s of scenarios) {
   }
 }
 
+const dir = fileURLToPath(new URL("../results/", import.meta.url));
+const logDir = `${dir}logs`;
+mkdirSync(logDir, { recursive: true });
 let toxiproxy: Promise<Toxiproxy> | undefined;
 const startedAt = new Date();
 const runStart = performance.now();
 const reports: ScenarioReport[] = [];
-log(`[chaos] profile ${args.profile.name}, seed ${args.seed} (replay: pnpm chaos --profile ${args.profile.name} --seed ${args.seed})`);
+log(
+  `[chaos] profile ${args.profile.name}, seed ${args.seed} (replay: pnpm chaos --profile ${args.profile.name} --seed ${args.seed})`,
+);
 try {
   for (const scenario of chosen) {
     const run = () =>
@@ -47,13 +52,16 @@ try {
           return toxiproxy;
         },
         log,
+        logDir,
       });
     // A scenario that restarts the shared persistent Redis has it to itself meanwhile.
     const report = scenario.faults.includes("broker-restart")
       ? await brokers.redis.exclusive("persistent", run)
       : await run();
     reports.push(report);
-    log(`[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`);
+    log(
+      `[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`,
+    );
   }
 } finally {
   if (toxiproxy !== undefined) (await toxiproxy).stop();
@@ -66,9 +74,9 @@ const run: RunReport = {
   wallMs: performance.now() - runStart,
   scenarios: reports,
 };
-const dir = fileURLToPath(new URL("../results/", import.meta.url));
-mkdirSync(dir, { recursive: true });
-const base = `${dir}${run.profile}-seed${run.seed}`;
+// A run of named scenarios keeps its own report beside the whole profile's.
+const named = args.scenarios.length > 0 ? `-${chosen.map((s) => s.name).join("+")}` : "";
+const base = `${dir}${run.profile}-seed${run.seed}${named}`;
 writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
 const text = reportTable(run);
 writeFileSync(`${base}.txt`, text);

@@ -37,13 +37,16 @@ export interface RunReport {
 /** What makes a scenario fail, in words. */
 export function failuresOf(report: Omit<ScenarioReport, "failures">): string[] {
   const failures: string[] = [];
-  if (report.lost > 0) failures.push(`${report.lost} lost (first: ${report.lostSample.join(", ")})`);
+  if (report.lost > 0)
+    failures.push(`${report.lost} lost (first: ${report.lostSample.join(", ")})`);
   if (report.reordered > 0) failures.push(`${report.reordered} out of order within a key`);
   if (report.duplicated > report.duplicateBound) {
     failures.push(`${report.duplicated} duplicates, over the bound of ${report.duplicateBound}`);
   }
-  if (report.unexpected > 0) failures.push(`${report.unexpected} handlings of unpublished messages`);
-  if ((report.deadLetteredTwice ?? 0) > 0) failures.push(`${report.deadLetteredTwice} dead-lettered twice`);
+  if (report.unexpected > 0)
+    failures.push(`${report.unexpected} handlings of unpublished messages`);
+  if ((report.deadLetteredTwice ?? 0) > 0)
+    failures.push(`${report.deadLetteredTwice} dead-lettered twice`);
   return failures;
 }
 
@@ -91,7 +94,13 @@ export function reportTable(run: RunReport): string {
     lines.push(
       ...table(
         ["kind", "target", "at s", "healed s", "recovery s"],
-        s.faults.map((f) => [f.kind, f.target, seconds(f.atMs), seconds(f.healedMs), seconds(f.recoveryMs)]),
+        s.faults.map((f) => [
+          f.kind,
+          f.target,
+          seconds(f.atMs),
+          seconds(f.healedMs),
+          seconds(f.recoveryMs),
+        ]),
       ),
     );
   }
@@ -102,5 +111,9 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const format = (cells: readonly string[]) =>
     `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  return [format(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(format)];
+  return [
+    format(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(format),
+  ];
 }

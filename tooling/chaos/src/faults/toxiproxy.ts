@@ -63,7 +63,8 @@ export class Toxiproxy {
     });
     const text = await response.text();
     if (!response.ok) throw new Error(`Toxiproxy ${method} ${path}: ${response.status} ${text}`);
-    return text === "" ? undefined : JSON.parse(text);
+    // Most answers are JSON; /version is plain text.
+    return response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
   }
 
   /** A proxy from a fresh loopback port to `upstream`; answers the port to connect to. */

@@ -20,7 +20,11 @@ export async function fileTarget(key: string): Promise<Target> {
       await publishPaced(
         messages,
         async (message) => {
-          await publisher.publish({ name: key, payload: bodyOf(message), partitionKey: message.key });
+          await publisher.publish({
+            name: key,
+            payload: bodyOf(message),
+            partitionKey: message.key,
+          });
         },
         0,
         log,

@@ -1,8 +1,9 @@
 // A Redis stream on the persistent Redis of tooling/brokers (AOF, fsync always: what it confirmed
 // survives a hard restart). The load is published straight to Redis; the services connect through
 // the fault proxy when the run has one.
-import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
+
 import { RedisBroker } from "@ruststream/redis";
+import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { bodyOf, publishPaced } from "../load.js";
@@ -29,7 +30,11 @@ export async function redisTarget(
       await publishPaced(
         messages,
         async (message) => {
-          await publisher.publish({ name: key, payload: bodyOf(message), partitionKey: message.key });
+          await publisher.publish({
+            name: key,
+            payload: bodyOf(message),
+            partitionKey: message.key,
+          });
         },
         windowMs,
         paceLog,

@@ -1,5 +1,6 @@
 // One scenario, start to end: the broker side made ready, the replicas started, the load published
 // while the seeded faults land, every message waited for, the replicas stopped, the checker run.
+import { join } from "node:path";
 import { check, type Handled } from "../checker.js";
 import { faultSchedule, type PlannedFault } from "../faults/schedule.js";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
@@ -21,6 +22,8 @@ export interface RunContext {
   /** The run's fault proxy, started when a scenario has network faults. */
   readonly toxiproxy: () => Promise<Toxiproxy>;
   readonly log: (line: string) => void;
+  /** Where each scenario's replicas write their logs. */
+  readonly logDir: string;
 }
 
 const sleepUntil = async (at: number): Promise<void> => {
@@ -30,7 +33,10 @@ const sleepUntil = async (at: number): Promise<void> => {
 
 const networkFaults: ReadonlySet<FaultKind> = new Set(["latency", "cut", "stall", "bandwidth"]);
 
-export async function runScenario(scenario: Scenario, context: RunContext): Promise<ScenarioReport> {
+export async function runScenario(
+  scenario: Scenario,
+  context: RunContext,
+): Promise<ScenarioReport> {
   const { profile, log } = context;
   const seed = scenarioSeed(context.runSeed, scenario.name);
   const random = seededRandom(seed);
@@ -55,7 +61,9 @@ export async function runScenario(scenario: Scenario, context: RunContext): Prom
     key,
     group: `chaos-${scenario.name}`,
     workMs: profile.workMs,
-    ...(scenario.retry === undefined ? {} : { retry: { ...scenario.retry, deadLetter: `${key}.dlq` } }),
+    ...(scenario.retry === undefined
+      ? {}
+      : { retry: { ...scenario.retry, deadLetter: `${key}.dlq` } }),
   };
   log(
     `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,
@@ -82,7 +90,11 @@ export async function runScenario(scenario: Scenario, context: RunContext): Prom
       handledAt.push(performance.now() - started);
     }
   };
-  const replicas = new Replicas(scenario.replicas, config, onLine);
+  const logFile = join(
+    context.logDir,
+    `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
+  );
+  const replicas = new Replicas(scenario.replicas, config, logFile, onLine);
   const faults: Omit<FaultRecord, "recoveryMs">[] = [];
   try {
     if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
@@ -104,7 +116,9 @@ export async function runScenario(scenario: Scenario, context: RunContext): Prom
   } finally {
     const codes = await replicas.stopAll(15_000);
     if (codes.some((code) => code !== 0 && code !== null)) {
-      log(`[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}`);
+      log(
+        `[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}; their logs: ${logFile}`,
+      );
     }
     await target.cleanup();
   }

@@ -29,9 +29,12 @@ const line = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
 const work = (): Promise<void> =>
-  config.workMs > 0 ? new Promise((resolve) => setTimeout(resolve, config.workMs)) : Promise.resolve();
+  config.workMs > 0
+    ? new Promise((resolve) => setTimeout(resolve, config.workMs))
+    : Promise.resolve();
 
 const plan = config.retry;
+const DEAD_LETTER_READS = 1_000;
 
 /** The JSON body the runner publishes; anything else is a bug the run must show. */
 function asBody(value: unknown): Body {
@@ -45,7 +48,8 @@ function asBody(value: unknown): Body {
 async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcome | undefined> {
   const body = asBody(message);
   await work();
-  if (plan !== undefined && alwaysFails(plan, body.s)) throw new Error(`seq ${body.s} always fails`);
+  if (plan !== undefined && alwaysFails(plan, body.s))
+    throw new Error(`seq ${body.s} always fails`);
   if (plan !== undefined && delayedOnce(plan, body.s) && ctx.attempt === 1) {
     line(`r ${body.k} ${body.s}`);
     return retryAfter(plan.delayMs);
@@ -61,13 +65,16 @@ function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
 
 const app = new RustStream({ name: config.group, version: "1.0.0" });
 if (config.broker === "file") {
-  const stream = (key: string) => new FileStream(key, { consumer: config.group, start: "beginning" });
+  const stream = (key: string) =>
+    new FileStream(key, { consumer: config.group, start: "beginning" });
   app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) => {
     const main = b.subscriber(stream(config.key));
     if (plan === undefined) main.handle(handleMain);
     else {
       main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
-      b.subscriber(stream(plan.deadLetter)).handle(handleDeadLetter);
+      // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
+      // default cap its reader would give up on it before the handler ran.
+      b.subscriber(stream(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
     }
   });
 } else {
@@ -84,7 +91,9 @@ if (config.broker === "file") {
     if (plan === undefined) main.handle(handleMain);
     else {
       main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
-      b.subscriber(stream(plan.deadLetter)).handle(handleDeadLetter);
+      // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
+      // default cap its reader would give up on it before the handler ran.
+      b.subscriber(stream(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
     }
   });
 }

@@ -2,6 +2,7 @@
 // deployment stops them (SIGTERM, then SIGKILL if the drain hangs). Every line they print goes to
 // one listener, in the order the runner receives it.
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { ServiceConfig } from "./config.js";
@@ -19,8 +20,17 @@ export class Replicas {
   readonly #onLine: (line: string) => void;
   readonly #running: (Replica | undefined)[];
 
-  constructor(count: number, config: ServiceConfig, onLine: (line: string) => void) {
+  readonly #logFile: string;
+
+  /** `logFile`: where the replicas' stderr (their logs, a crash's trace) goes, appended. */
+  constructor(
+    count: number,
+    config: ServiceConfig,
+    logFile: string,
+    onLine: (line: string) => void,
+  ) {
     this.#config = config;
+    this.#logFile = logFile;
     this.#onLine = onLine;
     this.#running = Array.from({ length: count }, () => undefined);
   }
@@ -37,11 +47,13 @@ export class Replicas {
   /** Starts replica `i` (which must not be running) and resolves once it printed `ready`. */
   start(i: number): Promise<void> {
     if (this.#running[i] !== undefined) throw new Error(`replica ${i} is already running`);
+    const log = openSync(this.#logFile, "a");
     const child = spawn(
       process.execPath,
       ["--import", "tsx", "--conditions=@ruststream/source", entry, JSON.stringify(this.#config)],
-      { cwd: packageDir, stdio: ["ignore", "pipe", "inherit"] },
+      { cwd: packageDir, stdio: ["ignore", "pipe", log] },
     );
+    closeSync(log);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     const replica: Replica = { child, exited };
     this.#running[i] = replica;
