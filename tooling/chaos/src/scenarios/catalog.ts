@@ -27,6 +27,17 @@ export const scenarios: readonly Scenario[] = [
     ci: true,
   },
   {
+    name: "redis-list-proxy",
+    description:
+      "a Redis reliable list (persistent Redis) read by two replicas through the fault proxy: cut, stall, latency, SIGKILL of a replica, and the Redis server restarted hard",
+    broker: "redis-list",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill", "broker-restart"],
+    orderPerKey: false,
+    inFlightPerReplica: 32,
+    ci: true,
+  },
+  {
     name: "redis-stream-retry",
     description:
       "the retry and dead-letter path on a Redis stream (durable delayed retry) under SIGKILL and a cut connection: never lost between the retry and the dead letter, never dead-lettered twice",

@@ -1,8 +1,8 @@
-// A Redis stream on the persistent Redis of tooling/brokers (AOF, fsync always: what it confirmed
+// A Redis stream or reliable list on the persistent Redis of tooling/brokers (AOF, fsync always: what it confirmed
 // survives a hard restart). The load is published straight to Redis; the services connect through
 // the fault proxy when the run has one.
 
-import { RedisBroker } from "@ruststream/redis";
+import { RedisBroker, RedisPublish } from "@ruststream/redis";
 import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
@@ -11,6 +11,7 @@ import type { Target } from "./target.js";
 
 export async function redisTarget(
   key: string,
+  transport: "stream" | "list",
   proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
   log: (line: string) => void,
 ): Promise<Target> {
@@ -26,7 +27,7 @@ export async function redisTarget(
     publishBeforeStart: false,
     async publishAll(messages, windowMs, paceLog) {
       const broker = await new RedisBroker({ url: direct }).connect();
-      const publisher = await broker.defaultPublishPolicy().pair(broker);
+      const publisher = await new RedisPublish({ transport }).pair(broker);
       await publishPaced(
         messages,
         async (message) => {

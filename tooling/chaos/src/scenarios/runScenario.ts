@@ -54,7 +54,9 @@ export async function runScenario(
   const usesProxy = scenario.faults.some((kind) => networkFaults.has(kind));
   const proxy = usesProxy ? { toxiproxy: await context.toxiproxy(), name: key } : undefined;
   const target: Target =
-    scenario.broker === "file" ? await fileTarget(key) : await redisTarget(key, proxy, log);
+    scenario.broker === "file"
+      ? await fileTarget(key)
+      : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
   const config: ServiceConfig = {
     broker: scenario.broker,
     address: target.serviceAddress,

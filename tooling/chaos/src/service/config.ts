@@ -12,7 +12,7 @@ export interface RetryPlan {
 }
 
 export interface ServiceConfig {
-  readonly broker: "file" | "redis-stream";
+  readonly broker: "file" | "redis-stream" | "redis-list";
   /** The stream file's path, or the Redis URL (the fault proxy's, where there is one). */
   readonly address: string;
   readonly key: string;

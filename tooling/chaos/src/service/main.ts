@@ -11,9 +11,10 @@ import {
   type Outcome,
   RustStream,
   retryAfter,
+  type SubscriberBuilder,
 } from "@ruststream/core";
 import { FileBroker, FileStream } from "@ruststream/file";
-import { RedisBroker, RedisStream } from "@ruststream/redis";
+import { RedisBroker, RedisList, RedisStream } from "@ruststream/redis";
 import { alwaysFails, delayedOnce, type ServiceConfig } from "./config.js";
 
 interface Body {
@@ -63,21 +64,33 @@ function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
   line(`d ${body.k} ${body.s} ${String(ctx.delivery.position)}`);
 }
 
+/** The stream's subscriber and, with a retry plan, its dead letter's: the same on every broker. */
+function declare<S>(
+  subscriber: (source: S) => SubscriberBuilder<unknown>,
+  source: (key: string) => S,
+): void {
+  const main = subscriber(source(config.key));
+  if (plan === undefined) {
+    main.handle(handleMain);
+    return;
+  }
+  main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
+  // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
+  // default cap its reader would give up on it before the handler ran.
+  subscriber(source(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
+}
+
 const app = new RustStream({ name: config.group, version: "1.0.0" });
 if (config.broker === "file") {
-  const stream = (key: string) =>
-    new FileStream(key, { consumer: config.group, start: "beginning" });
-  app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) => {
-    const main = b.subscriber(stream(config.key));
-    if (plan === undefined) main.handle(handleMain);
-    else {
-      main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
-      // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
-      // default cap its reader would give up on it before the handler ran.
-      b.subscriber(stream(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
-    }
-  });
+  const stream = (key: string) => new FileStream(key, { consumer: config.group, start: "beginning" });
+  app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) =>
+    declare((source: FileStream) => b.subscriber(source), stream),
+  );
 } else {
+  // A reliable list: a value moves to `<key>.processing` while handled; a crashed holder's values
+  // are recovered after recoveryIdleMs.
+  const list = (key: string) =>
+    new RedisList(key, { count: 32, blockMs: 500, recoveryIdleMs: 3000 });
   const stream = (key: string) =>
     new RedisStream(key, {
       group: config.group,
@@ -86,16 +99,11 @@ if (config.broker === "file") {
       reclaimIdleMs: 3000,
       start: "beginning",
     });
-  app.broker(new RedisBroker({ url: config.address, group: config.group }), (b) => {
-    const main = b.subscriber(stream(config.key));
-    if (plan === undefined) main.handle(handleMain);
-    else {
-      main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
-      // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
-      // default cap its reader would give up on it before the handler ran.
-      b.subscriber(stream(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
-    }
-  });
+  app.broker(new RedisBroker({ url: config.address, group: config.group }), (b) =>
+    config.broker === "redis-list"
+      ? declare((source: RedisList) => b.subscriber(source), list)
+      : declare((source: RedisStream) => b.subscriber(source), stream),
+  );
 }
 app.afterStartup(() => line("ready"));
 await app.run({ logger: consoleLogger({ level: "error" }) });
