@@ -1,6 +1,7 @@
 import { decodeFrame, type Framed } from "../client/frame.js";
 import type { Link } from "../client/link.js";
-import { array, type Command, type RedisBytes } from "../client/resp.js";
+import { type Arg, array, type Command, type RedisBytes, type Reply } from "../client/resp.js";
+import type { RedisScript, RunCommand } from "../client/script.js";
 import { SWEEP_BATCH } from "../names.js";
 
 // The durable delayed retry, as RustStream's Redis crate keeps it: `nackAfter` adds a member to a
@@ -17,9 +18,28 @@ export function parseDelayedMember(member: Uint8Array): Framed {
 }
 
 /**
- * Moves due members back: each is removed first and only the process whose `ZREM` removed it appends
- * it, so concurrent sweepers never double a message.
+ * Moves one due member back, as one step on the server: removes ARGV[1] from the delayed set
+ * (KEYS[1]) and, only if that removed it, appends the entry to the stream (KEYS[2]) with the `XADD`
+ * arguments after the key (ARGV[2..]). Only the sweeper whose remove found the member appends it, so
+ * concurrent sweepers never double a message; and as one step, no cut connection, crash or restart
+ * between the remove and the append can lose it (as two commands, a sweeper that died after its
+ * `ZREM` took the message with it). Answers 1 when it moved the member.
  */
+export const restoreDelayedScript: RedisScript = {
+  name: "ruststreamStreamRestoreDelayed",
+  keys: 2,
+  lua: `if redis.call('ZREM', KEYS[1], ARGV[1]) ~= 1 then return 0 end
+redis.call('XADD', KEYS[2], unpack(ARGV, 2))
+return 1`,
+  run(call: RunCommand, keys: readonly string[], args: readonly Arg[]): Reply {
+    const [delayed, stream] = keys as [string, string];
+    if (call("ZREM", [delayed, args[0]!]) !== 1) return 0;
+    call("XADD", [stream, ...args.slice(1)]);
+    return 1;
+  },
+};
+
+/** Moves due members of the delayed set `key` back onto their stream, one script call each. */
 export async function sweepDelayed(
   link: Link,
   key: string,
@@ -32,10 +52,10 @@ export async function sweepDelayed(
       await link.call("ZRANGEBYSCORE", [key, "-inf", now, "LIMIT", 0, SWEEP_BATCH]),
     ).filter((m): m is Buffer => Buffer.isBuffer(m));
     for (const member of due) {
-      if ((await link.call("ZREM", [key, member])) !== 1) continue;
-      const command = restore(member);
-      await link.call(command.name, command.args);
-      moved++;
+      const [stream, ...rest] = restore(member).args;
+      if (await link.script(restoreDelayedScript, [key, String(stream)], [member, ...rest])) {
+        moved++;
+      }
     }
     if (due.length < SWEEP_BATCH) return moved;
   }
