@@ -9,6 +9,11 @@ export interface RetryPlan {
   readonly failEvery: number;
   readonly maxAttempts: number;
   readonly deadLetter: string;
+  /**
+   * Who moves a message to the dead letter: the runtime (publish, then ack the original) or, on a
+   * Redis stream, the broker itself (`retry` on the source: append and ack in one transaction).
+   */
+  readonly deadLetterBy: "runtime" | "broker";
 }
 
 export interface ServiceConfig {

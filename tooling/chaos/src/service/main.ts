@@ -74,7 +74,8 @@ function declare<S>(
     main.handle(handleMain);
     return;
   }
-  main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
+  if (plan.deadLetterBy === "broker") main.handle(handleMain);
+  else main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
   // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
   // default cap its reader would give up on it before the handler ran.
   subscriber(source(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
@@ -82,7 +83,8 @@ function declare<S>(
 
 const app = new RustStream({ name: config.group, version: "1.0.0" });
 if (config.broker === "file") {
-  const stream = (key: string) => new FileStream(key, { consumer: config.group, start: "beginning" });
+  const stream = (key: string) =>
+    new FileStream(key, { consumer: config.group, start: "beginning" });
   app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) =>
     declare((source: FileStream) => b.subscriber(source), stream),
   );
@@ -98,6 +100,9 @@ if (config.broker === "file") {
       blockMs: 500,
       reclaimIdleMs: 3000,
       start: "beginning",
+      ...(plan?.deadLetterBy === "broker" && key === config.key
+        ? { retry: { maxAttempts: plan.maxAttempts, deadLetter: plan.deadLetter } }
+        : {}),
     });
   app.broker(new RedisBroker({ url: config.address, group: config.group }), (b) =>
     config.broker === "redis-list"

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { failuresOf, reportTable, type ScenarioReport } from "../src/report.js";
+
+const clean: Omit<ScenarioReport, "failures"> = {
+  scenario: "s",
+  seed: 1,
+  messages: 100,
+  lost: 0,
+  duplicated: 3,
+  duplicateBound: 10,
+  reordered: 0,
+  orderPerKey: true,
+  unexpected: 0,
+  lostSample: [],
+  faults: [{ kind: "kill", target: "replica 0", atMs: 1000, healedMs: 2500, recoveryMs: 120 }],
+  longestPauseMs: 1400,
+  wallMs: 9000,
+};
+
+describe("what fails a scenario", () => {
+  it("nothing, when nothing was lost or reordered and duplicates stay within the bound", () => {
+    expect(failuresOf(clean)).toEqual([]);
+  });
+
+  it("a loss, a reorder, duplicates over the bound, an unexpected handling, a second dead letter", () => {
+    expect(
+      failuresOf({
+        ...clean,
+        lost: 2,
+        lostSample: [4, 9],
+        reordered: 1,
+        duplicated: 11,
+        unexpected: 1,
+        deadLettered: 5,
+        deadLetteredTwice: 1,
+      }),
+    ).toEqual([
+      "2 lost (first: 4, 9)",
+      "1 out of order within a key",
+      "11 duplicates, over the bound of 10",
+      "1 handlings of unpublished messages",
+      "1 dead-lettered twice",
+    ]);
+  });
+});
+
+describe("the plain table", () => {
+  it("has a row per scenario with its counts and a row per fault with its recovery", () => {
+    const text = reportTable({
+      profile: "ci",
+      seed: 7,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      wallMs: 10_000,
+      scenarios: [{ ...clean, failures: [] }],
+    });
+    expect(text).toContain("profile ci, seed 7");
+    expect(text).toMatch(
+      /\| s +\| 1 +\| 100 +\| 0 +\| 3 +\| 10 +\| 0 +\| - +\| - +\| 1\.40 +\| 1 +\| 9\.00 +\| pass +\|/,
+    );
+    expect(text).toMatch(/\| kill +\| replica 0 +\| 1\.00 +\| 2\.50 +\| 0\.12 +\|/);
+  });
+});
