@@ -11,12 +11,12 @@ import {
 import {
   type Backlog,
   brokerMark,
+  ConnectionBase,
   type Coordinator,
   describeMark,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
-  isSource,
   noCoordinator,
   testableMark,
 } from "@ruststream/core/broker";
@@ -110,6 +110,7 @@ export class ChannelBroker
 
 /** A connection. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedChannelBroker
+  extends ConnectionBase<Channel, ClosedChannelBroker>
   implements
     ConnectedBroker<Channel, ChannelDelivery, ChannelPublisher, ClosedChannelBroker>,
     DescribesServer,
@@ -126,22 +127,18 @@ export class ConnectedChannelBroker
   readonly #options: ChannelBrokerOptions;
   readonly #server: InProcessServer | undefined;
   readonly #subscriptions = new Set<ChannelSubscription>();
-  #closed: ClosedChannelBroker | undefined;
 
   constructor(
     link: Link,
     options: ChannelBrokerOptions,
     mode: { readonly coordinator: Coordinator; readonly server: InProcessServer | undefined },
   ) {
+    super({ label: "channel", accepts: "a name or a Channel" });
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;
     this.#server = mode.server;
     this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closed === undefined ? "connected" : "closed";
   }
 
   source(name: string): Channel {
@@ -150,14 +147,7 @@ export class ConnectedChannelBroker
 
   async subscribe(source: string | Channel): Promise<ChannelSubscription> {
     this.assertOpen();
-    if (typeof source !== "string" && !(isSource(source) && source.copies === "addressed")) {
-      throw new RustStreamError(
-        "foreign-value",
-        "the channel broker subscribes to a name or a Channel: use new Channel(name)",
-      );
-    }
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    const subscription = new ChannelSubscription(this, descriptor.name);
+    const subscription = new ChannelSubscription(this, this.descriptorOf(source).name);
     this.#subscriptions.add(subscription);
     return subscription;
   }
@@ -181,31 +171,14 @@ export class ConnectedChannelBroker
     return this.#inProcessOnly("published").published(name);
   }
 
-  async shutdown(): Promise<ClosedChannelBroker> {
-    if (this.#closed !== undefined) return this.#closed;
+  protected async teardown(): Promise<ClosedChannelBroker> {
     let dropped = 0;
-    this.#closed = {
-      [brokerMark]: "channels",
-      state: "closed",
-      unflushed: 0,
-      droppedDeliveries: 0,
-    };
     for (const subscription of [...this.#subscriptions]) dropped += subscription.revoke();
     this.link.close();
-    this.#closed = { ...this.#closed, droppedDeliveries: dropped };
-    return this.#closed;
+    return { [brokerMark]: "channels", state: "closed", unflushed: 0, droppedDeliveries: dropped };
   }
 
-  // SubscriptionHost and PublisherHost
-
-  assertOpen(): void {
-    if (this.#closed !== undefined) {
-      throw new RustStreamError(
-        "closed",
-        "the channel broker was shut down: connect again (broker.connect()) to use it",
-      );
-    }
-  }
+  // SubscriptionHost and PublisherHost (assertOpen and closedError come from ConnectionBase)
 
   forget(subscription: ChannelSubscription): void {
     this.#subscriptions.delete(subscription);

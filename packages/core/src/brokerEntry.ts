@@ -2,6 +2,8 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
+export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
+export { ConnectionBase } from "./broker/connectionBase.js";
 export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";

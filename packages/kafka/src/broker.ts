@@ -16,13 +16,13 @@ import {
 import {
   type Backlog,
   brokerMark,
+  ConnectionBase,
   describeMark,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
   snapshotMessage,
-  sourceMark,
   testableMark,
 } from "@ruststream/core/broker";
 import {
@@ -281,6 +281,7 @@ interface ConnectionFacts {
 
 /** A connection to a Kafka cluster. */
 export class ConnectedKafkaBroker
+  extends ConnectionBase<KafkaTopic, ClosedKafkaBroker>
   implements
     ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
     DescribesServer,
@@ -303,9 +304,18 @@ export class ConnectedKafkaBroker
   readonly #partitionCounts = new Map<string, number>();
   readonly #published: Map<string, RawMessage[]> | undefined;
   readonly #inbox: ReplyInbox;
-  #closing: Promise<ClosedKafkaBroker> | undefined;
 
   constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
+    super({
+      label: "Kafka",
+      accepts: "a name or a KafkaTopic",
+      group: {
+        noun: "consumer group",
+        option: "group",
+        broker: "KafkaBroker",
+        descriptor: "KafkaTopic",
+      },
+    });
     this.engine = engine;
     this.#settings = settings;
     this.#facts = facts;
@@ -319,42 +329,15 @@ export class ConnectedKafkaBroker
     }
   }
 
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
-  }
-
   /** A bare name is a topic read by the broker's group; without one this says how to give it. */
   source(name: string): KafkaTopic {
-    const group = this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Kafka topic, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give KafkaBroker a group option (shared by the replicas) or subscribe with new KafkaTopic("${name}", { group })`,
-      );
-    }
-    return new KafkaTopic(name, { group });
+    return new KafkaTopic(name, { group: this.groupOf(name, this.#facts.group) });
   }
 
   async subscribe(source: string | KafkaTopic): Promise<KafkaTopicSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "kafka") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Kafka broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name or a KafkaTopic`,
-      );
-    }
-    const group = descriptor.group ?? this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `KafkaTopic "${descriptor.name}" has no consumer group: give it one (new KafkaTopic("${descriptor.name}", { group })), give KafkaBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
+    const group = this.groupOf(descriptor.name, descriptor.group ?? this.#facts.group);
     const commit = descriptor.commit ?? this.#settings.commit ?? "auto";
     const transactionalId = this.#settings.transactionalId;
     if (commit === "transactional" && transactionalId === undefined) {
@@ -526,12 +509,7 @@ export class ConnectedKafkaBroker
     return describeKafkaServer(this.#settings.connection);
   }
 
-  shutdown(): Promise<ClosedKafkaBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedKafkaBroker> {
+  protected async teardown(): Promise<ClosedKafkaBroker> {
     // Waiting requests fail at once; the inbox's reader and topic go while the rest closes.
     const inboxStopped = this.#inbox.stop(this.closedError("request"));
     const error = this.closedError("subscription");
@@ -564,16 +542,5 @@ export class ConnectedKafkaBroker
       closedSubscriptions: subscriptions.length,
       unsettledDeliveries: unsettled,
     };
-  }
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Kafka broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
   }
 }

@@ -15,13 +15,13 @@ import {
 import {
   type Backlog,
   brokerMark,
+  ConnectionBase,
   describeMark,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
   snapshotMessage,
-  sourceMark,
   testableMark,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
@@ -201,6 +201,7 @@ interface ConnectionFacts {
 
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedPulsarBroker
+  extends ConnectionBase<PulsarSource, ClosedPulsarBroker>
   implements
     ConnectedBroker<PulsarSource, PulsarDelivery, PulsarPublisher, ClosedPulsarBroker>,
     DescribesServer,
@@ -220,9 +221,18 @@ export class ConnectedPulsarBroker
   readonly #sweep: NodeJS.Timeout | undefined;
   readonly #readers: Readers;
   readonly #published: Map<string, RawMessage[]> | undefined;
-  #closing: Promise<ClosedPulsarBroker> | undefined;
 
   constructor(link: Link, options: PulsarBrokerOptions, facts: ConnectionFacts) {
+    super({
+      label: "Pulsar",
+      accepts: "a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover",
+      group: {
+        noun: "subscription",
+        option: "subscription",
+        broker: "PulsarBroker",
+        descriptor: "PulsarShared",
+      },
+    });
     this.#link = link;
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
@@ -239,42 +249,18 @@ export class ConnectedPulsarBroker
     }
   }
 
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
-  }
-
   /** A bare name is a Shared subscription under the broker's subscription name (else the app's). */
   source(name: string): PulsarShared {
-    const subscription = this.#facts.subscription;
-    if (subscription === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Pulsar topic, which is read through a subscription, and none is set: connect the broker through an app (its name is the subscription), give PulsarBroker a subscription option (shared by the replicas) or subscribe with new PulsarShared("${name}", { subscription })`,
-      );
-    }
-    return new PulsarShared(name, { subscription });
+    return new PulsarShared(name, { subscription: this.groupOf(name, this.#facts.subscription) });
   }
 
   async subscribe(source: string | PulsarSource): Promise<PulsarSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "pulsar") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Pulsar broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover`,
-      );
-    }
-    const subscription = descriptor.subscription ?? this.#facts.subscription;
-    if (subscription === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `${descriptor.constructor.name}("${descriptor.name}") has no subscription: name one ({ subscription }), give PulsarBroker a subscription option or connect the broker through an app (its name is the subscription); replicas must share it, so it is never made up per process`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
+    const subscription = this.groupOf(
+      descriptor.name,
+      descriptor.subscription ?? this.#facts.subscription,
+    );
     const retry = descriptor.readsRetryTopic
       ? retryTopic(descriptor.topic, subscription)
       : undefined;
@@ -338,18 +324,7 @@ export class ConnectedPulsarBroker
     return this.#facts.description;
   }
 
-  // PublisherHost and PulsarHost
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Pulsar broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
-  }
+  // PublisherHost and PulsarHost (assertOpen and closedError come from ConnectionBase)
 
   now(): number {
     return this.#facts.now();
@@ -446,12 +421,7 @@ export class ConnectedPulsarBroker
     return [...(this.#published.get(name) ?? [])];
   }
 
-  shutdown(): Promise<ClosedPulsarBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedPulsarBroker> {
+  protected async teardown(): Promise<ClosedPulsarBroker> {
     const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();

@@ -14,6 +14,7 @@ import {
 import {
   type Backlog,
   brokerMark,
+  ConnectionBase,
   type Coordinator,
   describeMark,
   type InProcessBroker,
@@ -21,7 +22,6 @@ import {
   inProcessMark,
   noCoordinator,
   snapshotMessage,
-  sourceMark,
   testableMark,
 } from "@ruststream/core/broker";
 import {
@@ -186,6 +186,7 @@ interface ConnectionFacts {
 
 /** A connection to Redis. */
 export class ConnectedRedisBroker
+  extends ConnectionBase<RedisSource, ClosedRedisBroker>
   implements
     ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
     DescribesServer,
@@ -204,7 +205,6 @@ export class ConnectedRedisBroker
   readonly #transports = new Map<string, "list" | "pubsub">();
   readonly #inflight = { count: 0 };
   readonly #inbox: ReplyInbox;
-  #closing: Promise<ClosedRedisBroker> | undefined;
   readonly #published: Map<string, RawMessage[]> | undefined;
   /** What a new subscription to a bare name sees of earlier publishes: a new group starts at `$`. */
   readonly backlog: Backlog = "missed";
@@ -215,6 +215,16 @@ export class ConnectedRedisBroker
     settings: ResolvedConnection,
     facts: ConnectionFacts,
   ) {
+    super({
+      label: "Redis",
+      accepts: "a name, RedisStream, RedisList or RedisPubSub",
+      group: {
+        noun: "consumer group",
+        option: "group",
+        broker: "RedisBroker",
+        descriptor: "RedisStream",
+      },
+    });
     this.link = link;
     this.#settings = settings;
     this.#facts = facts;
@@ -229,45 +239,18 @@ export class ConnectedRedisBroker
     }
   }
 
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
-  }
-
   /** A bare name is a stream read by the broker's group; without one this says how to give it. */
   source(name: string): RedisStream {
-    const group = this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Redis stream, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give RedisBroker a group option (shared by the replicas) or subscribe with new RedisStream("${name}", { group })`,
-      );
-    }
-    return new RedisStream(name, { group });
+    return new RedisStream(name, { group: this.groupOf(name, this.#facts.group) });
   }
 
   async subscribe(source: string | RedisSource): Promise<RedisSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "redis") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Redis broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, RedisStream, RedisList or RedisPubSub`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
     let subscription: RedisSubscription & HostedSubscription;
     if (descriptor.transport === "stream") {
       const stream = descriptor;
-      const group = stream.group ?? this.#facts.group;
-      if (group === undefined) {
-        throw new RustStreamError(
-          "invalid-argument",
-          `RedisStream "${stream.name}" has no consumer group: give it one (new RedisStream("${stream.name}", { group })), give RedisBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
-        );
-      }
+      const group = this.groupOf(stream.name, stream.group ?? this.#facts.group);
       subscription = await RedisStreamSubscription.open(this, stream, group, () =>
         this.#subscriptions.delete(subscription),
       );
@@ -351,12 +334,7 @@ export class ConnectedRedisBroker
     return this.#transports.get(name) ?? "stream";
   }
 
-  shutdown(): Promise<ClosedRedisBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedRedisBroker> {
+  protected async teardown(): Promise<ClosedRedisBroker> {
     const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
@@ -380,16 +358,5 @@ export class ConnectedRedisBroker
       closedSubscriptions: subscriptions.length,
       returnedDeliveries: returned,
     };
-  }
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Redis broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
   }
 }
