@@ -4,6 +4,8 @@
 
 export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
+export type { Injection } from "./broker/testableConnection.js";
+export { TestableConnection } from "./broker/testableConnection.js";
 export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";

@@ -8,7 +8,6 @@ import {
   type DescribesServer,
   isRustStreamError,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -16,14 +15,13 @@ import {
 import {
   type Backlog,
   brokerMark,
-  ConnectionBase,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
-  snapshotMessage,
-  testableMark,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import {
   checkedConfig,
@@ -281,7 +279,7 @@ interface ConnectionFacts {
 
 /** A connection to a Kafka cluster. */
 export class ConnectedKafkaBroker
-  extends ConnectionBase<KafkaTopic, ClosedKafkaBroker>
+  extends TestableConnection<KafkaTopic, ClosedKafkaBroker, KafkaPublishOptions>
   implements
     ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
     DescribesServer,
@@ -302,31 +300,28 @@ export class ConnectedKafkaBroker
   readonly #producers = new Map<string, Promise<EngineProducer>>();
   readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
-  readonly #published: Map<string, RawMessage[]> | undefined;
   readonly #inbox: ReplyInbox;
 
   constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
-    super({
-      label: "Kafka",
-      accepts: "a name or a KafkaTopic",
-      group: {
-        noun: "consumer group",
-        option: "group",
-        broker: "KafkaBroker",
-        descriptor: "KafkaTopic",
+    super(
+      {
+        label: "Kafka",
+        accepts: "a name or a KafkaTopic",
+        group: {
+          noun: "consumer group",
+          option: "group",
+          broker: "KafkaBroker",
+          descriptor: "KafkaTopic",
+        },
       },
-    });
+      facts.inProcess !== undefined,
+    );
     this.engine = engine;
     this.#settings = settings;
     this.#facts = facts;
     this.partitioner = settings.partitioner;
     this.maxMessageBytes = settings.maxMessageBytes;
     this.#inbox = new ReplyInbox(this, facts.clock, settings.replyTopic);
-    if (facts.inProcess !== undefined) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a cluster connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
-    }
   }
 
   /** A bare name is a topic read by the broker's group; without one this says how to give it. */
@@ -457,27 +452,11 @@ export class ConnectedKafkaBroker
     return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
+  // TestableConnection, on an in-process connection
 
-  // TestableBroker, on an in-process connection
-
-  /** In-process: publishes as if from outside the process, synchronously, through normal routing. */
-  inject(message: OutgoingMessage): void {
+  protected prepareInjection(message: OutgoingMessage<KafkaPublishOptions>): Injection {
     const engine = this.#facts.inProcess;
-    if (engine === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
+    if (engine === undefined) throw this.notInProcess("inject() works");
     const producer = engine.producerNow(this.partitioner);
     const { record, raw } = new KafkaPublisher(
       this,
@@ -488,20 +467,8 @@ export class ConnectedKafkaBroker
         config: [],
       },
       undefined,
-    ).prepare(message as OutgoingMessage<KafkaPublishOptions>);
-    this.record(raw);
-    producer.appendNow(record);
-  }
-
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    ).prepare(message);
+    return { raw, deliver: () => producer.appendNow(record) };
   }
 
   /** The configured cluster, in-process too: docs generated under a test describe production. */

@@ -7,7 +7,6 @@ import {
   type DescribesServer,
   type Logger,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -15,14 +14,13 @@ import {
 import {
   type Backlog,
   brokerMark,
-  ConnectionBase,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
-  snapshotMessage,
-  testableMark,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
@@ -201,7 +199,7 @@ interface ConnectionFacts {
 
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedPulsarBroker
-  extends ConnectionBase<PulsarSource, ClosedPulsarBroker>
+  extends TestableConnection<PulsarSource, ClosedPulsarBroker, PulsarPublishOptions>
   implements
     ConnectedBroker<PulsarSource, PulsarDelivery, PulsarPublisher, ClosedPulsarBroker>,
     DescribesServer,
@@ -220,19 +218,21 @@ export class ConnectedPulsarBroker
   readonly #producers = new Map<string, { producer: Promise<LinkProducer>; used: number }>();
   readonly #sweep: NodeJS.Timeout | undefined;
   readonly #readers: Readers;
-  readonly #published: Map<string, RawMessage[]> | undefined;
 
   constructor(link: Link, options: PulsarBrokerOptions, facts: ConnectionFacts) {
-    super({
-      label: "Pulsar",
-      accepts: "a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover",
-      group: {
-        noun: "subscription",
-        option: "subscription",
-        broker: "PulsarBroker",
-        descriptor: "PulsarShared",
+    super(
+      {
+        label: "Pulsar",
+        accepts: "a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover",
+        group: {
+          noun: "subscription",
+          option: "subscription",
+          broker: "PulsarBroker",
+          descriptor: "PulsarShared",
+        },
       },
-    });
+      facts.inProcess !== undefined,
+    );
     this.#link = link;
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
@@ -241,11 +241,6 @@ export class ConnectedPulsarBroker
     if (facts.inProcess === undefined && idleMs > 0) {
       this.#sweep = setInterval(() => this.#closeIdleProducers(idleMs), Math.min(idleMs, 60_000));
       this.#sweep.unref();
-    }
-    if (facts.inProcess !== undefined) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a server connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
     }
   }
 
@@ -380,45 +375,16 @@ export class ConnectedPulsarBroker
     }).then(() => undefined);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
-
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
     this.assertOpen();
     return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
 
-  /** In-process: publishes as if from outside the process, synchronously. */
-  inject(message: OutgoingMessage<PulsarPublishOptions>): void {
+  protected prepareInjection(message: OutgoingMessage<PulsarPublishOptions>): Injection {
     const publishNow = this.#link.publishNow;
-    if (publishNow === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    this.assertOpen();
+    if (publishNow === undefined) throw this.notInProcess("inject() works");
     const prepared: PreparedMessage = prepareMessage(message, () => this.now());
-    this.record(prepared.raw);
-    publishNow(prepared.topic, prepared.wire);
-  }
-
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    return { raw: prepared.raw, deliver: () => publishNow(prepared.topic, prepared.wire) };
   }
 
   protected async teardown(): Promise<ClosedPulsarBroker> {

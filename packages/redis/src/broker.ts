@@ -6,7 +6,6 @@ import {
   type ConnectOptions,
   type DescribesServer,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -14,15 +13,14 @@ import {
 import {
   type Backlog,
   brokerMark,
-  ConnectionBase,
   type Coordinator,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   noCoordinator,
-  snapshotMessage,
-  testableMark,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import {
   type RedisConnectionOptions,
@@ -186,7 +184,7 @@ interface ConnectionFacts {
 
 /** A connection to Redis. */
 export class ConnectedRedisBroker
-  extends ConnectionBase<RedisSource, ClosedRedisBroker>
+  extends TestableConnection<RedisSource, ClosedRedisBroker>
   implements
     ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
     DescribesServer,
@@ -205,7 +203,6 @@ export class ConnectedRedisBroker
   readonly #transports = new Map<string, "list" | "pubsub">();
   readonly #inflight = { count: 0 };
   readonly #inbox: ReplyInbox;
-  readonly #published: Map<string, RawMessage[]> | undefined;
   /** What a new subscription to a bare name sees of earlier publishes: a new group starts at `$`. */
   readonly backlog: Backlog = "missed";
 
@@ -215,16 +212,19 @@ export class ConnectedRedisBroker
     settings: ResolvedConnection,
     facts: ConnectionFacts,
   ) {
-    super({
-      label: "Redis",
-      accepts: "a name, RedisStream, RedisList or RedisPubSub",
-      group: {
-        noun: "consumer group",
-        option: "group",
-        broker: "RedisBroker",
-        descriptor: "RedisStream",
+    super(
+      {
+        label: "Redis",
+        accepts: "a name, RedisStream, RedisList or RedisPubSub",
+        group: {
+          noun: "consumer group",
+          option: "group",
+          broker: "RedisBroker",
+          descriptor: "RedisStream",
+        },
       },
-    });
+      facts.inProcess,
+    );
     this.link = link;
     this.#settings = settings;
     this.#facts = facts;
@@ -232,11 +232,6 @@ export class ConnectedRedisBroker
     this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
     this.coordinator = facts.coordinator;
     this.#inbox = new ReplyInbox(this, facts.clock);
-    if (facts.inProcess) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a server connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
-    }
   }
 
   /** A bare name is a stream read by the broker's group; without one this says how to give it. */
@@ -292,42 +287,12 @@ export class ConnectedRedisBroker
     return describeRedisServer(this.#settings, this.#facts.version);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
-
-  /**
-   * In-process: publishes as if from outside the process, synchronously, through normal routing (a
-   * name is a stream unless this connection reads it as a list or a channel).
-   */
-  inject(message: OutgoingMessage): void {
+  /** A name is a stream unless this connection reads it as a list or a channel. */
+  protected prepareInjection(message: OutgoingMessage): Injection {
     const callNow = this.link.callNow;
-    if (callNow === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
+    if (callNow === undefined) throw this.notInProcess("inject() works");
     const { command, raw } = this.pairPublisher({}).command(message);
-    this.record(raw);
-    callNow(command.name, command.args);
-  }
-
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    return { raw, deliver: () => callNow(command.name, command.args) };
   }
 
   transportOf(name: string): "stream" | "list" | "pubsub" {

@@ -598,6 +598,12 @@ const cases: readonly Case[] = [
     faults: { publishedOmitsInjected: true },
     breaks: ["published() lists every publish and injection, in order, with headers"],
   },
+  {
+    suite: "inProcessTransport",
+    fault: "inject() accepted after shutdown",
+    faults: { injectsAfterShutdown: true },
+    breaks: ["inject() after shutdown rejects closed and delivers nothing"],
+  },
 ];
 
 function failed(results: readonly ScenarioResult[]): string[] {
