@@ -4,6 +4,9 @@
 
 export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
+export type { PolicyOwner } from "./broker/pairedHost.js";
+export { pairedHost } from "./broker/pairedHost.js";
+export { positive } from "./broker/positive.js";
 export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";
 export { brokerKind } from "./broker.js";

@@ -21,6 +21,7 @@ import {
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
+  positive,
   TestableConnection,
 } from "@ruststream/core/broker";
 import {
@@ -105,17 +106,6 @@ interface BrokerSettings {
   readonly flushTimeoutMs: number;
   readonly transactionalId: string | undefined;
   readonly replyTopic: string | undefined;
-}
-
-function positive(what: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what}: ${value}; give a whole number, 1 or more`,
-    );
-  }
-  return value;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ClosedBroker } from "../../src/broker.js";
 import { brokerMark, ConnectionBase, sourceMark } from "../../src/brokerEntry.js";
-import { isRustStreamError, MemoryTopic, type Source } from "../../src/index.js";
+import { type AddressedSource, isRustStreamError, MemoryTopic } from "../../src/index.js";
 
-class Stream implements Source {
+class Stream implements AddressedSource {
   readonly [sourceMark] = "test";
   readonly copies = "addressed" as const;
   readonly name: string;
