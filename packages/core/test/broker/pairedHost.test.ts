@@ -2,6 +2,13 @@ import { describe, expect, it } from "vitest";
 import { brokerMark, pairedHost } from "../../src/brokerEntry.js";
 import { isRustStreamError, MemoryBroker } from "../../src/index.js";
 
+interface Pairs {
+  pairPublisher(): unknown;
+}
+interface Sends {
+  send(): unknown;
+}
+
 const owner = { kind: "test", label: "Test", broker: "TestBroker" };
 
 function codeOf(work: () => unknown): string | undefined {
@@ -21,12 +28,14 @@ describe("pairedHost", () => {
 
   it("refuses another broker's connection, and a look-alike without the method, naming the fix", async () => {
     const memory = await new MemoryBroker().connect();
-    expect(codeOf(() => pairedHost(memory, owner, "pairPublisher"))).toBe("foreign-value");
-    expect(() => pairedHost(memory, owner, "pairPublisher")).toThrow(
+    expect(codeOf(() => pairedHost<Pairs>(memory, owner, "pairPublisher"))).toBe("foreign-value");
+    expect(() => pairedHost<Pairs>(memory, owner, "pairPublisher")).toThrow(
       'a Test publish policy cannot pair with a "memory" connection: use that broker\'s own policy, or pair this one with a connected TestBroker',
     );
-    expect(codeOf(() => pairedHost({ [brokerMark]: "test" }, owner, "send"))).toBe("foreign-value");
-    expect(codeOf(() => pairedHost({}, owner, "send"))).toBe("foreign-value");
+    expect(codeOf(() => pairedHost<Sends>({ [brokerMark]: "test" }, owner, "send"))).toBe(
+      "foreign-value",
+    );
+    expect(codeOf(() => pairedHost<Sends>({}, owner, "send"))).toBe("foreign-value");
     await memory.shutdown();
   });
 });
