@@ -13,19 +13,20 @@ import {
   brokerMark,
   type Coordinator,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
-  isSource,
   noCoordinator,
-  testableMark,
+  positive,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import type { ChannelDelivery } from "./channel/channelDelivery.js";
 import { ChannelSubscription, type SubscriptionHost } from "./channel/channelSubscription.js";
-import { InProcessServer } from "./inProcess/inProcessServer.js";
+import { channelHeaderNames } from "./names.js";
 import { ChannelPublish, type ChannelPublisher, frameOf, type PublisherHost } from "./publisher.js";
 import { Channel } from "./sources.js";
-import { hubAt } from "./wire/hub.js";
+import { Hub, hubAt } from "./wire/hub.js";
 import type { Frame, Link } from "./wire/link.js";
 
 export interface ChannelBrokerOptions {
@@ -39,6 +40,8 @@ export interface ChannelBrokerOptions {
   /** The largest payload a publish may carry (default 1 MiB). */
   readonly maxPayloadBytes?: number;
 }
+
+const defaultMaxPayloadBytes = 1024 * 1024;
 
 /** What shutting down a connection left behind: plain data, no way to publish or subscribe. */
 export interface ClosedChannelBroker extends ClosedBroker {
@@ -64,7 +67,8 @@ export class ChannelBroker
   readonly [inProcessMark] = true as const;
   readonly [describeMark] = true as const;
   readonly #options: ChannelBrokerOptions;
-  #inProcess: InProcessServer | undefined;
+  /** The in-process stand-in of the server: a hub of this broker object's own. */
+  #inProcess: Hub | undefined;
 
   constructor(options: ChannelBrokerOptions) {
     if (typeof options?.address !== "string" || options.address === "") {
@@ -73,13 +77,7 @@ export class ChannelBroker
         'ChannelBroker needs an address: new ChannelBroker({ address: "hub-1" })',
       );
     }
-    const max = options.maxPayloadBytes ?? 1024 * 1024;
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `maxPayloadBytes: ${max}; give a whole number of bytes, 1 or more`,
-      );
-    }
+    positive("maxPayloadBytes", options.maxPayloadBytes, defaultMaxPayloadBytes);
     this.#options = options;
   }
 
@@ -90,7 +88,7 @@ export class ChannelBroker
   async connect(): Promise<ConnectedChannelBroker> {
     return new ConnectedChannelBroker(hubAt(this.#options.address).link(), this.#options, {
       coordinator: noCoordinator,
-      server: undefined,
+      inProcess: false,
     });
   }
 
@@ -100,16 +98,17 @@ export class ChannelBroker
    * production app unchanged.
    */
   async connectInProcess(options: InProcessOptions): Promise<ConnectedChannelBroker> {
-    this.#inProcess ??= new InProcessServer();
+    this.#inProcess ??= new Hub();
     return new ConnectedChannelBroker(this.#inProcess.link(), this.#options, {
       coordinator: options.coordinator,
-      server: this.#inProcess,
+      inProcess: true,
     });
   }
 }
 
 /** A connection. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedChannelBroker
+  extends TestableConnection<Channel, ClosedChannelBroker>
   implements
     ConnectedBroker<Channel, ChannelDelivery, ChannelPublisher, ClosedChannelBroker>,
     DescribesServer,
@@ -118,30 +117,23 @@ export class ConnectedChannelBroker
 {
   readonly [brokerMark] = "channels";
   readonly [describeMark] = true as const;
-  readonly [testableMark] = true as const;
   readonly backlog: Backlog = "missed";
   readonly link: Link;
   readonly coordinator: Coordinator;
   readonly maxPayloadBytes: number;
   readonly #options: ChannelBrokerOptions;
-  readonly #server: InProcessServer | undefined;
   readonly #subscriptions = new Set<ChannelSubscription>();
-  #closed: ClosedChannelBroker | undefined;
 
   constructor(
     link: Link,
     options: ChannelBrokerOptions,
-    mode: { readonly coordinator: Coordinator; readonly server: InProcessServer | undefined },
+    mode: { readonly coordinator: Coordinator; readonly inProcess: boolean },
   ) {
+    super({ label: "channel", accepts: "a name or a Channel" }, mode.inProcess);
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;
-    this.#server = mode.server;
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closed === undefined ? "connected" : "closed";
+    this.maxPayloadBytes = options.maxPayloadBytes ?? defaultMaxPayloadBytes;
   }
 
   source(name: string): Channel {
@@ -150,14 +142,7 @@ export class ConnectedChannelBroker
 
   async subscribe(source: string | Channel): Promise<ChannelSubscription> {
     this.assertOpen();
-    if (typeof source !== "string" && !(isSource(source) && source.copies === "addressed")) {
-      throw new RustStreamError(
-        "foreign-value",
-        "the channel broker subscribes to a name or a Channel: use new Channel(name)",
-      );
-    }
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    const subscription = new ChannelSubscription(this, descriptor.name);
+    const subscription = new ChannelSubscription(this, this.descriptorOf(source).name);
     this.#subscriptions.add(subscription);
     return subscription;
   }
@@ -170,42 +155,19 @@ export class ConnectedChannelBroker
     return describe(this.#options);
   }
 
-  /** In-process: publishes as if from outside the process, synchronously. */
-  inject(message: OutgoingMessage): void {
-    this.#inProcessOnly("inject");
-    this.send(frameOf(message, this.maxPayloadBytes));
+  protected prepareInjection(message: OutgoingMessage): Injection {
+    const frame = frameOf(message, this.maxPayloadBytes);
+    return { raw: rawOf(frame), deliver: () => this.link.send(frame) };
   }
 
-  /** In-process: every message sent to `name` through this broker's stand-in, in order. */
-  published(name: string): readonly RawMessage[] {
-    return this.#inProcessOnly("published").published(name);
-  }
-
-  async shutdown(): Promise<ClosedChannelBroker> {
-    if (this.#closed !== undefined) return this.#closed;
+  protected async teardown(): Promise<ClosedChannelBroker> {
     let dropped = 0;
-    this.#closed = {
-      [brokerMark]: "channels",
-      state: "closed",
-      unflushed: 0,
-      droppedDeliveries: 0,
-    };
     for (const subscription of [...this.#subscriptions]) dropped += subscription.revoke();
     this.link.close();
-    this.#closed = { ...this.#closed, droppedDeliveries: dropped };
-    return this.#closed;
+    return { [brokerMark]: "channels", state: "closed", unflushed: 0, droppedDeliveries: dropped };
   }
 
-  // SubscriptionHost and PublisherHost
-
-  assertOpen(): void {
-    if (this.#closed !== undefined) {
-      throw new RustStreamError(
-        "closed",
-        "the channel broker was shut down: connect again (broker.connect()) to use it",
-      );
-    }
-  }
+  // SubscriptionHost and PublisherHost (assertOpen and closedError come from ConnectionBase)
 
   forget(subscription: ChannelSubscription): void {
     this.#subscriptions.delete(subscription);
@@ -213,16 +175,13 @@ export class ConnectedChannelBroker
 
   send(frame: Frame): void {
     this.assertOpen();
+    this.record(rawOf(frame));
     this.link.send(frame);
   }
+}
 
-  #inProcessOnly(what: string): InProcessServer {
-    if (this.#server === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `${what}() works only on an in-process connection: connect with connectInProcess()`,
-      );
-    }
-    return this.#server;
-  }
+/** A frame as `published()` lists it: the message as the wire carries it. */
+function rawOf(frame: Frame): RawMessage {
+  const partitionKey = frame.headers.get(channelHeaderNames.partitionKey);
+  return { name: frame.channel, payload: frame.payload, headers: frame.headers, partitionKey };
 }

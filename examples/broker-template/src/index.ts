@@ -6,7 +6,8 @@
 //   names.ts      the names it writes on its wire
 //   channel/      one folder per subscription mode: its subscription and delivery
 //   wire/         the protocol, or the adapter over a client library
-//   inProcess/    the in-process stand-in of the server, for TestApp
+//   inProcess/    the in-process stand-in of the server, for TestApp (the template's is a
+//                 private Hub of the broker object, so it needs no folder)
 export type { ChannelBrokerOptions, ClosedChannelBroker } from "./broker.js";
 export { ChannelBroker, ConnectedChannelBroker } from "./broker.js";
 export type { ChannelDelivery } from "./channel/channelDelivery.js";

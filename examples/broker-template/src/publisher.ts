@@ -7,13 +7,17 @@ import {
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
-  brokerKind,
   type brokerMark,
+  type PolicyOwner,
+  pairedHost,
   policyMark,
   wireHeaders,
 } from "@ruststream/core/broker";
 import { channelHeaderNames } from "./names.js";
 import type { Frame } from "./wire/link.js";
+
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "channels", label: "channel", broker: "ChannelBroker" };
 
 /**
  * What a publisher needs from its connection. Declared here and implemented by the connected
@@ -71,13 +75,6 @@ export function frameOf(message: OutgoingMessage, maxPayloadBytes: number): Fram
   };
 }
 
-/** A channel broker's connection, by its brand: the policy pairs with nothing else. */
-function isPublisherHost(connected: object): connected is PublisherHost {
-  return (
-    brokerKind(connected) === "channels" && typeof (connected as PublisherHost).send === "function"
-  );
-}
-
 /**
  * The publish policy: configuration only, paired with a connection at startup. It takes any
  * connection and checks the brand, rather than naming the connection's class, which would tie this
@@ -87,13 +84,8 @@ export class ChannelPublish implements PublishPolicy<object, ChannelPublisher> {
   readonly [policyMark] = "channels";
 
   async pair(connected: object): Promise<ChannelPublisher> {
-    if (!isPublisherHost(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `a channel publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
-      );
-    }
-    connected.assertOpen();
-    return new ChannelPublisher(connected);
+    const host = pairedHost<PublisherHost>(connected, owner, "send");
+    host.assertOpen();
+    return new ChannelPublisher(host);
   }
 }

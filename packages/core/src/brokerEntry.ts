@@ -2,6 +2,13 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
+export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
+export { ConnectionBase } from "./broker/connectionBase.js";
+export type { PolicyOwner } from "./broker/pairedHost.js";
+export { pairedHost } from "./broker/pairedHost.js";
+export { positive } from "./broker/positive.js";
+export type { Injection } from "./broker/testableConnection.js";
+export { TestableConnection } from "./broker/testableConnection.js";
 export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";

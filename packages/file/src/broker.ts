@@ -16,13 +16,13 @@ import {
   assertPayloadBytes,
   type Backlog,
   brokerMark,
+  ConnectionBase,
   type Coordinator,
   describeMark,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   snapshotMessage,
-  sourceMark,
   type TestableBroker,
   testableMark,
   wireHeaders,
@@ -183,6 +183,7 @@ interface InProcess {
 
 /** A connection to a {@link FileBroker}'s file. */
 export class ConnectedFileBroker
+  extends ConnectionBase<FileStream, ClosedFileBroker>
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
     SubscriptionHost,
@@ -201,16 +202,12 @@ export class ConnectedFileBroker
   readonly #subscriptions = new Set<FileSubscription>();
   readonly #published = new Map<string, RawMessage[]>();
   #writer: SharedWriter | undefined;
-  #closed: Promise<ClosedFileBroker> | undefined;
 
   constructor(options: FileBrokerOptions, path: string, inProcess: InProcess | undefined) {
+    super({ label: "file", accepts: "a name or FileStream" });
     this.#options = options;
     this.path = path;
     this.#inProcess = inProcess;
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closed === undefined ? "connected" : "closed";
   }
 
   get coordinator(): Coordinator | undefined {
@@ -224,15 +221,8 @@ export class ConnectedFileBroker
 
   async subscribe(source: string | FileStream): Promise<FileSubscription> {
     this.assertOpen();
-    const stream = typeof source === "string" ? this.source(source) : source;
-    if (stream?.[sourceMark] !== "file") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the file broker cannot subscribe to a descriptor of the "${String(stream?.[sourceMark])}" broker: use a name or FileStream`,
-      );
-    }
-    const subscription = await FileSubscription.open(this, stream);
-    if (this.#closed) {
+    const subscription = await FileSubscription.open(this, this.descriptorOf(source));
+    if (this.isClosed) {
       await subscription.close();
       this.assertOpen();
     }
@@ -286,12 +276,7 @@ export class ConnectedFileBroker
     return { name: message.name, position: receipt.seq.toString() };
   }
 
-  shutdown(): Promise<ClosedFileBroker> {
-    this.#closed ??= this.#shutdown();
-    return this.#closed;
-  }
-
-  async #shutdown(): Promise<ClosedFileBroker> {
+  protected async teardown(): Promise<ClosedFileBroker> {
     const subscriptions = [...this.#subscriptions];
     await Promise.all(subscriptions.map((s) => s.close()));
     const writer = this.#writer;
@@ -321,16 +306,7 @@ export class ConnectedFileBroker
     };
   }
 
-  // SubscriptionHost
-  assertOpen(): void {
-    if (this.#closed !== undefined) {
-      throw new RustStreamError(
-        "closed",
-        "this file broker connection was used after shutdown(): connect again (broker.connect()) and use the new connection",
-      );
-    }
-  }
-
+  // SubscriptionHost (assertOpen comes from ConnectionBase)
   forget(subscription: FileSubscription): void {
     this.#subscriptions.delete(subscription);
   }

@@ -1,11 +1,8 @@
-import {
-  type OutgoingMessage,
-  type Publisher,
-  type PublishPolicy,
-  type Receipt,
-  RustStreamError,
-} from "@ruststream/core";
-import { brokerKind, type brokerMark, policyMark } from "@ruststream/core/broker";
+import type { OutgoingMessage, Publisher, PublishPolicy, Receipt } from "@ruststream/core";
+import { type brokerMark, type PolicyOwner, pairedHost, policyMark } from "@ruststream/core/broker";
+
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "file", label: "file", broker: "FileBroker" };
 
 /**
  * What a publisher needs from its connection. Declared here and implemented by
@@ -20,13 +17,6 @@ export interface PublisherHost {
   append(message: OutgoingMessage): Promise<Receipt>;
 }
 
-/** A file broker's connection, by its brand: the policy pairs with nothing else. */
-function isPublisherHost(connected: object): connected is PublisherHost {
-  return (
-    brokerKind(connected) === "file" && typeof (connected as PublisherHost).append === "function"
-  );
-}
-
 /**
  * Publishing to the broker's file: the message name is the stream key. Configuration only; the
  * file's writer (and its cross-process lock) is taken on the first publish, so a service that
@@ -37,14 +27,9 @@ export class FilePublish implements PublishPolicy<object, FilePublisher> {
   readonly [policyMark] = "file";
 
   async pair(connected: object): Promise<FilePublisher> {
-    if (!isPublisherHost(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `a file publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
-      );
-    }
-    connected.assertOpen();
-    return new FilePublisher(connected);
+    const host = pairedHost<PublisherHost>(connected, owner, "append");
+    host.assertOpen();
+    return new FilePublisher(host);
   }
 }
 

@@ -8,7 +8,6 @@ import {
   type DescribesServer,
   isRustStreamError,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -17,13 +16,13 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
-  snapshotMessage,
-  sourceMark,
-  testableMark,
+  positive,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import {
   checkedConfig,
@@ -107,17 +106,6 @@ interface BrokerSettings {
   readonly flushTimeoutMs: number;
   readonly transactionalId: string | undefined;
   readonly replyTopic: string | undefined;
-}
-
-function positive(what: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what}: ${value}; give a whole number, 1 or more`,
-    );
-  }
-  return value;
 }
 
 /**
@@ -281,6 +269,7 @@ interface ConnectionFacts {
 
 /** A connection to a Kafka cluster. */
 export class ConnectedKafkaBroker
+  extends TestableConnection<KafkaTopic, ClosedKafkaBroker, KafkaPublishOptions>
   implements
     ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
     DescribesServer,
@@ -301,60 +290,39 @@ export class ConnectedKafkaBroker
   readonly #producers = new Map<string, Promise<EngineProducer>>();
   readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
-  readonly #published: Map<string, RawMessage[]> | undefined;
   readonly #inbox: ReplyInbox;
-  #closing: Promise<ClosedKafkaBroker> | undefined;
 
   constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
+    super(
+      {
+        label: "Kafka",
+        accepts: "a name or a KafkaTopic",
+        group: {
+          noun: "consumer group",
+          option: "group",
+          broker: "KafkaBroker",
+          descriptor: "KafkaTopic",
+        },
+      },
+      facts.inProcess !== undefined,
+    );
     this.engine = engine;
     this.#settings = settings;
     this.#facts = facts;
     this.partitioner = settings.partitioner;
     this.maxMessageBytes = settings.maxMessageBytes;
     this.#inbox = new ReplyInbox(this, facts.clock, settings.replyTopic);
-    if (facts.inProcess !== undefined) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a cluster connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
-    }
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
   }
 
   /** A bare name is a topic read by the broker's group; without one this says how to give it. */
   source(name: string): KafkaTopic {
-    const group = this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Kafka topic, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give KafkaBroker a group option (shared by the replicas) or subscribe with new KafkaTopic("${name}", { group })`,
-      );
-    }
-    return new KafkaTopic(name, { group });
+    return new KafkaTopic(name, { group: this.groupOf(name, this.#facts.group) });
   }
 
   async subscribe(source: string | KafkaTopic): Promise<KafkaTopicSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "kafka") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Kafka broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name or a KafkaTopic`,
-      );
-    }
-    const group = descriptor.group ?? this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `KafkaTopic "${descriptor.name}" has no consumer group: give it one (new KafkaTopic("${descriptor.name}", { group })), give KafkaBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
+    const group = this.groupOf(descriptor.name, descriptor.group ?? this.#facts.group);
     const commit = descriptor.commit ?? this.#settings.commit ?? "auto";
     const transactionalId = this.#settings.transactionalId;
     if (commit === "transactional" && transactionalId === undefined) {
@@ -474,27 +442,11 @@ export class ConnectedKafkaBroker
     return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
+  // TestableConnection, on an in-process connection
 
-  // TestableBroker, on an in-process connection
-
-  /** In-process: publishes as if from outside the process, synchronously, through normal routing. */
-  inject(message: OutgoingMessage): void {
+  protected prepareInjection(message: OutgoingMessage<KafkaPublishOptions>): Injection {
     const engine = this.#facts.inProcess;
-    if (engine === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
+    if (engine === undefined) throw this.notInProcess("inject() works");
     const producer = engine.producerNow(this.partitioner);
     const { record, raw } = new KafkaPublisher(
       this,
@@ -505,20 +457,8 @@ export class ConnectedKafkaBroker
         config: [],
       },
       undefined,
-    ).prepare(message as OutgoingMessage<KafkaPublishOptions>);
-    this.record(raw);
-    producer.appendNow(record);
-  }
-
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    ).prepare(message);
+    return { raw, deliver: () => producer.appendNow(record) };
   }
 
   /** The configured cluster, in-process too: docs generated under a test describe production. */
@@ -526,12 +466,7 @@ export class ConnectedKafkaBroker
     return describeKafkaServer(this.#settings.connection);
   }
 
-  shutdown(): Promise<ClosedKafkaBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedKafkaBroker> {
+  protected async teardown(): Promise<ClosedKafkaBroker> {
     // Waiting requests fail at once; the inbox's reader and topic go while the rest closes.
     const inboxStopped = this.#inbox.stop(this.closedError("request"));
     const error = this.closedError("subscription");
@@ -564,16 +499,5 @@ export class ConnectedKafkaBroker
       closedSubscriptions: subscriptions.length,
       unsettledDeliveries: unsettled,
     };
-  }
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Kafka broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
   }
 }

@@ -14,8 +14,9 @@ import {
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
-  brokerKind,
   type PendingReply,
+  type PolicyOwner,
+  pairedHost,
   partitionKeyBytes,
   policyMark,
   publishRequest,
@@ -38,6 +39,9 @@ import { kafkaDeadLetterNames } from "./names.js";
 import { KafkaPosition } from "./position.js";
 import { KafkaDelivery } from "./topic/topicDelivery.js";
 import type { TransactionLine } from "./transactions.js";
+
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "kafka", label: "Kafka", broker: "KafkaBroker" };
 
 /** Per-message settings of a Kafka publish (`Publisher<KafkaPublishOptions>`). */
 export interface KafkaPublishOptions {
@@ -156,26 +160,13 @@ export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
   // Any connection, checked by its brand: naming the connection's class here would tie this file
   // to broker.ts and back.
   async pair(connected: object): Promise<KafkaPublisher> {
-    if (!pairsKafkaPublishers(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `a Kafka publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy, or pair this one with a connected KafkaBroker`,
-      );
-    }
-    return connected.pairPublisher(this);
+    return pairedHost<PairsKafkaPublishers>(connected, owner, "pairPublisher").pairPublisher(this);
   }
 }
 
 /** A Kafka connection, as the policy recognises it. */
 interface PairsKafkaPublishers {
   pairPublisher(policy: KafkaPublish): Promise<KafkaPublisher>;
-}
-
-function pairsKafkaPublishers(connected: object): connected is PairsKafkaPublishers {
-  return (
-    brokerKind(connected) === "kafka" &&
-    typeof (connected as Partial<PairsKafkaPublishers>).pairPublisher === "function"
-  );
 }
 
 const legalTopic = /^[a-zA-Z0-9._-]{1,249}$/;

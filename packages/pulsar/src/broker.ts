@@ -7,7 +7,6 @@ import {
   type DescribesServer,
   type Logger,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -16,13 +15,12 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
-  snapshotMessage,
-  sourceMark,
-  testableMark,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
@@ -201,6 +199,7 @@ interface ConnectionFacts {
 
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedPulsarBroker
+  extends TestableConnection<PulsarSource, ClosedPulsarBroker, PulsarPublishOptions>
   implements
     ConnectedBroker<PulsarSource, PulsarDelivery, PulsarPublisher, ClosedPulsarBroker>,
     DescribesServer,
@@ -219,10 +218,21 @@ export class ConnectedPulsarBroker
   readonly #producers = new Map<string, { producer: Promise<LinkProducer>; used: number }>();
   readonly #sweep: NodeJS.Timeout | undefined;
   readonly #readers: Readers;
-  readonly #published: Map<string, RawMessage[]> | undefined;
-  #closing: Promise<ClosedPulsarBroker> | undefined;
 
   constructor(link: Link, options: PulsarBrokerOptions, facts: ConnectionFacts) {
+    super(
+      {
+        label: "Pulsar",
+        accepts: "a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover",
+        group: {
+          noun: "subscription",
+          option: "subscription",
+          broker: "PulsarBroker",
+          descriptor: "PulsarShared",
+        },
+      },
+      facts.inProcess !== undefined,
+    );
     this.#link = link;
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
@@ -232,49 +242,20 @@ export class ConnectedPulsarBroker
       this.#sweep = setInterval(() => this.#closeIdleProducers(idleMs), Math.min(idleMs, 60_000));
       this.#sweep.unref();
     }
-    if (facts.inProcess !== undefined) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a server connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
-    }
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
   }
 
   /** A bare name is a Shared subscription under the broker's subscription name (else the app's). */
   source(name: string): PulsarShared {
-    const subscription = this.#facts.subscription;
-    if (subscription === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Pulsar topic, which is read through a subscription, and none is set: connect the broker through an app (its name is the subscription), give PulsarBroker a subscription option (shared by the replicas) or subscribe with new PulsarShared("${name}", { subscription })`,
-      );
-    }
-    return new PulsarShared(name, { subscription });
+    return new PulsarShared(name, { subscription: this.groupOf(name, this.#facts.subscription) });
   }
 
   async subscribe(source: string | PulsarSource): Promise<PulsarSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "pulsar") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Pulsar broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, PulsarShared, PulsarKeyShared, PulsarExclusive or PulsarFailover`,
-      );
-    }
-    const subscription = descriptor.subscription ?? this.#facts.subscription;
-    if (subscription === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `${descriptor.constructor.name}("${descriptor.name}") has no subscription: name one ({ subscription }), give PulsarBroker a subscription option or connect the broker through an app (its name is the subscription); replicas must share it, so it is never made up per process`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
+    const subscription = this.groupOf(
+      descriptor.name,
+      descriptor.subscription ?? this.#facts.subscription,
+    );
     const retry = descriptor.readsRetryTopic
       ? retryTopic(descriptor.topic, subscription)
       : undefined;
@@ -338,18 +319,7 @@ export class ConnectedPulsarBroker
     return this.#facts.description;
   }
 
-  // PublisherHost and PulsarHost
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Pulsar broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
-  }
+  // PublisherHost and PulsarHost (assertOpen and closedError come from ConnectionBase)
 
   now(): number {
     return this.#facts.now();
@@ -405,53 +375,19 @@ export class ConnectedPulsarBroker
     }).then(() => undefined);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
-
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
     this.assertOpen();
     return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
 
-  /** In-process: publishes as if from outside the process, synchronously. */
-  inject(message: OutgoingMessage<PulsarPublishOptions>): void {
+  protected prepareInjection(message: OutgoingMessage<PulsarPublishOptions>): Injection {
     const publishNow = this.#link.publishNow;
-    if (publishNow === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    this.assertOpen();
+    if (publishNow === undefined) throw this.notInProcess("inject() works");
     const prepared: PreparedMessage = prepareMessage(message, () => this.now());
-    this.record(prepared.raw);
-    publishNow(prepared.topic, prepared.wire);
+    return { raw: prepared.raw, deliver: () => publishNow(prepared.topic, prepared.wire) };
   }
 
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
-  }
-
-  shutdown(): Promise<ClosedPulsarBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedPulsarBroker> {
+  protected async teardown(): Promise<ClosedPulsarBroker> {
     const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();

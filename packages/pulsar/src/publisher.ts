@@ -12,9 +12,10 @@ import {
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
-  brokerKind,
   type brokerMark,
   type PendingReply,
+  type PolicyOwner,
+  pairedHost,
   partitionKeyBytes,
   policyMark,
   publishRequest,
@@ -29,6 +30,9 @@ import type {
   OutgoingMessage as WireMessage,
 } from "./wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "./wire/topicName.js";
+
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "pulsar", label: "Pulsar", broker: "PulsarBroker" };
 
 /** Pulsar's own per-message settings, typed into handlers by the runtime. */
 export interface PulsarPublishOptions {
@@ -254,22 +258,10 @@ export class PulsarPublish implements PublishPolicy<object, PulsarPublisher> {
   // Any connection, checked by its brand: naming the connection's class here would tie this file
   // to broker.ts and back.
   async pair(connected: object): Promise<PulsarPublisher> {
-    if (!isPublisherHost(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `a Pulsar publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy, or pair this one with a connected PulsarBroker`,
-      );
-    }
-    connected.assertOpen();
-    return new PulsarPublisher(connected, this.settings);
+    const host = pairedHost<PublisherHost>(connected, owner, "producer");
+    host.assertOpen();
+    return new PulsarPublisher(host, this.settings);
   }
-}
-
-function isPublisherHost(connected: object): connected is PublisherHost {
-  return (
-    brokerKind(connected) === "pulsar" &&
-    typeof (connected as Partial<PublisherHost>).producer === "function"
-  );
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   type RetryDeclaration,
   RustStreamError,
 } from "@ruststream/core";
-import { sourceMark } from "@ruststream/core/broker";
+import { positive, sourceMark } from "@ruststream/core/broker";
 import { deadLetterTopic, retryTopic } from "./names.js";
 import type { SubscriptionType } from "./wire/consumer/consumerOptions.js";
 import { parseTopicName } from "./wire/topicName.js";
@@ -67,17 +67,6 @@ function nonEmpty(what: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value.length === 0) {
     throw new RustStreamError("invalid-argument", `${what} cannot be empty: give it a name`);
-  }
-  return value;
-}
-
-function positive(what: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what}: ${value}; give a whole number, 1 or more`,
-    );
   }
   return value;
 }

@@ -6,7 +6,6 @@ import {
   type ConnectOptions,
   type DescribesServer,
   type OutgoingMessage,
-  type RawMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
@@ -16,13 +15,12 @@ import {
   brokerMark,
   type Coordinator,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   noCoordinator,
-  snapshotMessage,
-  sourceMark,
-  testableMark,
+  TestableConnection,
 } from "@ruststream/core/broker";
 import {
   type RedisConnectionOptions,
@@ -186,6 +184,7 @@ interface ConnectionFacts {
 
 /** A connection to Redis. */
 export class ConnectedRedisBroker
+  extends TestableConnection<RedisSource, ClosedRedisBroker>
   implements
     ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
     DescribesServer,
@@ -204,8 +203,6 @@ export class ConnectedRedisBroker
   readonly #transports = new Map<string, "list" | "pubsub">();
   readonly #inflight = { count: 0 };
   readonly #inbox: ReplyInbox;
-  #closing: Promise<ClosedRedisBroker> | undefined;
-  readonly #published: Map<string, RawMessage[]> | undefined;
   /** What a new subscription to a bare name sees of earlier publishes: a new group starts at `$`. */
   readonly backlog: Backlog = "missed";
 
@@ -215,6 +212,19 @@ export class ConnectedRedisBroker
     settings: ResolvedConnection,
     facts: ConnectionFacts,
   ) {
+    super(
+      {
+        label: "Redis",
+        accepts: "a name, RedisStream, RedisList or RedisPubSub",
+        group: {
+          noun: "consumer group",
+          option: "group",
+          broker: "RedisBroker",
+          descriptor: "RedisStream",
+        },
+      },
+      facts.inProcess,
+    );
     this.link = link;
     this.#settings = settings;
     this.#facts = facts;
@@ -222,52 +232,20 @@ export class ConnectedRedisBroker
     this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
     this.coordinator = facts.coordinator;
     this.#inbox = new ReplyInbox(this, facts.clock);
-    if (facts.inProcess) {
-      this.#published = new Map();
-      // Only the in-process form is a test transport: a server connection does not carry the mark.
-      Object.defineProperty(this, testableMark, { value: true });
-    }
-  }
-
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
-  }
-
-  get isClosed(): boolean {
-    return this.#closing !== undefined;
   }
 
   /** A bare name is a stream read by the broker's group; without one this says how to give it. */
   source(name: string): RedisStream {
-    const group = this.#facts.group;
-    if (group === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `"${name}" names a Redis stream, which is read through a consumer group, and none is set: connect the broker through an app (its name is the group), give RedisBroker a group option (shared by the replicas) or subscribe with new RedisStream("${name}", { group })`,
-      );
-    }
-    return new RedisStream(name, { group });
+    return new RedisStream(name, { group: this.groupOf(name, this.#facts.group) });
   }
 
   async subscribe(source: string | RedisSource): Promise<RedisSubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "redis") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the Redis broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, RedisStream, RedisList or RedisPubSub`,
-      );
-    }
+    const descriptor = this.descriptorOf(source);
     let subscription: RedisSubscription & HostedSubscription;
     if (descriptor.transport === "stream") {
       const stream = descriptor;
-      const group = stream.group ?? this.#facts.group;
-      if (group === undefined) {
-        throw new RustStreamError(
-          "invalid-argument",
-          `RedisStream "${stream.name}" has no consumer group: give it one (new RedisStream("${stream.name}", { group })), give RedisBroker a group option or connect the broker through an app (its name is the group); replicas must share it, so it is never made up per process`,
-        );
-      }
+      const group = this.groupOf(stream.name, stream.group ?? this.#facts.group);
       subscription = await RedisStreamSubscription.open(this, stream, group, () =>
         this.#subscriptions.delete(subscription),
       );
@@ -309,54 +287,19 @@ export class ConnectedRedisBroker
     return describeRedisServer(this.#settings, this.#facts.version);
   }
 
-  record(message: RawMessage): void {
-    if (this.#published === undefined) return;
-    let list = this.#published.get(message.name);
-    if (list === undefined) {
-      list = [];
-      this.#published.set(message.name, list);
-    }
-    list.push(snapshotMessage(message));
-  }
-
-  /**
-   * In-process: publishes as if from outside the process, synchronously, through normal routing (a
-   * name is a stream unless this connection reads it as a list or a channel).
-   */
-  inject(message: OutgoingMessage): void {
+  /** A name is a stream unless this connection reads it as a list or a channel. */
+  protected prepareInjection(message: OutgoingMessage): Injection {
     const callNow = this.link.callNow;
-    if (callNow === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "inject() works only on an in-process connection: connect with connectInProcess()",
-      );
-    }
+    if (callNow === undefined) throw this.notInProcess("inject() works");
     const { command, raw } = this.pairPublisher({}).command(message);
-    this.record(raw);
-    callNow(command.name, command.args);
-  }
-
-  /** In-process: every message published to `name` through this connection, injections included. */
-  published(name: string): readonly RawMessage[] {
-    if (this.#published === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    return { raw, deliver: () => callNow(command.name, command.args) };
   }
 
   transportOf(name: string): "stream" | "list" | "pubsub" {
     return this.#transports.get(name) ?? "stream";
   }
 
-  shutdown(): Promise<ClosedRedisBroker> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
-  }
-
-  async #shutdown(): Promise<ClosedRedisBroker> {
+  protected async teardown(): Promise<ClosedRedisBroker> {
     const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
@@ -380,16 +323,5 @@ export class ConnectedRedisBroker
       closedSubscriptions: subscriptions.length,
       returnedDeliveries: returned,
     };
-  }
-
-  assertOpen(): void {
-    if (this.#closing !== undefined) throw this.closedError("connection");
-  }
-
-  closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this Redis broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
   }
 }

@@ -11,8 +11,9 @@ import {
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
-  brokerKind,
   type PendingReply,
+  type PolicyOwner,
+  pairedHost,
   policyMark,
   publishRequest,
   requestMark,
@@ -25,6 +26,9 @@ import type { Link } from "./client/link.js";
 import { type Command, text } from "./client/resp.js";
 import { redisHeaders } from "./names.js";
 import { entryFields, xadd } from "./stream/entry.js";
+
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "redis", label: "Redis", broker: "RedisBroker" };
 
 /** Where a publish goes: a stream (`XADD`), a list (`LPUSH`) or a channel (`PUBLISH`). */
 export type RedisTransport = "stream" | "list" | "pubsub";
@@ -85,26 +89,14 @@ export class RedisPublish implements PublishPolicy<object, RedisPublisher> {
   // Any connection, checked by its brand: naming the connection's class here would tie this file
   // to broker.ts and back.
   async pair(connected: object): Promise<RedisPublisher> {
-    if (!pairsRedisPublishers(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `a Redis publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy, or pair this one with a connected RedisBroker`,
-      );
-    }
-    return connected.pairPublisher(this.settings);
+    const host = pairedHost<PairsRedisPublishers>(connected, owner, "pairPublisher");
+    return host.pairPublisher(this.settings);
   }
 }
 
 /** A Redis connection, as the policy recognises it. */
 interface PairsRedisPublishers {
   pairPublisher(settings: RedisPublishSettings): RedisPublisher;
-}
-
-function pairsRedisPublishers(connected: object): connected is PairsRedisPublishers {
-  return (
-    brokerKind(connected) === "redis" &&
-    typeof (connected as Partial<PairsRedisPublishers>).pairPublisher === "function"
-  );
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   type RetryDeclaration,
   RustStreamError,
 } from "@ruststream/core";
-import { sourceMark } from "@ruststream/core/broker";
+import { positive, sourceMark } from "@ruststream/core/broker";
 import { derivedKey } from "./client/slots.js";
 import { keySuffixes } from "./names.js";
 
@@ -50,17 +50,6 @@ export interface RedisStreamOptions {
    * too. Both or neither; without them the runtime's own cap applies.
    */
   readonly retry?: RetryDeclaration;
-}
-
-function positive(what: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what}: ${value}; give a whole number, 1 or more`,
-    );
-  }
-  return value;
 }
 
 function nonEmpty(what: string, value: string): string {

@@ -186,7 +186,7 @@ describe("streams with consumer groups", () => {
     const broker = await new RedisBroker({ url: url() }).connect();
     expect(() => broker.source("orders")).toThrow(/through an app .*group option/);
     await expect(broker.subscribe(new RedisStream("orders"))).rejects.toThrow(
-      /no consumer group: .*group option or connect the broker through an app/,
+      /"orders" has no consumer group, and none is set: .*give RedisBroker a group option/,
     );
     await broker.shutdown();
   });

@@ -584,7 +584,11 @@ const cases: readonly Case[] = [
     suite: "inProcessTransport",
     fault: "an injection nobody subscribes to counted",
     faults: { countsUnsubscribed: true },
-    breaks: ["nothing is counted for a name nobody subscribes to"],
+    breaks: [
+      "nothing is counted for a name nobody subscribes to",
+      // The refused injection after shutdown names nobody's subscription either, and is counted.
+      "inject() after shutdown rejects closed and delivers nothing",
+    ],
   },
   {
     suite: "inProcessTransport",
@@ -597,6 +601,12 @@ const cases: readonly Case[] = [
     fault: "published() leaving out injections",
     faults: { publishedOmitsInjected: true },
     breaks: ["published() lists every publish and injection, in order, with headers"],
+  },
+  {
+    suite: "inProcessTransport",
+    fault: "inject() accepted after shutdown",
+    faults: { injectsAfterShutdown: true },
+    breaks: ["inject() after shutdown rejects closed and delivers nothing"],
   },
 ];
 

@@ -119,6 +119,8 @@ export interface Faults {
   readonly countsUnsubscribed?: boolean;
   /** `published(name)` leaves out injected messages. */
   readonly publishedOmitsInjected?: boolean;
+  /** `inject` after shutdown returns as if it had published, as Kafka's once did. */
+  readonly injectsAfterShutdown?: boolean;
 }
 
 /** Marks work run by `elsewhere()` in the faulty-broker test, which wraps it (vi.mock). */
@@ -552,6 +554,7 @@ function faultyConnection(
         coordinator?.enqueued();
       }
       if (faults.publishedOmitsInjected) injected.add(hex(message.payload));
+      if (faults.injectsAfterShutdown && connected.state === "closed") return;
       connected.inject(message);
     },
     published: (name: string) =>

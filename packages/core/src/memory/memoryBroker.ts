@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { ConnectionBase } from "../broker/connectionBase.js";
 import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
 import { headerNames } from "../headerNames.js";
 import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
-import { brokerMark, describeMark, inProcessMark, sourceMark, testableMark } from "../marks.js";
+import { brokerMark, describeMark, inProcessMark, testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
 import { type PendingReply, ReplyWaiters } from "../replyWaiters.js";
 import type { ServerDescription } from "../server.js";
@@ -104,6 +105,7 @@ export interface ClosedMemoryBroker extends ClosedBroker {
 
 /** A connection to a {@link MemoryBroker}. */
 export class ConnectedMemoryBroker
+  extends ConnectionBase<MemorySource, ClosedMemoryBroker>
   implements
     ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
     DescribesServer,
@@ -123,9 +125,9 @@ export class ConnectedMemoryBroker
   readonly #inbox = `_inbox.${randomUUID()}`;
   readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
-  #closed: ClosedMemoryBroker | undefined;
 
   constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
+    super({ label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" });
     this.#store = store;
     this.#options = options;
     this.#inProcess = inProcess;
@@ -141,24 +143,13 @@ export class ConnectedMemoryBroker
     store.openConnections++;
   }
 
-  get state(): "connected" | "closed" {
-    return this.#closed === undefined ? "connected" : "closed";
-  }
-
   source(name: string): MemoryTopic {
     return new MemoryTopic(name);
   }
 
   async subscribe(source: string | MemorySource): Promise<MemorySubscription> {
     this.assertOpen();
-    const descriptor = typeof source === "string" ? this.source(source) : source;
-    if (descriptor?.[sourceMark] !== "memory") {
-      throw new RustStreamError(
-        "foreign-value",
-        `the memory broker cannot subscribe to a descriptor of the "${String(descriptor?.[sourceMark])}" broker: use a name, MemoryTopic or MemoryQueue`,
-      );
-    }
-    return this.#open(descriptor);
+    return this.#open(this.descriptorOf(source));
   }
 
   defaultPublishPolicy(): MemoryPublish {
@@ -189,14 +180,13 @@ export class ConnectedMemoryBroker
     return [...(this.#store.publishedLog?.get(name) ?? [])];
   }
 
-  async shutdown(): Promise<ClosedMemoryBroker> {
-    if (this.#closed !== undefined) return this.#closed;
-    const error = this.#closedError("subscription");
+  protected async teardown(): Promise<ClosedMemoryBroker> {
+    const error = this.closedError("subscription");
     let returned = 0;
     const subscriptions = [...this.#subscriptions];
     for (const subscription of subscriptions) returned += subscription.revoke(error);
-    this.#replies.rejectAll(this.#closedError("request"));
-    this.#closed = {
+    this.#replies.rejectAll(this.closedError("request"));
+    const closed: ClosedMemoryBroker = {
       [brokerMark]: "memory",
       state: "closed",
       unflushed: 0,
@@ -204,14 +194,10 @@ export class ConnectedMemoryBroker
       returnedDeliveries: returned,
     };
     if (--this.#store.openConnections === 0) this.#store.releaseTimers();
-    return this.#closed;
+    return closed;
   }
 
-  // SubscriptionHost and PublisherHost
-
-  assertOpen(): void {
-    if (this.#closed !== undefined) throw this.#closedError("connection");
-  }
+  // SubscriptionHost and PublisherHost (assertOpen comes from ConnectionBase)
 
   forget(subscription: MemorySubscription): void {
     this.#subscriptions.delete(subscription);
@@ -291,12 +277,5 @@ export class ConnectedMemoryBroker
     loop().catch(() => {
       // Shutdown rejects the pull; every waiting request was rejected with it.
     });
-  }
-
-  #closedError(what: string): RustStreamError {
-    return new RustStreamError(
-      "closed",
-      `this memory broker ${what} was used after shutdown(): connect again (broker.connect()) and use the new connection`,
-    );
   }
 }

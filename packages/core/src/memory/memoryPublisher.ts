@@ -1,4 +1,4 @@
-import { brokerKind } from "../broker.js";
+import { type PolicyOwner, pairedHost } from "../broker/pairedHost.js";
 import type {
   Requester,
   RequestOptions,
@@ -19,6 +19,9 @@ import type { PublishPolicy } from "../publisher.js";
 import { type PendingReply, publishRequest } from "../replyWaiters.js";
 import { stageTransaction } from "../transaction.js";
 
+/** Who this policy pairs with, named when it is given another broker's connection. */
+const owner: PolicyOwner = { kind: "memory", label: "memory", broker: "MemoryBroker" };
+
 /** What a publisher needs from its connection. */
 export interface PublisherHost {
   assertOpen(): void;
@@ -38,26 +41,13 @@ export class MemoryPublish implements PublishPolicy<object, MemoryPublisher> {
   // Any connection, checked by its brand: naming the connection's class here would tie this file
   // to memoryBroker.ts and back.
   async pair(connected: object): Promise<MemoryPublisher> {
-    if (!pairsMemoryPublishers(connected)) {
-      throw new RustStreamError(
-        "foreign-value",
-        `the memory publish policy cannot pair with a "${String(brokerKind(connected))}" connection: use that broker's own policy`,
-      );
-    }
-    return connected.pairPublisher();
+    return pairedHost<PairsMemoryPublishers>(connected, owner, "pairPublisher").pairPublisher();
   }
 }
 
 /** A memory connection, as the policy recognises it. */
 interface PairsMemoryPublishers {
   pairPublisher(): MemoryPublisher;
-}
-
-function pairsMemoryPublishers(connected: object): connected is PairsMemoryPublishers {
-  return (
-    brokerKind(connected) === "memory" &&
-    typeof (connected as Partial<PairsMemoryPublishers>).pairPublisher === "function"
-  );
 }
 
 /** Publishes to memory topics; also transactional and a requester. */

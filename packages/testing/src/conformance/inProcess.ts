@@ -1,4 +1,4 @@
-import { type Broker, ManualClock } from "@ruststream/core";
+import { type Broker, isRustStreamError, ManualClock } from "@ruststream/core";
 import {
   CountingCoordinator,
   isTestableBroker,
@@ -109,6 +109,22 @@ export const inProcessScenarios: readonly Scenario<Harness>[] = [
           "three",
         ]);
         await subscription.close();
+      }),
+  },
+  {
+    name: "inject() after shutdown rejects closed and delivers nothing",
+    run: (h) =>
+      inProcess(h, async ({ connected, coordinator }) => {
+        const name = uniqueName("closed-inject");
+        await connected.shutdown();
+        let code: string | undefined;
+        try {
+          connected.inject({ name, payload: bytes("late") });
+        } catch (error) {
+          code = isRustStreamError(error) ? error.code : String(error);
+        }
+        expect(code).toBe("closed");
+        expect(coordinator.outstanding).toBe(0);
       }),
   },
 ];

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type { ClosedBroker } from "../../src/broker.js";
+import { brokerMark, ConnectionBase, sourceMark } from "../../src/brokerEntry.js";
+import { type AddressedSource, isRustStreamError, MemoryTopic } from "../../src/index.js";
+
+class Stream implements AddressedSource {
+  readonly [sourceMark] = "test";
+  readonly copies = "addressed" as const;
+  readonly name: string;
+  readonly group: string | undefined;
+  constructor(name: string, group?: string) {
+    this.name = name;
+    this.group = group;
+  }
+  get redeliveryAddress(): string {
+    return this.name;
+  }
+}
+
+/** The smallest connection on the base: it counts its teardowns and reads through a group. */
+class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
+  readonly [brokerMark] = "test";
+  teardowns = 0;
+  readonly #group: string | undefined;
+  constructor(group: string | undefined) {
+    super({
+      label: "Test",
+      accepts: "a name or a Stream",
+      group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
+    });
+    this.#group = group;
+  }
+  source(name: string): Stream {
+    return new Stream(name, this.groupOf(name, this.#group));
+  }
+  subscribe(source: string | Stream): { name: string; group: string } {
+    this.assertOpen();
+    const descriptor = this.descriptorOf(source);
+    return {
+      name: descriptor.name,
+      group: this.groupOf(descriptor.name, descriptor.group ?? this.#group),
+    };
+  }
+  protected async teardown(): Promise<ClosedBroker> {
+    this.teardowns++;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return { [brokerMark]: "test", state: "closed", unflushed: 0 };
+  }
+}
+
+function codeOf(work: () => unknown): string | undefined {
+  try {
+    work();
+  } catch (error) {
+    return isRustStreamError(error) ? error.code : "not a RustStreamError";
+  }
+  return undefined;
+}
+
+describe("ConnectionBase", () => {
+  it("shuts down once: concurrent and later calls share one teardown and one witness", async () => {
+    const connection = new TestConnection("g");
+    expect(connection.state).toBe("connected");
+    const first = connection.shutdown();
+    const second = connection.shutdown();
+    expect(connection.state).toBe("closed");
+    expect(connection.isClosed).toBe(true);
+    const witness = await first;
+    expect(await second).toBe(witness);
+    expect(await connection.shutdown()).toBe(witness);
+    expect(connection.teardowns).toBe(1);
+  });
+
+  it("fails every use after shutdown with `closed`, naming the broker and the fix", async () => {
+    const connection = new TestConnection("g");
+    expect(codeOf(() => connection.assertOpen())).toBeUndefined();
+    await connection.shutdown();
+    expect(codeOf(() => connection.subscribe("orders"))).toBe("closed");
+    expect(() => connection.assertOpen()).toThrow(
+      "this Test broker connection was used after shutdown(): connect again (broker.connect())",
+    );
+    expect(connection.closedError("request").message).toMatch(/^this Test broker request was used/);
+  });
+
+  it("refuses another broker's descriptor, and a value that is none, with foreign-value", () => {
+    const connection = new TestConnection("g");
+    expect(connection.subscribe(new Stream("orders"))).toEqual({ name: "orders", group: "g" });
+    expect(codeOf(() => connection.subscribe(new MemoryTopic("orders") as never))).toBe(
+      "foreign-value",
+    );
+    expect(() => connection.subscribe(new MemoryTopic("orders") as never)).toThrow(
+      'the Test broker cannot subscribe to a descriptor of the "memory" broker: use a name or a Stream',
+    );
+    expect(codeOf(() => connection.subscribe(undefined as never))).toBe("foreign-value");
+  });
+
+  it("never makes up a group: a missing one names the three places to give it", () => {
+    const connection = new TestConnection(undefined);
+    expect(connection.subscribe(new Stream("orders", "own"))).toEqual({
+      name: "orders",
+      group: "own",
+    });
+    for (const attempt of [
+      () => connection.source("orders"),
+      () => connection.subscribe(new Stream("orders")),
+    ]) {
+      expect(codeOf(attempt)).toBe("invalid-argument");
+      expect(attempt).toThrow(
+        '"orders" has no group, and none is set: connect the broker through an app (its name is the group), give TestBroker a group option (shared by the replicas) or give the descriptor one (new Stream("orders", { group }))',
+      );
+    }
+  });
+});
