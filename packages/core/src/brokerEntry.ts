@@ -39,4 +39,6 @@ export { attemptOf } from "./runtime/attempt.js";
 export { hostFromUrl, withoutSecrets } from "./server.js";
 export { isSource } from "./source.js";
 export { subscriptionIterator } from "./subscription.js";
+export type { NodeTlsSettings, ResolvedTls } from "./tls.js";
+export { nodeTlsSettings, resolveTls } from "./tls.js";
 export { stageTransaction } from "./transaction.js";

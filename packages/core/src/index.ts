@@ -150,3 +150,4 @@ export type {
   Source,
 } from "./source.js";
 export type { Subscription } from "./subscription.js";
+export type { TlsOptions } from "./tls.js";

@@ -24,6 +24,8 @@ it("what only a broker needs is not offered to a service", () => {
     "stageTransaction",
     "brokerMark",
     "seekMark",
+    "resolveTls",
+    "nodeTlsSettings",
   ]) {
     expect(name in forServices, name).toBe(false);
     expect(name in forBrokers, name).toBe(true);

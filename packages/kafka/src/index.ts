@@ -17,7 +17,6 @@ export type {
   KafkaConnectionOptions,
   KafkaEngineName,
   KafkaSaslOptions,
-  KafkaTlsOptions,
 } from "./client/connectionOptions.js";
 export { murmur2, partitionOfKey, toPositive } from "./client/partitioners.js";
 export type { Compression, ConfigValue, Partitioner } from "./client/port.js";

@@ -42,4 +42,3 @@ export type {
 export { PulsarExclusive, PulsarFailover, PulsarKeyShared, PulsarShared } from "./sources.js";
 export type { PulsarSubscription } from "./subscription/pulsarSubscription.js";
 export { MessageId } from "./wire/messageId.js";
-export type { PulsarTlsOptions } from "./wire/tlsOptions.js";

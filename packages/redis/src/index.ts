@@ -19,7 +19,6 @@ export type {
   RedisClusterOptions,
   RedisConnectionOptions,
   RedisSentinelOptions,
-  RedisTlsOptions,
 } from "./client/connectionOptions.js";
 export type { RedisListDelivery } from "./list/listDelivery.js";
 export type { RedisListSubscription } from "./list/listSubscription.js";

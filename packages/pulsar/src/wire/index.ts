@@ -31,7 +31,6 @@ export type {
   OutgoingMessage,
   ProducerOptions,
 } from "./producer/producerOptions.js";
-export type { PulsarTlsOptions } from "./tlsOptions.js";
 export type {
   UndecodableEntry,
   UndecodableHandler,
