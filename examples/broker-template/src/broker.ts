@@ -37,7 +37,7 @@ export interface ChannelBrokerOptions {
    */
   readonly token?: string;
   /** The largest payload a publish may carry (default 1 MiB). */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
 }
 
 /** What shutting down a connection left behind: plain data, no way to publish or subscribe. */
@@ -73,11 +73,11 @@ export class ChannelBroker
         'ChannelBroker needs an address: new ChannelBroker({ address: "hub-1" })',
       );
     }
-    const max = options.maxPayloadBytes ?? 1024 * 1024;
+    const max = options.maxMessageBytes ?? 1024 * 1024;
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new RustStreamError(
         "invalid-argument",
-        `maxPayloadBytes: ${max}; give a whole number of bytes, 1 or more`,
+        `maxMessageBytes: ${max}; give a whole number of bytes, 1 or more`,
       );
     }
     this.#options = options;
@@ -122,7 +122,7 @@ export class ConnectedChannelBroker
   readonly backlog: Backlog = "missed";
   readonly link: Link;
   readonly coordinator: Coordinator;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   readonly #options: ChannelBrokerOptions;
   readonly #server: InProcessServer | undefined;
   readonly #subscriptions = new Set<ChannelSubscription>();
@@ -137,7 +137,7 @@ export class ConnectedChannelBroker
     this.#options = options;
     this.coordinator = mode.coordinator;
     this.#server = mode.server;
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024;
   }
 
   get state(): "connected" | "closed" {
@@ -173,7 +173,7 @@ export class ConnectedChannelBroker
   /** In-process: publishes as if from outside the process, synchronously. */
   inject(message: OutgoingMessage): void {
     this.#inProcessOnly("inject");
-    this.send(frameOf(message, this.maxPayloadBytes));
+    this.send(frameOf(message, this.maxMessageBytes));
   }
 
   /** In-process: every message sent to `name` through this broker's stand-in, in order. */
