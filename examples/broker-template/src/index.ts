@@ -7,8 +7,12 @@
 //   channel/      one folder per subscription mode: its subscription and delivery
 //   wire/         the protocol, or the adapter over a client library
 //   inProcess/    the in-process stand-in of the server, for TestApp
-export type { ChannelBrokerOptions, ClosedChannelBroker } from "./broker.js";
-export { ChannelBroker, ConnectedChannelBroker } from "./broker.js";
+export type {
+  ChannelBrokerOptions,
+  ClosedChannelBroker,
+  ConnectedChannelBroker,
+} from "./broker.js";
+export { ChannelBroker } from "./broker.js";
 export type { ChannelDelivery } from "./channel/channelDelivery.js";
 export type { ChannelSubscription } from "./channel/channelSubscription.js";
 export { channelHeaderNames } from "./names.js";

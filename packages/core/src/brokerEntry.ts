@@ -5,6 +5,7 @@
 export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";
+export { commitModes } from "./commitMode.js";
 export { CountingCoordinator } from "./countingCoordinator.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";

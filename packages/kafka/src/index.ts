@@ -11,8 +11,8 @@
 //   client/        the port and the engines behind it (librdkafka, kafkajs): the only code that
 //                  meets the cluster
 //   inProcess/     the in-process stand-in of a cluster, for TestApp
-export type { ClosedKafkaBroker, KafkaBrokerOptions } from "./broker.js";
-export { ConnectedKafkaBroker, KafkaBroker } from "./broker.js";
+export type { ClosedKafkaBroker, ConnectedKafkaBroker, KafkaBrokerOptions } from "./broker.js";
+export { KafkaBroker } from "./broker.js";
 export type {
   KafkaConnectionOptions,
   KafkaEngineName,

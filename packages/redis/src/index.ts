@@ -10,11 +10,12 @@
 //   inProcess/    the in-process stand-in of the server, for TestApp
 export type {
   ClosedRedisBroker,
+  ConnectedRedisBroker,
   RedisBrokerOptions,
   RedisDelivery,
   RedisSubscription,
 } from "./broker.js";
-export { ConnectedRedisBroker, RedisBroker } from "./broker.js";
+export { RedisBroker } from "./broker.js";
 export type {
   RedisClusterOptions,
   RedisConnectionOptions,
