@@ -38,10 +38,10 @@ export interface ChannelBrokerOptions {
    */
   readonly token?: string;
   /** The largest payload a publish may carry (default 1 MiB). */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
 }
 
-const defaultMaxPayloadBytes = 1024 * 1024;
+const defaultMaxMessageBytes = 1024 * 1024;
 
 /** What shutting down a connection left behind: plain data, no way to publish or subscribe. */
 export interface ClosedChannelBroker extends ClosedBroker {
@@ -77,7 +77,7 @@ export class ChannelBroker
         'ChannelBroker needs an address: new ChannelBroker({ address: "hub-1" })',
       );
     }
-    positive("maxPayloadBytes", options.maxPayloadBytes, defaultMaxPayloadBytes);
+    positive("maxMessageBytes", options.maxMessageBytes, defaultMaxMessageBytes);
     this.#options = options;
   }
 
@@ -120,7 +120,7 @@ export class ConnectedChannelBroker
   readonly backlog: Backlog = "missed";
   readonly link: Link;
   readonly coordinator: Coordinator;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   readonly #options: ChannelBrokerOptions;
   readonly #subscriptions = new Set<ChannelSubscription>();
 
@@ -133,7 +133,7 @@ export class ConnectedChannelBroker
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;
-    this.maxPayloadBytes = options.maxPayloadBytes ?? defaultMaxPayloadBytes;
+    this.maxMessageBytes = options.maxMessageBytes ?? defaultMaxMessageBytes;
   }
 
   source(name: string): Channel {
@@ -156,7 +156,7 @@ export class ConnectedChannelBroker
   }
 
   protected prepareInjection(message: OutgoingMessage): Injection {
-    const frame = frameOf(message, this.maxPayloadBytes);
+    const frame = frameOf(message, this.maxMessageBytes);
     return { raw: rawOf(frame), deliver: () => this.link.send(frame) };
   }
 

@@ -8,8 +8,12 @@
 //   wire/         the protocol, or the adapter over a client library
 //   inProcess/    the in-process stand-in of the server, for TestApp (the template's is a
 //                 private Hub of the broker object, so it needs no folder)
-export type { ChannelBrokerOptions, ClosedChannelBroker } from "./broker.js";
-export { ChannelBroker, ConnectedChannelBroker } from "./broker.js";
+export type {
+  ChannelBrokerOptions,
+  ClosedChannelBroker,
+  ConnectedChannelBroker,
+} from "./broker.js";
+export { ChannelBroker } from "./broker.js";
 export type { ChannelDelivery } from "./channel/channelDelivery.js";
 export type { ChannelSubscription } from "./channel/channelSubscription.js";
 export { channelHeaderNames } from "./names.js";

@@ -25,7 +25,7 @@ const owner: PolicyOwner = { kind: "channels", label: "channel", broker: "Channe
  */
 export interface PublisherHost {
   readonly [brokerMark]: string;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   assertOpen(): void;
   /** Sends a frame (and, in-process, records it for `published()`). */
   send(frame: Frame): void;
@@ -41,7 +41,7 @@ export class ChannelPublisher implements Publisher {
 
   async publish(message: OutgoingMessage): Promise<Receipt> {
     this.#host.assertOpen();
-    this.#host.send(frameOf(message, this.#host.maxPayloadBytes));
+    this.#host.send(frameOf(message, this.#host.maxMessageBytes));
     return { name: message.name };
   }
 }
@@ -50,7 +50,7 @@ export class ChannelPublisher implements Publisher {
  * The frame a message goes out as, or the refusal, before anything is sent: what every publish
  * and every in-process injection go through, so both refuse the same messages.
  */
-export function frameOf(message: OutgoingMessage, maxPayloadBytes: number): Frame {
+export function frameOf(message: OutgoingMessage, maxMessageBytes: number): Frame {
   assertPayloadBytes(message);
   if (typeof message.name !== "string" || message.name === "") {
     throw new RustStreamError("invalid-argument", "publish() needs a non-empty channel name");
@@ -61,10 +61,10 @@ export function frameOf(message: OutgoingMessage, maxPayloadBytes: number): Fram
       "the channel broker has no per-message publish options: remove options from the message",
     );
   }
-  if (message.payload.length > maxPayloadBytes) {
+  if (message.payload.length > maxMessageBytes) {
     throw new RustStreamError(
       "publish-refused",
-      `a payload of ${message.payload.length} bytes for "${message.name}" is over maxPayloadBytes (${maxPayloadBytes}); raise it in the ChannelBroker options`,
+      `a payload of ${message.payload.length} bytes for "${message.name}" is over maxMessageBytes (${maxMessageBytes}); raise it in the ChannelBroker options`,
     );
   }
   // Copied now: the caller may reuse its buffers once the publish resolves.

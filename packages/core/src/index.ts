@@ -31,7 +31,6 @@ export { bytes } from "./codec/bytes.js";
 export type { Codec, DecodedBy } from "./codec/codec.js";
 export { json } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
-export { commitModes } from "./commitMode.js";
 export type { DeadLetterOrigin } from "./deadLetter.js";
 export { readDeadLetterOrigin } from "./deadLetter.js";
 export type { Delivery, NackOptions, SettleAnswer, SettleResult } from "./delivery.js";
@@ -40,8 +39,12 @@ export { isRustStreamError, RustStreamError } from "./errors.js";
 export type { HeaderInit, HeaderValue, ReadonlyHeaderMap } from "./headerMap.js";
 export { HeaderMap } from "./headerMap.js";
 export { headerNames, readRetryCount } from "./headerNames.js";
-export type { ClosedMemoryBroker, MemoryBrokerOptions } from "./memory/memoryBroker.js";
-export { ConnectedMemoryBroker, MemoryBroker } from "./memory/memoryBroker.js";
+export type {
+  ClosedMemoryBroker,
+  ConnectedMemoryBroker,
+  MemoryBrokerOptions,
+} from "./memory/memoryBroker.js";
+export { MemoryBroker } from "./memory/memoryBroker.js";
 export type { MemoryDelivery } from "./memory/memoryDelivery.js";
 export { MemoryPosition } from "./memory/memoryPosition.js";
 export { MemoryPublish, MemoryPublisher } from "./memory/memoryPublisher.js";
@@ -130,9 +133,10 @@ export type {
 export type { StandardSchemaV1 } from "./runtime/standardSchema.js";
 export type {
   BatchHandler,
+  BatchSubscriberBuilder,
   Handler,
+  SubscriberBuilder,
 } from "./runtime/subscriberBuilder.js";
-export { BatchSubscriberBuilder, SubscriberBuilder } from "./runtime/subscriberBuilder.js";
 export type {
   Backoff,
   DecodePolicy,
@@ -150,3 +154,4 @@ export type {
   Source,
 } from "./source.js";
 export type { Subscription } from "./subscription.js";
+export type { TlsOptions } from "./tls.js";

@@ -24,8 +24,17 @@ it("what only a broker needs is not offered to a service", () => {
     "stageTransaction",
     "brokerMark",
     "seekMark",
+    "resolveTls",
+    "commitModes",
+    "nodeTlsSettings",
   ]) {
     expect(name in forServices, name).toBe(false);
     expect(name in forBrokers, name).toBe(true);
+  }
+});
+
+it("what a service is handed, never builds, is a type only", () => {
+  for (const name of ["ConnectedMemoryBroker", "SubscriberBuilder", "BatchSubscriberBuilder"]) {
+    expect(name in forServices, name).toBe(false);
   }
 });

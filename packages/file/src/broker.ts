@@ -35,7 +35,7 @@ import { FileSubscription, type SubscriptionHost } from "./stream/streamSubscrip
 import { encodeEnvelope } from "./wire/envelope.js";
 import {
   DEFAULT_BEACON_INTERVAL,
-  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
   HEADER_SIZE,
 } from "./wire/format/constants.js";
 import { fileErrorDetail, wrapFileError } from "./wire/format/errors.js";
@@ -56,7 +56,7 @@ export interface FileBrokerOptions {
   /** Bytes between beacons in a new file: a positive multiple of 1024 (default 1 MiB). */
   readonly beaconInterval?: number;
   /** The largest message a publish writes, header envelope included (default 16 MiB). */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
   /** Fail to connect when the file does not exist, instead of creating it. */
   readonly existingOnly?: boolean;
   /** Write the end-of-stream marker at shutdown, so replays of the file complete. */
@@ -88,9 +88,9 @@ export class FileBroker
     if (!Number.isSafeInteger(interval) || interval <= 0 || interval % 1024 !== 0) {
       throw invalid(`beaconInterval ${interval}: give a positive multiple of 1024 bytes`);
     }
-    const max = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (!Number.isSafeInteger(max) || max < 1) {
-      throw invalid(`maxPayloadBytes ${max}: give a whole number of bytes, 1 or more`);
+      throw invalid(`maxMessageBytes ${max}: give a whole number of bytes, 1 or more`);
     }
     // Checked now, so a bad name fails where the broker is built, not at the first subscribe.
     if (options.consumer !== undefined) new FileStream("x", { consumer: options.consumer });
@@ -151,9 +151,9 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
   try {
     writer = SharedWriter.acquire(path, {
       ...(options.beaconInterval === undefined ? {} : { beaconInterval: options.beaconInterval }),
-      ...(options.maxPayloadBytes === undefined
+      ...(options.maxMessageBytes === undefined
         ? {}
-        : { maxPayloadBytes: options.maxPayloadBytes }),
+        : { maxMessageBytes: options.maxMessageBytes }),
     });
   } catch (error) {
     // Another process writes it: that process primes it.
@@ -318,7 +318,7 @@ export class ConnectedFileBroker
         ...(this.#options.beaconInterval === undefined
           ? {}
           : { beaconInterval: this.#options.beaconInterval }),
-        maxPayloadBytes: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+        maxMessageBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       });
     } catch (error) {
       throw wrapFileError(
@@ -347,11 +347,11 @@ export class ConnectedFileBroker
     }
     const headers = wireHeaders(message, PARTITION_KEY_HEADER);
     const wire = encodeEnvelope(message.payload, headers);
-    const max = this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (wire.length > max) {
       throw new RustStreamError(
         "publish-refused",
-        `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxPayloadBytes (${max}); raise it in the FileBroker options`,
+        `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxMessageBytes (${max}); raise it in the FileBroker options`,
       );
     }
     const snapshot =

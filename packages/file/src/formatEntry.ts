@@ -7,7 +7,7 @@ export { decodeEnvelope, encodeEnvelope } from "./wire/envelope.js";
 export { encodeBeacon, markersPerBeacon } from "./wire/format/beacon.js";
 export {
   DEFAULT_BEACON_INTERVAL,
-  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
   END_OF_STREAM_PAYLOAD,
   HEADER_SIZE,
   MAX_STREAM_KEY_LENGTH,

@@ -8,8 +8,8 @@
 //   names.ts      the names it writes into the file
 //   stream/       the one subscription mode: its subscription, delivery, and tracked position
 //   wire/         the `.ss` format, the file I/O and RustStream's header envelope
-export type { ClosedFileBroker, FileBrokerOptions } from "./broker.js";
-export { ConnectedFileBroker, FileBroker } from "./broker.js";
+export type { ClosedFileBroker, ConnectedFileBroker, FileBrokerOptions } from "./broker.js";
+export { FileBroker } from "./broker.js";
 export { PARTITION_KEY_HEADER, PRIME_STREAM_KEY, SEQUENCE_HEADER } from "./names.js";
 export { FilePosition, type FilePositionTarget } from "./position.js";
 export { FilePublish, FilePublisher } from "./publisher.js";

@@ -74,7 +74,7 @@ describe("the encoder writes nothing on bad input", () => {
   ];
 
   it.each(cases)("rejects %s", (_, message, code) => {
-    const { encoder } = FileEncoder.create(header, { maxPayloadBytes: 64 });
+    const { encoder } = FileEncoder.create(header, { maxMessageBytes: 64 });
     const first = encoder.write(ok);
     const offset = encoder.offset;
     const state = encoder.streams();
@@ -82,14 +82,14 @@ describe("the encoder writes nothing on bad input", () => {
     // The failed write left no trace: same offset, same state, and the next write is unchanged.
     expect(encoder.offset).toBe(offset);
     expect(encoder.streams()).toEqual(state);
-    const fresh = FileEncoder.create(header, { maxPayloadBytes: 64 }).encoder;
+    const fresh = FileEncoder.create(header, { maxMessageBytes: 64 }).encoder;
     fresh.write(ok);
     expect(encoder.write({ ...ok, seq: 2n })).toEqual(fresh.write({ ...ok, seq: 2n }));
     expect(first.length).toBeGreaterThan(0);
   });
 
   it("accepts a payload exactly at the limit", () => {
-    const { encoder } = FileEncoder.create(header, { maxPayloadBytes: 64 });
+    const { encoder } = FileEncoder.create(header, { maxMessageBytes: 64 });
     expect(() => encoder.write({ ...ok, payload: new Uint8Array(64) })).not.toThrow();
   });
 
@@ -158,7 +158,7 @@ describe("files that are not SeaStreamer files", () => {
   it("rejects a frame whose length field is over the reader's payload limit instead of waiting", () => {
     const { encoder, bytes } = FileEncoder.create(header);
     const frame = encoder.write({ ...ok, payload: new Uint8Array(100) });
-    const decoder = new StreamDecoder({ maxPayloadBytes: 50 });
+    const decoder = new StreamDecoder({ maxMessageBytes: 50 });
     decoder.push(bytes);
     decoder.push(frame.subarray(0, 40));
     expect(fileErrorDetail(decoder.error)?.code).toBe("FILE_CORRUPT");

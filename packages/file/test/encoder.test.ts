@@ -102,7 +102,7 @@ describe("large frames", () => {
   it("decodes a 32 MiB payload fed in 4 KiB chunks without re-copying what it holds", () => {
     const header: FileHeader = { fileName: "big.ss", createdAt: 1, beaconInterval: 1 << 20 };
     const payload = new Uint8Array(32 << 20).map((_, i) => i & 0xff);
-    const { encoder, bytes } = FileEncoder.create(header, { maxPayloadBytes: payload.length });
+    const { encoder, bytes } = FileEncoder.create(header, { maxMessageBytes: payload.length });
     const frame = encoder.write({ streamKey: "big", shard: 0n, seq: 1n, timestamp: 2, payload });
     const file = Buffer.concat([bytes, frame]);
     const decoder = new StreamDecoder();

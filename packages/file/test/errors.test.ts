@@ -76,7 +76,7 @@ describe("each file code is one core code", () => {
   });
 
   it("PAYLOAD_TOO_LARGE is publish-refused", () => {
-    const { encoder } = FileEncoder.create(header, { maxPayloadBytes: 4 });
+    const { encoder } = FileEncoder.create(header, { maxMessageBytes: 4 });
     const error = thrown(() => encoder.write({ ...ok, payload: new Uint8Array(5) }));
     expectFileError(error, "publish-refused", "PAYLOAD_TOO_LARGE");
   });

@@ -113,7 +113,7 @@ describe("FileProducer", () => {
 
   it("refuses bad input with a clear error and writes nothing", async () => {
     const path = fresh();
-    const p = FileProducer.open(path, { maxPayloadBytes: 16 });
+    const p = FileProducer.open(path, { maxMessageBytes: 16 });
     const size = statSync(path).size;
     const badKey = thrown(() => p.send("bad key!", utf8("x")));
     expect(isRustStreamError(badKey, "invalid-argument")).toBe(true);

@@ -175,7 +175,7 @@ describe("FileBroker conventions", () => {
     expect(() => new FileBroker({ path, beaconInterval: 1000 })).toThrow(/multiple of 1024/);
     const connected = await new FileBroker({
       path: join(dir, "ok.ss"),
-      maxPayloadBytes: 64,
+      maxMessageBytes: 64,
     }).connect();
     const publisher = await connected.defaultPublishPolicy().pair(connected);
     await expect(publisher.publish({ name: "bad key", payload: utf8("x") })).rejects.toMatchObject({

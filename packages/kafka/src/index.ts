@@ -11,13 +11,12 @@
 //   client/        the port and the engines behind it (librdkafka, kafkajs): the only code that
 //                  meets the cluster
 //   inProcess/     the in-process stand-in of a cluster, for TestApp
-export type { ClosedKafkaBroker, KafkaBrokerOptions } from "./broker.js";
-export { ConnectedKafkaBroker, KafkaBroker } from "./broker.js";
+export type { ClosedKafkaBroker, ConnectedKafkaBroker, KafkaBrokerOptions } from "./broker.js";
+export { KafkaBroker } from "./broker.js";
 export type {
   KafkaConnectionOptions,
   KafkaEngineName,
   KafkaSaslOptions,
-  KafkaTlsOptions,
 } from "./client/connectionOptions.js";
 export { murmur2, partitionOfKey, toPositive } from "./client/partitioners.js";
 export type { Compression, ConfigValue, Partitioner } from "./client/port.js";

@@ -2,10 +2,9 @@ import {
   type AddressedSource,
   type Bindings,
   type CommitMode,
-  commitModes,
   RustStreamError,
 } from "@ruststream/core";
-import { sourceMark } from "@ruststream/core/broker";
+import { commitModes, sourceMark } from "@ruststream/core/broker";
 import { checkedConfig, configEntries } from "./client/connectionOptions.js";
 import type { AssignmentStrategy, ConfigValue, StartSpec } from "./client/port.js";
 

@@ -1,6 +1,9 @@
 import { isRustStreamError } from "@ruststream/core";
 import { uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConnection } from "../src/client/connectionOptions.js";
+import { clientConfig } from "../src/client/kafkajs/config.js";
+import { connectionConfig } from "../src/client/librdkafka/config.js";
 import { loadClient } from "../src/client/load.js";
 import { KafkaBroker, KafkaPublish, KafkaTopic } from "../src/index.js";
 import { brokerFor, connect, type Where } from "./connections.js";
@@ -122,6 +125,40 @@ describe("configuration refused when it is built", () => {
       /credentials go in the sasl option/,
     );
     expect(() => new KafkaBroker({ brokers: ["a:1", "b:2"] }).describeServer()).not.toThrow();
+  });
+
+  // The cluster of tooling/brokers has no TLS listener: the shape is checked as far as this package
+  // takes it, into each engine's settings.
+  it("takes core's TLS shape and hands it to each engine as that engine names the settings", () => {
+    const ca = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+    const key = "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n";
+    const tls = { ca: [ca, new TextEncoder().encode(ca)], cert: ca, key, keyPassword: "pw" };
+    const rd = connectionConfig(
+      resolveConnection({ brokers: "a:1", tls: { ...tls, verify: false } }, []),
+    );
+    expect(rd).toMatchObject({
+      "security.protocol": "ssl",
+      "ssl.ca.pem": `${ca}\n${ca}`,
+      "ssl.certificate.pem": ca,
+      "ssl.key.pem": key,
+      "ssl.key.password": "pw",
+      "enable.ssl.certificate.verification": false,
+    });
+    const kjs = clientConfig(
+      resolveConnection(
+        { brokers: "a:1", engine: "kafkajs", tls: { ...tls, servername: "k" } },
+        [],
+      ),
+      0,
+    );
+    expect(kjs.ssl).toEqual({ ca: [ca, ca], cert: ca, key, passphrase: "pw", servername: "k" });
+    expect(clientConfig(resolveConnection({ brokers: "a:1", tls: true }, []), 0).ssl).toBe(true);
+    expect(() => new KafkaBroker({ brokers: "a:1", tls: { servername: "k" } })).toThrow(
+      /tls\.servername: the librdkafka engine .* or use engine: "kafkajs"/,
+    );
+    expect(() => new KafkaBroker({ brokers: "a:1", tls: { verify: "no" } as never })).toThrow(
+      /tls\.verify: give true or false/,
+    );
   });
 });
 

@@ -328,7 +328,7 @@ describe("failures", () => {
   it("marks a publish the broker refused failed, with its error code", async () => {
     const capture = captureSpans();
     const app = newApp().use(tracing({ tracerProvider: capture.provider }));
-    app.broker(new MemoryBroker({ maxPayloadBytes: 16 }));
+    app.broker(new MemoryBroker({ maxMessageBytes: 16 }));
     running = await app.start();
     await expect(running.publish("big", { text: "x".repeat(64) })).rejects.toThrow();
 

@@ -10,6 +10,7 @@ import {
   RustStreamError,
   type ServerDescription,
   systemClock,
+  type TlsOptions,
 } from "@ruststream/core";
 import {
   type Backlog,
@@ -47,7 +48,6 @@ import { Readers } from "./subscription/readers.js";
 import { ReplyInbox } from "./subscription/replyInbox.js";
 import type { TokenSource } from "./wire/connection.js";
 import { type BrokerAddress, parseServiceUrl } from "./wire/serviceUrl.js";
-import type { PulsarTlsOptions } from "./wire/tlsOptions.js";
 import type { UndecodableHandler } from "./wire/undecodable.js";
 
 export interface PulsarBrokerOptions {
@@ -59,7 +59,7 @@ export interface PulsarBrokerOptions {
    */
   readonly token?: TokenSource;
   /** TLS for `pulsar+ssl://`: `ca` (the CA that signed the broker's certificate), `cert`, `key`... */
-  readonly tls?: PulsarTlsOptions;
+  readonly tls?: TlsOptions;
   /**
    * The subscription of bare names and of Shared and Key_Shared descriptors that name none, the
    * same in every replica so they share the work. Default: the name of the app that connects.

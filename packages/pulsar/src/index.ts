@@ -12,8 +12,8 @@
 //   wire/          the Pulsar binary protocol: the @ruststream/pulsar/wire entry and what it is
 //                  built from, nothing else
 //   inProcess/     the in-process stand-in of the broker, for TestApp
-export type { ClosedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
-export { ConnectedPulsarBroker, PulsarBroker } from "./broker.js";
+export type { ClosedPulsarBroker, ConnectedPulsarBroker, PulsarBrokerOptions } from "./broker.js";
+export { PulsarBroker } from "./broker.js";
 export type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 export type { DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
 export type { SingleDelivery } from "./delivery/singleDelivery.js";
@@ -30,7 +30,6 @@ export { PulsarMessagePosition, PulsarTimePosition, parsePulsarPosition } from "
 export type { PulsarPublishOptions, PulsarPublishSettings } from "./publisher.js";
 export { PulsarPublish, PulsarPublisher } from "./publisher.js";
 export type {
-  InitialPosition,
   PulsarExclusiveOptions,
   PulsarKeySharedOptions,
   PulsarSharedOptions,
@@ -41,5 +40,5 @@ export type {
 } from "./sources.js";
 export { PulsarExclusive, PulsarFailover, PulsarKeyShared, PulsarShared } from "./sources.js";
 export type { PulsarSubscription } from "./subscription/pulsarSubscription.js";
-export { MessageId } from "./wire/messageId.js";
-export type { PulsarTlsOptions } from "./wire/tlsOptions.js";
+// One spelling for the wire client and the descriptors; named on this entry only.
+export type { InitialPosition } from "./wire/consumer/consumerOptions.js";

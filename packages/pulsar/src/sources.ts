@@ -7,11 +7,8 @@ import {
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { deadLetterTopic, retryTopic } from "./names.js";
-import type { SubscriptionType } from "./wire/consumer/consumerOptions.js";
+import type { InitialPosition, SubscriptionType } from "./wire/consumer/consumerOptions.js";
 import { parseTopicName } from "./wire/topicName.js";
-
-/** Where a subscription created by this descriptor starts; an existing one keeps its cursor. */
-export type InitialPosition = "latest" | "earliest";
 
 export interface PulsarTopicOptions {
   /**

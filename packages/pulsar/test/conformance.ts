@@ -3,11 +3,11 @@ import { type Capabilities, conformance } from "@ruststream/testing/conformance"
 import { requireEnv } from "@ruststream/tooling-testkit";
 import {
   type ConnectedPulsarBroker,
-  MessageId,
   PulsarBroker,
   PulsarMessagePosition,
   type PulsarSource,
 } from "../src/index.js";
+import { MessageId } from "../src/wire/index.js";
 import { signToken } from "./env.js";
 
 /** Every suite, against `makeBroker`'s clients, for one descriptor kind. */

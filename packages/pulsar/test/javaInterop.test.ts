@@ -43,7 +43,7 @@ describe("batches written by Pulsar's Java client", () => {
       const consumer = await client.subscribe({
         topic: `${topic}-${codec.toLowerCase()}`,
         subscription: "s",
-        initialPosition: "Earliest",
+        initialPosition: "earliest",
       });
       for (let i = 0; i < 10; i++) {
         const m = await consumer.receive({ timeoutMs: 10_000 });

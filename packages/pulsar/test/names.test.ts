@@ -1,5 +1,6 @@
 import { isRustStreamError } from "@ruststream/core";
 import { describe, expect, it } from "vitest";
+import { PulsarClient } from "../src/wire/client.js";
 import { parseServiceUrl } from "../src/wire/serviceUrl.js";
 import { parseTopicName, partitionTopicName } from "../src/wire/topicName.js";
 
@@ -48,5 +49,19 @@ describe("service URLs", () => {
     expect(parseServiceUrl("pulsar+ssl://h")[0]).toMatchObject({ tls: true, port: 6651 });
     expect(parseServiceUrl("pulsar://[::1]:7000")[0]).toMatchObject({ host: "::1", port: 7000 });
     expect(() => parseServiceUrl("http://x")).toThrow(/service URL/);
+  });
+
+  it("refuses TLS settings beside an address that is not pulsar+ssl://, and a misnamed setting", () => {
+    const ca = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+    expect(() => new PulsarClient({ serviceUrl: "pulsar://h:6650", tls: { ca } })).toThrow(
+      /pulsar:\/\/h:6650 is not a TLS address: give pulsar\+ssl:\/\/host:6651/,
+    );
+    expect(
+      () =>
+        new PulsarClient({
+          serviceUrl: "pulsar+ssl://h",
+          tls: { ca, rejectUnauthorized: false } as never,
+        }),
+    ).toThrow(/tls\.rejectUnauthorized .* give verify: false/);
   });
 });

@@ -23,7 +23,7 @@ describe.each([
     const consumer = await client.subscribe({
       topic,
       subscription: "s",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
     });
     expect(consumer.partitions).toBe(4);
     const producer = await client.createProducer({

@@ -38,7 +38,7 @@ describe("nack", () => {
     const consumer = await client.subscribe({
       topic,
       subscription: "s",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
     });
     const producer = await client.createProducer({ topic, batching: false });
     for (let i = 0; i < 5; i++) await producer.send({ payload: bytes(String(i)) });

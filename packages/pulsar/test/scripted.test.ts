@@ -75,7 +75,7 @@ describe("lookup redirects", () => {
     const consumer = await reader.subscribe({
       topic,
       subscription: "s",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
     });
     expect(text((await consumer.receive({ timeoutMs: 5000 })).payload)).toBe("via two redirects");
   });

@@ -3,12 +3,12 @@ import { TestApp } from "@ruststream/testing";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  MessageId,
   PulsarBroker,
   type PulsarDelivery,
   PulsarShared,
   parsePulsarPosition,
 } from "../src/index.js";
+import { MessageId } from "../src/wire/index.js";
 import { eventually, topicStats } from "./env.js";
 
 // The path of one Pulsar message through a service, as RustStream's documentation draws it: the

@@ -163,7 +163,7 @@ describe("subscription rules", () => {
       topic,
       subscription: "s",
       subscriptionType: "Failover",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
     } as const;
     const first = await client.subscribe({ ...options, consumerName: "a" });
     const second = await client.subscribe({ ...options, consumerName: "b" });
@@ -204,7 +204,7 @@ describe("subscription rules", () => {
       topic,
       subscription: "sh",
       subscriptionType: "Shared",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
     });
     const m = await shared.receive({ timeoutMs: 5000 });
     let thrown: unknown;
@@ -223,7 +223,7 @@ describe("whose message", () => {
     const topic = uniqueName("foreign");
     const [a, b] = await Promise.all(
       ["a", "b"].map((subscription) =>
-        client.subscribe({ topic, subscription, initialPosition: "Earliest" }),
+        client.subscribe({ topic, subscription, initialPosition: "earliest" }),
       ),
     );
     const producer = await client.createProducer({ topic });

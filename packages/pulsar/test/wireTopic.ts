@@ -17,7 +17,7 @@ export async function wireTopic(
   const consumer = await client.subscribe({
     topic,
     subscription: "s",
-    initialPosition: "Earliest",
+    initialPosition: "earliest",
     ...options.consumer,
   });
   const producer = await client.createProducer({ topic, ...options.producer });

@@ -62,7 +62,7 @@ export interface RedisBrokerOptions extends RedisConnectionOptions {
    */
   readonly group?: string;
   /** The largest payload a publish may carry, refused before sending (default 16 MiB). */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
   /** Approximate `MAXLEN` for every stream append (publishes, retry copies); no trimming by default. */
   readonly maxLen?: number;
   /** Where request timeouts take time from (the in-process mode uses the test's clock). */
@@ -85,11 +85,11 @@ export class RedisBroker
   #inProcessServer: import("./inProcess/memoryRedis.js").MemoryRedis | undefined;
 
   constructor(options: RedisBrokerOptions = {}) {
-    const maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
-    if (!Number.isSafeInteger(maxPayloadBytes) || maxPayloadBytes < 1) {
+    const maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
+    if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1) {
       throw new RustStreamError(
         "invalid-argument",
-        `maxPayloadBytes: ${options.maxPayloadBytes}; give a whole number of bytes, 1 or more`,
+        `maxMessageBytes: ${options.maxMessageBytes}; give a whole number of bytes, 1 or more`,
       );
     }
     if (
@@ -195,7 +195,7 @@ export class ConnectedRedisBroker
   readonly [describeMark] = true as const;
   readonly link: Link;
   readonly maxLen: number | undefined;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   readonly coordinator: Coordinator;
   readonly #settings: ResolvedConnection;
   readonly #facts: ConnectionFacts;
@@ -229,7 +229,7 @@ export class ConnectedRedisBroker
     this.#settings = settings;
     this.#facts = facts;
     this.maxLen = options.maxLen;
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
     this.coordinator = facts.coordinator;
     this.#inbox = new ReplyInbox(this, facts.clock);
   }

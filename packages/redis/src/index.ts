@@ -10,16 +10,16 @@
 //   inProcess/    the in-process stand-in of the server, for TestApp
 export type {
   ClosedRedisBroker,
+  ConnectedRedisBroker,
   RedisBrokerOptions,
   RedisDelivery,
   RedisSubscription,
 } from "./broker.js";
-export { ConnectedRedisBroker, RedisBroker } from "./broker.js";
+export { RedisBroker } from "./broker.js";
 export type {
   RedisClusterOptions,
   RedisConnectionOptions,
   RedisSentinelOptions,
-  RedisTlsOptions,
 } from "./client/connectionOptions.js";
 export type { RedisListDelivery } from "./list/listDelivery.js";
 export type { RedisListSubscription } from "./list/listSubscription.js";

@@ -55,7 +55,7 @@ export interface PublisherHost {
   closedError(what: string): RustStreamError;
   /** Approximate `MAXLEN` for every entry this connection appends, if set. */
   readonly maxLen: number | undefined;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   /** Where a name is published to when no policy says: lists and channels this connection reads. */
   transportOf(name: string): RedisTransport;
   /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
@@ -201,11 +201,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
       );
     }
     assertPayloadBytes(message);
-    const limit = this.#host.maxPayloadBytes;
+    const limit = this.#host.maxMessageBytes;
     if (message.payload.length > limit) {
       throw new RustStreamError(
         "publish-refused",
-        `a payload of ${message.payload.length} bytes for "${message.name}" is over the Redis broker's maxPayloadBytes (${limit}); raise maxPayloadBytes in the RedisBroker options, or send a smaller message`,
+        `a payload of ${message.payload.length} bytes for "${message.name}" is over the Redis broker's maxMessageBytes (${limit}); raise maxMessageBytes in the RedisBroker options, or send a smaller message`,
       );
     }
     if (message.options !== undefined) {

@@ -21,7 +21,7 @@ const limit = 1024;
 
 function service(key: string, dlq: string, replies: string): RustStream {
   return new RustStream({ name: "strict", version: "1.0.0" }).broker(
-    new RedisBroker({ url: url(), group: "strict", maxPayloadBytes: limit }),
+    new RedisBroker({ url: url(), group: "strict", maxMessageBytes: limit }),
     (b) => {
       b.subscriber(new RedisStream(key, { blockMs: 100 }))
         .reply(replies)
@@ -70,7 +70,7 @@ describe("malformed and oversized messages through the app", () => {
     expect(await pendingCount(redis, key, "strict")).toBe(0);
   });
 
-  it("a reply over maxPayloadBytes is refused before it is sent: retried, then dead-lettered after maxAttempts", async () => {
+  it("a reply over maxMessageBytes is refused before it is sent: retried, then dead-lettered after maxAttempts", async () => {
     const key = uniqueName("oversized");
     const dlq = `${key}.dlq`;
     const replies = `${key}.replies`;

@@ -125,7 +125,11 @@ describe("the deployment a broker is given", () => {
   // password and an ACL user only; TLS is checked here as far as this package takes it: into the
   // options of every ioredis client it builds (none of them connects: they are lazy).
   it("hands TLS, the password and the ACL user to every client of a cluster and of a Sentinel set", () => {
-    const tls = { ca: "CA PEM", servername: "redis.internal" };
+    const ca = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+    const sentinelCa = "-----BEGIN CERTIFICATE-----\nSENTINEL CA\n-----END CERTIFICATE-----\n";
+    const tls = { ca: new TextEncoder().encode(ca), servername: "redis.internal", verify: false };
+    // As node:tls names them, the PEM bytes read as text.
+    const nodeTls = { ca: [ca], servername: "redis.internal", rejectUnauthorized: false };
     const cluster = resolveConnection({
       cluster: { nodes: ["a:1"] },
       username: "app",
@@ -133,14 +137,18 @@ describe("the deployment a broker is given", () => {
       tls,
     }) as ResolvedCluster;
     const main = clusterClient(cluster);
-    expect(main.options.redisOptions).toMatchObject({ username: "app", password: "pw", tls });
+    expect(main.options.redisOptions).toMatchObject({
+      username: "app",
+      password: "pw",
+      tls: nodeTls,
+    });
     const node = nodeClient(cluster, { host: "b", port: 2 }, "reader");
     expect(node.options).toMatchObject({
       host: "b",
       port: 2,
       username: "app",
       password: "pw",
-      tls,
+      tls: nodeTls,
     });
     const sentinel = resolveConnection({
       sentinel: {
@@ -148,7 +156,7 @@ describe("the deployment a broker is given", () => {
         name: "main",
         username: "watcher",
         password: "spw",
-        tls: { ca: "SENTINEL CA" },
+        tls: { ca: sentinelCa },
       },
       username: "app",
       password: "pw",
@@ -159,11 +167,11 @@ describe("the deployment a broker is given", () => {
       name: "main",
       username: "app",
       password: "pw",
-      tls,
+      tls: nodeTls,
       enableTLSForSentinelMode: true,
       sentinelUsername: "watcher",
       sentinelPassword: "spw",
-      sentinelTLS: { ca: "SENTINEL CA" },
+      sentinelTLS: { ca: [sentinelCa] },
     });
     for (const client of [main, node, behind]) client.disconnect();
   });

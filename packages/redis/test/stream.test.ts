@@ -162,8 +162,8 @@ describe("streams with consumer groups", () => {
     await broker.shutdown();
   });
 
-  it("refuses a payload over maxPayloadBytes before sending it", async () => {
-    const broker = await new RedisBroker({ url: url(), maxPayloadBytes: 8 }).connect();
+  it("refuses a payload over maxMessageBytes before sending it", async () => {
+    const broker = await new RedisBroker({ url: url(), maxMessageBytes: 8 }).connect();
     const key = uniqueName("big");
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     await expect(publisher.publish({ name: key, payload: new Uint8Array(9) })).rejects.toSatisfy(

@@ -29,7 +29,7 @@ export interface MemoryBrokerOptions {
    */
   readonly retain?: number;
   /** The largest payload a publish may carry (default 16 MiB), as a real broker has a limit. */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
   /** Where time comes from (delayed redelivery, request timeouts); real time by default. */
   readonly clock?: Clock;
   /** An address to show in generated docs; a user or password in it is never shown. */
@@ -117,7 +117,7 @@ export class ConnectedMemoryBroker
   readonly [describeMark] = true as const;
   readonly [testableMark] = true as const;
   readonly backlog: Backlog = "missed";
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   readonly #store: MemoryStore;
   readonly #options: MemoryBrokerOptions;
   readonly #inProcess: boolean;
@@ -131,7 +131,7 @@ export class ConnectedMemoryBroker
     this.#store = store;
     this.#options = options;
     this.#inProcess = inProcess;
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 16 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
     // The store's clock, read at each call: an in-process run may swap it after this connection.
     this.#replies = new ReplyWaiters(
       {

@@ -25,7 +25,7 @@ const owner: PolicyOwner = { kind: "memory", label: "memory", broker: "MemoryBro
 /** What a publisher needs from its connection. */
 export interface PublisherHost {
   assertOpen(): void;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   append(message: RawMessage): bigint;
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): PendingReply;
@@ -97,10 +97,10 @@ export function prepareMessage(host: PublisherHost, message: OutgoingMessage): R
     throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
   }
   assertPayloadBytes(message);
-  if (message.payload.length > host.maxPayloadBytes) {
+  if (message.payload.length > host.maxMessageBytes) {
     throw new RustStreamError(
       "publish-refused",
-      `a payload of ${message.payload.length} bytes for "${message.name}" is over the memory broker's maxPayloadBytes (${host.maxPayloadBytes}); raise it in the MemoryBroker options`,
+      `a payload of ${message.payload.length} bytes for "${message.name}" is over the memory broker's maxMessageBytes (${host.maxMessageBytes}); raise it in the MemoryBroker options`,
     );
   }
   if (message.options !== undefined) {

@@ -1,4 +1,5 @@
-import { RustStreamError } from "@ruststream/core";
+import { RustStreamError, type TlsOptions } from "@ruststream/core";
+import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
 import type { ConfigValue } from "./port.js";
 
 /** SASL authentication: PLAIN or SCRAM. */
@@ -6,20 +7,6 @@ export interface KafkaSaslOptions {
   readonly mechanism: "plain" | "scram-sha-256" | "scram-sha-512";
   readonly username: string;
   readonly password: string;
-}
-
-/** TLS to the brokers. PEM text, not file paths, so both engines take the same values. */
-export interface KafkaTlsOptions {
-  /** The CA certificates to trust (PEM); the system's when absent. */
-  readonly ca?: string;
-  /** A client certificate (PEM), for brokers that authenticate clients by certificate. */
-  readonly cert?: string;
-  /** The client certificate's private key (PEM). */
-  readonly key?: string;
-  /** The private key's password, if it has one. */
-  readonly keyPassword?: string;
-  /** `false` accepts any server certificate: for a test broker only. Default `true`. */
-  readonly verify?: boolean;
 }
 
 /** Which client library speaks to the cluster. */
@@ -39,7 +26,7 @@ export interface KafkaConnectionOptions {
   readonly clientId?: string;
   readonly sasl?: KafkaSaslOptions;
   /** TLS to the brokers: `true` for the system's trust store, or the settings. */
-  readonly tls?: boolean | KafkaTlsOptions;
+  readonly tls?: boolean | TlsOptions;
 }
 
 /** The connection settings after validation: what an engine builds its clients from. */
@@ -48,7 +35,7 @@ export interface ResolvedConnection {
   readonly engine: KafkaEngineName;
   readonly clientId: string;
   readonly sasl: KafkaSaslOptions | undefined;
-  readonly tls: KafkaTlsOptions | undefined;
+  readonly tls: ResolvedTls | undefined;
   /** The broker's raw client properties, passed to every client it opens. */
   readonly config: ReadonlyArray<readonly [string, ConfigValue]>;
 }
@@ -100,7 +87,14 @@ export function resolveConnection(
       throw new RustStreamError("invalid-argument", "sasl.password must be a string");
     }
   }
-  const tls = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
+  const tls = resolveTls("tls", options.tls);
+  if (tls?.servername !== undefined && engine === "librdkafka") {
+    // librdkafka checks the certificate against the address it dialled and has no override.
+    throw new RustStreamError(
+      "invalid-argument",
+      'tls.servername: the librdkafka engine checks the certificate against the broker address it connects to; give the bootstrap servers by a name the certificate carries, or use engine: "kafkajs"',
+    );
+  }
   return {
     brokers,
     engine,

@@ -1,7 +1,7 @@
 import type { Clock, ClockTimer } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
 import { ServerError } from "../wire/commands/enums.js";
-import type { SubscriptionType } from "../wire/consumer/consumerOptions.js";
+import type { InitialPosition, SubscriptionType } from "../wire/consumer/consumerOptions.js";
 import { serverFailure } from "../wire/errors.js";
 import { keyHash } from "../wire/murmur3.js";
 import type { Entry, LogReader, TopicLog } from "./topicLog.js";
@@ -65,14 +65,14 @@ export class Cursor implements LogReader {
     topic: TopicLog,
     name: string,
     host: CursorHost,
-    start: "Latest" | "Earliest",
+    start: InitialPosition,
     durable: boolean,
   ) {
     this.#topic = topic;
     this.name = name;
     this.#host = host;
     this.durable = durable;
-    this.#start = start === "Earliest" ? 0 : topic.entries.length;
+    this.#start = start === "earliest" ? 0 : topic.entries.length;
     this.#firstOpen = this.#start;
   }
 

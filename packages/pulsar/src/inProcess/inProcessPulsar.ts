@@ -2,7 +2,7 @@ import type { Clock } from "@ruststream/core";
 import { RustStreamError } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
 import type { Link, LinkConsumer, LinkProducer } from "../link/link.js";
-import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
+import type { ConsumerOptions, InitialPosition } from "../wire/consumer/consumerOptions.js";
 import { DEFAULT_MAX_MESSAGE_SIZE } from "../wire/frame.js";
 import type { MessageId } from "../wire/messageId.js";
 import { partitionForKey } from "../wire/murmur3.js";
@@ -148,7 +148,7 @@ export class InProcessPulsar implements CursorHost {
     return { partitions, logs };
   }
 
-  #cursor(log: TopicLog, name: string, start: "Latest" | "Earliest", durable: boolean): Cursor {
+  #cursor(log: TopicLog, name: string, start: InitialPosition, durable: boolean): Cursor {
     const known = log.cursors.get(name);
     if (known instanceof Cursor) return known;
     const cursor = new Cursor(log, name, this, start, durable && log.persistent);
@@ -165,7 +165,7 @@ export class InProcessPulsar implements CursorHost {
       this.#cursor(
         log,
         options.subscription,
-        options.initialPosition ?? "Latest",
+        options.initialPosition ?? "latest",
         options.durable ?? true,
       ),
     );
@@ -183,7 +183,7 @@ export class InProcessPulsar implements CursorHost {
     const { logs } = this.#logs(options.topic);
     const initial = options.initialSubscriptionName;
     if (initial !== undefined) {
-      for (const log of logs) this.#cursor(log, initial, "Earliest", true);
+      for (const log of logs) this.#cursor(log, initial, "earliest", true);
     }
     let closed = false;
     return {

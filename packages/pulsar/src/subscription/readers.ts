@@ -95,12 +95,12 @@ export class Readers {
     const opened = await Promise.allSettled([
       this.#link.subscribe({
         ...base,
-        initialPosition: descriptor.initialPosition === "earliest" ? "Earliest" : "Latest",
+        initialPosition: descriptor.initialPosition,
       }),
       // Everything in the retry topic is for this subscription: read it from its start.
       retry === undefined
         ? Promise.resolve(undefined)
-        : this.#link.subscribe({ ...base, topic: retry, initialPosition: "Earliest" }),
+        : this.#link.subscribe({ ...base, topic: retry, initialPosition: "earliest" }),
     ]);
     const consumers = opened.flatMap((o) => (o.status === "fulfilled" && o.value ? [o.value] : []));
     const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");

@@ -1,6 +1,7 @@
 // The client: configuration, the pool of connections (one per broker, shared by all producers and
 // consumers on it), lookups, and the producers and consumers it made, which it closes with itself.
-import { consoleLogger, type Logger } from "@ruststream/core";
+import { consoleLogger, type Logger, RustStreamError, type TlsOptions } from "@ruststream/core";
+import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
 import { Consumer } from "./consumer/consumer.js";
@@ -16,15 +17,14 @@ import {
 import { Producer } from "./producer/producer.js";
 import type { ProducerOptions } from "./producer/producerOptions.js";
 import { type BrokerAddress, parseServiceUrl } from "./serviceUrl.js";
-import type { PulsarTlsOptions } from "./tlsOptions.js";
 
 export interface ClientOptions {
   /** `pulsar://host:6650` or `pulsar+ssl://host:6651`; several hosts separated by commas. */
   readonly serviceUrl: string;
   /** Token authentication: the token, or a function giving the current one. */
   readonly token?: TokenSource;
-  /** TLS settings for `pulsar+ssl://` (ca, cert, key, rejectUnauthorized, servername...). */
-  readonly tls?: PulsarTlsOptions;
+  /** TLS settings for `pulsar+ssl://` addresses: the CA, a client certificate, servername, verify. */
+  readonly tls?: TlsOptions;
   /** How long creating a producer or consumer (lookups and retries included) may take (default 30 s). */
   readonly operationTimeoutMs?: number;
   /** TCP connect plus handshake (default 10 s). */
@@ -54,6 +54,7 @@ export class PulsarClient implements ClientHost {
   readonly backoff: BackoffOptions;
   readonly log: Logger;
   private readonly addresses: BrokerAddress[];
+  private readonly tls: ResolvedTls | undefined;
   private nextAddress = 0;
   private readonly connections = new Map<string, Promise<Connection>>();
   private readonly opened = new Set<Closable>();
@@ -66,6 +67,14 @@ export class PulsarClient implements ClientHost {
 
   constructor(private readonly options: ClientOptions) {
     this.addresses = parseServiceUrl(options.serviceUrl);
+    this.tls = resolveTls("tls", options.tls);
+    // The scheme turns TLS on; settings beside a plain address would silently go unused.
+    if (this.tls !== undefined && !this.addresses.some((a) => a.tls)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `tls is set but ${options.serviceUrl} is not a TLS address: give pulsar+ssl://host:6651 (or leave tls out)`,
+      );
+    }
     this.operationTimeoutMs = options.operationTimeoutMs ?? 30_000;
     this.backoff = options.backoff ?? {};
     this.log = options.logger ?? consoleLogger();
@@ -90,7 +99,7 @@ export class PulsarClient implements ClientHost {
     this.connectionsOpened++;
     const opening = Connection.open(logical, physical, {
       ...(this.options.token === undefined ? {} : { token: this.options.token }),
-      ...(this.options.tls === undefined ? {} : { tls: this.options.tls }),
+      ...(this.tls === undefined ? {} : { tls: this.tls }),
       ...(this.options.connectTimeoutMs === undefined
         ? {}
         : { connectTimeoutMs: this.options.connectTimeoutMs }),

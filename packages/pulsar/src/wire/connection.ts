@@ -6,6 +6,7 @@
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { RustStreamError } from "@ruststream/core";
+import { nodeTlsSettings, type ResolvedTls } from "@ruststream/core/broker";
 import { CommandType, ResourceTypeValue } from "./commands/enums.js";
 import type {
   BaseCommand,
@@ -27,7 +28,6 @@ import {
   type PayloadSection,
 } from "./frame.js";
 import type { BrokerAddress } from "./serviceUrl.js";
-import { nodeTlsOptions, type PulsarTlsOptions } from "./tlsOptions.js";
 
 /** The protocol version this client speaks: v20 (topic migration); the broker may answer lower. */
 export const PROTOCOL_VERSION = 20;
@@ -40,8 +40,8 @@ export type TokenSource = string | (() => string | Promise<string>);
 export interface ConnectionSettings {
   /** A token for the broker's token authentication (sent as auth method `token`). */
   readonly token?: TokenSource;
-  /** TLS options for `pulsar+ssl://` addresses (CA, client certificate, servername...). */
-  readonly tls?: PulsarTlsOptions;
+  /** TLS settings for `pulsar+ssl://` addresses, resolved (PEM as text). */
+  readonly tls?: ResolvedTls;
   /** How long the TCP connect plus handshake may take (default 10 s). */
   readonly connectTimeoutMs?: number;
   /** Ping interval; a peer silent for two intervals is taken for dead (default 30 s). */
@@ -121,7 +121,7 @@ export class Connection {
           host: physical.host,
           port: physical.port,
           ...(isIP(physical.host) ? {} : { servername: physical.host }),
-          ...(settings.tls === undefined ? {} : nodeTlsOptions(settings.tls)),
+          ...(settings.tls === undefined ? {} : nodeTlsSettings(settings.tls)),
         })
       : netConnect({ host: physical.host, port: physical.port });
     socket.setNoDelay(true);

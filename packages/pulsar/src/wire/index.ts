@@ -1,7 +1,7 @@
 // @ruststream/pulsar/wire: the Pulsar binary protocol in TypeScript, usable without the framework.
 // What a user of the client needs, and no more: the client and its options, producers and
-// consumers with their options and what they hand back, message ids, errors, the TLS and token
-// options, and the compression kinds with their codecs (an undecodable entry is handed over as it
+// consumers with their options and what they hand back, message ids, errors, the token option (TLS
+// takes core's TlsOptions), and the compression kinds with their codecs (an undecodable entry is handed over as it
 // travelled: compressed, its metadata naming the codec by number). The protocol's pieces stay
 // inside (the broker layer of this package reaches them through its own imports).
 //   client.ts           PulsarClient, ClientOptions
@@ -31,7 +31,6 @@ export type {
   OutgoingMessage,
   ProducerOptions,
 } from "./producer/producerOptions.js";
-export type { PulsarTlsOptions } from "./tlsOptions.js";
 export type {
   UndecodableEntry,
   UndecodableHandler,

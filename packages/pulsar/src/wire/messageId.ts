@@ -17,7 +17,7 @@ export class MessageId {
     readonly batchSize: number = 0,
   ) {}
 
-  /** The earliest position of a topic (what `initialPosition: "Earliest"` and seeks to it use). */
+  /** The earliest position of a topic (what `initialPosition: "earliest"` and seeks to it use). */
   static readonly earliest = new MessageId(-1n, -1n);
   /** The position after the last message. */
   static readonly latest = new MessageId(0x7fffffffffffffffn, 0x7fffffffffffffffn);

@@ -1,18 +1,5 @@
-import { RustStreamError } from "@ruststream/core";
-
-/**
- * TLS settings; `rediss://` turns TLS on with the system's CAs. PEM as text or bytes: a Buffer from
- * `readFileSync` is a Uint8Array, and the type names no Node type, so it compiles without @types/node.
- */
-export interface RedisTlsOptions {
-  /** The CA (PEM) the server's certificate must chain to, when it is not a public one. */
-  readonly ca?: string | Uint8Array | readonly (string | Uint8Array)[];
-  /** A client certificate and key (PEM), for servers that ask for one. */
-  readonly cert?: string | Uint8Array;
-  readonly key?: string | Uint8Array;
-  /** The name the certificate must carry (default: the host). */
-  readonly servername?: string;
-}
+import { RustStreamError, type TlsOptions } from "@ruststream/core";
+import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
 
 /** A Redis Cluster: seed nodes, from which the client learns every master and replica. */
 export interface RedisClusterOptions {
@@ -43,7 +30,7 @@ export interface RedisSentinelOptions {
   readonly username?: string;
   readonly password?: string;
   /** TLS to the sentinels themselves (the master's TLS is the broker's `tls`). */
-  readonly tls?: boolean | RedisTlsOptions;
+  readonly tls?: boolean | TlsOptions;
 }
 
 export interface RedisConnectionOptions {
@@ -61,7 +48,7 @@ export interface RedisConnectionOptions {
   /** The password (of the ACL user, or of `default`); overrides the URL's. */
   readonly password?: string;
   /** TLS to the data nodes: `true` for the system's CAs, or the settings; `rediss://` implies `true`. */
-  readonly tls?: boolean | RedisTlsOptions;
+  readonly tls?: boolean | TlsOptions;
   /** How long the first connection may take, in ms (default 10000). */
   readonly connectTimeoutMs?: number;
 }
@@ -76,7 +63,7 @@ export interface RedisAddress {
 interface ResolvedCommon {
   readonly username: string | undefined;
   readonly password: string | undefined;
-  readonly tls: RedisTlsOptions | undefined;
+  readonly tls: ResolvedTls | undefined;
   readonly connectTimeoutMs: number;
   /** `host:port` (of the seeds or the sentinels, comma-separated), for messages: never a secret. */
   readonly address: string;
@@ -106,21 +93,11 @@ export interface ResolvedSentinel extends ResolvedCommon {
   readonly db: number;
   readonly sentinelUsername: string | undefined;
   readonly sentinelPassword: string | undefined;
-  readonly sentinelTls: RedisTlsOptions | undefined;
+  readonly sentinelTls: ResolvedTls | undefined;
 }
 
 /** The connection settings, resolved from the URL or the cluster or sentinel options. */
 export type ResolvedConnection = ResolvedServer | ResolvedCluster | ResolvedSentinel;
-
-/** TLS from an option: `true` (or a `rediss://` address) for the system's CAs, settings as given. */
-function tlsOf(
-  option: boolean | RedisTlsOptions | undefined,
-  implied: boolean,
-): RedisTlsOptions | undefined {
-  if (option === false) return undefined;
-  if (typeof option === "object") return option;
-  return option === true || implied ? {} : undefined;
-}
 
 function timeoutOf(options: RedisConnectionOptions): number {
   const ms = options.connectTimeoutMs ?? 10_000;
@@ -250,7 +227,7 @@ function resolveServer(options: RedisConnectionOptions): ResolvedServer {
     db,
     username: options.username ?? userInUrl,
     password: options.password ?? passwordInUrl,
-    tls: tlsOf(options.tls, url.protocol === "rediss:"),
+    tls: resolveTls("tls", options.tls, url.protocol === "rediss:"),
     connectTimeoutMs: timeoutOf(options),
     address: `${url.hostname}:${port}`,
   };
@@ -274,7 +251,8 @@ function resolveCluster(
     pubsub,
     username: options.username,
     password: options.password,
-    tls: tlsOf(
+    tls: resolveTls(
+      "tls",
       options.tls,
       nodes.some((n) => n.tls),
     ),
@@ -301,10 +279,11 @@ function resolveSentinel(
     db: databaseOf("sentinel.db", sentinel.db ?? 0),
     username: options.username,
     password: options.password,
-    tls: tlsOf(options.tls, false),
+    tls: resolveTls("tls", options.tls),
     sentinelUsername: sentinel.username,
     sentinelPassword: sentinel.password,
-    sentinelTls: tlsOf(
+    sentinelTls: resolveTls(
+      "sentinel.tls",
       sentinel.tls,
       sentinels.some((s) => s.tls),
     ),

@@ -1,9 +1,8 @@
-import type { ConnectionOptions } from "node:tls";
+import { nodeTlsSettings } from "@ruststream/core/broker";
 import { Cluster, Redis } from "ioredis";
 import {
   connectionError,
   type RedisAddress,
-  type RedisTlsOptions,
   type ResolvedCluster,
   type ResolvedConnection,
   type ResolvedSentinel,
@@ -21,29 +20,6 @@ import type { Arg, Reply } from "./resp.js";
 /** Reconnect for as long as the broker lives: a restarted server is reached again within 2 s. */
 const retryStrategy = (times: number): number => Math.min(times * 100, 2000);
 
-/** PEM as node:tls takes it: text as is, bytes as a Buffer over the same memory (no copy). */
-function pem(value: string | Uint8Array): string | Buffer {
-  return typeof value === "string" || Buffer.isBuffer(value)
-    ? value
-    : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-}
-
-function isList<T>(value: T | readonly T[]): value is readonly T[] {
-  return Array.isArray(value);
-}
-
-/** The TLS settings as node:tls takes them, each key present only when set. */
-function tlsOptions(tls: RedisTlsOptions): ConnectionOptions {
-  return {
-    ...(tls.ca === undefined
-      ? {}
-      : { ca: typeof tls.ca === "string" || !isList(tls.ca) ? pem(tls.ca) : tls.ca.map(pem) }),
-    ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
-    ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
-    ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-  };
-}
-
 /**
  * What every connection to a data node shares, whatever the deployment. Built with each optional key
  * present only when set: ioredis' option types carry plain optional properties that an object with
@@ -53,7 +29,7 @@ function dataNodeOptions(settings: ResolvedConnection, role: string) {
   return {
     ...(settings.username === undefined ? {} : { username: settings.username }),
     ...(settings.password === undefined ? {} : { password: settings.password }),
-    ...(settings.tls === undefined ? {} : { tls: tlsOptions(settings.tls) }),
+    ...(settings.tls === undefined ? {} : { tls: nodeTlsSettings(settings.tls) }),
     // RESP2: the replies this package parses have one shape (ioredis 6 defaults to RESP3).
     protocol: 2 as const,
     lazyConnect: true,
@@ -93,7 +69,7 @@ export function serverClient(settings: ResolvedServer | ResolvedSentinel, role: 
       : { sentinelPassword: settings.sentinelPassword }),
     ...(settings.sentinelTls === undefined
       ? {}
-      : { sentinelTLS: tlsOptions(settings.sentinelTls) }),
+      : { sentinelTLS: nodeTlsSettings(settings.sentinelTls) }),
     // The master's TLS is `tls`; ioredis applies it behind Sentinel only when told to.
     enableTLSForSentinelMode: settings.tls !== undefined,
     sentinelRetryStrategy: retryStrategy,

@@ -98,7 +98,7 @@ export async function wireConsume(
       topic,
       subscription,
       subscriptionType: "Shared",
-      initialPosition: "Earliest",
+      initialPosition: "earliest",
       receiverQueueSize: 1000,
     });
     let seen = 0;

@@ -21,7 +21,7 @@ export const END_OF_STREAM_PAYLOAD = "EOS";
 /** A payload length is a U32 on the wire. */
 export const MAX_PAYLOAD_LIMIT = 0xffff_ffff;
 /** Our own default cap on one payload; the format allows up to 4 GiB but Node buffers do not. */
-export const DEFAULT_MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export const MAX_U64 = (1n << 64n) - 1n;
 /**

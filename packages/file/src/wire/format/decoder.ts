@@ -38,7 +38,7 @@ export interface DecoderOptions {
    * A frame claiming a longer payload is reported as corrupt instead of being waited for. The
    * default is the format's own limit (4 GiB - 1), so no file a conforming writer made is refused.
    */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
 }
 
 export function isEndOfStream(message: StreamMessage): boolean {
@@ -80,7 +80,7 @@ export class StreamDecoder {
   constructor(options: DecoderOptions = {}) {
     this.#opts = {
       strict: options.strict ?? true,
-      maxPayloadBytes: Math.min(options.maxPayloadBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
+      maxMessageBytes: Math.min(options.maxMessageBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
     };
   }
 

@@ -1,7 +1,7 @@
 import { encodeBeacon, markersPerBeacon } from "./beacon.js";
 import { concatBytes } from "./bytes.js";
 import {
-  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
   END_OF_STREAM_PAYLOAD,
   HEADER_SIZE,
   SEA_STREAMER_INTERNAL,
@@ -14,7 +14,7 @@ import type { FileHeader, Marker, StreamId, StreamMessage, StreamState } from ".
 
 export interface EncoderOptions {
   /** Writes of a larger payload fail with `PAYLOAD_TOO_LARGE`. */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
 }
 
 interface Entry extends StreamId {
@@ -37,7 +37,7 @@ function compareStreams(a: StreamId, b: StreamId): number {
  */
 export class FileEncoder {
   readonly beaconInterval: number;
-  readonly #maxPayloadBytes: number;
+  readonly #maxMessageBytes: number;
   readonly #markers: number;
   /** Sorted the way upstream iterates its map, so beacon markers rotate identically. */
   readonly #streams: Entry[] = [];
@@ -49,7 +49,7 @@ export class FileEncoder {
     validateBeaconInterval(beaconInterval);
     this.beaconInterval = beaconInterval;
     this.#offset = offset;
-    this.#maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#markers = markersPerBeacon(beaconInterval);
   }
 
@@ -109,7 +109,7 @@ export class FileEncoder {
    * state is unchanged, so a failed write never leaves a partial frame.
    */
   write(message: StreamMessage): Uint8Array {
-    validateMessage(message, this.#maxPayloadBytes);
+    validateMessage(message, this.#maxMessageBytes);
     return this.#write(message);
   }
 

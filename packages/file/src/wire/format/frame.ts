@@ -1,7 +1,7 @@
 import { viewOf, writeAscii } from "./bytes.js";
 import {
   CR,
-  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
   MAX_PAYLOAD_LIMIT,
   MAX_U64,
   SEA_STREAMER_INTERNAL,
@@ -34,17 +34,17 @@ function validateU64(value: bigint, what: string): void {
  */
 export function validateMessage(
   message: StreamMessage,
-  maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES,
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): void {
   if (message.streamKey !== SEA_STREAMER_INTERNAL) validateStreamKey(message.streamKey);
   validateU64(message.shard, "Shard");
   validateU64(message.seq, "Sequence number");
   validateTimestamp(message.timestamp, "Timestamp");
-  const limit = Math.min(maxPayloadBytes, MAX_PAYLOAD_LIMIT);
+  const limit = Math.min(maxMessageBytes, MAX_PAYLOAD_LIMIT);
   if (message.payload.length > limit) {
     throw fileError(
       "PAYLOAD_TOO_LARGE",
-      `Payload of ${message.payload.length} bytes is over the limit of ${limit} bytes: split the message or raise maxPayloadBytes (the format caps it at 4 GiB - 1)`,
+      `Payload of ${message.payload.length} bytes is over the limit of ${limit} bytes: split the message or raise maxMessageBytes (the format caps it at 4 GiB - 1)`,
     );
   }
 }

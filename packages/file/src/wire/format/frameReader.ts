@@ -13,7 +13,7 @@ export interface ReadOptions {
   /** Also check what upstream writes but never reads (CR bytes, beacon `remaining`). */
   readonly strict: boolean;
   /** A length field above this is treated as corruption rather than waited for. */
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
 }
 
 /** The next unit at a position: a beacon, a frame (with the beacons spliced into it), or a wait. */
@@ -144,9 +144,9 @@ function checkHead(bytes: Uint8Array, at: number, pos: number, opts: ReadOptions
     throw corruptUnit("Frame timestamp is past year 9999", pos);
   }
   const payloadLength = u32(bytes, t + 8);
-  if (payloadLength > opts.maxPayloadBytes) {
+  if (payloadLength > opts.maxMessageBytes) {
     throw corruptUnit(
-      `Frame payload length ${payloadLength} is over the limit of ${opts.maxPayloadBytes} bytes`,
+      `Frame payload length ${payloadLength} is over the limit of ${opts.maxMessageBytes} bytes`,
       pos,
     );
   }

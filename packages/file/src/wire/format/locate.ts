@@ -39,7 +39,7 @@ export function locateStart(
   const opts: ReadOptions = {
     beaconInterval: interval,
     strict,
-    maxPayloadBytes: MAX_PAYLOAD_LIMIT,
+    maxMessageBytes: MAX_PAYLOAD_LIMIT,
   };
   let lo = 1;
   let hi = Math.floor((reader.size - 1) / interval);

@@ -11,7 +11,7 @@ import type { FileHeader, StreamId, StreamState } from "./types.js";
 
 export interface ResumeOptions {
   readonly strict?: boolean;
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
 }
 
 /** Where a writer continues an existing file. */
@@ -40,7 +40,7 @@ function readOptions(header: FileHeader, options: ResumeOptions): ReadOptions {
   return {
     beaconInterval: header.beaconInterval,
     strict: options.strict ?? true,
-    maxPayloadBytes: Math.min(options.maxPayloadBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
+    maxMessageBytes: Math.min(options.maxMessageBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import type { RustStreamError } from "@ruststream/core";
-import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_PAYLOAD_BYTES } from "../format/constants.js";
+import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_MESSAGE_BYTES } from "../format/constants.js";
 import { FileEncoder } from "../format/encoder.js";
 import { fileError } from "../format/errors.js";
 import { validateBeaconInterval } from "../format/header.js";
@@ -24,7 +24,7 @@ export interface WriterOptions {
   /** Bytes between beacons for a new file (default 1 MiB); an existing file keeps its own. */
   readonly beaconInterval?: number;
   /** Sends of a larger payload fail with `PAYLOAD_TOO_LARGE` (default 16 MiB). */
-  readonly maxPayloadBytes?: number;
+  readonly maxMessageBytes?: number;
   /** Refuse to create the file when it does not exist (default: create it). */
   readonly existingOnly?: boolean;
 }
@@ -60,7 +60,7 @@ const writers = new Map<string, SharedWriter>();
 export class SharedWriter {
   readonly path: string;
   readonly beaconInterval: number;
-  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
   readonly #fd: number;
   readonly #lock: FileLock;
   readonly #encoder: FileEncoder;
@@ -79,7 +79,7 @@ export class SharedWriter {
     lock: FileLock,
     encoder: FileEncoder,
     resumed: ResumePoint | undefined,
-    maxPayloadBytes: number,
+    maxMessageBytes: number,
   ) {
     this.path = path;
     this.#fd = fd;
@@ -87,7 +87,7 @@ export class SharedWriter {
     this.#encoder = encoder;
     this.#resumed = resumed;
     this.beaconInterval = encoder.beaconInterval;
-    this.maxPayloadBytes = maxPayloadBytes;
+    this.maxMessageBytes = maxMessageBytes;
   }
 
   /** The writer of `path`, opened (locked, resumed or created) on first use. Pair with `release`. */
@@ -105,7 +105,7 @@ export class SharedWriter {
   static #open(path: string, options: WriterOptions): SharedWriter {
     const interval = options.beaconInterval ?? DEFAULT_BEACON_INTERVAL;
     validateBeaconInterval(interval);
-    const maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (options.existingOnly) {
       if (!existsSync(path)) throw missingFile(path);
     } else {
@@ -118,13 +118,13 @@ export class SharedWriter {
       fd = openFile(path, options.existingOnly ?? false);
       const reader = fileReader(fd);
       // Throws for a file that is not .ss before a single byte is written.
-      const point = findResumePoint(reader, { maxPayloadBytes });
+      const point = findResumePoint(reader, { maxMessageBytes });
       let encoder: FileEncoder;
       let first: Uint8Array;
       if (point === undefined) {
         const created = FileEncoder.create(
           { fileName: basename(path), createdAt: Date.now(), beaconInterval: interval },
-          { maxPayloadBytes },
+          { maxMessageBytes },
         );
         encoder = created.encoder;
         first = created.bytes;
@@ -134,12 +134,12 @@ export class SharedWriter {
         // next frame starts exactly there, as upstream would write it, minus its stale leftovers.
         if (point.staleBytes > 0) ftruncateSync(fd, point.offset);
         const resumed = FileEncoder.resume(point.header.beaconInterval, point.offset, {
-          maxPayloadBytes,
+          maxMessageBytes,
         });
         encoder = resumed.encoder;
         first = resumed.bytes;
       }
-      const writer = new SharedWriter(path, fd, lock, encoder, point, maxPayloadBytes);
+      const writer = new SharedWriter(path, fd, lock, encoder, point, maxMessageBytes);
       if (first.length > 0) writer.#writeAll([first]);
       return writer;
     } catch (error) {
@@ -241,10 +241,10 @@ export class SharedWriter {
   ): { bytes: Uint8Array; receipt: SendReceipt } {
     this.#assertUsable();
     validateStreamKey(streamKey);
-    if (payload.length > this.maxPayloadBytes) {
+    if (payload.length > this.maxMessageBytes) {
       throw fileError(
         "PAYLOAD_TOO_LARGE",
-        `A payload of ${payload.length} bytes for "${streamKey}" is over the limit of ${this.maxPayloadBytes} bytes; raise maxPayloadBytes`,
+        `A payload of ${payload.length} bytes for "${streamKey}" is over the limit of ${this.maxMessageBytes} bytes; raise maxMessageBytes`,
       );
     }
     const stream = { streamKey, shard: 0n };

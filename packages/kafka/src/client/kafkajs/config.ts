@@ -1,3 +1,4 @@
+import { nodeTlsSettings } from "@ruststream/core/broker";
 import type { ResolvedConnection } from "../connectionOptions.js";
 import type { ConfigValue } from "../port.js";
 import type { KjsConfig } from "./kafkajs.js";
@@ -43,12 +44,8 @@ export function clientConfig(connection: ResolvedConnection, quiet: number): Kjs
     config.sasl = { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password };
   }
   if (tls !== undefined) {
-    const ssl: KjsConfig = {};
-    if (tls.ca !== undefined) ssl.ca = [tls.ca];
-    if (tls.cert !== undefined) ssl.cert = tls.cert;
-    if (tls.key !== undefined) ssl.key = tls.key;
-    if (tls.keyPassword !== undefined) ssl.passphrase = tls.keyPassword;
-    if (tls.verify === false) ssl.rejectUnauthorized = false;
+    // kafkajs hands `ssl` to node:tls as is.
+    const ssl = nodeTlsSettings(tls);
     config.ssl = Object.keys(ssl).length === 0 ? true : ssl;
   }
   return applyOptions(config, connection.config);

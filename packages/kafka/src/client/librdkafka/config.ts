@@ -30,7 +30,8 @@ export function connectionConfig(connection: ResolvedConnection): RdConfig {
     config["sasl.password"] = sasl.password;
   }
   if (tls !== undefined) {
-    if (tls.ca !== undefined) config["ssl.ca.pem"] = tls.ca;
+    // One PEM text holds every CA: librdkafka reads each certificate in it.
+    if (tls.ca !== undefined) config["ssl.ca.pem"] = tls.ca.join("\n");
     if (tls.cert !== undefined) config["ssl.certificate.pem"] = tls.cert;
     if (tls.key !== undefined) config["ssl.key.pem"] = tls.key;
     if (tls.keyPassword !== undefined) config["ssl.key.password"] = tls.keyPassword;

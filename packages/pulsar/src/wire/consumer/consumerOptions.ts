@@ -1,8 +1,11 @@
 // What a consumer is asked for: the subscription and how it reads.
-import type { InitialPosition, KeySharedMode, SubType } from "../commands/enums.js";
+import type { KeySharedMode, SubType } from "../commands/enums.js";
 import type { UndecodableHandler } from "../undecodable.js";
 
 export type SubscriptionType = keyof typeof SubType;
+
+/** Where a new subscription starts; an existing one keeps its cursor. */
+export type InitialPosition = "latest" | "earliest";
 
 export interface ConsumerOptions {
   readonly topic: string;
@@ -12,8 +15,8 @@ export interface ConsumerOptions {
   readonly consumerName?: string;
   /** Messages the broker may push ahead, per partition (default 1000). */
   readonly receiverQueueSize?: number;
-  /** Where a new subscription starts (default Latest). */
-  readonly initialPosition?: keyof typeof InitialPosition;
+  /** Where a new subscription starts (default latest). */
+  readonly initialPosition?: InitialPosition;
   /** Key_Shared settings (default AUTO_SPLIT, in-order delivery). */
   readonly keyShared?: {
     readonly mode?: keyof typeof KeySharedMode;

@@ -39,7 +39,8 @@ export function subscribeCommand(options: ConsumerOptions, ids: SubscribeIds): B
       durable: o.durable ?? true,
       ...(metadata === undefined ? {} : { metadata }),
       ...(o.readCompacted === undefined ? {} : { readCompacted: o.readCompacted }),
-      initialPosition: InitialPosition[o.initialPosition ?? "Latest"],
+      initialPosition:
+        o.initialPosition === "earliest" ? InitialPosition.Earliest : InitialPosition.Latest,
       ...(keySharedMeta === undefined ? {} : { keySharedMeta }),
       ...(subscriptionProperties === undefined ? {} : { subscriptionProperties }),
       consumerEpoch: ids.consumerEpoch,
