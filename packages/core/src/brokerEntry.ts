@@ -3,6 +3,7 @@
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
 export { brokerKind } from "./broker.js";
+export { SettleWatermark } from "./broker/settleWatermark.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";
 export { CountingCoordinator } from "./countingCoordinator.js";

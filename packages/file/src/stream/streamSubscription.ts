@@ -8,6 +8,7 @@ import {
   assertBatchSize,
   batchesMark,
   type Coordinator,
+  SettleWatermark,
   seekMark,
   subscriptionIterator,
 } from "@ruststream/core/broker";
@@ -17,7 +18,6 @@ import { fileError, wrapFileError } from "../wire/format/errors.js";
 import type { DecodedMessage } from "../wire/format/types.js";
 import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
 import { streamTip } from "../wire/io/streamTip.js";
-import { PositionTracker } from "./positionTracker.js";
 import { Sidecar, sidecarPath } from "./sidecar.js";
 import { type DeliveryOwner, FileDelivery } from "./streamDelivery.js";
 
@@ -32,7 +32,8 @@ export interface SubscriptionHost {
 
 interface Named {
   readonly sidecar: Sidecar;
-  readonly tracker: PositionTracker;
+  /** Renewed by a seek: deliveries handed out before it no longer move the position. */
+  watermark: SettleWatermark;
 }
 
 interface Requeued {
@@ -114,7 +115,7 @@ export class FileSubscription
         next = stream.start === "beginning" ? 0n : (streamTip(host.path, key)?.seq ?? 0n) + 1n;
         await sidecar.store(next);
       }
-      named = { sidecar, tracker: new PositionTracker(next) };
+      named = { sidecar, watermark: new SettleWatermark() };
       from = { seq: next };
     }
     if (claim) openConsumers.add(claim);
@@ -209,7 +210,7 @@ export class FileSubscription
     this.#generation++;
     this.#fetch = undefined;
     this.#releaseAll();
-    this.#named?.tracker.reset();
+    if (this.#named) this.#named.watermark = new SettleWatermark();
     this.#consumer.seek(from);
   }
 
@@ -260,7 +261,7 @@ export class FileSubscription
       return "ok";
     }
     this.#release(delivery);
-    const moved = named.tracker.settle(delivery.seq);
+    const moved = named.watermark.settle(delivery.seq);
     if (moved === undefined) return "ok";
     return named.sidecar.store(moved).then(
       () => "ok" as const,
@@ -277,7 +278,7 @@ export class FileSubscription
 
   #deliver(message: DecodedMessage): FileDelivery {
     const counted = this.#counted.delete(message.offset);
-    this.#named?.tracker.delivered(message.seq);
+    this.#named?.watermark.delivered(message.seq);
     const count = this.#named === undefined ? undefined : 1;
     const delivery = new FileDelivery(this, message, this.#generation, counted, count);
     if (counted) this.#out.add(delivery);
