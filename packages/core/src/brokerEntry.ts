@@ -2,8 +2,10 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
-export { brokerKind } from "./broker.js";
+export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
+export { PullSubscription } from "./broker/pullSubscription.js";
 export { SettleWatermark } from "./broker/settleWatermark.js";
+export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";
 export { CountingCoordinator } from "./countingCoordinator.js";

@@ -31,7 +31,7 @@ import { PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
 import { FilePublish, type FilePublisher, type PublisherHost } from "./publisher.js";
 import { FileStream } from "./sources.js";
 import type { FileDelivery } from "./stream/streamDelivery.js";
-import { FileSubscription, type SubscriptionHost } from "./stream/streamSubscription.js";
+import { type FileHost, FileSubscription } from "./stream/streamSubscription.js";
 import { encodeEnvelope } from "./wire/envelope.js";
 import {
   DEFAULT_BEACON_INTERVAL,
@@ -185,7 +185,7 @@ interface InProcess {
 export class ConnectedFileBroker
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
-    SubscriptionHost,
+    FileHost,
     PublisherHost,
     TestableBroker,
     DescribesServer
@@ -321,7 +321,7 @@ export class ConnectedFileBroker
     };
   }
 
-  // SubscriptionHost
+  // FileHost
   assertOpen(): void {
     if (this.#closed !== undefined) {
       throw new RustStreamError(

@@ -17,6 +17,7 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
+  type HostedSubscription,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
@@ -40,6 +41,7 @@ import type {
   Partitioner,
   ProducerSettings,
 } from "./client/port.js";
+import type { KafkaHost } from "./host.js";
 import type { InProcessCluster } from "./inProcess/cluster.js";
 import type { InProcessEngine } from "./inProcess/engine.js";
 import {
@@ -52,11 +54,7 @@ import {
 import { ReplyInbox } from "./replyInbox.js";
 import { checkCommit, KafkaTopic, topicName } from "./sources.js";
 import type { KafkaDelivery } from "./topic/topicDelivery.js";
-import {
-  type HostedSubscription,
-  KafkaTopicSubscription,
-  type TopicHost,
-} from "./topic/topicSubscription.js";
+import { KafkaTopicSubscription } from "./topic/topicSubscription.js";
 import { TransactionLine } from "./transactions.js";
 
 export interface KafkaBrokerOptions extends KafkaConnectionOptions {
@@ -284,7 +282,7 @@ export class ConnectedKafkaBroker
   implements
     ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
     DescribesServer,
-    TopicHost,
+    KafkaHost,
     PublisherHost
 {
   readonly [brokerMark] = "kafka";

@@ -16,6 +16,7 @@ import {
   brokerMark,
   type Coordinator,
   describeMark,
+  type HostedSubscription,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
@@ -31,7 +32,7 @@ import {
 } from "./client/connectionOptions.js";
 import { IoredisLink } from "./client/ioredisLink.js";
 import type { Link } from "./client/link.js";
-import type { HostedSubscription, RedisHost } from "./host.js";
+import type { RedisHost } from "./host.js";
 import type { RedisListDelivery } from "./list/listDelivery.js";
 import { RedisListSubscription } from "./list/listSubscription.js";
 import {

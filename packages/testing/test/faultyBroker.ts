@@ -119,6 +119,8 @@ export interface Faults {
   readonly countsUnsubscribed?: boolean;
   /** `published(name)` leaves out injected messages. */
   readonly publishedOmitsInjected?: boolean;
+  /** A second `next()` while one waits queues behind it instead of being refused. */
+  readonly secondPullQueues?: boolean;
 }
 
 /** Marks work run by `elsewhere()` in the faulty-broker test, which wraps it (vi.mock). */
@@ -318,9 +320,21 @@ function faultySubscription(
     state.held.add(d);
     return faultyDelivery(d, state, retry);
   };
+  let waiting: Promise<unknown> | undefined;
   return wrap(subscription, {
     next: async () => {
-      const next = await subscription.next();
+      let next: IteratorResult<MemoryDelivery, undefined>;
+      if (faults.secondPullQueues) {
+        const before = waiting;
+        const pull = (async () => {
+          await before?.catch(() => undefined);
+          return subscription.next();
+        })();
+        waiting = pull;
+        next = await pull;
+      } else {
+        next = await subscription.next();
+      }
       if (next.done) return next;
       await lagged(state);
       return { done: false, value: track(next.value) };

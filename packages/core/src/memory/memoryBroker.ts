@@ -19,7 +19,7 @@ import {
 } from "./memoryPublisher.js";
 import { type MemorySource, MemoryTopic } from "./memorySources.js";
 import { MemoryStore } from "./memoryStore.js";
-import { MemorySubscription, type SubscriptionHost } from "./memorySubscription.js";
+import { type MemoryHost, MemorySubscription } from "./memorySubscription.js";
 
 export interface MemoryBrokerOptions {
   /**
@@ -108,7 +108,7 @@ export class ConnectedMemoryBroker
     ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
     DescribesServer,
     TestableBroker,
-    SubscriptionHost,
+    MemoryHost,
     PublisherHost
 {
   readonly [brokerMark] = "memory";
@@ -124,6 +124,7 @@ export class ConnectedMemoryBroker
   readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
   #closed: ClosedMemoryBroker | undefined;
+  #closing: Promise<ClosedMemoryBroker> | undefined;
 
   constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
     this.#store = store;
@@ -189,12 +190,20 @@ export class ConnectedMemoryBroker
     return [...(this.#store.publishedLog?.get(name) ?? [])];
   }
 
-  async shutdown(): Promise<ClosedMemoryBroker> {
-    if (this.#closed !== undefined) return this.#closed;
+  shutdown(): Promise<ClosedMemoryBroker> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<ClosedMemoryBroker> {
     const error = this.#closedError("subscription");
-    let returned = 0;
     const subscriptions = [...this.#subscriptions];
-    for (const subscription of subscriptions) returned += subscription.revoke(error);
+    // Every one stops pulling before any gives back, so none takes what another returned.
+    for (const subscription of subscriptions) subscription.revoke(error);
+    let returned = 0;
+    for (const count of await Promise.all(subscriptions.map((s) => s.surrender()))) {
+      returned += count;
+    }
     this.#replies.rejectAll(this.#closedError("request"));
     this.#closed = {
       [brokerMark]: "memory",
@@ -207,7 +216,7 @@ export class ConnectedMemoryBroker
     return this.#closed;
   }
 
-  // SubscriptionHost and PublisherHost
+  // MemoryHost and PublisherHost
 
   assertOpen(): void {
     if (this.#closed !== undefined) throw this.#closedError("connection");
