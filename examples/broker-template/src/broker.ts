@@ -21,7 +21,7 @@ import {
   testableMark,
 } from "@ruststream/core/broker";
 import type { ChannelDelivery } from "./channel/channelDelivery.js";
-import { ChannelSubscription, type SubscriptionHost } from "./channel/channelSubscription.js";
+import { type ChannelHost, ChannelSubscription } from "./channel/channelSubscription.js";
 import { InProcessServer } from "./inProcess/inProcessServer.js";
 import { ChannelPublish, type ChannelPublisher, frameOf, type PublisherHost } from "./publisher.js";
 import { Channel } from "./sources.js";
@@ -108,12 +108,19 @@ export class ChannelBroker
   }
 }
 
+function closedError(): RustStreamError {
+  return new RustStreamError(
+    "closed",
+    "the channel broker was shut down: connect again (broker.connect()) to use it",
+  );
+}
+
 /** A connection. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedChannelBroker
   implements
     ConnectedBroker<Channel, ChannelDelivery, ChannelPublisher, ClosedChannelBroker>,
     DescribesServer,
-    SubscriptionHost,
+    ChannelHost,
     PublisherHost
 {
   readonly [brokerMark] = "channels";
@@ -190,21 +197,18 @@ export class ConnectedChannelBroker
       unflushed: 0,
       droppedDeliveries: 0,
     };
-    for (const subscription of [...this.#subscriptions]) dropped += subscription.revoke();
+    const subscriptions = [...this.#subscriptions];
+    for (const subscription of subscriptions) subscription.revoke(closedError());
+    for (const subscription of subscriptions) dropped += await subscription.surrender();
     this.link.close();
     this.#closed = { ...this.#closed, droppedDeliveries: dropped };
     return this.#closed;
   }
 
-  // SubscriptionHost and PublisherHost
+  // ChannelHost and PublisherHost
 
   assertOpen(): void {
-    if (this.#closed !== undefined) {
-      throw new RustStreamError(
-        "closed",
-        "the channel broker was shut down: connect again (broker.connect()) to use it",
-      );
-    }
+    if (this.#closed !== undefined) throw closedError();
   }
 
   forget(subscription: ChannelSubscription): void {
