@@ -1,5 +1,5 @@
 import { RustStreamError } from "@ruststream/core";
-import type { ConfigValue } from "./port.js";
+import type { ConfigValue } from "./link.js";
 
 /** SASL authentication: PLAIN or SCRAM. */
 export interface KafkaSaslOptions {

@@ -8,13 +8,13 @@ import { type HostedSubscription, PullSubscription, seekMark } from "@ruststream
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineAdmin,
-  type EngineConsumer,
+  type LinkAdmin,
+  type LinkConsumer,
   type PartitionOffset,
   type ProducedRecord,
   partitionKey,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
 import type { KafkaHost } from "../host.js";
 import { isKafkaPosition, KafkaPosition } from "../position.js";
 import type { KafkaTopic } from "../sources.js";
@@ -40,7 +40,7 @@ export class KafkaTopicSubscription
   readonly commit: "auto" | "tracked" | "transactional";
   readonly #host: KafkaHost;
   readonly #source: KafkaTopic;
-  readonly #admin: EngineAdmin;
+  readonly #admin: LinkAdmin;
   readonly #tracker = new Tracker();
   readonly #held = new Map<string, TopicPartition>();
   #buffer: ConsumedRecord[] = [];
@@ -48,7 +48,7 @@ export class KafkaTopicSubscription
   #requeued: KafkaDelivery[] = [];
   /** Handed out and not settled: under `tracked`, the member stays in the group until they are. */
   readonly #out = new Set<KafkaDelivery>();
-  #consumer!: EngineConsumer;
+  #consumer!: LinkConsumer;
   #wake: (() => void) | undefined;
   #paused = false;
   #failed: RustStreamError | undefined;
@@ -66,7 +66,7 @@ export class KafkaTopicSubscription
     super();
     this.#host = host;
     this.#source = source;
-    this.#admin = host.engine.admin;
+    this.#admin = host.link.admin;
     this.name = source.name;
     this.group = group;
     this.commit = commit;
@@ -93,7 +93,7 @@ export class KafkaTopicSubscription
       await ensureTopic(subscription.#admin, topic, source.create);
     }
     try {
-      subscription.#consumer = host.engine.consumer(
+      subscription.#consumer = host.link.consumer(
         {
           group: settings.group,
           topics: source.topics,
@@ -368,7 +368,7 @@ export class KafkaTopicSubscription
     const subscription = this;
     return {
       group: this.group,
-      get consumer(): EngineConsumer {
+      get consumer(): LinkConsumer {
         return subscription.#consumer;
       },
       current: (key: string, generation: number) => this.#tracker.current(key, generation),

@@ -1,5 +1,5 @@
 import type { ResolvedConnection } from "../connectionOptions.js";
-import type { ConfigValue } from "../port.js";
+import type { ConfigValue } from "../link.js";
 import type { KjsConfig } from "./kafkajs.js";
 
 // kafkajs's options from the broker's settings. kafkajs has three option objects (the client's, a
