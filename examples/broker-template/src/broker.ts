@@ -22,7 +22,7 @@ import {
   TestableConnection,
 } from "@ruststream/core/broker";
 import type { ChannelDelivery } from "./channel/channelDelivery.js";
-import { ChannelSubscription, type SubscriptionHost } from "./channel/channelSubscription.js";
+import { type ChannelHost, ChannelSubscription } from "./channel/channelSubscription.js";
 import { channelHeaderNames } from "./names.js";
 import { ChannelPublish, type ChannelPublisher, frameOf, type PublisherHost } from "./publisher.js";
 import { Channel } from "./sources.js";
@@ -112,7 +112,7 @@ export class ConnectedChannelBroker
   implements
     ConnectedBroker<Channel, ChannelDelivery, ChannelPublisher, ClosedChannelBroker>,
     DescribesServer,
-    SubscriptionHost,
+    ChannelHost,
     PublisherHost
 {
   readonly [brokerMark] = "channels";
@@ -162,12 +162,15 @@ export class ConnectedChannelBroker
 
   protected async teardown(): Promise<ClosedChannelBroker> {
     let dropped = 0;
-    for (const subscription of [...this.#subscriptions]) dropped += subscription.revoke();
+    const subscriptions = [...this.#subscriptions];
+    // Every one stops pulling before any gives back, so none takes what another returned.
+    for (const subscription of subscriptions) subscription.revoke(this.closedError("subscription"));
+    for (const subscription of subscriptions) dropped += await subscription.surrender();
     this.link.close();
     return { [brokerMark]: "channels", state: "closed", unflushed: 0, droppedDeliveries: dropped };
   }
 
-  // SubscriptionHost and PublisherHost (assertOpen and closedError come from ConnectionBase)
+  // ChannelHost and PublisherHost (assertOpen and closedError come from ConnectionBase)
 
   forget(subscription: ChannelSubscription): void {
     this.#subscriptions.delete(subscription);

@@ -14,13 +14,13 @@ const capabilities: Capabilities = {
   delayedRequeue: false,
   durable: false,
   partitionKey: true,
-  // A subscription could hand over what it buffered, and a reply channel per connection would
-  // carry replies, as Redis Pub/Sub's do: the hub allows both.
-  batches: notBuilt("the template leaves it out to stay small"),
+  // Core's PullSubscription hands over what the subscription buffered, in batches.
+  batches: true,
   // Nothing is kept to seek in.
   seek: false,
   // The hub takes one frame at a time: nothing makes several visible at once.
   transactions: false,
+  // A reply channel per connection would carry replies, as Redis Pub/Sub's do: the hub allows it.
   request: notBuilt("the template leaves it out to stay small"),
 };
 

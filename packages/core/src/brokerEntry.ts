@@ -4,9 +4,12 @@
 
 export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
+export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";
+export { PullSubscription } from "./broker/pullSubscription.js";
+export { SettleWatermark } from "./broker/settleWatermark.js";
 export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";
 export { brokerKind } from "./broker.js";

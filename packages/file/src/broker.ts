@@ -31,7 +31,7 @@ import { PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
 import { FilePublish, type FilePublisher, type PublisherHost } from "./publisher.js";
 import { FileStream } from "./sources.js";
 import type { FileDelivery } from "./stream/streamDelivery.js";
-import { FileSubscription, type SubscriptionHost } from "./stream/streamSubscription.js";
+import { type FileHost, FileSubscription } from "./stream/streamSubscription.js";
 import { encodeEnvelope } from "./wire/envelope.js";
 import {
   DEFAULT_BEACON_INTERVAL,
@@ -186,7 +186,7 @@ export class ConnectedFileBroker
   extends ConnectionBase<FileStream, ClosedFileBroker>
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
-    SubscriptionHost,
+    FileHost,
     PublisherHost,
     TestableBroker,
     DescribesServer
@@ -306,7 +306,7 @@ export class ConnectedFileBroker
     };
   }
 
-  // SubscriptionHost (assertOpen comes from ConnectionBase)
+  // FileHost (assertOpen comes from ConnectionBase)
   forget(subscription: FileSubscription): void {
     this.#subscriptions.delete(subscription);
   }

@@ -16,6 +16,7 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
+  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
@@ -34,13 +35,14 @@ import {
 import { checkAssignment, checkCommitMode, checkCompression } from "./client/engines.js";
 import type {
   ConfigValue,
-  EngineProducer,
-  KafkaEngine,
+  Link,
+  LinkProducer,
   Partitioner,
   ProducerSettings,
-} from "./client/port.js";
+} from "./client/link.js";
+import type { KafkaHost } from "./host.js";
 import type { InProcessCluster } from "./inProcess/cluster.js";
-import type { InProcessEngine } from "./inProcess/engine.js";
+import type { InProcessLink } from "./inProcess/inProcessLink.js";
 import {
   checkTransactionalId,
   KafkaPublish,
@@ -51,11 +53,7 @@ import {
 import { ReplyInbox } from "./replyInbox.js";
 import { checkCommit, KafkaTopic, topicName } from "./sources.js";
 import type { KafkaDelivery } from "./topic/topicDelivery.js";
-import {
-  type HostedSubscription,
-  KafkaTopicSubscription,
-  type TopicHost,
-} from "./topic/topicSubscription.js";
+import { KafkaTopicSubscription } from "./topic/topicSubscription.js";
 import { TransactionLine } from "./transactions.js";
 
 export interface KafkaBrokerOptions extends KafkaConnectionOptions {
@@ -187,15 +185,15 @@ export class KafkaBroker
 
   async connect(options?: ConnectOptions): Promise<ConnectedKafkaBroker> {
     const { connection, connectTimeoutMs } = this.#settings;
-    let engine: KafkaEngine;
+    let link: Link;
     try {
-      engine =
+      link =
         connection.engine === "librdkafka"
-          ? await (await import("./client/librdkafka/engine.js")).RdkafkaEngine.connect(
+          ? await (await import("./client/librdkafka/rdkafkaLink.js")).RdkafkaLink.connect(
               connection,
               connectTimeoutMs,
             )
-          : await (await import("./client/kafkajs/engine.js")).KafkajsEngine.connect(
+          : await (await import("./client/kafkajs/kafkajsLink.js")).KafkajsLink.connect(
               connection,
               connectTimeoutMs,
             );
@@ -207,7 +205,7 @@ export class KafkaBroker
         { cause: error },
       );
     }
-    return new ConnectedKafkaBroker(engine, this.#settings, {
+    return new ConnectedKafkaBroker(link, this.#settings, {
       group: this.#settings.group ?? options?.app?.name,
       inProcess: undefined,
       clock: this.#options.clock ?? systemClock,
@@ -219,15 +217,15 @@ export class KafkaBroker
    * cluster that lives in this broker object (so a second connection sees what the first left).
    */
   async connectInProcess(options: InProcessOptions): Promise<ConnectedKafkaBroker> {
-    const [{ InProcessCluster }, { InProcessEngine }] = await Promise.all([
+    const [{ InProcessCluster }, { InProcessLink }] = await Promise.all([
       import("./inProcess/cluster.js"),
-      import("./inProcess/engine.js"),
+      import("./inProcess/inProcessLink.js"),
     ]);
     this.#inProcessCluster ??= new InProcessCluster();
-    const engine = new InProcessEngine(this.#inProcessCluster, options.coordinator);
-    return new ConnectedKafkaBroker(engine, this.#settings, {
+    const link = new InProcessLink(this.#inProcessCluster, options.coordinator);
+    return new ConnectedKafkaBroker(link, this.#settings, {
       group: this.#settings.group ?? options.app?.name,
-      inProcess: engine,
+      inProcess: link,
       clock: options.clock,
     });
   }
@@ -261,8 +259,8 @@ export interface ClosedKafkaBroker extends ClosedBroker {
 interface ConnectionFacts {
   /** The group option, else the connecting app's name. */
   readonly group: string | undefined;
-  /** The stand-in's engine, on an in-process connection. */
-  readonly inProcess: InProcessEngine | undefined;
+  /** The stand-in's link, on an in-process connection. */
+  readonly inProcess: InProcessLink | undefined;
   /** Where request timeouts take time from. */
   readonly clock: Clock;
 }
@@ -273,12 +271,12 @@ export class ConnectedKafkaBroker
   implements
     ConnectedBroker<KafkaTopic, KafkaDelivery, KafkaPublisher, ClosedKafkaBroker>,
     DescribesServer,
-    TopicHost,
+    KafkaHost,
     PublisherHost
 {
   readonly [brokerMark] = "kafka";
   readonly [describeMark] = true as const;
-  readonly engine: KafkaEngine;
+  readonly link: Link;
   readonly partitioner: Partitioner;
   readonly maxMessageBytes: number;
   readonly inflight = { count: 0 };
@@ -287,12 +285,12 @@ export class ConnectedKafkaBroker
   readonly #settings: BrokerSettings;
   readonly #facts: ConnectionFacts;
   readonly #subscriptions = new Set<HostedSubscription>();
-  readonly #producers = new Map<string, Promise<EngineProducer>>();
+  readonly #producers = new Map<string, Promise<LinkProducer>>();
   readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
   readonly #inbox: ReplyInbox;
 
-  constructor(engine: KafkaEngine, settings: BrokerSettings, facts: ConnectionFacts) {
+  constructor(link: Link, settings: BrokerSettings, facts: ConnectionFacts) {
     super(
       {
         label: "Kafka",
@@ -306,7 +304,7 @@ export class ConnectedKafkaBroker
       },
       facts.inProcess !== undefined,
     );
-    this.engine = engine;
+    this.link = link;
     this.#settings = settings;
     this.#facts = facts;
     this.partitioner = settings.partitioner;
@@ -386,12 +384,12 @@ export class ConnectedKafkaBroker
 
   // PublisherHost
 
-  producer(settings: ProducerSettings): Promise<EngineProducer> {
+  producer(settings: ProducerSettings): Promise<LinkProducer> {
     this.assertOpen();
     const key = JSON.stringify(settings);
     let producer = this.#producers.get(key);
     if (producer === undefined) {
-      producer = this.engine.producer(settings);
+      producer = this.link.producer(settings);
       // A producer that failed to open is not kept: the next pairing tries again.
       producer.catch(() => this.#producers.delete(key));
       this.#producers.set(key, producer);
@@ -408,7 +406,7 @@ export class ConnectedKafkaBroker
     const key = JSON.stringify(settings);
     let line = this.#transactionLines.get(transactionalId);
     if (line === undefined) {
-      const producer = this.engine.transactionalProducer(settings, transactionalId);
+      const producer = this.link.transactionalProducer(settings, transactionalId);
       // A producer that failed to open is not kept: the next transaction tries again.
       producer.catch(() => {
         if (this.#transactionLines.get(transactionalId) === line) {
@@ -431,7 +429,7 @@ export class ConnectedKafkaBroker
       const cached = this.#partitionCounts.get(topic);
       if (cached !== undefined) return cached;
     }
-    const count = await this.engine.admin.partitions(topic);
+    const count = await this.link.admin.partitions(topic);
     if (count === undefined) this.#partitionCounts.delete(topic);
     else this.#partitionCounts.set(topic, count);
     return count;
@@ -491,7 +489,7 @@ export class ConnectedKafkaBroker
     this.#transactionLines.clear();
     // Before the engine closes: deleting the inbox's topic takes its admin connection.
     await inboxStopped;
-    await this.engine.close();
+    await this.link.close();
     return {
       [brokerMark]: "kafka",
       state: "closed",

@@ -18,8 +18,8 @@ export type {
   KafkaEngineName,
   KafkaSaslOptions,
 } from "./client/connectionOptions.js";
+export type { Compression, ConfigValue, Partitioner } from "./client/link.js";
 export { murmur2, partitionOfKey, toPositive } from "./client/partitioners.js";
-export type { Compression, ConfigValue, Partitioner } from "./client/port.js";
 export { kafkaHeaders } from "./names.js";
 export type { KafkaPositionTarget } from "./position.js";
 export { KafkaPosition } from "./position.js";

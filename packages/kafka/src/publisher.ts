@@ -26,15 +26,15 @@ import {
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
 import { checkedConfig, configEntries } from "./client/connectionOptions.js";
-import { partitionOfKey } from "./client/partitioners.js";
 import type {
   Compression,
   ConfigValue,
-  EngineProducer,
+  LinkProducer,
   Partitioner,
   ProducedRecord,
   ProducerSettings,
-} from "./client/port.js";
+} from "./client/link.js";
+import { partitionOfKey } from "./client/partitioners.js";
 import { kafkaDeadLetterNames } from "./names.js";
 import { KafkaPosition } from "./position.js";
 import { KafkaDelivery } from "./topic/topicDelivery.js";
@@ -77,7 +77,7 @@ export interface PublisherHost {
   readonly isClosed: boolean;
   closedError(what: string): RustStreamError;
   /** The producer for these settings (the broker's shared one for its defaults), opened once. */
-  producer(settings: ProducerSettings): Promise<EngineProducer>;
+  producer(settings: ProducerSettings): Promise<LinkProducer>;
   /** The broker's partitioner, for a policy that names none. */
   readonly partitioner: Partitioner;
   /** The largest record (key, value and headers) a publish may carry. */
@@ -195,13 +195,13 @@ export class KafkaPublisher
   readonly [transactionsMark] = true as const;
   readonly [requestMark] = true as const;
   readonly #host: PublisherHost;
-  readonly #producer: EngineProducer;
+  readonly #producer: LinkProducer;
   readonly #settings: ProducerSettings;
   readonly #transactionalId: string | undefined;
 
   constructor(
     host: PublisherHost,
-    producer: EngineProducer,
+    producer: LinkProducer,
     settings: ProducerSettings,
     transactionalId: string | undefined,
   ) {

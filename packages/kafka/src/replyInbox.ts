@@ -7,7 +7,7 @@ import {
   RustStreamError,
 } from "@ruststream/core";
 import { type PendingReply, ReplyWaiters } from "@ruststream/core/broker";
-import type { ConsumedRecord, EngineReader, KafkaEngine, PartitionOffset } from "./client/port.js";
+import type { ConsumedRecord, Link, LinkReader, PartitionOffset } from "./client/link.js";
 import { ensureTopic } from "./topic/starts.js";
 
 /**
@@ -15,7 +15,7 @@ import { ensureTopic } from "./topic/starts.js";
  * so this file never imports broker.ts.
  */
 export interface InboxHost {
-  readonly engine: KafkaEngine;
+  readonly link: Link;
   readonly isClosed: boolean;
   closedError(what: string): RustStreamError;
 }
@@ -40,7 +40,7 @@ export class ReplyInbox {
   readonly #shared: boolean;
   readonly #host: InboxHost;
   readonly #waiters: ReplyWaiters;
-  #opening: Promise<EngineReader> | undefined;
+  #opening: Promise<LinkReader> | undefined;
   #created = false;
 
   constructor(host: InboxHost, clock: Clock, replyTopic: string | undefined) {
@@ -66,7 +66,7 @@ export class ReplyInbox {
       const reader = await this.#opening?.catch(() => undefined);
       await reader?.close().catch(() => undefined);
       if (this.#created) {
-        await this.#host.engine.admin.deleteTopic(this.topic).catch(() => undefined);
+        await this.#host.link.admin.deleteTopic(this.topic).catch(() => undefined);
       }
     };
     let timer: NodeJS.Timeout | undefined;
@@ -79,7 +79,7 @@ export class ReplyInbox {
     clearTimeout(timer);
   }
 
-  #open(): Promise<EngineReader> {
+  #open(): Promise<LinkReader> {
     if (this.#opening === undefined) {
       const opening = this.#start();
       this.#opening = opening;
@@ -91,8 +91,8 @@ export class ReplyInbox {
     return this.#opening;
   }
 
-  async #start(): Promise<EngineReader> {
-    const { admin } = this.#host.engine;
+  async #start(): Promise<LinkReader> {
+    const { admin } = this.#host.link;
     try {
       let partitions: PartitionOffset[];
       if (this.#shared) {
@@ -115,7 +115,7 @@ export class ReplyInbox {
         await ensureTopic(admin, this.topic, { partitions: 1 });
         partitions = [{ topic: this.topic, partition: 0, offset: 0n }];
       }
-      const reader = await this.#host.engine.reader(this.#name, partitions, (records) =>
+      const reader = await this.#host.link.reader(this.#name, partitions, (records) =>
         this.#received(records),
       );
       // Shut down while it opened, and stop() may have given up waiting for it: close it here.

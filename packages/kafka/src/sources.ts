@@ -6,7 +6,7 @@ import {
 } from "@ruststream/core";
 import { commitModes, sourceMark } from "@ruststream/core/broker";
 import { checkedConfig, configEntries } from "./client/connectionOptions.js";
-import type { AssignmentStrategy, ConfigValue, StartSpec } from "./client/port.js";
+import type { AssignmentStrategy, ConfigValue, StartSpec } from "./client/link.js";
 
 /**
  * Where a group starts on a partition it has no committed offset for: the oldest record kept,

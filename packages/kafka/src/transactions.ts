@@ -1,9 +1,9 @@
 import type {
   DeliveryReport,
-  EngineTransactionalProducer,
+  LinkTransactionalProducer,
   ProducedRecord,
   TransactionOffsets,
-} from "./client/port.js";
+} from "./client/link.js";
 
 /**
  * The transactions of one transactional id, one after another. Kafka runs one transaction at a time
@@ -14,10 +14,10 @@ import type {
 export class TransactionLine {
   /** The settings the producer was opened with, as a key: another policy naming the id must match. */
   readonly settings: string;
-  readonly #producer: Promise<EngineTransactionalProducer>;
+  readonly #producer: Promise<LinkTransactionalProducer>;
   #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(settings: string, producer: Promise<EngineTransactionalProducer>) {
+  constructor(settings: string, producer: Promise<LinkTransactionalProducer>) {
     this.settings = settings;
     this.#producer = producer;
     // A producer that failed to open rejects each commit instead.

@@ -1,6 +1,6 @@
 import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import type { ConsumedRecord, TopicPartition } from "../src/client/port.js";
+import type { ConsumedRecord, TopicPartition } from "../src/client/link.js";
 import { InProcessCluster } from "../src/inProcess/cluster.js";
 
 // The stand-in's transactions, held to what the server does for a read_committed reader: an open

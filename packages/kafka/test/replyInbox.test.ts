@@ -23,7 +23,7 @@ async function onCluster(where: Where, broker: KafkaBroker) {
     const connected = await connect(where, broker);
     try {
       return {
-        partitions: (topic: string) => connected.engine.admin.partitions(topic),
+        partitions: (topic: string) => connected.link.admin.partitions(topic),
         groups: [] as string[],
       };
     } finally {

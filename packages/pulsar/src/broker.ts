@@ -16,6 +16,7 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
+  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
@@ -27,7 +28,7 @@ import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
 import { SingleDelivery } from "./delivery/singleDelivery.js";
 import { undecodableCopy } from "./delivery/undecodableCopy.js";
-import type { HostedSubscription, PulsarHost } from "./host.js";
+import type { PulsarHost } from "./host.js";
 import type { InProcessPulsar, InProcessSettings } from "./inProcess/inProcessPulsar.js";
 import { ClientLink } from "./link/clientLink.js";
 import type { Link, LinkProducer } from "./link/link.js";
@@ -284,7 +285,8 @@ export class ConnectedPulsarBroker
     });
     if (this.isClosed) {
       // Shut down while subscribing: nothing may outlive the connection.
-      await hosted.revoke(this.closedError("subscription"));
+      hosted.revoke(this.closedError("subscription"));
+      await hosted.surrender();
       throw this.closedError("connection");
     }
     this.#subscriptions.add(hosted);
@@ -392,7 +394,8 @@ export class ConnectedPulsarBroker
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
     // Closing the consumers sends their pending acks first; what stays unacked goes back.
-    await bounded(Promise.all(subscriptions.map((s) => s.revoke(error))), 5000);
+    for (const subscription of subscriptions) subscription.revoke(error);
+    await bounded(Promise.all(subscriptions.map((s) => s.surrender())), 5000);
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment for their receipts; what is left counts as unflushed.
     clearInterval(this.#sweep);

@@ -1,14 +1,14 @@
 import type { OutgoingMessage, RustStreamError } from "@ruststream/core";
+import type { SubscriptionHost } from "@ruststream/core/broker";
 import type { PulsarPublishOptions } from "./publisher.js";
 
 // What the subscriptions and their deliveries need from their connection, declared once for every
 // subscription type (subscription/, delivery/). The connected broker implements it, so neither
-// imports broker.ts; the publisher declares its own host in publisher.ts.
+// imports broker.ts; the publisher declares its own host in publisher.ts. How the connection tracks
+// its subscriptions is core's HostedSubscription.
 
-/** What subscriptions and their deliveries need from their connection. */
-export interface PulsarHost {
-  /** Throws the `closed` error once the connection has shut down. */
-  assertOpen(): void;
+/** What subscriptions and their deliveries need from their connection, beside core's. */
+export interface PulsarHost extends SubscriptionHost {
   readonly isClosed: boolean;
   closedError(what: string): RustStreamError;
   /**
@@ -22,10 +22,4 @@ export interface PulsarHost {
   ): Promise<void>;
   /** Wall-clock milliseconds (the test's clock in-process), for a copy's delivery time. */
   now(): number;
-}
-
-/** A subscription as its connection tracks it, to stop it at shutdown. */
-export interface HostedSubscription {
-  /** Stops pulling and closes its consumers; a waiting pull rejects with `error`. */
-  revoke(error: RustStreamError): Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
   brokerMark,
   type Coordinator,
   describeMark,
+  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
@@ -29,7 +30,7 @@ import {
 } from "./client/connectionOptions.js";
 import { IoredisLink } from "./client/ioredisLink.js";
 import type { Link } from "./client/link.js";
-import type { HostedSubscription, RedisHost } from "./host.js";
+import type { RedisHost } from "./host.js";
 import type { RedisListDelivery } from "./list/listDelivery.js";
 import { RedisListSubscription } from "./list/listSubscription.js";
 import {

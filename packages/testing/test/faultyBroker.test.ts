@@ -278,6 +278,14 @@ const cases: readonly Case[] = [
   },
   {
     suite: "lifecycle",
+    fault: "a second pull that queues behind the waiting one",
+    faults: { secondPullQueues: true },
+    breaks: [
+      "a second pull while one waits is refused, and the waiting one still gets the message",
+    ],
+  },
+  {
+    suite: "lifecycle",
     fault: "a requeue that acks",
     faults: { ackOnRequeue: true },
     breaks: ["settle from other tasks: a requeue comes back, a drop stays gone"],

@@ -121,6 +121,8 @@ export interface Faults {
   readonly publishedOmitsInjected?: boolean;
   /** `inject` after shutdown returns as if it had published, as Kafka's once did. */
   readonly injectsAfterShutdown?: boolean;
+  /** A second `next()` while one waits queues behind it instead of being refused. */
+  readonly secondPullQueues?: boolean;
 }
 
 /** Marks work run by `elsewhere()` in the faulty-broker test, which wraps it (vi.mock). */
@@ -320,9 +322,21 @@ function faultySubscription(
     state.held.add(d);
     return faultyDelivery(d, state, retry);
   };
+  let waiting: Promise<unknown> | undefined;
   return wrap(subscription, {
     next: async () => {
-      const next = await subscription.next();
+      let next: IteratorResult<MemoryDelivery, undefined>;
+      if (faults.secondPullQueues) {
+        const before = waiting;
+        const pull = (async () => {
+          await before?.catch(() => undefined);
+          return subscription.next();
+        })();
+        waiting = pull;
+        next = await pull;
+      } else {
+        next = await subscription.next();
+      }
       if (next.done) return next;
       await lagged(state);
       return { done: false, value: track(next.value) };

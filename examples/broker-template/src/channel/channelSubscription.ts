@@ -1,69 +1,73 @@
-import { RustStreamError, type Subscription } from "@ruststream/core";
-import { type Coordinator, subscriptionIterator } from "@ruststream/core/broker";
+import type { RustStreamError } from "@ruststream/core";
+import {
+  type Coordinator,
+  type HostedSubscription,
+  PullSubscription,
+  type SubscriptionHost,
+} from "@ruststream/core/broker";
 import { ChannelPosition } from "../position.js";
 import type { Frame, Link } from "../wire/link.js";
 import { ChannelDelivery, type DeliveryOwner } from "./channelDelivery.js";
 
 /** What a subscription needs from its connection: no more, so it never imports the broker. */
-export interface SubscriptionHost {
+export interface ChannelHost extends SubscriptionHost {
   readonly link: Link;
   readonly coordinator: Coordinator;
-  assertOpen(): void;
   forget(subscription: ChannelSubscription): void;
 }
 
-const done: IteratorResult<ChannelDelivery, undefined> = { done: true, value: undefined };
-
 /**
- * A subscription to a channel: frames arriving while nobody pulls wait in order; `next()` takes the
- * oldest or waits for one. Pull-based, so the consumer sets the pace.
+ * A subscription to a channel: frames arriving while nobody pulls wait in order; a pull takes the
+ * oldest (a batch, the oldest few) or waits for one. Pull-based, so the consumer sets the pace.
+ * `PullSubscription` gives `next()`, `nextBatch()` and their checks; this class only waits.
  */
-export class ChannelSubscription implements Subscription<ChannelDelivery>, DeliveryOwner {
+export class ChannelSubscription
+  extends PullSubscription<ChannelDelivery>
+  implements DeliveryOwner, HostedSubscription
+{
   readonly name: string;
-  readonly #host: SubscriptionHost;
+  readonly #host: ChannelHost;
   readonly #queue: ChannelDelivery[] = [];
   /** Counted for the coordinator and not yet released. */
   readonly #counted = new Set<ChannelDelivery>();
   readonly #unlisten: () => void;
   #arrivals = 0n;
-  #waiting: ((delivery: ChannelDelivery | undefined) => void) | undefined;
-  #closed = false;
+  #wake: (() => void) | undefined;
+  /** Stopped listening and left the connection (closed, or surrendered): once only. */
+  #unlistened = false;
 
-  constructor(host: SubscriptionHost, name: string) {
+  constructor(host: ChannelHost, name: string) {
+    super();
     this.#host = host;
     this.name = name;
     this.#unlisten = host.link.listen(name, (frame) => this.#arrived(frame));
   }
 
-  async next(): Promise<IteratorResult<ChannelDelivery, undefined>> {
-    this.#host.assertOpen();
-    const ready = this.#queue.shift();
-    if (ready !== undefined) return { done: false, value: ready };
-    if (this.#closed) return done;
-    if (this.#waiting !== undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time`,
-      );
+  protected async pull(max: number): Promise<readonly ChannelDelivery[]> {
+    if (this.#queue.length === 0) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      // Woken by a shutdown: the connection is gone, and says so.
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
     }
-    const delivery = await new Promise<ChannelDelivery | undefined>((resolve) => {
-      this.#waiting = resolve;
-    });
-    // Woken by a shutdown: the connection is gone, and says so.
-    this.#host.assertOpen();
-    return delivery === undefined ? done : { done: false, value: delivery };
+    // Empty when woken by a close.
+    return this.#queue.splice(0, max);
   }
 
   async close(): Promise<void> {
     this.#closeNow();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<ChannelDelivery, undefined> {
-    return subscriptionIterator(this);
+  // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
+    this.#wakeUp();
   }
 
-  /** Called by the connection's shutdown: a waiting pull wakes and rejects with `closed`. */
-  revoke(): number {
+  /** Answers the deliveries that had arrived and were never pulled, lost with the connection. */
+  async surrender(): Promise<number> {
     const dropped = this.#queue.length;
     this.#closeNow();
     return dropped;
@@ -81,21 +85,24 @@ export class ChannelSubscription implements Subscription<ChannelDelivery>, Deliv
     const delivery = new ChannelDelivery(this, frame, new ChannelPosition(++this.#arrivals));
     this.#counted.add(delivery);
     this.#host.coordinator.enqueued();
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    if (waiting !== undefined) waiting(delivery);
-    else this.#queue.push(delivery);
+    this.#queue.push(delivery);
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 
   #closeNow(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    this.markClosed();
+    if (this.#unlistened) return;
+    this.#unlistened = true;
     this.#unlisten();
     this.#host.forget(this);
     // Never handed out, so never to be settled: a fire-and-forget wire loses them, as it says.
     for (const delivery of this.#queue.splice(0)) this.released(delivery);
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.(undefined);
+    this.#wakeUp();
   }
 }

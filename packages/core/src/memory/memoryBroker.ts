@@ -20,7 +20,7 @@ import {
 } from "./memoryPublisher.js";
 import { type MemorySource, MemoryTopic } from "./memorySources.js";
 import { MemoryStore } from "./memoryStore.js";
-import { MemorySubscription, type SubscriptionHost } from "./memorySubscription.js";
+import { type MemoryHost, MemorySubscription } from "./memorySubscription.js";
 
 export interface MemoryBrokerOptions {
   /**
@@ -110,7 +110,7 @@ export class ConnectedMemoryBroker
     ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
     DescribesServer,
     TestableBroker,
-    SubscriptionHost,
+    MemoryHost,
     PublisherHost
 {
   readonly [brokerMark] = "memory";
@@ -182,9 +182,13 @@ export class ConnectedMemoryBroker
 
   protected async teardown(): Promise<ClosedMemoryBroker> {
     const error = this.closedError("subscription");
-    let returned = 0;
     const subscriptions = [...this.#subscriptions];
-    for (const subscription of subscriptions) returned += subscription.revoke(error);
+    // Every one stops pulling before any gives back, so none takes what another returned.
+    for (const subscription of subscriptions) subscription.revoke(error);
+    let returned = 0;
+    for (const count of await Promise.all(subscriptions.map((s) => s.surrender()))) {
+      returned += count;
+    }
     this.#replies.rejectAll(this.closedError("request"));
     const closed: ClosedMemoryBroker = {
       [brokerMark]: "memory",
@@ -197,7 +201,7 @@ export class ConnectedMemoryBroker
     return closed;
   }
 
-  // SubscriptionHost and PublisherHost (assertOpen comes from ConnectionBase)
+  // MemoryHost and PublisherHost (assertOpen comes from ConnectionBase)
 
   forget(subscription: MemorySubscription): void {
     this.#subscriptions.delete(subscription);

@@ -1,56 +1,48 @@
-import {
-  assertBatchSize,
-  type BatchSubscription,
-  type SeekableSubscription,
-} from "../capabilities.js";
+import type { HostedSubscription, SubscriptionHost } from "../broker/hostedSubscription.js";
+import { PullSubscription } from "../broker/pullSubscription.js";
+import type { SeekableSubscription } from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
-import { batchesMark, seekMark } from "../marks.js";
+import { seekMark } from "../marks.js";
 import type { RetryDeclaration } from "../source.js";
-import { subscriptionIterator } from "../subscription.js";
 import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
 import { isMemoryPosition, MemoryPosition } from "./memoryPosition.js";
 import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
 
-/** What a subscription needs from its connection. */
-export interface SubscriptionHost {
-  assertOpen(): void;
+/** What a subscription needs from its connection, beside core's. */
+export interface MemoryHost extends SubscriptionHost {
   forget(subscription: MemorySubscription): void;
 }
-
-const done: IteratorResult<MemoryDelivery, undefined> = { done: true, value: undefined };
 
 /**
  * A subscription to a memory topic. `next()` answers at once when a message is waiting; a batch
  * is the first message plus those already waiting.
  */
 export class MemorySubscription
-  implements
-    BatchSubscription<MemoryDelivery>,
-    SeekableSubscription<MemoryDelivery>,
-    DeliveryOwner,
-    GroupWaiter
+  extends PullSubscription<MemoryDelivery>
+  implements SeekableSubscription<MemoryDelivery>, DeliveryOwner, GroupWaiter, HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
   readonly group: string | undefined;
   readonly retry: RetryDeclaration | undefined;
   readonly partitionCount: number | undefined;
-  readonly #host: SubscriptionHost;
+  readonly #host: MemoryHost;
   readonly #group: MemoryGroup;
   /** Handed out and not yet settled: returned to the group if the connection shuts down first. */
   readonly #out = new Set<MemoryDelivery>();
-  #closed = false;
+  /** Left its group (closed, or surrendered at shutdown): once only. */
+  #left = false;
   #waiting:
     | { resolve: (sequence: bigint | undefined) => void; reject: (error: Error) => void }
     | undefined;
 
   constructor(
-    host: SubscriptionHost,
+    host: MemoryHost,
     group: MemoryGroup,
     retry: RetryDeclaration | undefined,
     partitionCount?: number,
   ) {
+    super();
     this.#host = host;
     this.#group = group;
     this.name = group.topic.name;
@@ -60,13 +52,7 @@ export class MemorySubscription
     group.join();
   }
 
-  async next(): Promise<IteratorResult<MemoryDelivery, undefined>> {
-    const sequence = await this.#nextSequence();
-    return sequence === undefined ? done : { done: false, value: this.#deliver(sequence) };
-  }
-
-  async nextBatch(max: number): Promise<readonly MemoryDelivery[]> {
-    assertBatchSize(max);
+  protected async pull(max: number): Promise<readonly MemoryDelivery[]> {
     const first = await this.#nextSequence();
     if (first === undefined) return [];
     const batch = [this.#deliver(first)];
@@ -79,13 +65,7 @@ export class MemorySubscription
   }
 
   async seek(position: MemoryPosition): Promise<void> {
-    this.#host.assertOpen();
-    if (!isMemoryPosition(position)) {
-      throw new RustStreamError(
-        "foreign-value",
-        "seek() got a position that is not a memory position: pass delivery.position or parsePosition()",
-      );
-    }
+    this.seekTo(position, isMemoryPosition, "a memory position");
     const topic = this.#group.topic;
     if (position.sequence < topic.base || position.sequence > topic.next) {
       throw new RustStreamError(
@@ -107,19 +87,18 @@ export class MemorySubscription
     this.#closeNow();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<MemoryDelivery, undefined> {
-    return subscriptionIterator(this);
-  }
+  // HostedSubscription
 
-  /**
-   * Called by the connection's shutdown: a waiting pull rejects with `error`, and what was handed
-   * out and never settled goes back to the group. Answers how many went back.
-   */
-  revoke(error: Error): number {
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
     const waiting = this.#waiting;
     this.#waiting = undefined;
     this.#group.unwait(this);
     waiting?.reject(error);
+  }
+
+  /** What was handed out and never settled goes back to the group. */
+  async surrender(): Promise<number> {
     const returned = this.#out.size;
     for (const delivery of this.#out) {
       this.#group.requeue(delivery.sequence, this.#group.generation);
@@ -130,8 +109,9 @@ export class MemorySubscription
   }
 
   #closeNow(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#left) return;
+    this.#left = true;
+    this.markClosed();
     this.#group.unwait(this);
     this.#group.leave();
     this.#host.forget(this);
@@ -157,14 +137,6 @@ export class MemorySubscription
   }
 
   #nextSequence(): Promise<bigint | undefined> | bigint | undefined {
-    this.#host.assertOpen();
-    if (this.#closed) return undefined;
-    if (this.#waiting !== undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
-      );
-    }
     const sequence = this.#group.take();
     if (sequence !== undefined) return sequence;
     return new Promise((resolve, reject) => {

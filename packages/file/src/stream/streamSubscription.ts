@@ -1,15 +1,10 @@
+import { RustStreamError, type SeekableSubscription, type SettleResult } from "@ruststream/core";
 import {
-  type BatchSubscription,
-  RustStreamError,
-  type SeekableSubscription,
-  type SettleResult,
-} from "@ruststream/core";
-import {
-  assertBatchSize,
-  batchesMark,
   type Coordinator,
+  PullSubscription,
+  SettleWatermark,
+  type SubscriptionHost,
   seekMark,
-  subscriptionIterator,
 } from "@ruststream/core/broker";
 import { FilePosition, isFilePosition } from "../position.js";
 import type { FileStream } from "../sources.js";
@@ -17,22 +12,21 @@ import { fileError, wrapFileError } from "../wire/format/errors.js";
 import type { DecodedMessage } from "../wire/format/types.js";
 import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
 import { streamTip } from "../wire/io/streamTip.js";
-import { PositionTracker } from "./positionTracker.js";
 import { Sidecar, sidecarPath } from "./sidecar.js";
 import { type DeliveryOwner, FileDelivery } from "./streamDelivery.js";
 
-/** What a subscription needs from its connection. */
-export interface SubscriptionHost {
+/** What a subscription needs from its connection, beside core's. */
+export interface FileHost extends SubscriptionHost {
   /** The file read (a private temporary one in process). */
   readonly path: string;
   readonly coordinator: Coordinator | undefined;
-  assertOpen(): void;
   forget(subscription: FileSubscription): void;
 }
 
 interface Named {
   readonly sidecar: Sidecar;
-  readonly tracker: PositionTracker;
+  /** Renewed by a seek: deliveries handed out before it no longer move the position. */
+  watermark: SettleWatermark;
 }
 
 interface Requeued {
@@ -41,8 +35,6 @@ interface Requeued {
   /** The deliveries it had so far: the next one counts one more. */
   readonly redeliveryCount: number;
 }
-
-const done: IteratorResult<FileDelivery, undefined> = { done: true, value: undefined };
 
 /** Named consumers open in this process, by sidecar path: one subscription each. */
 const openConsumers = new Set<string>();
@@ -59,14 +51,14 @@ function failure(error: unknown, name: string): RustStreamError {
  * settled deliveries.
  */
 export class FileSubscription
-  implements BatchSubscription<FileDelivery>, SeekableSubscription<FileDelivery>, DeliveryOwner
+  extends PullSubscription<FileDelivery>
+  implements SeekableSubscription<FileDelivery>, DeliveryOwner
 {
-  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
   /** The consumer name, for a named (durable) subscription: its group, in the conventions' terms. */
   readonly group: string | undefined;
-  readonly #host: SubscriptionHost;
+  readonly #host: FileHost;
   readonly #consumer: FileConsumer;
   readonly #named: Named | undefined;
   readonly #requeued: Requeued[] = [];
@@ -77,15 +69,15 @@ export class FileSubscription
   #fetch: Promise<DecodedMessage | undefined> | undefined;
   #wakeRequeue: (() => void) | undefined;
   #generation = 0;
-  #closed = false;
 
   private constructor(
-    host: SubscriptionHost,
+    host: FileHost,
     name: string,
     consumer: FileConsumer,
     named: Named | undefined,
     group: string | undefined,
   ) {
+    super();
     this.#host = host;
     this.name = name;
     this.group = group;
@@ -93,7 +85,7 @@ export class FileSubscription
     this.#named = named;
   }
 
-  static async open(host: SubscriptionHost, stream: FileStream): Promise<FileSubscription> {
+  static async open(host: FileHost, stream: FileStream): Promise<FileSubscription> {
     const key = stream.name;
     let from: ReadFrom = stream.start;
     let named: Named | undefined;
@@ -114,7 +106,7 @@ export class FileSubscription
         next = stream.start === "beginning" ? 0n : (streamTip(host.path, key)?.seq ?? 0n) + 1n;
         await sidecar.store(next);
       }
-      named = { sidecar, tracker: new PositionTracker(next) };
+      named = { sidecar, watermark: new SettleWatermark() };
       from = { seq: next };
     }
     if (claim) openConsumers.add(claim);
@@ -137,12 +129,25 @@ export class FileSubscription
     this.#host.coordinator?.enqueued();
   }
 
-  async next(): Promise<IteratorResult<FileDelivery, undefined>> {
-    this.#host.assertOpen();
-    if (this.#closed) return done;
+  protected async pull(max: number): Promise<readonly FileDelivery[]> {
+    const first = await this.#nextOne();
+    if (first === undefined) return [];
+    const batch = [first];
+    while (batch.length < max && this.#requeued.length > 0) {
+      batch.push(this.#redeliver(this.#requeued.shift()!));
+    }
+    if (batch.length < max && this.#fetch === undefined) {
+      for (const m of this.#consumer.takeBuffered(max - batch.length)) batch.push(this.#deliver(m));
+    }
+    return batch;
+  }
+
+  /** The next delivery, requeued ones first; `undefined` once closed. */
+  async #nextOne(): Promise<FileDelivery | undefined> {
     for (;;) {
+      if (this.closed) return undefined;
       const requeued = this.#requeued.shift();
-      if (requeued) return { done: false, value: this.#redeliver(requeued) };
+      if (requeued) return this.#redeliver(requeued);
       this.#fetch ??= this.#consumer.next();
       const fetch = this.#fetch;
       const requeue = new Promise<"requeue">((resolve) => {
@@ -161,33 +166,13 @@ export class FileSubscription
       this.#host.assertOpen();
       if (got === "requeue") continue;
       if (fetch === this.#fetch) this.#fetch = undefined;
-      if (got === undefined) return done;
-      return { done: false, value: this.#deliver(got) };
+      if (got === undefined) return undefined;
+      return this.#deliver(got);
     }
-  }
-
-  async nextBatch(max: number): Promise<readonly FileDelivery[]> {
-    assertBatchSize(max);
-    const first = await this.next();
-    if (first.done) return [];
-    const batch = [first.value];
-    while (batch.length < max && this.#requeued.length > 0) {
-      batch.push(this.#redeliver(this.#requeued.shift()!));
-    }
-    if (this.#fetch === undefined) {
-      for (const m of this.#consumer.takeBuffered(max - batch.length)) batch.push(this.#deliver(m));
-    }
-    return batch;
   }
 
   async seek(position: FilePosition): Promise<void> {
-    this.#host.assertOpen();
-    if (!isFilePosition(position)) {
-      throw new RustStreamError(
-        "foreign-value",
-        "seek() got a position that is not a file position: pass delivery.position or parsePosition()",
-      );
-    }
+    this.seekTo(position, isFilePosition, "a file position");
     const target = position.target;
     let from: ReadFrom;
     if (target.kind === "beginning" || target.kind === "end") {
@@ -209,7 +194,7 @@ export class FileSubscription
     this.#generation++;
     this.#fetch = undefined;
     this.#releaseAll();
-    this.#named?.tracker.reset();
+    if (this.#named) this.#named.watermark = new SettleWatermark();
     this.#consumer.seek(from);
   }
 
@@ -218,8 +203,7 @@ export class FileSubscription
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#consumer.close();
     this.#wakeRequeue?.();
     this.#releaseAll();
@@ -231,11 +215,11 @@ export class FileSubscription
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<FileDelivery, undefined> {
-    return subscriptionIterator(this);
+  // DeliveryOwner
+  assertOpen(): void {
+    this.#host.assertOpen();
   }
 
-  // DeliveryOwner
   settle(delivery: FileDelivery, verb: "ack" | "drop" | "requeue"): SettleResult {
     this.#host.assertOpen();
     const named = this.#named;
@@ -260,7 +244,7 @@ export class FileSubscription
       return "ok";
     }
     this.#release(delivery);
-    const moved = named.tracker.settle(delivery.seq);
+    const moved = named.watermark.settle(delivery.seq);
     if (moved === undefined) return "ok";
     return named.sidecar.store(moved).then(
       () => "ok" as const,
@@ -277,7 +261,7 @@ export class FileSubscription
 
   #deliver(message: DecodedMessage): FileDelivery {
     const counted = this.#counted.delete(message.offset);
-    this.#named?.tracker.delivered(message.seq);
+    this.#named?.watermark.delivered(message.seq);
     const count = this.#named === undefined ? undefined : 1;
     const delivery = new FileDelivery(this, message, this.#generation, counted, count);
     if (counted) this.#out.add(delivery);

@@ -1,6 +1,6 @@
 import { RustStreamError, type TlsOptions } from "@ruststream/core";
 import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
-import type { ConfigValue } from "./port.js";
+import type { ConfigValue } from "./link.js";
 
 /** SASL authentication: PLAIN or SCRAM. */
 export interface KafkaSaslOptions {

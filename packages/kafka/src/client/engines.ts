@@ -1,7 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import type { KafkaEngineName } from "./connectionOptions.js";
+import type { AssignmentStrategy, Compression } from "./link.js";
 import { otherEngine, packageOf } from "./load.js";
-import type { AssignmentStrategy, Compression } from "./port.js";
 
 // What each engine can do, checked when a subscription or a publisher is created, so a setting one
 // engine cannot honour is refused with the name of the engine that can, instead of being ignored.

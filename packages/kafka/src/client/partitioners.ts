@@ -1,5 +1,5 @@
 import { crc32 } from "node:zlib";
-import type { Partitioner } from "./port.js";
+import type { Partitioner } from "./link.js";
 
 // The two ways a record key picks a partition, as the clients define them, so the same key lands on
 // the same partition whichever client wrote it. `murmur2`: the Java client's default (and

@@ -1,4 +1,4 @@
-import type { ConsumedRecord, ProducedRecord, TopicPartition, Watermarks } from "../client/port.js";
+import type { ConsumedRecord, ProducedRecord, TopicPartition, Watermarks } from "../client/link.js";
 import { InProcessGroup } from "./group.js";
 
 // The in-process stand-in of a Kafka cluster: topics of partition logs, and consumer groups with

@@ -2,11 +2,11 @@ import type { Coordinator } from "@ruststream/core/broker";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineConsumer,
+  type LinkConsumer,
   type PartitionOffset,
   partitionKey,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
 import type { InProcessCluster } from "./cluster.js";
 import type { GroupMember, InProcessGroup } from "./group.js";
 
@@ -20,7 +20,7 @@ let members = 0;
  * available to this member (appended to, or already waiting in, a partition it holds) and released
  * once when the subscription settles it for good, or when the member gives the partition up.
  */
-export class InProcessConsumer implements EngineConsumer, GroupMember {
+export class InProcessConsumer implements LinkConsumer, GroupMember {
   readonly id = ++members;
   readonly topics: readonly string[];
   readonly strategy: string;

@@ -1,4 +1,4 @@
-import type { TopicPartition } from "../client/port.js";
+import type { TopicPartition } from "../client/link.js";
 
 /** The partitions of a topic, as the group's assignor asks for them. */
 export interface PartitionCounts {

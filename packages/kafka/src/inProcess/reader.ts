@@ -1,10 +1,10 @@
 import {
   type ConsumedRecord,
-  type EngineReader,
+  type LinkReader,
   type PartitionOffset,
   partitionKey,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
 import type { InProcessCluster } from "./cluster.js";
 
 const FETCH_MAX = 256;
@@ -14,7 +14,7 @@ const FETCH_MAX = 256;
  * as a consumer is, on a microtask after each append. It belongs to no group and is not counted for
  * the test's coordinator: what it reads (replies) is no delivery anybody settles.
  */
-export class InProcessReader implements EngineReader {
+export class InProcessReader implements LinkReader {
   readonly #cluster: InProcessCluster;
   readonly #records: (records: readonly ConsumedRecord[]) => void;
   readonly #positions = new Map<string, { readonly tp: TopicPartition; offset: bigint }>();

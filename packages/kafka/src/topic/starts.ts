@@ -1,12 +1,12 @@
 import { RustStreamError } from "@ruststream/core";
 import {
-  type EngineAdmin,
-  type EngineConsumer,
+  type LinkAdmin,
+  type LinkConsumer,
   type PartitionOffset,
   partitionKey,
   type StartSpec,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
 import type { TopicCreation } from "../sources.js";
 
 /**
@@ -18,8 +18,8 @@ import type { TopicCreation } from "../sources.js";
  * restart picks up from there.
  */
 export async function startOffsets(
-  consumer: EngineConsumer,
-  admin: EngineAdmin,
+  consumer: LinkConsumer,
+  admin: LinkAdmin,
   partitions: readonly TopicPartition[],
   start: StartSpec | undefined,
 ): Promise<PartitionOffset[]> {
@@ -43,7 +43,7 @@ export async function startOffsets(
   return starts;
 }
 
-async function startOf(admin: EngineAdmin, p: TopicPartition, start: StartSpec): Promise<bigint> {
+async function startOf(admin: LinkAdmin, p: TopicPartition, start: StartSpec): Promise<bigint> {
   const { low, high } = await admin.watermarks(p.topic, p.partition);
   if (start === "earliest") return low;
   if (start === "latest") return high;
@@ -57,7 +57,7 @@ async function startOf(admin: EngineAdmin, p: TopicPartition, start: StartSpec):
  * tells its user to do.
  */
 export async function ensureTopic(
-  admin: EngineAdmin,
+  admin: LinkAdmin,
   topic: string,
   create: TopicCreation | undefined,
   remedy = "create it first, or give the KafkaTopic a create option ({ create: { partitions } })",

@@ -5,7 +5,7 @@ import {
   type SettleResult,
 } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
-import type { ConsumedRecord, ProducedRecord } from "../client/port.js";
+import type { ConsumedRecord, ProducedRecord } from "../client/link.js";
 import { KafkaPosition } from "../position.js";
 
 /** What a delivery needs from the subscription that handed it out. */

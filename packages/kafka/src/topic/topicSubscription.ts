@@ -1,27 +1,21 @@
 import {
-  type BatchSubscription,
   isRustStreamError,
   type RawMessage,
   RustStreamError,
   type SeekableSubscription,
 } from "@ruststream/core";
-import {
-  assertBatchSize,
-  batchesMark,
-  seekMark,
-  subscriptionIterator,
-} from "@ruststream/core/broker";
+import { type HostedSubscription, PullSubscription, seekMark } from "@ruststream/core/broker";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineAdmin,
-  type EngineConsumer,
-  type KafkaEngine,
+  type LinkAdmin,
+  type LinkConsumer,
   type PartitionOffset,
   type ProducedRecord,
   partitionKey,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
+import type { KafkaHost } from "../host.js";
 import { isKafkaPosition, KafkaPosition } from "../position.js";
 import type { KafkaTopic } from "../sources.js";
 import type { TransactionLine } from "../transactions.js";
@@ -31,50 +25,22 @@ import { Tracker } from "./tracker.js";
 import { TransactionWindow } from "./window.js";
 
 /**
- * What the topic mode needs from its connection. Declared here and implemented by the connected
- * broker, so this folder never imports broker.ts.
- */
-export interface TopicHost {
-  readonly engine: KafkaEngine;
-  /** Throws the `closed` error once the connection has shut down. */
-  assertOpen(): void;
-  readonly isClosed: boolean;
-  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
-  record(message: RawMessage): void;
-}
-
-/** A subscription as its connection tracks it, to close what it holds at shutdown. */
-export interface HostedSubscription {
-  /** Stops pulling; a waiting pull rejects with `error`. */
-  revoke(error: RustStreamError): void;
-  /** Commits what was settled and leaves the group; answers how many deliveries were left open. */
-  surrender(): Promise<number>;
-}
-
-const done: IteratorResult<KafkaDelivery, undefined> = { done: true, value: undefined };
-
-/**
  * A consumer group member reading one topic (and its retry topic). The engine pushes fetched
  * records into a bounded buffer (it pauses fetching when the buffer holds `prefetch`); `next()` and
  * `nextBatch()` hand them out, requeued deliveries first. Under `tracked` every hand-out and settle
  * goes through the partition's watermark books, and the engine is told the position to commit.
  */
 export class KafkaTopicSubscription
-  implements
-    BatchSubscription<KafkaDelivery>,
-    SeekableSubscription<KafkaDelivery>,
-    DeliveryOwner,
-    ConsumerHooks,
-    HostedSubscription
+  extends PullSubscription<KafkaDelivery>
+  implements SeekableSubscription<KafkaDelivery>, DeliveryOwner, ConsumerHooks, HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
   readonly group: string;
   readonly commit: "auto" | "tracked" | "transactional";
-  readonly #host: TopicHost;
+  readonly #host: KafkaHost;
   readonly #source: KafkaTopic;
-  readonly #admin: EngineAdmin;
+  readonly #admin: LinkAdmin;
   readonly #tracker = new Tracker();
   readonly #held = new Map<string, TopicPartition>();
   #buffer: ConsumedRecord[] = [];
@@ -82,12 +48,9 @@ export class KafkaTopicSubscription
   #requeued: KafkaDelivery[] = [];
   /** Handed out and not settled: under `tracked`, the member stays in the group until they are. */
   readonly #out = new Set<KafkaDelivery>();
-  #consumer!: EngineConsumer;
+  #consumer!: LinkConsumer;
   #wake: (() => void) | undefined;
-  #taking = false;
   #paused = false;
-  #closed = false;
-  #revoked: RustStreamError | undefined;
   #failed: RustStreamError | undefined;
   #leaving: Promise<void> | undefined;
   #onForget: () => void = () => {};
@@ -95,14 +58,15 @@ export class KafkaTopicSubscription
   #window: TransactionWindow | undefined;
 
   private constructor(
-    host: TopicHost,
+    host: KafkaHost,
     source: KafkaTopic,
     group: string,
     commit: "auto" | "tracked" | "transactional",
   ) {
+    super();
     this.#host = host;
     this.#source = source;
-    this.#admin = host.engine.admin;
+    this.#admin = host.link.admin;
     this.name = source.name;
     this.group = group;
     this.commit = commit;
@@ -110,7 +74,7 @@ export class KafkaTopicSubscription
 
   /** Makes sure the topics exist, joins the group and waits for the first assignment. */
   static async open(
-    host: TopicHost,
+    host: KafkaHost,
     source: KafkaTopic,
     settings: {
       readonly group: string;
@@ -129,7 +93,7 @@ export class KafkaTopicSubscription
       await ensureTopic(subscription.#admin, topic, source.create);
     }
     try {
-      subscription.#consumer = host.engine.consumer(
+      subscription.#consumer = host.link.consumer(
         {
           group: settings.group,
           topics: source.topics,
@@ -167,16 +131,6 @@ export class KafkaTopicSubscription
     return [...this.#held.values()];
   }
 
-  async next(): Promise<IteratorResult<KafkaDelivery, undefined>> {
-    const [first] = await this.#take(1);
-    return first === undefined ? done : { done: false, value: first };
-  }
-
-  async nextBatch(max: number): Promise<readonly KafkaDelivery[]> {
-    assertBatchSize(max);
-    return this.#take(max);
-  }
-
   /**
    * Moves this member's read position (never the group's committed one, and only partitions this
    * member holds; the next rebalance discards it). An offset names one partition and must lie
@@ -184,13 +138,7 @@ export class KafkaTopicSubscription
    * every partition held.
    */
   async seek(position: KafkaPosition): Promise<void> {
-    this.#host.assertOpen();
-    if (!isKafkaPosition(position)) {
-      throw new RustStreamError(
-        "foreign-value",
-        "seek() got a position that is not a Kafka position: pass delivery.position or parsePosition()",
-      );
-    }
+    this.seekTo(position, isKafkaPosition, "a Kafka position");
     const targets = await this.#targets(position);
     this.#host.assertOpen();
     const moves: Promise<void>[] = [];
@@ -211,18 +159,13 @@ export class KafkaTopicSubscription
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#wake?.();
     this.#purgeAll();
     this.#consumer.pause();
     // Deliveries still open keep the member in the group, so their settles still commit; it
     // leaves with the last of them, or at shutdown.
     if (this.commit === "auto" || this.#out.size === 0) await this.#leave();
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<KafkaDelivery, undefined> {
-    return subscriptionIterator(this);
   }
 
   // ConsumerHooks: what the engine reports.
@@ -253,7 +196,7 @@ export class KafkaTopicSubscription
   }
 
   records(records: readonly ConsumedRecord[]): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     for (const record of records) this.#buffer.push(record);
     if (!this.#paused && this.#buffered() >= this.#source.prefetch) {
       this.#paused = true;
@@ -295,7 +238,7 @@ export class KafkaTopicSubscription
       }
     }
     this.#consumer.released?.(record);
-    if (this.#closed && this.#out.size === 0) void this.#leave();
+    if (this.closed && this.#out.size === 0) void this.#leave();
   }
 
   requeue(delivery: KafkaDelivery): void {
@@ -303,14 +246,11 @@ export class KafkaTopicSubscription
     this.#window?.unstage(causeOf(delivery));
     // A partition sought or taken away since: its committed position still pins the record, so the
     // partition's next reader gets it; serving it here would run it in the wrong place.
-    if (
-      !this.#closed &&
-      this.#tracker.current(partitionKey(delivery.record), delivery.generation)
-    ) {
+    if (!this.closed && this.#tracker.current(partitionKey(delivery.record), delivery.generation)) {
       this.#requeued.push(delivery);
       this.#wake?.();
     }
-    if (this.#closed && this.#out.size === 0) void this.#leave();
+    if (this.closed && this.#out.size === 0) void this.#leave();
   }
 
   stage(delivery: KafkaDelivery, record: ProducedRecord, raw: RawMessage): boolean {
@@ -327,8 +267,7 @@ export class KafkaTopicSubscription
   // HostedSubscription: what the connection does at shutdown.
 
   revoke(error: RustStreamError): void {
-    this.#revoked = error;
-    this.#closed = true;
+    this.markRevoked(error);
     this.#wake?.();
   }
 
@@ -342,33 +281,18 @@ export class KafkaTopicSubscription
 
   // Pulling.
 
-  async #take(max: number): Promise<KafkaDelivery[]> {
-    this.#host.assertOpen();
-    if (this.#closed) {
-      if (this.#revoked !== undefined) throw this.#revoked;
-      return [];
-    }
-    if (this.#taking) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
-      );
-    }
-    this.#taking = true;
-    try {
-      for (;;) {
-        if (this.#revoked !== undefined) throw this.#revoked;
-        if (this.#failed !== undefined) throw this.#failed;
-        if (this.#closed) return [];
-        const handed = this.#handOut(max);
-        if (handed.length > 0) return handed;
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = undefined;
-      }
-    } finally {
-      this.#taking = false;
+  protected async pull(max: number): Promise<KafkaDelivery[]> {
+    for (;;) {
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+      if (this.#failed !== undefined) throw this.#failed;
+      if (this.closed) return [];
+      const handed = this.#handOut(max);
+      if (handed.length > 0) return handed;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
     }
   }
 
@@ -444,7 +368,7 @@ export class KafkaTopicSubscription
     const subscription = this;
     return {
       group: this.group,
-      get consumer(): EngineConsumer {
+      get consumer(): LinkConsumer {
         return subscription.#consumer;
       },
       current: (key: string, generation: number) => this.#tracker.current(key, generation),

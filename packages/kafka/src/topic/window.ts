@@ -1,11 +1,11 @@
 import { type RawMessage, RustStreamError } from "@ruststream/core";
 import {
-  type EngineConsumer,
+  type LinkConsumer,
   type PartitionOffset,
   type ProducedRecord,
   partitionKey,
   type TopicPartition,
-} from "../client/port.js";
+} from "../client/link.js";
 import type { TransactionLine } from "../transactions.js";
 
 /** How long settled work waits for its transaction (RustStream's commit interval). */
@@ -31,7 +31,7 @@ interface Output {
 /** What the window needs from its subscription. */
 export interface WindowOwner {
   readonly group: string;
-  readonly consumer: EngineConsumer;
+  readonly consumer: LinkConsumer;
   /** Whether a delivery of this generation still belongs to its partition's books. */
   current(key: string, generation: number): boolean;
   /**

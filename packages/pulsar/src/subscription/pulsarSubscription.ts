@@ -1,27 +1,19 @@
+import { type OutgoingMessage, RustStreamError, type SeekableSubscription } from "@ruststream/core";
 import {
-  type BatchSubscription,
-  type OutgoingMessage,
-  RustStreamError,
-  type SeekableSubscription,
-} from "@ruststream/core";
-import {
-  assertBatchSize,
-  batchesMark,
+  type HostedSubscription,
   movesMark,
+  PullSubscription,
   type ReportsMoves,
   seekMark,
-  subscriptionIterator,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "../delivery/pulsarDelivery.js";
 import type { DeadLetterPolicy, SharedOwner } from "../delivery/sharedDelivery.js";
-import type { HostedSubscription, PulsarHost } from "../host.js";
+import type { PulsarHost } from "../host.js";
 import type { LinkConsumer } from "../link/link.js";
 import { isPulsarPosition, type PulsarPosition, parsePulsarPosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { Reader, Received } from "./reader.js";
-
-const done: IteratorResult<PulsarDelivery, undefined> = { done: true, value: undefined };
 
 /** How a subscription turns what it reads into deliveries: the mode's part. */
 export type DeliveryFactory = (owner: SharedOwner, received: Received) => PulsarDelivery;
@@ -49,14 +41,9 @@ export interface SubscriptionSettings {
  * settled, so a handler finishing after the close still acks on the consumer that received it.
  */
 export class PulsarSubscription
-  implements
-    BatchSubscription<PulsarDelivery>,
-    SeekableSubscription<PulsarDelivery>,
-    ReportsMoves,
-    SharedOwner,
-    HostedSubscription
+  extends PullSubscription<PulsarDelivery>
+  implements SeekableSubscription<PulsarDelivery>, ReportsMoves, SharedOwner, HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly [movesMark] = true as const;
   readonly name: string;
@@ -77,12 +64,10 @@ export class PulsarSubscription
   readonly #out = new Set<PulsarDelivery>();
   #wake: (() => void) | undefined;
   #onMoved: ((moved: PulsarDelivery, destination: string, reason: string) => void) | undefined;
-  #taking = false;
-  #closed = false;
   #released: Promise<void> | undefined;
-  #revoked: RustStreamError | undefined;
 
   constructor(host: PulsarHost, reader: Reader, settings: SubscriptionSettings) {
+    super();
     this.#host = host;
     this.#reader = reader;
     this.#settings = settings;
@@ -94,29 +79,13 @@ export class PulsarSubscription
     this.#unlisten = reader.listen(() => this.#wakeUp());
   }
 
-  async next(): Promise<IteratorResult<PulsarDelivery, undefined>> {
-    const [first] = await this.#take(1);
-    return first === undefined ? done : { done: false, value: first };
-  }
-
-  async nextBatch(max: number): Promise<readonly PulsarDelivery[]> {
-    assertBatchSize(max);
-    return this.#take(max);
-  }
-
   /**
    * Moves the whole subscription (every consumer of it, in every process): to a message, on its
    * topic or retry topic and partition, or to a publish time on all of them. The broker accepts any
    * id, so one after the topic's last message is refused here with `unknown-position`.
    */
   async seek(position: PulsarPosition): Promise<void> {
-    this.#host.assertOpen();
-    if (!isPulsarPosition(position)) {
-      throw new RustStreamError(
-        "foreign-value",
-        "seek() got a position that is not a Pulsar position: pass delivery.position or parsePosition()",
-      );
-    }
+    this.seekTo(position, isPulsarPosition, "a Pulsar position");
     if (position.kind === "time") {
       await this.#moving(
         Promise.all([
@@ -143,25 +112,25 @@ export class PulsarSubscription
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#settings.forget();
     this.#wakeUp();
     if (this.#out.size === 0) await this.#release();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<PulsarDelivery, undefined> {
-    return subscriptionIterator(this);
-  }
-
   // HostedSubscription
 
-  async revoke(error: RustStreamError): Promise<void> {
-    this.#revoked = error;
-    this.#closed = true;
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
     this.#wakeUp();
+  }
+
+  /** Closes the consumers, which sends their pending acks first; what stays unacked goes back. */
+  async surrender(): Promise<number> {
+    const open = this.#out.size;
     this.#out.clear();
     await this.#release();
+    return open;
   }
 
   // SharedOwner
@@ -191,42 +160,30 @@ export class PulsarSubscription
 
   settled(delivery: PulsarDelivery): void {
     this.#out.delete(delivery);
-    if (this.#closed && this.#out.size === 0) void this.#release();
+    if (this.closed && this.#out.size === 0) void this.#release();
   }
 
   // Pulling
 
-  async #take(max: number): Promise<PulsarDelivery[]> {
-    this.#host.assertOpen();
-    if (this.#closed) return [];
-    if (this.#taking) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
-      );
-    }
-    this.#taking = true;
-    try {
-      for (;;) {
-        if (this.#revoked !== undefined) throw this.#revoked;
-        if (this.#closed) return [];
-        const deliveries: PulsarDelivery[] = [];
-        while (deliveries.length < max) {
-          const received = this.#reader.tryReceive();
-          if (received === undefined) break;
-          const delivery = this.#settings.deliver(this, received);
-          this.#out.add(delivery);
-          if (this.#spent(delivery)) continue;
-          deliveries.push(delivery);
-        }
-        if (deliveries.length > 0) return deliveries;
-        // Nothing queued: wait for the consumers to say a message came (or for a close).
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
+  protected async pull(max: number): Promise<PulsarDelivery[]> {
+    for (;;) {
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+      if (this.closed) return [];
+      const deliveries: PulsarDelivery[] = [];
+      while (deliveries.length < max) {
+        const received = this.#reader.tryReceive();
+        if (received === undefined) break;
+        const delivery = this.#settings.deliver(this, received);
+        this.#out.add(delivery);
+        if (this.#spent(delivery)) continue;
+        deliveries.push(delivery);
       }
-    } finally {
-      this.#taking = false;
+      if (deliveries.length > 0) return deliveries;
+      // Nothing queued: wait for the consumers to say a message came (or for a close).
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
     }
   }
 

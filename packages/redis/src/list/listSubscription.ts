@@ -1,16 +1,15 @@
-import { type BatchSubscription, RustStreamError } from "@ruststream/core";
-import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
+import { RustStreamError } from "@ruststream/core";
+import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import { decodeFrame, encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
 import { type Arg, array, type Command, errorCode } from "../client/resp.js";
 import { assertScriptKeys } from "../client/slots.js";
-import type { HostedSubscription, RedisHost } from "../host.js";
+import type { RedisHost } from "../host.js";
 import { countedHeaders, SWEEP_BATCH } from "../names.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
 import { claimMember, recoverScript, SALT_LENGTH, takeScript } from "./listScripts.js";
 
-const done: IteratorResult<RedisListDelivery, undefined> = { done: true, value: undefined };
 const none: readonly RedisListDelivery[] = [];
 // A claim's salt (pid and counter) keeps claims of two identical values apart.
 const pid = Buffer.alloc(4);
@@ -26,9 +25,9 @@ let claimed = 0;
  * consumer held longer than `recoveryIdleMs` go back.
  */
 export class RedisListSubscription
-  implements BatchSubscription<RedisListDelivery>, ListDeliveryOwner, HostedSubscription
+  extends PullSubscription<RedisListDelivery>
+  implements ListDeliveryOwner, HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
   readonly #source: RedisList;
@@ -38,9 +37,6 @@ export class RedisListSubscription
   readonly #reader: BlockingLink;
   readonly #out = new Set<RedisListDelivery>();
   #sequence = 0n;
-  #closed = false;
-  #revoked: RustStreamError | undefined;
-  #taking = false;
   #reading: Promise<readonly RedisListDelivery[]> = Promise.resolve(none);
   #nextRecovery = 0;
   #onForget: (() => void) | undefined;
@@ -52,6 +48,7 @@ export class RedisListSubscription
     keys: { processing: string; recovery: string },
     reader: BlockingLink,
   ) {
+    super();
     this.#host = host;
     this.#source = source;
     this.#processing = keys.processing;
@@ -83,55 +80,33 @@ export class RedisListSubscription
     return subscription;
   }
 
-  async next(): Promise<IteratorResult<RedisListDelivery, undefined>> {
-    const [first] = await this.#pull(1);
-    return first === undefined ? done : { done: false, value: first };
-  }
-
   /**
    * Moves up to `max` values (at most the source's `count`) into processing: as many as the queue
    * holds at once, or, when it is empty, waits for one.
    */
-  async nextBatch(max: number): Promise<readonly RedisListDelivery[]> {
-    assertBatchSize(max);
-    return this.#pull(Math.min(max, this.#source.count));
-  }
-
-  async #pull(max: number): Promise<readonly RedisListDelivery[]> {
-    this.#host.assertOpen();
-    if (this.#closed) return none;
-    if (this.#taking) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
-      );
-    }
-    this.#taking = true;
-    try {
-      for (;;) {
-        if (this.#revoked !== undefined) throw this.#revoked;
-        if (this.#closed) return none;
-        const read = this.#read(max);
-        this.#reading = read;
-        const deliveries = await read;
-        if (this.#revoked !== undefined) {
-          // Moved into processing just as the connection shut down: give them back at once.
-          if (deliveries.length > 0) await this.#giveBack(deliveries).catch(() => undefined);
-          throw this.#revoked;
-        }
-        if (deliveries.length > 0) {
-          for (const delivery of deliveries) this.#out.add(delivery);
-          return deliveries;
-        }
+  protected async pull(max: number): Promise<readonly RedisListDelivery[]> {
+    for (;;) {
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+      if (this.closed) return none;
+      const read = this.#read(Math.min(max, this.#source.count));
+      this.#reading = read;
+      const deliveries = await read;
+      const revokedNow = this.revokedWith;
+      if (revokedNow !== undefined) {
+        // Moved into processing just as the connection shut down: give them back at once.
+        if (deliveries.length > 0) await this.#giveBack(deliveries).catch(() => undefined);
+        throw revokedNow;
       }
-    } finally {
-      this.#taking = false;
+      if (deliveries.length > 0) {
+        for (const delivery of deliveries) this.#out.add(delivery);
+        return deliveries;
+      }
     }
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#onForget?.();
     await this.#reader.interrupt();
     const moved = await this.#reading.catch(() => none);
@@ -142,15 +117,10 @@ export class RedisListSubscription
     await this.#reader.close();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RedisListDelivery, undefined> {
-    return subscriptionIterator(this);
-  }
-
   // HostedSubscription
 
   async revoke(error: RustStreamError): Promise<void> {
-    this.#revoked = error;
-    this.#closed = true;
+    this.markRevoked(error);
     await this.#reader.interrupt();
     await this.#reading.catch(() => none);
   }
@@ -211,7 +181,7 @@ export class RedisListSubscription
         this.#nextRecovery = link.now() + Math.min(source.recoveryIdleMs, source.blockMs);
         await this.#recover(source.recoveryIdleMs);
       }
-      if (this.#closed) return none;
+      if (this.closed) return none;
       const claiming = source.recoveryIdleMs !== undefined;
       const base = claimed + 1;
       if (claiming) claimed += max;
@@ -220,7 +190,7 @@ export class RedisListSubscription
         await link.script(takeScript, [this.name, this.#processing, this.#recovery], args),
       ).filter((raw): raw is Buffer => Buffer.isBuffer(raw));
       if (raws.length === 0) {
-        if (this.#closed) return none;
+        if (this.closed) return none;
         const block =
           source.recoveryIdleMs === undefined
             ? source.blockMs
@@ -246,7 +216,7 @@ export class RedisListSubscription
           ),
       );
     } catch (error) {
-      if (this.#closed || this.#host.isClosed) return none;
+      if (this.closed || this.#host.isClosed) return none;
       const code = errorCode(error);
       if (code !== "" && code !== "LOADING" && code !== "BUSY" && code !== "UNBLOCKED") {
         const message = (error as Error).message;

@@ -1,12 +1,11 @@
-import { type BatchSubscription, RustStreamError } from "@ruststream/core";
-import { assertBatchSize, batchesMark, subscriptionIterator } from "@ruststream/core/broker";
+import { RustStreamError } from "@ruststream/core";
+import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import type { PubSubLink } from "../client/link.js";
 import type { RedisBytes } from "../client/resp.js";
-import type { HostedSubscription, RedisHost } from "../host.js";
+import type { RedisHost } from "../host.js";
 import type { RedisPubSub, RedisPubSubPattern } from "../sources.js";
 import { RedisPubSubDelivery } from "./pubsubDelivery.js";
 
-const done: IteratorResult<RedisPubSubDelivery, undefined> = { done: true, value: undefined };
 const none: readonly RedisPubSubDelivery[] = [];
 
 /** Messages a subscriber that falls behind keeps; older ones are dropped, as Pub/Sub is lossy. */
@@ -17,9 +16,9 @@ const MAX_BUFFERED = 10_000;
  * arrived (channel and raw frame) until pulled; a pull decodes them, one by one or in batches.
  */
 export class RedisPubSubSubscription
-  implements BatchSubscription<RedisPubSubDelivery>, HostedSubscription
+  extends PullSubscription<RedisPubSubDelivery>
+  implements HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
   // A queue read from #head, reset once drained (no shift per message). The channel of each message
@@ -29,8 +28,6 @@ export class RedisPubSubSubscription
   #head = 0;
   #link: PubSubLink | undefined;
   #sequence = 0;
-  #closed = false;
-  #revoked: RustStreamError | undefined;
   #waiting: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #dropped = 0;
   #onForget: (() => void) | undefined;
@@ -38,6 +35,7 @@ export class RedisPubSubSubscription
   readonly #release = (): void => this.#host.coordinator.consumed();
 
   private constructor(host: RedisHost, name: string, pattern: boolean) {
+    super();
     this.#host = host;
     this.name = name;
     this.#channels = pattern ? [] : undefined;
@@ -68,30 +66,12 @@ export class RedisPubSubSubscription
     return this.#dropped;
   }
 
-  async next(): Promise<IteratorResult<RedisPubSubDelivery, undefined>> {
-    // A message already waiting: handed out without a batch array.
-    if (this.#head < this.#messages.length && !this.#closed && this.#waiting === undefined) {
-      this.#host.assertOpen();
-      const delivery = this.#deliverAt(this.#head++);
-      if (this.#head === this.#messages.length) this.#clear();
-      return { done: false, value: delivery };
-    }
-    const [first] = await this.#take(1);
-    return first === undefined ? done : { done: false, value: first };
-  }
-
-  /**
-   * Waits for one message, then hands it out with those already waiting, at most `max`. Messages of
-   * one socket read arrive together, so a waiting pull wakes once they all are buffered.
-   */
-  async nextBatch(max: number): Promise<readonly RedisPubSubDelivery[]> {
-    assertBatchSize(max);
-    return this.#take(max);
+  assertOpen(): void {
+    this.#host.assertOpen();
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#onForget?.();
     this.#settleWaiting();
     // What arrived and was never pulled is gone with the subscription, as on the server.
@@ -99,13 +79,8 @@ export class RedisPubSubSubscription
     await this.#link?.close();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RedisPubSubDelivery, undefined> {
-    return subscriptionIterator(this);
-  }
-
   async revoke(error: RustStreamError): Promise<void> {
-    this.#revoked = error;
-    this.#closed = true;
+    this.markRevoked(error);
     this.#settleWaiting();
   }
 
@@ -115,16 +90,11 @@ export class RedisPubSubSubscription
     return 0;
   }
 
-  async #take(max: number): Promise<readonly RedisPubSubDelivery[]> {
-    this.#host.assertOpen();
-    if (this.#revoked !== undefined) throw this.#revoked;
-    if (this.#closed) return none;
-    if (this.#waiting !== undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time`,
-      );
-    }
+  /**
+   * Waits for one message, then hands it out with those already waiting, at most `max`. Messages of
+   * one socket read arrive together, so a waiting pull wakes once they all are buffered.
+   */
+  protected async pull(max: number): Promise<readonly RedisPubSubDelivery[]> {
     if (this.#head === this.#messages.length) {
       // Woken by the first arrival (or a close, which empties the queue, or a revoke, which rejects).
       await new Promise<void>((resolve, reject) => {
@@ -163,12 +133,13 @@ export class RedisPubSubSubscription
     const waiting = this.#waiting;
     this.#waiting = undefined;
     if (waiting === undefined) return;
-    if (this.#revoked !== undefined) waiting.reject(this.#revoked);
+    const revoked = this.revokedWith;
+    if (revoked !== undefined) waiting.reject(revoked);
     else waiting.resolve();
   }
 
   #arrived(channel: string, message: RedisBytes): void {
-    if (this.#closed) {
+    if (this.closed) {
       this.#host.coordinator.consumed();
       return;
     }

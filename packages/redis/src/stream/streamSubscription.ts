@@ -1,24 +1,22 @@
 import { hostname } from "node:os";
 import {
-  type BatchSubscription,
   type HeaderMap,
   type ReadonlyHeaderMap,
   RustStreamError,
   type SeekableSubscription,
 } from "@ruststream/core";
 import {
-  assertBatchSize,
-  batchesMark,
+  type HostedSubscription,
   movesMark,
+  PullSubscription,
   type ReportsMoves,
   seekMark,
-  subscriptionIterator,
 } from "@ruststream/core/broker";
 import { encodeFrame } from "../client/frame.js";
 import type { BlockingLink } from "../client/link.js";
 import { array, type Command, errorCode, type RedisBytes, text } from "../client/resp.js";
 import { inOrder } from "../client/slots.js";
-import type { HostedSubscription, RedisHost } from "../host.js";
+import type { RedisHost } from "../host.js";
 import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
 import type { RedisStream } from "../sources.js";
@@ -26,7 +24,6 @@ import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
 import { entriesOfRead, entryFields, parseEntry, type StreamEntry, xadd } from "./entry.js";
 import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
 
-const done: IteratorResult<RedisStreamDelivery, undefined> = { done: true, value: undefined };
 let consumers = 0;
 
 /** A consumer name no other subscription of any process uses. */
@@ -54,14 +51,13 @@ function startId(source: RedisStream): string {
  * back onto the stream and, when asked to, reclaims entries that dead consumers left pending.
  */
 export class RedisStreamSubscription
+  extends PullSubscription<RedisStreamDelivery>
   implements
-    BatchSubscription<RedisStreamDelivery>,
     SeekableSubscription<RedisStreamDelivery>,
     ReportsMoves,
     StreamDeliveryOwner,
     HostedSubscription
 {
-  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly [movesMark] = true as const;
   readonly name: string;
@@ -78,9 +74,6 @@ export class RedisStreamSubscription
   readonly #buffer: Held[] = [];
   /** Handed out and not yet settled: returned to the stream if the connection shuts down first. */
   readonly #out = new Set<RedisStreamDelivery>();
-  #closed = false;
-  #revoked: RustStreamError | undefined;
-  #taking = false;
   #lock: Promise<unknown> = Promise.resolve();
   #nextSweep = 0;
   #nextReclaim = 0;
@@ -101,6 +94,7 @@ export class RedisStreamSubscription
   #ahead: Promise<void> | undefined;
 
   private constructor(host: RedisHost, source: RedisStream, group: string, reader: BlockingLink) {
+    super();
     this.#host = host;
     this.#source = source;
     this.#delayed = source.keys(host.link.cluster !== undefined).delayed;
@@ -133,24 +127,8 @@ export class RedisStreamSubscription
     return subscription;
   }
 
-  async next(): Promise<IteratorResult<RedisStreamDelivery, undefined>> {
-    const [first] = await this.#take(1);
-    return first === undefined ? done : { done: false, value: first };
-  }
-
-  async nextBatch(max: number): Promise<readonly RedisStreamDelivery[]> {
-    assertBatchSize(max);
-    return this.#take(max);
-  }
-
   async seek(position: RedisStreamPosition): Promise<void> {
-    this.#host.assertOpen();
-    if (!isRedisStreamPosition(position)) {
-      throw new RustStreamError(
-        "foreign-value",
-        "seek() got a position that is not a Redis stream position: pass delivery.position or parsePosition()",
-      );
-    }
+    this.seekTo(position, isRedisStreamPosition, "a Redis stream position");
     const id = position.toString();
     const found = array(await this.#host.link.call("XRANGE", [this.name, id, id, "COUNT", 1]));
     if (found.length === 0) {
@@ -180,8 +158,7 @@ export class RedisStreamSubscription
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (!this.markClosed()) return;
     this.#sendAcks();
     this.#onForget?.();
     clearTimeout(this.#wakeTimer);
@@ -194,15 +171,10 @@ export class RedisStreamSubscription
     await this.#reader.close();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RedisStreamDelivery, undefined> {
-    return subscriptionIterator(this);
-  }
-
   // HostedSubscription
 
   async revoke(error: RustStreamError): Promise<void> {
-    this.#revoked = error;
-    this.#closed = true;
+    this.markRevoked(error);
     this.#sendAcks();
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
@@ -320,37 +292,24 @@ export class RedisStreamSubscription
 
   // Pulling
 
-  async #take(max: number): Promise<RedisStreamDelivery[]> {
-    this.#host.assertOpen();
-    if (this.#closed) return [];
-    if (this.#taking) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
-      );
+  protected async pull(max: number): Promise<RedisStreamDelivery[]> {
+    while (this.#buffer.length === 0) {
+      if (this.revokedWith !== undefined) throw this.revokedWith;
+      if (this.closed) return [];
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      await (ahead ?? this.#exclusive(() => this.#fill()));
     }
-    this.#taking = true;
-    try {
-      while (this.#buffer.length === 0) {
-        if (this.#revoked !== undefined) throw this.#revoked;
-        if (this.#closed) return [];
-        const ahead = this.#ahead;
-        this.#ahead = undefined;
-        await (ahead ?? this.#exclusive(() => this.#fill()));
-      }
-      if (this.#revoked !== undefined) throw this.#revoked;
-      const held = this.#buffer.splice(0, max);
-      if (this.#buffer.length === 0) this.#readAhead();
-      const deliveries: RedisStreamDelivery[] = [];
-      for (const h of held) {
-        const delivery = new RedisStreamDelivery(this, this.name, h.entry, h.deliveryCount);
-        this.#out.add(delivery);
-        deliveries.push(delivery);
-      }
-      return deliveries;
-    } finally {
-      this.#taking = false;
+    if (this.revokedWith !== undefined) throw this.revokedWith;
+    const held = this.#buffer.splice(0, max);
+    if (this.#buffer.length === 0) this.#readAhead();
+    const deliveries: RedisStreamDelivery[] = [];
+    for (const h of held) {
+      const delivery = new RedisStreamDelivery(this, this.name, h.entry, h.deliveryCount);
+      this.#out.add(delivery);
+      deliveries.push(delivery);
     }
+    return deliveries;
   }
 
   /**
@@ -360,7 +319,7 @@ export class RedisStreamSubscription
    * next take, as that take's own read would have raised it.
    */
   #readAhead(): void {
-    if (this.#closed || this.#revoked !== undefined || this.#ahead !== undefined) return;
+    if (this.closed || this.revokedWith !== undefined || this.#ahead !== undefined) return;
     const read = this.#exclusive(() => this.#fill());
     read.catch(() => undefined);
     this.#ahead = read;
@@ -373,7 +332,7 @@ export class RedisStreamSubscription
   }
 
   async #fill(): Promise<void> {
-    if (this.#closed) return;
+    if (this.closed) return;
     const link = this.#host.link;
     const now = link.now();
     try {
@@ -391,7 +350,7 @@ export class RedisStreamSubscription
       if (this.#source.reclaimIdleMs !== undefined && now >= this.#nextReclaim) {
         if (await this.#reclaim(this.#source.reclaimIdleMs)) return;
       }
-      if (this.#closed) return;
+      if (this.closed) return;
       const until = Math.min(
         now + this.#source.blockMs,
         this.#delayed === undefined ? Number.POSITIVE_INFINITY : this.#nextSweep,
@@ -418,7 +377,7 @@ export class RedisStreamSubscription
         if (entry !== undefined) this.#buffer.push({ entry, deliveryCount: 1 });
       }
     } catch (error) {
-      if (this.#closed || this.#host.isClosed) return;
+      if (this.closed || this.#host.isClosed) return;
       const code = errorCode(error);
       if (code === "NOGROUP") {
         // The key or the group was deleted (FLUSHALL, a server without persistence restarted).

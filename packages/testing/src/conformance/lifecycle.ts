@@ -78,6 +78,35 @@ export const lifecycleScenarios: readonly Scenario<LifecycleContext>[] = [
       }),
   },
   {
+    name: "a second pull while one waits is refused, and the waiting one still gets the message",
+    run: ({ h }) =>
+      withConnection(h, async (connected) => {
+        const name = uniqueName("second-pull");
+        const subscription = await connected.subscribe(h.source(name));
+        const waiting = subscription.next();
+        // Should the scenario fail before it is awaited, the shutdown's rejection is expected.
+        waiting.catch(() => undefined);
+        let refused: unknown = "resolved";
+        try {
+          // Bounded: a pull that queues behind the waiting one would wait for ever here.
+          await within(h.arrivalMs, "the second pull", subscription.next());
+        } catch (error) {
+          refused = error;
+        }
+        expect(
+          isRustStreamError(refused, "invalid-argument"),
+          `a second next() while one waits: expected code "invalid-argument", got ${String(refused)}`,
+        ).toBe(true);
+        const publisher = await h.publisher(connected);
+        await publisher.publish({ name, payload: bytes("only") });
+        const first = await within(h.arrivalMs, "the waiting pull", waiting);
+        expect(first.done).toBe(false);
+        expect(text(first.value!.payload)).toBe("only");
+        await ackAll([first.value!]);
+        await subscription.close();
+      }),
+  },
+  {
     name: "settle from other tasks: a requeue comes back, a drop stays gone",
     needs: ["requeue", "drop"],
     run: ({ h }) =>

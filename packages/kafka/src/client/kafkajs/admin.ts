@@ -1,12 +1,12 @@
 import { whileLeaderMoves } from "../leaderWait.js";
-import type { EngineAdmin, Watermarks } from "../port.js";
+import type { LinkAdmin, Watermarks } from "../link.js";
 import type { KjsAdmin } from "./kafkajs.js";
 
 // How long a topic just created may take to show in the cluster's metadata.
 const METADATA_WAIT_MS = 10_000;
 
 /** Cluster questions over one kafkajs admin connection the engine keeps. */
-export class KafkajsAdmin implements EngineAdmin {
+export class KafkajsAdmin implements LinkAdmin {
   readonly #admin: KjsAdmin;
   readonly #brokerResource: number;
 

@@ -1,6 +1,6 @@
 import { nodeTlsSettings } from "@ruststream/core/broker";
 import type { ResolvedConnection } from "../connectionOptions.js";
-import type { ConfigValue } from "../port.js";
+import type { ConfigValue } from "../link.js";
 import type { KjsConfig } from "./kafkajs.js";
 
 // kafkajs's options from the broker's settings. kafkajs has three option objects (the client's, a

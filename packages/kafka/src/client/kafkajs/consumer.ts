@@ -2,11 +2,11 @@ import { FirstAssignment } from "../assignmentWait.js";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineConsumer,
+  type LinkConsumer,
   type PartitionOffset,
   partitionKey,
   type TopicPartition,
-} from "../port.js";
+} from "../link.js";
 import type { KjsAdmin, KjsConsumer, KjsEachBatchPayload, KjsMessage } from "./kafkajs.js";
 
 const CLOSE_WAIT_MS = 10_000;
@@ -50,7 +50,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Under `tracked` nothing is committed by kafkajs itself: positions the subscription stores are
  * committed here, shortly after they move.
  */
-export class KafkajsConsumer implements EngineConsumer {
+export class KafkajsConsumer implements LinkConsumer {
   readonly #consumer: KjsConsumer;
   readonly #admin: KjsAdmin;
   readonly #group: string;

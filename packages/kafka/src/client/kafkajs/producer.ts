@@ -1,4 +1,4 @@
-import type { DeliveryReport, EngineProducer, ProducedRecord } from "../port.js";
+import type { DeliveryReport, LinkProducer, ProducedRecord } from "../link.js";
 import type {
   KjsOutgoingMessage,
   KjsProduceRequest,
@@ -64,7 +64,7 @@ interface Pending {
  * a topic has one request in flight at a time, and what is sent meanwhile waits, in order, and goes
  * as the next request (up to `REQUEST_BYTES`).
  */
-export class KafkajsProducer implements EngineProducer {
+export class KafkajsProducer implements LinkProducer {
   readonly #producer: KjsProducer;
   /** kafkajs's code for the codec, or `undefined` for none. */
   readonly #compression: number | undefined;

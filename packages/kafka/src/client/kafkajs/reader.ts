@@ -1,11 +1,11 @@
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineConsumer,
-  type EngineReader,
+  type LinkConsumer,
+  type LinkReader,
   type PartitionOffset,
   partitionKey,
-} from "../port.js";
+} from "../link.js";
 import type { KjsAdmin } from "./kafkajs.js";
 
 /**
@@ -15,12 +15,12 @@ import type { KjsAdmin } from "./kafkajs.js";
  * the cluster. The join is what a kafkajs reader costs over librdkafka's: a coordinator holds the
  * first join of a new group for `group.initial.rebalance.delay.ms` (3 s by default).
  */
-export class KafkajsReader implements EngineReader {
-  readonly #consumer: EngineConsumer;
+export class KafkajsReader implements LinkReader {
+  readonly #consumer: LinkConsumer;
   readonly #admin: KjsAdmin;
   readonly #group: string;
 
-  private constructor(consumer: EngineConsumer, admin: KjsAdmin, group: string) {
+  private constructor(consumer: LinkConsumer, admin: KjsAdmin, group: string) {
     this.#consumer = consumer;
     this.#admin = admin;
     this.#group = group;
@@ -28,7 +28,7 @@ export class KafkajsReader implements EngineReader {
 
   /** `member` makes the group's consumer with the hooks given; it is started here. */
   static async open(
-    member: (hooks: ConsumerHooks) => EngineConsumer,
+    member: (hooks: ConsumerHooks) => LinkConsumer,
     admin: KjsAdmin,
     group: string,
     partitions: readonly PartitionOffset[],

@@ -1,9 +1,9 @@
 import type {
   DeliveryReport,
-  EngineTransactionalProducer,
+  LinkTransactionalProducer,
   ProducedRecord,
   TransactionOffsets,
-} from "../port.js";
+} from "../link.js";
 import type { KjsProducer, KjsTransaction } from "./kafkajs.js";
 import { produceMessage, produceRequest } from "./producer.js";
 
@@ -13,7 +13,7 @@ import { produceMessage, produceRequest } from "./producer.js";
  * each, in order. A failure aborts; an abort that fails too leaves the producer unusable, and every
  * later commit says so.
  */
-export class KafkajsTransactionalProducer implements EngineTransactionalProducer {
+export class KafkajsTransactionalProducer implements LinkTransactionalProducer {
   readonly #producer: KjsProducer;
   readonly #compression: number | undefined;
   #broken: unknown;

@@ -1,5 +1,5 @@
 import { whileLeaderMoves } from "../leaderWait.js";
-import type { EngineAdmin, Watermarks } from "../port.js";
+import type { LinkAdmin, Watermarks } from "../link.js";
 import {
   call,
   callVoid,
@@ -17,7 +17,7 @@ const UNKNOWN_TOPIC_OR_PART = 3;
  * Cluster questions, asked on one producer handle the engine keeps for them (metadata, watermarks,
  * offsets by time) and the admin API derived from it (topic creation).
  */
-export class RdkafkaAdmin implements EngineAdmin {
+export class RdkafkaAdmin implements LinkAdmin {
   readonly #client: RdProducer;
   readonly #admin: RdAdmin;
   readonly #offsetSpec: new (

@@ -1,6 +1,6 @@
 import { RustStreamError } from "@ruststream/core";
 import type { ResolvedConnection } from "../connectionOptions.js";
-import type { ConfigValue, ConsumerSettings, ProducerSettings } from "../port.js";
+import type { ConfigValue, ConsumerSettings, ProducerSettings } from "../link.js";
 import type { RdConfig } from "./rdkafka.js";
 
 // librdkafka's properties from the broker's settings. Only what the package types is set; every

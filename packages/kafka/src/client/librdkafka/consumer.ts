@@ -2,11 +2,11 @@ import { FirstAssignment } from "../assignmentWait.js";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
-  type EngineConsumer,
+  type LinkConsumer,
   type PartitionOffset,
   partitionKey,
   type TopicPartition,
-} from "../port.js";
+} from "../link.js";
 import {
   call,
   callVoid,
@@ -66,7 +66,7 @@ export function recordOf(message: RdMessage, topic: string): ConsumedRecord {
  * Assignments need no barrier: librdkafka hands out nothing of a partition it has not been told to
  * assign, and purges what it fetched for one it unassigns.
  */
-export class RdkafkaConsumer implements EngineConsumer {
+export class RdkafkaConsumer implements LinkConsumer {
   readonly #consumer: RdConsumer;
   readonly #topics: readonly string[];
   readonly #hooks: ConsumerHooks;

@@ -1,4 +1,4 @@
-import type { DeliveryReport, EngineProducer, ProducedRecord } from "../port.js";
+import type { DeliveryReport, LinkProducer, ProducedRecord } from "../link.js";
 import { callVoid, type RdError, type RdHeader, type RdProducer } from "./rdkafka.js";
 
 interface Waiting {
@@ -11,7 +11,7 @@ interface Waiting {
  * as its opaque, and the report that comes back with it settles that send. Reports are served on
  * librdkafka's background thread (`setPollInBackground`), so nothing polls from the event loop.
  */
-export class RdkafkaProducer implements EngineProducer {
+export class RdkafkaProducer implements LinkProducer {
   readonly #producer: RdProducer;
   readonly #waiting = new Map<number, Waiting>();
   #next = 0;

@@ -1,4 +1,4 @@
-import type { ConsumedRecord, EngineReader, PartitionOffset } from "../port.js";
+import type { ConsumedRecord, LinkReader, PartitionOffset } from "../link.js";
 import { recordOf } from "./consumer.js";
 import { call, callVoid, type RdConsumer, type RdError, type RdMessage } from "./rdkafka.js";
 
@@ -10,7 +10,7 @@ const TIMEOUT_MS = 10_000;
  * A librdkafka consumer assigned its partitions at their offsets (`assign`, no `subscribe`): no
  * group join, no coordinator, no rebalance. A loop pulls with `consume(n)` until it is closed.
  */
-export class RdkafkaReader implements EngineReader {
+export class RdkafkaReader implements LinkReader {
   readonly #consumer: RdConsumer;
   readonly #records: (records: readonly ConsumedRecord[]) => void;
   #running = true;

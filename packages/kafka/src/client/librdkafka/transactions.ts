@@ -1,9 +1,9 @@
 import type {
   DeliveryReport,
-  EngineTransactionalProducer,
+  LinkTransactionalProducer,
   ProducedRecord,
   TransactionOffsets,
-} from "../port.js";
+} from "../link.js";
 import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
 import { callVoid, type RdConsumer, type RdError, type RdProducer } from "./rdkafka.js";
@@ -40,7 +40,7 @@ interface Session {
  * numbers") and that transaction aborted too. A fresh producer's initTransactions fences the old
  * epoch and starts every sequence at zero, so one refusal costs one transaction, as on kafkajs.
  */
-export class RdkafkaTransactionalProducer implements EngineTransactionalProducer {
+export class RdkafkaTransactionalProducer implements LinkTransactionalProducer {
   readonly #connect: ConnectProducer;
   readonly #timeoutMs: number;
   /** The producer the next transaction runs on; after an abort, its replacement being opened. */

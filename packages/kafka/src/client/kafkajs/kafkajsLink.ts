@@ -1,19 +1,19 @@
 import type { ResolvedConnection } from "../connectionOptions.js";
-import { loadClient } from "../load.js";
-import { KeyPartitioner } from "../partitioners.js";
 import type {
   ConsumedRecord,
   ConsumerHooks,
   ConsumerSettings,
-  EngineAdmin,
-  EngineConsumer,
-  EngineProducer,
-  EngineReader,
-  EngineTransactionalProducer,
-  KafkaEngine,
+  Link,
+  LinkAdmin,
+  LinkConsumer,
+  LinkProducer,
+  LinkReader,
+  LinkTransactionalProducer,
   PartitionOffset,
   ProducerSettings,
-} from "../port.js";
+} from "../link.js";
+import { loadClient } from "../load.js";
+import { KeyPartitioner } from "../partitioners.js";
 import { KafkajsAdmin } from "./admin.js";
 import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
@@ -27,9 +27,9 @@ import { KafkajsTransactionalProducer } from "./transactions.js";
 const FETCH_WAIT_MS = 200;
 
 /** The kafkajs engine: pure JavaScript, for places without a native build. */
-export class KafkajsEngine implements KafkaEngine {
+export class KafkajsLink implements Link {
   readonly kind = "kafkajs" as const;
-  readonly admin: EngineAdmin;
+  readonly admin: LinkAdmin;
   readonly #module: KjsModule;
   readonly #kafka: KjsKafka;
   readonly #control: KjsAdmin;
@@ -45,7 +45,7 @@ export class KafkajsEngine implements KafkaEngine {
   static async connect(
     connection: ResolvedConnection,
     connectTimeoutMs: number,
-  ): Promise<KafkajsEngine> {
+  ): Promise<KafkajsLink> {
     const module = await loadClient<KjsModule>("kafkajs", () => import("kafkajs"));
     const config = clientConfig(connection, module.logLevel.NOTHING);
     config.connectionTimeout ??= Math.min(connectTimeoutMs, 10_000);
@@ -58,10 +58,10 @@ export class KafkajsEngine implements KafkaEngine {
       void control.disconnect().catch(() => undefined);
       throw error;
     }
-    return new KafkajsEngine(module, kafka, control);
+    return new KafkajsLink(module, kafka, control);
   }
 
-  async producer(settings: ProducerSettings): Promise<EngineProducer> {
+  async producer(settings: ProducerSettings): Promise<LinkProducer> {
     const producer = this.#kafka.producer(this.#producerOptions(settings));
     await producer.connect();
     return new KafkajsProducer(producer, this.#compression(settings));
@@ -70,7 +70,7 @@ export class KafkajsEngine implements KafkaEngine {
   async transactionalProducer(
     settings: ProducerSettings,
     transactionalId: string,
-  ): Promise<EngineTransactionalProducer> {
+  ): Promise<LinkTransactionalProducer> {
     // Transactions need the idempotent producer, which kafkajs allows one request in flight.
     const options = this.#producerOptions(settings, {
       transactionalId,
@@ -110,7 +110,7 @@ export class KafkajsEngine implements KafkaEngine {
     return settings.compression === "gzip" ? this.#module.CompressionTypes.GZIP : undefined;
   }
 
-  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): LinkConsumer {
     const options: KjsConfig = {
       groupId: settings.group,
       maxWaitTimeInMs: FETCH_WAIT_MS,
@@ -137,7 +137,7 @@ export class KafkajsEngine implements KafkaEngine {
     name: string,
     partitions: readonly PartitionOffset[],
     records: (records: readonly ConsumedRecord[]) => void,
-  ): Promise<EngineReader> {
+  ): Promise<LinkReader> {
     const topics = [...new Set(partitions.map((p) => p.topic))];
     return KafkajsReader.open(
       (hooks) =>

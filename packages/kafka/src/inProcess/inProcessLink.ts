@@ -1,30 +1,30 @@
 import type { Coordinator } from "@ruststream/core/broker";
-import { KeyPartitioner } from "../client/partitioners.js";
 import type {
   ConsumedRecord,
   ConsumerHooks,
   ConsumerSettings,
   DeliveryReport,
-  EngineAdmin,
-  EngineConsumer,
-  EngineProducer,
-  EngineReader,
-  EngineTransactionalProducer,
-  KafkaEngine,
+  Link,
+  LinkAdmin,
+  LinkConsumer,
+  LinkProducer,
+  LinkReader,
+  LinkTransactionalProducer,
   Partitioner,
   PartitionOffset,
   ProducedRecord,
   ProducerSettings,
   TransactionOffsets,
   Watermarks,
-} from "../client/port.js";
-import { partitionKey } from "../client/port.js";
+} from "../client/link.js";
+import { partitionKey } from "../client/link.js";
+import { KeyPartitioner } from "../client/partitioners.js";
 import type { ClusterTransaction, InProcessCluster } from "./cluster.js";
 import { InProcessConsumer } from "./consumer.js";
 import { InProcessReader } from "./reader.js";
 
 /** A producer onto the stand-in: the partitioner the settings name, then a synchronous append. */
-class InProcessProducer implements EngineProducer {
+class InProcessProducer implements LinkProducer {
   readonly #cluster: InProcessCluster;
   readonly #partitioner: KeyPartitioner;
 
@@ -57,7 +57,7 @@ class InProcessProducer implements EngineProducer {
  * which ends committed, or aborted when an append is refused (what it appended stays in the log,
  * invisible, as on the server).
  */
-class InProcessTransactionalProducer implements EngineTransactionalProducer {
+class InProcessTransactionalProducer implements LinkTransactionalProducer {
   readonly #cluster: InProcessCluster;
   readonly #producer: InProcessProducer;
 
@@ -93,7 +93,7 @@ class InProcessTransactionalProducer implements EngineTransactionalProducer {
   async close(): Promise<void> {}
 }
 
-class InProcessAdmin implements EngineAdmin {
+class InProcessAdmin implements LinkAdmin {
   readonly #cluster: InProcessCluster;
 
   constructor(cluster: InProcessCluster) {
@@ -127,9 +127,9 @@ class InProcessAdmin implements EngineAdmin {
 }
 
 /** The engine of the in-process mode: the broker's own code over the stand-in of a cluster. */
-export class InProcessEngine implements KafkaEngine {
+export class InProcessLink implements Link {
   readonly kind = "in-process" as const;
-  readonly admin: EngineAdmin;
+  readonly admin: LinkAdmin;
   readonly #cluster: InProcessCluster;
   readonly #coordinator: Coordinator;
 
@@ -143,7 +143,7 @@ export class InProcessEngine implements KafkaEngine {
     return new InProcessProducer(this.#cluster, settings.partitioner);
   }
 
-  async transactionalProducer(settings: ProducerSettings): Promise<EngineTransactionalProducer> {
+  async transactionalProducer(settings: ProducerSettings): Promise<LinkTransactionalProducer> {
     return new InProcessTransactionalProducer(this.#cluster, settings.partitioner);
   }
 
@@ -152,7 +152,7 @@ export class InProcessEngine implements KafkaEngine {
     return new InProcessProducer(this.#cluster, partitioner);
   }
 
-  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): LinkConsumer {
     return new InProcessConsumer(
       this.#cluster,
       this.#cluster.group(settings.group),
@@ -170,7 +170,7 @@ export class InProcessEngine implements KafkaEngine {
     _name: string,
     partitions: readonly PartitionOffset[],
     records: (records: readonly ConsumedRecord[]) => void,
-  ): Promise<EngineReader> {
+  ): Promise<LinkReader> {
     return new InProcessReader(this.#cluster, partitions, records);
   }
 

@@ -1,5 +1,6 @@
-// The port between the broker and a Kafka client: everything the broker needs from the cluster,
-// in the broker's own terms. Three engines stand behind it: librdkafka (through
+// The Link: the port between the broker and a Kafka client (the name the Redis and Pulsar packages
+// give their own), everything the broker needs from the cluster, in the broker's own terms. Three
+// implementations stand behind it, one per engine: librdkafka (through
 // @confluentinc/kafka-javascript), kafkajs, and the in-process stand-in of a cluster TestApp runs
 // on. Above this file nothing knows which one is there; below it each engine maps these calls onto
 // its client, so a settlement, a seek or a rebalance runs the same code whichever engine serves it.
@@ -54,7 +55,7 @@ export interface Watermarks {
   readonly high: bigint;
 }
 
-export interface EngineProducer {
+export interface LinkProducer {
   /** Resolves on the delivery report; rejects with the engine's error. */
   send(record: ProducedRecord): Promise<DeliveryReport>;
   /** Waits up to `timeoutMs` for what was sent; answers how many were still unconfirmed. */
@@ -66,7 +67,7 @@ export interface EngineProducer {
  * A producer with a transactional id. Kafka lets one transaction at a time run on it, so the broker
  * hands it whole transactions: everything staged, produced in order and committed together.
  */
-export interface EngineTransactionalProducer {
+export interface LinkTransactionalProducer {
   /**
    * Begins a transaction, produces `records` in order and commits: every record becomes visible to
    * read_committed readers at once, or none does. A failure aborts what was produced (its records
@@ -86,11 +87,11 @@ export interface EngineTransactionalProducer {
 export interface TransactionOffsets {
   readonly group: string;
   /** The group member whose positions these are (librdkafka sends the member's group metadata). */
-  readonly consumer: EngineConsumer;
+  readonly consumer: LinkConsumer;
   readonly offsets: readonly PartitionOffset[];
 }
 
-export interface EngineAdmin {
+export interface LinkAdmin {
   /** The partition count of `topic`, or `undefined` where the cluster has no such topic. */
   partitions(topic: string): Promise<number | undefined>;
   /** Creates `topic` with `partitions` (`undefined`: the cluster's default); an existing one is fine. */
@@ -129,7 +130,7 @@ export interface ConsumerHooks {
   failed(error: unknown): void;
 }
 
-export interface EngineConsumer {
+export interface LinkConsumer {
   /** Joins the group; resolves once the first assignment (possibly empty) has been applied. */
   start(): Promise<void>;
   /** The offsets the group has committed for `partitions`; absent where it has none. */
@@ -162,16 +163,16 @@ export interface EngineConsumer {
  * Reads partitions outside any group's sharing (the reply inbox): from the offsets it was opened at,
  * read_committed, committing nothing, handing each fetch to the callback it was opened with.
  */
-export interface EngineReader {
+export interface LinkReader {
   /** Stops reading and closes the client, leaving nothing behind on the cluster; bounded. */
   close(): Promise<void>;
 }
 
-/** One engine: the kinds of client the broker uses, built from resolved settings. */
-export interface KafkaEngine {
+/** The port to the cluster: the kinds of client the broker uses, built from resolved settings. */
+export interface Link {
   readonly kind: "librdkafka" | "kafkajs" | "in-process";
   /** A producer; `config` are the publish policy's own client properties, over the broker's. */
-  producer(settings: ProducerSettings): Promise<EngineProducer>;
+  producer(settings: ProducerSettings): Promise<LinkProducer>;
   /**
    * A transactional producer under `transactionalId` (initialised, so an older producer with the
    * same id is fenced off and its open transaction aborted).
@@ -179,8 +180,8 @@ export interface KafkaEngine {
   transactionalProducer(
     settings: ProducerSettings,
     transactionalId: string,
-  ): Promise<EngineTransactionalProducer>;
-  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer;
+  ): Promise<LinkTransactionalProducer>;
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): LinkConsumer;
   /**
    * A reader of `partitions` from their offsets, under `name` (unique to it: where the client needs
    * a group id, this is it, and the reader's close removes any trace of it). Resolves once it is in
@@ -191,8 +192,8 @@ export interface KafkaEngine {
     name: string,
     partitions: readonly PartitionOffset[],
     records: (records: readonly ConsumedRecord[]) => void,
-  ): Promise<EngineReader>;
-  readonly admin: EngineAdmin;
+  ): Promise<LinkReader>;
+  readonly admin: LinkAdmin;
   /** Closes what the engine itself opened (the admin connection); bounded. */
   close(): Promise<void>;
 }

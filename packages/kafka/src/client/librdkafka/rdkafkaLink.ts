@@ -1,18 +1,18 @@
 import type { ResolvedConnection } from "../connectionOptions.js";
-import { loadClient } from "../load.js";
 import type {
   ConsumedRecord,
   ConsumerHooks,
   ConsumerSettings,
-  EngineAdmin,
-  EngineConsumer,
-  EngineProducer,
-  EngineReader,
-  EngineTransactionalProducer,
-  KafkaEngine,
+  Link,
+  LinkAdmin,
+  LinkConsumer,
+  LinkProducer,
+  LinkReader,
+  LinkTransactionalProducer,
   PartitionOffset,
   ProducerSettings,
-} from "../port.js";
+} from "../link.js";
+import { loadClient } from "../load.js";
 import { RdkafkaAdmin } from "./admin.js";
 import {
   connectionConfig,
@@ -33,9 +33,9 @@ const SSL = -181;
 const refusal = /authentication failure|ssl handshake failed|certificate verify failed/i;
 
 /** The librdkafka engine: @confluentinc/kafka-javascript's node-rdkafka style clients. */
-export class RdkafkaEngine implements KafkaEngine {
+export class RdkafkaLink implements Link {
   readonly kind = "librdkafka" as const;
-  readonly admin: EngineAdmin;
+  readonly admin: LinkAdmin;
   readonly #module: RdModule;
   readonly #connection: ResolvedConnection;
   readonly #control: RdProducer;
@@ -62,7 +62,7 @@ export class RdkafkaEngine implements KafkaEngine {
   static async connect(
     connection: ResolvedConnection,
     connectTimeoutMs: number,
-  ): Promise<RdkafkaEngine> {
+  ): Promise<RdkafkaLink> {
     const module = await loadClient<RdModule>(
       "librdkafka",
       () => import("@confluentinc/kafka-javascript"),
@@ -103,10 +103,10 @@ export class RdkafkaEngine implements KafkaEngine {
     } finally {
       clearInterval(polling);
     }
-    return new RdkafkaEngine(module, connection, control, connectTimeoutMs);
+    return new RdkafkaLink(module, connection, control, connectTimeoutMs);
   }
 
-  async producer(settings: ProducerSettings): Promise<EngineProducer> {
+  async producer(settings: ProducerSettings): Promise<LinkProducer> {
     const producer = new this.#module.Producer(producerConfig(this.#connection, settings));
     producer.on("event.error", () => {});
     await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
@@ -116,7 +116,7 @@ export class RdkafkaEngine implements KafkaEngine {
   async transactionalProducer(
     settings: ProducerSettings,
     transactionalId: string,
-  ): Promise<EngineTransactionalProducer> {
+  ): Promise<LinkTransactionalProducer> {
     const config = transactionalProducerConfig(this.#connection, settings, transactionalId);
     // Called again for each producer that replaces one after an aborted transaction.
     const connect = async (): Promise<RdProducer> => {
@@ -128,7 +128,7 @@ export class RdkafkaEngine implements KafkaEngine {
     return RdkafkaTransactionalProducer.open(connect, this.#connectTimeoutMs);
   }
 
-  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): EngineConsumer {
+  consumer(settings: ConsumerSettings, hooks: ConsumerHooks): LinkConsumer {
     const config = consumerConfig(this.#connection, settings);
     return new RdkafkaConsumer(
       (rebalance) => {
@@ -147,7 +147,7 @@ export class RdkafkaEngine implements KafkaEngine {
     name: string,
     partitions: readonly PartitionOffset[],
     records: (records: readonly ConsumedRecord[]) => void,
-  ): Promise<EngineReader> {
+  ): Promise<LinkReader> {
     const consumer = new this.#module.KafkaConsumer(readerConfig(this.#connection, name), {});
     consumer.on("event.error", () => {});
     return RdkafkaReader.open(consumer, partitions, records);

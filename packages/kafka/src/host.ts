@@ -1,0 +1,15 @@
+import type { RawMessage } from "@ruststream/core";
+import type { SubscriptionHost } from "@ruststream/core/broker";
+import type { Link } from "./client/link.js";
+
+// What the topic mode needs from the connection. The connected broker implements KafkaHost, so the
+// mode never imports broker.ts; the publisher and the reply inbox declare their own hosts. How the
+// connection tracks its subscriptions is core's HostedSubscription.
+
+/** What the topic subscription and its deliveries need from their connection, beside core's. */
+export interface KafkaHost extends SubscriptionHost {
+  readonly isClosed: boolean;
+  readonly link: Link;
+  /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
+  record(message: RawMessage): void;
+}
