@@ -1,9 +1,13 @@
 import type { HostedSubscription, SubscriptionHost } from "../broker/hostedSubscription.js";
-import { PullSubscription } from "../broker/pullSubscription.js";
-import type { SeekableSubscription } from "../capabilities.js";
+import {
+  assertBatchSize,
+  type BatchSubscription,
+  type SeekableSubscription,
+} from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
-import { seekMark } from "../marks.js";
+import { batchesMark, seekMark } from "../marks.js";
 import type { RetryDeclaration } from "../source.js";
+import { subscriptionIterator } from "../subscription.js";
 import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
 import { isMemoryPosition, MemoryPosition } from "./memoryPosition.js";
 import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
@@ -13,14 +17,21 @@ export interface MemoryHost extends SubscriptionHost {
   forget(subscription: MemorySubscription): void;
 }
 
+const done: IteratorResult<MemoryDelivery, undefined> = { done: true, value: undefined };
+
 /**
  * A subscription to a memory topic. `next()` answers at once when a message is waiting; a batch
  * is the first message plus those already waiting.
  */
 export class MemorySubscription
-  extends PullSubscription<MemoryDelivery>
-  implements SeekableSubscription<MemoryDelivery>, DeliveryOwner, GroupWaiter, HostedSubscription
+  implements
+    BatchSubscription<MemoryDelivery>,
+    SeekableSubscription<MemoryDelivery>,
+    DeliveryOwner,
+    GroupWaiter,
+    HostedSubscription
 {
+  readonly [batchesMark] = true as const;
   readonly [seekMark] = true as const;
   readonly name: string;
   readonly group: string | undefined;
@@ -30,8 +41,7 @@ export class MemorySubscription
   readonly #group: MemoryGroup;
   /** Handed out and not yet settled: returned to the group if the connection shuts down first. */
   readonly #out = new Set<MemoryDelivery>();
-  /** Left its group (closed, or surrendered at shutdown): once only. */
-  #left = false;
+  #closed = false;
   #waiting:
     | { resolve: (sequence: bigint | undefined) => void; reject: (error: Error) => void }
     | undefined;
@@ -42,7 +52,6 @@ export class MemorySubscription
     retry: RetryDeclaration | undefined,
     partitionCount?: number,
   ) {
-    super();
     this.#host = host;
     this.#group = group;
     this.name = group.topic.name;
@@ -52,7 +61,13 @@ export class MemorySubscription
     group.join();
   }
 
-  protected async pull(max: number): Promise<readonly MemoryDelivery[]> {
+  async next(): Promise<IteratorResult<MemoryDelivery, undefined>> {
+    const sequence = await this.#nextSequence();
+    return sequence === undefined ? done : { done: false, value: this.#deliver(sequence) };
+  }
+
+  async nextBatch(max: number): Promise<readonly MemoryDelivery[]> {
+    assertBatchSize(max);
     const first = await this.#nextSequence();
     if (first === undefined) return [];
     const batch = [this.#deliver(first)];
@@ -65,7 +80,13 @@ export class MemorySubscription
   }
 
   async seek(position: MemoryPosition): Promise<void> {
-    this.seekTo(position, isMemoryPosition, "a memory position");
+    this.#host.assertOpen();
+    if (!isMemoryPosition(position)) {
+      throw new RustStreamError(
+        "foreign-value",
+        "seek() got a position that is not a memory position: pass delivery.position or parsePosition()",
+      );
+    }
     const topic = this.#group.topic;
     if (position.sequence < topic.base || position.sequence > topic.next) {
       throw new RustStreamError(
@@ -87,17 +108,23 @@ export class MemorySubscription
     this.#closeNow();
   }
 
-  // HostedSubscription
+  [Symbol.asyncIterator](): AsyncIterator<MemoryDelivery, undefined> {
+    return subscriptionIterator(this);
+  }
 
+  // HostedSubscription. Its own next() rather than PullSubscription's: a message already waiting
+  // must reach the runtime in as few microtasks as before, since an app's whenIdle() right after a
+  // publish on the memory broker counts on seeing it in flight.
+
+  /** A waiting pull rejects with `error`; no pull waits after it. */
   revoke(error: RustStreamError): void {
-    this.markRevoked(error);
     const waiting = this.#waiting;
     this.#waiting = undefined;
     this.#group.unwait(this);
     waiting?.reject(error);
   }
 
-  /** What was handed out and never settled goes back to the group. */
+  /** What was handed out and never settled goes back to the group. Answers how many went back. */
   async surrender(): Promise<number> {
     const returned = this.#out.size;
     for (const delivery of this.#out) {
@@ -109,9 +136,8 @@ export class MemorySubscription
   }
 
   #closeNow(): void {
-    if (this.#left) return;
-    this.#left = true;
-    this.markClosed();
+    if (this.#closed) return;
+    this.#closed = true;
     this.#group.unwait(this);
     this.#group.leave();
     this.#host.forget(this);
@@ -137,6 +163,14 @@ export class MemorySubscription
   }
 
   #nextSequence(): Promise<bigint | undefined> | bigint | undefined {
+    this.#host.assertOpen();
+    if (this.#closed) return undefined;
+    if (this.#waiting !== undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `a second next() on "${this.name}" while one is waiting: pull one at a time, or open another subscription to consume in parallel`,
+      );
+    }
     const sequence = this.#group.take();
     if (sequence !== undefined) return sequence;
     return new Promise((resolve, reject) => {
