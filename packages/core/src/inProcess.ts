@@ -8,14 +8,27 @@ import type { OutgoingMessage, RawMessage } from "./message.js";
  * transport calls `enqueued` for each delivery it makes available to a subscription, and `consumed`
  * exactly once when that delivery is settled for good (acked, dropped, dead-lettered) or abandoned.
  * A requeue keeps it counted; a delayed redelivery is released at the nack and counted again when due.
+ *
+ * The runtime reports the other delay, the one a broker cannot keep: it holds the delivery unsettled
+ * until its retry copy is published after the delay, so a crash meanwhile leaves the message with the
+ * broker. The transport still counts that delivery (it is not settled); the runtime calls `park`
+ * when the hold begins and `unpark` when the delay is over, and a harness waits for neither in
+ * between, as it waits for no delayed redelivery: its clock brings both back.
  */
 export interface Coordinator {
   enqueued(count?: number): void;
   consumed(count?: number): void;
+  park(): void;
+  unpark(): void;
 }
 
 /** The coordinator of a connection no test harness counts for: every report goes nowhere. */
-export const noCoordinator: Coordinator = Object.freeze({ enqueued() {}, consumed() {} });
+export const noCoordinator: Coordinator = Object.freeze({
+  enqueued() {},
+  consumed() {},
+  park() {},
+  unpark() {},
+});
 
 export interface InProcessOptions extends ConnectOptions {
   readonly coordinator: Coordinator;

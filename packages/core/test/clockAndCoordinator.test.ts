@@ -41,6 +41,31 @@ describe("CountingCoordinator", () => {
     expect(idle).toBe(true);
   });
 
+  it("waits for no parked delivery, and for it again once it is unparked", async () => {
+    const c = new CountingCoordinator();
+    c.enqueued(2);
+    c.consumed();
+    let idle = false;
+    const waiting = c.whenIdle().then(() => {
+      idle = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle).toBe(false);
+    // Held by the runtime for a delayed retry copy: still counted, no longer waited for.
+    c.park();
+    await waiting;
+    expect([c.outstanding, c.parked]).toEqual([0, 1]);
+    // The delay is over: outstanding again until the transport releases it at the ack.
+    c.unpark();
+    expect(c.outstanding).toBe(1);
+    c.consumed();
+    expect(c.outstanding).toBe(0);
+  });
+
+  it("refuses an unpark with nothing parked", () => {
+    expect(() => new CountingCoordinator().unpark()).toThrow(/once per park/);
+  });
+
   it("refuses to release more than was counted", () => {
     expect(() => new CountingCoordinator().consumed()).toThrow(/once per delivery/);
   });

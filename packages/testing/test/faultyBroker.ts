@@ -592,6 +592,8 @@ export function faultyBroker(faults: Faults, server = new MemoryBroker()): Memor
     const coordinator: Coordinator = {
       enqueued: () => {},
       consumed: (n) => options.coordinator.consumed(n),
+      park: () => options.coordinator.park(),
+      unpark: () => options.coordinator.unpark(),
     };
     return { ...options, coordinator };
   };

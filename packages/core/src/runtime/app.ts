@@ -2,6 +2,7 @@ import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker
 import { brokerKind } from "../broker.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
+import { type Coordinator, noCoordinator } from "../inProcess.js";
 import { AppRun, type BrokerRegistration } from "./appRun.js";
 import { BrokerScope } from "./brokerScope.js";
 import { type AppDescription, describeApp } from "./description.js";
@@ -28,6 +29,11 @@ export interface StartOptions {
   readonly logger?: Logger;
   /** Time for retry delays and copies (default: real time). */
   readonly clock?: Clock;
+  /**
+   * The in-process harness's coordinator, told when a delivery is held for a delayed retry copy
+   * (default: told nothing). The same one the harness gives its in-process connections.
+   */
+  readonly coordinator?: Coordinator;
   /**
    * Connects each broker (default `broker.connect(options)`, the options naming the app); a harness
    * connects in-process instead, passing the options on.
@@ -168,6 +174,7 @@ export class RustStream {
       registrations: this.#registrations.map((r) => ({ broker: r.broker, specs: [...r.specs] })),
       logger: options.logger ?? this.#options.logger ?? silentLogger,
       clock: options.clock ?? systemClock,
+      coordinator: options.coordinator ?? noCoordinator,
       app: this.info,
       connect: options.connect ?? ((broker, connectOptions) => broker.connect(connectOptions)),
       observers: [...this.#observers, ...(options.observers ?? [])],

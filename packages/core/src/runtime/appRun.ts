@@ -3,6 +3,7 @@ import { supportsBatches } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
 import { RustStreamError } from "../errors.js";
+import type { Coordinator } from "../inProcess.js";
 import { brokerMark } from "../marks.js";
 import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
@@ -41,6 +42,7 @@ export interface AppRunOptions {
   readonly registrations: readonly BrokerRegistration[];
   readonly logger: Logger;
   readonly clock: Clock;
+  readonly coordinator: Coordinator;
   readonly connect: (broker: Broker, options: ConnectOptions) => Promise<ConnectedBroker>;
   readonly observers: readonly Observer[];
   readonly consume: readonly ConsumeMiddleware[];
@@ -74,6 +76,7 @@ function carriesNoKey(source: Source): boolean {
 /** A started app: owns the connections and the subscriber runtimes, and stops them. */
 export class AppRun implements RunningApp, DispatchHost {
   readonly clock: Clock;
+  readonly coordinator: Coordinator;
   readonly work = new WorkCounter();
   readonly pipeline: PublishPipeline;
   readonly consume: readonly ConsumeMiddleware[];
@@ -94,6 +97,7 @@ export class AppRun implements RunningApp, DispatchHost {
     this.#options = options;
     this.#log = options.logger;
     this.clock = options.clock;
+    this.coordinator = options.coordinator;
     this.consume = options.consume;
     this.consumeBatch = options.consumeBatch;
     const observers = options.observers;

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import type { Coordinator } from "../inProcess.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { Observer } from "./events.js";
@@ -12,6 +13,8 @@ import type { WorkCounter } from "./workCounter.js";
 /** What a subscriber's dispatch needs from the running app. */
 export interface DispatchHost {
   readonly clock: Clock;
+  /** Told when a delivery is held for a delayed retry copy (a harness's; else told nothing). */
+  readonly coordinator: Coordinator;
   readonly signal: AbortSignal;
   readonly work: WorkCounter;
   readonly pipeline: PublishPipeline;

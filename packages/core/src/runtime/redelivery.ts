@@ -10,6 +10,8 @@ import type { PublishRoute } from "./publishing.js";
 import type { Settler } from "./settler.js";
 
 interface PendingCopy {
+  /** The original, unsettled until its copy is published. */
+  readonly delivery: Delivery;
   readonly message: OutgoingMessage;
   readonly timer: ClockTimer;
 }
@@ -147,32 +149,27 @@ export class Redelivery {
       this.#settler.drop(delivery);
       return;
     }
-    const sent = this.#host.pipeline.publish(this.#options.route, copy, "retry-copy").then(
-      () => this.#settler.ack(delivery),
-      (error: unknown) => {
-        this.#options.log.error(
-          { error },
-          "the retry copy failed to publish; the delivery stays unsettled",
-        );
-      },
-    );
-    this.#settler.track(sent);
+    this.#publishThenAck(delivery, copy);
   }
 
-  // The original is acked now and the copy published when the delay is over: at most once over the
-  // delay window, which is the price of a delay the broker cannot keep.
-  ackThenCopyLater(delivery: Delivery, attempt: number, delayMs: number): void {
+  // The original stays unsettled while the delay runs and is acked once its copy is published, as
+  // copyThenAck does at once: a process that dies within the delay leaves the original with the
+  // broker, which delivers it again (twice at worst, never zero times). Holding it keeps a tracked
+  // position (a file's, Kafka's) from moving past it meanwhile, the price of a delay the broker
+  // cannot keep.
+  copyLaterThenAck(delivery: Delivery, attempt: number, delayMs: number): void {
     const message = this.#copyOf(delivery, attempt);
     if (message === undefined) {
       this.#settler.drop(delivery);
       return;
     }
-    this.#settler.ack(delivery);
     const copy: PendingCopy = {
+      delivery,
       message,
       timer: this.#host.clock.setTimer(delayMs, () => this.#sendCopy(copy)),
     };
     this.#pendingCopies.add(copy);
+    this.#host.coordinator.park();
   }
 
   /** Publishes every copy still waiting for its delay now, so none is lost to the shutdown. */
@@ -203,11 +200,20 @@ export class Redelivery {
 
   #sendCopy(copy: PendingCopy): void {
     if (!this.#pendingCopies.delete(copy)) return;
-    const sent = this.#host.pipeline.publish(this.#options.route, copy.message, "retry-copy").then(
-      () => {},
-      (error: unknown) =>
-        this.#options.log.error({ error }, "a delayed retry copy failed to publish; it is lost"),
+    this.#host.coordinator.unpark();
+    this.#publishThenAck(copy.delivery, copy.message);
+  }
+
+  #publishThenAck(delivery: Delivery, copy: OutgoingMessage): void {
+    const sent = this.#host.pipeline.publish(this.#options.route, copy, "retry-copy").then(
+      () => this.#settler.ack(delivery),
+      (error: unknown) => {
+        this.#options.log.error(
+          { error },
+          "the retry copy failed to publish; the delivery stays unsettled",
+        );
+      },
     );
-    this.#host.work.track(sent);
+    this.#settler.track(sent);
   }
 }

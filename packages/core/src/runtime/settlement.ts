@@ -199,7 +199,7 @@ export class Settlement {
     }
     this.#settler.settle(
       () => delivery.nackAfter(delayMs),
-      () => redelivery.ackThenCopyLater(delivery, attempt, delayMs),
+      () => redelivery.copyLaterThenAck(delivery, attempt, delayMs),
     );
     this.emit(delivery, message, "retry-after", started, error, handled);
   }

@@ -41,6 +41,7 @@ export async function startInProcess(
   const events: RuntimeEvent[] = [];
   const running = await app.start({
     clock,
+    coordinator,
     observers: [(e) => events.push(e)],
     connect: (broker) => {
       if (!supportsInProcess(broker)) throw new Error("not in-process");

@@ -91,6 +91,7 @@ export class TestApp {
     const events: RuntimeEvent[] = [];
     const running = await app.start({
       clock,
+      coordinator,
       observers: [(event) => events.push(event)],
       connect: async (broker, connectOptions) => {
         if (!supportsInProcess(broker)) {

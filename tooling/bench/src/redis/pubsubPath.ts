@@ -6,6 +6,7 @@
 //
 //   node --conditions=@ruststream/source --import tsx src/redis/pubsubPath.ts app 3000000
 import { bytes, RustStream, systemClock } from "@ruststream/core";
+import { noCoordinator } from "@ruststream/core/broker";
 import { type ConnectedRedisBroker, RedisBroker, RedisPubSub } from "@ruststream/redis";
 import { frameOf, payloadOfFrame } from "./payload.js";
 
@@ -17,14 +18,17 @@ if (variant !== "raw" && variant !== "app")
 const count = Number(countArg);
 const perRead = 115;
 const frames = Array.from({ length: 512 }, (_, i) => frameOf(i));
-const coordinator = { enqueued() {}, consumed() {} };
 const broker = new RedisBroker({ url: "redis://127.0.0.1:1" });
 let received = 0;
 let listener: Listener | undefined;
 
 /** The in-process connection with its Pub/Sub link swapped for a capture of the listener. */
 async function connectFed(options: object = {}): Promise<ConnectedRedisBroker> {
-  const connected = await broker.connectInProcess({ ...options, clock: systemClock, coordinator });
+  const connected = await broker.connectInProcess({
+    ...options,
+    clock: systemClock,
+    coordinator: noCoordinator,
+  });
   (connected.link as { subscriber: unknown }).subscriber = async (
     _channel: string,
     _pattern: boolean,

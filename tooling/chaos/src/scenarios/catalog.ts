@@ -70,13 +70,13 @@ export const scenarios: readonly Scenario[] = [
   {
     name: "file-retry",
     description:
-      "the retry and dead-letter path on a stream file, whose broker cannot delay: retryAfter acks the original and holds the copy in memory, under SIGKILL",
+      "the retry and dead-letter path on a stream file, whose broker cannot delay: retryAfter holds the original unsettled and the copy in memory until the delay is over, under SIGKILL",
     broker: "file",
     replicas: 1,
     faults: ["kill"],
     orderPerKey: false,
     inFlightPerReplica: 64,
     retry: retryPlan,
-    ci: "loses the messages whose delayed retry copy a killed process held in memory (core's ackThenCopyLater); in the CI profile once that is fixed",
+    ci: "loses nothing now, but the named consumer's position waits behind each held retry, so a kill replays about a retry delay's worth of messages (over the in-flight bound) and dead-letters twice the always-failing ones among them (seed 1); in the CI profile once the bound counts held retries and the dead letter is one step",
   },
 ];
