@@ -24,8 +24,9 @@ export interface OutgoingMessage<TOptions = never> {
   /**
    * The delivery this message is published on behalf of, set by the runtime on a reply, a
    * `ctx.out` publish, a retry copy and a dead-lettered copy. Never written to the wire: a broker may
-   * use it (a transactional publisher commits the delivery's offset with the publish), and publish
-   * middleware and observers may read it (a tracer links the reply to its delivery).
+   * use it (a transactional publisher commits the delivery's offset with the publish; a Redis stream
+   * writes a dead letter with its entry's ack, in one step), and publish middleware and observers
+   * may read it (a tracer links the reply to its delivery).
    */
   readonly cause?: Delivery;
 }

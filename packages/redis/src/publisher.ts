@@ -23,9 +23,10 @@ import {
 } from "@ruststream/core/broker";
 import { encodeFrame } from "./client/frame.js";
 import type { Link } from "./client/link.js";
-import { type Command, text } from "./client/resp.js";
+import { type Command, type Reply, text } from "./client/resp.js";
 import { redisHeaders } from "./names.js";
 import { entryFields, xadd } from "./stream/entry.js";
+import { RedisStreamDelivery } from "./stream/streamDelivery.js";
 
 /** Who this policy pairs with, named when it is given another broker's connection. */
 const owner: PolicyOwner = { kind: "redis", label: "Redis", broker: "RedisBroker" };
@@ -128,8 +129,9 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
     this.#host.record(raw);
     this.#inflight.count++;
     try {
-      const reply = await this.#host.link.call(command.name, command.args);
-      return transport === "stream"
+      const reply = await this.#send(message, command, transport);
+      // No reply on a stream: a dead letter its entry's new holder writes instead (see #send).
+      return transport === "stream" && reply !== null
         ? { name: message.name, position: text(reply) }
         : { name: message.name };
     } catch (error) {
@@ -175,6 +177,24 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   /** The command a publish sends, checked as `publish` checks it: for a test's synchronous inject. */
   command(message: OutgoingMessage): { command: Command; raw: RawMessage } {
     return this.#prepare(message);
+  }
+
+  /**
+   * A dead letter the runtime publishes for an entry of a stream read on this connection goes with
+   * that entry's ack, in one step, and only while the entry is still its consumer's
+   * (RedisStreamDelivery.forwardWith); everything else is one command.
+   */
+  #send(message: OutgoingMessage, command: Command, transport: RedisTransport): Promise<Reply> {
+    const cause = message.cause;
+    if (
+      transport === "stream" &&
+      message.deadLetterOrigin !== undefined &&
+      cause instanceof RedisStreamDelivery
+    ) {
+      const moved = cause.forwardWith(this.#host.link, command);
+      if (moved !== undefined) return moved;
+    }
+    return this.#host.link.call(command.name, command.args);
   }
 
   #failure(error: unknown, what: string): Error {

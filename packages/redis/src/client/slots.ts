@@ -1,5 +1,4 @@
 import { RustStreamError } from "@ruststream/core";
-import type { Link } from "./link.js";
 import type { Command } from "./resp.js";
 
 // Redis Cluster's hash slots. A cluster spreads 16384 slots over its masters and runs a transaction
@@ -108,19 +107,4 @@ export function assertScriptKeys(what: string, keys: readonly string[], fix: str
     "invalid-argument",
     `${what}: on a Redis Cluster its keys must share a hash slot (a script moves values between them on one node), and they do not: ${slotList(keys)}. ${fix}`,
   );
-}
-
-/**
- * Runs `commands` as one transaction where it can: always on one server, and on a cluster when their
- * keys share a slot. Across slots they run one by one, each once the one before was answered. For
- * settlements whose order alone keeps a message (its copy is written before the original is
- * acknowledged): a cut between two leaves a duplicate, never a loss.
- */
-export async function inOrder(link: Link, commands: readonly Command[]): Promise<void> {
-  const keys = commands.map(keyOf).filter((k): k is string => k !== undefined);
-  if (link.cluster === undefined || oneSlot(keys)) {
-    await link.transaction(commands);
-    return;
-  }
-  for (const command of commands) await link.call(command.name, command.args);
 }

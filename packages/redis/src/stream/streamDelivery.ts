@@ -5,6 +5,8 @@ import {
   type SettleResult,
 } from "@ruststream/core";
 import { DeliveryBase, writeDeadLetterOrigin, writeRetryCount } from "@ruststream/core/broker";
+import type { Link } from "../client/link.js";
+import type { Command, Reply } from "../client/resp.js";
 import { countedHeaders, redisHeaders } from "../names.js";
 import { RedisStreamPosition } from "../position.js";
 import type { StreamEntry } from "./entry.js";
@@ -23,8 +25,13 @@ export interface StreamDeliveryOwner {
     payload: Uint8Array,
     ms: number,
   ): Promise<boolean> | false;
-  /** Appends the message to `target` and acks the original, in one transaction. */
+  /** Appends the message to `target` and acks the original, in one step. */
   deadLetter(id: string, target: string, headers: HeaderMap, payload: Uint8Array): Promise<void>;
+  /**
+   * Runs `copy` and acks the original in one step when `link` is the connection the entry was read
+   * on (its reply, or nil when the entry was no longer this consumer's); `undefined` otherwise.
+   */
+  forward(id: string, copy: Command, link: Link): Promise<Reply> | undefined;
   readonly maxAttempts: number | undefined;
   readonly deadLetterTarget: string | undefined;
   settled(delivery: RedisStreamDelivery): void;
@@ -113,6 +120,17 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     writeRetryCount(headers, this.attempt);
     headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
+  }
+
+  /**
+   * Sends `copy`, a message published on this delivery's behalf on `link` (the runtime's dead letter
+   * of it), and acks this entry in the same step, so a kill or a cut reply between the publish and
+   * the ack cannot leave the entry pending to be dead-lettered again. Answers the copy's reply, nil
+   * when another consumer holds the entry now (nothing written), or `undefined` when `link` is
+   * another connection's, which then sends the copy itself.
+   */
+  forwardWith(link: Link, copy: Command): Promise<Reply> | undefined {
+    return this.#owner.forward(this.entry.id, copy, link);
   }
 
   // The copy carries this entry's deliveries in its header, so its next delivery counts one more.

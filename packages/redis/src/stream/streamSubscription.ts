@@ -13,13 +13,21 @@ import {
   seekMark,
 } from "@ruststream/core/broker";
 import { encodeFrame } from "../client/frame.js";
-import type { BlockingLink } from "../client/link.js";
-import { array, type Command, errorCode, type RedisBytes, text } from "../client/resp.js";
-import { inOrder } from "../client/slots.js";
+import type { BlockingLink, Link } from "../client/link.js";
+import {
+  array,
+  type Command,
+  errorCode,
+  type RedisBytes,
+  type Reply,
+  text,
+} from "../client/resp.js";
+import { oneSlot } from "../client/slots.js";
 import type { RedisHost } from "../host.js";
 import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
 import type { RedisStream } from "../sources.js";
+import { copyThenAckCall, copyThenAckScript } from "./copyThenAck.js";
 import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
 import { entriesOfRead, entryFields, parseEntry, type StreamEntry, xadd } from "./entry.js";
 import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
@@ -234,10 +242,7 @@ export class RedisStreamSubscription
   };
 
   async requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void> {
-    await this.#host.link.transaction([
-      xadd(this.name, entryFields(headers, payload), this.#host.maxLen),
-      { name: "XACK", args: [this.name, this.group, id] },
-    ]);
+    await this.#move(id, xadd(this.name, entryFields(headers, payload), this.#host.maxLen));
   }
 
   delay(
@@ -249,20 +254,14 @@ export class RedisStreamSubscription
     const delayed = this.#source.delayedRetry;
     const key = this.#delayed;
     if (delayed === undefined || key === undefined) return false;
-    const link = this.#host.link;
-    const due = link.now() + ms;
+    const due = this.#host.link.now() + ms;
     const idBytes = Buffer.from(id);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32BE(idBytes.length);
     const member = Buffer.concat([length, idBytes, encodeFrame(headers, payload)]);
-    const commands: Command[] = [{ name: "ZADD", args: [key, due, member] }];
-    if (delayed.ttlMs !== undefined) {
-      commands.push({ name: "PEXPIRE", args: [key, Math.max(1, delayed.ttlMs)] });
-    }
-    commands.push({ name: "XACK", args: [this.name, this.group, id] });
     this.#wakeAt(due);
-    // One transaction, unless a set given on a cluster lies in another slot: then parked first.
-    return inOrder(link, commands).then(() => true);
+    const expireMs = delayed.ttlMs === undefined ? undefined : Math.max(1, delayed.ttlMs);
+    return this.#move(id, { name: "ZADD", args: [key, due, member] }, expireMs).then(() => true);
   }
 
   async deadLetter(
@@ -271,12 +270,32 @@ export class RedisStreamSubscription
     headers: HeaderMap,
     payload: Uint8Array,
   ): Promise<void> {
-    // Written before the ack, in one transaction (on a cluster, when the dead letter shares the
-    // stream's slot; else one after the other): a crash leaves a duplicate, never a loss.
-    await inOrder(this.#host.link, [
-      xadd(target, entryFields(headers, payload), this.#host.maxLen),
-      { name: "XACK", args: [this.name, this.group, id] },
-    ]);
+    await this.#move(id, xadd(target, entryFields(headers, payload), this.#host.maxLen));
+  }
+
+  forward(id: string, copy: Command, link: Link): Promise<Reply> | undefined {
+    return link === this.#host.link ? this.#move(id, copy) : undefined;
+  }
+
+  /**
+   * Writes `copy` and acks entry `id` as one step, only while this consumer holds the entry (see
+   * copyThenAck.ts); answers the copy's reply, or nil when the entry was no longer ours to move. On a
+   * cluster whose copy lies in another slot than the stream no script reaches both: the copy is
+   * written first and the ack after, so a cut between the two leaves a duplicate, never a loss.
+   */
+  #move(id: string, copy: Command, expireMs?: number): Promise<Reply> {
+    const link = this.#host.link;
+    const held = { stream: this.name, group: this.group, consumer: this.consumer, id };
+    const { keys, args } = copyThenAckCall(held, copy, expireMs);
+    if (link.cluster === undefined || oneSlot(keys)) {
+      return link.script(copyThenAckScript, keys, args);
+    }
+    return (async () => {
+      const reply = await link.call(copy.name, copy.args);
+      if (expireMs !== undefined) await link.call("PEXPIRE", [keys[1], expireMs]);
+      await link.call("XACK", [this.name, this.group, id]);
+      return reply;
+    })();
   }
 
   /** The app's runtime counts the entries the reclaim moves to the dead letter unhandled. */
