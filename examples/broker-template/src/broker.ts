@@ -20,6 +20,7 @@ import {
   noCoordinator,
   positive,
   TestableConnection,
+  takeBack,
 } from "@ruststream/core/broker";
 import type { ChannelDelivery } from "./channel/channelDelivery.js";
 import { type ChannelHost, ChannelSubscription } from "./channel/channelSubscription.js";
@@ -161,11 +162,7 @@ export class ConnectedChannelBroker
   }
 
   protected async teardown(): Promise<ClosedChannelBroker> {
-    let dropped = 0;
-    const subscriptions = [...this.#subscriptions];
-    // Every one stops pulling before any gives back, so none takes what another returned.
-    for (const subscription of subscriptions) subscription.revoke(this.closedError("subscription"));
-    for (const subscription of subscriptions) dropped += await subscription.surrender();
+    const dropped = await takeBack(this.#subscriptions, this.closedError("subscription"));
     this.link.close();
     return { [brokerMark]: "channels", state: "closed", unflushed: 0, droppedDeliveries: dropped };
   }

@@ -5,6 +5,7 @@
 export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
 export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
+export { takeBack } from "./broker/hostedSubscription.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";

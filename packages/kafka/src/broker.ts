@@ -24,6 +24,7 @@ import {
   type PendingReply,
   positive,
   TestableConnection,
+  takeBack,
 } from "@ruststream/core/broker";
 import {
   checkedConfig,
@@ -361,13 +362,7 @@ export class ConnectedKafkaBroker
         { cause: error },
       );
     }
-    if (this.isClosed) {
-      // Shut down while subscribing: nothing may outlive the connection.
-      subscription.revoke(this.closedError("subscription"));
-      await subscription.surrender();
-      throw this.closedError("connection");
-    }
-    this.#subscriptions.add(subscription);
+    this.#subscriptions.add(await this.unlessClosed(subscription));
     return subscription;
   }
 
@@ -467,14 +462,9 @@ export class ConnectedKafkaBroker
   protected async teardown(): Promise<ClosedKafkaBroker> {
     // Waiting requests fail at once; the inbox's reader and topic go while the rest closes.
     const inboxStopped = this.#inbox.stop(this.closedError("request"));
-    const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
-    for (const subscription of subscriptions) subscription.revoke(error);
-    let unsettled = 0;
-    for (const count of await Promise.all(subscriptions.map((s) => s.surrender().catch(() => 0)))) {
-      unsettled += count;
-    }
+    const unsettled = await takeBack(subscriptions, this.closedError("subscription"));
     let unflushed = 0;
     const producers = await Promise.all(
       [...this.#producers.values()].map((p) => p.catch(() => undefined)),

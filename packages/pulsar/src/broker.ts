@@ -23,6 +23,7 @@ import {
   inProcessMark,
   type PendingReply,
   TestableConnection,
+  takeBack,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
@@ -283,13 +284,7 @@ export class ConnectedPulsarBroker
       release,
       forget: () => this.#subscriptions.delete(hosted),
     });
-    if (this.isClosed) {
-      // Shut down while subscribing: nothing may outlive the connection.
-      hosted.revoke(this.closedError("subscription"));
-      await hosted.surrender();
-      throw this.closedError("connection");
-    }
-    this.#subscriptions.add(hosted);
+    this.#subscriptions.add(await this.unlessClosed(hosted));
     return hosted;
   }
 
@@ -390,12 +385,10 @@ export class ConnectedPulsarBroker
   }
 
   protected async teardown(): Promise<ClosedPulsarBroker> {
-    const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
     // Closing the consumers sends their pending acks first; what stays unacked goes back.
-    for (const subscription of subscriptions) subscription.revoke(error);
-    await bounded(Promise.all(subscriptions.map((s) => s.surrender())), 5000);
+    await bounded(takeBack(subscriptions, this.closedError("subscription")), 5000);
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment for their receipts; what is left counts as unflushed.
     clearInterval(this.#sweep);

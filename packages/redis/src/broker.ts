@@ -22,6 +22,7 @@ import {
   inProcessMark,
   noCoordinator,
   TestableConnection,
+  takeBack,
 } from "@ruststream/core/broker";
 import {
   type RedisConnectionOptions,
@@ -261,13 +262,7 @@ export class ConnectedRedisBroker
         this.#subscriptions.delete(subscription),
       );
     }
-    if (this.isClosed) {
-      // Shut down while subscribing: nothing may outlive the connection.
-      await subscription.revoke(this.closedError("subscription"));
-      await subscription.surrender();
-      throw this.closedError("connection");
-    }
-    this.#subscriptions.add(subscription);
+    this.#subscriptions.add(await this.unlessClosed(subscription));
     return subscription;
   }
 
@@ -301,14 +296,9 @@ export class ConnectedRedisBroker
   }
 
   protected async teardown(): Promise<ClosedRedisBroker> {
-    const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
     this.#subscriptions.clear();
-    await Promise.all(subscriptions.map((s) => s.revoke(error)));
-    let returned = 0;
-    for (const subscription of subscriptions) {
-      returned += await subscription.surrender().catch(() => 0);
-    }
+    const returned = await takeBack(subscriptions, this.closedError("subscription"));
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment to be answered; what is left counts as unflushed.
     const deadline = Date.now() + 2000;

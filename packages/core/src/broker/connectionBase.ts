@@ -2,6 +2,7 @@ import type { ClosedBroker } from "../broker.js";
 import { RustStreamError } from "../errors.js";
 import { brokerMark, sourceMark } from "../marks.js";
 import type { Source } from "../source.js";
+import { type HostedSubscription, takeBack } from "./hostedSubscription.js";
 
 /** How a broker's sources name what its replicas share (a consumer group, a subscription). */
 export interface GroupSetting {
@@ -86,6 +87,17 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
       );
     }
     return descriptor;
+  }
+
+  /**
+   * A subscription that finished opening: answered as it is while the connection is open; after a
+   * shutdown that ran while it opened, taken back and the `closed` error thrown, since nothing may
+   * outlive the connection.
+   */
+  protected async unlessClosed<S extends HostedSubscription>(subscription: S): Promise<S> {
+    if (!this.isClosed) return subscription;
+    await takeBack([subscription], this.closedError("subscription"));
+    throw this.closedError("connection");
   }
 
   /**

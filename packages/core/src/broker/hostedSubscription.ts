@@ -23,3 +23,19 @@ export interface HostedSubscription {
    */
   surrender(): Promise<number>;
 }
+
+/**
+ * Takes back what `subscriptions` hold, at shutdown: every one is revoked first, so none pulls what
+ * another gives back, then all surrender together. A surrender that fails counts 0 and the shutdown
+ * goes on: what that subscription held stays with the server, which hands it out again. Answers how
+ * many deliveries went back.
+ */
+export async function takeBack(
+  subscriptions: Iterable<HostedSubscription>,
+  error: RustStreamError,
+): Promise<number> {
+  const all = [...subscriptions];
+  await Promise.all(all.map((s) => s.revoke(error)));
+  const counts = await Promise.all(all.map((s) => s.surrender().catch(() => 0)));
+  return counts.reduce((sum, count) => sum + count, 0);
+}

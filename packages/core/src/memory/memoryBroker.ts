@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConnectionBase } from "../broker/connectionBase.js";
+import { takeBack } from "../broker/hostedSubscription.js";
 import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
@@ -181,14 +182,8 @@ export class ConnectedMemoryBroker
   }
 
   protected async teardown(): Promise<ClosedMemoryBroker> {
-    const error = this.closedError("subscription");
     const subscriptions = [...this.#subscriptions];
-    // Every one stops pulling before any gives back, so none takes what another returned.
-    for (const subscription of subscriptions) subscription.revoke(error);
-    let returned = 0;
-    for (const count of await Promise.all(subscriptions.map((s) => s.surrender()))) {
-      returned += count;
-    }
+    const returned = await takeBack(subscriptions, this.closedError("subscription"));
     this.#replies.rejectAll(this.closedError("request"));
     const closed: ClosedMemoryBroker = {
       [brokerMark]: "memory",

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ClosedBroker } from "../../src/broker.js";
-import { brokerMark, ConnectionBase, sourceMark } from "../../src/brokerEntry.js";
+import {
+  brokerMark,
+  ConnectionBase,
+  type HostedSubscription,
+  sourceMark,
+} from "../../src/brokerEntry.js";
 import { type AddressedSource, isRustStreamError, MemoryTopic } from "../../src/index.js";
 
 class Stream implements AddressedSource {
@@ -40,6 +45,11 @@ class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
       name: descriptor.name,
       group: this.groupOf(descriptor.name, descriptor.group ?? this.#group),
     };
+  }
+  /** Stands for a subscribe whose server round trip ends after `during` ran. */
+  async open<S extends HostedSubscription>(subscription: S, during: () => unknown): Promise<S> {
+    await during();
+    return this.unlessClosed(subscription);
   }
   protected async teardown(): Promise<ClosedBroker> {
     this.teardowns++;
@@ -110,4 +120,34 @@ describe("ConnectionBase", () => {
       );
     }
   });
+
+  it("answers a subscription that finished opening while open", async () => {
+    const connection = new TestConnection("g");
+    const log: string[] = [];
+    const subscription = recording(log);
+    expect(await connection.open(subscription, () => undefined)).toBe(subscription);
+    expect(log).toEqual([]);
+  });
+
+  it("takes back a subscription that finished opening after a shutdown, and fails with closed", async () => {
+    const connection = new TestConnection("g");
+    const log: string[] = [];
+    const opened = connection.open(recording(log), () => connection.shutdown());
+    await expect(opened).rejects.toThrow(
+      "this Test broker connection was used after shutdown(): connect again (broker.connect())",
+    );
+    expect(log).toEqual(["revoke (closed)", "surrender"]);
+  });
 });
+
+function recording(log: string[]): HostedSubscription {
+  return {
+    revoke: (error) => {
+      log.push(`revoke (${error.code})`);
+    },
+    surrender: async () => {
+      log.push("surrender");
+      return 0;
+    },
+  };
+}
