@@ -17,7 +17,7 @@ import { idSum, orderBytes } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { ProducerProcess } from "./producerProcess.js";
-import { consumeMax } from "./rawRows.js";
+import { fastestPull } from "./rawRows.js";
 import { defaultRows, rowOf } from "./rowTable.js";
 import type { Drained } from "./tally.js";
 
@@ -178,7 +178,7 @@ writeFileSync(
       source,
       orderBytes,
       partitions,
-      consumeMax,
+      rawPull: fastestPull,
       count,
       rounds,
       wallSeconds,

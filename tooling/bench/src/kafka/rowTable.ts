@@ -1,6 +1,6 @@
 // The rows by key, as main.ts and profileRow.ts name them on the command line.
 import { brokerAlone, fullApp } from "./packageRows.js";
-import { type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
+import { defaultPull, type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
 
 export interface RowEntry {
   readonly name: string;
@@ -10,11 +10,15 @@ export interface RowEntry {
 export const rowTable: Readonly<Record<string, RowEntry>> = {
   raw: { name: "raw librdkafka loop (auto store)", run: rawRdkafka(false) },
   "raw-stored": { name: "raw librdkafka loop (store per batch)", run: rawRdkafka(true) },
+  "raw-256": {
+    name: "raw librdkafka loop, consume(256), default back-off",
+    run: rawRdkafka(false, defaultPull),
+  },
   broker: { name: "broker alone, auto", run: brokerAlone("librdkafka", "auto") },
   "broker-tracked": { name: "broker alone, tracked", run: brokerAlone("librdkafka", "tracked") },
   app: { name: "full app, auto", run: fullApp("librdkafka", "auto") },
   "app-tracked": { name: "full app, tracked", run: fullApp("librdkafka", "tracked") },
-  "raw-kafkajs": { name: "raw kafkajs loop (autoCommit)", run: rawKafkajs },
+  "raw-kafkajs": { name: "raw kafkajs loop (autoCommit)", run: rawKafkajs() },
   "app-kafkajs": { name: "full app on kafkajs, auto", run: fullApp("kafkajs", "auto") },
   "app-kafkajs-tracked": {
     name: "full app on kafkajs, tracked",
@@ -33,7 +37,29 @@ export const defaultRows = [
   "app-kafkajs",
 ];
 
+/**
+ * A row by key; besides the table's, the raw loops with other settings, for finding the fastest:
+ * `raw:<consume max>:<fetch back-off ms or "default">` and `raw-kafkajs:<max KiB per partition>`.
+ */
 export function rowOf(key: string): RowEntry {
+  const [base, ...settings] = key.split(":");
+  if (base === "raw" && settings.length === 2) {
+    const [max, backoff] = settings as [string, string];
+    const pull = {
+      consumeMax: Number(max),
+      fetchBackoffMs: backoff === "default" ? undefined : Number(backoff),
+    };
+    return {
+      name: `raw librdkafka loop, consume(${max}), back-off ${backoff}`,
+      run: rawRdkafka(false, pull),
+    };
+  }
+  if (base === "raw-kafkajs" && settings.length === 1) {
+    return {
+      name: `raw kafkajs loop, ${settings[0]} KiB per partition`,
+      run: rawKafkajs(Number(settings[0])),
+    };
+  }
   const row = rowTable[key];
   if (row === undefined) {
     throw new Error(`unknown row "${key}": ${Object.keys(rowTable).join(", ")}`);
