@@ -1,6 +1,6 @@
 // The rows by key, as main.ts and profileRow.ts name them on the command line.
 import { brokerAlone, fullApp } from "./packageRows.js";
-import { defaultPull, type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
+import { defaultPull, fastestKafkajsKiB, type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
 
 export interface RowEntry {
   readonly name: string;
@@ -18,7 +18,11 @@ export const rowTable: Readonly<Record<string, RowEntry>> = {
   "broker-tracked": { name: "broker alone, tracked", run: brokerAlone("librdkafka", "tracked") },
   app: { name: "full app, auto", run: fullApp("librdkafka", "auto") },
   "app-tracked": { name: "full app, tracked", run: fullApp("librdkafka", "tracked") },
-  "raw-kafkajs": { name: "raw kafkajs loop (autoCommit)", run: rawKafkajs() },
+  "raw-kafkajs": { name: "raw kafkajs loop (autoCommit)", run: rawKafkajs(fastestKafkajsKiB) },
+  "raw-kafkajs-1024": {
+    name: "raw kafkajs loop, kafkajs's 1 MiB per partition",
+    run: rawKafkajs(1024),
+  },
   "app-kafkajs": { name: "full app on kafkajs, auto", run: fullApp("kafkajs", "auto") },
   "app-kafkajs-tracked": {
     name: "full app on kafkajs, tracked",
