@@ -1,6 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import type { ResolvedConnection } from "../connectionOptions.js";
 import type { ConfigValue, ConsumerSettings, ProducerSettings } from "../link.js";
+import { FETCH_BACKOFF_MS } from "./pull.js";
 import type { RdConfig } from "./rdkafka.js";
 
 // librdkafka's properties from the broker's settings. Only what the package types is set; every
@@ -79,6 +80,9 @@ export function consumerConfig(
     }
   }
   const config = connectionConfig(connection);
+  // The fetch back-off chosen by measuring (pull.ts), unless a raw entry of the broker's set one; a
+  // descriptor's entry, applied last, still may.
+  config["fetch.queue.backoff.ms"] ??= FETCH_BACKOFF_MS;
   config["group.id"] = settings.group;
   // Both modes commit in the background; they differ in what is stored: `auto` stores each record
   // as it is handed over, `tracked` stores only positions the broker's watermark has reached.
@@ -106,6 +110,7 @@ export function consumerConfig(
  */
 export function readerConfig(connection: ResolvedConnection, name: string): RdConfig {
   const config = connectionConfig(connection);
+  config["fetch.queue.backoff.ms"] ??= FETCH_BACKOFF_MS;
   config["group.id"] = name;
   config["enable.auto.commit"] = false;
   config["enable.auto.offset.store"] = false;

@@ -7,6 +7,7 @@ import {
   partitionKey,
   type TopicPartition,
 } from "../link.js";
+import { CONSUME_MAX, CONSUME_WAIT_MS } from "./pull.js";
 import {
   call,
   callVoid,
@@ -18,8 +19,6 @@ import {
 
 const ASSIGN = -175;
 const REVOKE = -174;
-const CONSUME_WAIT_MS = 100;
-const CONSUME_MAX = 256;
 const TIMEOUT_MS = 10_000;
 
 const empty = new Uint8Array(0);

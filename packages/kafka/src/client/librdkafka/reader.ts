@@ -1,9 +1,8 @@
 import type { ConsumedRecord, LinkReader, PartitionOffset } from "../link.js";
 import { recordOf } from "./consumer.js";
+import { CONSUME_MAX, CONSUME_WAIT_MS } from "./pull.js";
 import { call, callVoid, type RdConsumer, type RdError, type RdMessage } from "./rdkafka.js";
 
-const CONSUME_WAIT_MS = 100;
-const CONSUME_MAX = 256;
 const TIMEOUT_MS = 10_000;
 
 /**
