@@ -5,7 +5,8 @@ import type { RedisScript, RunCommand } from "../client/script.js";
 import { SWEEP_BATCH } from "../names.js";
 
 // The durable delayed retry, as RustStream's Redis crate keeps it: `nackAfter` adds a member to a
-// sorted set scored by its due time (wall clock, epoch ms) and acks the original, in one transaction.
+// sorted set scored by its due time (wall clock, epoch ms) and acks the original, in one step
+// (copyThenAck.ts).
 // A member is `u32 BE id length | entry id | frame(headers, payload)`: the id keeps two identical
 // messages apart. Due members go back onto the stream at the top of a subscription's read.
 

@@ -16,7 +16,7 @@ export interface StreamDeliveryOwner {
   assertOpen(): void;
   /** `XACK` of the entry. */
   acknowledge(id: string): Promise<void>;
-  /** Appends a copy with `headers` and acks the original, in one transaction. */
+  /** Appends a copy with `headers` and acks the original, in one step. */
   requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void>;
   /** Parks a copy in the delayed-retry set and acks the original; `false` without the set. */
   delay(

@@ -27,7 +27,8 @@ export interface RdkafkaPull {
 
 /**
  * The fastest pull of the settings measured (README, "Kafka"): `consume(1000)` and a 100 ms fetch
- * back-off. What the package's librdkafka engine uses by default, too.
+ * back-off. The package's librdkafka engine takes the back-off and keeps `consume(256)` (its
+ * `client/librdkafka/pull.ts` says why).
  */
 export const fastestPull: RdkafkaPull = { consumeMax: 1000, fetchBackoffMs: 100 };
 /** The raw loop the benchmark held the package against before: `consume(256)`, the default back-off. */
@@ -52,8 +53,8 @@ const settle = (start: (cb: (error: unknown) => void) => unknown) =>
 
 /**
  * The @confluentinc/kafka-javascript consumer directly: `consume(pull.consumeMax)` in a loop,
- * `JSON.parse` of each value. `auto` as the package's auto mode commits: librdkafka stores each record's offset as
- * it hands it over and commits in the background. With `stored`, the tracked analogue: offset
+ * `JSON.parse` of each value. `auto` as the package's auto mode commits: librdkafka stores each
+ * record's offset as it hands it over and commits in the background. With `stored`, the tracked analogue: offset
  * storing off, and after each batch is handled the next offset of each partition stored by hand
  * (one `offsetsStore` call per batch), committed by the same background commit.
  */
