@@ -64,30 +64,35 @@ async function first(sub: RedisStreamSubscription): Promise<Delivery> {
   return next.value;
 }
 
+/** Consumer "a" subscribes, one message is published, and "a" reads it. */
+async function readByA(
+  connected: ConnectedRedisBroker,
+  key: string,
+): Promise<{ a: RedisStreamSubscription; d: Delivery }> {
+  const a = (await connected.subscribe(source(key, "a"))) as RedisStreamSubscription;
+  const publisher = await new RedisPublish().pair(connected);
+  await publisher.publish({ name: key, payload: bytes("m") });
+  return { a, d: await first(a) };
+}
+
 /** The holder moves the entry: one copy, nothing pending; the runtime's publish again writes none. */
 async function holder(connected: ConnectedRedisBroker, key: string, how: Move): Promise<string[]> {
   const log: string[] = [];
-  const sub = (await connected.subscribe(source(key, "a"))) as RedisStreamSubscription;
-  const publisher = await new RedisPublish().pair(connected);
-  await publisher.publish({ name: key, payload: bytes("m") });
-  const d = await first(sub);
+  const { a, d } = await readByA(connected, key);
   log.push(`${how} -> ${await move(connected, d, how)}; ${await counts(connected, key, d)}`);
   if (how === "runtime dead letter") {
     // A runtime that lost the publish's reply (a cut connection) publishes it again.
     log.push(`again -> ${await move(connected, d, how)}; ${await counts(connected, key, d)}`);
     log.push(`then ack -> ${await d.ack()}; ${await counts(connected, key, d)}`);
   }
-  await sub.close();
+  await a.close();
   return log;
 }
 
 /** A consumer whose entry another reclaimed moves it: nothing written, the new holder keeps it. */
 async function loser(connected: ConnectedRedisBroker, key: string, how: Move): Promise<string[]> {
   const log: string[] = [];
-  const a = (await connected.subscribe(source(key, "a"))) as RedisStreamSubscription;
-  const publisher = await new RedisPublish().pair(connected);
-  await publisher.publish({ name: key, payload: bytes("m") });
-  const d = await first(a);
+  const { a, d } = await readByA(connected, key);
   await new Promise((resolve) => setTimeout(resolve, 120));
   const b = (await connected.subscribe(source(key, "b", 100))) as RedisStreamSubscription;
   const reclaimed = await first(b);
