@@ -1,7 +1,7 @@
 import { RustStreamError } from "../errors.js";
+import { utf8Bytes } from "../utf8.js";
 import type { Codec } from "./codec.js";
 
-const encoder = new TextEncoder();
 // Fatal: bytes that are not UTF-8 are a decode failure, not a string of replacement characters that
 // happens to parse.
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -21,7 +21,7 @@ export const json: Codec<unknown> = {
         `JSON cannot encode a value of type ${typeof value}: return an object, array, string, number, boolean or null`,
       );
     }
-    return encoder.encode(text);
+    return utf8Bytes(text);
   },
   decode(payload: Uint8Array): unknown {
     return JSON.parse(decoder.decode(payload));
