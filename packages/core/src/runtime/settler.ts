@@ -68,14 +68,23 @@ export class Settler {
 
   /** Counts `promise` (which never rejects) as broker work in flight until it settles. */
   track(promise: Promise<void>): void {
-    const flow = this.#flow;
-    const work = this.#work;
-    flow.settling++;
-    work.begin();
-    promise.then(() => {
-      flow.settling--;
-      work.end();
-      flow.wake();
-    });
+    this.started();
+    promise.then(() => this.finished());
+  }
+
+  /**
+   * Counts one piece of broker work in flight; {@link finished} must follow once, whatever its
+   * outcome. For a caller that already has a callback where the work ends (a reply's publish), so
+   * the count costs no promise of its own.
+   */
+  started(): void {
+    this.#flow.settling++;
+    this.#work.begin();
+  }
+
+  finished(): void {
+    this.#flow.settling--;
+    this.#work.end();
+    this.#flow.wake();
   }
 }

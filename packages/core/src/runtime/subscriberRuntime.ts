@@ -360,14 +360,27 @@ export class SubscriberRuntime {
       options,
       delivery,
     ) as OutgoingMessage;
-    const sent = this.host.pipeline.publish(this.#route, reply, "reply").then(
-      () => settlement.apply(delivery, message, ackOutcome, started),
+    // Counted here and ended in the publish's own callbacks rather than through `track`: one
+    // promise per reply fewer.
+    const settler = this.#settler;
+    settler.started();
+    this.host.pipeline.publish(this.#route, reply, "reply").then(
+      () => {
+        try {
+          settlement.apply(delivery, message, ackOutcome, started);
+        } finally {
+          settler.finished();
+        }
+      },
       (error: unknown) => {
-        this.log.error({ error, destination }, "the reply failed to publish; retrying the message");
-        const delay = settlement.backoff(attemptOf(delivery));
-        settlement.retry(delivery, message, delay, started, error, true);
+        try {
+          this.log.error({ error, destination }, "the reply failed to publish; retrying the message");
+          const delay = settlement.backoff(attemptOf(delivery));
+          settlement.retry(delivery, message, delay, started, error, true);
+        } finally {
+          settler.finished();
+        }
       },
     );
-    this.#settler.track(sent);
   }
 }
