@@ -41,8 +41,18 @@ function normalise(name: string): string {
   return upperAscii.test(name) ? name.replace(/[A-Z]+/g, (s) => s.toLowerCase()) : name;
 }
 
-function toBytes(value: HeaderValue): Uint8Array {
-  return typeof value === "string" ? utf8Bytes(value) : value;
+/** `String.prototype.toWellFormed` (ES2024, in every Node the project runs on; its lib is ES2023). */
+interface WellFormedText {
+  toWellFormed(): string;
+}
+
+/**
+ * A value as the map keeps it: bytes as given, or a string kept as text until its bytes are asked
+ * for. Lone surrogates become U+FFFD now, as UTF-8 encoding would make them, so a string read back
+ * is the one its bytes decode to.
+ */
+function stored(value: HeaderValue): Uint8Array | string {
+  return typeof value === "string" ? (value as unknown as WellFormedText).toWellFormed() : value;
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
@@ -52,7 +62,7 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const noNames: string[] = [];
-const noValues: Uint8Array[] = [];
+const noValues: (Uint8Array | string)[] = [];
 
 function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
   return typeof (init as ReadonlyHeaderMap).getString === "function";
@@ -63,15 +73,27 @@ function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
  *
  * A flat list rather than a hash table: messages carry a handful of headers, a scan over them is
  * cheaper than hashing, and an empty map costs one empty array.
+ *
+ * A value set as a string stays a string until its bytes are read (then they are kept): most of
+ * what the runtime sets (a content type, a retry count, a correlation id) is read back as a string
+ * or not at all, and a copy of a string costs nothing.
  */
 export class HeaderMap implements ReadonlyHeaderMap {
   // Most deliveries carry no headers: until the first set, a map shares these two empty arrays
   // (never written to), so an empty map is one object rather than three.
   #names: string[] = noNames;
-  #values: Uint8Array[] = noValues;
+  #values: (Uint8Array | string)[] = noValues;
 
   constructor(init?: HeaderInit) {
     if (init === undefined) return;
+    if (init instanceof HeaderMap) {
+      // As a set of each entry would: the same values (bytes shared, strings kept as text).
+      if (init.#names !== noNames) {
+        this.#names = init.#names.slice();
+        this.#values = init.#values.slice();
+      }
+      return;
+    }
     const pairs = isReadonlyHeaderMap(init)
       ? init.entries()
       : Symbol.iterator in init
@@ -88,17 +110,29 @@ export class HeaderMap implements ReadonlyHeaderMap {
     // An empty map answers without normalising; an empty name still fails as it would otherwise.
     if (this.#names === noNames && name.length > 0) return undefined;
     const i = this.#names.indexOf(normalise(name));
-    return i < 0 ? undefined : this.#values[i];
+    return i < 0 ? undefined : this.#bytesAt(i);
   }
 
   getString(name: string): string | undefined {
-    const bytes = this.get(name);
-    if (bytes === undefined) return undefined;
+    if (this.#names === noNames && name.length > 0) return undefined;
+    const i = this.#names.indexOf(normalise(name));
+    if (i < 0) return undefined;
+    const value = this.#values[i]!;
+    if (typeof value === "string") return value;
     try {
-      return decoder.decode(bytes);
+      return decoder.decode(value);
     } catch {
       return undefined;
     }
+  }
+
+  /** The value at `i` as bytes, encoded once and kept if it was set as a string. */
+  #bytesAt(i: number): Uint8Array {
+    const value = this.#values[i]!;
+    if (typeof value !== "string") return value;
+    const bytes = utf8Bytes(value);
+    this.#values[i] = bytes;
+    return bytes;
   }
 
   has(name: string): boolean {
@@ -114,13 +148,13 @@ export class HeaderMap implements ReadonlyHeaderMap {
         // Literals of one, not pushes onto empty arrays: a first push reserves room for 17, and a
         // reply or a stored copy usually carries one or two headers for its whole life.
         this.#names = [key];
-        this.#values = [toBytes(value)];
+        this.#values = [stored(value)];
       } else {
         this.#names.push(key);
-        this.#values.push(toBytes(value));
+        this.#values.push(stored(value));
       }
     } else {
-      this.#values[i] = toBytes(value);
+      this.#values[i] = stored(value);
     }
     return this;
   }
@@ -139,7 +173,7 @@ export class HeaderMap implements ReadonlyHeaderMap {
 
   *entries(): IterableIterator<[string, Uint8Array]> {
     for (let i = 0; i < this.#names.length; i++) {
-      yield [this.#names[i]!, this.#values[i]!];
+      yield [this.#names[i]!, this.#bytesAt(i)];
     }
   }
 
@@ -152,7 +186,8 @@ export class HeaderMap implements ReadonlyHeaderMap {
     const copy = new HeaderMap();
     if (this.#names === noNames) return copy;
     copy.#names = this.#names.slice();
-    copy.#values = this.#values.map((value) => value.slice());
+    // Strings are immutable: only bytes need copying.
+    copy.#values = this.#values.map((value) => (typeof value === "string" ? value : value.slice()));
     return copy;
   }
 
@@ -160,7 +195,7 @@ export class HeaderMap implements ReadonlyHeaderMap {
     if (other.size !== this.size) return false;
     for (let i = 0; i < this.#names.length; i++) {
       const theirs = other.get(this.#names[i]!);
-      if (theirs === undefined || !bytesEqual(theirs, this.#values[i]!)) return false;
+      if (theirs === undefined || !bytesEqual(theirs, this.#bytesAt(i))) return false;
     }
     return true;
   }

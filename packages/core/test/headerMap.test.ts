@@ -73,4 +73,35 @@ describe("HeaderMap", () => {
     expect(readRetryCount(new HeaderMap({ [headerNames.retryCount]: "-1" }))).toBe(0);
     expect(readRetryCount(writeRetryCount(new HeaderMap(), 4))).toBe(4);
   });
+
+  it("answers a value set as a string as the same text and as its UTF-8 bytes, whichever is read first", () => {
+    const utf8 = new TextEncoder();
+    const bytesFirst = new HeaderMap({ "content-type": "application/json", note: "über" });
+    expect(bytesFirst.get("note")).toEqual(utf8.encode("über"));
+    expect(bytesFirst.getString("note")).toBe("über");
+    const textFirst = new HeaderMap({ note: "über" });
+    expect(textFirst.getString("note")).toBe("über");
+    expect(textFirst.get("note")).toEqual(utf8.encode("über"));
+    expect([...textFirst.entries()]).toEqual([["note", utf8.encode("über")]]);
+    expect(textFirst.equals(new HeaderMap({ note: utf8.encode("über") }))).toBe(true);
+  });
+
+  it("reads a lone surrogate back as U+FFFD, as its UTF-8 bytes decode", () => {
+    const h = new HeaderMap({ a: "x\ud800y" });
+    expect(h.getString("a")).toBe("x\ufffdy");
+    expect(h.get("a")).toEqual(new Uint8Array([0x78, 0xef, 0xbf, 0xbd, 0x79]));
+  });
+
+  it("gives a clone of string values and of bytes values the same answers, kept apart", () => {
+    const h = new HeaderMap({ text: "1", bytes: new Uint8Array([1, 2]) });
+    const copy = h.clone();
+    h.get("bytes")![0] = 9;
+    h.set("text", "2");
+    expect(copy.getString("text")).toBe("1");
+    expect(copy.get("bytes")).toEqual(new Uint8Array([1, 2]));
+    const built = new HeaderMap(copy);
+    copy.set("text", "3");
+    expect(built.getString("text")).toBe("1");
+    expect([...built.keys()]).toEqual(["text", "bytes"]);
+  });
 });

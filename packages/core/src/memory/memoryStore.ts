@@ -2,6 +2,7 @@ import type { Clock, ClockTimer } from "../clock.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
 import { type Coordinator, noCoordinator } from "../inProcess.js";
 import type { RawMessage } from "../message.js";
+import { InflightSequences } from "./inflightSequences.js";
 
 /** A message as a memory topic keeps it. */
 export interface StoredMessage extends RawMessage {
@@ -143,7 +144,7 @@ export class MemoryGroup {
   generation = 0;
   members = 0;
   readonly #redeliver: bigint[] = [];
-  readonly #inflight = new Set<bigint>();
+  readonly #inflight = new InflightSequences();
   readonly #attempts = new Map<bigint, number>();
   readonly #counted = new Set<bigint>();
   readonly #delayed = new Map<bigint, ClockTimer>();
@@ -165,7 +166,8 @@ export class MemoryGroup {
     let floor = this.cursor;
     const first = this.#redeliver[0];
     if (first !== undefined && first < floor) floor = first;
-    for (const s of this.#inflight) if (s < floor) floor = s;
+    const out = this.#inflight.oldest();
+    if (out !== undefined && out < floor) floor = out;
     for (const s of this.#delayed.keys()) if (s < floor) floor = s;
     return floor;
   }
