@@ -157,9 +157,9 @@ export function carryTraceContext(headers: HeaderMap, cause: Delivery): HeaderMa
 }
 
 function carryHeader(headers: HeaderMap, cause: Delivery, name: string): void {
-  if (headers.has(name)) return;
+  // The delivery first: most carry no trace context, and an empty map answers without a lookup.
   const value = cause.headers.get(name);
-  if (value !== undefined) headers.set(name, value);
+  if (value !== undefined && !headers.has(name)) headers.set(name, value);
 }
 
 /** The message the runtime publishes for one encoded value, on behalf of `cause` if any. */
