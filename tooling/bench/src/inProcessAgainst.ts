@@ -1,7 +1,7 @@
 // The full app on this tree's core beside the same app on core as it was at an earlier commit, rows
 // interleaved in one run: how a change to the runtime is shown to be no slower.
 //
-//   pnpm --filter @ruststream/tooling-bench bench:against <git-ref> [messages-per-round] [rounds]
+//   pnpm --filter @ruststream/tooling-bench bench:against <git-ref> [messages-per-round] [rounds] [wall|cpu]
 //
 // The earlier core is `packages/core` exported from git into .cache/bench-core/<commit>/ (outside the
 // source tree, reused by later runs) and loaded from its TypeScript source, as this tree's is.
@@ -10,16 +10,18 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as current from "@ruststream/core";
+import { benchClock } from "./benchClock.js";
 import { type CoreModule, fullApp, orderPayloads } from "./inProcessApp.js";
 import { machine, summarize, tableLines } from "./stats.js";
 
 const ref = process.argv[2];
 if (ref === undefined) {
-  console.error("usage: bench:against <git-ref> [messages-per-round] [rounds]");
+  console.error("usage: bench:against <git-ref> [messages-per-round] [rounds] [wall|cpu]");
   process.exit(2);
 }
 const messages = Number(process.argv[3] ?? 300_000);
 const rounds = Number(process.argv[4] ?? 7);
+const clock = benchClock(process.argv[5]);
 
 const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8" }).trim();
 const top = git("rev-parse", "--show-toplevel");
@@ -45,10 +47,26 @@ interface Row {
 const short = commit.slice(0, 7);
 const payloads = orderPayloads(current, messages);
 const rows: Row[] = [
-  { name: `full app, ack (${short})`, run: () => fullApp(earlier, payloads, false), rates: [] },
-  { name: "full app, ack (this tree)", run: () => fullApp(current, payloads, false), rates: [] },
-  { name: `full app, reply (${short})`, run: () => fullApp(earlier, payloads, true), rates: [] },
-  { name: "full app, reply (this tree)", run: () => fullApp(current, payloads, true), rates: [] },
+  {
+    name: `full app, ack (${short})`,
+    run: () => fullApp(earlier, payloads, false, undefined, clock.now),
+    rates: [],
+  },
+  {
+    name: "full app, ack (this tree)",
+    run: () => fullApp(current, payloads, false, undefined, clock.now),
+    rates: [],
+  },
+  {
+    name: `full app, reply (${short})`,
+    run: () => fullApp(earlier, payloads, true, undefined, clock.now),
+    rates: [],
+  },
+  {
+    name: "full app, reply (this tree)",
+    run: () => fullApp(current, payloads, true, undefined, clock.now),
+    rates: [],
+  },
 ];
 
 const fmt = (rate: number) => `${(rate / 1e6).toFixed(3)} M/s`;
@@ -62,7 +80,7 @@ for (let round = 0; round < rounds; round++) {
 
 const summary = rows.map((row) => summarize(row.name, row.rates));
 console.log(
-  `in-process dispatch against ${short}, ${messages} messages per round, ${rounds} interleaved rounds`,
+  `in-process dispatch against ${short}, ${messages} messages per round, ${rounds} interleaved rounds, ${clock.name} time`,
 );
 for (const line of tableLines(summary, fmt)) console.log(line);
 const ratio = (i: number) => summary[i + 1]!.median / summary[i]!.median;
@@ -72,7 +90,8 @@ console.log(
 );
 const result = {
   scenario: `in-process dispatch: full app on this tree's core vs core at ${commit}`,
-  command: `pnpm --filter @ruststream/tooling-bench bench:against ${ref} ${messages} ${rounds}`,
+  command: `pnpm --filter @ruststream/tooling-bench bench:against ${ref} ${messages} ${rounds} ${clock.name}`,
+  clock: clock.name,
   date: new Date().toISOString(),
   head: git("rev-parse", "HEAD"),
   against: commit,

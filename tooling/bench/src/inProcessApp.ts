@@ -17,13 +17,18 @@ export function orderPayloads(core: CoreModule, messages: number): Uint8Array[] 
   );
 }
 
-/** A memory broker whose topic already holds every payload, for a group that starts at the first. */
+/**
+ * A memory broker whose topic already holds every payload, for a group that starts at the first. The
+ * broker keeps its default retention: the group holds every payload it has not settled, and the
+ * replies, which nobody reads, are not all kept in memory as they would be with a retention the size
+ * of the run.
+ */
 export async function filledBroker(
   core: CoreModule,
   topic: string,
   payloads: readonly Uint8Array[],
 ): Promise<Core.MemoryBroker> {
-  const broker = new core.MemoryBroker({ retain: payloads.length });
+  const broker = new core.MemoryBroker();
   const connected = await broker.connect();
   // The group exists before the publishes, so it starts at the first one.
   const warm = await connected.subscribe(
@@ -85,5 +90,51 @@ export async function fullApp(
   const elapsed = now() - began;
   await running.stop();
   if (sum !== messages * 2) throw new Error("lost messages");
+  return (messages / elapsed) * 1000;
+}
+
+/**
+ * The bare loop over the same deliveries: pull 256 at a time, as the app does, then decode, (reply,)
+ * ack. Timed from its first pull to its last settle, as the app is from its first handler to idle.
+ */
+export async function bareLoop(
+  core: CoreModule,
+  payloads: readonly Uint8Array[],
+  reply: boolean,
+  now: () => number = () => performance.now(),
+): Promise<number> {
+  const messages = payloads.length;
+  const broker = await filledBroker(core, "orders", payloads);
+  const connected = await broker.connect();
+  const subscription = await connected.subscribe(
+    new core.MemoryTopic("orders", { group: "bench", start: "start" }),
+  );
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
+  let sum = 0;
+  let acks = 0;
+  let seen = 0;
+  const began = now();
+  while (seen < messages) {
+    const deliveries: readonly Core.Delivery[] = await subscription.nextBatch(256);
+    seen += deliveries.length;
+    let last: Promise<unknown> | undefined;
+    for (const delivery of deliveries) {
+      const order = core.json.decode(delivery.payload) as Order;
+      sum += order.qty;
+      if (reply) {
+        last = publisher.publish({
+          name: "receipts",
+          payload: core.json.encode({ orderId: order.id }),
+        });
+        last.then(() => delivery.ack());
+      } else if (delivery.ack() === "ok") {
+        acks++;
+      }
+    }
+    if (last !== undefined) await last;
+  }
+  const elapsed = now() - began;
+  await connected.shutdown();
+  if (sum !== messages * 2 || (!reply && acks !== messages)) throw new Error("lost messages");
   return (messages / elapsed) * 1000;
 }

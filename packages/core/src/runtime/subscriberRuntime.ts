@@ -374,7 +374,10 @@ export class SubscriberRuntime {
       },
       (error: unknown) => {
         try {
-          this.log.error({ error, destination }, "the reply failed to publish; retrying the message");
+          this.log.error(
+            { error, destination },
+            "the reply failed to publish; retrying the message",
+          );
           const delay = settlement.backoff(attemptOf(delivery));
           settlement.retry(delivery, message, delay, started, error, true);
         } finally {
