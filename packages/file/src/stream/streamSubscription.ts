@@ -50,8 +50,9 @@ function failure(error: unknown, name: string): RustStreamError {
 /**
  * One stream key of the file, read in order. Unnamed, it keeps no position: every settle answers
  * `unsupported`. Named (a consumer name on the descriptor), it is `tracked`: ack and drop settle,
- * a requeue comes back ahead of newer messages, and the stored position moves only over a run of
- * settled deliveries.
+ * a requeue comes back ahead of newer messages, and the stored position is the highest settled
+ * message with the unsettled ones before it listed (consumerPosition.ts), so a restart delivers
+ * again only those, and none whose retry copy or dead letter this consumer already wrote.
  */
 export class FileSubscription
   extends PullSubscription<FileDelivery>
