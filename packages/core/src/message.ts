@@ -30,6 +30,13 @@ export interface OutgoingMessage<TOptions = never> {
    * may read it (a tracer links the reply to its delivery).
    */
   readonly cause?: Delivery;
+  /**
+   * Set by the runtime on a retry copy and a dead-lettered copy: the message takes the place of its
+   * `cause`, which is acked once this is published. A broker that cannot write it and ack the cause
+   * in one step may use it to write it once: a stream file marks the copy with its origin and never
+   * delivers again an original whose copy is already in the file. Never set on a reply or an out.
+   */
+  readonly replacesCause?: boolean;
 }
 
 /** An owned snapshot of a message: what test logs and type-erased paths pass around. */

@@ -27,10 +27,11 @@ import {
   testableMark,
   wireHeaders,
 } from "@ruststream/core/broker";
-import { PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
+import { COPY_OF_HEADER, PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
 import { FilePublish, type FilePublisher, type PublisherHost } from "./publisher.js";
 import { FileStream } from "./sources.js";
-import type { FileDelivery } from "./stream/streamDelivery.js";
+import { formatCopyOrigin } from "./stream/copyOrigin.js";
+import { FileDelivery } from "./stream/streamDelivery.js";
 import { type FileHost, FileSubscription } from "./stream/streamSubscription.js";
 import { encodeEnvelope } from "./wire/envelope.js";
 import {
@@ -346,6 +347,18 @@ export class ConnectedFileBroker
       );
     }
     const headers = wireHeaders(message, PARTITION_KEY_HEADER);
+    // A retry copy or dead letter of a named consumer's message of this file records that message:
+    // the runtime acks it only after this write, and a restart before its position is stored finds
+    // the copy and does not deliver the message again (no second copy, no second dead letter).
+    // Only such a copy carries it: one cloned from a delivery's headers onto anything else is cut.
+    headers.delete(COPY_OF_HEADER);
+    const origin =
+      message.replacesCause === true && message.cause instanceof FileDelivery
+        ? message.cause.copyOrigin
+        : undefined;
+    if (origin !== undefined && origin.path === this.path) {
+      headers.set(COPY_OF_HEADER, formatCopyOrigin(origin));
+    }
     const wire = encodeEnvelope(message.payload, headers);
     const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (wire.length > max) {

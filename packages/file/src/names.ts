@@ -15,3 +15,11 @@ export const SEQUENCE_HEADER = "stream-sequence";
 
 /** RustStream's file broker primes a fresh file with one message on this key; readers skip it. */
 export const PRIME_STREAM_KEY = "ruststream-internal";
+
+/**
+ * A retry copy or a dead letter a named consumer writes for a message carries that message's origin
+ * under this header, `<consumer> <stream key> <sequence>`: a consumer restarted before its position
+ * was stored finds the copy in the file and does not deliver the original again (see
+ * stream/copiesInFile.ts). Neither part has a space: consumer names and stream keys exclude it.
+ */
+export const COPY_OF_HEADER = "x-ruststream-file-copy-of";

@@ -86,6 +86,7 @@ export class Redelivery {
             reason,
           },
           cause: delivery,
+          replacesCause: true,
         },
         "dead-letter",
       )
@@ -195,6 +196,7 @@ export class Redelivery {
       headers: writeRetryCount(delivery.headers.clone(), attempt),
       ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
       cause: delivery,
+      replacesCause: true,
     };
   }
 

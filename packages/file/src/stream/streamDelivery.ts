@@ -4,6 +4,7 @@ import { PARTITION_KEY_HEADER, SEQUENCE_HEADER } from "../names.js";
 import { FilePosition } from "../position.js";
 import { decodeEnvelope } from "../wire/envelope.js";
 import type { DecodedMessage } from "../wire/format/types.js";
+import type { DeliveryOrigin } from "./copyOrigin.js";
 
 /** What a delivery asks of the subscription that handed it out. */
 export interface DeliveryOwner {
@@ -28,6 +29,11 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
   readonly generation: number;
   /** Counted for an in-process coordinator (released once, when settled for good). */
   counted: boolean;
+  /**
+   * For a named consumer, what a retry copy or dead letter of this message written into the same
+   * file records as its origin, so a restart does not deliver the message again once it is there.
+   */
+  readonly copyOrigin: DeliveryOrigin | undefined;
   readonly #owner: DeliveryOwner;
 
   constructor(
@@ -36,8 +42,10 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
     generation: number,
     counted: boolean,
     redeliveryCount: number | undefined,
+    copyOrigin: DeliveryOrigin | undefined,
   ) {
     super();
+    this.copyOrigin = copyOrigin;
     this.#owner = owner;
     this.message = message;
     this.generation = generation;

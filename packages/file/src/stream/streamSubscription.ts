@@ -2,7 +2,6 @@ import { RustStreamError, type SeekableSubscription, type SettleResult } from "@
 import {
   type Coordinator,
   PullSubscription,
-  SettleWatermark,
   type SubscriptionHost,
   seekMark,
 } from "@ruststream/core/broker";
@@ -12,6 +11,9 @@ import { fileError, wrapFileError } from "../wire/format/errors.js";
 import type { DecodedMessage } from "../wire/format/types.js";
 import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
 import { streamTip } from "../wire/io/streamTip.js";
+import { ConsumerPosition } from "./consumerPosition.js";
+import { copiesInFile } from "./copiesInFile.js";
+import type { DeliveryOrigin } from "./copyOrigin.js";
 import { Sidecar, sidecarPath } from "./sidecar.js";
 import { type DeliveryOwner, FileDelivery } from "./streamDelivery.js";
 
@@ -24,9 +26,10 @@ export interface FileHost extends SubscriptionHost {
 }
 
 interface Named {
+  readonly consumer: string;
   readonly sidecar: Sidecar;
-  /** Renewed by a seek: deliveries handed out before it no longer move the position. */
-  watermark: SettleWatermark;
+  /** Reset by a seek: deliveries handed out before it no longer move the position. */
+  readonly position: ConsumerPosition;
 }
 
 interface Requeued {
@@ -47,8 +50,9 @@ function failure(error: unknown, name: string): RustStreamError {
 /**
  * One stream key of the file, read in order. Unnamed, it keeps no position: every settle answers
  * `unsupported`. Named (a consumer name on the descriptor), it is `tracked`: ack and drop settle,
- * a requeue comes back ahead of newer messages, and the stored position moves only over a run of
- * settled deliveries.
+ * a requeue comes back ahead of newer messages, and the stored position is the highest settled
+ * message with the unsettled ones before it listed (consumerPosition.ts), so a restart delivers
+ * again only those, and none whose retry copy or dead letter this consumer already wrote.
  */
 export class FileSubscription
   extends PullSubscription<FileDelivery>
@@ -87,38 +91,54 @@ export class FileSubscription
 
   static async open(host: FileHost, stream: FileStream): Promise<FileSubscription> {
     const key = stream.name;
-    let from: ReadFrom = stream.start;
-    let named: Named | undefined;
-    let claim: string | undefined;
-    if (stream.consumer !== undefined) {
-      claim = sidecarPath(host.path, stream.consumer, key);
-      if (openConsumers.has(claim)) {
-        throw new RustStreamError(
-          "invalid-argument",
-          `consumer "${stream.consumer}" of "${key}" is already subscribed in this process: close that subscription first, or use another consumer name`,
-        );
-      }
-      const sidecar = new Sidecar(claim, key);
-      let next = sidecar.load();
-      if (next === undefined) {
-        // A new consumer stores where it starts, so what is appended before its first settle is
-        // not skipped by a restart.
-        next = stream.start === "beginning" ? 0n : (streamTip(host.path, key)?.seq ?? 0n) + 1n;
-        await sidecar.store(next);
-      }
-      named = { sidecar, watermark: new SettleWatermark() };
-      from = { seq: next };
-    }
-    if (claim) openConsumers.add(claim);
-    try {
+    const consumerName = stream.consumer;
+    if (consumerName === undefined) {
       const consumer = await FileConsumer.open(host.path, {
-        from,
+        from: stream.start,
         follow: !stream.replay,
         streamKey: key,
       });
-      return new FileSubscription(host, key, consumer, named, stream.consumer);
+      return new FileSubscription(host, key, consumer, undefined, undefined);
+    }
+    const claim = sidecarPath(host.path, consumerName, key);
+    if (openConsumers.has(claim)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `consumer "${consumerName}" of "${key}" is already subscribed in this process: close that subscription first, or use another consumer name`,
+      );
+    }
+    openConsumers.add(claim);
+    try {
+      const sidecar = new Sidecar(claim, key);
+      let stored = sidecar.load();
+      let copied: Set<bigint> | undefined;
+      if (stored === undefined) {
+        // A new consumer stores where it starts, so what is appended before its first settle is
+        // not skipped by a restart.
+        const next =
+          stream.start === "beginning" ? 0n : (streamTip(host.path, key)?.seq ?? 0n) + 1n;
+        const start = { next, open: [] };
+        stored = start;
+        await sidecar.store(() => start);
+      } else {
+        // The copies this consumer wrote for messages it had not settled on disk: those messages
+        // are not delivered again (their copy took their place).
+        copied = await copiesInFile(host.path, consumerName, key, stored.open[0] ?? stored.next);
+      }
+      const named: Named = {
+        consumer: consumerName,
+        sidecar,
+        position: new ConsumerPosition(stored, copied),
+      };
+      // Read again from the oldest message left unsettled; what was settled after it is skipped.
+      const consumer = await FileConsumer.open(host.path, {
+        from: { seq: stored.open[0] ?? stored.next },
+        follow: !stream.replay,
+        streamKey: key,
+      });
+      return new FileSubscription(host, key, consumer, named, consumerName);
     } catch (error) {
-      if (claim) openConsumers.delete(claim);
+      openConsumers.delete(claim);
       throw error;
     }
   }
@@ -137,7 +157,9 @@ export class FileSubscription
       batch.push(this.#redeliver(this.#requeued.shift()!));
     }
     if (batch.length < max && this.#fetch === undefined) {
-      for (const m of this.#consumer.takeBuffered(max - batch.length)) batch.push(this.#deliver(m));
+      for (const m of this.#consumer.takeBuffered(max - batch.length)) {
+        if (this.#admit(m)) batch.push(this.#deliver(m));
+      }
     }
     return batch;
   }
@@ -167,6 +189,7 @@ export class FileSubscription
       if (got === "requeue") continue;
       if (fetch === this.#fetch) this.#fetch = undefined;
       if (got === undefined) return undefined;
+      if (!this.#admit(got)) continue;
       return this.#deliver(got);
     }
   }
@@ -194,7 +217,7 @@ export class FileSubscription
     this.#generation++;
     this.#fetch = undefined;
     this.#releaseAll();
-    if (this.#named) this.#named.watermark = new SettleWatermark();
+    this.#named?.position.reset();
     this.#consumer.seek(from);
   }
 
@@ -244,26 +267,47 @@ export class FileSubscription
       return "ok";
     }
     this.#release(delivery);
-    const moved = named.watermark.settle(delivery.seq);
-    if (moved === undefined) return "ok";
-    return named.sidecar.store(moved).then(
-      () => "ok" as const,
-      (error: unknown) => {
-        throw fileError(
-          "FILE_IO",
-          `could not store the position of "${this.name}" in ${named.sidecar.path}`,
-          undefined,
-          error,
-        );
-      },
-    );
+    const position = named.position;
+    position.settle(delivery.seq);
+    return named.sidecar
+      .store(() => position.snapshot())
+      .then(
+        () => "ok" as const,
+        (error: unknown) => {
+          throw fileError(
+            "FILE_IO",
+            `could not store the position of "${this.name}" in ${named.sidecar.path}`,
+            undefined,
+            error,
+          );
+        },
+      );
+  }
+
+  /**
+   * Whether a message read is handed out: a named consumer skips what its last process settled, and
+   * what it wrote a copy of (settled here: the copy took its place).
+   */
+  #admit(message: DecodedMessage): boolean {
+    if (this.#named === undefined || this.#named.position.admit(message.seq) === "deliver") {
+      return true;
+    }
+    if (this.#counted.delete(message.offset)) this.#host.coordinator?.consumed();
+    return false;
   }
 
   #deliver(message: DecodedMessage): FileDelivery {
     const counted = this.#counted.delete(message.offset);
-    this.#named?.watermark.delivered(message.seq);
+    this.#named?.position.delivered(message.seq);
     const count = this.#named === undefined ? undefined : 1;
-    const delivery = new FileDelivery(this, message, this.#generation, counted, count);
+    const delivery = new FileDelivery(
+      this,
+      message,
+      this.#generation,
+      counted,
+      count,
+      this.#originOf(message),
+    );
     if (counted) this.#out.add(delivery);
     return delivery;
   }
@@ -275,9 +319,21 @@ export class FileSubscription
       this.#generation,
       requeued.counted,
       requeued.redeliveryCount + 1,
+      this.#originOf(requeued.message),
     );
     if (requeued.counted) this.#out.add(delivery);
     return delivery;
+  }
+
+  #originOf(message: DecodedMessage): DeliveryOrigin | undefined {
+    const named = this.#named;
+    if (named === undefined) return undefined;
+    return {
+      path: this.#host.path,
+      consumer: named.consumer,
+      streamKey: this.name,
+      seq: message.seq,
+    };
   }
 
   #release(delivery: FileDelivery): void {
