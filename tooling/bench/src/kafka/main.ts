@@ -2,9 +2,12 @@
 // loops, @ruststream/kafka's broker alone, and the full app under `auto` and `tracked`, on the Kafka
 // of tooling/brokers, rows interleaved over rounds.
 //
-//   node --conditions=@ruststream/source --import tsx src/kafka/main.ts [count] [rounds] [rows]
+//   node --conditions=@ruststream/source --import tsx src/kafka/main.ts [count] [rounds] [rows] [file]
 //
-// rows: a comma list of the keys in rowTable.ts (default: all but app-kafkajs-tracked).
+// rows: a comma list of the keys in rowTable.ts (default: all but app-kafkajs-tracked); file: the
+// results' name under results/ (default kafka.json for count >= 200k and rounds >= 5, else
+// kafka-quick.json). Every row runs each round in a process of its own (rowChild.ts: an untimed
+// warm-up drain, then the timed one), which answers its rate, CPU and peak resident memory.
 // KAFKA_BROKERS picks the cluster; without it tooling/brokers starts its Kafka. The producer runs
 // in its own process and fills a fresh topic before every row of every round; the fill is not
 // timed. Every row is checked: the count and the sum of the ids it decoded, and its group's
@@ -18,12 +21,13 @@ import { sourceRevision } from "../revision.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { ProducerProcess } from "./producerProcess.js";
 import { fastestPull } from "./rawRows.js";
+import { type DrainedApart, runApart } from "./rowProcess.js";
 import { defaultRows, rowOf } from "./rowTable.js";
-import type { Drained } from "./tally.js";
 
 const count = Number(process.argv[2] ?? 200_000);
 const rounds = Number(process.argv[3] ?? 5);
 const chosen = (process.argv[4] ?? defaultRows.join(",")).split(",");
+const fileArg = process.argv[5];
 const rows = new Map(chosen.map((key) => [key, rowOf(key)]));
 /** Partitions of every topic; the producer writes round robin over them. */
 const partitions = 4;
@@ -40,43 +44,57 @@ const producer = await ProducerProcess.start(brokers);
 const loadBefore = loadavg();
 let trials = 0;
 
-/** One row on a fresh topic and group: fill (untimed), drain (timed), check, delete. */
-async function runRow(key: string, messages: number): Promise<Drained> {
+/** A fresh topic and group, the topic filled with `messages` orders (untimed). */
+async function freshDrain(messages: number) {
   const topic = `bench.kafka.${process.pid}.${trials}`;
   const group = `bench-kafka-${process.pid}-${trials++}`;
   await producer.fill(topic, partitions, messages);
-  const row = rows.get(key)!;
-  const drained = await row.run({ brokers: brokers!, topic, group, count: messages });
-  const where = `${row.name} on ${topic}`;
-  if (drained.messages !== messages)
-    throw new Error(`${where}: ${drained.messages} of ${messages}`);
-  if (drained.idSum !== idSum(messages)) {
-    throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(messages)}`);
-  }
+  return { topic, group, count: messages };
+}
+
+/** The group's committed offsets at the end of every partition, then the topic and group deleted. */
+async function checkCommitted(where: string, topic: string, group: string): Promise<void> {
   const finished = await producer.finish(topic, group);
   if (finished.lag !== 0) {
     throw new Error(
       `${where}: the group's committed offsets leave ${finished.lag} records behind (committed/end: ${finished.partitions})`,
     );
   }
+}
+
+/**
+ * One row in one round, in a process of its own: a warm-up topic and the timed one filled
+ * (untimed), both drained there, the timed drain's count and ids checked, both groups' commits.
+ */
+async function runRow(key: string, messages: number): Promise<DrainedApart> {
+  const warm = await freshDrain(warmCount);
+  const timed = await freshDrain(messages);
+  const row = rows.get(key)!;
+  const drained = await runApart({ key, brokers: brokers!, warm, timed });
+  const where = `${row.name} on ${timed.topic}`;
+  if (drained.messages !== messages)
+    throw new Error(`${where}: ${drained.messages} of ${messages}`);
+  if (drained.idSum !== idSum(messages)) {
+    throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(messages)}`);
+  }
+  await checkCommitted(`${row.name} (warm-up) on ${warm.topic}`, warm.topic, warm.group);
+  await checkCommitted(where, timed.topic, timed.group);
   return drained;
 }
 
-const rateOf = (d: Drained) => (d.messages / d.ms) * 1000;
-
-// Untimed warm-up of every row: the JIT sees every path before anything counts.
-for (const key of chosen) {
-  const drained = await runRow(key, warmCount);
-  process.stderr.write(
-    `warm-up: ${rows.get(key)!.name} ${(rateOf(drained) / 1000).toFixed(1)} k/s\n`,
-  );
-}
+const rateOf = (d: DrainedApart) => (d.messages / d.ms) * 1000;
+const mb = (bytes: number) => bytes / 1e6;
 
 const rates = new Map<string, number[]>();
 const durations = new Map<string, number[]>();
 // CPU per order in microseconds, this process's (librdkafka's threads included): less at the mercy
 // of the machine's load than a rate.
 const cpu = new Map<string, number[]>();
+// The row's process's peak resident set, MB (warm-up and timed drain both; the timed one is larger),
+// and the peaks of its JS heap and of its Buffers sampled over the timed drain: which part grew.
+const peakRss = new Map<string, number[]>();
+const peakHeap = new Map<string, number[]>();
+const peakExternal = new Map<string, number[]>();
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 const began = performance.now();
@@ -88,6 +106,9 @@ for (let round = 0; round < rounds; round++) {
     push(rates, key, rateOf(drained));
     push(durations, key, drained.ms / 1000);
     push(cpu, key, (drained.cpuMs * 1000) / count);
+    push(peakRss, key, (drained.maxRssKiB * 1024) / 1e6);
+    push(peakHeap, key, mb(drained.sampled.heapUsed));
+    push(peakExternal, key, mb(drained.sampled.external));
   }
   process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
 }
@@ -95,21 +116,39 @@ const wallSeconds = (performance.now() - began) / 1000;
 const loadAfter = loadavg();
 producer.stop();
 
-const summaries: (RowSummary & { key: string; seconds: number[]; cpuUsPerOrder: number[] })[] =
-  chosen.map((key) => ({
-    ...summarize(rows.get(key)!.name, rates.get(key)!),
-    key,
-    seconds: durations.get(key)!,
-    cpuUsPerOrder: cpu.get(key)!,
-  }));
+interface KafkaRowSummary extends RowSummary {
+  readonly key: string;
+  readonly seconds: number[];
+  readonly cpuUsPerOrder: number[];
+  /** The row's process's peak resident set per round, MB; and its median. */
+  readonly peakRssMB: number[];
+  readonly peakRssMBMedian: number;
+  /** Sampled over the timed drain, per round, MB: V8's heap in use, and memory outside it (Buffers). */
+  readonly peakHeapUsedMB: number[];
+  readonly peakExternalMB: number[];
+}
+const summaries: KafkaRowSummary[] = chosen.map((key) => ({
+  ...summarize(rows.get(key)!.name, rates.get(key)!),
+  key,
+  seconds: durations.get(key)!,
+  cpuUsPerOrder: cpu.get(key)!,
+  peakRssMB: peakRss.get(key)!,
+  peakRssMBMedian: median(peakRss.get(key)!),
+  peakHeapUsedMB: peakHeap.get(key)!,
+  peakExternalMB: peakExternal.get(key)!,
+}));
 const byKey = new Map(summaries.map((s) => [s.key, s]));
 
-/** Full app / raw loop at the medians: the rate's ratio, and the raw loop's CPU per order over the app's. */
+/**
+ * Full app / raw loop at the medians: the rate's ratio, the raw loop's CPU per order over the app's,
+ * and the app's peak resident set over the raw loop's (issue 26's bound: at most 1.3).
+ */
 interface Ratio {
   readonly row: string;
   readonly against: string;
   readonly rate: number;
   readonly cpu: number;
+  readonly peakRss: number;
   /** The least `rate` the target allows (1 - the overhead allowed), when there is one. */
   readonly target?: number;
 }
@@ -132,6 +171,7 @@ for (const [row, against, target] of ratioPairs) {
     against,
     rate: a.median / b.median,
     cpu: median(b.cpuUsPerOrder) / median(a.cpuUsPerOrder),
+    peakRss: a.peakRssMBMedian / b.peakRssMBMedian,
     ...(target === undefined ? {} : { target }),
   });
 }
@@ -143,7 +183,17 @@ console.log(
 for (const line of tableLines(summaries, fmt)) console.log(line);
 console.log("CPU per order, median (this process, librdkafka's threads included):");
 for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
-console.log("ratios at the medians (rate; raw CPU per order / row's):");
+console.log(
+  "peak memory, median (the row's process: resident set; over the timed drain: JS heap used, external):",
+);
+for (const s of summaries) {
+  console.log(
+    `  ${s.name}: ${s.peakRssMBMedian.toFixed(0)} MB RSS (${Math.min(...s.peakRssMB).toFixed(0)}-${Math.max(...s.peakRssMB).toFixed(0)}); heap ${median(s.peakHeapUsedMB).toFixed(0)} MB, external ${median(s.peakExternalMB).toFixed(0)} MB`,
+  );
+}
+console.log(
+  "ratios at the medians (rate; raw CPU per order / row's; row's peak RSS / raw's, at most 1.3):",
+);
 for (const r of ratios) {
   const verdict =
     r.target === undefined
@@ -152,7 +202,7 @@ for (const r of ratios) {
         ? ` (target >= ${r.target}: met)`
         : ` (target >= ${r.target}: missed)`;
   console.log(
-    `  ${rows.get(r.row)!.name} / ${rows.get(r.against)!.name}: ${r.rate.toFixed(3)}; CPU ${r.cpu.toFixed(3)}${verdict}`,
+    `  ${rows.get(r.row)!.name} / ${rows.get(r.against)!.name}: ${r.rate.toFixed(3)}; CPU ${r.cpu.toFixed(3)}${verdict}; peak RSS ${r.peakRss.toFixed(2)}${r.peakRss <= 1.3 ? "" : " (over 1.3)"}`,
   );
 }
 console.log(
@@ -163,14 +213,14 @@ console.log(
 );
 
 const full = count >= 200_000 && rounds >= 5;
-const command = `pnpm --filter @ruststream/tooling-bench bench:kafka ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}`;
-const file = `results/${full ? "kafka" : "kafka-quick"}.json`;
+const command = `pnpm --filter @ruststream/tooling-bench bench:kafka ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`;
+const file = `results/${fileArg ?? (full ? "kafka.json" : "kafka-quick.json")}`;
 writeFileSync(
   new URL(`../../${file}`, import.meta.url),
   `${JSON.stringify(
     {
       scenario:
-        "A pre-filled Kafka topic of 512-byte JSON orders (4 partitions) drained by a raw librdkafka loop, a raw kafkajs loop, @ruststream/kafka's broker alone and the full app under auto and tracked; each order decoded and acknowledged",
+        "A pre-filled Kafka topic of 512-byte JSON orders (4 partitions) drained by a raw librdkafka loop, a raw kafkajs loop, @ruststream/kafka's broker alone and the full app under auto and tracked; each order decoded and acknowledged; each row and round in a process of its own, its peak resident set measured",
       command,
       date: new Date().toISOString(),
       machine: { ...machine(), librdkafka: rdkafka.librdkafkaVersion, brokers },

@@ -23,3 +23,42 @@ export type ProducerReply =
       readonly partitions: string;
     }
   | { readonly kind: "failed"; readonly message: string };
+
+// What main.ts hands a row's process (rowProcess.ts forks rowChild.ts) and what it answers.
+
+/** A topic already filled with `count` orders, and a group nobody used before. */
+export interface Drain {
+  readonly topic: string;
+  readonly group: string;
+  readonly count: number;
+}
+
+/** One row in one round: an untimed warm-up drain, then the timed one. */
+export interface RowJob {
+  readonly key: string;
+  readonly brokers: string;
+  readonly warm: Drain;
+  readonly timed: Drain;
+}
+
+/** The highest of each of `process.memoryUsage()`'s figures sampled over the timed drain, in bytes. */
+export interface MemoryPeaks {
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
+}
+
+export type RowReply =
+  | {
+      readonly kind: "drained";
+      readonly ms: number;
+      readonly messages: number;
+      /** A decimal string: IPC's JSON carries no bigint. */
+      readonly idSum: string;
+      readonly cpuMs: number;
+      /** `process.resourceUsage().maxRSS` once the row closed: the process's peak, in KiB. */
+      readonly maxRssKiB: number;
+      readonly sampled: MemoryPeaks;
+    }
+  | { readonly kind: "failed"; readonly message: string };
