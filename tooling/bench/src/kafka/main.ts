@@ -29,8 +29,11 @@ const rounds = Number(process.argv[3] ?? 5);
 const chosen = (process.argv[4] ?? defaultRows.join(",")).split(",");
 const fileArg = process.argv[5];
 const rows = new Map(chosen.map((key) => [key, rowOf(key)]));
-/** Partitions of every topic; the producer writes round robin over them. */
-const partitions = 4;
+/**
+ * Partitions of every topic; the producer writes round robin over them. KAFKA_PARTITIONS changes it
+ * (issue 26 measured memory on one partition).
+ */
+const partitions = Number(process.env.KAFKA_PARTITIONS ?? 4);
 const warmCount = Math.min(count, 20_000);
 
 if (process.env.KAFKA_BROKERS === undefined) await ensureBrokers(["kafka"]);
@@ -213,14 +216,13 @@ console.log(
 );
 
 const full = count >= 200_000 && rounds >= 5;
-const command = `pnpm --filter @ruststream/tooling-bench bench:kafka ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`;
+const command = `${partitions === 4 ? "" : `KAFKA_PARTITIONS=${partitions} `}pnpm --filter @ruststream/tooling-bench bench:kafka ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`;
 const file = `results/${fileArg ?? (full ? "kafka.json" : "kafka-quick.json")}`;
 writeFileSync(
   new URL(`../../${file}`, import.meta.url),
   `${JSON.stringify(
     {
-      scenario:
-        "A pre-filled Kafka topic of 512-byte JSON orders (4 partitions) drained by a raw librdkafka loop, a raw kafkajs loop, @ruststream/kafka's broker alone and the full app under auto and tracked; each order decoded and acknowledged; each row and round in a process of its own, its peak resident set measured",
+      scenario: `A pre-filled Kafka topic of 512-byte JSON orders (${partitions} partitions) drained by a raw librdkafka loop, a raw kafkajs loop, @ruststream/kafka's broker alone and the full app under auto and tracked; each order decoded and acknowledged; each row and round in a process of its own, its peak resident set measured`,
       command,
       date: new Date().toISOString(),
       machine: { ...machine(), librdkafka: rdkafka.librdkafkaVersion, brokers },
