@@ -90,7 +90,7 @@ const mb = (bytes: number) => bytes / 1e6;
 
 const rates = new Map<string, number[]>();
 const durations = new Map<string, number[]>();
-// CPU per order in microseconds, this process's (librdkafka's threads included): less at the mercy
+// CPU per order in microseconds, the row's process's (librdkafka's threads included): less at the mercy
 // of the machine's load than a rate.
 const cpu = new Map<string, number[]>();
 // The row's process's peak resident set, MB (warm-up and timed drain both; the timed one is larger),
@@ -184,7 +184,7 @@ console.log(
   `Kafka at ${brokers}, librdkafka ${rdkafka.librdkafkaVersion}, ${orderBytes}-byte JSON orders, ${partitions} partitions, ${count} per row, ${rounds} interleaved rounds`,
 );
 for (const line of tableLines(summaries, fmt)) console.log(line);
-console.log("CPU per order, median (this process, librdkafka's threads included):");
+console.log("CPU per order, median (the row's process, librdkafka's threads included):");
 for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
 console.log(
   "peak memory, median (the row's process: resident set; over the timed drain: JS heap used, external):",
