@@ -6,8 +6,9 @@
 // replay: both read the same file, written by the crate, to its end.
 // tail:   each follower starts on a primed file, then the crate's writer (another process) appends;
 //         the rate counts from a follower's first message to its last.
-// write:  our producer (each send awaited; and in bursts of 256 sends sharing one write) against a
-//         plain sequential fs write of the same frame bytes, one write per message.
+// write:  our producer (each send awaited; and in bursts of 256 sends sharing one write) against the
+//         crate's producer driven the same two ways (`bench-produce`), and a plain sequential fs
+//         write of the same frame bytes, one write per message.
 import { execFileSync, spawn } from "node:child_process";
 import {
   closeSync,
@@ -27,6 +28,8 @@ import { machine, type RowSummary, summarize, tableLines } from "./stats.js";
 const ROUNDS = Number(process.argv[2] ?? 5);
 const MESSAGES = Number(process.argv[3] ?? 200_000);
 const SIZE = 512;
+/** Sends per burst, ours and the crate's alike. */
+const BURST = 256;
 const CRATE = fileURLToPath(new URL("../../interop/", import.meta.url));
 const TARGET = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/ruststream/interop-target");
 const RUST = join(TARGET, "release", "ruststream-interop");
@@ -118,6 +121,11 @@ async function rustTail(): Promise<Run> {
   return JSON.parse(out) as Run;
 }
 
+/** The crate's producer: `burst` sends, then their receipts (1: each receipt before the next send). */
+function rustWrite(burst: number): Run {
+  return rust("bench-produce", fresh(), String(MESSAGES), String(SIZE), "--burst", String(burst));
+}
+
 async function oursWrite(): Promise<Run> {
   const path = fresh();
   const p = FileProducer.open(path);
@@ -135,10 +143,10 @@ async function oursWriteBursts(): Promise<Run> {
   const p = FileProducer.open(path);
   const payload = new Uint8Array(SIZE).fill(0x61);
   const started = performance.now();
-  // Publishes of one turn share one write: 256 sends awaited together.
-  for (let i = 0; i < MESSAGES; i += 256) {
+  // Publishes of one turn share one write: BURST sends awaited together.
+  for (let i = 0; i < MESSAGES; i += BURST) {
     const burst: Promise<unknown>[] = [];
-    for (let j = i; j < Math.min(MESSAGES, i + 256); j++) burst.push(p.send("bench", payload));
+    for (let j = i; j < Math.min(MESSAGES, i + BURST); j++) burst.push(p.send("bench", payload));
     await Promise.all(burst);
   }
   const seconds = (performance.now() - started) / 1000;
@@ -171,7 +179,9 @@ async function main(): Promise<void> {
     "tail rust": [],
     "tail ours": [],
     "write plain": [],
+    "write rust": [],
     "write ours": [],
+    "write rust burst": [],
     "write burst": [],
   };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -180,7 +190,9 @@ async function main(): Promise<void> {
     rows["tail rust"]!.push(rate(await rustTail()));
     rows["tail ours"]!.push(rate(await oursTail()));
     rows["write plain"]!.push(rate(plainWrite(frames)));
+    rows["write rust"]!.push(rate(rustWrite(1)));
     rows["write ours"]!.push(rate(await oursWrite()));
+    rows["write rust burst"]!.push(rate(rustWrite(BURST)));
     rows["write burst"]!.push(rate(await oursWriteBursts()));
     // Files of earlier rounds go, so the disk holds at most one round's worth.
     for (let i = 2; i < fileNo; i++) rmSync(join(dir, `f${i}.ss`), { force: true });
@@ -192,6 +204,8 @@ async function main(): Promise<void> {
   const ratios = {
     replayOursToRust: ratio("replay ours", "replay rust"),
     tailOursToRust: ratio("tail ours", "tail rust"),
+    writeOursToRust: ratio("write ours", "write rust"),
+    writeBurstToRust: ratio("write burst", "write rust burst"),
     writeOursToPlain: ratio("write ours", "write plain"),
     writeBurstToPlain: ratio("write burst", "write plain"),
   };
@@ -204,6 +218,12 @@ async function main(): Promise<void> {
   );
   console.log(
     `tail   ours / rust (medians): ${ratios.tailOursToRust.toFixed(2)}  (target >= 0.80)`,
+  );
+  console.log(
+    `write  ours / rust (medians): ${ratios.writeOursToRust.toFixed(2)}  (target >= 1.00)`,
+  );
+  console.log(
+    `write  burst / rust burst (medians): ${ratios.writeBurstToRust.toFixed(2)}  (target >= 1.00)`,
   );
   console.log(`write  ours / plain (medians): ${ratios.writeOursToPlain.toFixed(2)}`);
   console.log(`write  burst / plain (medians): ${ratios.writeBurstToPlain.toFixed(2)}`);

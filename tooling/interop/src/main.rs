@@ -16,6 +16,10 @@
 //!       stream key `bench` with `MessageSink`; replay a file to its end with `MessageSource`; follow
 //!       a live file (`LiveReplay`) until `count` messages of `bench` arrived. Each prints one JSON
 //!       line: `messages` and `seconds` (the tail from its first `bench` message to its last).
+//!   ruststream-interop bench-produce <file> <count> <payload-bytes> [--burst N]
+//!       The crate's producer as a user drives it (`FileStreamer`, `send` and its receipt): each
+//!       receipt awaited before the next send, or N sends then their N receipts; same JSON line
+//!       (see `bench_produce.rs`). <file> must not exist yet.
 //!
 //!   ruststream-interop fixtures <dir>
 //!       Writes the test vectors multi-key.ss, beacons.ss and no-eos.ss into <dir>, the same bytes
@@ -41,6 +45,7 @@
 //!
 //! u64 fields (shard, seq) are printed as decimal strings: JSON numbers lose precision past 2^53.
 
+mod bench_produce;
 mod bench_redis;
 mod broker;
 mod file_service;
@@ -254,6 +259,7 @@ fn usage() -> ExitCode {
     eprintln!("usage: ruststream-interop decode <file>");
     eprintln!("       ruststream-interop write <file> <json-lines> [--interval BYTES] [--eos]");
     eprintln!("       ruststream-interop bench-write <file> <count> <payload-bytes> [--append]");
+    eprintln!("       ruststream-interop bench-produce <file> <count> <payload-bytes> [--burst N]");
     eprintln!("       ruststream-interop bench-replay <file>");
     eprintln!("       ruststream-interop bench-tail <file> <count>");
     eprintln!("       ruststream-interop fixtures <dir>");
@@ -301,6 +307,19 @@ async fn main() -> ExitCode {
             }
             _ => return usage(),
         },
+        Some("bench-produce") if args.len() == 4 || args.len() == 6 => {
+            let burst = match args.get(4..).unwrap_or_default() {
+                [] => Some(1),
+                [flag, n] if flag == "--burst" => n.parse().ok().filter(|&n| n > 0),
+                _ => None,
+            };
+            match (args[2].parse(), args[3].parse(), burst) {
+                (Ok(count), Ok(size), Some(burst)) => {
+                    bench_produce::run(&args[1], count, size, burst).await
+                }
+                _ => return usage(),
+            }
+        }
         Some("bench-redis-drain") if args.len() == 5 || args.len() == 6 => {
             let plain = match args.get(5).map(String::as_str) {
                 None => false,
