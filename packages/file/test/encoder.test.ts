@@ -121,3 +121,33 @@ describe("large frames", () => {
     expect(beacons.every((b) => b.remaining > 0 && b.markers.length === 1)).toBe(true);
   });
 });
+
+describe("frames carved from shared buffers", () => {
+  it("leaves every returned frame as it was while later ones are encoded", () => {
+    const header: FileHeader = { fileName: "slab.ss", createdAt: 1, beaconInterval: 1 << 20 };
+    const { encoder, bytes } = FileEncoder.create(header);
+    // Enough 512-byte frames to fill several 64 KiB buffers, and a 20 KiB one that gets its own.
+    const sizes = [...Array.from({ length: 400 }, () => 512), 20 << 10, 512];
+    const frames: Uint8Array[] = [];
+    const snapshots: Uint8Array[] = [];
+    sizes.forEach((size, i) => {
+      const payload = new Uint8Array(size).fill(i & 0xff);
+      const frame = encoder.write({
+        streamKey: "k",
+        shard: 0n,
+        seq: BigInt(i + 1),
+        timestamp: i,
+        payload,
+      });
+      frames.push(frame);
+      snapshots.push(frame.slice());
+    });
+    expect(frames.map((frame, i) => Buffer.compare(frame, snapshots[i]!))).toEqual(
+      frames.map(() => 0),
+    );
+    const decoded = decodeFile(Buffer.concat([bytes, ...frames]));
+    expect(decoded.outcome.status).toBe("clean");
+    expect(decoded.messages.map((m) => m.payload.length)).toEqual(sizes);
+    expect(decoded.messages.every((m, i) => m.payload.every((b) => b === (i & 0xff)))).toBe(true);
+  });
+});

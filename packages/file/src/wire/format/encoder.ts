@@ -10,6 +10,7 @@ import { runningChecksumUpdate } from "./crc.js";
 import { fileError } from "./errors.js";
 import { encodeFrame, validateMessage } from "./frame.js";
 import { encodeHeader, validateBeaconInterval } from "./header.js";
+import { FrameSlab } from "./slab.js";
 import type { FileHeader, Marker, StreamId, StreamMessage, StreamState } from "./types.js";
 
 export interface EncoderOptions {
@@ -44,6 +45,8 @@ export class FileEncoder {
   #offset: number;
   /** Upstream counts markers written, not beacons, to pick where the next rotation starts. */
   #markerCount = 0;
+  readonly #slab = new FrameSlab();
+  readonly #allocate = (size: number) => this.#slab.allocate(size);
 
   private constructor(beaconInterval: number, offset: number, options: EncoderOptions) {
     validateBeaconInterval(beaconInterval);
@@ -125,7 +128,7 @@ export class FileEncoder {
   }
 
   #write(message: StreamMessage): Uint8Array {
-    const { bytes: frame, checksum } = encodeFrame(message);
+    const { bytes: frame, checksum } = encodeFrame(message, this.#allocate);
     // State is updated before splicing: a beacon inside this frame already counts it.
     const entry = this.#find(message);
     if (entry) {

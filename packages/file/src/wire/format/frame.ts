@@ -51,12 +51,16 @@ export function validateMessage(
 
 /**
  * Encodes one frame as contiguous bytes, before any beacon is spliced in. Returns the payload
- * checksum too, since the writer's running checksum needs it.
+ * checksum too, since the writer's running checksum needs it. `allocate` returns zeroed bytes of
+ * the size asked (the encoder passes its `FrameSlab`).
  */
-export function encodeFrame(message: StreamMessage): { bytes: Uint8Array; checksum: number } {
+export function encodeFrame(
+  message: StreamMessage,
+  allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
+): { bytes: Uint8Array; checksum: number } {
   const key = message.streamKey;
   const payload = message.payload;
-  const out = new Uint8Array(frameSize(key.length, payload.length));
+  const out = allocate(frameSize(key.length, payload.length));
   const view = viewOf(out);
   out[0] = key.length;
   writeAscii(out, 1, key);
