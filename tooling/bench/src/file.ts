@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     `replay ours / rust (medians): ${ratios.replayOursToRust.toFixed(2)}  (target >= 1.00)`,
   );
   console.log(
-    `tail   ours / rust (medians): ${ratios.tailOursToRust.toFixed(2)}  (target >= 0.80)`,
+    `tail   ours / rust (medians): ${ratios.tailOursToRust.toFixed(2)}  (target >= 1.50)`,
   );
   console.log(
     `write  ours / rust (medians): ${ratios.writeOursToRust.toFixed(2)}  (target >= 1.00)`,
