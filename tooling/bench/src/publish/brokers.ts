@@ -1,10 +1,7 @@
 // The brokers the publish bench knows, each opening its rows against the server its environment
-// names (or the one tooling/brokers starts).
+// names (or the one tooling/brokers starts). Each broker's rows are imported when asked for, so a
+// Redis run never loads librdkafka's addon.
 import { ensureBrokers } from "@ruststream/tooling-testkit";
-import { fileRows } from "./fileRows.js";
-import { kafkajsRows, rdkafkaRows } from "./kafkaRows.js";
-import { pulsarRows } from "./pulsarRows.js";
-import { redisRows } from "./redisRows.js";
 import type { PublishRow } from "./row.js";
 
 export const brokerNames = ["redis", "kafka-rdkafka", "kafka-kafkajs", "pulsar", "file"] as const;
@@ -19,19 +16,19 @@ async function env(name: string, broker: "redis" | "kafka" | "pulsar"): Promise<
 export async function rowsOf(name: string): Promise<PublishRow[]> {
   switch (name) {
     case "redis":
-      return redisRows(await env("REDIS_URL", "redis"));
+      return (await import("./redisRows.js")).redisRows(await env("REDIS_URL", "redis"));
     case "kafka-rdkafka":
-      return rdkafkaRows(await env("KAFKA_BROKERS", "kafka"));
+      return (await import("./kafkaRows.js")).rdkafkaRows(await env("KAFKA_BROKERS", "kafka"));
     case "kafka-kafkajs":
-      return kafkajsRows(await env("KAFKA_BROKERS", "kafka"));
+      return (await import("./kafkaRows.js")).kafkajsRows(await env("KAFKA_BROKERS", "kafka"));
     case "pulsar": {
       const url = await env("PULSAR_URL", "pulsar");
       // The admin API checks each row's topic; ensureBrokers exports it beside the URL.
       if (process.env.PULSAR_ADMIN_URL === undefined) await ensureBrokers(["pulsar"]);
-      return pulsarRows(url);
+      return (await import("./pulsarRows.js")).pulsarRows(url);
     }
     case "file":
-      return fileRows();
+      return (await import("./fileRows.js")).fileRows();
     default:
       throw new Error(`unknown broker "${name}": give a comma list of ${brokerNames.join(", ")}`);
   }
