@@ -1,4 +1,5 @@
 import { RustStreamError } from "./errors.js";
+import { utf8Bytes } from "./utf8.js";
 
 /** A header value as a caller may give it: bytes as they are, or a string stored as UTF-8. */
 export type HeaderValue = Uint8Array | string;
@@ -27,7 +28,6 @@ export interface ReadonlyHeaderMap extends Iterable<[string, Uint8Array]> {
   equals(other: ReadonlyHeaderMap): boolean;
 }
 
-const encoder = new TextEncoder();
 // Fatal, so a binary value reads as "not a string" instead of a string full of replacement characters.
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const upperAscii = /[A-Z]/;
@@ -42,7 +42,7 @@ function normalise(name: string): string {
 }
 
 function toBytes(value: HeaderValue): Uint8Array {
-  return typeof value === "string" ? encoder.encode(value) : value;
+  return typeof value === "string" ? utf8Bytes(value) : value;
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -3,6 +3,7 @@ import type { Delivery } from "./delivery.js";
 import { RustStreamError } from "./errors.js";
 import { HeaderMap, type ReadonlyHeaderMap } from "./headerMap.js";
 import { headerNames } from "./headerNames.js";
+import { utf8Bytes } from "./utf8.js";
 
 /**
  * What a publisher sends. The broker maps `partitionKey` and `deadLetterOrigin` onto its own wire
@@ -46,11 +47,9 @@ export interface Receipt {
   readonly position?: string;
 }
 
-const encoder = new TextEncoder();
-
 /** A partition key in the form deliveries report it: bytes. */
 export function partitionKeyBytes(key: Uint8Array | string): Uint8Array {
-  return typeof key === "string" ? encoder.encode(key) : key;
+  return typeof key === "string" ? utf8Bytes(key) : key;
 }
 
 /** Copies a message into a snapshot that no later write to the original can change. */
