@@ -10,7 +10,7 @@ import { FileBroker, PARTITION_KEY_HEADER } from "@ruststream/file";
 import { decodeFile, encodeEnvelope, FileProducer } from "@ruststream/file/format";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
-import { windowed } from "./window.js";
+import { type Timed, windowed } from "./window.js";
 
 const table = "stream file";
 const streamKey = "orders";
@@ -29,14 +29,14 @@ function headersOf(i: number): HeaderMap {
 async function onFreshFile(
   row: string,
   count: number,
-  publish: (path: string) => Promise<number>,
-): Promise<number> {
+  publish: (path: string) => Promise<Timed>,
+): Promise<Timed> {
   const path = join(dir, `f${files++}.ss`);
-  const ms = await publish(path);
+  const timed = await publish(path);
   const written = decodeFile(readFileSync(path)).messages.filter((m) => m.streamKey === streamKey);
   expectStored(row, path, written.length, count);
   rmSync(path);
-  return ms;
+  return timed;
 }
 
 export function fileRows(): PublishRow[] {

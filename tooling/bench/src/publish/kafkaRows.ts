@@ -13,7 +13,7 @@ import { KafkaBroker, type KafkaEngineName } from "@ruststream/kafka";
 import kafkajs from "kafkajs";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
-import { batched, windowed } from "./window.js";
+import { batched, type Timed, windowed } from "./window.js";
 
 const partitions = 4;
 let topics = 0;
@@ -25,8 +25,8 @@ async function onFreshTopic(
   brokers: string,
   row: string,
   count: number,
-  publish: (topic: string) => Promise<number>,
-): Promise<number> {
+  publish: (topic: string) => Promise<Timed>,
+): Promise<Timed> {
   const admin = new kafkajs.Kafka({
     clientId: "bench-publish-admin",
     brokers: brokers.split(","),
@@ -39,7 +39,7 @@ async function onFreshTopic(
       topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
       waitForLeaders: true,
     });
-    const ms = await publish(topic);
+    const timed = await publish(topic);
     const ends = await admin.fetchTopicOffsets(topic);
     expectStored(
       row,
@@ -48,7 +48,7 @@ async function onFreshTopic(
       count,
     );
     await admin.deleteTopics({ topics: [topic] });
-    return ms;
+    return timed;
   } finally {
     await admin.disconnect();
   }
@@ -153,7 +153,7 @@ export function kafkajsRows(brokers: string): PublishRow[] {
       topic: string,
       count: number,
       depth: number,
-    ) => Promise<number>,
+    ) => Promise<Timed>,
   ): PublishRow => ({
     name,
     broker: table,

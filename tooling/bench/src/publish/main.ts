@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sourceRevision } from "../revision.js";
-import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
+import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { brokerNames, rowsOf } from "./brokers.js";
 import { payloadBytes } from "./message.js";
 import type { PublishRow } from "./row.js";
@@ -35,7 +35,7 @@ for (const row of rows) await row.run(warmCount, depth);
 // Sizing: each broker's rows move the same count, its fastest row's rate times the seconds asked.
 const counts = new Map<string, number>();
 for (const row of rows) {
-  const rate = (sizingCount / (await row.run(sizingCount, depth))) * 1000;
+  const rate = (sizingCount / (await row.run(sizingCount, depth)).ms) * 1000;
   process.stderr.write(`sizing: ${row.broker} / ${row.name} ${(rate / 1000).toFixed(1)} k/s\n`);
   const count = Math.max(sizingCount, Math.round((rate * seconds) / 1000) * 1000);
   counts.set(row.broker, Math.max(counts.get(row.broker) ?? 0, count));
@@ -45,6 +45,9 @@ process.stderr.write(
 );
 
 const rates = new Map<PublishRow, number[]>();
+// This process's CPU per message in microseconds: the Node side's cost of a publish (librdkafka's
+// threads included), which the machine's load moves less than it moves a rate.
+const cpuPerMessage = new Map<PublishRow, number[]>();
 const began = performance.now();
 for (let round = 0; round < rounds; round++) {
   for (const broker of brokers) {
@@ -52,8 +55,9 @@ for (let round = 0; round < rounds; round++) {
     const count = counts.get(broker)!;
     for (let i = 0; i < own.length; i++) {
       const row = own[(i + round) % own.length]!;
-      const rate = (count / (await row.run(count, depth))) * 1000;
-      rates.set(row, [...(rates.get(row) ?? []), rate]);
+      const timed = await row.run(count, depth);
+      rates.set(row, [...(rates.get(row) ?? []), (count / timed.ms) * 1000]);
+      cpuPerMessage.set(row, [...(cpuPerMessage.get(row) ?? []), (timed.cpuMs * 1000) / count]);
     }
   }
   process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
@@ -67,10 +71,13 @@ console.log(
 );
 const results = brokers.map((broker) => {
   const own = rows.filter((r) => r.broker === broker);
-  const summaries: (RowSummary & { baseline: boolean })[] = own.map((r) => ({
-    ...summarize(r.name, rates.get(r)!),
-    baseline: r.baseline,
-  }));
+  const summaries: (RowSummary & { baseline: boolean; cpuUsPerMessage: number[] })[] = own.map(
+    (r) => ({
+      ...summarize(r.name, rates.get(r)!),
+      baseline: r.baseline,
+      cpuUsPerMessage: cpuPerMessage.get(r)!,
+    }),
+  );
   // Every non-baseline row over every baseline row, by medians.
   const ratios: Record<string, Record<string, number>> = {};
   for (const top of summaries.filter((s) => !s.baseline)) {
@@ -80,6 +87,8 @@ const results = brokers.map((broker) => {
   }
   console.log(`\n${broker}: ${counts.get(broker)} messages per row`);
   for (const line of tableLines(summaries, fmt)) console.log(line);
+  const cpu = summaries.map((r) => `${r.name} ${median(r.cpuUsPerMessage).toFixed(2)}`);
+  console.log(`  CPU µs per message, median: ${cpu.join(", ")}`);
   for (const [name, over] of Object.entries(ratios)) {
     const parts = Object.entries(over).map(([b, ratio]) => `${ratio.toFixed(2)} of ${b}`);
     console.log(`  ${name}: ${parts.join(", ")}`);
@@ -90,7 +99,7 @@ console.log(
   `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
 );
 
-const full = seconds >= 3 && rounds >= 5 && process.argv[4] === undefined;
+const full = seconds >= 2 && rounds >= 5 && process.argv[4] === undefined;
 const command = `pnpm --filter @ruststream/tooling-bench bench:publish ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${brokerArg}`}${process.argv[5] === undefined ? "" : ` ${depth}`}`;
 const file = `results/${full ? "publish" : "publish-quick"}.json`;
 writeFileSync(

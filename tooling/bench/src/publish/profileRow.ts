@@ -16,6 +16,8 @@ if (row === undefined) {
 const count = Number(countArg);
 const depth = Number(depthArg ?? 500);
 for (let i = 0; i < Number(timesArg); i++) {
-  const ms = await row.run(count, depth);
-  console.log(`${brokerArg} / ${row.name}: ${((count / ms) * 1000).toFixed(0)} msg/s`);
+  const { ms, cpuMs } = await row.run(count, depth);
+  console.log(
+    `${brokerArg} / ${row.name}: ${((count / ms) * 1000).toFixed(0)} msg/s, ${((cpuMs * 1000) / count).toFixed(2)} µs CPU per message`,
+  );
 }

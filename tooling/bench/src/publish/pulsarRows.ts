@@ -9,7 +9,7 @@ import { PulsarClient } from "@ruststream/pulsar/wire";
 import { createTopic, deleteTopic, topicStats } from "../pulsar/admin.js";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
-import { windowed } from "./window.js";
+import { type Timed, windowed } from "./window.js";
 
 const table = "Pulsar";
 let topics = 0;
@@ -19,14 +19,14 @@ const properties = new Map([["content-type", bytesContentType]]);
 async function onFreshTopic(
   row: string,
   count: number,
-  publish: (topic: string) => Promise<number>,
-): Promise<number> {
+  publish: (topic: string) => Promise<Timed>,
+): Promise<Timed> {
   const topic = freshTopic();
   await createTopic(topic);
-  const ms = await publish(topic);
+  const timed = await publish(topic);
   expectStored(row, topic, (await topicStats(topic)).msgInCounter, count);
   await deleteTopic(topic);
-  return ms;
+  return timed;
 }
 
 export function pulsarRows(url: string): PublishRow[] {
@@ -40,11 +40,11 @@ export function pulsarRows(url: string): PublishRow[] {
           const client = new PulsarClient({ serviceUrl: url });
           try {
             const producer = await client.createProducer({ topic, batching: { keyBased: true } });
-            const ms = await windowed(count, depth, (i) =>
+            const timed = await windowed(count, depth, (i) =>
               producer.send({ payload: payloadOf(i), key: keyOf(i), properties }),
             );
             await producer.close();
-            return ms;
+            return timed;
           } finally {
             await client.close();
           }

@@ -11,7 +11,7 @@ import { RedisBroker, RedisPublish } from "@ruststream/redis";
 import { Redis } from "ioredis";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
-import { batched, windowed } from "./window.js";
+import { batched, type Timed, windowed } from "./window.js";
 
 const broker = "Redis streams";
 let streams = 0;
@@ -47,10 +47,10 @@ async function onFreshStream(
   url: string,
   row: string,
   count: number,
-  publish: (stream: string) => Promise<number>,
-): Promise<number> {
+  publish: (stream: string) => Promise<Timed>,
+): Promise<Timed> {
   const stream = freshStream();
-  const ms = await publish(stream);
+  const timed = await publish(stream);
   const admin = await rawClient(url);
   try {
     expectStored(row, stream, await admin.xlen(stream), count);
@@ -58,13 +58,13 @@ async function onFreshStream(
   } finally {
     admin.disconnect();
   }
-  return ms;
+  return timed;
 }
 
 export function redisRows(url: string): PublishRow[] {
   const raw = (
     name: string,
-    run: (client: Redis, stream: string, count: number, depth: number) => Promise<number>,
+    run: (client: Redis, stream: string, count: number, depth: number) => Promise<Timed>,
   ): PublishRow => ({
     name,
     broker,

@@ -1,5 +1,6 @@
 // One row of the publish bench: a client opened untimed, `count` messages published onto a fresh
 // name with `depth` in flight (timed), the count checked against the broker, the client closed.
+import type { Timed } from "./window.js";
 
 export interface PublishRow {
   /** Printed, and the key of its results. */
@@ -8,8 +9,8 @@ export interface PublishRow {
   readonly broker: string;
   /** A raw-client row the app rows are divided by; the first of a broker is its main baseline. */
   readonly baseline: boolean;
-  /** Publishes `count` messages onto a fresh name, checks them stored; resolves with the ms. */
-  run(count: number, depth: number): Promise<number>;
+  /** Publishes `count` messages onto a fresh name, checks them stored; resolves with its time. */
+  run(count: number, depth: number): Promise<Timed>;
 }
 
 /** Throws unless the broker holds what the row published. */
