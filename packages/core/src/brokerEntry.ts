@@ -54,3 +54,4 @@ export { subscriptionIterator } from "./subscription.js";
 export type { NodeTlsSettings, ResolvedTls } from "./tls.js";
 export { nodeTlsSettings, resolveTls } from "./tls.js";
 export { stageTransaction } from "./transaction.js";
+export { utf8Bytes, utf8Text } from "./utf8.js";

@@ -21,3 +21,23 @@ export function utf8Bytes(text: string): Uint8Array {
   }
   return encoder.encode(text);
 }
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The text of UTF-8 `bytes`, exactly as `new TextDecoder("utf-8", { fatal: true }).decode(bytes)`
+ * gives it, throwing where it throws: short ASCII (a header value going out as a string property)
+ * without the native call.
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  const length = bytes.length;
+  if (length > SHORT) return strictDecoder.decode(bytes);
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[i]!;
+    // Past ASCII (a multi-byte character, a BOM the decoder drops, or no UTF-8 at all): the decoder.
+    if (byte > 0x7f) return strictDecoder.decode(bytes);
+    text += String.fromCharCode(byte);
+  }
+  return text;
+}

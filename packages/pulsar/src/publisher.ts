@@ -20,6 +20,7 @@ import {
   policyMark,
   publishRequest,
   requestMark,
+  utf8Text,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
 import type { LinkProducer } from "./link/link.js";
@@ -91,11 +92,9 @@ export interface PublisherHost {
   now(): number;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 function text(bytes: Uint8Array): string | undefined {
   try {
-    return utf8.decode(bytes);
+    return utf8Text(bytes);
   } catch {
     return undefined;
   }
@@ -132,6 +131,16 @@ function originTopic(origin: DeadLetterOrigin): string {
   return origin.partition === undefined ? name.full : partitionTopicName(name, origin.partition);
 }
 
+/** The last name published to and its full topic name: a publish loop names one topic over and over. */
+let lastTopic: { readonly name: string; readonly full: string } | undefined;
+
+function fullTopicName(name: string): string {
+  if (lastTopic?.name === name) return lastTopic.full;
+  const full = parseTopicName(name).full;
+  lastTopic = { name, full };
+  return full;
+}
+
 /** A message ready for the wire, and what `published()` records of it. */
 export interface PreparedMessage {
   /** The full topic name. */
@@ -153,7 +162,7 @@ export function prepareMessage(
     throw new RustStreamError("invalid-argument", "publish() needs a non-empty topic name");
   }
   assertPayloadBytes(message);
-  const topic = parseTopicName(message.name).full;
+  const topic = fullTopicName(message.name);
   const headers = message.headers?.clone() ?? new HeaderMap();
   const origin = message.deadLetterOrigin;
   if (origin !== undefined) writeDeadLetterOrigin(headers, origin);

@@ -1,9 +1,9 @@
-import { Socket } from "node:net";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveConnection } from "../src/client/connectionOptions.js";
 import { IoredisLink } from "../src/client/ioredisLink.js";
 import { errorCode, type Reply, text } from "../src/client/resp.js";
+import { countingWrites as countingWritesTo } from "./socketWrites.js";
 
 // The main connection writes the commands of one tick together (one socket write), while each keeps
 // its own reply, its own error and its place in the connection's order.
@@ -21,44 +21,7 @@ beforeAll(async () => {
 afterAll(() => link.close());
 afterEach(() => vi.restoreAllMocks());
 
-/**
- * Counts the socket writes (`_write` and `_writev` calls) to the server while `work` runs, and keeps
- * what they wrote.
- */
-async function countingWrites<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; writes: number; sent: string; log: { socket: Socket; sent: string }[] }> {
-  let writes = 0;
-  let sent = "";
-  const log: { socket: Socket; sent: string }[] = [];
-  const keep = (chunk: unknown) => {
-    const piece = Buffer.isBuffer(chunk) ? chunk.toString("latin1") : String(chunk);
-    sent += piece;
-    log.at(-1)!.sent += piece;
-  };
-  const toServer = (socket: Socket) => socket.remotePort === port;
-  const write = Socket.prototype._write;
-  const writev = Socket.prototype._writev!;
-  vi.spyOn(Socket.prototype, "_write").mockImplementation(function (this: Socket, ...args) {
-    if (toServer(this)) {
-      writes++;
-      log.push({ socket: this, sent: "" });
-      keep(args[0]);
-    }
-    return write.apply(this, args);
-  });
-  vi.spyOn(Socket.prototype, "_writev").mockImplementation(function (this: Socket, ...args) {
-    if (toServer(this)) {
-      writes++;
-      log.push({ socket: this, sent: "" });
-      for (const { chunk } of args[0]) keep(chunk);
-    }
-    return writev.apply(this, args);
-  });
-  const result = await work();
-  vi.restoreAllMocks();
-  return { result, writes, sent, log };
-}
+const countingWrites = <T>(work: () => Promise<T>) => countingWritesTo(port, work);
 
 const outcome = (settled: PromiseSettledResult<Reply>): string =>
   settled.status === "fulfilled"
