@@ -12,6 +12,8 @@ export interface HeapSample {
   readonly heapUsed: number;
   /** Bytes in ArrayBuffers (Node Buffers among them): what a read reply's payloads sit in. */
   readonly arrayBuffers: number;
+  /** The resident set: what a native client's buffers (librdkafka's queue) show in, beside the heap. */
+  readonly rss: number;
   /** Messages the handler was entered for. */
   readonly handled: number;
 }
@@ -60,6 +62,7 @@ export function serveHeapProbe(consumer: ProbedConsumer): void {
           type: "sample",
           heapUsed: memory.heapUsed,
           arrayBuffers: memory.arrayBuffers,
+          rss: memory.rss,
           handled: consumer.handled(),
         };
         send(answer);
