@@ -11,6 +11,15 @@ export {
   killServices,
   startService,
 } from "./childService.js";
+export {
+  type HeapProbe,
+  type HeapProbeOptions,
+  type HeapSample,
+  heldBytes,
+  type ProbedConsumer,
+  serveHeapProbe,
+  startHeapProbe,
+} from "./heapProbe.js";
 export { bytes, text } from "./payloadText.js";
 export { sleep } from "./sleep.js";
 export { uniqueName } from "./uniqueName.js";

@@ -61,11 +61,8 @@ export class SubscriberRuntime {
   readonly #lanes: Lanes;
   readonly #batches: BatchDispatch | undefined;
   #stopping = false;
-  #stopped!: () => void;
-  // Resolves at stop(): a pull loop waiting on a handler that never returns is released by it.
-  readonly #stopSignal = new Promise<void>((resolve) => {
-    this.#stopped = resolve;
-  });
+  /** Releases the pull loop's current wait, if it waits: stop() calls it (see #waitOrStop). */
+  #releaseWait: (() => void) | undefined;
   #warnedUnreplied = false;
   #pumping: Promise<void> | undefined;
 
@@ -169,7 +166,7 @@ export class SubscriberRuntime {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#stopped();
+    this.#releaseWait?.();
     this.#flow.wake();
     try {
       await this.#subscription.close();
@@ -206,7 +203,7 @@ export class SubscriberRuntime {
         }
         if (this.#batches !== undefined) {
           const wait = this.#batches.accept(deliveries);
-          if (wait !== undefined) await Promise.race([wait, this.#stopSignal]);
+          if (wait !== undefined) await this.#waitOrStop(wait);
           continue;
         }
         for (let i = 0; i < deliveries.length; i++) {
@@ -215,7 +212,7 @@ export class SubscriberRuntime {
             return;
           }
           const wait = this.#accept(deliveries[i]!);
-          if (wait !== undefined) await Promise.race([wait, this.#stopSignal]);
+          if (wait !== undefined) await this.#waitOrStop(wait);
         }
         // Replies and settles still waiting on the broker hold back the next pull.
         while (flow.settling >= this.#prefetch && !this.#stopping) await flow.capacity();
@@ -226,6 +223,29 @@ export class SubscriberRuntime {
       this.#ended(error);
       this.host.failFast(this.name, error);
     }
+  }
+
+  /**
+   * Waits for `wait` (a handler, room in the lanes) or for stop(), whichever comes first: a pull
+   * loop waiting on a handler that never returns is released by stop(). Not a race with one promise
+   * that stop() resolves: each race would leave a reaction on that promise until the stop, one per
+   * delivery waited for, so a subscriber's memory would grow with every message it handled (issue
+   * 26; packages/redis/test/backlogMemory.test.ts saw ~300 bytes a message). The loop waits on one
+   * thing at a time, so one release slot is enough, and it is cleared when the wait ends.
+   */
+  #waitOrStop(wait: Promise<void>): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        this.#releaseWait = undefined;
+        resolve();
+      };
+      this.#releaseWait = done;
+      wait.then(done, (error: unknown) => {
+        this.#releaseWait = undefined;
+        reject(error);
+      });
+    });
   }
 
   #ended(error: unknown): void {

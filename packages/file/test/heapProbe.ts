@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from "node:child_process";
+
+// A consumer whose memory a test measures runs in a process of its own: the test runner's heap
+// (vitest, the test's own buffers, other test files) would blur a few megabytes either way. The
+// child runs with --expose-gc and answers over the IPC channel; both sides live here.
+//
+// The same as tooling/testkit's heapProbe.ts, which the other broker packages' tests import: this
+// package's tests do not depend on tooling/testkit (they need no server), so it keeps a copy rather
+// than a new dependency for one file. A change to one is made to both.
+
+/** What the child's memory holds once a full collection ran, and how far its handler got. */
+export interface HeapSample {
+  /** V8's live heap. */
+  readonly heapUsed: number;
+  /** Bytes in ArrayBuffers (Node Buffers among them): what a read reply's payloads sit in. */
+  readonly arrayBuffers: number;
+  /** The resident set: what a native client's buffers (librdkafka's queue) show in, beside the heap. */
+  readonly rss: number;
+  /** Messages the handler was entered for. */
+  readonly handled: number;
+}
+
+/** The JavaScript memory a sample counts: the heap and the Buffers outside it together. */
+export function heldBytes(sample: HeapSample): number {
+  return sample.heapUsed + sample.arrayBuffers;
+}
+
+type Request =
+  | { readonly type: "sample" }
+  | { readonly type: "release" }
+  | { readonly type: "stop" };
+type Answer = { readonly type: "ready" } | ({ readonly type: "sample" } & HeapSample);
+
+/** The child's side: what the probe asks of the consumer it runs. */
+export interface ProbedConsumer {
+  handled(): number;
+  /** Lets the held handler return, and every later call run through. */
+  release(): void;
+  stop(): Promise<void>;
+}
+
+/** The child's side: answers the test's requests; call once the app is started. */
+export function serveHeapProbe(consumer: ProbedConsumer): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const send = process.send?.bind(process);
+  if (gc === undefined || send === undefined) {
+    throw new Error("a heap probe runs with --expose-gc and an IPC channel (startHeapProbe)");
+  }
+  // The test went away (failed, killed): nothing is left to answer, and the app must not linger.
+  process.on("disconnect", () => process.exit(1));
+  process.on("message", (request: Request) => {
+    if (request.type === "release") {
+      consumer.release();
+    } else if (request.type === "stop") {
+      void consumer.stop().then(() => process.exit(0));
+    } else {
+      // Twice, a turn apart: what the first collection's finalizers let go is collected by the
+      // second, so the sample is what is reachable, not what happens not to be collected yet.
+      gc();
+      setImmediate(() => {
+        gc();
+        const memory = process.memoryUsage();
+        const answer: Answer = {
+          type: "sample",
+          heapUsed: memory.heapUsed,
+          arrayBuffers: memory.arrayBuffers,
+          rss: memory.rss,
+          handled: consumer.handled(),
+        };
+        send(answer);
+      });
+    }
+  });
+  send({ type: "ready" } satisfies Answer);
+}
+
+/** The test's side of a running probe. */
+export interface HeapProbe {
+  sample(): Promise<HeapSample>;
+  release(): void;
+  /** Stops the app (its subscription closes, giving back what it read ahead) and the process. */
+  stop(): Promise<void>;
+}
+
+export interface HeapProbeOptions {
+  /** The consumer: a TypeScript file calling serveHeapProbe, run through tsx on the sources. */
+  readonly fixture: string;
+  readonly args: readonly string[];
+  /** The package whose tests start it: tsx and the fixture's imports resolve from there. */
+  readonly cwd: string;
+}
+
+/** Starts the fixture with --expose-gc; resolves once its app started and the probe answers. */
+export function startHeapProbe(options: HeapProbeOptions): Promise<HeapProbe> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      "--conditions=@ruststream/source",
+      options.fixture,
+      ...options.args,
+    ],
+    { cwd: options.cwd, stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const waiting: ((sample: HeapSample) => void)[] = [];
+  const ready = new Promise<void>((resolve) => {
+    child.on("message", (answer: Answer) => {
+      if (answer.type === "ready") resolve();
+      else waiting.shift()?.({ ...answer });
+    });
+  });
+  const died = exited.then((code) => {
+    throw new Error(`${options.fixture} exited with ${code} while the test still needed it`);
+  });
+  died.catch(() => undefined);
+  const probe: HeapProbe = {
+    sample: () => {
+      const answered = new Promise<HeapSample>((resolve) => waiting.push(resolve));
+      child.send({ type: "sample" } satisfies Request);
+      return Promise.race([answered, died]);
+    },
+    release: () => child.send({ type: "release" } satisfies Request),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send({ type: "stop" } satisfies Request);
+      const stopped = await Promise.race([
+        exited,
+        new Promise<"late">((resolve) => setTimeout(() => resolve("late"), 15_000).unref()),
+      ]);
+      if (stopped === "late") child.kill("SIGKILL");
+    },
+  };
+  return Promise.race([ready.then(() => probe), died]);
+}
