@@ -3,8 +3,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 // A consumer whose memory a test measures runs in a process of its own: the test runner's heap
 // (vitest, the test's own buffers, other test files) would blur a few megabytes either way. The
 // child runs with --expose-gc and answers over the IPC channel; both sides live here.
-// packages/file/test/heapProbe.ts is a copy (that package does not depend on this one): a change
-// to one is made to both.
 
 /** What the child's memory holds once a full collection ran, and how far its handler got. */
 export interface HeapSample {

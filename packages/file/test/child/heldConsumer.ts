@@ -5,7 +5,7 @@
 // heap is its own.
 import { RustStream } from "@ruststream/core";
 import { FileBroker, FileStream } from "../../src/index.js";
-import { serveHeapProbe } from "../heapProbe.js";
+import { serveHeapProbe } from "@ruststream/tooling-testkit";
 
 const [path, key] = process.argv.slice(2);
 if (path === undefined || key === undefined) {
