@@ -46,8 +46,12 @@ export class KafkaTopicSubscription
   #buffer: ConsumedRecord[] = [];
   #head = 0;
   #requeued: KafkaDelivery[] = [];
-  /** Handed out and not settled: under `tracked`, the member stays in the group until they are. */
-  readonly #out = new Set<KafkaDelivery>();
+  /**
+   * How many are handed out and not settled: under `tracked`, the member stays in the group until
+   * they are. A count, not a set of them: a set's tables, rebuilt as deliveries churn through, were
+   * among what a tracked drain promoted out of V8's young generation.
+   */
+  #out = 0;
   #consumer!: LinkConsumer;
   #wake: (() => void) | undefined;
   #paused = false;
@@ -165,7 +169,7 @@ export class KafkaTopicSubscription
     this.#consumer.pause();
     // Deliveries still open keep the member in the group, so their settles still commit; it
     // leaves with the last of them, or at shutdown.
-    if (this.commit === "auto" || this.#out.size === 0) await this.#leave();
+    if (this.commit === "auto" || this.#out === 0) await this.#leave();
   }
 
   // ConsumerHooks: what the engine reports.
@@ -223,7 +227,7 @@ export class KafkaTopicSubscription
   }
 
   settled(delivery: KafkaDelivery): void {
-    this.#out.delete(delivery);
+    this.#settledOne();
     const record = delivery.record;
     if (this.commit !== "auto") {
       const position = this.#tracker.settle(
@@ -238,11 +242,11 @@ export class KafkaTopicSubscription
       }
     }
     this.#consumer.released?.(record);
-    if (this.closed && this.#out.size === 0) void this.#leave();
+    if (this.closed && this.#out === 0) void this.#leave();
   }
 
   requeue(delivery: KafkaDelivery): void {
-    this.#out.delete(delivery);
+    this.#settledOne();
     this.#window?.unstage(causeOf(delivery));
     // A partition sought or taken away since: its committed position still pins the record, so the
     // partition's next reader gets it; serving it here would run it in the wrong place.
@@ -250,7 +254,7 @@ export class KafkaTopicSubscription
       this.#requeued.push(delivery);
       this.#wake?.();
     }
-    if (this.closed && this.#out.size === 0) void this.#leave();
+    if (this.closed && this.#out === 0) void this.#leave();
   }
 
   stage(delivery: KafkaDelivery, record: ProducedRecord, raw: RawMessage): boolean {
@@ -272,8 +276,8 @@ export class KafkaTopicSubscription
   }
 
   async surrender(): Promise<number> {
-    const open = this.#out.size;
-    this.#out.clear();
+    const open = this.#out;
+    this.#out = 0;
     this.#purgeAll();
     await this.#leave();
     return open;
@@ -319,7 +323,7 @@ export class KafkaTopicSubscription
       } else {
         break;
       }
-      if (tracked) this.#out.add(delivery);
+      if (tracked) this.#out++;
       out.push(delivery);
     }
     if (this.#head > 0 && this.#head === this.#buffer.length) {
@@ -331,6 +335,14 @@ export class KafkaTopicSubscription
       this.#consumer.resume();
     }
     return out;
+  }
+
+  /**
+   * One handed out is settled or back. Only `tracked` counts them; a delivery settled after a
+   * surrender was counted before it, when the count went to 0 (nothing is handed out once closed).
+   */
+  #settledOne(): void {
+    if (this.commit !== "auto" && this.#out > 0) this.#out--;
   }
 
   #buffered(): number {
