@@ -2,9 +2,14 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HeaderMap } from "@ruststream/core";
+import {
+  type HeapProbe,
+  type HeapSample,
+  heldBytes,
+  startHeapProbe,
+} from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeEnvelope, FileEncoder } from "../src/formatEntry.js";
-import { type HeapProbe, type HeapSample, heldBytes, startHeapProbe } from "@ruststream/tooling-testkit";
 import { tempDir } from "./tempDir.js";
 
 // Issue 26: a subscription's memory under a backlog is bounded by its read-ahead, not by the

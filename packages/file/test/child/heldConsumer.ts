@@ -4,8 +4,8 @@
 // message until the test releases it. In a process of its own, started with --expose-gc, so its
 // heap is its own.
 import { RustStream } from "@ruststream/core";
-import { FileBroker, FileStream } from "../../src/index.js";
 import { serveHeapProbe } from "@ruststream/tooling-testkit";
+import { FileBroker, FileStream } from "../../src/index.js";
 
 const [path, key] = process.argv.slice(2);
 if (path === undefined || key === undefined) {
