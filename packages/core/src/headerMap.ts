@@ -1,5 +1,5 @@
 import { RustStreamError } from "./errors.js";
-import { utf8Bytes } from "./utf8.js";
+import { utf8Bytes, utf8Text } from "./utf8.js";
 
 /** A header value as a caller may give it: bytes as they are, or a string stored as UTF-8. */
 export type HeaderValue = Uint8Array | string;
@@ -28,8 +28,6 @@ export interface ReadonlyHeaderMap extends Iterable<[string, Uint8Array]> {
   equals(other: ReadonlyHeaderMap): boolean;
 }
 
-// Fatal, so a binary value reads as "not a string" instead of a string full of replacement characters.
-const decoder = new TextDecoder("utf-8", { fatal: true });
 const upperAscii = /[A-Z]/;
 
 // Only ASCII folds: `toLowerCase()` would also fold non-ASCII letters, and two services (or a Rust one)
@@ -120,7 +118,8 @@ export class HeaderMap implements ReadonlyHeaderMap {
     const value = this.#values[i]!;
     if (typeof value === "string") return value;
     try {
-      return decoder.decode(value);
+      // Strict: a binary value reads as "not a string", not as text full of replacement characters.
+      return utf8Text(value);
     } catch {
       return undefined;
     }
