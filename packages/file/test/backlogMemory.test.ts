@@ -3,9 +3,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HeaderMap } from "@ruststream/core";
 import {
+  drainSampled,
   type HeapProbe,
-  type HeapSample,
   heldBytes,
+  settledSample,
+  sleep,
   startHeapProbe,
 } from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
@@ -97,18 +99,6 @@ function backlogFile(name: string, total: number): string {
   return path;
 }
 
-/** The largest of a few samples, so one lucky collection does not flatter the consumer. */
-async function settled(probe: HeapProbe): Promise<HeapSample> {
-  let largest = await probe.sample();
-  for (let i = 0; i < 2; i++) {
-    const next = await probe.sample();
-    if (heldBytes(next) > heldBytes(largest)) largest = next;
-  }
-  return largest;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Starts the consumer on `path` and waits until it is held with its read-ahead done. */
 async function heldConsumer(path: string, backlog: number): Promise<HeapProbe> {
   const probe = await startHeapProbe({ fixture, args: [path, KEY], cwd });
@@ -127,33 +117,23 @@ async function heldConsumer(path: string, backlog: number): Promise<HeapProbe> {
 describe("a file subscription behind a backlog", () => {
   it("holds what it reads ahead, not the backlog: about the same behind 10,000 messages and 1,000,000", async () => {
     const baseProbe = await heldConsumer(backlogFile("empty", 0), 0);
-    const base = heldBytes(await settled(baseProbe));
+    const base = heldBytes(await settledSample(baseProbe));
     await baseProbe.stop();
     const bound = base + 3 * READ_BYTES + MAX_HELD_MESSAGES * PER_MESSAGE_ALLOWANCE + SLACK;
 
     const smallProbe = await heldConsumer(backlogFile("small", SMALL_BACKLOG), SMALL_BACKLOG);
-    const behindSmall = heldBytes(await settled(smallProbe));
+    const behindSmall = heldBytes(await settledSample(smallProbe));
     await smallProbe.stop();
 
     const filling = Date.now();
     const big = backlogFile("big", BIG_BACKLOG);
     const fillMs = Date.now() - filling;
     const probe = await heldConsumer(big, BIG_BACKLOG);
-    const behindBig = heldBytes(await settled(probe));
+    const heldBig = await settledSample(probe);
+    const behindBig = heldBytes(heldBig);
 
     // Let go: it drains while sampled, each sample after a forced collection.
-    const draining = Date.now();
-    probe.release();
-    let peak = behindBig;
-    let handled = 0;
-    while (handled < DRAINED) {
-      await sleep(250);
-      const sample = await probe.sample();
-      handled = sample.handled;
-      peak = Math.max(peak, heldBytes(sample));
-      if (Date.now() - draining > 60_000) throw new Error(`drained only ${handled} in 60 s`);
-    }
-    const drainMs = Date.now() - draining;
+    const { handled, peakHeld: peak, ms: drainMs } = await drainSampled(probe, heldBig, DRAINED);
     await probe.stop();
 
     const mb = (n: number) => `${(n / MiB).toFixed(1)} MiB`;

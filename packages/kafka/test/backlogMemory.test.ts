@@ -2,10 +2,11 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import {
+  drainSampled,
   type HeapProbe,
-  type HeapSample,
   heldBytes,
   requireEnv,
+  settledSample,
   sleep,
   startHeapProbe,
   uniqueName,
@@ -127,15 +128,6 @@ function topics(): Promise<{ empty: string; small: string; big: string; fillMs: 
   return backlogs;
 }
 
-async function settled(probe: HeapProbe): Promise<HeapSample> {
-  let largest = await probe.sample();
-  for (let i = 0; i < 2; i++) {
-    const next = await probe.sample();
-    if (heldBytes(next) > heldBytes(largest)) largest = next;
-  }
-  return largest;
-}
-
 async function heldConsumer(engine: Engine, topic: string, backlog: number): Promise<HeapProbe> {
   const group = uniqueName("backlog-group");
   const probe = await startHeapProbe({ fixture, args: [brokers, topic, group, engine], cwd });
@@ -161,7 +153,7 @@ describe.each<Engine>([
   it("holds what it reads ahead, not the backlog: about the same behind 100,000 records and 1,000,000", async () => {
     const { empty, small, big, fillMs } = await topics();
     const baseProbe = await heldConsumer(engine, empty, 0);
-    const base = await settled(baseProbe);
+    const base = await settledSample(baseProbe);
     await baseProbe.stop();
     const bound =
       heldBytes(base) +
@@ -171,26 +163,18 @@ describe.each<Engine>([
     const rssBound = base.rss + NATIVE_QUEUE_BYTES + bound - heldBytes(base) + RSS_SLACK;
 
     const smallProbe = await heldConsumer(engine, small, SMALL_BACKLOG);
-    const behindSmall = await settled(smallProbe);
+    const behindSmall = await settledSample(smallProbe);
     await smallProbe.stop();
 
     const probe = await heldConsumer(engine, big, BIG_BACKLOG);
-    const behindBig = await settled(probe);
+    const behindBig = await settledSample(probe);
 
-    const draining = Date.now();
-    probe.release();
-    let peak = heldBytes(behindBig);
-    let peakRss = behindBig.rss;
-    let handled = 0;
-    while (handled < DRAINED) {
-      await sleep(250);
-      const sample = await probe.sample();
-      handled = sample.handled;
-      peak = Math.max(peak, heldBytes(sample));
-      peakRss = Math.max(peakRss, sample.rss);
-      if (Date.now() - draining > 60_000) throw new Error(`drained only ${handled} in 60 s`);
-    }
-    const drainMs = Date.now() - draining;
+    const {
+      handled,
+      peakHeld: peak,
+      peakRss,
+      ms: drainMs,
+    } = await drainSampled(probe, behindBig, DRAINED);
     await probe.stop();
 
     console.log(

@@ -1,9 +1,10 @@
 import { fileURLToPath } from "node:url";
 import {
+  drainSampled,
   type HeapProbe,
-  type HeapSample,
   heldBytes,
   requireEnv,
+  settledSample,
   sleep,
   startHeapProbe,
   uniqueName,
@@ -75,16 +76,6 @@ async function fill(key: string, total: number): Promise<void> {
   }
 }
 
-/** The largest of a few samples, so one lucky collection does not flatter the consumer. */
-async function settled(probe: HeapProbe): Promise<HeapSample> {
-  let largest = await probe.sample();
-  for (let i = 0; i < 2; i++) {
-    const next = await probe.sample();
-    if (heldBytes(next) > heldBytes(largest)) largest = next;
-  }
-  return largest;
-}
-
 /** Starts the consumer on `key` and waits until it is held with its read-ahead full. */
 async function heldConsumer(key: string, backlog: number): Promise<HeapProbe> {
   const group = uniqueName("backlog-group");
@@ -113,14 +104,14 @@ describe("a stream subscription behind a backlog", () => {
     const empty = uniqueName("backlog-empty");
     created.push(empty);
     const baseProbe = await heldConsumer(empty, 0);
-    const base = heldBytes(await settled(baseProbe));
+    const base = heldBytes(await settledSample(baseProbe));
     await baseProbe.stop();
     const bound = base + MAX_HELD_ENTRIES * PER_ENTRY_ALLOWANCE + SLACK;
 
     const small = uniqueName("backlog-10k");
     await fill(small, SMALL_BACKLOG);
     const smallProbe = await heldConsumer(small, SMALL_BACKLOG);
-    const behindSmall = heldBytes(await settled(smallProbe));
+    const behindSmall = heldBytes(await settledSample(smallProbe));
     await smallProbe.stop();
 
     const big = uniqueName("backlog-1m");
@@ -128,21 +119,11 @@ describe("a stream subscription behind a backlog", () => {
     await fill(big, BIG_BACKLOG);
     const fillMs = Date.now() - filling;
     const probe = await heldConsumer(big, BIG_BACKLOG);
-    const behindBig = heldBytes(await settled(probe));
+    const heldBig = await settledSample(probe);
+    const behindBig = heldBytes(heldBig);
 
     // Let go: it drains while sampled, each sample after a forced collection.
-    const draining = Date.now();
-    probe.release();
-    let peak = behindBig;
-    let handled = 0;
-    while (handled < DRAINED) {
-      await sleep(250);
-      const sample = await probe.sample();
-      handled = sample.handled;
-      peak = Math.max(peak, heldBytes(sample));
-      if (Date.now() - draining > 60_000) throw new Error(`drained only ${handled} in 60 s`);
-    }
-    const drainMs = Date.now() - draining;
+    const { handled, peakHeld: peak, ms: drainMs } = await drainSampled(probe, heldBig, DRAINED);
     await probe.stop();
 
     const mb = (n: number) => `${(n / MiB).toFixed(1)} MiB`;

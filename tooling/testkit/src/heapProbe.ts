@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { sleep } from "./sleep.js";
 
 // A consumer whose memory a test measures runs in a process of its own: the test runner's heap
 // (vitest, the test's own buffers, other test files) would blur a few megabytes either way. The
@@ -130,4 +131,87 @@ export function startHeapProbe(options: HeapProbeOptions): Promise<HeapProbe> {
     },
   };
   return Promise.race([ready.then(() => probe), died]);
+}
+
+/**
+ * The child's handler, held on its first message until the test releases it, and the probe served
+ * for the app once started: what every backlog fixture's consumer does around its own broker.
+ */
+export interface HeldHandler {
+  /** The subscriber's handler: counts each message, and waits while held. */
+  readonly handle: () => Promise<void>;
+  /** Serves the probe for `running` (the started app); call once. */
+  serve(running: { stop(): Promise<unknown> }): void;
+}
+
+export function heldHandler(): HeldHandler {
+  let handled = 0;
+  let release: () => void = () => {};
+  let held: Promise<void> | undefined = new Promise((resolve) => {
+    release = resolve;
+  });
+  return {
+    handle: async () => {
+      handled++;
+      if (held !== undefined) await held;
+    },
+    serve: (running) =>
+      serveHeapProbe({
+        handled: () => handled,
+        release: () => {
+          held = undefined;
+          release();
+        },
+        stop: async () => {
+          await running.stop();
+        },
+      }),
+  };
+}
+
+/**
+ * The largest of three samples, each after a forced collection, so one lucky collection does not
+ * flatter the consumer.
+ */
+export async function settledSample(probe: HeapProbe): Promise<HeapSample> {
+  let largest = await probe.sample();
+  for (let i = 0; i < 2; i++) {
+    const next = await probe.sample();
+    if (heldBytes(next) > heldBytes(largest)) largest = next;
+  }
+  return largest;
+}
+
+/** What a drain sampled: its peaks from the held sample on, and how long it took. */
+export interface DrainPeaks {
+  readonly handled: number;
+  /** The largest {@link heldBytes} seen, the held sample's included. */
+  readonly peakHeld: number;
+  readonly peakRss: number;
+  readonly ms: number;
+}
+
+/**
+ * Releases the held handler and samples every 250 ms (each after a forced collection) until
+ * `count` messages are handled; fails past 60 s.
+ */
+export async function drainSampled(
+  probe: HeapProbe,
+  held: HeapSample,
+  count: number,
+): Promise<DrainPeaks> {
+  const began = Date.now();
+  probe.release();
+  let peakHeld = heldBytes(held);
+  let peakRss = held.rss;
+  let handled = 0;
+  while (handled < count) {
+    await sleep(250);
+    const sample = await probe.sample();
+    handled = sample.handled;
+    peakHeld = Math.max(peakHeld, heldBytes(sample));
+    peakRss = Math.max(peakRss, sample.rss);
+    if (Date.now() - began > 60_000) throw new Error(`drained only ${handled} in 60 s`);
+  }
+  return { handled, peakHeld, peakRss, ms: Date.now() - began };
 }

@@ -12,12 +12,17 @@ export {
   startService,
 } from "./childService.js";
 export {
+  type DrainPeaks,
+  drainSampled,
   type HeapProbe,
   type HeapProbeOptions,
   type HeapSample,
+  type HeldHandler,
   heldBytes,
+  heldHandler,
   type ProbedConsumer,
   serveHeapProbe,
+  settledSample,
   startHeapProbe,
 } from "./heapProbe.js";
 export { bytes, text } from "./payloadText.js";

@@ -4,7 +4,7 @@
 // message until the test releases it. In a process of its own, started with --expose-gc, so its
 // heap is its own.
 import { RustStream } from "@ruststream/core";
-import { serveHeapProbe } from "@ruststream/tooling-testkit";
+import { heldHandler } from "@ruststream/tooling-testkit";
 import { FileBroker, FileStream } from "../../src/index.js";
 
 const [path, key] = process.argv.slice(2);
@@ -12,31 +12,13 @@ if (path === undefined || key === undefined) {
   throw new Error("usage: heldConsumer.ts <file.ss> <stream key>");
 }
 
-let handled = 0;
-let release: () => void = () => {};
-let held: Promise<void> | undefined = new Promise((resolve) => {
-  release = resolve;
-});
-
+const held = heldHandler();
 const app = new RustStream({ name: "backlog-memory", version: "1.0.0" }).broker(
   new FileBroker({ path, consumer: "backlog-memory" }),
   (b) => {
     b.subscriber(new FileStream(key, { consumer: "backlog-memory", start: "beginning" })).handle(
-      async () => {
-        handled++;
-        if (held !== undefined) await held;
-      },
+      held.handle,
     );
   },
 );
-const running = await app.start();
-serveHeapProbe({
-  handled: () => handled,
-  release: () => {
-    held = undefined;
-    release();
-  },
-  stop: async () => {
-    await running.stop();
-  },
-});
+held.serve(await app.start());
