@@ -22,6 +22,13 @@ export interface ReadonlyHeaderMap extends Iterable<[string, Uint8Array]> {
   keys(): IterableIterator<string>;
   /** Entries in insertion order. */
   entries(): IterableIterator<[string, Uint8Array]>;
+  /**
+   * Entries in insertion order, each value as the map holds it: a value set as a string and not
+   * read as bytes since is still that string (its bytes are its UTF-8), anything else is bytes.
+   * For a writer whose wire takes text as well as bytes (a Redis argument, a Pulsar property), so
+   * text is not encoded only to be copied or decoded again.
+   */
+  entriesAsHeld(): IterableIterator<[string, HeaderValue]>;
   /** A mutable copy. */
   clone(): HeaderMap;
   /** Same names with byte-equal values; order does not matter. */
@@ -174,6 +181,10 @@ export class HeaderMap implements ReadonlyHeaderMap {
     for (let i = 0; i < this.#names.length; i++) {
       yield [this.#names[i]!, this.#bytesAt(i)];
     }
+  }
+
+  *entriesAsHeld(): IterableIterator<[string, HeaderValue]> {
+    for (let i = 0; i < this.#names.length; i++) yield [this.#names[i]!, this.#values[i]!];
   }
 
   [Symbol.iterator](): IterableIterator<[string, Uint8Array]> {

@@ -100,9 +100,8 @@ export function wireHeaders(
   partitionKeyHeader: string = headerNames.partitionKey,
 ): HeaderMap {
   const headers = message.headers?.clone() ?? new HeaderMap();
-  if (message.partitionKey !== undefined) {
-    headers.set(partitionKeyHeader, partitionKeyBytes(message.partitionKey));
-  }
+  // A string key is set as text: the map holds it as its UTF-8, encoded only if a writer reads bytes.
+  if (message.partitionKey !== undefined) headers.set(partitionKeyHeader, message.partitionKey);
   if (message.deadLetterOrigin !== undefined)
     writeDeadLetterOrigin(headers, message.deadLetterOrigin);
   return headers;

@@ -104,4 +104,27 @@ describe("HeaderMap", () => {
     expect(built.getString("text")).toBe("1");
     expect([...built.keys()]).toEqual(["text", "bytes"]);
   });
+
+  it("gives each value as held: text set as a string until its bytes are read, bytes as bytes", () => {
+    const bytes = new Uint8Array([0xff, 0x00]);
+    const h = new HeaderMap([
+      ["text", "über"],
+      ["bytes", bytes],
+      ["surrogate", "x\ud800y"],
+      ["read", "r"],
+    ]);
+    h.get("read");
+    expect([...h.entriesAsHeld()]).toEqual([
+      ["text", "über"],
+      ["bytes", bytes],
+      ["surrogate", "x\ufffdy"],
+      ["read", new Uint8Array([0x72])],
+    ]);
+    // Whatever form a value is held in, it stands for the same bytes entries() gives.
+    const encoded = [...h.entriesAsHeld()].map(([name, value]) => [
+      name,
+      typeof value === "string" ? new TextEncoder().encode(value) : value,
+    ]);
+    expect(encoded).toEqual([...h.entries()]);
+  });
 });

@@ -244,7 +244,11 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
       name: message.name,
       payload,
       headers,
-      partitionKey: headers.get(redisHeaders.partitionKey),
+      // Read only where publishes are recorded (in-process): a server publish leaves a string key
+      // as text, which the command carries as it is.
+      get partitionKey() {
+        return headers.get(redisHeaders.partitionKey);
+      },
     };
     if (transport === "stream") {
       const maxLen = this.#settings.maxLen ?? this.#host.maxLen;

@@ -14,18 +14,19 @@ export interface StreamEntry {
 }
 
 /**
- * The fields of an entry: the payload, then one `h:<name>` field per header, every value as bytes.
- * Fields are Buffers so nothing passes through a string on the way.
+ * The fields of an entry: the payload, then one `h:<name>` field per header. Bytes go as Buffers,
+ * so they never pass through a string; a header value the map still holds as text goes as that
+ * text, which the client writes as its UTF-8, the same bytes, without encoding it twice.
  */
 export function entryFields(headers: ReadonlyHeaderMap, payload: Uint8Array): Arg[] {
   const fields: Arg[] = [
     streamFields.payload,
     Buffer.from(payload.buffer, payload.byteOffset, payload.length),
   ];
-  for (const [name, value] of headers) {
+  for (const [name, value] of headers.entriesAsHeld()) {
     fields.push(
       `${streamFields.headerPrefix}${name}`,
-      Buffer.from(value.buffer, value.byteOffset, value.length),
+      typeof value === "string" ? value : Buffer.from(value.buffer, value.byteOffset, value.length),
     );
   }
   return fields;
