@@ -167,8 +167,9 @@ export function prepareMessage(
   const origin = message.deadLetterOrigin;
   if (origin !== undefined) writeDeadLetterOrigin(headers, origin);
   const properties = new Map<string, string>();
-  for (const [name, value] of headers) {
-    const decoded = text(value);
+  // Text set as a string goes as it is; only bytes are decoded (and refused if not UTF-8).
+  for (const [name, value] of headers.entriesAsHeld()) {
+    const decoded = typeof value === "string" ? value : text(value);
     if (decoded === undefined) {
       throw new RustStreamError(
         "publish-refused",
