@@ -219,12 +219,17 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
     };
   }
 
-  async publishFor(
+  // Not async, as the app's publish: a codec that throws still only rejects.
+  publishFor(
     cause: Delivery | undefined,
     value: unknown,
     options: PublishOptions<unknown> = {},
   ): Promise<Receipt> {
-    return this.#pipeline.publish(this.#route, this.#message(cause, value, options), "out");
+    try {
+      return this.#pipeline.publish(this.#route, this.#message(cause, value, options), "out");
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async requestFor(
