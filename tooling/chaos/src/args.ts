@@ -1,4 +1,4 @@
-// The command line: `pnpm chaos [--profile ci|long] [--seed n] [--scenario name]...`.
+// The command line: `pnpm chaos [--profile ci|long] [--seed n] [--scenario name]... [--png]`.
 import { type Profile, profiles } from "./profile.js";
 
 export interface Args {
@@ -6,20 +6,27 @@ export interface Args {
   readonly seed: number;
   /** The scenarios asked for by name; empty: the profile's. */
   readonly scenarios: readonly string[];
+  /** Draw the chart as a PNG too (headless Chromium): always for the long profile. */
+  readonly png: boolean;
 }
 
 const usage =
-  "usage: pnpm chaos [--profile ci|long] [--seed <whole number>] [--scenario <name>]... (the seed a report prints replays that run)";
+  "usage: pnpm chaos [--profile ci|long] [--seed <whole number>] [--scenario <name>]... [--png] (the seed a report prints replays that run)";
 
 /** Parses the arguments; without --seed one is drawn, and the report prints it for a replay. */
 export function parseArgs(argv: readonly string[], drawSeed: () => number): Args {
   let profile: Profile = profiles.ci;
   let seed: number | undefined;
   const scenarios: string[] = [];
+  let png = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
     if (flag === "--") continue;
+    if (flag === "--png") {
+      png = true;
+      continue;
+    }
     if (value === undefined) throw new Error(`${flag}: a value is missing. ${usage}`);
     i++;
     if (flag === "--profile") {
@@ -38,5 +45,5 @@ export function parseArgs(argv: readonly string[], drawSeed: () => number): Args
       throw new Error(`${flag}: unknown. ${usage}`);
     }
   }
-  return { profile, seed: seed ?? drawSeed(), scenarios };
+  return { profile, seed: seed ?? drawSeed(), scenarios, png: png || profile.name === "long" };
 }

@@ -21,6 +21,8 @@ export interface ScenarioReport {
   readonly lostSample: readonly number[];
   readonly faults: readonly FaultRecord[];
   readonly longestPauseMs: number;
+  /** Handlings (and dead-letter reads) in each second from the start: the chart's throughput. */
+  readonly perSecond: readonly number[];
   readonly wallMs: number;
   /** Why it failed; empty when it passed. */
   readonly failures: readonly string[];

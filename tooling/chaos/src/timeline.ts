@@ -39,3 +39,14 @@ export function longestPause(times: readonly number[]): number {
   }
   return longest;
 }
+
+/** Handlings in each second from the start (ascending times): the throughput a chart draws. */
+export function perSecond(times: readonly number[]): number[] {
+  const counts: number[] = [];
+  for (const t of times) {
+    const second = Math.max(0, Math.floor(t / 1000));
+    while (counts.length <= second) counts.push(0);
+    counts[second] = (counts[second] as number) + 1;
+  }
+  return counts;
+}

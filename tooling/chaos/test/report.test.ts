@@ -14,6 +14,7 @@ const clean: Omit<ScenarioReport, "failures"> = {
   lostSample: [],
   faults: [{ kind: "kill", target: "replica 0", atMs: 1000, healedMs: 2500, recoveryMs: 120 }],
   longestPauseMs: 1400,
+  perSecond: [10, 12, 0, 9],
   wallMs: 9000,
 };
 

@@ -75,6 +75,13 @@ describe("the command line", () => {
     expect(parseArgs([], () => 5).profile.messages).toBe(10_000);
   });
 
+  it("draws the PNG chart for the long profile, and for another only when asked", () => {
+    expect(parseArgs([], () => 5).png).toBe(false);
+    expect(parseArgs(["--png"], () => 5).png).toBe(true);
+    expect(parseArgs(["--profile", "long"], () => 5).png).toBe(true);
+    expect(parseArgs(["--png", "--seed", "3"], () => 5)).toMatchObject({ png: true, seed: 3 });
+  });
+
   it("refuses an unknown profile and a seed that is not a whole number", () => {
     expect(() => parseArgs(["--profile", "short"], () => 1)).toThrow(/ci or long/);
     expect(() => parseArgs(["--seed", "1.5"], () => 1)).toThrow(/whole number/);

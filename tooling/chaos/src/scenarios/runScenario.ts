@@ -10,7 +10,7 @@ import { scenarioSeed, seededRandom } from "../random.js";
 import { failuresOf, type ScenarioReport } from "../report.js";
 import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
-import { type FaultRecord, longestPause, recoveryAfter } from "../timeline.js";
+import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
 import { fileTarget } from "./fileTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
@@ -149,6 +149,7 @@ export async function runScenario(
     lostSample: result.lostSample,
     faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
     longestPauseMs: longestPause(times),
+    perSecond: perSecond(times),
     wallMs,
   };
   return { ...partial, failures: failuresOf(partial) };
