@@ -250,9 +250,11 @@ const ratios = {
 };
 // The full app's peak resident set over its raw loop's (the bare loop decoding the same JSON) and
 // over the plain wire loop's (issue 26: at most 1.3).
-const peakRatios = [peaks.ratio("app", "consume-bare"), peaks.ratio("app", "consume-wire")].filter(
-  (r) => r !== undefined,
-);
+const peakRatios = [
+  peaks.ratio("app", "consume-bare"),
+  peaks.ratio("app", "consume-wire"),
+  peaks.ratio("consume-wire", "consume-java", false),
+].filter((r) => r !== undefined);
 const bare = byKey.get("consume-bare");
 const appRow = byKey.get("app");
 const appWithinBareSpread =

@@ -2,9 +2,11 @@
 // the pipelined mount) and by ours (the full app; the broker alone; a raw ioredis loop), each
 // decoding every order into a typed value and acknowledging it, on one Redis, rows interleaved.
 //
-//   node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts [seconds] [rounds] [rows]
+//   node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts [seconds] [rounds] [rows] [file]
 //
-// rows: a comma list of rust, rust-plain, app, app-schema, broker, raw (default all but rust-plain).
+// rows: a comma list of rust, rust-plain, app, app-schema, broker, raw (default all but rust-plain);
+// file: the results' name under results/ (default redis-drain.json for a full run, else
+// redis-drain-quick.json, `-against-<commits>` added for rows at an earlier commit).
 // REDIS_URL picks the server (a plain redis:// one: the Rust row speaks to it too); without it
 // tooling/brokers starts its plain instance. The load generator runs in its own process and fills a
 // fresh stream before every row of every round; the fill is not timed. Each of our rows runs each
@@ -30,6 +32,7 @@ import { serverCpuMs } from "./serverCpu.js";
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 5);
 const rowArg = process.argv[4] ?? "rust,app,app-schema,broker,raw";
+const fileArg = process.argv[5];
 
 /** A row: what it is called in the table and the JSON, and where it runs. */
 type Row =
@@ -190,7 +193,7 @@ const rows: (RowSummary &
 }));
 // The full app's peak resident set over its raw loop's (issue 26: at most 1.3), and RustStream's.
 const peakRatios = ["app", "app-schema", "broker"]
-  .flatMap((key) => [peaks.ratio(key, "raw"), peaks.ratio(key, "rust")])
+  .flatMap((key) => [peaks.ratio(key, "raw"), peaks.ratio(key, "rust", false)])
   .filter((r) => r !== undefined);
 const rustRow = rows.find((r) => r.key === "rust");
 const ratios = Object.fromEntries(
@@ -224,9 +227,9 @@ console.log(
 );
 
 const full = seconds >= 5 && rounds >= 5;
-const command = `node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${rowArg}`}`;
+const command = `node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${rowArg}`}${fileArg === undefined ? "" : ` ${fileArg}`}`;
 const refs = [...against.values()].map((a) => a.commit.slice(0, 7));
-const file = `results/${full ? "redis-drain" : "redis-drain-quick"}${refs.length > 0 ? `-against-${refs.join("-")}` : ""}.json`;
+const file = `results/${fileArg ?? `${full ? "redis-drain" : "redis-drain-quick"}${refs.length > 0 ? `-against-${refs.join("-")}` : ""}.json`}`;
 writeFileSync(
   new URL(`../../../${file}`, import.meta.url),
   `${JSON.stringify(
