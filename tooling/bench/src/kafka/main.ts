@@ -7,7 +7,7 @@
 // rows: a comma list of the keys in rowTable.ts (default: all but app-kafkajs-tracked); file: the
 // results' name under results/ (default kafka.json for count >= 200k and rounds >= 5, else
 // kafka-quick.json). Every row runs each round in a process of its own (rowChild.ts: an untimed
-// warm-up drain, then the timed one), which answers its rate, CPU and peak resident memory.
+// warm-up drain, then the timed one; ../rows/), which answers its rate, CPU and peak resident memory.
 // KAFKA_BROKERS picks the cluster; without it tooling/brokers starts its Kafka. The producer runs
 // in its own process and fills a fresh topic before every row of every round; the fill is not
 // timed. Every row is checked: the count and the sum of the ids it decoded, and its group's
@@ -18,11 +18,13 @@ import rdkafka from "@confluentinc/kafka-javascript";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { idSum, orderBytes } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
+import { type PeakColumns, type PeakRatio, PeakTable, peakRssBound } from "../rows/peakTable.js";
+import { type Apart, runApart } from "../rows/rowProcess.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../stats.js";
 import { ProducerProcess } from "./producerProcess.js";
-import { fastestPull } from "./rawRows.js";
-import { type DrainedApart, runApart } from "./rowProcess.js";
+import { fastestPull, type Trial } from "./rawRows.js";
 import { defaultRows, rowOf } from "./rowTable.js";
+import type { Drained } from "./tally.js";
 
 const count = Number(process.argv[2] ?? 200_000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -48,12 +50,13 @@ const loadBefore = loadavg();
 let trials = 0;
 
 /** A fresh topic and group, the topic filled with `messages` orders (untimed). */
-async function freshDrain(messages: number) {
+async function freshDrain(messages: number): Promise<Trial> {
   const topic = `bench.kafka.${process.pid}.${trials}`;
   const group = `bench-kafka-${process.pid}-${trials++}`;
   await producer.fill(topic, partitions, messages);
-  return { topic, group, count: messages };
+  return { brokers: brokers!, topic, group, count: messages };
 }
+const rowModule = new URL("./rowTable.ts", import.meta.url).href;
 
 /** The group's committed offsets at the end of every partition, then the topic and group deleted. */
 async function checkCommitted(where: string, topic: string, group: string): Promise<void> {
@@ -69,11 +72,12 @@ async function checkCommitted(where: string, topic: string, group: string): Prom
  * One row in one round, in a process of its own: a warm-up topic and the timed one filled
  * (untimed), both drained there, the timed drain's count and ids checked, both groups' commits.
  */
-async function runRow(key: string, messages: number): Promise<DrainedApart> {
+async function runRow(key: string, messages: number): Promise<Apart<Drained>> {
   const warm = await freshDrain(warmCount);
   const timed = await freshDrain(messages);
   const row = rows.get(key)!;
-  const drained = await runApart({ key, brokers: brokers!, warm, timed });
+  const apart = await runApart<Drained>({ module: rowModule, key, warm, timed });
+  const drained = apart.measured;
   const where = `${row.name} on ${timed.topic}`;
   if (drained.messages !== messages)
     throw new Error(`${where}: ${drained.messages} of ${messages}`);
@@ -82,22 +86,19 @@ async function runRow(key: string, messages: number): Promise<DrainedApart> {
   }
   await checkCommitted(`${row.name} (warm-up) on ${warm.topic}`, warm.topic, warm.group);
   await checkCommitted(where, timed.topic, timed.group);
-  return drained;
+  return apart;
 }
 
-const rateOf = (d: DrainedApart) => (d.messages / d.ms) * 1000;
-const mb = (bytes: number) => bytes / 1e6;
+const rateOf = (d: Drained) => (d.messages / d.ms) * 1000;
 
 const rates = new Map<string, number[]>();
 const durations = new Map<string, number[]>();
 // CPU per order in microseconds, the row's process's (librdkafka's threads included): less at the mercy
 // of the machine's load than a rate.
 const cpu = new Map<string, number[]>();
-// The row's process's peak resident set, MB (warm-up and timed drain both; the timed one is larger),
+// The row's process's peak resident set (warm-up and timed drain both; the timed one is larger),
 // and the peaks of its JS heap and of its Buffers sampled over the timed drain: which part grew.
-const peakRss = new Map<string, number[]>();
-const peakHeap = new Map<string, number[]>();
-const peakExternal = new Map<string, number[]>();
+const peaks = new PeakTable();
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 const began = performance.now();
@@ -105,13 +106,11 @@ for (let round = 0; round < rounds; round++) {
   // The order of the rows turns each round, so none always runs first.
   for (let i = 0; i < chosen.length; i++) {
     const key = chosen[(i + round) % chosen.length]!;
-    const drained = await runRow(key, count);
+    const { measured: drained, memory } = await runRow(key, count);
     push(rates, key, rateOf(drained));
     push(durations, key, drained.ms / 1000);
     push(cpu, key, (drained.cpuMs * 1000) / count);
-    push(peakRss, key, (drained.maxRssKiB * 1024) / 1e6);
-    push(peakHeap, key, mb(drained.sampled.heapUsed));
-    push(peakExternal, key, mb(drained.sampled.external));
+    peaks.add(key, memory);
   }
   process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
 }
@@ -119,26 +118,17 @@ const wallSeconds = (performance.now() - began) / 1000;
 const loadAfter = loadavg();
 producer.stop();
 
-interface KafkaRowSummary extends RowSummary {
+interface KafkaRowSummary extends RowSummary, PeakColumns {
   readonly key: string;
   readonly seconds: number[];
   readonly cpuUsPerOrder: number[];
-  /** The row's process's peak resident set per round, MB; and its median. */
-  readonly peakRssMB: number[];
-  readonly peakRssMBMedian: number;
-  /** Sampled over the timed drain, per round, MB: V8's heap in use, and memory outside it (Buffers). */
-  readonly peakHeapUsedMB: number[];
-  readonly peakExternalMB: number[];
 }
 const summaries: KafkaRowSummary[] = chosen.map((key) => ({
   ...summarize(rows.get(key)!.name, rates.get(key)!),
   key,
   seconds: durations.get(key)!,
   cpuUsPerOrder: cpu.get(key)!,
-  peakRssMB: peakRss.get(key)!,
-  peakRssMBMedian: median(peakRss.get(key)!),
-  peakHeapUsedMB: peakHeap.get(key)!,
-  peakExternalMB: peakExternal.get(key)!,
+  ...peaks.columns(key),
 }));
 const byKey = new Map(summaries.map((s) => [s.key, s]));
 
@@ -146,12 +136,9 @@ const byKey = new Map(summaries.map((s) => [s.key, s]));
  * Full app / raw loop at the medians: the rate's ratio, the raw loop's CPU per order over the app's,
  * and the app's peak resident set over the raw loop's (issue 26's bound: at most 1.3).
  */
-interface Ratio {
-  readonly row: string;
-  readonly against: string;
+interface Ratio extends PeakRatio {
   readonly rate: number;
   readonly cpu: number;
-  readonly peakRss: number;
   /** The least `rate` the target allows (1 - the overhead allowed), when there is one. */
   readonly target?: number;
 }
@@ -168,13 +155,12 @@ const ratios: Ratio[] = [];
 for (const [row, against, target] of ratioPairs) {
   const a = byKey.get(row);
   const b = byKey.get(against);
-  if (a === undefined || b === undefined) continue;
+  const peak = peaks.ratio(row, against);
+  if (a === undefined || b === undefined || peak === undefined) continue;
   ratios.push({
-    row,
-    against,
+    ...peak,
     rate: a.median / b.median,
     cpu: median(b.cpuUsPerOrder) / median(a.cpuUsPerOrder),
-    peakRss: a.peakRssMBMedian / b.peakRssMBMedian,
     ...(target === undefined ? {} : { target }),
   });
 }
@@ -186,14 +172,7 @@ console.log(
 for (const line of tableLines(summaries, fmt)) console.log(line);
 console.log("CPU per order, median (the row's process, librdkafka's threads included):");
 for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
-console.log(
-  "peak memory, median (the row's process: resident set; over the timed drain: JS heap used, external):",
-);
-for (const s of summaries) {
-  console.log(
-    `  ${s.name}: ${s.peakRssMBMedian.toFixed(0)} MB RSS (${Math.min(...s.peakRssMB).toFixed(0)}-${Math.max(...s.peakRssMB).toFixed(0)}); heap ${median(s.peakHeapUsedMB).toFixed(0)} MB, external ${median(s.peakExternalMB).toFixed(0)} MB`,
-  );
-}
+for (const line of peaks.lines(summaries)) console.log(line);
 console.log(
   "ratios at the medians (rate; raw CPU per order / row's; row's peak RSS / raw's, at most 1.3):",
 );
@@ -205,7 +184,7 @@ for (const r of ratios) {
         ? ` (target >= ${r.target}: met)`
         : ` (target >= ${r.target}: missed)`;
   console.log(
-    `  ${rows.get(r.row)!.name} / ${rows.get(r.against)!.name}: ${r.rate.toFixed(3)}; CPU ${r.cpu.toFixed(3)}${verdict}; peak RSS ${r.peakRss.toFixed(2)}${r.peakRss <= 1.3 ? "" : " (over 1.3)"}`,
+    `  ${rows.get(r.row)!.name} / ${rows.get(r.against)!.name}: ${r.rate.toFixed(3)}; CPU ${r.cpu.toFixed(3)}${verdict}; peak RSS ${r.peakRss.toFixed(2)}${r.withinBound ? "" : ` (over ${peakRssBound})`}`,
   );
 }
 console.log(

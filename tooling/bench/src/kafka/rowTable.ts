@@ -1,6 +1,15 @@
-// The rows by key, as main.ts and profileRow.ts name them on the command line.
+// The rows by key, as main.ts and profileRow.ts name them on the command line; and `runRow`, which
+// runs one in a row's process of its own (../rows/rowChild.ts).
 import { brokerAlone, fullApp } from "./packageRows.js";
-import { defaultPull, fastestKafkajsKiB, type Row, rawKafkajs, rawRdkafka } from "./rawRows.js";
+import {
+  defaultPull,
+  fastestKafkajsKiB,
+  type Row,
+  rawKafkajs,
+  rawRdkafka,
+  type Trial,
+} from "./rawRows.js";
+import type { Drained } from "./tally.js";
 
 export interface RowEntry {
   readonly name: string;
@@ -69,4 +78,9 @@ export function rowOf(key: string): RowEntry {
     throw new Error(`unknown row "${key}": ${Object.keys(rowTable).join(", ")}`);
   }
   return row;
+}
+
+/** The row module's entry (../rows/protocol.ts): one run of the row `key` on a filled topic. */
+export function runRow(key: string, trial: unknown): Promise<Drained> {
+  return rowOf(key).run(trial as Trial);
 }

@@ -64,6 +64,11 @@ export class JavaWorker {
     return worker;
   }
 
+  /** The JVM's process id: its resident memory is read per row (../rows/livePeak.ts). */
+  get pid(): number {
+    return this.#child.pid!;
+  }
+
   /** The next JSON line the worker prints (log lines on stdout, if any, are skipped). */
   async #answer(): Promise<Record<string, unknown>> {
     for (;;) {

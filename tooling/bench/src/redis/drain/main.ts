@@ -2,46 +2,46 @@
 // the pipelined mount) and by ours (the full app; the broker alone; a raw ioredis loop), each
 // decoding every order into a typed value and acknowledging it, on one Redis, rows interleaved.
 //
-//   node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts [seconds] [rounds] [rows]
+//   node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts [seconds] [rounds] [rows] [file]
 //
-// rows: a comma list of rust, rust-plain, app, app-schema, broker, raw (default all but rust-plain).
+// rows: a comma list of rust, rust-plain, app, app-schema, broker, raw (default all but rust-plain);
+// file: the results' name under results/ (default redis-drain.json for a full run, else
+// redis-drain-quick.json, `-against-<commits>` added for rows at an earlier commit).
 // REDIS_URL picks the server (a plain redis:// one: the Rust row speaks to it too); without it
 // tooling/brokers starts its plain instance. The load generator runs in its own process and fills a
-// fresh stream before every row of every round; the fill is not timed.
+// fresh stream before every row of every round; the fill is not timed. Each of our rows runs each
+// round in a process of its own (nodeRows.ts through ../../rows/: an untimed warm-up drain of a
+// stream of its own, then the timed one), which answers its peak resident set too; RustStream's
+// program runs once per drain, its peak recorded as it exits.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import * as current from "@ruststream/redis";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { sourceRevision } from "../../revision.js";
+import { type PeakColumns, PeakTable } from "../../rows/peakTable.js";
+import { type Apart, runApart } from "../../rows/rowProcess.js";
 import { machine, median, type RowSummary, summarize, tableLines } from "../../stats.js";
 import { GeneratorProcess } from "../generatorProcess.js";
 import { openRaw, serverTarget } from "../target.js";
 import { redisAt } from "./against.js";
+import type { ServedDrain } from "./nodeRows.js";
 import { idSum, orderBytes } from "./order.js";
-import {
-  appDrain,
-  brokerDrain,
-  type Drained,
-  type DrainRow,
-  rawDrain,
-  readCount,
-  rustDrain,
-} from "./rows.js";
+import { type Drained, type DrainTrial, readCount, rustDrain } from "./rows.js";
 import { rustProgram } from "./rustProgram.js";
+import { serverCpuMs } from "./serverCpu.js";
 
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 5);
 const rowArg = process.argv[4] ?? "rust,app,app-schema,broker,raw";
+const fileArg = process.argv[5];
 
-/** A row: what it is called in the table and the JSON, and how it drains. */
-interface Row {
-  readonly name: string;
-  readonly run: DrainRow;
-}
+/** A row: what it is called in the table and the JSON, and where it runs. */
+type Row =
+  | { readonly name: string; readonly runs: "node" }
+  | { readonly name: string; readonly runs: "rust"; readonly plain: boolean };
 type RowKey = string;
 
 // The rows of ours on the package at an earlier commit are `app@<ref>`, `app-schema@<ref>` and
-// `broker@<ref>`.
+// `broker@<ref>`; the package is exported there once, before the rows' processes load it.
 const against = new Map<string, Awaited<ReturnType<typeof redisAt>>>();
 for (const key of rowArg.split(",")) {
   const ref = key.split("@")[1];
@@ -50,24 +50,22 @@ for (const key of rowArg.split(",")) {
 function rowOf(key: string): Row {
   const [base, ref] = key.split("@");
   const earlier = ref === undefined ? undefined : against.get(ref)!;
-  const redis = earlier?.redis ?? current;
   const at = earlier === undefined ? "" : ` (@${earlier.commit.slice(0, 7)})`;
   switch (base) {
     case "rust":
-      if (ref === undefined)
-        return { name: "RustStream, .pipeline()", run: rustDrain(rust, false) };
+      if (ref === undefined) return { name: "RustStream, .pipeline()", runs: "rust", plain: false };
       break;
     case "rust-plain":
-      if (ref === undefined) return { name: "RustStream, no window", run: rustDrain(rust, true) };
+      if (ref === undefined) return { name: "RustStream, no window", runs: "rust", plain: true };
       break;
     case "app":
-      return { name: `ours: full app, typed JSON${at}`, run: appDrain(redis, false) };
+      return { name: `ours: full app, typed JSON${at}`, runs: "node" };
     case "app-schema":
-      return { name: `ours: full app, JSON + Standard Schema${at}`, run: appDrain(redis, true) };
+      return { name: `ours: full app, JSON + Standard Schema${at}`, runs: "node" };
     case "broker":
-      return { name: `ours: broker alone${at}`, run: brokerDrain(redis) };
+      return { name: `ours: broker alone${at}`, runs: "node" };
     case "raw":
-      if (ref === undefined) return { name: "raw ioredis, XACK per read", run: rawDrain };
+      if (ref === undefined) return { name: "raw ioredis, XACK per read", runs: "node" };
       break;
   }
   throw new Error(
@@ -92,35 +90,46 @@ const generator = await GeneratorProcess.start(serverTarget(url));
 const loadBefore = loadavg();
 let trials = 0;
 
-/** The server's CPU time so far (user + system), in ms. */
-async function serverCpuMs(): Promise<number> {
-  const info = await admin.info("cpu");
-  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
-  return (field("used_cpu_user") + field("used_cpu_sys")) * 1000;
+/** A fresh stream filled with `count` orders (untimed), its group created at its start. */
+async function freshStream(count: number): Promise<DrainTrial> {
+  const key = `bench:drain:${process.pid}:${trials++}`;
+  await generator.run({ kind: "fill-stream-orders", key, count });
+  await admin.xgroup("CREATE", key, group, "0");
+  return { url: url!, key, group, count };
 }
+const nodeRowModule = new URL("./nodeRows.ts", import.meta.url).href;
 
-interface RowRun extends Drained {
-  /** The server's CPU time while the row drained (the generator is idle then), in ms. */
-  readonly serverCpuMs: number;
-}
-
-/** One row over a fresh key: fill and create the group (untimed), drain (timed), check, delete. */
-async function runRow(key: RowKey, count: number): Promise<RowRun> {
-  const stream = `bench:drain:${process.pid}:${trials++}`;
-  await generator.run({ kind: "fill-stream-orders", key: stream, count });
-  await admin.xgroup("CREATE", stream, group, "0");
-  const serverBefore = await serverCpuMs();
-  const drained = await rowTable.get(key)!.run({ url: url!, key: stream, group, count });
-  const serverCpu = (await serverCpuMs()) - serverBefore;
-  const where = `${rowTable.get(key)!.name} on ${stream}`;
+/**
+ * One row over a fresh stream: drained (timed), checked, deleted. Ours runs in a process of its own
+ * (../../rows/), which first drains a warm-up stream of its own untimed; RustStream's program runs
+ * once per drain, its peak recorded as it exits.
+ */
+async function runRow(key: RowKey, count: number): Promise<Apart<ServedDrain>> {
+  const row = rowTable.get(key)!;
+  let apart: Apart<ServedDrain>;
+  let timed: DrainTrial;
+  if (row.runs === "rust") {
+    timed = await freshStream(count);
+    const serverBefore = await serverCpuMs(admin);
+    const drained = await rustDrain(rust, row.plain)(timed);
+    const serverCpu = (await serverCpuMs(admin)) - serverBefore;
+    apart = { ...drained, measured: { ...drained.measured, serverCpuMs: serverCpu } };
+  } else {
+    const warm = await freshStream(warmCount);
+    timed = await freshStream(count);
+    apart = await runApart<ServedDrain>({ module: nodeRowModule, key, warm, timed });
+    await admin.unlink(warm.key);
+  }
+  const drained = apart.measured;
+  const where = `${row.name} on ${timed.key}`;
   if (drained.messages !== count) throw new Error(`${where}: ${drained.messages} of ${count}`);
   if (drained.idSum !== idSum(count)) {
     throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(count)}`);
   }
-  const [pending] = (await admin.xpending(stream, group)) as [number];
+  const [pending] = (await admin.xpending(timed.key, group)) as [number];
   if (pending !== 0) throw new Error(`${where}: ${pending} entries left pending`);
-  await admin.unlink(stream);
-  return { ...drained, serverCpuMs: serverCpu };
+  await admin.unlink(timed.key);
+  return apart;
 }
 
 const rateOf = (count: number, d: Drained) => (count / d.ms) * 1000;
@@ -130,7 +139,7 @@ const rateOf = (count: number, d: Drained) => (count / d.ms) * 1000;
 for (const key of chosen) await runRow(key, warmCount);
 let fastest = 0;
 for (const key of chosen) {
-  const rate = rateOf(sizingCount, await runRow(key, sizingCount));
+  const rate = rateOf(sizingCount, (await runRow(key, sizingCount)).measured);
   process.stderr.write(`sizing: ${rowTable.get(key)!.name} ${(rate / 1000).toFixed(1)} k/s\n`);
   fastest = Math.max(fastest, rate);
 }
@@ -144,6 +153,9 @@ const durations = new Map<RowKey, number[]>();
 // load than a rate.
 const consumerCpu = new Map<RowKey, number[]>();
 const serverCpu = new Map<RowKey, number[]>();
+// The peak resident set of the row's process (ours: the row's own Node process; RustStream's
+// program), MB.
+const peaks = new PeakTable();
 const push = <T>(map: Map<RowKey, T[]>, key: RowKey, value: T) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 const began = performance.now();
@@ -151,7 +163,8 @@ for (let round = 0; round < rounds; round++) {
   // The order of the rows turns each round, so none always runs first.
   for (let i = 0; i < chosen.length; i++) {
     const key = chosen[(i + round) % chosen.length]!;
-    const run = await runRow(key, count);
+    const { measured: run, memory } = await runRow(key, count);
+    peaks.add(key, memory);
     push(rates, key, rateOf(count, run));
     push(durations, key, run.ms / 1000);
     push(consumerCpu, key, (run.cpuMs * 1000) / count);
@@ -164,18 +177,24 @@ const loadAfter = loadavg();
 generator.stop();
 admin.disconnect();
 
-const rows: (RowSummary & {
-  key: RowKey;
-  seconds: number[];
-  consumerCpuUsPerOrder: number[];
-  serverCpuUsPerOrder: number[];
-})[] = chosen.map((key) => ({
+const rows: (RowSummary &
+  PeakColumns & {
+    key: RowKey;
+    seconds: number[];
+    consumerCpuUsPerOrder: number[];
+    serverCpuUsPerOrder: number[];
+  })[] = chosen.map((key) => ({
   ...summarize(rowTable.get(key)!.name, rates.get(key)!),
   key,
   seconds: durations.get(key)!,
   consumerCpuUsPerOrder: consumerCpu.get(key)!,
   serverCpuUsPerOrder: serverCpu.get(key)!,
+  ...peaks.columns(key),
 }));
+// The full app's peak resident set over its raw loop's (issue 26: at most 1.3), and RustStream's.
+const peakRatios = ["app", "app-schema", "broker"]
+  .flatMap((key) => [peaks.ratio(key, "raw"), peaks.ratio(key, "rust", false)])
+  .filter((r) => r !== undefined);
 const rustRow = rows.find((r) => r.key === "rust");
 const ratios = Object.fromEntries(
   rows
@@ -199,6 +218,7 @@ for (const r of rows) {
     `  ${r.name}: ${median(r.consumerCpuUsPerOrder).toFixed(2)} µs / ${median(r.serverCpuUsPerOrder).toFixed(2)} µs`,
   );
 }
+for (const line of peaks.lines(rows, peakRatios)) console.log(line);
 console.log(
   `seconds per row: ${rows.map((r) => `${r.key} ${Math.min(...r.seconds).toFixed(1)}-${Math.max(...r.seconds).toFixed(1)}`).join(", ")}`,
 );
@@ -207,9 +227,9 @@ console.log(
 );
 
 const full = seconds >= 5 && rounds >= 5;
-const command = `node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${rowArg}`}`;
+const command = `node --conditions=@ruststream/source --import tsx src/redis/drain/main.ts ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${rowArg}`}${fileArg === undefined ? "" : ` ${fileArg}`}`;
 const refs = [...against.values()].map((a) => a.commit.slice(0, 7));
-const file = `results/${full ? "redis-drain" : "redis-drain-quick"}${refs.length > 0 ? `-against-${refs.join("-")}` : ""}.json`;
+const file = `results/${fileArg ?? `${full ? "redis-drain" : "redis-drain-quick"}${refs.length > 0 ? `-against-${refs.join("-")}` : ""}.json`}`;
 writeFileSync(
   new URL(`../../../${file}`, import.meta.url),
   `${JSON.stringify(
@@ -231,6 +251,7 @@ writeFileSync(
       against: Object.fromEntries([...against].map(([ref, a]) => [ref, a.commit])),
       rows,
       medianToRustStream: ratios,
+      peakRatios,
     },
     (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
     2,

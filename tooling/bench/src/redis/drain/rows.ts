@@ -4,6 +4,8 @@
 import { execFile } from "node:child_process";
 import { json, RustStream } from "@ruststream/core";
 import type * as RedisPackage from "@ruststream/redis";
+import { recordingPeak } from "../../rows/programPeak.js";
+import type { Apart } from "../../rows/rowProcess.js";
 import { openRaw, serverTarget } from "../target.js";
 import { type Order, orderSchema } from "./order.js";
 
@@ -190,31 +192,44 @@ export function appDrain(redis: RedisModule, withSchema: boolean): DrainRow {
 /**
  * RustStream's own consumer, in its own process: `bench-redis-drain` (tooling/interop), a
  * RustStream app on ruststream-fred with the handler mounted `.pipeline()` (or without the window,
- * `plain`), serde decoding each order into a struct. It times itself the same way. `program` is
- * the release build of tooling/interop (rustProgram.ts).
+ * `plain`), serde decoding each order into a struct. It times itself the same way; its peak
+ * resident set is recorded as it exits (../../rows/programPeak.ts). `program` is the release
+ * build of tooling/interop (rustProgram.ts).
  */
-export function rustDrain(program: string, plain: boolean): DrainRow {
+export function rustDrain(
+  program: string,
+  plain: boolean,
+): (trial: DrainTrial) => Promise<Apart<Drained>> {
   return (trial) =>
     new Promise((resolve, reject) => {
       const args = ["bench-redis-drain", trial.url, trial.key, trial.group, String(trial.count)];
       if (plain) args.push("--plain");
-      execFile(program, args, { encoding: "utf8", timeout: 600_000 }, (error, stdout, stderr) => {
-        if (error !== null) {
-          reject(new Error(`bench-redis-drain failed: ${error.message}\n${stderr}`));
-          return;
-        }
-        const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
-          messages: number;
-          seconds: number;
-          cpu_seconds: number;
-          id_sum: string;
-        };
-        resolve({
-          ms: line.seconds * 1000,
-          messages: line.messages,
-          idSum: BigInt(line.id_sum),
-          cpuMs: line.cpu_seconds * 1000,
-        });
-      });
+      const recorded = recordingPeak(program, args);
+      execFile(
+        recorded.command,
+        recorded.args,
+        { encoding: "utf8", timeout: 600_000 },
+        (error, stdout, stderr) => {
+          if (error !== null) {
+            reject(new Error(`bench-redis-drain failed: ${error.message}\n${stderr}`));
+            return;
+          }
+          const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+            messages: number;
+            seconds: number;
+            cpu_seconds: number;
+            id_sum: string;
+          };
+          resolve({
+            measured: {
+              ms: line.seconds * 1000,
+              messages: line.messages,
+              idSum: BigInt(line.id_sum),
+              cpuMs: line.cpu_seconds * 1000,
+            },
+            memory: { maxRssKiB: recorded.peakKiB() },
+          });
+        },
+      );
     });
 }

@@ -1,7 +1,7 @@
-// The highest RSS, V8 heap and Buffer memory seen while a drain runs, sampled on a timer. The
-// process's peak RSS (`resourceUsage().maxRSS`) says how much; these say which part grew: the JS
-// heap (records and promises held), `external`/`arrayBuffers` (the Buffers of fetched values), or
-// neither (the client's native queues, librdkafka's).
+// The highest RSS, V8 heap and Buffer memory seen while a row's timed run goes, sampled on a timer.
+// The process's peak RSS (`resourceUsage().maxRSS`) says how much; these say which part grew: the
+// JS heap (messages and promises held), `external`/`arrayBuffers` (the Buffers of fetched or read
+// bytes), or neither (a client's native queues, librdkafka's).
 import { writeHeapSnapshot } from "node:v8";
 import type { MemoryPeaks } from "./protocol.js";
 
