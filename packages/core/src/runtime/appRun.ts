@@ -270,19 +270,13 @@ export class AppRun implements RunningApp, DispatchHost {
     return found;
   }
 
-  // Not async: the publisher's own promise is returned as it is, rather than wrapped in another
-  // that settles ticks later (a publish is the hot path); what throws here still only rejects.
-  publish(name: string, value: unknown, options: AppPublishOptions = {}): Promise<Receipt> {
-    try {
-      this.#assertRunning("publish");
-      const { route } = this.#connectionOf(options.broker);
-      const codec = options.codec ?? json;
-      const headers = encodedHeaders(codec, options.headers);
-      const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
-      return this.pipeline.publish(route, message as OutgoingMessage, "app");
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async publish(name: string, value: unknown, options: AppPublishOptions = {}): Promise<Receipt> {
+    this.#assertRunning("publish");
+    const { route } = this.#connectionOf(options.broker);
+    const codec = options.codec ?? json;
+    const headers = encodedHeaders(codec, options.headers);
+    const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
+    return this.pipeline.publish(route, message as OutgoingMessage, "app");
   }
 
   async request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown> {

@@ -219,17 +219,12 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
     };
   }
 
-  // Not async, as the app's publish: a codec that throws still only rejects.
-  publishFor(
+  async publishFor(
     cause: Delivery | undefined,
     value: unknown,
     options: PublishOptions<unknown> = {},
   ): Promise<Receipt> {
-    try {
-      return this.#pipeline.publish(this.#route, this.#message(cause, value, options), "out");
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.#pipeline.publish(this.#route, this.#message(cause, value, options), "out");
   }
 
   async requestFor(
