@@ -27,8 +27,7 @@ export function mountPulsar(
     config.broker === "pulsar-key-shared"
       ? new PulsarKeyShared(topic, options)
       : new PulsarShared(topic, options);
-  app.broker(
-    new PulsarBroker({ url: config.address, subscription: config.group }),
-    (b) => declare((s: PulsarSource) => b.subscriber(s).prefetch(PULSAR_PREFETCH), source),
+  app.broker(new PulsarBroker({ url: config.address, subscription: config.group }), (b) =>
+    declare((s: PulsarSource) => b.subscriber(s).prefetch(PULSAR_PREFETCH), source),
   );
 }
