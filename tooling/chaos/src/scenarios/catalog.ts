@@ -1,4 +1,5 @@
 // Every scenario the suite knows, in the order a run takes them.
+import { PULSAR_IN_FLIGHT } from "../service/pulsarQueue.js";
 import type { Scenario } from "./scenario.js";
 
 const retryPlan = {
@@ -79,6 +80,28 @@ export const scenarios: readonly Scenario[] = [
     // and comes back as a retry (or not at all, once its copy is in the file), never as a handling.
     inFlightPerReplica: 64,
     retry: retryPlan,
+    ci: true,
+  },
+  {
+    name: "pulsar-shared",
+    description:
+      "a Pulsar topic read by two replicas on one Shared subscription through the fault proxy: cut, stall, latency, and SIGKILL of a replica",
+    broker: "pulsar-shared",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    orderPerKey: false,
+    inFlightPerReplica: PULSAR_IN_FLIGHT,
+    ci: true,
+  },
+  {
+    name: "pulsar-key-shared",
+    description:
+      "a Pulsar topic read by two replicas on one Key_Shared subscription through the fault proxy: cut, stall, latency, and SIGKILL of a replica; each key in order",
+    broker: "pulsar-key-shared",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    orderPerKey: true,
+    inFlightPerReplica: PULSAR_IN_FLIGHT,
     ci: true,
   },
 ];

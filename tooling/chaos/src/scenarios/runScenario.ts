@@ -12,6 +12,7 @@ import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
 import { fileTarget } from "./fileTarget.js";
+import { pulsarTarget } from "./pulsarTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
 import type { Target } from "./target.js";
@@ -53,15 +54,18 @@ export async function runScenario(
   const key = `chaos-${scenario.name}-${seed}-${Date.now().toString(36)}`;
   const usesProxy = scenario.faults.some((kind) => networkFaults.has(kind));
   const proxy = usesProxy ? { toxiproxy: await context.toxiproxy(), name: key } : undefined;
+  const group = `chaos-${scenario.name}`;
   const target: Target =
     scenario.broker === "file"
       ? await fileTarget(key)
-      : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
+      : scenario.broker === "pulsar-shared" || scenario.broker === "pulsar-key-shared"
+        ? await pulsarTarget(key, group, proxy, log)
+        : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
   const config: ServiceConfig = {
     broker: scenario.broker,
     address: target.serviceAddress,
     key,
-    group: `chaos-${scenario.name}`,
+    group,
     workMs: profile.workMs,
     ...(scenario.retry === undefined
       ? {}

@@ -16,6 +16,7 @@ import {
 import { FileBroker, FileStream } from "@ruststream/file";
 import { RedisBroker, RedisList, RedisStream } from "@ruststream/redis";
 import { alwaysFails, delayedOnce, type ServiceConfig } from "./config.js";
+import { mountPulsar } from "./pulsarService.js";
 
 interface Body {
   readonly k: string;
@@ -88,6 +89,8 @@ if (config.broker === "file") {
   app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) =>
     declare((source: FileStream) => b.subscriber(source), stream),
   );
+} else if (config.broker === "pulsar-shared" || config.broker === "pulsar-key-shared") {
+  mountPulsar(app, config, declare);
 } else {
   // A reliable list: a value moves to `<key>.processing` while handled; a crashed holder's values
   // are recovered after recoveryIdleMs.
