@@ -276,7 +276,7 @@ export class FileSubscription
         (error: unknown) => {
           throw fileError(
             "FILE_IO",
-            `could not store the position of "${this.name}" in ${named.sidecar.path}`,
+            `could not store the position of "${this.name}" in ${named.sidecar.path} (${error instanceof Error ? error.message : String(error)}); the next settle stores it again`,
             undefined,
             error,
           );
