@@ -11,7 +11,7 @@ import { failuresOf, type ScenarioReport } from "../report.js";
 import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, recoveryAfter } from "../timeline.js";
-import { fileTarget } from "./fileTarget.js";
+import { fileTargetOf } from "./fileTargets.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
 import type { Target } from "./target.js";
@@ -53,9 +53,13 @@ export async function runScenario(
   const key = `chaos-${scenario.name}-${seed}-${Date.now().toString(36)}`;
   const usesProxy = scenario.faults.some((kind) => networkFaults.has(kind));
   const proxy = usesProxy ? { toxiproxy: await context.toxiproxy(), name: key } : undefined;
+  const logFile = join(
+    context.logDir,
+    `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
+  );
   const target: Target =
     scenario.broker === "file"
-      ? await fileTarget(key)
+      ? await fileTargetOf(scenario, key, seed, messages, logFile)
       : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
   const config: ServiceConfig = {
     broker: scenario.broker,
@@ -92,12 +96,9 @@ export async function runScenario(
       handledAt.push(performance.now() - started);
     }
   };
-  const logFile = join(
-    context.logDir,
-    `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
-  );
   const replicas = new Replicas(scenario.replicas, config, logFile, onLine);
   const faults: Omit<FaultRecord, "recoveryMs">[] = [];
+  let verdict: { failures: string[]; notes: string[] } | undefined;
   try {
     if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
     await replicas.startAll();
@@ -112,22 +113,31 @@ export async function runScenario(
       ? Promise.resolve()
       : target.publishAll(messages, profile.windowMs, log);
     await Promise.all([injecting, publishing]);
-    await waitForAll(messages.length, handled, deadLetters, profile.drainTimeoutMs);
+    await waitForAll(
+      messages.length,
+      handled,
+      deadLetters,
+      profile.drainTimeoutMs,
+      target.removedByFault?.(),
+    );
     // A little longer, so a late redelivery shows up as the duplicate it is.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   } finally {
+    await target.beforeStop?.();
     const codes = await replicas.stopAll(15_000);
     if (codes.some((code) => code !== 0 && code !== null)) {
       log(
         `[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}; their logs: ${logFile}`,
       );
     }
+    verdict = target.verdict?.();
     await target.cleanup();
   }
   const wallMs = performance.now() - started;
+  const removed = target.removedByFault?.();
   const result = check(messages, handled, {
     orderPerKey: scenario.orderPerKey,
-    settledElsewhere: new Set(deadLetters.keys()),
+    settledElsewhere: new Set([...deadLetters.keys(), ...(removed ?? [])]),
   });
   const times = [...handledAt].sort((a, b) => a - b);
   const partial = {
@@ -146,12 +156,17 @@ export async function runScenario(
           deadLettered: deadLetters.size,
           deadLetteredTwice: [...deadLetters.values()].filter((p) => p.size > 1).length,
         }),
+    ...(removed === undefined ? {} : { removedByFault: removed.size }),
     lostSample: result.lostSample,
     faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
     longestPauseMs: longestPause(times),
     wallMs,
   };
-  return { ...partial, failures: failuresOf(partial) };
+  return {
+    ...partial,
+    ...(verdict === undefined ? {} : { notes: verdict.notes }),
+    failures: [...failuresOf(partial), ...(verdict?.failures ?? [])],
+  };
 }
 
 /** Until every message was handled or dead-lettered, or the timeout. */
@@ -160,11 +175,13 @@ async function waitForAll(
   handled: readonly Handled[],
   deadLetters: ReadonlyMap<number, unknown>,
   timeoutMs: number,
+  removed: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const done = new Set(handled.map((h) => h.seq));
     for (const seq of deadLetters.keys()) done.add(seq);
+    for (const seq of removed) done.add(seq);
     if (done.size >= total) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -193,6 +210,9 @@ async function inject(
     if (target.restartBroker === undefined) throw new Error("this broker has no restart fault");
     what = "broker";
     await target.restartBroker();
+  } else if (fault.kind === "disk-full" || fault.kind === "truncate") {
+    if (target.injectOwn === undefined) throw new Error(`this target has no ${fault.kind} fault`);
+    what = await target.injectOwn(fault, replicas);
   } else {
     if (proxy === undefined) throw new Error(`a ${fault.kind} fault needs the fault proxy`);
     what = "proxy";

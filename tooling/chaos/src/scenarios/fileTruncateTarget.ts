@@ -1,0 +1,113 @@
+// A stream file cut short under its live reader at the seeded moments, at a seeded point (anywhere
+// in the newest part of the file, rarely on a frame boundary). The load is written whole before
+// the service starts (as for file-kill): the cut is made by something other than the file's
+// writer, and no writer is there to go on.
+//
+// The rule the checker holds the framework to:
+// - what the cut took away is gone from the broker: a message no longer in the file after a cut
+//   and never handled before it is "removed by the fault", not lost; every message still in the
+//   file must be handled (so a reader that wedged or skipped shows as a loss);
+// - nothing else: no message handled that was never published (a reader that read garbage at a
+//   cut), order per key kept for what is handled;
+// - a reader that had read past the cut stops loudly: the service exits naming the truncation
+//   (FILE_TRUNCATED, "truncated under this reader"), as a supervisor sees it, and is started
+//   again here, as a supervisor would; a service that exits without saying so fails the scenario.
+import { readFileSync, statSync, truncateSync } from "node:fs";
+import { fileContents } from "../faults/fileContents.js";
+import { type Random, scenarioSeed, seededRandom } from "../random.js";
+import type { Replicas } from "../service/replicas.js";
+import { fileTarget } from "./fileTarget.js";
+import type { Target } from "./target.js";
+
+/** The stream file's 128-byte header, which no cut reaches. */
+const HEADER = 128;
+/** What the service logs when its reader stops at a cut (the file package's FILE_TRUNCATED). */
+const LOUD = "truncated under this reader";
+
+/** A cut in the newest 40 % of the file: the load's tail goes, most of it stays to be read. */
+function cutPoint(random: Random, size: number): number {
+  const keep = 0.6 + 0.4 * random.next();
+  return Math.max(HEADER, Math.floor(size * keep));
+}
+
+export async function fileTruncateTarget(
+  key: string,
+  seed: number,
+  published: ReadonlySet<number>,
+  logFile: string,
+): Promise<Target> {
+  const base = await fileTarget(key);
+  const path = base.serviceAddress;
+  const random = seededRandom(scenarioSeed(seed, "truncate"));
+  const removed = new Set<number>();
+  const cuts: string[] = [];
+  const exits: number[] = [];
+  let supervised: Replicas | undefined;
+  let supervising: Promise<void> | undefined;
+  let stopping = false;
+
+  // A supervisor: a replica that exited on its own is started again after a moment.
+  const supervise = async (replicas: Replicas): Promise<void> => {
+    while (!stopping) {
+      for (let i = 0; i < replicas.count; i++) {
+        if (!replicas.isRunning(i) && !stopping) {
+          exits.push(performance.now());
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          // One that exits again before it is ready is seen on the next round, and counted again.
+          await replicas.start(i).catch(() => {});
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  return {
+    ...base,
+    async injectOwn(fault, replicas) {
+      if (fault.kind !== "truncate") throw new Error(`a stream file has no ${fault.kind} fault`);
+      if (supervised === undefined) {
+        supervised = replicas;
+        supervising = supervise(replicas);
+      }
+      const size = statSync(path).size;
+      const cut = cutPoint(random, size);
+      truncateSync(path, cut);
+      // What is left decides what the cut removed: the load's messages no longer in the file.
+      const left = fileContents(path, key).seqs;
+      let now = 0;
+      for (const seq of published) {
+        if (!left.has(seq) && !removed.has(seq)) {
+          removed.add(seq);
+          now++;
+        }
+      }
+      cuts.push(`${size} -> ${cut} bytes (${now} messages removed)`);
+      await new Promise((resolve) => setTimeout(resolve, fault.durationMs));
+      return `file cut to ${cut} bytes`;
+    },
+    async beforeStop() {
+      stopping = true;
+      await supervising;
+    },
+    removedByFault: () => removed,
+    verdict() {
+      const log = readFileSync(logFile, "utf8");
+      const loud = log.split(LOUD).length - 1;
+      const failures: string[] = [];
+      // Each exit must be a reader stopping at a cut; the log may say so more than once per exit.
+      if (exits.length > loud) {
+        failures.push(
+          `the service exited ${exits.length} times, and its log names a truncation only ${loud} times: an exit that did not say why`,
+        );
+      }
+      return {
+        failures,
+        notes: [
+          `cuts: ${cuts.join("; ")}`,
+          `messages cut away: ${removed.size} (those never handled before their cut are not counted lost)`,
+          `service exits, each started again: ${exits.length}, log lines naming the truncation: ${loud}`,
+        ],
+      };
+    },
+  };
+}
