@@ -10,9 +10,9 @@
 // publish whose bytes landed after all shows up as a duplicate, within the bound. The publisher
 // sends again in order what failed before the next tick's messages (orderedPublish.ts), so no
 // message overtakes an earlier one of its key, and order per key stays checkable.
-import { readFileSync } from "node:fs";
 import { FileBroker } from "@ruststream/file";
 import { fileContents } from "../faults/fileContents.js";
+import { logCounter } from "../faults/logSince.js";
 import { SmallDisk } from "../faults/smallDisk.js";
 import { bodyOf } from "../load.js";
 import { publishInOrder } from "../orderedPublish.js";
@@ -26,6 +26,7 @@ const POSITION_REFUSED = "could not store the position";
 
 export function fileDiskFullTarget(key: string, messages: number, logFile: string): Target {
   const disk = SmallDisk.mount(diskBytes(messages));
+  const inLog = logCounter(logFile);
   const path = `${disk.dir}/chaos.ss`;
   let refused = 0;
   let firstRefusal = "";
@@ -73,7 +74,7 @@ export function fileDiskFullTarget(key: string, messages: number, logFile: strin
         `disk filled ${fills.length} times (${fills.map((b) => `${Math.round(b / 1024)} KiB`).join(", ")} taken by the filler)`,
         `publishes refused while full, each sent again: ${refused}${firstRefusal === "" ? "" : ` (first: ${firstRefusal})`}`,
       ];
-      const positions = readFileSync(logFile, "utf8").split(POSITION_REFUSED).length - 1;
+      const positions = inLog(POSITION_REFUSED);
       notes.push(
         `the service's position stores refused while full (stored again by a later ack): ${positions}`,
       );

@@ -12,8 +12,9 @@
 // - a reader that had read past the cut stops loudly: the service exits naming the truncation
 //   (FILE_TRUNCATED, "truncated under this reader"), as a supervisor sees it, and is started
 //   again here, as a supervisor would; a service that exits without saying so fails the scenario.
-import { readFileSync, statSync, truncateSync } from "node:fs";
+import { statSync, truncateSync } from "node:fs";
 import { fileContents } from "../faults/fileContents.js";
+import { logCounter } from "../faults/logSince.js";
 import { type Random, scenarioSeed, seededRandom } from "../random.js";
 import type { Replicas } from "../service/replicas.js";
 import { fileTarget } from "./fileTarget.js";
@@ -23,6 +24,8 @@ import type { Target } from "./target.js";
 const HEADER = 128;
 /** What the service logs when its reader stops at a cut (the file package's FILE_TRUNCATED). */
 const LOUD = "truncated under this reader";
+/** The runtime's line as it stops the app: one per exit. */
+const STOPPING = "fail-fast: stopping the app";
 
 /** A cut in the newest 40 % of the file: the load's tail goes, most of it stays to be read. */
 function cutPoint(random: Random, size: number): number {
@@ -37,6 +40,7 @@ export async function fileTruncateTarget(
   logFile: string,
 ): Promise<Target> {
   const base = await fileTarget(key);
+  const inLog = logCounter(logFile);
   const path = base.serviceAddress;
   const random = seededRandom(scenarioSeed(seed, "truncate"));
   const removed = new Set<number>();
@@ -91,13 +95,12 @@ export async function fileTruncateTarget(
     },
     removedByFault: () => removed,
     verdict() {
-      const log = readFileSync(logFile, "utf8");
-      const loud = log.split(LOUD).length - 1;
+      const loud = inLog(STOPPING, LOUD);
       const failures: string[] = [];
-      // Each exit must be a reader stopping at a cut; the log may say so more than once per exit.
+      // Each exit must be a reader stopping at a cut, and say so as it stops the app.
       if (exits.length > loud) {
         failures.push(
-          `the service exited ${exits.length} times, and its log names a truncation only ${loud} times: an exit that did not say why`,
+          `the service exited ${exits.length} times, and stopped naming a truncation only ${loud} times: an exit that did not say why`,
         );
       }
       return {
@@ -105,7 +108,7 @@ export async function fileTruncateTarget(
         notes: [
           `cuts: ${cuts.join("; ")}`,
           `messages cut away: ${removed.size} (those never handled before their cut are not counted lost)`,
-          `service exits, each started again: ${exits.length}, log lines naming the truncation: ${loud}`,
+          `service exits, each started again: ${exits.length}, of them stopped naming the truncation: ${loud}`,
         ],
       };
     },
