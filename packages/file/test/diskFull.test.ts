@@ -12,31 +12,41 @@ import { tempDir, text, utf8 } from "./tempDir.js";
 // ENOSPC. The chaos suite's `file-disk-full` does it on a real tmpfs; here the one system call the
 // writer makes is wrapped, so the test needs no mount and no root.
 
-const full = { on: false };
+/** Bytes the disk still takes; `on` while it is full. Each fill leaves `room` bytes free. */
+const full = { on: false, room: 0 };
 
 vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs")>();
-  let wroteSome = false;
   const writevSync: typeof fs.writevSync = (fd, buffers, position) => {
-    if (!full.on) {
-      wroteSome = false;
-      return fs.writevSync(fd, buffers, position);
+    if (!full.on) return fs.writevSync(fd, buffers, position);
+    if (full.room === 0) {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+        code: "ENOSPC",
+        errno: -28,
+        syscall: "write",
+      });
     }
-    const first = buffers[0];
-    if (!wroteSome && first !== undefined && first.byteLength > 1) {
-      // What still fits: half of the first frame.
-      wroteSome = true;
-      const half = new Uint8Array(first.buffer, first.byteOffset, first.byteLength >> 1);
-      return fs.writevSync(fd, [half], position);
+    // What still fits is written, as the OS writes it: a short write, the next call refused.
+    const fits: Uint8Array[] = [];
+    let left = full.room;
+    for (const b of buffers) {
+      const take = Math.min(left, b.byteLength);
+      if (take === 0) break;
+      fits.push(new Uint8Array(b.buffer, b.byteOffset, take));
+      left -= take;
     }
-    throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
-      code: "ENOSPC",
-      errno: -28,
-      syscall: "write",
-    });
+    const n = fs.writevSync(fd, fits, position);
+    full.room -= n;
+    return n;
   };
   return { ...fs, default: { ...fs, writevSync }, writevSync };
 });
+
+/** Fills the disk, leaving `room` bytes. */
+const fill = (room = 0): void => {
+  full.on = true;
+  full.room = room;
+};
 
 const dir = tempDir("ruststream-file-diskfull-");
 let n = 0;
@@ -62,7 +72,7 @@ describe("a full disk under the writer", () => {
     await producer.send("k", utf8("one"));
     await producer.send("k", utf8("two"));
 
-    full.on = true;
+    fill(10);
     const error = await rejection(() => producer.send("k", utf8("three, lost to the full disk")));
     expect(isRustStreamError(error, "broker-failure")).toBe(true);
     expect(fileErrorDetail(error)?.code).toBe("FILE_IO");
@@ -90,7 +100,7 @@ describe("a full disk under the writer", () => {
     const publisher = await broker.defaultPublishPolicy().pair(broker);
     await publisher.publish({ name: "k", payload: utf8("before") });
 
-    full.on = true;
+    fill(10);
     const error = await rejection(() => publisher.publish({ name: "k", payload: utf8("refused") }));
     expect(isRustStreamError(error, "broker-failure")).toBe(true);
     expect(String(error)).toContain("ENOSPC");
@@ -109,7 +119,7 @@ describe("a full disk under the writer", () => {
     const consumer = await FileConsumer.open(path, { streamKey: "k", follow: true, pollMs: 20 });
     expect(text((await consumer.next())!.payload)).toBe("one");
 
-    full.on = true;
+    fill(10);
     await rejection(() => producer.send("k", utf8("torn by the full disk, never to be read")));
     // The follower looks at the half frame meanwhile, and waits for the rest of it.
     const waiting = consumer.next();
@@ -122,5 +132,32 @@ describe("a full disk under the writer", () => {
     expect(read).toEqual(["two", "three"]);
     consumer.close();
     producer.close();
+  });
+
+  it("confirms the frames of a write that made it whole before the disk filled, and refuses the rest", async () => {
+    const path = fresh();
+    const producer = FileProducer.open(path);
+    const a = await producer.send("k", utf8("one"));
+    const b = await producer.send("k", utf8("two"));
+    const frame = b.offset - a.offset;
+
+    // One turn, one write: room for the first frame and part of the second.
+    fill(frame + 5);
+    const sends = ["three", "four", "five"].map((m) => producer.send("k", utf8(m)));
+    const [three, four, five] = await Promise.allSettled(sends);
+    expect(three).toMatchObject({ status: "fulfilled", value: { seq: 3n } });
+    expect(four?.status).toBe("rejected");
+    expect(five?.status).toBe("rejected");
+
+    full.on = false;
+    // Sent again by a sender that was told they failed: each once in the file, in order.
+    await producer.send("k", utf8("four"));
+    await producer.send("k", utf8("five"));
+    await producer.flush();
+    producer.close();
+    expect(inFile(path, "k")).toEqual({
+      payloads: ["one", "two", "three", "four", "five"],
+      status: "clean",
+    });
   });
 });

@@ -324,21 +324,30 @@ export class SharedWriter {
       for (const p of batch) p.reject(this.#failure);
       return;
     }
-    try {
-      this.#writeAll(batch.map((p) => p.bytes));
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
+    const { written, error } = this.#write(batch.map((p) => p.bytes));
+    let end = 0;
+    for (const p of batch) {
+      end += p.bytes.length;
+      // A frame written whole before the failure is in the file, and readers deliver it: its send
+      // succeeded (refusing it would have the sender write it twice). Only the rest failed.
+      if (end <= written) p.resolve(p.receipt);
+      else p.reject(error);
     }
-    for (const p of batch) p.resolve(p.receipt);
   }
 
   /** Positional writes at the encoder's offsets; after a failure the next send resumes the file first. */
   #writeAll(chunks: Uint8Array[]): void {
+    const { error } = this.#write(chunks);
+    if (error) throw error;
+  }
+
+  /** Writes `chunks` (the bytes just encoded); answers how many bytes made it before a failure. */
+  #write(chunks: Uint8Array[]): { written: number; error: RustStreamError | undefined } {
     let total = 0;
     for (const c of chunks) total += c.length;
     const end = this.#encoder.offset;
-    let position = end - total;
+    const start = end - total;
+    let position = start;
     try {
       let pending = chunks;
       while (pending.length > 0) {
@@ -357,9 +366,11 @@ export class SharedWriter {
       }
     } catch (error) {
       this.#failure = ioError("write", this.path, error);
-      throw this.#failure;
+      if (position > start) signalAppend(this.path);
+      return { written: position - start, error: this.#failure };
     }
     signalAppend(this.path);
+    return { written: total, error: undefined };
   }
 }
 
