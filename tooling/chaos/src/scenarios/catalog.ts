@@ -104,4 +104,16 @@ export const scenarios: readonly Scenario[] = [
     inFlightPerReplica: 64,
     ci: true,
   },
+  {
+    name: "file-disk-full-retry",
+    description:
+      "the retry and dead-letter path on a stream file on a small tmpfs of its own: the load written first, the service appending its retry copies and dead letters while the disk fills up at seeded moments (then freed), and SIGKILL: a copy or dead letter that could not be written is tried again, never lost, never written twice",
+    broker: "file",
+    replicas: 1,
+    faults: ["disk-full", "kill"],
+    orderPerKey: false,
+    inFlightPerReplica: 64,
+    retry: retryPlan,
+    ci: true,
+  },
 ];

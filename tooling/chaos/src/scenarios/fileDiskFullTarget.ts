@@ -24,7 +24,19 @@ const diskBytes = (messages: number): number => 16 * 1024 * 1024 + messages * 51
 /** What the service logs when a named consumer's position cannot be stored. */
 const POSITION_REFUSED = "could not store the position";
 
-export function fileDiskFullTarget(key: string, messages: number, logFile: string): Target {
+/** What the runtime logs when a retry copy or a dead letter it appends cannot be written. */
+const COPY_REFUSED = ["the retry copy failed to publish", "the dead-letter publish failed"];
+
+/**
+ * `serviceWrites`: the service has a retry plan, so it is the file's writer (retry copies, dead
+ * letters): the load goes in whole before it starts, and the full disk meets the service's appends.
+ */
+export function fileDiskFullTarget(
+  key: string,
+  messages: number,
+  logFile: string,
+  serviceWrites: boolean,
+): Target {
   const disk = SmallDisk.mount(diskBytes(messages));
   const inLog = logCounter(logFile);
   const path = `${disk.dir}/chaos.ss`;
@@ -33,7 +45,7 @@ export function fileDiskFullTarget(key: string, messages: number, logFile: strin
   const fills: number[] = [];
   return {
     serviceAddress: path,
-    publishBeforeStart: false,
+    publishBeforeStart: serviceWrites,
     async publishAll(planned, windowMs, log) {
       const broker = await new FileBroker({ path }).connect();
       const publisher = await broker.defaultPublishPolicy().pair(broker);
@@ -78,8 +90,11 @@ export function fileDiskFullTarget(key: string, messages: number, logFile: strin
       notes.push(
         `the service's position stores refused while full (stored again by a later ack): ${positions}`,
       );
-      if (fills.length > 0 && refused === 0) {
-        failures.push("the disk filled, but no publish failed: the fault never reached the writer");
+      const copies = COPY_REFUSED.reduce((sum, text) => sum + inLog(text), 0);
+      if (serviceWrites)
+        notes.push(`the service's retry copies and dead letters refused: ${copies}`);
+      if (fills.length > 0 && refused + copies === 0) {
+        failures.push("the disk filled, but no write failed: the fault never reached the writer");
       }
       return { failures, notes };
     },

@@ -16,7 +16,7 @@ export async function fileTargetOf(
   logFile: string,
 ): Promise<Target> {
   if (scenario.faults.includes("disk-full")) {
-    return fileDiskFullTarget(key, messages.length, logFile);
+    return fileDiskFullTarget(key, messages.length, logFile, scenario.retry !== undefined);
   }
   if (scenario.faults.includes("truncate")) {
     return fileTruncateTarget(key, seed, new Set(messages.map((m) => m.seq)), logFile);
