@@ -130,8 +130,12 @@ export async function runScenario(
         `[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}; their logs: ${logFile}`,
       );
     }
-    verdict = target.verdict?.();
-    await target.cleanup();
+    try {
+      verdict = target.verdict?.();
+    } finally {
+      // Whatever the verdict, the target's own resources (a mounted disk) go.
+      await target.cleanup();
+    }
   }
   const wallMs = performance.now() - started;
   const removed = target.removedByFault?.();

@@ -3,7 +3,7 @@
 import type { NetworkFault } from "../faults/toxiproxy.js";
 import type { RetryPlan, ServiceConfig } from "../service/config.js";
 
-/** Faults of a stream file's own (see fileFaultTarget.ts). */
+/** Faults of a stream file's own (see fileTargets.ts). */
 export type FileFault = "disk-full" | "truncate";
 
 export type FaultKind = "kill" | "broker-restart" | NetworkFault | FileFault;
