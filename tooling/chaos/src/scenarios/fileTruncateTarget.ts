@@ -26,6 +26,12 @@ const HEADER = 128;
 const LOUD = "truncated under this reader";
 /** The runtime's line as it stops the app: one per exit. */
 const STOPPING = "fail-fast: stopping the app";
+/**
+ * A cut that lands while the service starts (it reads the file's end to resume) fails the startup
+ * with the file's own FILE_TRUNCATED, worded for a torn tail: loud too, and the next start goes on.
+ */
+const STARTUP = "startup failed";
+const CUT_SHORT = "is cut short here";
 
 /** A cut in the newest 40 % of the file: the load's tail goes, most of it stays to be read. */
 function cutPoint(random: Random, size: number): number {
@@ -95,7 +101,7 @@ export async function fileTruncateTarget(
     },
     removedByFault: () => removed,
     verdict() {
-      const loud = inLog(STOPPING, LOUD);
+      const loud = inLog(STOPPING, LOUD) + inLog(STARTUP, CUT_SHORT);
       const failures: string[] = [];
       // Each exit must be a reader stopping at a cut, and say so as it stops the app.
       if (exits.length > loud) {
