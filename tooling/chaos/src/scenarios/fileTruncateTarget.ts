@@ -13,6 +13,7 @@
 //   (FILE_TRUNCATED, "truncated under this reader"), as a supervisor sees it, and is started
 //   again here, as a supervisor would; a service that exits without saying so fails the scenario.
 import { statSync, truncateSync } from "node:fs";
+import type { Handled } from "../checker.js";
 import { fileContents } from "../faults/fileContents.js";
 import { logCounter } from "../faults/logSince.js";
 import { type Random, scenarioSeed, seededRandom } from "../random.js";
@@ -44,6 +45,7 @@ export async function fileTruncateTarget(
   seed: number,
   published: ReadonlySet<number>,
   logFile: string,
+  handled: readonly Handled[],
 ): Promise<Target> {
   const base = await fileTarget(key);
   const inLog = logCounter(logFile);
@@ -51,6 +53,8 @@ export async function fileTruncateTarget(
   const random = seededRandom(scenarioSeed(seed, "truncate"));
   const removed = new Set<number>();
   const cuts: string[] = [];
+  /** Cuts that took a message the service had handled: its reader had read past them. */
+  let cutsBehindReader = 0;
   const exits: number[] = [];
   let supervised: Replicas | undefined;
   let supervising: Promise<void> | undefined;
@@ -84,6 +88,7 @@ export async function fileTruncateTarget(
       truncateSync(path, cut);
       // What is left decides what the cut removed: the load's messages no longer in the file.
       const left = fileContents(path, key).seqs;
+      if (handled.some((h) => !left.has(h.seq))) cutsBehindReader++;
       let now = 0;
       for (const seq of published) {
         if (!left.has(seq) && !removed.has(seq)) {
@@ -96,6 +101,11 @@ export async function fileTruncateTarget(
       return `file cut to ${cut} bytes`;
     },
     async beforeStop() {
+      // A reader notices a cut when it next reaches the end of what it read: give it a moment.
+      const deadline = performance.now() + 5_000;
+      while (cutsBehindReader > 0 && exits.length === 0 && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
       stopping = true;
       await supervising;
     },
@@ -103,6 +113,11 @@ export async function fileTruncateTarget(
     verdict() {
       const loud = inLog(STOPPING, LOUD) + inLog(STARTUP, CUT_SHORT);
       const failures: string[] = [];
+      if (cutsBehindReader > 0 && exits.length === 0) {
+        failures.push(
+          `${cutsBehindReader} cuts took messages the service had handled (its reader had read past them), and it never stopped: it read on, or waited, as if nothing happened`,
+        );
+      }
       // Each exit must be a reader stopping at a cut, and say so as it stops the app.
       if (exits.length > loud) {
         failures.push(
@@ -112,7 +127,7 @@ export async function fileTruncateTarget(
       return {
         failures,
         notes: [
-          `cuts: ${cuts.join("; ")}`,
+          `cuts: ${cuts.join("; ")}; behind the reader (taking messages already handled): ${cutsBehindReader}`,
           `messages cut away: ${removed.size} (those never handled before their cut are not counted lost)`,
           `service exits, each started again: ${exits.length}, of them stopped naming the truncation: ${loud}`,
         ],

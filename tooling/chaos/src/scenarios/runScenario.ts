@@ -57,9 +57,10 @@ export async function runScenario(
     context.logDir,
     `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
   );
+  const handled: Handled[] = [];
   const target: Target =
     scenario.broker === "file"
-      ? await fileTargetOf(scenario, key, seed, messages, logFile)
+      ? await fileTargetOf(scenario, key, seed, messages, logFile, handled)
       : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
   const config: ServiceConfig = {
     broker: scenario.broker,
@@ -75,7 +76,6 @@ export async function runScenario(
     `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,
   );
 
-  const handled: Handled[] = [];
   const handledAt: number[] = [];
   const deadLetters = new Map<number, Set<string>>();
   let started = performance.now();
