@@ -8,7 +8,7 @@ import type { PublishOne } from "./load.js";
 
 const TICK_MS = 50;
 const AGAIN_MS = 200;
-/** A message still refused this long after its first failure: the broker did not recover. */
+/** A message still refused this long after its tick failed: the broker did not recover. */
 const GIVE_UP_MS = 30_000;
 
 export async function publishInOrder(
@@ -16,6 +16,7 @@ export async function publishInOrder(
   publish: PublishOne,
   windowMs: number,
   log: (line: string) => void,
+  giveUpMs = GIVE_UP_MS,
 ): Promise<void> {
   const started = performance.now();
   const perTick = Math.max(1, Math.ceil((messages.length * TICK_MS) / windowMs));
@@ -30,9 +31,9 @@ export async function publishInOrder(
       const since = performance.now();
       for (const message of chunk.slice(j)) {
         for (let attempt = 2; ; attempt++) {
-          if (performance.now() - since > GIVE_UP_MS) {
+          if (performance.now() - since > giveUpMs) {
             throw new Error(
-              `seq ${message.seq} could not be published for ${GIVE_UP_MS / 1000} s after the fault: the publisher never recovered`,
+              `seq ${message.seq} could not be published for ${giveUpMs / 1000} s after the fault: the publisher never recovered`,
             );
           }
           await new Promise((resolve) => setTimeout(resolve, AGAIN_MS));
