@@ -18,7 +18,11 @@ export interface ScenarioReport {
   readonly deadLettered?: number;
   /** Messages the dead letter holds more than once: must be 0. */
   readonly deadLetteredTwice?: number;
+  /** Messages a fault took out of the broker (a truncated file): gone, not counted lost. */
+  readonly removedByFault?: number;
   readonly lostSample: readonly number[];
+  /** What the scenario's own checks saw, in words (a file fault's counts). */
+  readonly notes?: readonly string[];
   readonly faults: readonly FaultRecord[];
   readonly longestPauseMs: number;
   /** Handlings (and dead-letter reads) in each second from the start: the chart's throughput. */
@@ -92,7 +96,9 @@ export function reportTable(run: RunReport): string {
     ...table(header, rows),
   ];
   for (const s of run.scenarios) {
-    lines.push("", `${s.scenario}: faults`);
+    lines.push("");
+    for (const note of s.notes ?? []) lines.push(`${s.scenario}: ${note}`);
+    lines.push(`${s.scenario}: faults`);
     lines.push(
       ...table(
         ["kind", "target", "at s", "healed s", "recovery s"],

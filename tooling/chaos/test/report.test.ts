@@ -60,4 +60,18 @@ describe("the plain table", () => {
     );
     expect(text).toMatch(/\| kill +\| replica 0 +\| 1\.00 +\| 2\.50 +\| 0\.12 +\|/);
   });
+
+  it("prints a scenario's notes, its own checks' counts, above its faults", () => {
+    const text = reportTable({
+      profile: "ci",
+      seed: 7,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      wallMs: 10_000,
+      scenarios: [{ ...clean, notes: ["disk filled 2 times"], failures: [] }],
+    });
+    const lines = text.split("\n");
+    const note = lines.indexOf("s: disk filled 2 times");
+    expect(note).toBeGreaterThan(0);
+    expect(lines[note + 1]).toBe("s: faults");
+  });
 });

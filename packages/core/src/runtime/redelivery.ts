@@ -13,6 +13,8 @@ interface PendingCopy {
   /** The original, unsettled until its copy is published. */
   readonly delivery: Delivery;
   readonly message: OutgoingMessage;
+  /** A retry copy (then the ack), or a dead letter tried again after its publish failed. */
+  readonly kind: "retry-copy" | "dead-letter";
   readonly timer: ClockTimer;
 }
 
@@ -46,6 +48,8 @@ export class Redelivery {
   readonly #settler: Settler;
   readonly #options: RedeliveryOptions;
   readonly #pendingCopies = new Set<PendingCopy>();
+  /** Set by the shutdown's flush: a copy that fails then is left to the broker, not tried again. */
+  #flushed = false;
 
   constructor(host: DispatchHost, settler: Settler, options: RedeliveryOptions) {
     this.#host = host;
@@ -71,43 +75,49 @@ export class Redelivery {
       return;
     }
     this.#emitDeadLetter(delivery, destination, reason, "runtime");
-    const sent = this.#host.pipeline
-      .publish(
-        this.#options.route,
-        {
-          name: destination,
-          payload: delivery.payload,
-          headers: writeRetryCount(delivery.headers.clone(), attemptOf(delivery)),
-          ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
-          deadLetterOrigin: {
-            source: delivery.name,
-            ...(delivery.partition === undefined ? {} : { partition: delivery.partition }),
-            position: String(delivery.position),
-            reason,
-          },
-          cause: delivery,
-          replacesCause: true,
-        },
-        "dead-letter",
-      )
-      .then(
-        () => settler.ack(delivery),
-        (error: unknown) => {
-          if (isRustStreamError(error, "publish-refused")) {
-            // Refused before it was sent (over the broker's size limit, a header it cannot carry):
-            // no later try can succeed, and keeping it would run the handler on it for ever.
-            log.error(
-              { error, destination, reason, position: String(delivery.position) },
-              "the dead letter refused the message; dropping it",
-            );
-            settler.drop(delivery);
-            return;
-          }
-          // Keep the message rather than lose it, and come back slowly rather than spin.
-          log.error({ error, destination }, "the dead-letter publish failed; retrying later");
-          settler.settle(() => delivery.nackAfter(this.#options.backoffMaxMs), undefined);
-        },
-      );
+    this.#publishDeadLetter(delivery, {
+      name: destination,
+      payload: delivery.payload,
+      headers: writeRetryCount(delivery.headers.clone(), attemptOf(delivery)),
+      ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+      deadLetterOrigin: {
+        source: delivery.name,
+        ...(delivery.partition === undefined ? {} : { partition: delivery.partition }),
+        position: String(delivery.position),
+        reason,
+      },
+      cause: delivery,
+      replacesCause: true,
+    });
+  }
+
+  #publishDeadLetter(delivery: Delivery, message: OutgoingMessage): void {
+    const { backoffMaxMs, log } = this.#options;
+    const settler = this.#settler;
+    const destination = message.name;
+    const sent = this.#host.pipeline.publish(this.#options.route, message, "dead-letter").then(
+      () => settler.ack(delivery),
+      (error: unknown) => {
+        if (isRustStreamError(error, "publish-refused")) {
+          // Refused before it was sent (over the broker's size limit, a header it cannot carry):
+          // no later try can succeed, and keeping it would run the handler on it for ever.
+          log.error(
+            { error, destination, position: String(delivery.position) },
+            "the dead letter refused the message; dropping it",
+          );
+          settler.drop(delivery);
+          return;
+        }
+        // Keep the message rather than lose it, and come back slowly rather than spin: the broker
+        // delivers it again after the backoff, or, where it cannot delay (a stream file, Kafka),
+        // the runtime holds it and tries the dead letter again then.
+        log.error({ error, destination }, "the dead-letter publish failed; retrying later");
+        settler.settle(
+          () => delivery.nackAfter(backoffMaxMs),
+          () => this.#tryAgainLater(delivery, message, "dead-letter"),
+        );
+      },
+    );
     settler.track(sent);
   }
 
@@ -164,17 +174,39 @@ export class Redelivery {
       this.#settler.drop(delivery);
       return;
     }
+    this.#hold(delivery, message, "retry-copy", delayMs);
+  }
+
+  #hold(
+    delivery: Delivery,
+    message: OutgoingMessage,
+    kind: PendingCopy["kind"],
+    delayMs: number,
+  ): void {
     const copy: PendingCopy = {
       delivery,
       message,
+      kind,
       timer: this.#host.clock.setTimer(delayMs, () => this.#sendCopy(copy)),
     };
     this.#pendingCopies.add(copy);
     this.#host.coordinator.park();
   }
 
+  /**
+   * A copy or dead letter whose publish failed (a broker down, a full disk) is held with its
+   * original unsettled and published again after the backoff, so a failure that passes costs a
+   * delay, not the message until the process restarts. Not after the shutdown's flush: the original
+   * stays with the broker, which delivers it again to the next process.
+   */
+  #tryAgainLater(delivery: Delivery, message: OutgoingMessage, kind: PendingCopy["kind"]): void {
+    if (this.#flushed) return;
+    this.#hold(delivery, message, kind, this.#options.backoffMaxMs);
+  }
+
   /** Publishes every copy still waiting for its delay now, so none is lost to the shutdown. */
   flush(): void {
+    this.#flushed = true;
     for (const copy of this.#pendingCopies) {
       copy.timer.cancel();
       this.#sendCopy(copy);
@@ -203,17 +235,27 @@ export class Redelivery {
   #sendCopy(copy: PendingCopy): void {
     if (!this.#pendingCopies.delete(copy)) return;
     this.#host.coordinator.unpark();
-    this.#publishThenAck(copy.delivery, copy.message);
+    if (copy.kind === "dead-letter") this.#publishDeadLetter(copy.delivery, copy.message);
+    else this.#publishThenAck(copy.delivery, copy.message);
   }
 
   #publishThenAck(delivery: Delivery, copy: OutgoingMessage): void {
     const sent = this.#host.pipeline.publish(this.#options.route, copy, "retry-copy").then(
       () => this.#settler.ack(delivery),
       (error: unknown) => {
+        if (isRustStreamError(error, "publish-refused")) {
+          // No later try can succeed; the original stays with the broker.
+          this.#options.log.error(
+            { error },
+            "the retry copy was refused; the delivery stays unsettled",
+          );
+          return;
+        }
         this.#options.log.error(
-          { error },
-          "the retry copy failed to publish; the delivery stays unsettled",
+          { error, retryInMs: this.#options.backoffMaxMs },
+          "the retry copy failed to publish; the delivery stays unsettled and the copy is tried again later",
         );
+        this.#tryAgainLater(delivery, copy, "retry-copy");
       },
     );
     this.#settler.track(sent);

@@ -21,7 +21,7 @@ import {
   MemoryBroker,
   type MemoryDelivery,
   type MemoryPosition,
-  type MemoryPublisher,
+  MemoryPublisher,
   type MemorySource,
   type MemorySubscription,
   type OutgoingMessage,
@@ -31,6 +31,25 @@ import {
   RustStreamError,
   type SettleResult,
 } from "../../src/index.js";
+
+/** While `refusing`, every publish fails as a broker that is down (or a full disk) fails it. */
+export interface PublishFault {
+  refusing: boolean;
+}
+
+class RefusingPublisher extends MemoryPublisher {
+  readonly #fault: PublishFault;
+  constructor(host: ConstructorParameters<typeof MemoryPublisher>[0], fault: PublishFault) {
+    super(host);
+    this.#fault = fault;
+  }
+  override async publish(message: OutgoingMessage): ReturnType<MemoryPublisher["publish"]> {
+    if (this.#fault.refusing) {
+      throw new RustStreamError("broker-failure", "no space left on device (a test's fault)");
+    }
+    return super.publish(message);
+  }
+}
 
 /** A message carrying this header reads, on this broker, as one it could not read (the reason). */
 export const unreadableHeader = "x-test-unreadable";
@@ -99,7 +118,10 @@ class ConnectedCopyOnly
 {
   readonly [brokerMark] = "memory";
   readonly [testableMark] = true as const;
-  constructor(readonly inner: ConnectedMemoryBroker) {}
+  constructor(
+    readonly inner: ConnectedMemoryBroker,
+    readonly fault: PublishFault | undefined,
+  ) {}
   get state() {
     return this.inner.state;
   }
@@ -113,7 +135,12 @@ class ConnectedCopyOnly
     return new CopyOnlySubscription(await this.inner.subscribe(source));
   }
   defaultPublishPolicy(): PublishPolicy<this, MemoryPublisher> {
-    return { [policyMark]: "memory", pair: async () => this.inner.pairPublisher() };
+    const fault = this.fault;
+    return {
+      [policyMark]: "memory",
+      pair: async () =>
+        fault === undefined ? this.inner.pairPublisher() : new RefusingPublisher(this.inner, fault),
+    };
   }
   shutdown(): Promise<ClosedMemoryBroker> {
     return this.inner.shutdown();
@@ -130,10 +157,15 @@ export class CopyOnlyBroker implements InProcessBroker<ConnectedCopyOnly> {
   readonly [brokerMark] = "memory";
   readonly [inProcessMark] = true as const;
   readonly #inner = new MemoryBroker();
+  readonly #fault: PublishFault | undefined;
+  /** `fault`: publishes fail while it says so (the runtime's copies and dead letters included). */
+  constructor(fault?: PublishFault) {
+    this.#fault = fault;
+  }
   async connect(): Promise<ConnectedCopyOnly> {
-    return new ConnectedCopyOnly(await this.#inner.connect());
+    return new ConnectedCopyOnly(await this.#inner.connect(), this.#fault);
   }
   async connectInProcess(options: InProcessOptions): Promise<ConnectedCopyOnly> {
-    return new ConnectedCopyOnly(await this.#inner.connectInProcess(options));
+    return new ConnectedCopyOnly(await this.#inner.connectInProcess(options), this.#fault);
   }
 }

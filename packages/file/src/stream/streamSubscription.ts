@@ -11,7 +11,7 @@ import { fileError, wrapFileError } from "../wire/format/errors.js";
 import type { DecodedMessage } from "../wire/format/types.js";
 import { FileConsumer, type ReadFrom } from "../wire/io/consumer.js";
 import { streamTip } from "../wire/io/streamTip.js";
-import { ConsumerPosition } from "./consumerPosition.js";
+import { ConsumerPosition, type StoredPosition } from "./consumerPosition.js";
 import { copiesInFile } from "./copiesInFile.js";
 import type { DeliveryOrigin } from "./copyOrigin.js";
 import { Sidecar, sidecarPath } from "./sidecar.js";
@@ -45,6 +45,18 @@ const openConsumers = new Set<string>();
 function failure(error: unknown, name: string): RustStreamError {
   const message = error instanceof Error ? error.message : String(error);
   return wrapFileError("broker-failure", `reading "${name}" failed: ${message}`, error);
+}
+
+/**
+ * A stored position past the stream's last message in the file: the file was cut (or replaced)
+ * below what this consumer settled. The file's writer goes on from the last message the file holds,
+ * reusing the sequence numbers after it, so resuming at the stored `next` would skip every message
+ * appended from now on until the sequence caught up; resuming after the last message the file
+ * holds delivers them. What the cut took is gone either way.
+ */
+function withinFile(stored: StoredPosition, tip: bigint): StoredPosition {
+  if (stored.next <= tip + 1n) return stored;
+  return { next: tip + 1n, open: stored.open.filter((seq) => seq <= tip) };
 }
 
 /**
@@ -121,6 +133,11 @@ export class FileSubscription
         stored = start;
         await sidecar.store(() => start);
       } else {
+        const clamped = withinFile(stored, streamTip(host.path, key)?.seq ?? 0n);
+        if (clamped !== stored) {
+          stored = clamped;
+          await sidecar.store(() => clamped);
+        }
         // The copies this consumer wrote for messages it had not settled on disk: those messages
         // are not delivered again (their copy took their place).
         copied = await copiesInFile(host.path, consumerName, key, stored.open[0] ?? stored.next);
@@ -276,7 +293,7 @@ export class FileSubscription
         (error: unknown) => {
           throw fileError(
             "FILE_IO",
-            `could not store the position of "${this.name}" in ${named.sidecar.path}`,
+            `could not store the position of "${this.name}" in ${named.sidecar.path} (${error instanceof Error ? error.message : String(error)}); the next settle stores it again`,
             undefined,
             error,
           );

@@ -104,4 +104,41 @@ export const scenarios: readonly Scenario[] = [
     inFlightPerReplica: PULSAR_IN_FLIGHT,
     ci: true,
   },
+  {
+    name: "file-disk-full",
+    description:
+      "a stream file on a small tmpfs of its own, published to over the window while a named consumer reads it; the disk filled up at seeded moments (every free byte taken), then freed; and the service SIGKILLed: a publish refused with ENOSPC is sent again, the reader reads on past the half frame, a position that could not be stored skips nothing",
+    broker: "file",
+    replicas: 1,
+    faults: ["disk-full", "kill"],
+    orderPerKey: true,
+    inFlightPerReplica: 64,
+    ci: true,
+  },
+  {
+    name: "file-truncate",
+    description:
+      "a stream file cut short under its named consumer at seeded moments and seeded points: what was cut away is gone (not counted lost), everything left is read, nothing garbled, and a reader that had read past the cut stops loudly (FILE_TRUNCATED) and its service is started again",
+    broker: "file",
+    replicas: 1,
+    faults: ["truncate"],
+    orderPerKey: true,
+    // A reader stopped at a cut leaves what it had handled and not stored: delivered again.
+    inFlightPerReplica: 64,
+    ci: true,
+  },
+  {
+    name: "file-disk-full-retry",
+    description:
+      "the retry and dead-letter path on a stream file on a small tmpfs of its own: the load written first, the service appending its retry copies and dead letters while the disk fills up at seeded moments (then freed), and SIGKILL: a copy or dead letter that could not be written is tried again, never lost, never written twice",
+    broker: "file",
+    replicas: 1,
+    faults: ["disk-full", "kill"],
+    orderPerKey: false,
+    inFlightPerReplica: 64,
+    // A copy that met the full disk is published again after the longest backoff: 2 s rather than
+    // the default 10 s keeps the run within the CI budget.
+    retry: { ...retryPlan, backoffMaxMs: 2_000 },
+    ci: true,
+  },
 ];

@@ -11,7 +11,7 @@ import { failuresOf, type ScenarioReport } from "../report.js";
 import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
-import { fileTarget } from "./fileTarget.js";
+import { fileTargetOf } from "./fileTargets.js";
 import { pulsarTarget } from "./pulsarTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
@@ -55,9 +55,14 @@ export async function runScenario(
   const usesProxy = scenario.faults.some((kind) => networkFaults.has(kind));
   const proxy = usesProxy ? { toxiproxy: await context.toxiproxy(), name: key } : undefined;
   const group = `chaos-${scenario.name}`;
+  const logFile = join(
+    context.logDir,
+    `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
+  );
+  const handled: Handled[] = [];
   const target: Target =
     scenario.broker === "file"
-      ? await fileTarget(key)
+      ? await fileTargetOf(scenario, key, seed, messages, logFile, handled)
       : scenario.broker === "pulsar-shared" || scenario.broker === "pulsar-key-shared"
         ? await pulsarTarget(key, group, proxy, log)
         : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
@@ -75,7 +80,6 @@ export async function runScenario(
     `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,
   );
 
-  const handled: Handled[] = [];
   const handledAt: number[] = [];
   const deadLetters = new Map<number, Set<string>>();
   let started = performance.now();
@@ -96,12 +100,9 @@ export async function runScenario(
       handledAt.push(performance.now() - started);
     }
   };
-  const logFile = join(
-    context.logDir,
-    `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
-  );
   const replicas = new Replicas(scenario.replicas, config, logFile, onLine);
   const faults: Omit<FaultRecord, "recoveryMs">[] = [];
+  let verdict: { failures: string[]; notes: string[] } | undefined;
   try {
     if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
     await replicas.startAll();
@@ -116,22 +117,35 @@ export async function runScenario(
       ? Promise.resolve()
       : target.publishAll(messages, profile.windowMs, log);
     await Promise.all([injecting, publishing]);
-    await waitForAll(messages.length, handled, deadLetters, profile.drainTimeoutMs);
+    await waitForAll(
+      messages.length,
+      handled,
+      deadLetters,
+      profile.drainTimeoutMs,
+      target.removedByFault?.(),
+    );
     // A little longer, so a late redelivery shows up as the duplicate it is.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   } finally {
+    await target.beforeStop?.();
     const codes = await replicas.stopAll(15_000);
     if (codes.some((code) => code !== 0 && code !== null)) {
       log(
         `[chaos] ${scenario.name}: replicas exited with ${codes.join(", ")}; their logs: ${logFile}`,
       );
     }
-    await target.cleanup();
+    try {
+      verdict = target.verdict?.();
+    } finally {
+      // Whatever the verdict, the target's own resources (a mounted disk) go.
+      await target.cleanup();
+    }
   }
   const wallMs = performance.now() - started;
+  const removed = target.removedByFault?.();
   const result = check(messages, handled, {
     orderPerKey: scenario.orderPerKey,
-    settledElsewhere: new Set(deadLetters.keys()),
+    settledElsewhere: new Set([...deadLetters.keys(), ...(removed ?? [])]),
   });
   const times = [...handledAt].sort((a, b) => a - b);
   const partial = {
@@ -150,13 +164,18 @@ export async function runScenario(
           deadLettered: deadLetters.size,
           deadLetteredTwice: [...deadLetters.values()].filter((p) => p.size > 1).length,
         }),
+    ...(removed === undefined ? {} : { removedByFault: removed.size }),
     lostSample: result.lostSample,
     faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
     longestPauseMs: longestPause(times),
     perSecond: perSecond(times),
     wallMs,
   };
-  return { ...partial, failures: failuresOf(partial) };
+  return {
+    ...partial,
+    ...(verdict === undefined ? {} : { notes: verdict.notes }),
+    failures: [...failuresOf(partial), ...(verdict?.failures ?? [])],
+  };
 }
 
 /** Until every message was handled or dead-lettered, or the timeout. */
@@ -165,11 +184,13 @@ async function waitForAll(
   handled: readonly Handled[],
   deadLetters: ReadonlyMap<number, unknown>,
   timeoutMs: number,
+  removed: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const done = new Set(handled.map((h) => h.seq));
     for (const seq of deadLetters.keys()) done.add(seq);
+    for (const seq of removed) done.add(seq);
     if (done.size >= total) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -198,6 +219,9 @@ async function inject(
     if (target.restartBroker === undefined) throw new Error("this broker has no restart fault");
     what = "broker";
     await target.restartBroker();
+  } else if (fault.kind === "disk-full" || fault.kind === "truncate") {
+    if (target.injectOwn === undefined) throw new Error(`this target has no ${fault.kind} fault`);
+    what = await target.injectOwn(fault, replicas);
   } else {
     if (proxy === undefined) throw new Error(`a ${fault.kind} fault needs the fault proxy`);
     what = "proxy";

@@ -3,7 +3,10 @@
 import type { NetworkFault } from "../faults/toxiproxy.js";
 import type { RetryPlan, ServiceConfig } from "../service/config.js";
 
-export type FaultKind = "kill" | "broker-restart" | NetworkFault;
+/** Faults of a stream file's own (see fileTargets.ts). */
+export type FileFault = "disk-full" | "truncate";
+
+export type FaultKind = "kill" | "broker-restart" | NetworkFault | FileFault;
 
 export interface Scenario {
   readonly name: string;

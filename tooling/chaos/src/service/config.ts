@@ -14,6 +14,12 @@ export interface RetryPlan {
    * Redis stream, the broker itself (`retry` on the source: append and ack in one transaction).
    */
   readonly deadLetterBy: "runtime" | "broker";
+  /**
+   * The subscriber's longest backoff (default 10 s): also how long the runtime waits before it
+   * publishes again a retry copy or dead letter that failed to publish. A thrown error's own
+   * backoffs under `maxAttempts(3)` (100 ms, 200 ms) never reach it.
+   */
+  readonly backoffMaxMs?: number;
 }
 
 export interface ServiceConfig {

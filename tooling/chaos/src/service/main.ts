@@ -75,6 +75,7 @@ function declare<S>(
     main.handle(handleMain);
     return;
   }
+  if (plan.backoffMaxMs !== undefined) main.onFailure({ backoff: { maxMs: plan.backoffMaxMs } });
   if (plan.deadLetterBy === "broker") main.handle(handleMain);
   else main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
   // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the

@@ -39,6 +39,11 @@ export class Replicas {
     return this.#running.length;
   }
 
+  /** Whether replica `i` runs (false once it exited, on its own or killed). */
+  isRunning(i: number): boolean {
+    return this.#running[i] !== undefined;
+  }
+
   /** Starts every replica and resolves once each printed `ready`. */
   async startAll(): Promise<void> {
     await Promise.all(this.#running.map((_, i) => this.start(i)));

@@ -95,6 +95,8 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   #sizing: Promise<number> | undefined;
   /** Bumped by every seek, so a read begun before it is thrown away. */
   #generation = 0;
+  /** Just past the last message frame read (any key): a file cut below it lost messages read. */
+  #readMessagesTo = 0;
 
   private constructor(path: string, fd: number, header: FileHeader, options: ConsumerOptions) {
     this.path = path;
@@ -243,6 +245,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
     });
     this.#readAt = offset;
     this.#ahead = undefined;
+    this.#readMessagesTo = offset;
   }
 
   #accept(items: DecodedItem[]): void {
@@ -250,6 +253,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
     for (const item of items) {
       if (item.kind !== "message") continue;
       const m = item.message;
+      this.#readMessagesTo = m.end;
       if (key === undefined) {
         if (m.streamKey === SEA_STREAMER_INTERNAL || m.streamKey === PRIME_STREAM_KEY) continue;
       } else if (m.streamKey !== key) {
@@ -321,6 +325,18 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
       const size = await this.#sizing;
       if (this.#closed) break;
       if (generation !== this.#generation) continue;
+      if (size < this.#readMessagesTo) {
+        // Cut below messages already read: no writer does that (a reopening writer cuts only a
+        // torn tail, and perhaps a beacon after the last frame). Messages are gone, and a writer
+        // appending now reuses their sequence numbers, so reading on would mislead: stop, loudly.
+        this.#damage = fileError(
+          "FILE_TRUNCATED",
+          `${this.path} was truncated under this reader to ${size} bytes, below the messages it had read (to offset ${this.#readMessagesTo}): messages were removed from the file by something other than its writer; the reader stops rather than read on from a place it cannot trust`,
+          size,
+        );
+        this.#over = true;
+        break;
+      }
       if (size < this.#readAt) {
         // Truncated under us (a writer cut a torn tail): drop what was read past the last unit.
         this.#restart(Math.min(this.#decoder.offset, size));

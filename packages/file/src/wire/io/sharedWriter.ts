@@ -9,7 +9,11 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import type { RustStreamError } from "@ruststream/core";
-import { DEFAULT_BEACON_INTERVAL, DEFAULT_MAX_MESSAGE_BYTES } from "../format/constants.js";
+import {
+  DEFAULT_BEACON_INTERVAL,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  HEADER_SIZE,
+} from "../format/constants.js";
 import { FileEncoder } from "../format/encoder.js";
 import { fileError } from "../format/errors.js";
 import { validateBeaconInterval } from "../format/header.js";
@@ -63,9 +67,10 @@ export class SharedWriter {
   readonly maxMessageBytes: number;
   readonly #fd: number;
   readonly #lock: FileLock;
-  readonly #encoder: FileEncoder;
+  /** Replaced when the writer resumes after a failed write. */
+  #encoder: FileEncoder;
   /** Where the file was resumed (undefined for a new file): stream states are recovered from it lazily. */
-  readonly #resumed: ResumePoint | undefined;
+  #resumed: ResumePoint | undefined;
   readonly #recovered = new Set<string>();
   #queue: Pending[] = [];
   #scheduled = false;
@@ -225,13 +230,53 @@ export class SharedWriter {
   }
 
   #assertUsable(): void {
-    if (this.#failure) throw this.#failure;
+    if (this.#failure) this.#resumeAfterFailure();
     if (this.#ended) {
       throw fileError(
         "PRODUCER_CLOSED",
         `${this.path} was ended (end-of-stream written): open a new producer to append again`,
       );
     }
+  }
+
+  /**
+   * A failed write (a full disk, an I/O error) may have left part of a frame at the tail, and the
+   * encoder counted frames the file does not hold. The next send resumes as a new writer would: the
+   * tail after the last complete frame is cut, the stream states are recovered from the file again,
+   * and writing goes on where the file really ends. So a disk that fills up and is freed again costs
+   * the sends that failed (each rejected: the caller may send again), not the connection. While the
+   * cause lasts the send fails again, with the new error.
+   */
+  #resumeAfterFailure(): void {
+    const reader = fileReader(this.#fd);
+    this.#recovered.clear();
+    if (reader.size < HEADER_SIZE) {
+      // Not even the header made it (the file's first write failed): start the file again.
+      const created = FileEncoder.create(
+        {
+          fileName: basename(this.path),
+          createdAt: Date.now(),
+          beaconInterval: this.beaconInterval,
+        },
+        { maxMessageBytes: this.maxMessageBytes },
+      );
+      ftruncateSync(this.#fd, 0);
+      this.#encoder = created.encoder;
+      this.#resumed = undefined;
+      this.#failure = undefined;
+      this.#writeAll([created.bytes]);
+      return;
+    }
+    const point = findResumePoint(reader, { maxMessageBytes: this.maxMessageBytes });
+    if (point === undefined) throw this.#failure;
+    if (point.staleBytes > 0) ftruncateSync(this.#fd, point.offset);
+    const resumed = FileEncoder.resume(point.header.beaconInterval, point.offset, {
+      maxMessageBytes: this.maxMessageBytes,
+    });
+    this.#encoder = resumed.encoder;
+    this.#resumed = point;
+    this.#failure = undefined;
+    if (resumed.bytes.length > 0) this.#writeAll([resumed.bytes]);
   }
 
   #encode(
@@ -279,21 +324,30 @@ export class SharedWriter {
       for (const p of batch) p.reject(this.#failure);
       return;
     }
-    try {
-      this.#writeAll(batch.map((p) => p.bytes));
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
+    const { written, error } = this.#write(batch.map((p) => p.bytes));
+    let end = 0;
+    for (const p of batch) {
+      end += p.bytes.length;
+      // A frame written whole before the failure is in the file, and readers deliver it: its send
+      // succeeded (refusing it would have the sender write it twice). Only the rest failed.
+      if (end <= written) p.resolve(p.receipt);
+      else p.reject(error);
     }
-    for (const p of batch) p.resolve(p.receipt);
   }
 
-  /** Positional writes at the encoder's offsets; a failure poisons the writer (reopen to recover). */
+  /** Positional writes at the encoder's offsets; after a failure the next send resumes the file first. */
   #writeAll(chunks: Uint8Array[]): void {
+    const { error } = this.#write(chunks);
+    if (error) throw error;
+  }
+
+  /** Writes `chunks` (the bytes just encoded); answers how many bytes made it before a failure. */
+  #write(chunks: Uint8Array[]): { written: number; error: RustStreamError | undefined } {
     let total = 0;
     for (const c of chunks) total += c.length;
     const end = this.#encoder.offset;
-    let position = end - total;
+    const start = end - total;
+    let position = start;
     try {
       let pending = chunks;
       while (pending.length > 0) {
@@ -312,16 +366,18 @@ export class SharedWriter {
       }
     } catch (error) {
       this.#failure = ioError("write", this.path, error);
-      throw this.#failure;
+      if (position > start) signalAppend(this.path);
+      return { written: position - start, error: this.#failure };
     }
     signalAppend(this.path);
+    return { written: total, error: undefined };
   }
 }
 
 function ioError(what: string, path: string, cause: unknown): RustStreamError {
   return fileError(
     "FILE_IO",
-    `Could not ${what} ${path} (${(cause as Error).message}); the producer stops here: open a new one, which resumes after the last complete frame`,
+    `Could not ${what} ${path} (${(cause as Error).message}); the next send resumes after the last complete frame`,
     undefined,
     cause,
   );
