@@ -1,4 +1,5 @@
 // Every scenario the suite knows, in the order a run takes them.
+import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import type { Scenario } from "./scenario.js";
 
 const retryPlan = {
@@ -79,6 +80,28 @@ export const scenarios: readonly Scenario[] = [
     // and comes back as a retry (or not at all, once its copy is in the file), never as a handling.
     inFlightPerReplica: 64,
     retry: retryPlan,
+    ci: true,
+  },
+  {
+    name: "kafka-tracked",
+    description:
+      "a Kafka topic (four partitions, replication 3, min.insync.replicas 2, written acks=all) on the three-node cluster, read by two replicas in one group under `tracked` commits: SIGKILL of a replica, and the node leading a partition SIGKILLed and started again",
+    broker: "kafka-tracked",
+    replicas: 2,
+    faults: ["kill", "leader-kill"],
+    orderPerKey: true,
+    inFlightPerReplica: KAFKA_TRACKED_IN_FLIGHT,
+    ci: true,
+  },
+  {
+    name: "kafka-transactional",
+    description:
+      "the same topic and faults under `transactional` commits, the service producing each input's output in the window's transaction: the handlings at least once, the outputs, read back read_committed, exactly once and in order per key",
+    broker: "kafka-transactional",
+    replicas: 2,
+    faults: ["kill", "leader-kill"],
+    orderPerKey: true,
+    inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
     ci: true,
   },
 ];

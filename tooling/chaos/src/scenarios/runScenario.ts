@@ -1,7 +1,7 @@
 // One scenario, start to end: the broker side made ready, the replicas started, the load published
 // while the seeded faults land, every message waited for, the replicas stopped, the checker run.
 import { join } from "node:path";
-import { check, type Handled } from "../checker.js";
+import { type CheckResult, check, type Handled } from "../checker.js";
 import { faultSchedule, type PlannedFault } from "../faults/schedule.js";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { plannedMessages } from "../load.js";
@@ -12,6 +12,7 @@ import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, recoveryAfter } from "../timeline.js";
 import { fileTarget } from "./fileTarget.js";
+import { kafkaTarget } from "./kafkaTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
 import type { Target } from "./target.js";
@@ -30,6 +31,9 @@ const sleepUntil = async (at: number): Promise<void> => {
   const wait = at - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 };
+
+/** How long the outputs may take to be read back once every input was handled. */
+const OUTPUTS_TIMEOUT_MS = 30_000;
 
 const networkFaults: ReadonlySet<FaultKind> = new Set(["latency", "cut", "stall", "bandwidth"]);
 
@@ -56,7 +60,13 @@ export async function runScenario(
   const target: Target =
     scenario.broker === "file"
       ? await fileTarget(key)
-      : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
+      : scenario.broker === "kafka-tracked" || scenario.broker === "kafka-transactional"
+        ? await kafkaTarget(
+            key,
+            scenario.broker === "kafka-tracked" ? "tracked" : "transactional",
+            log,
+          )
+        : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
   const config: ServiceConfig = {
     broker: scenario.broker,
     address: target.serviceAddress,
@@ -98,6 +108,7 @@ export async function runScenario(
   );
   const replicas = new Replicas(scenario.replicas, config, logFile, onLine);
   const faults: Omit<FaultRecord, "recoveryMs">[] = [];
+  let outputs: (CheckResult & { read: number }) | undefined;
   try {
     if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
     await replicas.startAll();
@@ -115,6 +126,11 @@ export async function runScenario(
     await waitForAll(messages.length, handled, deadLetters, profile.drainTimeoutMs);
     // A little longer, so a late redelivery shows up as the duplicate it is.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (target.outputs !== undefined) {
+      // Each output exactly once, in its key's order: what an exactly-once mode promises of them.
+      const read = await target.outputs(messages.length, OUTPUTS_TIMEOUT_MS);
+      outputs = { ...check(messages, read, { orderPerKey: true }), read: read.length };
+    }
   } finally {
     const codes = await replicas.stopAll(15_000);
     if (codes.some((code) => code !== 0 && code !== null)) {
@@ -147,6 +163,18 @@ export async function runScenario(
           deadLetteredTwice: [...deadLetters.values()].filter((p) => p.size > 1).length,
         }),
     lostSample: result.lostSample,
+    ...(outputs === undefined
+      ? {}
+      : {
+          outputs: {
+            read: outputs.read,
+            lost: outputs.lost,
+            duplicated: outputs.duplicated,
+            reordered: outputs.reordered,
+            unexpected: outputs.unexpected,
+            lostSample: outputs.lostSample,
+          },
+        }),
     faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
     longestPauseMs: longestPause(times),
     wallMs,
@@ -182,8 +210,18 @@ async function inject(
   { replicas, target, proxy, started }: FaultTargets,
 ): Promise<Omit<FaultRecord, "recoveryMs">> {
   const atMs = performance.now() - started;
-  const hold = () => new Promise((resolve) => setTimeout(resolve, fault.durationMs));
+  const hold = () => new Promise<void>((resolve) => setTimeout(resolve, fault.durationMs));
   let what: string;
+  const own = target.brokerFaults?.[fault.kind];
+  if (own !== undefined) {
+    const landed = await own(fault, hold);
+    return {
+      kind: fault.kind,
+      target: landed.target,
+      atMs: landed.landedAt - started,
+      healedMs: performance.now() - started,
+    };
+  }
   if (fault.kind === "kill") {
     what = `replica ${fault.replica}`;
     await replicas.kill(fault.replica);
@@ -193,6 +231,8 @@ async function inject(
     if (target.restartBroker === undefined) throw new Error("this broker has no restart fault");
     what = "broker";
     await target.restartBroker();
+  } else if (fault.kind === "leader-kill") {
+    throw new Error("this broker has no leader-kill fault: it runs on a cluster target");
   } else {
     if (proxy === undefined) throw new Error(`a ${fault.kind} fault needs the fault proxy`);
     what = "proxy";

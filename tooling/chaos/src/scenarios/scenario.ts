@@ -3,7 +3,8 @@
 import type { NetworkFault } from "../faults/toxiproxy.js";
 import type { RetryPlan, ServiceConfig } from "../service/config.js";
 
-export type FaultKind = "kill" | "broker-restart" | NetworkFault;
+/** `leader-kill`: a node of a broker cluster leading a partition of the scenario's topic, killed. */
+export type FaultKind = "kill" | "broker-restart" | "leader-kill" | NetworkFault;
 
 export interface Scenario {
   readonly name: string;

@@ -88,6 +88,9 @@ if (config.broker === "file") {
   app.broker(new FileBroker({ path: config.address, consumer: config.group }), (b) =>
     declare((source: FileStream) => b.subscriber(source), stream),
   );
+} else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
+  // Loaded only here: the file and Redis replicas never load the Kafka client.
+  (await import("./kafkaService.js")).declareKafka(app, config, handleMain);
 } else {
   // A reliable list: a value moves to `<key>.processing` while handled; a crashed holder's values
   // are recovered after recoveryIdleMs.
