@@ -221,8 +221,7 @@ export class RdkafkaConsumer implements LinkConsumer {
 
   resume(): void {
     this.#paused = false;
-    const assigned = [...this.#assigned.values()];
-    if (assigned.length > 0) this.#ignore(() => this.#consumer.resume(assigned.map(plain)));
+    this.#applyResume([...this.#assigned.values()]);
   }
 
   async close(): Promise<void> {
@@ -305,7 +304,12 @@ export class RdkafkaConsumer implements LinkConsumer {
     );
     if (!cooperative) this.#assigned.clear();
     for (const p of partitions) this.#assigned.set(partitionKey(p), p);
+    // librdkafka keeps a partition's pause across unassign and assign (the flag is the partition's,
+    // not the assignment's), and resume() reaches only what is held when it runs: a partition
+    // paused, revoked, and assigned again after a resume would stay paused for good, never fetched
+    // while this member holds it in the group. So every assignment states the pause of what it adds.
     if (this.#paused) this.#applyPause(partitions);
+    else this.#applyResume(partitions);
     this.#firstAssignment.applied();
   }
 
@@ -338,6 +342,11 @@ export class RdkafkaConsumer implements LinkConsumer {
 
   #applyPause(partitions: readonly TopicPartition[]): void {
     if (partitions.length > 0) this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
+  }
+
+  /** Resuming a partition that is not paused changes nothing (librdkafka 2.5 and later). */
+  #applyResume(partitions: readonly TopicPartition[]): void {
+    if (partitions.length > 0) this.#ignore(() => this.#consumer.resume(partitions.map(plain)));
   }
 
   // Calls the binding makes throw when the consumer is disconnecting: nothing is left to do then.
