@@ -2,7 +2,8 @@
 // never the single broker others benchmark on. The services create the topic (four partitions on
 // all three nodes); the load goes out through an idempotent acks=all producer, so a record the
 // cluster confirmed is on two nodes at least and survives one node's death. The cluster's own
-// fault: the node leading one of the topic's partitions SIGKILLed and started again.
+// faults: the node leading one of the topic's partitions SIGKILLed and started again, and all three
+// nodes SIGKILLed and started again.
 import kafkaJavascript from "@confluentinc/kafka-javascript";
 import { KafkaBroker, KafkaPublish, KafkaTopic } from "@ruststream/kafka";
 import { brokers } from "@ruststream/tooling-testkit";
@@ -58,7 +59,8 @@ export async function kafkaTarget(
       );
       await broker.shutdown();
     },
-    restartBroker: undefined,
+    // All three nodes SIGKILLed at once and started again on their data: the whole cluster's crash.
+    restartBroker: () => cluster.restartAll(),
     brokerFaults: {
       "leader-kill": (fault, hold) => killLeader(key, fault, hold, log),
     },
