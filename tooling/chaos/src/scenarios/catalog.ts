@@ -2,6 +2,9 @@
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import type { Scenario } from "./scenario.js";
 
+const KAFKA_RESTART_NOT_CI =
+  "the whole cluster's restart takes 15 s or more on the 2-core machine (three JVMs starting on their data, beside the services), far past the suite's ~40 s a scenario with the leader-kills";
+
 const retryPlan = {
   delayEvery: 10,
   delayMs: 1_500,
@@ -103,5 +106,27 @@ export const scenarios: readonly Scenario[] = [
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
     ci: "41-47 s of wall time in the CI profile on the 2-core machine, over the suite's ~40 s a scenario: each leader-kill takes 5-8 s (a ClusterAdmin JVM, the kill, the restart), each replica kill 5-7 s (its rejoin waits out the dead member's 6 s session), and the outputs are read back after",
+  },
+  {
+    name: "kafka-tracked-restart",
+    description:
+      "kafka-tracked with the whole cluster restarted hard as well: all three nodes SIGKILLed at once and started again on their data",
+    broker: "kafka-tracked",
+    replicas: 2,
+    faults: ["kill", "leader-kill", "broker-restart"],
+    orderPerKey: true,
+    inFlightPerReplica: KAFKA_TRACKED_IN_FLIGHT,
+    ci: KAFKA_RESTART_NOT_CI,
+  },
+  {
+    name: "kafka-transactional-restart",
+    description:
+      "kafka-transactional with the whole cluster restarted hard as well: every window's transaction fails while no node runs",
+    broker: "kafka-transactional",
+    replicas: 2,
+    faults: ["kill", "leader-kill", "broker-restart"],
+    orderPerKey: true,
+    inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
+    ci: KAFKA_RESTART_NOT_CI,
   },
 ];
