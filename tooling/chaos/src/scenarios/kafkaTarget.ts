@@ -62,32 +62,50 @@ export async function kafkaTarget(
     // All three nodes SIGKILLed at once and started again on their data: the whole cluster's crash.
     restartBroker: () => cluster.restartAll(),
     brokerFaults: {
-      "leader-kill": (fault, hold) => killLeader(key, fault, hold, log),
+      "leader-kill": (fault, hold) => killLeader(key, inSyncFirst(key, mode), fault, hold, log),
     },
     ...(outputs === undefined ? {} : { outputs: outputs.read }),
     async cleanup() {
       await outputs?.close();
-      await deleteTopics(bootstrap, [key, outputTopic(key)]);
+      // Kept on request (CHAOS_KEEP_TOPICS=1), to read a failed run's topics again afterwards.
+      if (process.env.CHAOS_KEEP_TOPICS === undefined)
+        await deleteTopics(bootstrap, [key, outputTopic(key)]);
     },
   };
 }
 
 /**
+ * The topics whose every ISR must hold all three nodes before a node is killed: the scenario's,
+ * and those its group and transactions write (the offsets and, under `transactional`, the outputs
+ * and the transaction log). A node started again catches up on each at its own pace, and killing
+ * another before it is back in sync on one of them takes two nodes of three from it: below
+ * `min.insync.replicas` 2, so its writes (a commit, a transaction's marker) stop until one is back.
+ */
+function inSyncFirst(key: string, mode: "tracked" | "transactional"): string[] {
+  return mode === "tracked"
+    ? [key, "__consumer_offsets"]
+    : [key, outputTopic(key), "__consumer_offsets", "__transaction_state"];
+}
+
+/**
  * Kills the node leading one partition of `topic` (which one the seed decides: the fault's planned
  * moment modulo the partitions), holds it down, starts it again. It waits first until all three
- * nodes are in every ISR of the topic, so each such fault takes one node of three, never a second
- * one while the first is still catching up (with two gone, acks=all writes stop until one is back).
+ * nodes are in every ISR of `inSync`, so each such fault takes one node of three, never a second
+ * one while the first is still catching up.
  */
 async function killLeader(
   topic: string,
+  inSync: readonly string[],
   fault: PlannedFault<FaultKind>,
   hold: () => Promise<void>,
   log: (line: string) => void,
 ): Promise<{ target: string; landedAt: number }> {
-  const partitions = await cluster.describeTopic(topic, {
-    isr: KAFKA_REPLICATION,
-    timeoutMs: DESCRIBE_TIMEOUT_MS,
-  });
+  // One ClusterAdmin JVM per topic, side by side; the scenario's own topic's answer names the leader.
+  const [partitions = []] = await Promise.all(
+    [topic, ...inSync.filter((t) => t !== topic)].map((t) =>
+      cluster.describeTopic(t, { isr: KAFKA_REPLICATION, timeoutMs: DESCRIBE_TIMEOUT_MS }),
+    ),
+  );
   const partition = partitions[fault.atMs % partitions.length];
   if (partition === undefined || partition.leader < 1 || partition.isr.length < 3) {
     throw new Error(`leader-kill: ${topic} is not led and in sync: ${JSON.stringify(partitions)}`);

@@ -32,8 +32,12 @@ const sleepUntil = async (at: number): Promise<void> => {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 };
 
-/** How long the outputs may take to be read back once every input was handled. */
-const OUTPUTS_TIMEOUT_MS = 30_000;
+/**
+ * How long the outputs may take to be read back once every input was handled: a transaction a
+ * fault caught may wait 30 s for its commit and 30 s more for its abort (the Kafka package's
+ * transaction timeouts) before its inputs are replayed, holding read_committed readers meanwhile.
+ */
+const OUTPUTS_TIMEOUT_MS = 90_000;
 
 const networkFaults: ReadonlySet<FaultKind> = new Set(["latency", "cut", "stall", "bandwidth"]);
 
