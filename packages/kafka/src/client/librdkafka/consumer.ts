@@ -79,6 +79,13 @@ export class RdkafkaConsumer implements LinkConsumer {
   readonly #movedAt = new Map<string, number>();
   #barrier = 0;
   #paused = false;
+  /**
+   * Partitions paused in librdkafka and not resumed since, assigned or not: librdkafka keeps a
+   * partition's pause across unassign and assign (the flag is the partition's, not the
+   * assignment's), so one paused, revoked, and assigned again after the consumer resumed would stay
+   * paused for good, never fetched while this member holds it in the group.
+   */
+  readonly #pausedInClient = new Map<string, TopicPartition>();
   #running = false;
   #closing = false;
   #loop: Promise<void> | undefined;
@@ -221,7 +228,8 @@ export class RdkafkaConsumer implements LinkConsumer {
 
   resume(): void {
     this.#paused = false;
-    this.#applyResume([...this.#assigned.values()]);
+    // Every partition paused in the client, the ones revoked since among them.
+    this.#applyResume([...this.#pausedInClient.values()]);
   }
 
   async close(): Promise<void> {
@@ -304,10 +312,8 @@ export class RdkafkaConsumer implements LinkConsumer {
     );
     if (!cooperative) this.#assigned.clear();
     for (const p of partitions) this.#assigned.set(partitionKey(p), p);
-    // librdkafka keeps a partition's pause across unassign and assign (the flag is the partition's,
-    // not the assignment's), and resume() reaches only what is held when it runs: a partition
-    // paused, revoked, and assigned again after a resume would stay paused for good, never fetched
-    // while this member holds it in the group. So every assignment states the pause of what it adds.
+    // A partition still paused in the client from before (a resume that did not reach it) is
+    // resumed with its assignment when the consumer is not paused.
     if (this.#paused) this.#applyPause(partitions);
     else this.#applyResume(partitions);
     this.#firstAssignment.applied();
@@ -341,12 +347,15 @@ export class RdkafkaConsumer implements LinkConsumer {
   }
 
   #applyPause(partitions: readonly TopicPartition[]): void {
-    if (partitions.length > 0) this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
+    if (partitions.length === 0) return;
+    for (const p of partitions) this.#pausedInClient.set(partitionKey(p), p);
+    this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
   }
 
-  /** Resuming a partition that is not paused changes nothing (librdkafka 2.5 and later). */
+  /** Resumes those of `partitions` paused in the client; others are left alone. */
   #applyResume(partitions: readonly TopicPartition[]): void {
-    if (partitions.length > 0) this.#ignore(() => this.#consumer.resume(partitions.map(plain)));
+    const paused = partitions.filter((p) => this.#pausedInClient.delete(partitionKey(p)));
+    if (paused.length > 0) this.#ignore(() => this.#consumer.resume(paused.map(plain)));
   }
 
   // Calls the binding makes throw when the consumer is disconnecting: nothing is left to do then.
