@@ -12,7 +12,7 @@ import {
 // A partition taken from a member while its buffer was full (the member had paused fetching) and
 // given back to it later, after the member resumed, is fetched again. librdkafka keeps a partition's
 // pause across unassign and assign (the flag lives on the partition, not on the assignment), and the
-// consumer resumes only what it holds: a partition paused, revoked, then assigned again stayed
+// consumer resumed only what it held: a partition paused, revoked, then assigned again stayed
 // paused for good, its records never read while the member kept it in the group (the chaos suite's
 // `kafka-tracked`, seed 4, scenario seed 4214009493: 1432 of 10,000 records never handled).
 
