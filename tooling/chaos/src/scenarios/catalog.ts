@@ -94,7 +94,8 @@ export const scenarios: readonly Scenario[] = [
     faults: ["kill", "leader-kill"],
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRACKED_IN_FLIGHT,
-    ci: "43-55 s of wall time in the CI profile on the shared 2-core machine, over the suite's ~40 s a scenario (32-39 s on a quiet machine before each leader-kill also waited for the internal topics' ISRs): each leader-kill takes 6-10 s (ClusterAdmin JVMs, the kill, the restart), each replica kill 5-7 s (its rejoin waits out the dead member's 6 s session)",
+    // 33-39 s of wall time on a quiet machine (46 s once), 43-55 s beside other work (README).
+    ci: true,
   },
   {
     name: "kafka-transactional",
@@ -105,7 +106,7 @@ export const scenarios: readonly Scenario[] = [
     faults: ["kill", "leader-kill"],
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
-    ci: "47-75 s of wall time in the CI profile on the shared 2-core machine (41-47 s on a quiet one), over the suite's ~40 s a scenario: its faults take as long as kafka-tracked's, and the outputs are read back after",
+    ci: "not reliable yet: seed 1 once stopped handling for good (README, Found so far); and 40-47 s of wall time on a quiet machine, 47-75 s beside other work, over the suite's ~40 s a scenario",
   },
   {
     name: "kafka-tracked-restart",
