@@ -2,7 +2,8 @@
 // A three-node Kafka 4.1 KRaft cluster (each node broker and controller) for failover tests, run
 // from the same Maven Central jars as the single broker (kafka.mjs) on ports of its own. Not part
 // of `up all`: three JVMs cost CPU on a 2-core machine, so the test that needs it starts it (up),
-// kills and restarts nodes (killNode, startNode), asks who leads (describeTopic) and stops it (down).
+// kills and restarts nodes (killNode, startNode, restartAll), asks who leads (describeTopic) and
+// stops it (down).
 // State lives in stateDir("kafka-cluster"): libs/ (jars), tool/ (ClusterAdmin compiled), node-<id>/
 // (data/, server.properties, server.log, kafka.pid), up.lock and exclusive.lock. A cluster none of
 // whose nodes runs starts from freshly formatted data: it holds only test topics, and a test that
@@ -419,6 +420,47 @@ export async function startNode(id) {
       });
       launch(id, join(paths().libs, "*"));
       await waitServing([id]);
+    },
+  );
+}
+
+/**
+ * Kills all three nodes with SIGKILL at once, as a crash of the whole cluster would, and starts them
+ * again on their data; resolves once all three serve and see each other. Not `down` then `up`: `up`
+ * formats a cluster none of whose nodes runs, and this keeps every record and committed offset. A
+ * SIGKILL loses no write the nodes acknowledged: it was in the page cache, which outlives them.
+ */
+export async function restartAll() {
+  await withLock(
+    paths().lock,
+    { what: "kafka-cluster", timeoutMs: START_BUDGET_MS + 60_000 },
+    async () => {
+      const pids = NODE_IDS.map((id) => nodePid(id));
+      const missing = NODE_IDS.filter((_, i) => pids[i] === undefined);
+      if (missing.length > 0) {
+        throw new Error(
+          `kafka-cluster: node ${missing.join(", ")} is not running; start the cluster with up() first`,
+        );
+      }
+      for (const pid of pids) if (pid !== undefined) process.kill(pid, "SIGKILL");
+      for (const [i, id] of NODE_IDS.entries()) {
+        const pid = pids[i];
+        await waitFor(async () => pid === undefined || !isAlive(pid), {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+          what: `node ${id} dying`,
+        });
+        rmSync(nodePaths(id).pidFile, { force: true });
+      }
+      for (const { id, port, controllerPort } of ports()) {
+        await waitFor(async () => !(await portOpen(port)) && !(await portOpen(controllerPort)), {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+          what: `kafka-cluster node ${id} releasing ports ${port} and ${controllerPort}`,
+        });
+      }
+      for (const id of NODE_IDS) launch(id, join(paths().libs, "*"));
+      await waitServing([...NODE_IDS]);
     },
   );
 }

@@ -23,6 +23,8 @@ export interface ScenarioReport {
   readonly lostSample: readonly number[];
   /** What the scenario's own checks saw, in words (a file fault's counts). */
   readonly notes?: readonly string[];
+  /** Where the mode promises its outputs exactly once: what the service produced, read back. */
+  readonly outputs?: OutputsReport;
   readonly faults: readonly FaultRecord[];
   readonly longestPauseMs: number;
   /** Handlings (and dead-letter reads) in each second from the start: the chart's throughput. */
@@ -30,6 +32,18 @@ export interface ScenarioReport {
   readonly wallMs: number;
   /** Why it failed; empty when it passed. */
   readonly failures: readonly string[];
+}
+
+/** The outputs of an exactly-once mode: lost, duplicated, reordered and unexpected must be 0. */
+export interface OutputsReport {
+  /** Outputs read, duplicates included. */
+  readonly read: number;
+  readonly lost: number;
+  readonly duplicated: number;
+  /** Outputs first read after a later one of their key. */
+  readonly reordered: number;
+  readonly unexpected: number;
+  readonly lostSample: readonly number[];
 }
 
 export interface RunReport {
@@ -53,6 +67,14 @@ export function failuresOf(report: Omit<ScenarioReport, "failures">): string[] {
     failures.push(`${report.unexpected} handlings of unpublished messages`);
   if ((report.deadLetteredTwice ?? 0) > 0)
     failures.push(`${report.deadLetteredTwice} dead-lettered twice`);
+  const out = report.outputs;
+  if (out !== undefined) {
+    if (out.lost > 0)
+      failures.push(`${out.lost} outputs missing (first: ${out.lostSample.join(", ")})`);
+    if (out.duplicated > 0) failures.push(`${out.duplicated} outputs produced twice`);
+    if (out.reordered > 0) failures.push(`${out.reordered} outputs out of order within a key`);
+    if (out.unexpected > 0) failures.push(`${out.unexpected} outputs of unpublished messages`);
+  }
   return failures;
 }
 
@@ -98,6 +120,13 @@ export function reportTable(run: RunReport): string {
   for (const s of run.scenarios) {
     lines.push("");
     for (const note of s.notes ?? []) lines.push(`${s.scenario}: ${note}`);
+    if (s.outputs !== undefined) {
+      const o = s.outputs;
+      lines.push(
+        `${s.scenario}: outputs (exactly once): ${o.read} read, ${o.lost} missing, ${o.duplicated} twice, ${o.reordered} out of order, ${o.unexpected} unexpected`,
+        "",
+      );
+    }
     lines.push(`${s.scenario}: faults`);
     lines.push(
       ...table(

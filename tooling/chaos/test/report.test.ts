@@ -45,6 +45,55 @@ describe("what fails a scenario", () => {
   });
 });
 
+describe("an exactly-once mode's outputs", () => {
+  const outputs = {
+    read: 100,
+    lost: 0,
+    duplicated: 0,
+    reordered: 0,
+    unexpected: 0,
+    lostSample: [],
+  };
+
+  it("pass when each came once, in its key's order, while the handlings may repeat", () => {
+    expect(failuresOf({ ...clean, outputs })).toEqual([]);
+  });
+
+  it("fail when one is missing, produced twice, out of order or never published", () => {
+    expect(
+      failuresOf({
+        ...clean,
+        outputs: {
+          read: 101,
+          lost: 1,
+          duplicated: 2,
+          reordered: 1,
+          unexpected: 1,
+          lostSample: [7],
+        },
+      }),
+    ).toEqual([
+      "1 outputs missing (first: 7)",
+      "2 outputs produced twice",
+      "1 outputs out of order within a key",
+      "1 outputs of unpublished messages",
+    ]);
+  });
+
+  it("show in the plain table under the scenario", () => {
+    const text = reportTable({
+      profile: "ci",
+      seed: 7,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      wallMs: 10_000,
+      scenarios: [{ ...clean, outputs, failures: [] }],
+    });
+    expect(text).toContain(
+      "s: outputs (exactly once): 100 read, 0 missing, 0 twice, 0 out of order, 0 unexpected",
+    );
+  });
+});
+
 describe("the plain table", () => {
   it("has a row per scenario with its counts and a row per fault with its recovery", () => {
     const text = reportTable({

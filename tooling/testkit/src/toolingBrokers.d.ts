@@ -86,6 +86,8 @@ declare module "@ruststream/tooling-brokers" {
       killNode(id: number): Promise<void>;
       /** Starts node `id` again on its data; resolves once all three serve and see each other. */
       startNode(id: number): Promise<void>;
+      /** SIGKILLs all three nodes and starts them again on their data; resolves once all serve. */
+      restartAll(): Promise<void>;
       /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
       /**

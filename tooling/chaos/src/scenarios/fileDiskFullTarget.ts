@@ -70,12 +70,13 @@ export function fileDiskFullTarget(
       await broker.shutdown();
     },
     restartBroker: undefined,
-    async injectOwn(fault) {
-      if (fault.kind !== "disk-full") throw new Error(`a stream file has no ${fault.kind} fault`);
-      fills.push(disk.fill());
-      await new Promise((resolve) => setTimeout(resolve, fault.durationMs));
-      disk.free();
-      return "disk";
+    ownFaults: {
+      "disk-full": async (_fault, { hold }) => {
+        fills.push(disk.fill());
+        await hold();
+        disk.free();
+        return { target: "disk" };
+      },
     },
     verdict() {
       const failures: string[] = [];

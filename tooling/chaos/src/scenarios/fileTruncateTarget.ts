@@ -77,28 +77,29 @@ export async function fileTruncateTarget(
 
   return {
     ...base,
-    async injectOwn(fault, replicas) {
-      if (fault.kind !== "truncate") throw new Error(`a stream file has no ${fault.kind} fault`);
-      if (supervised === undefined) {
-        supervised = replicas;
-        supervising = supervise(replicas);
-      }
-      const size = statSync(path).size;
-      const cut = cutPoint(random, size);
-      truncateSync(path, cut);
-      // What is left decides what the cut removed: the load's messages no longer in the file.
-      const left = fileContents(path, key).seqs;
-      if (handled.some((h) => !left.has(h.seq))) cutsBehindReader++;
-      let now = 0;
-      for (const seq of published) {
-        if (!left.has(seq) && !removed.has(seq)) {
-          removed.add(seq);
-          now++;
+    ownFaults: {
+      truncate: async (_fault, { hold, replicas }) => {
+        if (supervised === undefined) {
+          supervised = replicas;
+          supervising = supervise(replicas);
         }
-      }
-      cuts.push(`${size} -> ${cut} bytes (${now} messages removed)`);
-      await new Promise((resolve) => setTimeout(resolve, fault.durationMs));
-      return `file cut to ${cut} bytes`;
+        const size = statSync(path).size;
+        const cut = cutPoint(random, size);
+        truncateSync(path, cut);
+        // What is left decides what the cut removed: the load's messages no longer in the file.
+        const left = fileContents(path, key).seqs;
+        if (handled.some((h) => !left.has(h.seq))) cutsBehindReader++;
+        let now = 0;
+        for (const seq of published) {
+          if (!left.has(seq) && !removed.has(seq)) {
+            removed.add(seq);
+            now++;
+          }
+        }
+        cuts.push(`${size} -> ${cut} bytes (${now} messages removed)`);
+        await hold();
+        return { target: `file cut to ${cut} bytes` };
+      },
     },
     async beforeStop() {
       // A reader notices a cut when it next reaches the end of what it read: give it a moment.

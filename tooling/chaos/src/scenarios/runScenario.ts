@@ -1,9 +1,9 @@
 // One scenario, start to end: the broker side made ready, the replicas started, the load published
 // while the seeded faults land, every message waited for, the replicas stopped, the checker run.
 import { join } from "node:path";
-import { check, type Handled } from "../checker.js";
+import { type CheckResult, check, type Handled } from "../checker.js";
 import { faultSchedule, type PlannedFault } from "../faults/schedule.js";
-import type { Toxiproxy } from "../faults/toxiproxy.js";
+import type { NetworkFault, Toxiproxy } from "../faults/toxiproxy.js";
 import { plannedMessages } from "../load.js";
 import type { Profile } from "../profile.js";
 import { scenarioSeed, seededRandom } from "../random.js";
@@ -12,6 +12,7 @@ import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
 import { fileTargetOf } from "./fileTargets.js";
+import { kafkaTarget } from "./kafkaTarget.js";
 import { pulsarTarget } from "./pulsarTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
@@ -32,7 +33,15 @@ const sleepUntil = async (at: number): Promise<void> => {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 };
 
+/**
+ * How long the outputs may take to be read back once every input was handled: a transaction a
+ * fault caught may wait 30 s for its commit and 30 s more for its abort (the Kafka package's
+ * transaction timeouts) before its inputs are replayed, holding read_committed readers meanwhile.
+ */
+const OUTPUTS_TIMEOUT_MS = 90_000;
+
 const networkFaults: ReadonlySet<FaultKind> = new Set(["latency", "cut", "stall", "bandwidth"]);
+const isNetworkFault = (kind: FaultKind): kind is NetworkFault => networkFaults.has(kind);
 
 export async function runScenario(
   scenario: Scenario,
@@ -65,7 +74,18 @@ export async function runScenario(
       ? await fileTargetOf(scenario, key, seed, messages, logFile, handled)
       : scenario.broker === "pulsar-shared" || scenario.broker === "pulsar-key-shared"
         ? await pulsarTarget(key, group, proxy, log)
-        : await redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
+        : scenario.broker === "kafka-tracked" || scenario.broker === "kafka-transactional"
+          ? await kafkaTarget(
+              key,
+              scenario.broker === "kafka-tracked" ? "tracked" : "transactional",
+              log,
+            )
+          : await redisTarget(
+              key,
+              scenario.broker === "redis-list" ? "list" : "stream",
+              proxy,
+              log,
+            );
   const config: ServiceConfig = {
     broker: scenario.broker,
     address: target.serviceAddress,
@@ -103,6 +123,7 @@ export async function runScenario(
   const replicas = new Replicas(scenario.replicas, config, logFile, onLine);
   const faults: Omit<FaultRecord, "recoveryMs">[] = [];
   let verdict: { failures: string[]; notes: string[] } | undefined;
+  let outputs: (CheckResult & { read: number }) | undefined;
   try {
     if (target.publishBeforeStart) await target.publishAll(messages, 0, log);
     await replicas.startAll();
@@ -126,6 +147,11 @@ export async function runScenario(
     );
     // A little longer, so a late redelivery shows up as the duplicate it is.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (target.outputs !== undefined) {
+      // Each output exactly once, in its key's order: what an exactly-once mode promises of them.
+      const read = await target.outputs(messages.length, OUTPUTS_TIMEOUT_MS);
+      outputs = { ...check(messages, read, { orderPerKey: true }), read: read.length };
+    }
   } finally {
     await target.beforeStop?.();
     const codes = await replicas.stopAll(15_000);
@@ -166,6 +192,18 @@ export async function runScenario(
         }),
     ...(removed === undefined ? {} : { removedByFault: removed.size }),
     lostSample: result.lostSample,
+    ...(outputs === undefined
+      ? {}
+      : {
+          outputs: {
+            read: outputs.read,
+            lost: outputs.lost,
+            duplicated: outputs.duplicated,
+            reordered: outputs.reordered,
+            unexpected: outputs.unexpected,
+            lostSample: outputs.lostSample,
+          },
+        }),
     faults: faults.map((f) => ({ ...f, recoveryMs: recoveryAfter(times, f.healedMs) })),
     longestPauseMs: longestPause(times),
     perSecond: perSecond(times),
@@ -208,8 +246,18 @@ async function inject(
   { replicas, target, proxy, started }: FaultTargets,
 ): Promise<Omit<FaultRecord, "recoveryMs">> {
   const atMs = performance.now() - started;
-  const hold = () => new Promise((resolve) => setTimeout(resolve, fault.durationMs));
+  const hold = () => new Promise<void>((resolve) => setTimeout(resolve, fault.durationMs));
   let what: string;
+  const own = target.ownFaults?.[fault.kind];
+  if (own !== undefined) {
+    const landed = await own(fault, { hold, replicas });
+    return {
+      kind: fault.kind,
+      target: landed.target,
+      atMs: landed.landedAt === undefined ? atMs : landed.landedAt - started,
+      healedMs: performance.now() - started,
+    };
+  }
   if (fault.kind === "kill") {
     what = `replica ${fault.replica}`;
     await replicas.kill(fault.replica);
@@ -219,15 +267,14 @@ async function inject(
     if (target.restartBroker === undefined) throw new Error("this broker has no restart fault");
     what = "broker";
     await target.restartBroker();
-  } else if (fault.kind === "disk-full" || fault.kind === "truncate") {
-    if (target.injectOwn === undefined) throw new Error(`this target has no ${fault.kind} fault`);
-    what = await target.injectOwn(fault, replicas);
-  } else {
+  } else if (isNetworkFault(fault.kind)) {
     if (proxy === undefined) throw new Error(`a ${fault.kind} fault needs the fault proxy`);
     what = "proxy";
     await proxy.toxiproxy.inject(proxy.name, fault.kind);
     await hold();
     await proxy.toxiproxy.heal(proxy.name, fault.kind);
+  } else {
+    throw new Error(`this scenario's broker has no ${fault.kind} fault`);
   }
   return { kind: fault.kind, target: what, atMs, healedMs: performance.now() - started };
 }

@@ -6,7 +6,8 @@ import type { RetryPlan, ServiceConfig } from "../service/config.js";
 /** Faults of a stream file's own (see fileTargets.ts). */
 export type FileFault = "disk-full" | "truncate";
 
-export type FaultKind = "kill" | "broker-restart" | NetworkFault | FileFault;
+/** `leader-kill`: a node of a broker cluster leading a partition of the scenario's topic, killed. */
+export type FaultKind = "kill" | "broker-restart" | "leader-kill" | NetworkFault | FileFault;
 
 export interface Scenario {
   readonly name: string;

@@ -1,6 +1,6 @@
 // The broker side of a scenario: where the service connects, how the load is published, and the
 // broker's own fault where it has one.
-import type { Published } from "../checker.js";
+import type { Handled, Published } from "../checker.js";
 import type { PlannedFault } from "../faults/schedule.js";
 import type { Replicas } from "../service/replicas.js";
 import type { FaultKind } from "./scenario.js";
@@ -18,12 +18,18 @@ export interface Target {
   ): Promise<void>;
   /** Restarts the broker hard (SIGKILL, start again), where the scenario may. */
   readonly restartBroker: (() => Promise<void>) | undefined;
-  cleanup(): Promise<void>;
   /**
-   * A fault the target injects and heals itself (a full disk, a truncated file): resolves once
-   * healed, with what it hit.
+   * The target's own faults, by kind (a cluster node killed, the disk filled, the file cut): each
+   * injects its fault, holds it, heals it where it heals, and answers what it hit and, where the
+   * blow lands only after a look at the broker, when it landed (`performance.now()`).
    */
-  readonly injectOwn?: (fault: PlannedFault<FaultKind>, replicas: Replicas) => Promise<string>;
+  readonly ownFaults?: Readonly<Partial<Record<FaultKind, OwnFault>>>;
+  /**
+   * What the service produced, where its mode promises its outputs exactly once (Kafka
+   * `transactional`): read back once `expected` distinct ones were seen or `timeoutMs` ran out.
+   */
+  readonly outputs?: (expected: number, timeoutMs: number) => Promise<readonly Handled[]>;
+  cleanup(): Promise<void>;
   /** Called before the replicas are stopped: ends whatever the target runs beside them. */
   readonly beforeStop?: () => Promise<void>;
   /** Messages a fault took out of the broker (truncated away): gone, not lost by the framework. */
@@ -31,3 +37,9 @@ export interface Target {
   /** The target's own verdict once the replicas stopped: failures, and notes for the report. */
   readonly verdict?: () => { failures: string[]; notes: string[] };
 }
+
+/** One of a target's own faults: `hold` waits out the fault's planned duration. */
+export type OwnFault = (
+  fault: PlannedFault<FaultKind>,
+  on: { readonly hold: () => Promise<void>; readonly replicas: Replicas },
+) => Promise<{ readonly target: string; readonly landedAt?: number }>;

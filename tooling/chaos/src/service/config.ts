@@ -23,11 +23,21 @@ export interface RetryPlan {
 }
 
 export interface ServiceConfig {
-  readonly broker: "file" | "redis-stream" | "redis-list" | "pulsar-shared" | "pulsar-key-shared";
-  /** The stream file's path, or the Redis or Pulsar URL (the fault proxy's, where there is one). */
+  readonly broker:
+    | "file"
+    | "redis-stream"
+    | "redis-list"
+    | "pulsar-shared"
+    | "pulsar-key-shared"
+    | "kafka-tracked"
+    | "kafka-transactional";
+  /**
+   * The stream file's path, the Redis or Pulsar URL (the fault proxy's, where there is one), or
+   * Kafka's bootstrap list.
+   */
   readonly address: string;
   readonly key: string;
-  /** The app's name: the Redis group, the file's consumer name, the Pulsar subscription. */
+  /** The app's name: the Redis group, the file's consumer name, the Pulsar subscription, the Kafka consumer group. */
   readonly group: string;
   /** Work per message, so faults land with messages under way. */
   readonly workMs: number;

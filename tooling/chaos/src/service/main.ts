@@ -92,6 +92,9 @@ if (config.broker === "file") {
   );
 } else if (config.broker === "pulsar-shared" || config.broker === "pulsar-key-shared") {
   mountPulsar(app, config, declare);
+} else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
+  // Loaded only here: the file and Redis replicas never load the Kafka client.
+  (await import("./kafkaService.js")).declareKafka(app, config, handleMain);
 } else {
   // A reliable list: a value moves to `<key>.processing` while handled; a crashed holder's values
   // are recovered after recoveryIdleMs.

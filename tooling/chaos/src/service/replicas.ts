@@ -56,7 +56,12 @@ export class Replicas {
     const child = spawn(
       process.execPath,
       ["--import", "tsx", "--conditions=@ruststream/source", entry, JSON.stringify(this.#config)],
-      { cwd: packageDir, stdio: ["ignore", "pipe", log] },
+      // Its index, for what must be stable per replica across restarts (a Kafka transactional id).
+      {
+        cwd: packageDir,
+        stdio: ["ignore", "pipe", log],
+        env: { ...process.env, CHAOS_REPLICA: String(i) },
+      },
     );
     closeSync(log);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -79,6 +79,13 @@ export class RdkafkaConsumer implements LinkConsumer {
   readonly #movedAt = new Map<string, number>();
   #barrier = 0;
   #paused = false;
+  /**
+   * Partitions paused in librdkafka and not resumed since, assigned or not: librdkafka keeps a
+   * partition's pause across unassign and assign (the flag is the partition's, not the
+   * assignment's), so one paused, revoked, and assigned again after the consumer resumed would stay
+   * paused for good, never fetched while this member holds it in the group.
+   */
+  readonly #pausedInClient = new Map<string, TopicPartition>();
   #running = false;
   #closing = false;
   #loop: Promise<void> | undefined;
@@ -221,8 +228,8 @@ export class RdkafkaConsumer implements LinkConsumer {
 
   resume(): void {
     this.#paused = false;
-    const assigned = [...this.#assigned.values()];
-    if (assigned.length > 0) this.#ignore(() => this.#consumer.resume(assigned.map(plain)));
+    // Every partition paused in the client, the ones revoked since among them.
+    this.#applyResume([...this.#pausedInClient.values()]);
   }
 
   async close(): Promise<void> {
@@ -305,7 +312,10 @@ export class RdkafkaConsumer implements LinkConsumer {
     );
     if (!cooperative) this.#assigned.clear();
     for (const p of partitions) this.#assigned.set(partitionKey(p), p);
+    // A partition still paused in the client from before (a resume that did not reach it) is
+    // resumed with its assignment when the consumer is not paused.
     if (this.#paused) this.#applyPause(partitions);
+    else this.#applyResume(partitions);
     this.#firstAssignment.applied();
   }
 
@@ -337,7 +347,15 @@ export class RdkafkaConsumer implements LinkConsumer {
   }
 
   #applyPause(partitions: readonly TopicPartition[]): void {
-    if (partitions.length > 0) this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
+    if (partitions.length === 0) return;
+    for (const p of partitions) this.#pausedInClient.set(partitionKey(p), p);
+    this.#ignore(() => this.#consumer.pause(partitions.map(plain)));
+  }
+
+  /** Resumes those of `partitions` paused in the client; others are left alone. */
+  #applyResume(partitions: readonly TopicPartition[]): void {
+    const paused = partitions.filter((p) => this.#pausedInClient.delete(partitionKey(p)));
+    if (paused.length > 0) this.#ignore(() => this.#consumer.resume(paused.map(plain)));
   }
 
   // Calls the binding makes throw when the consumer is disconnecting: nothing is left to do then.
