@@ -1,4 +1,5 @@
 // The load: keyed messages, each carrying its sequence number, published evenly over a window.
+import type { ConnectedBroker, Publisher } from "@ruststream/core";
 import type { Published } from "./checker.js";
 import type { Random } from "./random.js";
 
@@ -79,4 +80,29 @@ async function publishSurely(
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * The load published to topic `name` through a publisher paired with `connected` (`publishPaced`'s
+ * pacing and resends), each message under its key; the connection is shut down after.
+ */
+export async function publishLoad(
+  connected: ConnectedBroker,
+  publisher: Publisher<never>,
+  name: string,
+  messages: readonly Published[],
+  windowMs: number,
+  log: (line: string) => void,
+  retryAfterMs?: number,
+): Promise<void> {
+  await publishPaced(
+    messages,
+    async (message) => {
+      await publisher.publish({ name, payload: bodyOf(message), partitionKey: message.key });
+    },
+    windowMs,
+    log,
+    retryAfterMs,
+  );
+  await connected.shutdown();
 }

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileBroker } from "@ruststream/file";
-import { bodyOf, publishPaced } from "../load.js";
+import { publishLoad } from "../load.js";
 import type { Target } from "./target.js";
 
 export async function fileTarget(key: string): Promise<Target> {
@@ -17,19 +17,7 @@ export async function fileTarget(key: string): Promise<Target> {
     async publishAll(messages, _windowMs, log) {
       const broker = await new FileBroker({ path }).connect();
       const publisher = await broker.defaultPublishPolicy().pair(broker);
-      await publishPaced(
-        messages,
-        async (message) => {
-          await publisher.publish({
-            name: key,
-            payload: bodyOf(message),
-            partitionKey: message.key,
-          });
-        },
-        0,
-        log,
-      );
-      await broker.shutdown();
+      await publishLoad(broker, publisher, key, messages, 0, log);
     },
     restartBroker: undefined,
     async cleanup() {

@@ -9,7 +9,7 @@ import { KafkaBroker, KafkaPublish, KafkaTopic } from "@ruststream/kafka";
 import { brokers } from "@ruststream/tooling-testkit";
 import type { Handled } from "../checker.js";
 import type { PlannedFault } from "../faults/schedule.js";
-import { bodyOf, publishPaced } from "../load.js";
+import { publishLoad } from "../load.js";
 import { KAFKA_PARTITIONS, KAFKA_REPLICATION, outputTopic } from "../service/kafkaService.js";
 import type { FaultKind } from "./scenario.js";
 import type { Target } from "./target.js";
@@ -44,20 +44,7 @@ export async function kafkaTarget(
           "message.timeout.ms": DELIVERY_TIMEOUT_MS,
         },
       }).pair(broker);
-      await publishPaced(
-        messages,
-        async (message) => {
-          await publisher.publish({
-            name: key,
-            payload: bodyOf(message),
-            partitionKey: message.key,
-          });
-        },
-        windowMs,
-        paceLog,
-        RESEND_AFTER_MS,
-      );
-      await broker.shutdown();
+      await publishLoad(broker, publisher, key, messages, windowMs, paceLog, RESEND_AFTER_MS);
     },
     // All three nodes SIGKILLed at once and started again on their data: the whole cluster's crash.
     restartBroker: () => cluster.restartAll(),

@@ -9,7 +9,7 @@ import { PulsarBroker, PulsarPublish } from "@ruststream/pulsar";
 import { PulsarClient } from "@ruststream/pulsar/wire";
 import { ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
-import { bodyOf, publishPaced } from "../load.js";
+import { publishLoad } from "../load.js";
 import type { Target } from "./target.js";
 
 export async function pulsarTarget(
@@ -33,19 +33,7 @@ export async function pulsarTarget(
     async publishAll(messages, windowMs, paceLog) {
       const broker = await new PulsarBroker({ url: direct }).connect();
       const publisher = await new PulsarPublish().pair(broker);
-      await publishPaced(
-        messages,
-        async (message) => {
-          await publisher.publish({
-            name: key,
-            payload: bodyOf(message),
-            partitionKey: message.key,
-          });
-        },
-        windowMs,
-        paceLog,
-      );
-      await broker.shutdown();
+      await publishLoad(broker, publisher, key, messages, windowMs, paceLog);
     },
     // The standalone starts from a clean data folder on every start (tooling/brokers), so a
     // restart would take every topic with it, and other runs share it: no broker fault here.

@@ -6,7 +6,7 @@ import { RedisBroker, RedisPublish } from "@ruststream/redis";
 import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import { Redis } from "ioredis";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
-import { bodyOf, publishPaced } from "../load.js";
+import { publishLoad } from "../load.js";
 import type { Target } from "./target.js";
 
 export async function redisTarget(
@@ -28,19 +28,7 @@ export async function redisTarget(
     async publishAll(messages, windowMs, paceLog) {
       const broker = await new RedisBroker({ url: direct }).connect();
       const publisher = await new RedisPublish({ transport }).pair(broker);
-      await publishPaced(
-        messages,
-        async (message) => {
-          await publisher.publish({
-            name: key,
-            payload: bodyOf(message),
-            partitionKey: message.key,
-          });
-        },
-        windowMs,
-        paceLog,
-      );
-      await broker.shutdown();
+      await publishLoad(broker, publisher, key, messages, windowMs, paceLog);
     },
     restartBroker: () => brokers.redis.restart("persistent", { hard: true }),
     async cleanup() {
