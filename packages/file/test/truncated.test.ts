@@ -1,6 +1,7 @@
 import { readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
+import { within } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { decodeFile, FileConsumer, FileProducer, fileErrorDetail } from "../src/formatEntry.js";
 import { FileBroker, FileStream } from "../src/index.js";
@@ -15,21 +16,6 @@ import { tempDir, text, utf8 } from "./tempDir.js";
 const dir = tempDir("ruststream-file-truncated-");
 let n = 0;
 const fresh = () => join(dir, `t${++n}.ss`);
-
-/** `work`, or a failure naming `what` if it takes longer than `ms`. */
-async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A file of `m1`..`m3` on key `k`; answers where `m2` starts and ends. */
 async function threeMessages(path: string): Promise<{ offset: number; end: number }> {

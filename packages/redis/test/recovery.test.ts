@@ -1,5 +1,5 @@
 import { HeaderMap, headerNames, isRustStreamError, readDeadLetterOrigin } from "@ruststream/core";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { bytes, requireEnv, text, uniqueName, within } from "@ruststream/tooling-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFrame } from "../src/client/frame.js";
 import {
@@ -14,7 +14,7 @@ import type { RedisListSubscription } from "../src/list/listSubscription.js";
 import { SWEEP_BATCH } from "../src/names.js";
 import type { RedisStreamSubscription } from "../src/stream/streamSubscription.js";
 import { entries, eventually, inspect } from "./appSupport.js";
-import { type ServerWatch, watchServer, within } from "./serverWatch.js";
+import { type ServerWatch, watchServer } from "./serverWatch.js";
 
 // The paths a subscription takes when something other than a message happens: a close or a due
 // retry while a read is blocked on the server, the stream deleted under it, more parked or orphaned

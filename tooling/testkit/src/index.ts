@@ -28,3 +28,4 @@ export {
 export { bytes, text } from "./payloadText.js";
 export { sleep } from "./sleep.js";
 export { uniqueName } from "./uniqueName.js";
+export { within } from "./within.js";
