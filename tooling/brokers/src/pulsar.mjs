@@ -3,7 +3,7 @@
 // broker and an in-process bookie, metadata in RocksDB. See reference/broker-infra.md part B.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -286,6 +286,68 @@ async function hostnameHint() {
   }
 }
 
+/** The working folder: the configuration written at `up`, the metadata store and the bookie's data. */
+const workDirOf = () => join(stateDir("pulsar"), "work");
+
+/**
+ * Starts the standalone on `workDir`: the same command line for `up` (on a folder it just emptied)
+ * and `restart` (on the folder the killed broker left), so a restart is the same broker again.
+ * @param {string} classpath
+ * @param {string} workDir
+ * @param {string} confFile
+ * @param {Ports} p
+ * @returns {number} the pid
+ */
+function launch(classpath, workDir, confFile, p) {
+  const { pidFile, logFile } = files();
+  return startDetached({
+    command: javaCommand(),
+    args: [
+      ...jvmFlags(),
+      "-cp",
+      classpath,
+      "org.apache.pulsar.PulsarStandaloneStarter",
+      "--config",
+      confFile,
+      "--no-functions-worker",
+      "--no-stream-storage",
+      "--metadata-dir",
+      join(workDir, "metadata"),
+      "--bookkeeper-dir",
+      join(workDir, "bookkeeper"),
+      "--bookkeeper-port",
+      String(p.bookie),
+      "--advertised-address",
+      "127.0.0.1",
+    ],
+    cwd: workDir,
+    logFile,
+    pidFile,
+  });
+}
+
+/**
+ * Waits until the broker started as `pid` serves; on failure stops it and throws with its log.
+ * @param {Ports} p
+ * @param {number} pid
+ */
+async function waitStarted(p, pid) {
+  const { pidFile, logFile, portsFile } = files();
+  try {
+    await waitFor(() => ready(p), {
+      timeoutMs: START_BUDGET_MS,
+      pid,
+      intervalMs: 500,
+      what: "pulsar",
+    });
+  } catch (error) {
+    const message = `${/** @type {Error} */ (error).message}\n--- ${logFile} ---\n${tail(logFile)}${await hostnameHint()}`;
+    await stopByPidFile(pidFile, 10_000);
+    rmSync(portsFile, { force: true });
+    throw new Error(message);
+  }
+}
+
 /** @param {(line: string) => void} log */
 export async function up(log) {
   return withLock(files().lockFile, { what: "pulsar", timeoutMs: START_BUDGET_MS + 30_000 }, () =>
@@ -334,8 +396,8 @@ async function upLocked(log) {
       }
       return { already: true, address, ms: Date.now() - started };
     }
-    // Started with another configuration (an older checkout): its data never survives a restart
-    // anyway, so start it again with this one.
+    // Started with another configuration (an older checkout): start it again with this one, from
+    // an empty folder like every `up` (only `restart` keeps the data).
     log(`pulsar: running (pid ${pid}) with another configuration; restarting it`);
     await stopByPidFile(pidFile, 30_000);
     rmSync(portsFile, { force: true });
@@ -344,54 +406,20 @@ async function upLocked(log) {
   await refuseTakenPorts(want);
   const classpath = await resolveJars(join(HERE, "pom.xml"), stateDir("pulsar", "libs"), log);
 
-  // Data need not survive a restart, and a leftover data/standalone/zookeeper folder would silently
-  // switch the starter to ZooKeeper mode: always start from an empty folder.
-  const workDir = join(stateDir("pulsar"), "work");
+  // A start by `up` need not keep data, and a leftover data/standalone/zookeeper folder would
+  // silently switch the starter to ZooKeeper mode: `up` always starts from an empty folder. Only
+  // `restart` starts on the folder a running broker left, its topics, backlogs and cursors with it.
+  const workDir = workDirOf();
   rmSync(workDir, { recursive: true, force: true });
   stateDir("pulsar", "work");
   const confFile = writeConf(workDir, conf);
   rmSync(logFile, { force: true });
 
-  const newPid = startDetached({
-    command: javaCommand(),
-    args: [
-      ...jvmFlags(),
-      "-cp",
-      classpath,
-      "org.apache.pulsar.PulsarStandaloneStarter",
-      "--config",
-      confFile,
-      "--no-functions-worker",
-      "--no-stream-storage",
-      "--metadata-dir",
-      join(workDir, "metadata"),
-      "--bookkeeper-dir",
-      join(workDir, "bookkeeper"),
-      "--bookkeeper-port",
-      String(want.bookie),
-      "--advertised-address",
-      "127.0.0.1",
-    ],
-    cwd: workDir,
-    logFile,
-    pidFile,
-  });
+  const newPid = launch(classpath, workDir, confFile, want);
   writeFileSync(portsFile, JSON.stringify({ ...want, conf: wantConf }));
   log(`pulsar: starting (pid ${newPid}, log ${logFile})`);
 
-  try {
-    await waitFor(() => ready(want), {
-      timeoutMs: START_BUDGET_MS,
-      pid: newPid,
-      intervalMs: 500,
-      what: "pulsar",
-    });
-  } catch (error) {
-    const message = `${/** @type {Error} */ (error).message}\n--- ${logFile} ---\n${tail(logFile)}${await hostnameHint()}`;
-    await stopByPidFile(pidFile, 10_000);
-    rmSync(portsFile, { force: true });
-    throw new Error(message);
-  }
+  await waitStarted(want, newPid);
   return { already: false, address, ms: Date.now() - started };
 }
 
@@ -403,6 +431,68 @@ export async function down(log) {
   const stopped = await stopByPidFile(pidFile, 30_000);
   if (existsSync(portsFile)) rmSync(portsFile, { force: true });
   return stopped;
+}
+
+/**
+ * Restarts the running standalone on its data, for restart tests and the chaos suite: a clean stop
+ * (SIGTERM: the broker closes its topics, then the bookie), or with `hard` a SIGKILL as a crash
+ * would, then the same command line on the same working folder, its configuration, metadata store
+ * (RocksDB) and bookie journal and ledgers kept, so topics, backlogs and subscription cursors
+ * survive. A SIGKILL loses nothing the bookie confirmed (its journal writes are in the page cache,
+ * which outlives the process); a cursor comes back at the position it last wrote, which the
+ * broker writes at most once a second (`managedLedgerDefaultMarkDeleteRateLimit`), so what was
+ * acknowledged in the last second before a hard kill may be delivered again. Under `up`'s lock, so
+ * a global setup running meanwhile waits for it instead of finding no broker and starting one on
+ * an empty folder; a test that restarts it runs inside `exclusive(fn)`. Resolves once it serves
+ * again (the same readiness check as `up`).
+ * @param {{ hard?: boolean }} [options]
+ */
+export async function restart(options = {}) {
+  const { pidFile, logFile, lockFile } = files();
+  await withLock(lockFile, { what: "pulsar", timeoutMs: START_BUDGET_MS + 30_000 }, async () => {
+    const pid = runningPid(pidFile);
+    const p = recordedPorts();
+    const workDir = workDirOf();
+    const confFile = join(workDir, "standalone.conf");
+    if (pid === undefined || p === undefined || !existsSync(confFile)) {
+      throw new Error(
+        "pulsar: not running, so there is nothing to restart; start it with `pnpm brokers up pulsar` first",
+      );
+    }
+    if (options.hard) process.kill(pid, "SIGKILL");
+    await stopByPidFile(pidFile, 30_000);
+    // The kernel can take a moment to release the listening sockets of a killed process.
+    for (const port of [p.binary, p.http, p.bookie, p.tls]) {
+      await waitFor(async () => !(await portOpen(port)), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: `pulsar releasing port ${port}`,
+      });
+    }
+    appendFileSync(
+      logFile,
+      `\n### ${new Date().toISOString()} restarted (${options.hard ? "SIGKILL" : "SIGTERM"}) by tooling/brokers on its data ###\n`,
+    );
+    // The jars `up` resolved (a running broker means they are there): no Maven on a restart.
+    const newPid = launch(`${stateDir("pulsar", "libs")}/*`, workDir, confFile, p);
+    await waitStarted(p, newPid);
+  });
+}
+
+/**
+ * Runs `fn` holding the standalone alone: a test that restarts it holds it for its whole body, so
+ * two such tests (two files, two projects, two runs) never restart it under each other. Tests that
+ * only use the broker do not take it: they see a restart as any client would, a lost connection.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export function exclusive(fn) {
+  return withLock(
+    join(stateDir("pulsar"), "exclusive.lock"),
+    { what: "pulsar, held by a test that restarts it", timeoutMs: 10 * 60_000 },
+    fn,
+  );
 }
 
 export async function status() {

@@ -56,13 +56,15 @@ try {
         log,
         logDir,
       });
-    // A scenario that restarts the shared persistent Redis has it to itself meanwhile; one on the
-    // Kafka cluster, whose nodes it kills, has the cluster to itself.
+    // A scenario that restarts the shared persistent Redis or the Pulsar standalone has it to
+    // itself meanwhile; one on the Kafka cluster, whose nodes it kills, has the cluster to itself.
     const report = scenario.broker.startsWith("kafka-")
       ? await brokers["kafka-cluster"].exclusive(run)
-      : scenario.faults.includes("broker-restart")
-        ? await brokers.redis.exclusive("persistent", run)
-        : await run();
+      : !scenario.faults.includes("broker-restart")
+        ? await run()
+        : scenario.broker.startsWith("pulsar-")
+          ? await brokers.pulsar.exclusive(run)
+          : await brokers.redis.exclusive("persistent", run);
     reports.push(report);
     log(
       `[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`,

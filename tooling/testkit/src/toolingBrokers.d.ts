@@ -76,6 +76,15 @@ declare module "@ruststream/tooling-brokers" {
       /** Runs `work` with Kafka to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
+    readonly pulsar: {
+      /**
+       * Stops the standalone (SIGKILL with hard, as a crash would) and starts it again on its data:
+       * topics, backlogs and subscription cursors survive.
+       */
+      restart(options?: { hard?: boolean }): Promise<void>;
+      /** Runs `work` with the standalone to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
     /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
     readonly "kafka-cluster": {
       up(log: (line: string) => void): Promise<{ already: boolean; address: string; ms: number }>;

@@ -1,10 +1,13 @@
 // Every scenario the suite knows, in the order a run takes them.
-import { PULSAR_IN_FLIGHT } from "../service/pulsarQueue.js";
+import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
   "the whole cluster's restart takes 15 s or more on the 2-core machine (three JVMs starting on their data, beside the services), far past the suite's ~40 s a scenario with the leader-kills";
+
+const PULSAR_RESTART_NOT_CI =
+  "a hard restart of the standalone takes 5-18 s under the load (a JVM starting on its data, RocksDB and the bookie's journal), longer than a fault's slot of the 20 s window, and the clients' reconnect backoff (100 ms doubling to 30 s) adds up to 30 s after it: a seed that draws three restarts ran 94 s, past the suite's ~40 s a scenario";
 
 const retryPlan = {
   delayEvery: 10,
@@ -107,6 +110,28 @@ export const scenarios: readonly Scenario[] = [
     orderPerKey: true,
     inFlightPerReplica: PULSAR_IN_FLIGHT,
     ci: true,
+  },
+  {
+    name: "pulsar-shared-restart",
+    description:
+      "pulsar-shared with the broker restarted hard as well: the standalone SIGKILLed and started again on its data (metadata store, bookie journal and ledgers), the topic, its backlog and the subscription's cursor kept",
+    broker: "pulsar-shared",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill", "broker-restart"],
+    orderPerKey: false,
+    inFlightPerReplica: PULSAR_RESTART_IN_FLIGHT,
+    ci: PULSAR_RESTART_NOT_CI,
+  },
+  {
+    name: "pulsar-key-shared-restart",
+    description:
+      "pulsar-key-shared with the broker restarted hard as well; each key in order across the restart",
+    broker: "pulsar-key-shared",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill", "broker-restart"],
+    orderPerKey: true,
+    inFlightPerReplica: PULSAR_RESTART_IN_FLIGHT,
+    ci: PULSAR_RESTART_NOT_CI,
   },
   {
     name: "file-disk-full",

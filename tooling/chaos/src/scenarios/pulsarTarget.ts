@@ -7,7 +7,7 @@
 // the scenario instead of silently taking the proxy out of it.
 import { PulsarBroker, PulsarPublish } from "@ruststream/pulsar";
 import { PulsarClient } from "@ruststream/pulsar/wire";
-import { ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
+import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { publishLoad } from "../load.js";
 import type { Target } from "./target.js";
@@ -35,9 +35,10 @@ export async function pulsarTarget(
       const publisher = await new PulsarPublish().pair(broker);
       await publishLoad(broker, publisher, key, messages, windowMs, paceLog);
     },
-    // The standalone starts from a clean data folder on every start (tooling/brokers), so a
-    // restart would take every topic with it, and other runs share it: no broker fault here.
-    restartBroker: undefined,
+    // SIGKILL of the standalone, started again on its data (metadata store, bookie journal and
+    // ledgers): the topic, its backlog and the subscription's cursor survive. The scenario holds
+    // the standalone's `exclusive` lock meanwhile (main.ts), so no other test restarts it.
+    restartBroker: () => brokers.pulsar.restart({ hard: true }),
     async cleanup() {
       for (const topic of [key, `${key}-${subscription}-RETRY`]) {
         const response = await fetch(
