@@ -16,12 +16,21 @@ export async function fileTargetOf(
   logFile: string,
   /** What the service handled so far, as the run goes: a truncation compares what it cut with it. */
   handled: readonly Handled[],
+  /** How many truncations the run's schedule holds. */
+  plannedCuts: number,
 ): Promise<Target> {
   if (scenario.faults.includes("disk-full")) {
     return fileDiskFullTarget(key, messages.length, logFile, scenario.retry !== undefined);
   }
   if (scenario.faults.includes("truncate")) {
-    return fileTruncateTarget(key, seed, new Set(messages.map((m) => m.seq)), logFile, handled);
+    return fileTruncateTarget(
+      key,
+      seed,
+      new Set(messages.map((m) => m.seq)),
+      logFile,
+      handled,
+      plannedCuts,
+    );
   }
   return fileTarget(key);
 }

@@ -71,7 +71,15 @@ export async function runScenario(
   const handled: Handled[] = [];
   const target: Target =
     scenario.broker === "file"
-      ? await fileTargetOf(scenario, key, seed, messages, logFile, handled)
+      ? await fileTargetOf(
+          scenario,
+          key,
+          seed,
+          messages,
+          logFile,
+          handled,
+          plan.filter((f) => f.kind === "truncate").length,
+        )
       : scenario.broker === "pulsar-shared" || scenario.broker === "pulsar-key-shared"
         ? await pulsarTarget(key, group, proxy, log)
         : scenario.broker === "kafka-tracked" || scenario.broker === "kafka-transactional"
