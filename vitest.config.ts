@@ -11,6 +11,8 @@ export default defineConfig({
       // setup starts them.
       "packages/redis/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
+      // The hard restart of the shared Pulsar standalone: a group that starts after all the above.
+      "tooling/brokers/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],

@@ -4,6 +4,8 @@ export default defineProject({
   test: {
     name: "brokers",
     include: ["test/**/*.test.ts"],
+    // A restart of a shared broker runs after everything else (vitest.restart.config.ts).
+    exclude: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
