@@ -127,14 +127,30 @@ export class RdkafkaConsumer implements LinkConsumer {
     await this.#firstAssignment.wait();
   }
 
+  /**
+   * Asked again, for as long as the consumer is open, while the answer is one a cluster gives for a
+   * while and then stops giving: read_committed makes librdkafka ask for stable offsets only
+   * (OffsetFetch's require_stable), and a coordinator answers UNSTABLE_OFFSET_COMMIT, which
+   * librdkafka retries until the call's timeout, for as long as a transaction holding the group's
+   * offsets of the partition is open. A member SIGKILLed mid-window leaves one open until its
+   * restart fences it, or `transaction.timeout.ms` (60 s by default) aborts it; a coordinator
+   * moving after a node's death answers nothing for a while too. Failing there failed the
+   * subscription, and so the app ("Local: Timed out"; the chaos suite's `kafka-transactional`).
+   */
   async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
-    const answer = await call<RdTopicPartition[]>((cb) =>
-      this.#consumer.committed(
-        partitions.map((p) => ({ topic: p.topic, partition: p.partition })),
-        TIMEOUT_MS,
-        cb,
-      ),
-    );
+    const asked = partitions.map((p) => ({ topic: p.topic, partition: p.partition }));
+    let answer: RdTopicPartition[];
+    for (;;) {
+      try {
+        answer = await call<RdTopicPartition[]>((cb) =>
+          this.#consumer.committed(asked, TIMEOUT_MS, cb),
+        );
+        break;
+      } catch (error) {
+        if (this.#closing || !passing(error as RdError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
     const found = new Map<string, bigint>();
     for (const p of answer) {
       if (p.offset !== undefined && p.offset >= 0) found.set(partitionKey(p), BigInt(p.offset));
@@ -366,6 +382,25 @@ export class RdkafkaConsumer implements LinkConsumer {
       // The consumer is closing or the partition is gone.
     }
   }
+}
+
+/**
+ * Errors of an offset lookup that end by themselves: librdkafka's own timeout (behind which it
+ * retried UNSTABLE_OFFSET_COMMIT or a missing coordinator), a lost connection, and the coordinator
+ * codes should one come through unretried.
+ */
+const PASSING = new Set([
+  -185, // Local: Timed out
+  -195, // Local: Broker transport failure
+  -187, // Local: All broker connections are down
+  14, // COORDINATOR_LOAD_IN_PROGRESS
+  15, // COORDINATOR_NOT_AVAILABLE
+  16, // NOT_COORDINATOR
+  88, // UNSTABLE_OFFSET_COMMIT
+]);
+
+function passing(error: RdError): boolean {
+  return PASSING.has(error.code);
 }
 
 function plain(p: TopicPartition): RdTopicPartition {
