@@ -13,6 +13,7 @@ import {
   rssMiB,
   run,
   runningPid,
+  sleep,
   startDetached,
   stopByPidFile,
   tail,
@@ -458,7 +459,7 @@ export async function down(log) {
  * acknowledged in the last second before a hard kill may be delivered again. Under `up`'s lock, so
  * a global setup running meanwhile waits for it instead of finding no broker and starting one on
  * an empty folder; a test that restarts it runs inside `exclusive(fn)`. Resolves once it serves
- * again (the same readiness check as `up`) and passes the broker's health check, which a hard
+ * again (the same readiness check as `up`) and writes steadily (`steadilyWritable`), which a hard
  * restart now and then does not (see below): then it is stopped cleanly and started again.
  * @param {{ hard?: boolean }} [options]
  */
@@ -564,7 +565,7 @@ async function steadilyWritable(p) {
   while (Date.now() < deadline) {
     inARow = (await writable(p)) ? inARow + 1 : 0;
     if (inARow === 3) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   }
   return false;
 }
