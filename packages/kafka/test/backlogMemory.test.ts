@@ -5,6 +5,7 @@ import {
   drainSampled,
   type HeapProbe,
   heldBytes,
+  readAheadSettled,
   requireEnv,
   settledSample,
   sleep,
@@ -138,8 +139,9 @@ async function heldConsumer(engine: Engine, topic: string, backlog: number): Pro
     await sleep(50);
   }
   // Fetches run on while the handler is held, until the subscription pauses the partition (and
-  // librdkafka's queue fills).
-  await sleep(1000);
+  // librdkafka's queue fills): sampled once that stopped, not after a fixed delay, which under load
+  // caught the queue behind 100,000 still filling and compared it with a full one behind 1,000,000.
+  await readAheadSettled(probe);
   expect((await probe.sample()).handled).toBe(backlog === 0 ? 0 : 1);
   return probe;
 }

@@ -170,6 +170,33 @@ export function heldHandler(): HeldHandler {
 }
 
 /**
+ * Waits until the held consumer stopped reading ahead: its resident set moved less than `within`
+ * bytes across `intervalMs`, twice in a row. A native client (librdkafka) fills its queue in the
+ * background after the first record is handed over, at a pace set by the machine's load; sampling
+ * at a fixed delay compared a queue still filling with a full one. Fails past `timeoutMs`: a read-ahead
+ * that never stops is what a backlog test is there to catch.
+ */
+export async function readAheadSettled(
+  probe: HeapProbe,
+  { within = 1024 * 1024, intervalMs = 500, timeoutMs = 20_000 } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = (await probe.sample()).rss;
+  let steady = 0;
+  while (steady < 2) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the held consumer's resident set still moved after ${timeoutMs} ms (last ${last} bytes): its read-ahead never stopped`,
+      );
+    }
+    await sleep(intervalMs);
+    const rss = (await probe.sample()).rss;
+    steady = Math.abs(rss - last) < within ? steady + 1 : 0;
+    last = rss;
+  }
+}
+
+/**
  * The largest of three samples, each after a forced collection, so one lucky collection does not
  * flatter the consumer.
  */

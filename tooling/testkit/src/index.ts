@@ -21,6 +21,7 @@ export {
   heldBytes,
   heldHandler,
   type ProbedConsumer,
+  readAheadSettled,
   serveHeapProbe,
   settledSample,
   startHeapProbe,
