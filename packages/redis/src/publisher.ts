@@ -24,6 +24,7 @@ import {
 import { encodeFrame } from "./client/frame.js";
 import type { Link } from "./client/link.js";
 import { type Command, type Reply, text } from "./client/resp.js";
+import { RedisListDelivery } from "./list/listDelivery.js";
 import { redisHeaders } from "./names.js";
 import { entryFields, xadd } from "./stream/entry.js";
 import { RedisStreamDelivery } from "./stream/streamDelivery.js";
@@ -180,16 +181,17 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   }
 
   /**
-   * A dead letter the runtime publishes for an entry of a stream read on this connection goes with
-   * that entry's ack, in one step, and only while the entry is still its consumer's
-   * (RedisStreamDelivery.forwardWith); everything else is one command.
+   * A dead letter the runtime publishes, to a stream or a list, for an entry of a stream or a value
+   * of a reliable list read on this connection goes with that delivery's ack, in one step, and only
+   * while the delivery is still its consumer's (RedisStreamDelivery and RedisListDelivery
+   * forwardWith); everything else is one command.
    */
   #send(message: OutgoingMessage, command: Command, transport: RedisTransport): Promise<Reply> {
     const cause = message.cause;
     if (
-      transport === "stream" &&
+      transport !== "pubsub" &&
       message.deadLetterOrigin !== undefined &&
-      cause instanceof RedisStreamDelivery
+      (cause instanceof RedisStreamDelivery || cause instanceof RedisListDelivery)
     ) {
       const moved = cause.forwardWith(this.#host.link, command);
       if (moved !== undefined) return moved;

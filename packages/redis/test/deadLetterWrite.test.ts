@@ -98,6 +98,11 @@ async function loser(connected: ConnectedRedisBroker, key: string, how: Move): P
   const reclaimed = await first(b);
   log.push(`reclaimed by b, delivery ${reclaimed.redeliveryCount}`);
   log.push(`a: ${how} -> ${await move(connected, d, how)}; ${await counts(connected, key, d)}`);
+  if (how === "runtime dead letter") {
+    // The runtime acks once the publish answered: that must not ack the entry b holds now, or b's
+    // own dead letter of it would find it no longer pending and write nothing.
+    log.push(`a: then ack -> ${await d.ack()}; ${await counts(connected, key, d)}`);
+  }
   log.push(`b: ack -> ${await reclaimed.ack()}; ${await counts(connected, key, d)}`);
   await a.close();
   await b.close();
@@ -145,6 +150,9 @@ describe("a copy leaves with its entry's ack, once: server and in-process alike"
       expect(await both((c, key) => loser(c, key, how), how)).toEqual([
         "reclaimed by b, delivery 2",
         `a: ${how} -> ${answer}; stream 1, delayed 0, dead 0, pending 1`,
+        ...(how === "runtime dead letter"
+          ? ["a: then ack -> ok; stream 1, delayed 0, dead 0, pending 1"]
+          : []),
         "b: ack -> ok; stream 1, delayed 0, dead 0, pending 0",
       ]);
     });

@@ -5,9 +5,9 @@ import { IoredisLink } from "../src/client/ioredisLink.js";
 import type { Link } from "../src/client/link.js";
 import { errorCode, type Reply, text } from "../src/client/resp.js";
 import { MemoryRedis } from "../src/inProcess/memoryRedis.js";
-import { recoverScript, takeScript } from "../src/list/listScripts.js";
+import { forwardScript, recoverScript, takeScript } from "../src/list/listScripts.js";
 
-// A reliable list's two scripts, run on the server and on the in-process stand-in: the same replies,
+// A reliable list's scripts, run on the server and on the in-process stand-in: the same replies,
 // the same errors and the same keys afterwards, and what each must do on both.
 
 let server: IoredisLink;
@@ -69,6 +69,53 @@ async function transcript(link: Link): Promise<Record<string, unknown>> {
   return out;
 }
 
+/** A dead letter's write with its value's release, on `link`: what each step replied or threw. */
+async function forwardTranscript(link: Link): Promise<Record<string, unknown>> {
+  const key = uniqueName("forward");
+  const [queue, processing, recovery, dead] = [
+    key,
+    `${key}.processing`,
+    `${key}.recovery`,
+    `${key}.dlq`,
+  ];
+  const step = async (run: () => Promise<Reply>): Promise<unknown> => {
+    try {
+      return show(await run());
+    } catch (error) {
+      return `error ${errorCode(error)}`;
+    }
+  };
+  const forward = (value: string, claim: Buffer | "", target = dead) =>
+    step(() =>
+      link.script(
+        forwardScript,
+        [processing, recovery, target],
+        [value, claim, "LPUSH", `${value}!`],
+      ),
+    );
+  const state = async (): Promise<unknown> => ({
+    processing: show(await link.call("LRANGE", [processing, 0, -1])),
+    claims: show(await link.call("ZRANGEBYSCORE", [recovery, "-inf", "+inf"])),
+    dead: show(await link.call("LRANGE", [dead, 0, -1])),
+  });
+  const out: Record<string, unknown> = {};
+  await link.call("LPUSH", [queue, "a", "b", "c"]);
+  await link.script(takeScript, [queue, processing, recovery], [2, 1000, pid, 1]);
+  await link.script(takeScript, [queue, processing, recovery], [1]);
+  out.held = await state();
+  out.forwardClaimed = await forward("a", member(1, "a"));
+  out.afterForward = await state();
+  // The reply was lost and the runtime publishes again: the value is gone, nothing is written.
+  out.forwardAgain = await forward("a", member(1, "a"));
+  // The claim went (a sweeper gave the value back, its holder taken for dead): nothing is written.
+  out.forwardWithoutItsClaim = await forward("b", member(9, "b"));
+  out.forwardOntoWrongType = await forward("c", "", recovery);
+  out.afterRefused = await state();
+  out.forwardUnclaimed = await forward("c", "");
+  out.afterAll = await state();
+  return out;
+}
+
 describe("reliable list scripts", () => {
   it("take and recover answer and leave the same on the server and in-process", async () => {
     const onServer = await transcript(server);
@@ -96,6 +143,24 @@ describe("reliable list scripts", () => {
       takeIntoWrongRecovery: "error WRONGTYPE",
       recoverOntoWrongQueue: "error WRONGTYPE",
       afterWrongKeys: { queue: 1, processing: 3, claims: [member(2, "b").toString()] },
+    });
+  });
+
+  it("forward writes the copy and releases the value once, only while it is held, alike on both", async () => {
+    const onServer = await forwardTranscript(server);
+    const inProcess = await forwardTranscript(new MemoryRedis(undefined).link());
+    expect(inProcess).toEqual(onServer);
+    const [a, b] = [member(1, "a").toString(), member(2, "b").toString()];
+    expect(onServer).toEqual({
+      held: { processing: ["c", "b", "a"], claims: [a, b], dead: [] },
+      forwardClaimed: 1,
+      afterForward: { processing: ["c", "b"], claims: [b], dead: ["a!"] },
+      forwardAgain: null,
+      forwardWithoutItsClaim: null,
+      forwardOntoWrongType: "error WRONGTYPE",
+      afterRefused: { processing: ["c", "b"], claims: [b], dead: ["a!"] },
+      forwardUnclaimed: 2,
+      afterAll: { processing: ["b"], claims: [b], dead: ["c!", "a!"] },
     });
   });
 

@@ -1,6 +1,6 @@
 import type { Coordinator } from "@ruststream/core/broker";
 import type { Arg, Reply } from "../client/resp.js";
-import { buf, type Commands, num, type Server, str, valueAt } from "./command.js";
+import { buf, type Commands, num, ReplyError, type Server, str, valueAt } from "./command.js";
 import { type ListItem, ListValue } from "./memoryValues.js";
 
 // Lists: pushes, moves (blocking or not: blocking is the connection's part, in blockingLink.ts),
@@ -76,6 +76,32 @@ function lrem(server: Server, args: readonly Arg[]): Reply {
   return removed;
 }
 
+/** `LPOS key element`: the first index of `element`, or nil. The stand-in takes no options. */
+function lpos(server: Server, args: readonly Arg[]): Reply {
+  if (args.length !== 2) {
+    throw new ReplyError(
+      "ERR the in-process Redis answers LPOS key element only (no RANK, COUNT or MAXLEN)",
+    );
+  }
+  const list = listAt(server, str(args[0]));
+  if (list === undefined) return null;
+  const value = buf(args[1]!);
+  const index = list.items.findIndex((item) => item.value.equals(value));
+  return index === -1 ? null : index;
+}
+
+/** `LRANGE key start stop`, negative indexes counted from the end, as the server reads them. */
+function lrange(server: Server, args: readonly Arg[]): Reply {
+  const items = listAt(server, str(args[0]))?.items ?? [];
+  const at = (arg: Arg | undefined) => {
+    const n = num(arg);
+    return n < 0 ? items.length + n : n;
+  };
+  const start = Math.max(0, at(args[1]));
+  const stop = Math.min(items.length - 1, at(args[2]));
+  return items.slice(start, stop + 1).map((item) => item.value);
+}
+
 export const listCommands: Commands = {
   LPUSH: (server, args) => push(server, args, true),
   RPUSH: (server, args) => push(server, args, false),
@@ -83,6 +109,8 @@ export const listCommands: Commands = {
   LMOVE: lmove,
   BLMOVE: lmove,
   LREM: lrem,
+  LPOS: lpos,
+  LRANGE: lrange,
   LLEN: (server, args) => listAt(server, str(args[0]))?.items.length ?? 0,
 };
 

@@ -77,6 +77,11 @@ export const sortedSetCommands: Commands = {
   ZRANGEBYSCORE: zrangebyscore,
   ZREM: zrem,
   ZCARD: (server, args) => zsetAt(server, str(args[0]))?.members.size ?? 0,
+  // The score as the server writes it (a bulk string), or nil.
+  ZSCORE: (server, args) => {
+    const found = zsetAt(server, str(args[0]))?.members.get(buf(args[1] ?? "").toString("hex"));
+    return found === undefined ? null : Buffer.from(String(found.score));
+  },
 };
 
 /** From now on, due members of `key` go back through `restore`, those already in it included. */

@@ -1,6 +1,7 @@
 import type { HeaderMap, ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
 import { DeliveryBase } from "@ruststream/core/broker";
-import type { RedisBytes } from "../client/resp.js";
+import type { Link } from "../client/link.js";
+import type { Command, RedisBytes, Reply } from "../client/resp.js";
 import { redisHeaders } from "../names.js";
 import { RedisSequencePosition } from "../position.js";
 
@@ -11,6 +12,12 @@ export interface ListDeliveryOwner {
   remove(delivery: RedisListDelivery): Promise<void>;
   /** Pushes a copy (retry count raised) back onto the queue and removes the value, atomically. */
   requeue(delivery: RedisListDelivery): Promise<void>;
+  /**
+   * Runs `copy` and releases the value in one step, while it is still held, when `link` is the
+   * connection the value was taken on (its reply, or nil when the value was no longer held);
+   * `undefined` otherwise.
+   */
+  forward(delivery: RedisListDelivery, copy: Command, link: Link): Promise<Reply> | undefined;
   settled(delivery: RedisListDelivery): void;
 }
 
@@ -31,6 +38,8 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
   /** The claim's member in the recovery set, when recovery is on. */
   readonly claim: RedisBytes | undefined;
   readonly #owner: ListDeliveryOwner;
+  /** Set once a copy took its place (see forwardWith): the ack that follows has nothing to remove. */
+  #forwarded = false;
 
   constructor(
     owner: ListDeliveryOwner,
@@ -56,12 +65,30 @@ export class RedisListDelivery extends DeliveryBase<RedisSequencePosition> {
 
   protected settleAck(): SettleResult {
     this.#owner.assertOpen();
+    // Removed with its copy's write; removing by value again could take an equal value another
+    // delivery holds, and a value that was no longer held is its new holder's to settle.
+    if (this.#forwarded) return this.#finish(Promise.resolve());
     return this.#finish(this.#owner.remove(this));
   }
 
   protected settleNack(requeue: boolean): SettleResult {
     this.#owner.assertOpen();
     return this.#finish(requeue ? this.#owner.requeue(this) : this.#owner.remove(this));
+  }
+
+  /**
+   * Sends `copy`, a message published on this delivery's behalf on `link` (the runtime's dead letter
+   * of it), and releases this value in the same step, so a kill or a cut reply between the publish
+   * and the ack cannot leave the value to be recovered and dead-lettered again. Answers the copy's
+   * reply, nil when the value was no longer held (nothing written), or `undefined` when `link` is
+   * another connection's, which then sends the copy itself.
+   */
+  forwardWith(link: Link, copy: Command): Promise<Reply> | undefined {
+    const moved = this.#owner.forward(this, copy, link);
+    return moved?.then((reply) => {
+      this.#forwarded = true;
+      return reply;
+    });
   }
 
   #finish(work: Promise<void>): Promise<"ok"> {

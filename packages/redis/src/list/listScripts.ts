@@ -96,3 +96,37 @@ return moved`,
     return moved;
   },
 };
+
+/**
+ * Writes a copy of a held value elsewhere (the runtime's dead letter of it) and releases the value,
+ * in one step, and only while the value is still held: ARGV[1] the value as it sits in processing,
+ * ARGV[2] its claim (empty with recovery off), ARGV[3] the copy's command (`LPUSH`, `XADD`), ARGV[4..]
+ * its arguments after its key. KEYS: the processing list, the recovery set, where the copy goes.
+ * Written as a publish and then a release, a kill or a cut reply between the two left the value in
+ * processing, and the sweeper gave it back to be dead-lettered again. A value whose claim is gone
+ * went back already (its holder was taken for dead): nothing is written, and the answer is nil. The
+ * copy is written before anything is removed, so a copy the server refuses (a key of another type)
+ * leaves the value where it was. With recovery off no claim tells two equal values apart: then the
+ * value is found by its bytes.
+ */
+export const forwardScript: RedisScript = {
+  name: "ruststreamListForward",
+  keys: 3,
+  lua: `if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return false end
+if not redis.call('LPOS', KEYS[1], ARGV[1]) then return false end
+local reply = redis.call(ARGV[3], KEYS[3], unpack(ARGV, 4))
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+if ARGV[2] ~= '' then redis.call('ZREM', KEYS[2], ARGV[2]) end
+return reply`,
+  run(call: RunCommand, keys: readonly string[], args: readonly Arg[]): Reply {
+    const [processing, recovery, target] = keys as [string, string, string];
+    const [value, claim, name] = args as [Arg, Arg, Arg];
+    const claimed = asBytes(claim).length > 0;
+    if (claimed && call("ZSCORE", [recovery, claim]) === null) return null;
+    if (call("LPOS", [processing, value]) === null) return null;
+    const reply = call(String(name), [target, ...args.slice(3)]);
+    call("LREM", [processing, 1, value]);
+    if (claimed) call("ZREM", [recovery, claim]);
+    return reply;
+  },
+};

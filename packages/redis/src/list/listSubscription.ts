@@ -1,14 +1,20 @@
 import { RustStreamError } from "@ruststream/core";
 import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import { decodeFrame, encodeFrame } from "../client/frame.js";
-import type { BlockingLink } from "../client/link.js";
-import { type Arg, array, type Command, errorCode } from "../client/resp.js";
-import { assertScriptKeys } from "../client/slots.js";
+import type { BlockingLink, Link } from "../client/link.js";
+import { type Arg, array, type Command, errorCode, type Reply } from "../client/resp.js";
+import { assertScriptKeys, oneSlot } from "../client/slots.js";
 import type { RedisHost } from "../host.js";
 import { countedHeaders, SWEEP_BATCH } from "../names.js";
 import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
-import { claimMember, recoverScript, SALT_LENGTH, takeScript } from "./listScripts.js";
+import {
+  claimMember,
+  forwardScript,
+  recoverScript,
+  SALT_LENGTH,
+  takeScript,
+} from "./listScripts.js";
 
 const none: readonly RedisListDelivery[] = [];
 // A claim's salt (pid and counter) keeps claims of two identical values apart.
@@ -153,6 +159,31 @@ export class RedisListSubscription
       },
       ...this.#release(delivery),
     ]);
+  }
+
+  /**
+   * Writes `copy` and releases the value as one step, only while it is still held (see
+   * listScripts.ts forwardScript). On a cluster whose copy lies in another slot than the list no
+   * script reaches both: the copy is written first and the value released after, so a cut between
+   * the two leaves a duplicate, never a loss.
+   */
+  forward(delivery: RedisListDelivery, copy: Command, link: Link): Promise<Reply> | undefined {
+    if (link !== this.#host.link) return undefined;
+    const [target, ...rest] = copy.args;
+    const keys = [this.#processing, this.#recovery, String(target)];
+    if (link.cluster === undefined || oneSlot(keys)) {
+      return link.script(forwardScript, keys, [
+        delivery.raw,
+        delivery.claim ?? "",
+        copy.name,
+        ...rest,
+      ]);
+    }
+    return (async () => {
+      const reply = await link.call(copy.name, copy.args);
+      await link.transaction(this.#release(delivery));
+      return reply;
+    })();
   }
 
   settled(delivery: RedisListDelivery): void {

@@ -50,6 +50,8 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
   readonly deliveryCount: number;
   readonly redeliveryCount: number;
   readonly #owner: StreamDeliveryOwner;
+  /** Set once a copy took its place (see forwardWith): the ack that follows has nothing to do. */
+  #forwarded = false;
 
   constructor(owner: StreamDeliveryOwner, name: string, entry: StreamEntry, deliveryCount: number) {
     super();
@@ -87,6 +89,10 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
 
   protected settleAck(): SettleResult {
     this.#owner.assertOpen();
+    // Acked with its copy's write; and an entry that was no longer ours is its new holder's to
+    // settle: an XACK now would ack it under that holder, whose own dead letter would then write
+    // nothing (its entry no longer pending), losing the message between the retry and the dead letter.
+    if (this.#forwarded) return this.#finish(Promise.resolve());
     return this.#finish(this.#owner.acknowledge(this.entry.id));
   }
 
@@ -130,7 +136,11 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
    * another connection's, which then sends the copy itself.
    */
   forwardWith(link: Link, copy: Command): Promise<Reply> | undefined {
-    return this.#owner.forward(this.entry.id, copy, link);
+    const moved = this.#owner.forward(this.entry.id, copy, link);
+    return moved?.then((reply) => {
+      this.#forwarded = true;
+      return reply;
+    });
   }
 
   // The copy carries this entry's deliveries in its header, so its next delivery counts one more.
