@@ -4,10 +4,11 @@
 // ack is a redelivery the checker sees as a duplicate, never a handling it misses:
 //   h <key> <seq>             handled (the handler succeeded)
 //   r <key> <seq>             answered retryAfter (the retry plan's first attempt)
-//   d <key> <seq> <position>  read from the dead letter
+//   d <key> <seq> <write>     read from the dead letter: <write> names the write that put it there
 import {
   consoleLogger,
   type HandlerContext,
+  HeaderMap,
   type Outcome,
   RustStream,
   retryAfter,
@@ -60,9 +61,20 @@ async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcom
   return undefined;
 }
 
+/**
+ * Each dead letter the runtime writes carries a name of that one write (this process and a counter),
+ * so the checker tells a dead letter read twice (its reader killed before the ack: the promised
+ * redelivery) from one written twice (the bug the retry scenarios look for), on every broker. A
+ * list's delivery position is the reader's own counter, which cannot tell the two apart. A dead
+ * letter the broker moves carries none: its position in the dead letter names it there.
+ */
+const DEAD_LETTER_WRITE = "chaos-dead-letter-write";
+let deadLetterWrites = 0;
+
 function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
   const body = asBody(message);
-  line(`d ${body.k} ${body.s} ${String(ctx.delivery.position)}`);
+  const write = ctx.delivery.headers.getString(DEAD_LETTER_WRITE) ?? String(ctx.delivery.position);
+  line(`d ${body.k} ${body.s} ${write}`);
 }
 
 /** The stream's subscriber and, with a retry plan, its dead letter's: the same on every broker. */
@@ -84,6 +96,14 @@ function declare<S>(
 }
 
 const app = new RustStream({ name: config.group, version: "1.0.0" });
+app.use({
+  publish: (message, next) => {
+    if (message.deadLetterOrigin === undefined) return next(message);
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    headers.set(DEAD_LETTER_WRITE, `${process.pid}.${++deadLetterWrites}`);
+    return next({ ...message, headers });
+  },
+});
 if (config.broker === "file") {
   const stream = (key: string) =>
     new FileStream(key, { consumer: config.group, start: "beginning" });
