@@ -1,15 +1,14 @@
-import { type Delivery, systemClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
-import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import type { Delivery } from "@ruststream/core";
+import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { array } from "../src/client/resp.js";
 import {
   type ConnectedRedisBroker,
-  RedisBroker,
   RedisPublish,
   RedisStream,
   type RedisStreamSubscription,
 } from "../src/index.js";
+import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 
 // A copy of a stream entry (requeued, parked for a delayed retry, dead-lettered by the broker or by
 // the runtime) is written with the entry's ack in one step, and only by the consumer that holds the
@@ -109,22 +108,6 @@ async function loser(connected: ConnectedRedisBroker, key: string, how: Move): P
   return log;
 }
 
-async function both(
-  script: (connected: ConnectedRedisBroker, key: string) => Promise<string[]>,
-  label: string,
-): Promise<string[]> {
-  const key = uniqueName(label.replace(/\W/g, ""));
-  const server = await new RedisBroker({ url: requireEnv("REDIS_URL") }).connect();
-  const live = await script(server, key).finally(() => server.shutdown());
-  const stand = await new RedisBroker().connectInProcess({
-    coordinator: new CountingCoordinator(),
-    clock: systemClock,
-  });
-  const local = await script(stand, key).finally(() => stand.shutdown());
-  expect(local).toEqual(live);
-  return live;
-}
-
 describe("a copy leaves with its entry's ack, once: server and in-process alike", () => {
   const written: Record<Move, string> = {
     requeue: "stream 2, delayed 0, dead 0, pending 0",
@@ -142,12 +125,12 @@ describe("a copy leaves with its entry's ack, once: server and in-process alike"
         expected.push(`again -> published (no position); ${written[how]}`);
         expected.push(`then ack -> ok; ${written[how]}`);
       }
-      expect(await both((c, key) => holder(c, key, how), how)).toEqual(expected);
+      expect(await sameOnServerAndStandIn(how, (c, key) => holder(c, key, how))).toEqual(expected);
     });
 
     it(`${how} by a consumer that lost the entry to a reclaim: nothing written`, async () => {
       const answer = how === "runtime dead letter" ? "published (no position)" : "ok";
-      expect(await both((c, key) => loser(c, key, how), how)).toEqual([
+      expect(await sameOnServerAndStandIn(how, (c, key) => loser(c, key, how))).toEqual([
         "reclaimed by b, delivery 2",
         `a: ${how} -> ${answer}; stream 1, delayed 0, dead 0, pending 1`,
         ...(how === "runtime dead letter"

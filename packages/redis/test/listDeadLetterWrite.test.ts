@@ -1,14 +1,13 @@
-import { type Delivery, readRetryCount, systemClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { type Delivery, readRetryCount } from "@ruststream/core";
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
-  RedisBroker,
   RedisList,
   type RedisListSubscription,
   RedisPublish,
 } from "../src/index.js";
+import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 
 // The runtime dead-letters a value of a reliable list as a publish naming the value as its cause,
 // then an ack. The publish writes the dead letter and releases the value (processing list and
@@ -113,25 +112,9 @@ async function loser(connected: ConnectedRedisBroker, key: string): Promise<stri
   return log;
 }
 
-async function both(
-  script: (connected: ConnectedRedisBroker, key: string) => Promise<string[]>,
-  label: string,
-): Promise<string[]> {
-  const key = uniqueName(label);
-  const server = await new RedisBroker({ url: requireEnv("REDIS_URL") }).connect();
-  const live = await script(server, key).finally(() => server.shutdown());
-  const stand = await new RedisBroker().connectInProcess({
-    coordinator: new CountingCoordinator(),
-    clock: systemClock,
-  });
-  const local = await script(stand, key).finally(() => stand.shutdown());
-  expect(local).toEqual(live);
-  return live;
-}
-
 describe("a reliable list's dead letter leaves with its value, once: server and in-process alike", () => {
   it("by the holder: one copy, the value and its claim released in the same step, an equal value kept", async () => {
-    expect(await both(holder, "listdlholder")).toEqual([
+    expect(await sameOnServerAndStandIn("listdlholder", holder)).toEqual([
       "held -> queue 0, processing 2, claims 2, dead 0",
       "dead letter -> published; queue 0, processing 1, claims 1, dead 1",
       "again -> published; queue 0, processing 1, claims 1, dead 1",
@@ -141,14 +124,14 @@ describe("a reliable list's dead letter leaves with its value, once: server and 
   });
 
   it("by a holder killed before its ack: the sweeper finds nothing to give back", async () => {
-    expect(await both(killedBeforeTheAck, "listdlkilled")).toEqual([
+    expect(await sameOnServerAndStandIn("listdlkilled", killedBeforeTheAck)).toEqual([
       "dead letter -> published; queue 0, processing 0, claims 0, dead 1",
       'sweeper\'s next -> "n"; queue 0, processing 1, claims 1, dead 1',
     ]);
   });
 
   it("by a holder whose value was given back and taken by another: nothing written, nothing removed", async () => {
-    expect(await both(loser, "listdlloser")).toEqual([
+    expect(await sameOnServerAndStandIn("listdlloser", loser)).toEqual([
       "recovered by b, retry count 1",
       "a: dead letter -> published; queue 0, processing 1, claims 1, dead 0",
       "a: then ack -> ok; queue 0, processing 1, claims 1, dead 0",

@@ -1,10 +1,8 @@
-import { type Delivery, headerNames, isRustStreamError, systemClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { type Delivery, headerNames, isRustStreamError } from "@ruststream/core";
+import { bytes, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
-  RedisBroker,
   RedisList,
   RedisPublish,
   RedisPubSub,
@@ -12,6 +10,7 @@ import {
   RedisStream,
 } from "../src/index.js";
 import type { RedisTransport } from "../src/publisher.js";
+import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 
 // One script of settlements, run against the real server and against the in-process mode: every
 // answer, every redelivery count, retry-count header and payload must be the same on both, and what
@@ -124,18 +123,9 @@ const cases: Array<[string, (key: string) => RedisSource, RedisTransport, string
 describe("settlement answers: server and in-process alike", () => {
   for (const [label, make, transport, expected] of cases) {
     it(label, async () => {
-      // One key for both: the in-process server is a separate one, and messages name the key.
-      const key = uniqueName(label.replace(/\W/g, ""));
-      const server = await new RedisBroker({ url: requireEnv("REDIS_URL") }).connect();
-      const live = await script(server, make(key), transport);
-      await server.shutdown();
-      const stand = await new RedisBroker().connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: systemClock,
-      });
-      const local = await script(stand, make(key), transport);
-      await stand.shutdown();
-      expect(local).toEqual(live);
+      const live = await sameOnServerAndStandIn(label, (connected, key) =>
+        script(connected, make(key), transport),
+      );
       expect(live).toEqual(expected);
     });
   }
