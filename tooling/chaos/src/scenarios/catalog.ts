@@ -6,9 +6,6 @@ import type { Scenario } from "./scenario.js";
 const KAFKA_RESTART_NOT_CI =
   "the whole cluster's restart takes 15 s or more on the 2-core machine (three JVMs starting on their data, beside the services), far past the suite's ~40 s a scenario with the leader-kills";
 
-const KAFKA_NETWORK_NOT_CI =
-  "new on branch kafka-network-faults and not run yet: its CI-profile wall time (a stalled or cut connection makes librdkafka wait out its request and session timeouts) is unmeasured, so it stays out until measured";
-
 const PULSAR_RESTART_NOT_CI =
   "a hard restart of the standalone takes 5-18 s under the load (a JVM starting on its data, RocksDB and the bookie's journal), longer than a fault's slot of the 20 s window, and the clients' reconnect backoff (100 ms doubling to 30 s) adds up to 30 s after it: a seed that draws three restarts ran 94 s, past the suite's ~40 s a scenario";
 
@@ -217,7 +214,8 @@ export const scenarios: readonly Scenario[] = [
     faults: ["cut", "stall", "latency", "bandwidth", "kill", "leader-kill"],
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRACKED_IN_FLIGHT,
-    ci: KAFKA_NETWORK_NOT_CI,
+    // 27-40 s of wall time (seeds 1-3, beside the long profile's run).
+    ci: true,
   },
   {
     name: "kafka-transactional-network",
@@ -228,7 +226,7 @@ export const scenarios: readonly Scenario[] = [
     faults: ["cut", "stall", "latency", "bandwidth", "kill", "leader-kill"],
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
-    ci: KAFKA_NETWORK_NOT_CI,
+    ci: "out with kafka-transactional, whose wall time swings with the machine's load (40-75 s) and whose open finding (README, Found so far) is not closed; 24-25 s a seed by hand (seeds 1-3), each with its outputs exactly once",
   },
   {
     name: "kafka-tracked-restart",
