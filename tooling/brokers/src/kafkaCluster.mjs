@@ -64,12 +64,45 @@ const TOOL_FLAGS = [
 /**
  * The ports of every node: client ports from KAFKA_CLUSTER_PORT (default 19201, then 19202, 19203),
  * controller ports from KAFKA_CLUSTER_CONTROLLER_PORT (default 19211, 19212, 19213); apart from the
- * single broker's 19092-19094.
+ * single broker's 19092-19094. Each node also listens for clients that reach it through a fault
+ * proxy (the chaos suite's Toxiproxy): on KAFKA_CLUSTER_PROXIED_PORT (default 19221-19223), where
+ * the proxy forwards to, and it advertises on that listener the proxy's own port,
+ * KAFKA_CLUSTER_PROXY_PORT (default 19231-19233). A client bootstrapped through the proxy learns
+ * the proxy's addresses from the metadata, so all its traffic, to every node, crosses the proxy;
+ * with no proxy running, those addresses answer nothing, and no other client uses them.
  */
 function ports() {
   const client = envPort("KAFKA_CLUSTER_PORT", 19201);
   const controller = envPort("KAFKA_CLUSTER_CONTROLLER_PORT", 19211);
-  return NODE_IDS.map((id, i) => ({ id, port: client + i, controllerPort: controller + i }));
+  const proxied = envPort("KAFKA_CLUSTER_PROXIED_PORT", 19221);
+  const proxy = envPort("KAFKA_CLUSTER_PROXY_PORT", 19231);
+  return NODE_IDS.map((id, i) => ({
+    id,
+    port: client + i,
+    controllerPort: controller + i,
+    proxiedPort: proxied + i,
+    proxyPort: proxy + i,
+  }));
+}
+
+/**
+ * What a fault proxy in front of the cluster must listen on and forward to, node by node: a proxy
+ * listening on `listen` (the address the node advertises for proxied clients) forwarding to
+ * `upstream` (the node's proxied listener).
+ */
+export function proxyRoutes() {
+  return ports().map((n) => ({
+    id: n.id,
+    listen: `${HOST}:${n.proxyPort}`,
+    upstream: `${HOST}:${n.proxiedPort}`,
+  }));
+}
+
+/** The bootstrap list through the fault proxy: every node's advertised proxy address. */
+export function proxiedBootstrap() {
+  return ports()
+    .map((n) => `${HOST}:${n.proxyPort}`)
+    .join(",");
 }
 
 /** @param {number} id */
@@ -111,7 +144,7 @@ export function bootstrap() {
 
 /** @param {number} id */
 function serverProperties(id) {
-  const { port, controllerPort } = nodePorts(id);
+  const { port, controllerPort, proxiedPort, proxyPort } = nodePorts(id);
   const voters = ports()
     .map((n) => `${n.id}@${HOST}:${n.controllerPort}`)
     .join(",");
@@ -119,11 +152,13 @@ function serverProperties(id) {
 process.roles=broker,controller
 node.id=${id}
 controller.quorum.voters=${voters}
-listeners=PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort}
-advertised.listeners=PLAINTEXT://${HOST}:${port}
+# PROXIED: clients that reach the node through a fault proxy, which listens on the advertised port
+# and forwards to this listener (proxyRoutes); the nodes talk among themselves on PLAINTEXT.
+listeners=PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort},PROXIED://${HOST}:${proxiedPort}
+advertised.listeners=PLAINTEXT://${HOST}:${port},PROXIED://${HOST}:${proxyPort}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT
 log.dirs=${nodePaths(id).data}
 # Every topic, the internal ones included, on all three nodes, and a write acknowledged by all
 # (acks=all) needs two of them in sync: one node may die without losing an acknowledged record.
@@ -326,11 +361,12 @@ export async function up(log) {
         await waitServing([]);
         return { already: true, address, ms: Date.now() - started };
       }
-      for (const { id, port, controllerPort } of ports()) {
+      for (const { id, port, controllerPort, proxiedPort } of ports()) {
         if (running.includes(id)) continue;
         for (const [taken, variable] of /** @type {const} */ ([
           [port, "KAFKA_CLUSTER_PORT"],
           [controllerPort, "KAFKA_CLUSTER_CONTROLLER_PORT"],
+          [proxiedPort, "KAFKA_CLUSTER_PROXIED_PORT"],
         ])) {
           if (await portOpen(taken)) {
             throw new Error(

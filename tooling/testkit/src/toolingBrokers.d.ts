@@ -91,6 +91,13 @@ declare module "@ruststream/tooling-brokers" {
       down(log: (line: string) => void): Promise<boolean>;
       /** The bootstrap list of all three nodes. */
       bootstrap(): string;
+      /**
+       * Per node, where a fault proxy in front of it listens (the address the node advertises to
+       * clients that bootstrap through the proxy) and where it forwards to.
+       */
+      proxyRoutes(): Array<{ id: number; listen: string; upstream: string }>;
+      /** The bootstrap list through the fault proxy (see proxyRoutes). */
+      proxiedBootstrap(): string;
       /** SIGKILLs node `id`, as a crash would. */
       killNode(id: number): Promise<void>;
       /** Starts node `id` again on its data; resolves once all three serve and see each other. */

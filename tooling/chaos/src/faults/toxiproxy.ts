@@ -22,6 +22,8 @@ export type NetworkFault = "latency" | "cut" | "stall" | "bandwidth";
 export class Toxiproxy {
   readonly #child: ChildProcess;
   readonly #api: string;
+  /** Proxies faulted together under one name (a cluster's nodes), by that name. */
+  readonly #groups = new Map<string, readonly string[]>();
 
   private constructor(child: ChildProcess, api: string) {
     this.#child = child;
@@ -79,8 +81,44 @@ export class Toxiproxy {
     return port;
   }
 
-  /** Injects `fault` on proxy `name`, both directions; `heal` takes it away. */
+  /**
+   * Proxies on fixed addresses, one per route (a cluster whose nodes advertise those addresses to
+   * clients bootstrapped through them), injected and healed together as `name`. `remove` frees the
+   * addresses for the next scenario.
+   */
+  async proxyGroup(
+    name: string,
+    routes: readonly { readonly listen: string; readonly upstream: string }[],
+  ): Promise<void> {
+    const members = routes.map((_, i) => `${name}-${i + 1}`);
+    this.#groups.set(name, members);
+    for (const [i, route] of routes.entries()) {
+      await this.#call("POST", "/proxies", { name: members[i], ...route, enabled: true });
+    }
+  }
+
+  /** Deletes proxy `name` (or its group's), closing what goes through it. */
+  async remove(name: string): Promise<void> {
+    for (const member of this.#members(name)) {
+      await this.#call("DELETE", `/proxies/${member}`);
+    }
+    this.#groups.delete(name);
+  }
+
+  /** Injects `fault` on proxy `name` (every proxy of its group), both directions; `heal` takes it away. */
   async inject(name: string, fault: NetworkFault): Promise<void> {
+    for (const member of this.#members(name)) await this.#injectOne(member, fault);
+  }
+
+  async heal(name: string, fault: NetworkFault): Promise<void> {
+    for (const member of this.#members(name)) await this.#healOne(member, fault);
+  }
+
+  #members(name: string): readonly string[] {
+    return this.#groups.get(name) ?? [name];
+  }
+
+  async #injectOne(name: string, fault: NetworkFault): Promise<void> {
     if (fault === "cut") {
       // Disabling the proxy closes every connection through it and refuses new ones.
       await this.#call("POST", `/proxies/${name}`, { enabled: false });
@@ -102,7 +140,7 @@ export class Toxiproxy {
     }
   }
 
-  async heal(name: string, fault: NetworkFault): Promise<void> {
+  async #healOne(name: string, fault: NetworkFault): Promise<void> {
     if (fault === "cut") {
       await this.#call("POST", `/proxies/${name}`, { enabled: true });
       return;

@@ -3,12 +3,16 @@
 // all three nodes); the load goes out through an idempotent acks=all producer, so a record the
 // cluster confirmed is on two nodes at least and survives one node's death. The cluster's own
 // faults: the node leading one of the topic's partitions SIGKILLed and started again, and all three
-// nodes SIGKILLed and started again.
+// nodes SIGKILLed and started again. With network faults the services bootstrap through the fault
+// proxy: one proxy per node, on the address each node advertises on its PROXIED listener, so the
+// metadata the services read sends all their traffic, to every node, through the proxies, which
+// are faulted together. The load, the outputs' reader and the cluster's own replication go direct.
 import kafkaJavascript from "@confluentinc/kafka-javascript";
 import { KafkaBroker, KafkaPublish, KafkaTopic } from "@ruststream/kafka";
 import { brokers } from "@ruststream/tooling-testkit";
 import type { Handled } from "../checker.js";
 import type { PlannedFault } from "../faults/schedule.js";
+import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { publishLoad } from "../load.js";
 import { KAFKA_PARTITIONS, KAFKA_REPLICATION, outputTopic } from "../service/kafkaService.js";
 import type { FaultKind } from "./scenario.js";
@@ -27,13 +31,17 @@ const DESCRIBE_TIMEOUT_MS = 90_000;
 export async function kafkaTarget(
   key: string,
   mode: "tracked" | "transactional",
+  proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
   log: (line: string) => void,
 ): Promise<Target> {
   await cluster.up(log);
   const bootstrap = cluster.bootstrap();
+  if (proxy !== undefined) await proxy.toxiproxy.proxyGroup(proxy.name, cluster.proxyRoutes());
+  const serviceAddress = proxy === undefined ? bootstrap : cluster.proxiedBootstrap();
+  if (proxy !== undefined) await assertThroughProxy(serviceAddress);
   const outputs = mode === "transactional" ? await readOutputs(bootstrap, key, log) : undefined;
   return {
-    serviceAddress: bootstrap,
+    serviceAddress,
     publishBeforeStart: false,
     async publishAll(messages, windowMs, paceLog) {
       const broker = await new KafkaBroker({ brokers: bootstrap, engine: "librdkafka" }).connect();
@@ -54,6 +62,8 @@ export async function kafkaTarget(
     ...(outputs === undefined ? {} : { outputs: outputs.read }),
     async cleanup() {
       await outputs?.close();
+      // The proxies' addresses are the cluster's, fixed: freed for the next scenario.
+      await proxy?.toxiproxy.remove(proxy.name);
       // Kept on request (CHAOS_KEEP_TOPICS=1), to read a failed run's topics again afterwards.
       if (process.env.CHAOS_KEEP_TOPICS === undefined)
         await deleteTopics(bootstrap, [key, outputTopic(key)]);
@@ -179,5 +189,34 @@ async function deleteTopics(bootstrap: string, topics: readonly string[]): Promi
     }
   } finally {
     admin.disconnect();
+  }
+}
+
+/**
+ * Fails unless a client bootstrapped through the proxies is told only the proxies' addresses: a
+ * node advertising its direct address there would take the services' traffic past the faults.
+ */
+async function assertThroughProxy(serviceAddress: string): Promise<void> {
+  const producer = new kafkaJavascript.Producer({ "metadata.broker.list": serviceAddress });
+  await new Promise<void>((resolve, reject) =>
+    producer.connect({ timeout: 10_000 }, (error) => (error ? reject(error) : resolve())),
+  );
+  try {
+    const metadata = await new Promise<kafkaJavascript.Metadata>((resolve, reject) =>
+      producer.getMetadata({ timeout: 10_000 }, (error, found) =>
+        error ? reject(error) : resolve(found),
+      ),
+    );
+    const through = new Set(serviceAddress.split(","));
+    const past = metadata.brokers
+      .map((b) => `${b.host}:${b.port}`)
+      .filter((address) => !through.has(address));
+    if (past.length > 0 || metadata.brokers.length === 0) {
+      throw new Error(
+        `the cluster's metadata through ${serviceAddress} names ${past.join(", ") || "no node"}: the faults would miss the services' traffic`,
+      );
+    }
+  } finally {
+    await new Promise<void>((resolve) => producer.disconnect(() => resolve()));
   }
 }

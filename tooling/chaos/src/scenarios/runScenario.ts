@@ -86,6 +86,7 @@ export async function runScenario(
           ? await kafkaTarget(
               key,
               scenario.broker === "kafka-tracked" ? "tracked" : "transactional",
+              proxy,
               log,
             )
           : await redisTarget(
