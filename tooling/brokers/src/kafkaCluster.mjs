@@ -23,7 +23,6 @@ import {
   runningPid,
   sleep,
   startDetached,
-  stopByPidFile,
   tail,
   waitFor,
   withLock,
@@ -326,10 +325,30 @@ async function stopAll(log) {
     log(`kafka-cluster: stopping node ${id} (pid ${pid})`);
     process.kill(pid, "SIGKILL");
     any = true;
-    // Waits until it is gone and removes its pid file.
-    await stopByPidFile(nodePaths(id).pidFile, 10_000);
+    await waitGone(id, pid);
+    rmSync(nodePaths(id).pidFile, { force: true });
   }
   return any;
+}
+
+/**
+ * Waits until node `id`'s process is gone and its ports refuse connections. A SIGKILLed JVM's main
+ * thread shows as a zombie while its other threads are still exiting and holding its sockets: a
+ * check of the ports right after, or a node started again on them, then found them taken (seen when
+ * `up` restarted a cluster of an older configuration: "port 19203 ... is in use").
+ * @param {number} id
+ * @param {number} pid
+ */
+async function waitGone(id, pid) {
+  const { port, controllerPort, proxiedPort } = nodePorts(id);
+  await waitFor(
+    async () =>
+      !isAlive(pid) &&
+      !(await portOpen(port)) &&
+      !(await portOpen(controllerPort)) &&
+      !(await portOpen(proxiedPort)),
+    { timeoutMs: 10_000, intervalMs: 20, what: `node ${id} dying` },
+  );
 }
 
 /**
@@ -425,11 +444,7 @@ export async function killNode(id) {
       );
     }
     process.kill(pid, "SIGKILL");
-    await waitFor(async () => !isAlive(pid), {
-      timeoutMs: 10_000,
-      intervalMs: 20,
-      what: `node ${id} dying`,
-    });
+    await waitGone(id, pid);
     rmSync(nodePaths(id).pidFile, { force: true });
   });
 }
@@ -481,19 +496,8 @@ export async function restartAll() {
       for (const pid of pids) if (pid !== undefined) process.kill(pid, "SIGKILL");
       for (const [i, id] of NODE_IDS.entries()) {
         const pid = pids[i];
-        await waitFor(async () => pid === undefined || !isAlive(pid), {
-          timeoutMs: 10_000,
-          intervalMs: 20,
-          what: `node ${id} dying`,
-        });
+        if (pid !== undefined) await waitGone(id, pid);
         rmSync(nodePaths(id).pidFile, { force: true });
-      }
-      for (const { id, port, controllerPort } of ports()) {
-        await waitFor(async () => !(await portOpen(port)) && !(await portOpen(controllerPort)), {
-          timeoutMs: 10_000,
-          intervalMs: 50,
-          what: `kafka-cluster node ${id} releasing ports ${port} and ${controllerPort}`,
-        });
       }
       for (const id of NODE_IDS) launch(id, join(paths().libs, "*"));
       await waitServing([...NODE_IDS]);
