@@ -28,18 +28,20 @@ function member(counter: number, value: string): Buffer {
 const show = (reply: Reply): unknown =>
   Array.isArray(reply) ? reply.map(show) : Buffer.isBuffer(reply) ? text(reply) : reply;
 
+/** What a step replied, or the code of the error it threw. */
+async function step(run: () => Promise<Reply>): Promise<unknown> {
+  try {
+    return show(await run());
+  } catch (error) {
+    return `error ${errorCode(error)}`;
+  }
+}
+
 /** Runs the scripts' whole life on `link`, and answers what each step replied or threw. */
 async function transcript(link: Link): Promise<Record<string, unknown>> {
   const key = uniqueName("scripts");
   const [queue, processing, recovery] = [key, `${key}.processing`, `${key}.recovery`];
   const keys = [queue, processing, recovery];
-  const step = async (run: () => Promise<Reply>): Promise<unknown> => {
-    try {
-      return show(await run());
-    } catch (error) {
-      return `error ${errorCode(error)}`;
-    }
-  };
   const state = async (): Promise<unknown> => ({
     queue: await link.call("LLEN", [queue]),
     processing: await link.call("LLEN", [processing]),
@@ -78,13 +80,6 @@ async function forwardTranscript(link: Link): Promise<Record<string, unknown>> {
     `${key}.recovery`,
     `${key}.dlq`,
   ];
-  const step = async (run: () => Promise<Reply>): Promise<unknown> => {
-    try {
-      return show(await run());
-    } catch (error) {
-      return `error ${errorCode(error)}`;
-    }
-  };
   const forward = (value: string, claim: Buffer | "", target = dead) =>
     step(() =>
       link.script(
