@@ -3,62 +3,69 @@ import { Tracker } from "../src/topic/tracker.js";
 
 // The watermark behind tracked commits, on its own: the position to store is the first offset
 // handed out and not settled (one past the highest handed out when none is open), it only moves
-// forward, gaps in the offsets never hold it back, and a settle of an older generation is dropped.
+// forward, gaps in the offsets never hold it back, and a settle of books closed since (an older
+// generation) is dropped.
 
 describe("the tracked watermark", () => {
   it("advances over a contiguous prefix only, whatever order settles come in", () => {
     const t = new Tracker();
-    const g = t.reset("p");
-    for (const o of [0n, 1n, 2n, 3n]) t.delivered("p", o);
-    expect(t.settle("p", g, 2n)).toBeUndefined();
-    expect(t.settle("p", g, 3n)).toBeUndefined();
-    expect(t.settle("p", g, 0n)).toBe(1n);
-    expect(t.settle("p", g, 1n)).toBe(4n);
+    const b = t.reset("p");
+    for (const o of [0n, 1n, 2n, 3n]) expect(t.delivered("p", o)).toBe(b);
+    expect(b.settle(2n)).toBeUndefined();
+    expect(b.settle(3n)).toBeUndefined();
+    expect(b.settle(0n)).toBe(1n);
+    expect(b.settle(1n)).toBe(4n);
   });
 
   it("skips offsets never handed out (transaction markers, compacted records)", () => {
     const t = new Tracker();
-    const g = t.reset("p");
+    const b = t.reset("p");
     for (const o of [10n, 14n, 15n, 40n]) t.delivered("p", o);
-    expect(t.settle("p", g, 14n)).toBeUndefined();
-    expect(t.settle("p", g, 10n)).toBe(15n);
-    expect(t.settle("p", g, 15n)).toBe(40n);
-    expect(t.settle("p", g, 40n)).toBe(41n);
+    expect(b.settle(14n)).toBeUndefined();
+    expect(b.settle(10n)).toBe(15n);
+    expect(b.settle(15n)).toBe(40n);
+    expect(b.settle(40n)).toBe(41n);
   });
 
   it("holds at a delivery left open (a requeue pins it) while later ones settle", () => {
     const t = new Tracker();
-    const g = t.reset("p");
+    const b = t.reset("p");
     for (let o = 0n; o < 100n; o++) t.delivered("p", o);
     const stored: bigint[] = [];
     for (let o = 1n; o < 100n; o++) {
-      const position = t.settle("p", g, o);
+      const position = b.settle(o);
       if (position !== undefined) stored.push(position);
     }
     expect(stored).toEqual([]);
-    expect(t.settle("p", g, 0n)).toBe(100n);
+    expect(b.settle(0n)).toBe(100n);
   });
 
-  it("drops the settles of an older generation (after a seek, a revocation)", () => {
+  it("drops the settles of books closed since (after a seek, a revocation)", () => {
     const t = new Tracker();
     const old = t.reset("p");
     t.delivered("p", 0n);
     t.delivered("p", 1n);
     const fresh = t.reset("p");
-    expect(t.current("p", old)).toBe(false);
-    expect(t.settle("p", old, 0n)).toBeUndefined();
-    t.delivered("p", 0n);
-    expect(t.settle("p", fresh, 0n)).toBe(1n);
+    expect(old.open).toBe(false);
+    expect(t.current("p", old.generation)).toBe(false);
+    expect(old.settle(0n)).toBeUndefined();
+    expect(t.delivered("p", 0n)).toBe(fresh);
+    expect(t.current("p", fresh.generation)).toBe(true);
+    expect(fresh.settle(0n)).toBe(1n);
     t.forget("p");
-    expect(t.settle("p", fresh, 1n)).toBeUndefined();
+    expect(fresh.open).toBe(false);
+    expect(t.current("p", fresh.generation)).toBe(false);
+    expect(fresh.settle(1n)).toBeUndefined();
   });
 
   it("starts over when a partition replays without a seek of ours", () => {
     const t = new Tracker();
-    t.reset("p");
+    const first = t.reset("p");
     t.delivered("p", 5n);
     const replayed = t.delivered("p", 3n);
-    expect(t.settle("p", replayed, 3n)).toBe(4n);
+    expect(replayed).not.toBe(first);
+    expect(first.open).toBe(false);
+    expect(replayed.settle(3n)).toBe(4n);
   });
 
   it("keeps partitions apart", () => {
@@ -68,8 +75,8 @@ describe("the tracked watermark", () => {
     t.delivered("a", 0n);
     t.delivered("b", 0n);
     t.delivered("b", 1n);
-    expect(t.settle("b", b, 1n)).toBeUndefined();
-    expect(t.settle("a", a, 0n)).toBe(1n);
-    expect(t.settle("b", b, 0n)).toBe(2n);
+    expect(b.settle(1n)).toBeUndefined();
+    expect(a.settle(0n)).toBe(1n);
+    expect(b.settle(0n)).toBe(2n);
   });
 });

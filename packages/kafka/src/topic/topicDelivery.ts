@@ -7,6 +7,7 @@ import {
 import { DeliveryBase } from "@ruststream/core/broker";
 import type { ConsumedRecord, ProducedRecord } from "../client/link.js";
 import { KafkaPosition } from "../position.js";
+import type { PartitionBook } from "./tracker.js";
 
 /** What a delivery needs from the subscription that handed it out. */
 export interface DeliveryOwner {
@@ -35,17 +36,22 @@ export interface DeliveryOwner {
 export class KafkaDelivery extends DeliveryBase<KafkaPosition> {
   readonly record: ConsumedRecord;
   readonly redeliveryCount: number;
-  /** The generation of the partition's books this delivery settles under. */
-  readonly generation: number;
+  /** The partition's books this delivery settles under; `undefined` under `auto`, which keeps none. */
+  readonly book: PartitionBook | undefined;
   readonly #owner: DeliveryOwner;
   #headers: HeaderMap | undefined;
 
-  constructor(owner: DeliveryOwner, record: ConsumedRecord, count: number, generation: number) {
+  constructor(
+    owner: DeliveryOwner,
+    record: ConsumedRecord,
+    count: number,
+    book: PartitionBook | undefined,
+  ) {
     super();
     this.#owner = owner;
     this.record = record;
     this.redeliveryCount = count;
-    this.generation = generation;
+    this.book = book;
   }
 
   /** The topic the record came from (the main topic, or its retry topic). */

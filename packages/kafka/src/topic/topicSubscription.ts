@@ -229,12 +229,9 @@ export class KafkaTopicSubscription
   settled(delivery: KafkaDelivery): void {
     this.#settledOne();
     const record = delivery.record;
-    if (this.commit !== "auto") {
-      const position = this.#tracker.settle(
-        partitionKey(record),
-        delivery.generation,
-        record.offset,
-      );
+    const book = delivery.book;
+    if (book !== undefined) {
+      const position = book.settle(record.offset);
       if (position !== undefined) {
         const stored = { topic: record.topic, partition: record.partition, offset: position };
         if (this.#window === undefined) this.#consumer.store(stored);
@@ -250,7 +247,7 @@ export class KafkaTopicSubscription
     this.#window?.unstage(causeOf(delivery));
     // A partition sought or taken away since: its committed position still pins the record, so the
     // partition's next reader gets it; serving it here would run it in the wrong place.
-    if (!this.closed && this.#tracker.current(partitionKey(delivery.record), delivery.generation)) {
+    if (!this.closed && delivery.book?.open === true) {
       this.#requeued.push(delivery);
       this.#wake?.();
     }
@@ -307,19 +304,14 @@ export class KafkaTopicSubscription
       let delivery: KafkaDelivery;
       const again = this.#requeued.shift();
       if (again !== undefined) {
-        if (!this.#tracker.current(partitionKey(again.record), again.generation)) continue;
-        delivery = new KafkaDelivery(
-          this,
-          again.record,
-          again.redeliveryCount + 1,
-          again.generation,
-        );
+        if (again.book?.open !== true) continue;
+        delivery = new KafkaDelivery(this, again.record, again.redeliveryCount + 1, again.book);
       } else if (this.#head < this.#buffer.length) {
         const record = this.#buffer[this.#head++]!;
-        const generation = tracked
+        const book = tracked
           ? this.#tracker.delivered(partitionKey(record), record.offset)
-          : 0;
-        delivery = new KafkaDelivery(this, record, 1, generation);
+          : undefined;
+        delivery = new KafkaDelivery(this, record, 1, book);
       } else {
         break;
       }
@@ -459,7 +451,7 @@ export class KafkaTopicSubscription
 function causeOf(delivery: KafkaDelivery): { key: string; generation: number; offset: bigint } {
   return {
     key: partitionKey(delivery.record),
-    generation: delivery.generation,
+    generation: delivery.book?.generation ?? 0,
     offset: delivery.record.offset,
   };
 }

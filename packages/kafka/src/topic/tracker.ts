@@ -5,10 +5,34 @@ import { SettleWatermark } from "@ruststream/core/broker";
 // generation, renewed when it is assigned, revoked or sought: a settle of an older generation is
 // dropped, never committed.
 
-/** One partition's books: its watermark and the generation its deliveries settle under. */
-interface PartitionBook {
+/**
+ * One partition's books for one run of hand-outs. A delivery keeps the books it was handed out
+ * under, so its settle goes straight to them: no partition key to look up, no map to search, on
+ * the path every tracked record takes. Closed books (the partition sought, assigned again or
+ * revoked since) drop every settle.
+ */
+export class PartitionBook {
   readonly generation: number;
-  readonly watermark: SettleWatermark;
+  readonly watermark = new SettleWatermark();
+  #open = true;
+
+  constructor(generation: number) {
+    this.generation = generation;
+  }
+
+  /** Whether these are still the partition's books (a delivery of them may settle or come back). */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  close(): void {
+    this.#open = false;
+  }
+
+  /** Settles a hand-out; answers the position to store, or `undefined` (nothing moved, or closed). */
+  settle(offset: bigint): bigint | undefined {
+    return this.#open ? this.watermark.settle(offset) : undefined;
+  }
 }
 
 /** The books of every partition a subscription holds. */
@@ -17,34 +41,26 @@ export class Tracker {
   #generations = 0;
 
   /** Opens fresh books for a partition (assigned, sought): earlier settles of it are dropped. */
-  reset(key: string): number {
-    const book = { generation: ++this.#generations, watermark: new SettleWatermark() };
+  reset(key: string): PartitionBook {
+    this.#books.get(key)?.close();
+    const book = new PartitionBook(++this.#generations);
     this.#books.set(key, book);
-    return book.generation;
+    return book;
   }
 
   /** Closes a partition's books (revoked): every later settle of it is dropped. */
   forget(key: string): void {
+    this.#books.get(key)?.close();
     this.#books.delete(key);
   }
 
-  /** Records a hand-out; answers the generation the delivery settles under. */
-  delivered(key: string, offset: bigint): number {
+  /** Records a hand-out; answers the books the delivery settles under. */
+  delivered(key: string, offset: bigint): PartitionBook {
     let book = this.#books.get(key);
     // A partition that replays without a seek of ours (the engine rewound it): start over.
-    if (book === undefined || !book.watermark.ahead(offset)) {
-      this.reset(key);
-      book = this.#books.get(key)!;
-    }
+    if (book === undefined || !book.watermark.ahead(offset)) book = this.reset(key);
     book.watermark.delivered(offset);
-    return book.generation;
-  }
-
-  /** Settles a hand-out; answers the position to store, or `undefined` (nothing moved, or stale). */
-  settle(key: string, generation: number, offset: bigint): bigint | undefined {
-    const book = this.#books.get(key);
-    if (book === undefined || book.generation !== generation) return undefined;
-    return book.watermark.settle(offset);
+    return book;
   }
 
   /** Whether a delivery of this generation still belongs to the partition's books. */
