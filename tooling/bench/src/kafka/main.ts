@@ -25,6 +25,7 @@ import { ProducerProcess } from "./producerProcess.js";
 import { fastestPull, type Trial } from "./rawRows.js";
 import { defaultRows, rowOf } from "./rowTable.js";
 import type { Drained } from "./tally.js";
+import { ratioPairs } from "./targets.js";
 
 const count = Number(process.argv[2] ?? 200_000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -142,15 +143,6 @@ interface Ratio extends PeakRatio {
   /** The least `rate` the target allows (1 - the overhead allowed), when there is one. */
   readonly target?: number;
 }
-const ratioPairs: Array<[string, string, number | undefined]> = [
-  ["app", "raw", 0.9],
-  ["app-tracked", "raw", 0.85],
-  ["app-tracked", "raw-stored", 0.85],
-  ["broker", "raw", undefined],
-  ["broker-tracked", "raw", undefined],
-  ["app-kafkajs", "raw-kafkajs", undefined],
-  ["app-kafkajs-tracked", "raw-kafkajs", undefined],
-];
 const ratios: Ratio[] = [];
 for (const [row, against, target] of ratioPairs) {
   const a = byKey.get(row);

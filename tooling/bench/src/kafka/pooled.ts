@@ -7,6 +7,7 @@
 //   node --import tsx src/kafka/pooled.ts results/kafka.json results/kafka-200000x9.json ...
 import { readFileSync } from "node:fs";
 import { median } from "../stats.js";
+import { ratioPairs } from "./targets.js";
 
 interface ResultRow {
   readonly key: string;
@@ -18,13 +19,6 @@ interface ResultFile {
   readonly rows: readonly ResultRow[];
 }
 
-const pairs: Array<[string, string, number | undefined]> = [
-  ["app", "raw", 0.9],
-  ["app-tracked", "raw", 0.85],
-  ["app-tracked", "raw-stored", 0.85],
-  ["app-kafkajs", "raw-kafkajs", undefined],
-];
-
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("name one or more results/kafka*.json files");
 const pooled = new Map<string, { rate: number[]; cpu: number[] }>();
@@ -32,7 +26,7 @@ for (const path of files) {
   const result = JSON.parse(readFileSync(path, "utf8")) as ResultFile;
   const rows = new Map(result.rows.map((r) => [r.key, r]));
   console.log(`${path}: ${result.command}`);
-  for (const [row, against] of pairs) {
+  for (const [row, against] of ratioPairs) {
     const a = rows.get(row);
     const b = rows.get(against);
     if (a === undefined || b === undefined) continue;
@@ -45,7 +39,7 @@ for (const path of files) {
   }
 }
 console.log("round by round, every file pooled (rate; raw CPU per order / row's):");
-for (const [row, against, target] of pairs) {
+for (const [row, against, target] of ratioPairs) {
   const entry = pooled.get(`${row}/${against}`);
   if (entry === undefined) continue;
   const rate = median(entry.rate);
