@@ -98,14 +98,18 @@ export class KafkajsProducer implements LinkProducer {
         waiting.push(pending);
         return;
       }
-      this.#waiting.set(record.topic, []);
-      void this.#drain(record.topic, [pending]);
+      this.#waiting.set(record.topic, [pending]);
+      // The topic's first request leaves once this tick's sends are in (a nextTick runs after the
+      // tick's promise reactions): sends made together, a window of publishes or the replies of a
+      // batch of handlers, go as one request. Sent at once, the first went alone and the rest
+      // waited a round trip behind it, so requests alternated between one record and all the others.
+      process.nextTick(() => void this.#drain(record.topic));
     });
   }
 
-  /** Sends `batch`, then whatever was sent to `topic` meanwhile, until nothing waits. */
-  async #drain(topic: string, batch: Pending[]): Promise<void> {
-    for (let next = batch; next.length > 0; next = this.#take(topic)) {
+  /** Sends what waits for `topic`, then whatever was sent to it meanwhile, until nothing waits. */
+  async #drain(topic: string): Promise<void> {
+    for (let next = this.#take(topic); next.length > 0; next = this.#take(topic)) {
       await this.#request(topic, next);
     }
     this.#waiting.delete(topic);
