@@ -1,7 +1,7 @@
 // The .ss file benchmark: @ruststream/file against the sea-streamer-file crate's own loops (release
 // build of tooling/interop), 512-byte messages, interleaved rounds. Run from the repository root:
 //
-//   pnpm --filter @ruststream/tooling-bench bench:file [rounds] [messages] [file]
+//   pnpm --filter @ruststream/tooling-bench bench:file [rounds] [messages] [file] [rows]
 //
 // replay: both read the same file, written by the crate, to its end; and the full app (FileBroker,
 //         one subscriber) replays it too, against the format's reader as its raw loop.
@@ -14,7 +14,8 @@
 // Each of our rows runs each round in a process of its own (nodeRows.ts through ../rows/: an
 // untimed warm-up run on 20,000 messages, then the timed one), which answers its peak resident set;
 // each of the crate's runs is a program of its own, its peak recorded as it exits (crateRows.ts).
-// file: the results' name under results/ (default file.json).
+// file: the results' name under results/ (default file.json); rows: a comma list of the rows to run
+// (their names with dashes: replay-ours,replay-app), default all.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -23,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { FileProducer } from "@ruststream/file/format";
 import { PeakTable } from "../rows/peakTable.js";
 import { type Apart, runApart } from "../rows/rowProcess.js";
-import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
+import { machine, summarize, tableLines } from "../stats.js";
 import { rustReplay, rustTail, rustWrite, rustWriteBursts } from "./crateRows.js";
 import type { FileTrial, Run } from "./trial.js";
 import { messageBytes } from "./trial.js";
@@ -31,6 +32,7 @@ import { messageBytes } from "./trial.js";
 const ROUNDS = Number(process.argv[2] ?? 5);
 const MESSAGES = Number(process.argv[3] ?? 200_000);
 const FILE_ARG = process.argv[4];
+const ROWS_ARG = process.argv[5];
 /** Our rows' untimed warm-up run, in their own process before the timed one. */
 const WARM = Math.min(MESSAGES, 20_000);
 const CRATE = fileURLToPath(new URL("../../../interop/", import.meta.url));
@@ -86,6 +88,18 @@ const rowList: readonly Row[] = [
   { name: "write rust burst", input: "fresh", runs: "rust", run: rustWriteBursts },
   { name: "write burst", input: "fresh", runs: "node", key: "write-burst" },
 ];
+/** A row's name as the rows argument gives it: "replay ours" is replay-ours. */
+const slug = (row: Row) => row.name.replaceAll(" ", "-");
+const chosen: readonly Row[] =
+  ROWS_ARG === undefined
+    ? rowList
+    : ROWS_ARG.split(",").map((wanted) => {
+        const row = rowList.find((r) => slug(r) === wanted);
+        if (row === undefined) {
+          throw new Error(`no row "${wanted}": the rows are ${rowList.map(slug).join(", ")}`);
+        }
+        return row;
+      });
 const nodeRowModule = new URL("./nodeRows.ts", import.meta.url).href;
 
 /** One row once: ours in a process of its own (a warm-up run first), the crate's as its program. */
@@ -120,12 +134,12 @@ async function main(): Promise<void> {
   execFileSync(RUST, ["bench-write", replay.timed, String(MESSAGES), String(messageBytes)]);
   execFileSync(RUST, ["bench-write", replay.warm, String(WARM), String(messageBytes)]);
 
-  const rows: Record<string, number[]> = Object.fromEntries(rowList.map((r) => [r.name, []]));
+  const rows: Record<string, number[]> = Object.fromEntries(chosen.map((r) => [r.name, []]));
   // The peak resident set of each row's process (ours: the row's own Node process; the crate's
   // program), MB.
   const peaks = new PeakTable();
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const row of rowList) {
+    for (const row of chosen) {
       const { measured, memory } = await runRow(row, replay);
       rows[row.name]!.push(rate(measured));
       peaks.add(row.name, memory);
@@ -136,8 +150,12 @@ async function main(): Promise<void> {
     ...summarize(name, rates),
     ...peaks.columns(name),
   }));
-  const row = (name: string) => summary.find((r) => r.name === name) as RowSummary;
-  const ratio = (a: string, b: string) => row(a).median / row(b).median;
+  const row = (name: string) => summary.find((r) => r.name === name);
+  // Only between rows that ran (all of them, unless the rows argument chose some).
+  const ratio = (a: string, b: string) => {
+    const [ra, rb] = [row(a), row(b)];
+    return ra === undefined || rb === undefined ? undefined : ra.median / rb.median;
+  };
   const ratios = {
     replayOursToRust: ratio("replay ours", "replay rust"),
     replayAppToOurs: ratio("replay app", "replay ours"),
@@ -167,27 +185,24 @@ async function main(): Promise<void> {
   for (const line of tableLines(summary, (n) => Math.round(n).toLocaleString("en-US"))) {
     console.log(line);
   }
-  console.log(
-    `replay ours / rust (medians): ${ratios.replayOursToRust.toFixed(2)}  (target >= 1.00)`,
-  );
-  console.log(
-    `tail   ours / rust (medians): ${ratios.tailOursToRust.toFixed(2)}  (target >= 1.50)`,
-  );
-  console.log(
-    `write  ours / rust (medians): ${ratios.writeOursToRust.toFixed(2)}  (target >= 1.00)`,
-  );
-  console.log(
-    `write  burst / rust burst (medians): ${ratios.writeBurstToRust.toFixed(2)}  (target >= 1.00)`,
-  );
-  console.log(`write  ours / plain (medians): ${ratios.writeOursToPlain.toFixed(2)}`);
-  console.log(`write  burst / plain (medians): ${ratios.writeBurstToPlain.toFixed(2)}`);
-  console.log(`replay app / ours (medians): ${ratios.replayAppToOurs.toFixed(2)}`);
-  const named = rowList.map((r) => ({ key: r.name, name: r.name }));
+  const lines: Array<[string, number | undefined, string]> = [
+    ["replay ours / rust", ratios.replayOursToRust, "  (target >= 1.00)"],
+    ["tail   ours / rust", ratios.tailOursToRust, "  (target >= 1.50)"],
+    ["write  ours / rust", ratios.writeOursToRust, "  (target >= 1.00)"],
+    ["write  burst / rust burst", ratios.writeBurstToRust, "  (target >= 1.00)"],
+    ["write  ours / plain", ratios.writeOursToPlain, ""],
+    ["write  burst / plain", ratios.writeBurstToPlain, ""],
+    ["replay app / ours", ratios.replayAppToOurs, ""],
+  ];
+  for (const [what, value, target] of lines) {
+    if (value !== undefined) console.log(`${what} (medians): ${value.toFixed(2)}${target}`);
+  }
+  const named = chosen.map((r) => ({ key: r.name, name: r.name }));
   for (const line of peaks.lines(named, peakRatios)) console.log(line);
   const result = {
     scenario:
       "@ruststream/file against the sea-streamer-file crate (release build of tooling/interop), 512-byte messages; the full app replaying the file against the format's reader; each of our rows and rounds in a process of its own and each of the crate's runs a program of its own, their peak resident sets measured",
-    command: `pnpm --filter @ruststream/tooling-bench bench:file ${ROUNDS} ${MESSAGES}${FILE_ARG === undefined ? "" : ` ${FILE_ARG}`}`,
+    command: `pnpm --filter @ruststream/tooling-bench bench:file ${ROUNDS} ${MESSAGES}${FILE_ARG === undefined ? "" : ` ${FILE_ARG}`}${ROWS_ARG === undefined ? "" : ` ${ROWS_ARG}`}`,
     date: new Date().toISOString(),
     machine: machine(),
     messagesPerRound: MESSAGES,
