@@ -22,7 +22,7 @@ import type { TransactionLine } from "../transactions.js";
 import { ensureTopic, startOffsets } from "./starts.js";
 import { type DeliveryOwner, KafkaDelivery } from "./topicDelivery.js";
 import { Tracker } from "./tracker.js";
-import { TransactionWindow } from "./window.js";
+import { type OutputCause, TransactionWindow } from "./window.js";
 
 /**
  * A consumer group member reading one topic (and its retry topic). The engine pushes fetched
@@ -375,7 +375,6 @@ export class KafkaTopicSubscription
       get consumer(): LinkConsumer {
         return subscription.#consumer;
       },
-      current: (key: string, generation: number) => this.#tracker.current(key, generation),
       rewind: async (to: ReadonlyMap<string, PartitionOffset>) => {
         const moves: Promise<void>[] = [];
         for (const [key, tp] of this.#held) {
@@ -447,11 +446,11 @@ export class KafkaTopicSubscription
   }
 }
 
-/** Where a delivery's outputs belong: its partition, the books' generation and its offset. */
-function causeOf(delivery: KafkaDelivery): { key: string; generation: number; offset: bigint } {
+/** Where a delivery's outputs belong (window.ts). */
+function causeOf(delivery: KafkaDelivery): OutputCause {
   return {
     key: partitionKey(delivery.record),
-    generation: delivery.book?.generation ?? 0,
+    book: delivery.book,
     offset: delivery.record.offset,
   };
 }

@@ -1,9 +1,9 @@
 import { SettleWatermark } from "@ruststream/core/broker";
 
 // The watermark behind `tracked` commits, per partition: core's SettleWatermark (the position to
-// commit is the first offset handed out and not yet settled). Each partition's books carry a
-// generation, renewed when it is assigned, revoked or sought: a settle of an older generation is
-// dropped, never committed.
+// commit is the first offset handed out and not yet settled). A partition gets fresh books when it
+// is assigned, revoked or sought, and the old ones close: a settle under closed books is dropped,
+// never committed.
 
 /**
  * One partition's books for one run of hand-outs. A delivery keeps the books it was handed out
@@ -12,13 +12,8 @@ import { SettleWatermark } from "@ruststream/core/broker";
  * revoked since) drop every settle.
  */
 export class PartitionBook {
-  readonly generation: number;
   readonly watermark = new SettleWatermark();
   #open = true;
-
-  constructor(generation: number) {
-    this.generation = generation;
-  }
 
   /** Whether these are still the partition's books (a delivery of them may settle or come back). */
   get open(): boolean {
@@ -38,12 +33,11 @@ export class PartitionBook {
 /** The books of every partition a subscription holds. */
 export class Tracker {
   readonly #books = new Map<string, PartitionBook>();
-  #generations = 0;
 
   /** Opens fresh books for a partition (assigned, sought): earlier settles of it are dropped. */
   reset(key: string): PartitionBook {
     this.#books.get(key)?.close();
-    const book = new PartitionBook(++this.#generations);
+    const book = new PartitionBook();
     this.#books.set(key, book);
     return book;
   }
@@ -61,10 +55,5 @@ export class Tracker {
     if (book === undefined || !book.watermark.ahead(offset)) book = this.reset(key);
     book.watermark.delivered(offset);
     return book;
-  }
-
-  /** Whether a delivery of this generation still belongs to the partition's books. */
-  current(key: string, generation: number): boolean {
-    return this.#books.get(key)?.generation === generation;
   }
 }

@@ -7,6 +7,7 @@ import {
   type TopicPartition,
 } from "../client/link.js";
 import type { TransactionLine } from "../transactions.js";
+import type { PartitionBook } from "./tracker.js";
 
 /** How long settled work waits for its transaction (RustStream's commit interval). */
 export const COMMIT_INTERVAL_MS = 100;
@@ -18,11 +19,18 @@ export const COMMIT_INTERVAL_MS = 100;
  */
 export const FAILURES_IN_A_ROW = 5;
 
-/** An output staged for the transaction of the delivery it was published for. */
-interface Output {
+/**
+ * Where a delivery's outputs belong: its partition, the books it was handed out under (closed once
+ * the partition is rewound, sought or revoked) and its offset.
+ */
+export interface OutputCause {
   readonly key: string;
-  readonly generation: number;
+  readonly book: PartitionBook | undefined;
   readonly offset: bigint;
+}
+
+/** An output staged for the transaction of the delivery it was published for. */
+interface Output extends OutputCause {
   readonly record: ProducedRecord;
   /** What the in-process `published()` keeps, once the output is committed. */
   readonly raw: RawMessage;
@@ -32,8 +40,6 @@ interface Output {
 export interface WindowOwner {
   readonly group: string;
   readonly consumer: LinkConsumer;
-  /** Whether a delivery of this generation still belongs to its partition's books. */
-  current(key: string, generation: number): boolean;
   /**
    * A transaction failed: every partition held goes back to the position last committed (fresh
    * books, nothing buffered, the engine's fetch moved), so what was handed out since is read again.
@@ -95,22 +101,17 @@ export class TransactionWindow {
     this.#outputs = this.#outputs.filter((o) => o.key !== key);
   }
 
-  stage(
-    cause: { key: string; generation: number; offset: bigint },
-    record: ProducedRecord,
-    raw: RawMessage,
-  ): void {
+  stage(cause: OutputCause, record: ProducedRecord, raw: RawMessage): void {
     // A delivery from before a rewind or a rebalance: its input is read again (here or by the
     // partition's next owner), which produces this output again.
-    if (!this.#owner.current(cause.key, cause.generation)) return;
+    if (cause.book?.open !== true) return;
     this.#outputs.push({ ...cause, record, raw });
   }
 
   /** A delivery goes back to be handled again: what it published so far would be published twice. */
-  unstage(cause: { key: string; generation: number; offset: bigint }): void {
+  unstage(cause: OutputCause): void {
     this.#outputs = this.#outputs.filter(
-      (o) =>
-        !(o.key === cause.key && o.generation === cause.generation && o.offset === cause.offset),
+      (o) => !(o.book === cause.book && o.offset === cause.offset),
     );
   }
 
@@ -142,7 +143,7 @@ export class TransactionWindow {
     const included: Output[] = [];
     const kept: Output[] = [];
     for (const output of this.#outputs) {
-      if (!this.#owner.current(output.key, output.generation)) continue;
+      if (output.book?.open !== true) continue;
       const to = positions.get(output.key) ?? this.#committed.get(output.key);
       if (to !== undefined && output.offset < to.offset) included.push(output);
       else kept.push(output);
