@@ -22,6 +22,24 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * Each round's figure of one row over the same round's figure of another: the two ran seconds
+ * apart, so a round that ran slower for every row alike cancels out, where a ratio of two medians
+ * does not. Pass CPU per message the other way round (baseline over row) to read above 1 as less.
+ */
+export function byRound(row: readonly number[], baseline: readonly number[]): number[] {
+  if (row.length !== baseline.length) {
+    throw new Error(`rounds differ: ${row.length} against ${baseline.length}`);
+  }
+  return row.map((v, i) => v / baseline[i]!);
+}
+
+/** Per-round ratios as "median (lowest-highest)". */
+export function ratioRange(ratios: readonly number[], digits = 2): string {
+  const f = (n: number) => n.toFixed(digits);
+  return `${f(median(ratios))} (${f(Math.min(...ratios))}-${f(Math.max(...ratios))})`;
+}
+
 /** Rates are "higher is better" (messages per second). */
 export function summarize(name: string, rates: readonly number[]): RowSummary {
   const best = Math.max(...rates);

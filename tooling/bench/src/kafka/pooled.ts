@@ -6,7 +6,7 @@
 //
 //   node --import tsx src/kafka/pooled.ts results/kafka.json results/kafka-200000x9.json ...
 import { readFileSync } from "node:fs";
-import { median } from "../stats.js";
+import { byRound, median, ratioRange } from "../stats.js";
 import { ratioPairs } from "./targets.js";
 
 interface ResultRow {
@@ -31,10 +31,8 @@ for (const path of files) {
     const b = rows.get(against);
     if (a === undefined || b === undefined) continue;
     const entry = pooled.get(`${row}/${against}`) ?? { rate: [], cpu: [] };
-    for (let i = 0; i < a.rates.length; i++) {
-      entry.rate.push(a.rates[i]! / b.rates[i]!);
-      entry.cpu.push(b.cpuUsPerOrder[i]! / a.cpuUsPerOrder[i]!);
-    }
+    entry.rate.push(...byRound(a.rates, b.rates));
+    entry.cpu.push(...byRound(b.cpuUsPerOrder, a.cpuUsPerOrder));
     pooled.set(`${row}/${against}`, entry);
   }
 }
@@ -47,6 +45,6 @@ for (const [row, against, target] of ratioPairs) {
   const verdict =
     target === undefined ? "" : ` (target >= ${target}: ${rate >= target ? "met" : "missed"})`;
   console.log(
-    `  ${row} / ${against}: ${rate.toFixed(3)} over ${entry.rate.length} rounds (${Math.min(...entry.rate).toFixed(2)}-${Math.max(...entry.rate).toFixed(2)}); CPU ${cpu.toFixed(3)}${verdict}`,
+    `  ${row} / ${against}: ${ratioRange(entry.rate, 3)} over ${entry.rate.length} rounds; CPU ${cpu.toFixed(3)}${verdict}`,
   );
 }

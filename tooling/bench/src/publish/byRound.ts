@@ -5,7 +5,7 @@
 //
 //   node --import tsx src/publish/byRound.ts results/publish-quiet-3.json [more files]
 import { readFileSync } from "node:fs";
-import { median } from "../stats.js";
+import { byRound, median, ratioRange } from "../stats.js";
 
 interface ResultRow {
   readonly name: string;
@@ -27,10 +27,10 @@ for (const path of files) {
     const baselines = rows.filter((r) => r.baseline === true);
     for (const row of rows.filter((r) => r.baseline !== true)) {
       for (const base of baselines) {
-        const rate = row.rates.map((v, i) => v / base.rates[i]!);
-        const cpu = row.cpuUsPerMessage.map((v, i) => base.cpuUsPerMessage[i]! / v);
+        const rate = byRound(row.rates, base.rates);
+        const cpu = byRound(base.cpuUsPerMessage, row.cpuUsPerMessage);
         console.log(
-          `  ${broker}: ${row.name} / ${base.name}: ${median(rate).toFixed(2)} by round (${Math.min(...rate).toFixed(2)}-${Math.max(...rate).toFixed(2)}); CPU ${median(cpu).toFixed(2)}`,
+          `  ${broker}: ${row.name} / ${base.name}: ${ratioRange(rate)} by round; CPU ${median(cpu).toFixed(2)}`,
         );
       }
     }
