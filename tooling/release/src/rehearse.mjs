@@ -2,7 +2,7 @@
 // @ts-check
 // `pnpm release:rehearse`: the release, rehearsed end to end against a local registry, and the
 // installs users make from it. See tooling/release/README.md for what it checks and its options.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,7 +96,7 @@ process.exit(report.failed.length > 0 ? 1 : 0);
 async function rehearse() {
   // The installs' Node: this one, or another of the project's lines fetched like npm test does.
   const installNode = options.node ?? process.versions.node;
-  const installEnv = userEnv(options.node ? nodeEnv(ensureNode(options.node)) : process.env);
+  const installEnv = userEnv(options.node ? nodeEnv(ensureNode(options.node)) : ownNodeEnv());
   say(
     `work folder ${work}; the build on Node ${process.versions.node}, the installs on Node ${installNode}`,
   );
@@ -293,6 +293,21 @@ function userEnv(env) {
       ([key]) => key === "npm_config_nodedir" || !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(key),
     ),
   );
+}
+
+/**
+ * The environment for installs on the Node running this: its bin first on PATH, and its headers
+ * named for native builds outright rather than inherited, since an npmrc's `nodedir` may name
+ * another Node's headers (this machine's `~/.npmrc` names the system Node 20's) and librdkafka's
+ * addon built against them does not load. A Node with no headers beside it leaves node-gyp to
+ * fetch the matching ones.
+ */
+function ownNodeEnv() {
+  const dir = dirname(dirname(process.execPath));
+  const env = nodeEnv(dir);
+  if (existsSync(join(dir, "include", "node", "node_version.h"))) return env;
+  const { npm_config_nodedir: _none, ...rest } = env;
+  return rest;
 }
 
 /** @param {string} parent @param {string} name */

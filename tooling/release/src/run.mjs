@@ -75,12 +75,24 @@ export function stopAll() {
   for (const child of running) killGroup(child.pid);
 }
 
-/** The last `lines` lines of a command's output, indented, for a failure's detail. */
+/**
+ * The last `lines` lines of a command's output, indented, for a failure's detail. When the output
+ * is longer, the message of its first error comes first: an uncaught error prints its message
+ * above its stack, and a nested cause's stack pushes it out of the last lines (a native addon
+ * built for another Node says which one only there).
+ */
 export function tail(/** @type {string} */ output, lines = 15) {
-  return output
-    .trimEnd()
-    .split("\n")
-    .slice(-lines)
-    .map((line) => `      | ${line}`)
-    .join("\n");
+  const all = output.trimEnd().split("\n");
+  const last = all.slice(-lines);
+  const earlier = all.slice(0, -lines);
+  const at = earlier.findIndex((line) => /^\s*(\w+)?Error\b/.test(line));
+  const message = [];
+  if (at !== -1) {
+    for (const line of earlier.slice(at, at + 6)) {
+      if (/^\s+at /.test(line)) break;
+      message.push(line);
+    }
+    message.push("...");
+  }
+  return [...message, ...last].map((line) => `      | ${line}`).join("\n");
 }
