@@ -5,7 +5,7 @@
 // a cache folder outside the clone and reused by every later run.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fail, say, step } from "./step.mjs";
 
 /** The line the whole suite runs on where the machine's own Node is below the floor. */
@@ -84,13 +84,29 @@ export function nodeEnv(/** @type {string} */ dir, env = process.env) {
 }
 
 /**
- * The environment the project's commands run in: the machine's own when its Node meets the floor,
+ * The environment that runs commands on the Node running this one, as `nodeEnv` does for a fetched
+ * one: its bin first on PATH, and its headers named for native builds outright rather than
+ * inherited, since an npmrc's `nodedir` may name another Node's headers (a `~/.npmrc` with
+ * `nodedir=/usr` names the system Node's) and librdkafka's addon built against them does not load.
+ * A Node with no headers beside it drops an inherited `nodedir`, so node-gyp fetches the matching
+ * ones.
+ */
+export function ownNodeEnv(env = process.env) {
+  const dir = dirname(dirname(process.execPath));
+  const own = nodeEnv(dir, env);
+  if (existsSync(join(dir, "include", "node", "node_version.h"))) return own;
+  const { npm_config_nodedir: _none, ...rest } = own;
+  return rest;
+}
+
+/**
+ * The environment the project's commands run in: the machine's own Node's when it meets the floor,
  * else the pinned Node's, said in one line.
  */
 export function projectNode(/** @type {string} */ root) {
   const floor = nodeFloor(root);
   const own = process.versions.node;
-  if (major(own) >= floor) return { version: own, env: process.env };
+  if (major(own) >= floor) return { version: own, env: ownNodeEnv() };
   const dir = ensureNode(pinnedNode);
   say(
     `this machine's Node ${own} is older than the project's floor (${floor}): running on Node ${pinnedNode}, cached in ${dir}`,

@@ -2,13 +2,13 @@
 // @ts-check
 // `pnpm release:rehearse`: the release, rehearsed end to end against a local registry, and the
 // installs users make from it. See tooling/release/README.md for what it checks and its options.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensureBrokers } from "../../brokers/src/index.mjs";
-import { ensureNode, nodeEnv, nodeLines } from "../../setup/node.mjs";
+import { ensureNode, nodeEnv, nodeLines, ownNodeEnv } from "../../setup/node.mjs";
 import { pnpmCommand } from "../../setup/pnpm.mjs";
 import { rehearseInstall } from "./consumer.mjs";
 import { rehearseCreate } from "./create.mjs";
@@ -293,21 +293,6 @@ function userEnv(env) {
       ([key]) => key === "npm_config_nodedir" || !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(key),
     ),
   );
-}
-
-/**
- * The environment for installs on the Node running this: its bin first on PATH, and its headers
- * named for native builds outright rather than inherited, since an npmrc's `nodedir` may name
- * another Node's headers (this machine's `~/.npmrc` names the system Node 20's) and librdkafka's
- * addon built against them does not load. A Node with no headers beside it leaves node-gyp to
- * fetch the matching ones.
- */
-function ownNodeEnv() {
-  const dir = dirname(dirname(process.execPath));
-  const env = nodeEnv(dir);
-  if (existsSync(join(dir, "include", "node", "node_version.h"))) return env;
-  const { npm_config_nodedir: _none, ...rest } = env;
-  return rest;
 }
 
 /** @param {string} parent @param {string} name */
