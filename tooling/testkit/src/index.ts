@@ -6,7 +6,9 @@ export {
   type BrokerVariable,
   brokers,
   ensureBrokers,
+  ensureTestCertificates,
   requireEnv,
+  type TestCertificates,
 } from "./brokers.js";
 export {
   type ChildService,
