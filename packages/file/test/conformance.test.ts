@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { type Capabilities, conformance, uniqueName } from "@ruststream/testing/conformance";
+import { uniqueName } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing/conformance";
 import { FileBroker, FilePosition, FileStream } from "../src/index.js";
 import { tempDir } from "./tempDir.js";
 

@@ -16,7 +16,6 @@ export type {
   SourceOf,
   Timing,
 } from "./conformance/harness.js";
-export { uniqueName } from "./conformance/helpers.js";
 export type { LifecycleFactories } from "./conformance/lifecycle.js";
 export type { RequestReplyFactories } from "./conformance/requestReply.js";
 export type { BrokerMovedRetryFactories } from "./conformance/retry.js";

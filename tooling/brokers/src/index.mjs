@@ -25,3 +25,4 @@ export function brokerEnv(name) {
 
 export { brokers, parseNames };
 export { requireEnv } from "./requireEnv.mjs";
+export { ensureTestCertificates } from "./testCa.mjs";

@@ -11,7 +11,6 @@ import { resolveJars } from "./maven.mjs";
 import {
   portOpen,
   rssMiB,
-  run,
   runningPid,
   sleep,
   startDetached,
@@ -21,6 +20,7 @@ import {
   withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
+import { ensureTestCertificates, testCertificates } from "./testCa.mjs";
 
 export const name = "pulsar";
 
@@ -55,10 +55,7 @@ function securityFiles() {
   const dir = stateDir("pulsar", "security");
   return {
     dir,
-    ca: join(dir, "ca.crt"),
-    caKey: join(dir, "ca.key"),
-    cert: join(dir, "server.crt"),
-    key: join(dir, "server.key"),
+    ...testCertificates(dir),
     secretKey: join(dir, "token-secret.key"),
     token: join(dir, "token.jwt"),
   };
@@ -68,9 +65,9 @@ function securityFiles() {
 const base64url = (data) => Buffer.from(data).toString("base64url");
 
 /**
- * A CA and a server certificate for 127.0.0.1 (the TLS port), a secret key (32 random bytes, which
- * the broker reads as HS256's key) and a token it signed for the role `ruststream`. Only ever
- * guards loopback ports.
+ * A CA and a server certificate for 127.0.0.1 (the TLS port, testCa.mjs), a secret key (32 random
+ * bytes, which the broker reads as HS256's key) and a token it signed for the role `ruststream`.
+ * Only ever guards loopback ports.
  */
 async function ensureSecurity() {
   const f = securityFiles();
@@ -83,55 +80,7 @@ async function ensureSecurity() {
       .digest("base64url");
     writeFileSync(f.token, `${head}.${body}.${signature}`, { mode: 0o600 });
   }
-  if (existsSync(f.ca) && existsSync(f.cert) && existsSync(f.key)) return;
-  const ext = join(f.dir, "server.ext");
-  writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  const csr = join(f.dir, "server.csr");
-  // OpenSSL 3 writes PKCS#8 keys, which is what the broker's TLS reads.
-  await run("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "3650",
-    "-subj",
-    "/CN=ruststream pulsar test CA",
-    "-keyout",
-    f.caKey,
-    "-out",
-    f.ca,
-  ]);
-  await run("openssl", [
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    f.key,
-    "-out",
-    csr,
-  ]);
-  await run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    csr,
-    "-CA",
-    f.ca,
-    "-CAkey",
-    f.caKey,
-    "-CAcreateserial",
-    "-days",
-    "3650",
-    "-extfile",
-    ext,
-    "-out",
-    f.cert,
-  ]);
+  await ensureTestCertificates(f.dir, "ruststream pulsar test CA");
 }
 
 /** @returns {(Ports & { conf?: string; keptData?: boolean }) | undefined} */

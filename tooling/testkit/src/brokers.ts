@@ -5,5 +5,7 @@ export {
   type BrokerVariable,
   brokers,
   ensureBrokers,
+  ensureTestCertificates,
   requireEnv,
+  type TestCertificates,
 } from "@ruststream/tooling-brokers";

@@ -52,6 +52,20 @@ declare module "@ruststream/tooling-brokers" {
   /** The variable's value; throws naming the broker that exports it and how to start it. */
   export function requireEnv(name: BrokerVariable): string;
 
+  /** Paths: the CA's certificate (what a client trusts) and key, the server's certificate and key. */
+  export interface TestCertificates {
+    readonly ca: string;
+    readonly caKey: string;
+    readonly cert: string;
+    readonly key: string;
+  }
+
+  /**
+   * The test brokers' TLS material in `dir` (an existing folder), made with openssl unless it is
+   * there: a CA named `caName` and a server certificate it signed for 127.0.0.1 and localhost.
+   */
+  export function ensureTestCertificates(dir: string, caName: string): Promise<TestCertificates>;
+
   type RedisInstance = "plain" | "persistent" | "protected" | "tls";
 
   /** What `up` answers: whether it already ran, where, and how long the start took. */

@@ -6,8 +6,10 @@ import {
   type TestableBroker,
 } from "@ruststream/core/broker";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
-import { bytes, nextDelivery, text, uniqueName } from "./helpers.js";
+import { nextDelivery } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 interface InProcessRun {

@@ -5,6 +5,8 @@ import {
   type ReadonlyHeaderMap,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -14,15 +16,12 @@ import {
 } from "./harness.js";
 import {
   ackAll,
-  bytes,
   Collector,
   elsewhere,
   isSentinel,
   sentinelsThrough,
   steady,
-  text,
   throughSentinel,
-  uniqueName,
   waitUntil,
 } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";

@@ -1,8 +1,10 @@
 import type { Delivery } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import { has } from "./capabilities.js";
 import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
-import { ackAll, bytes, Collector, text, throughSentinel, uniqueName } from "./helpers.js";
+import { ackAll, Collector, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 /**

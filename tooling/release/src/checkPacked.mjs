@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 // @ts-check
 // `check:package` of one package (run from its folder by `pnpm check:packages`): packs it as pnpm
-// publishes it, then runs publint and attw on that tarball. Not on the folder: pnpm's publishConfig
-// swaps in the published `exports` (without the workspace's `@ruststream/source` condition, whose
-// src/ is not shipped), and only the tarball has them; `npm pack`, which `attw --pack` runs, does not.
-// Arguments go to attw: @ruststream/testing passes `--ignore-rules no-resolution`, since its
-// /conformance entry is ES module only on purpose (vitest cannot be required).
+// publishes it, then holds that tarball to what the release rehearsal holds each published one to
+// (packageChecks.mjs: licence, metadata, ranges on the other @ruststream packages; its changelog
+// exists only once `changeset version` wrote it) and runs publint and attw on it. Not on the
+// folder: pnpm's publishConfig swaps in the published `exports` (without the workspace's
+// `@ruststream/source` condition, whose src/ is not shipped), and only the tarball has them;
+// `npm pack`, which `attw --pack` runs, does not. Arguments go to attw: @ruststream/testing passes
+// `--ignore-rules no-resolution`, since its /conformance entry is ES module only on purpose (vitest
+// cannot be required).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pnpmCommand } from "./setup/pnpm.mjs";
+import { pnpmCommand } from "../../setup/pnpm.mjs";
+import { checkPackage } from "./packageChecks.mjs";
+import { Report } from "./report.mjs";
+import { readPacked } from "./tarball.mjs";
 
-const root = join(import.meta.dirname, "..");
+const root = join(import.meta.dirname, "..", "..", "..");
 
 /**
  * The command line of a root devDependency's bin, on this Node (no shell, no PATH lookup).
@@ -55,6 +61,15 @@ try {
   const tarball = readdirSync(out).find((f) => f.endsWith(".tgz"));
   if (tarball === undefined) throw new Error(`pnpm pack wrote no tarball in ${out}`);
   const packed = join(out, tarball);
+  const report = new Report();
+  checkPackage(readPacked(packed), report, { released: false });
+  if (report.failed.length > 0) {
+    const fixes = [...new Set(report.failed.map((check) => check.fix))];
+    console.error(
+      `check:package: the tarball fails ${report.failed.length} check(s); ${fixes.join("; ")}`,
+    );
+    process.exit(1);
+  }
   run(
     [...binOf("publint", "publint"), "run", "--strict", packed],
     "fix what publint reports in package.json",
