@@ -86,7 +86,20 @@ const suites: Record<string, { readonly names: readonly string[]; readonly run: 
     names: redeliveryAddressScenarios.map((s) => s.name),
     run: (faults, capabilities) => {
       const h = topicHarness(faults, capabilities);
-      return runScenarios(redeliveryAddressScenarios, h, h.capabilities);
+      return runScenarios(redeliveryAddressScenarios, { h, fanOut: false }, h.capabilities);
+    },
+  },
+  // Topics without a group, where each subscription gets every message, declared so.
+  redeliveryAddressFanOut: {
+    names: redeliveryAddressScenarios.map((s) => s.name),
+    run: (faults, capabilities = memoryTopicCapabilities) => {
+      const h = harnessOf({
+        makeBroker: makerOf(faultyBroker(faults), faults),
+        makeSource: (name: string) => new MemoryTopic(name),
+        capabilities,
+        timing,
+      });
+      return runScenarios(redeliveryAddressScenarios, { h, fanOut: true }, h.capabilities);
     },
   },
   brokerMovedRetry: {
@@ -398,6 +411,21 @@ const cases: readonly Case[] = [
     breaks: [
       "a copy sent to the redelivery address arrives like a control message",
       // Its message carries a retry count from the start, so it arrives twice as well.
+      "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
+    ],
+  },
+  {
+    suite: "redeliveryAddressFanOut",
+    fault: "subscriptions sharing one group where each was to get every message",
+    faults: { oneGroup: true },
+    breaks: ["a copy sent to the redelivery address arrives like a control message"],
+  },
+  {
+    suite: "redeliveryAddressFanOut",
+    fault: "a copy sent twice, over a link slower than a quiet spell",
+    faults: { copiesSentTwice: true, deliveryLagMs: 100 },
+    breaks: [
+      "a copy sent to the redelivery address arrives like a control message",
       "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
     ],
   },

@@ -42,6 +42,11 @@ export interface Faults {
   readonly swapPairs?: boolean;
   /** Publishes in flight at once share one slot: all but the last are lost (that one repeats). */
   readonly concurrentPublishLost?: boolean;
+  /**
+   * Subscriptions without a group join one shared group, as a broker naming its consumer group
+   * after the subject would: each gets part of the messages instead of every one.
+   */
+  readonly oneGroup?: boolean;
   /** A new subscription starts at the oldest retained message, whatever it declared. */
   readonly replayBacklog?: boolean;
   /** `ack()` answers `ok` and requeues. */
@@ -501,6 +506,9 @@ function sourceWithFaults(
   client: number,
 ): string | MemorySource {
   if (typeof source === "string") return source;
+  if (faults.oneGroup && source instanceof MemoryTopic && source.group === undefined) {
+    return new MemoryTopic(source.name, { group: "one" });
+  }
   if (faults.groupPerClient && source instanceof MemoryTopic && source.group !== undefined) {
     return new MemoryTopic(source.name, { group: `${source.group}-client-${client}` });
   }
