@@ -311,6 +311,12 @@ const cases: readonly Case[] = [
   },
   {
     suite: "lifecycle",
+    fault: "a shutdown that hangs on a subscription never pulled",
+    faults: { shutdownWaitsForFirstPull: true },
+    breaks: ["shutdown is prompt, and a second one is harmless"],
+  },
+  {
+    suite: "lifecycle",
     fault: "a second shutdown that throws",
     faults: { secondShutdownFails: true },
     breaks: ["shutdown is prompt, and a second one is harmless"],
@@ -493,6 +499,12 @@ const cases: readonly Case[] = [
     ],
     skips: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
   },
+  {
+    suite: "messageShape",
+    fault: "neighbouring publishes of one key swapped",
+    faults: { swapPerKey: true },
+    breaks: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
+  },
   // batches
   {
     suite: "batches",
@@ -589,6 +601,14 @@ const cases: readonly Case[] = [
     fault: "work from another task lost",
     faults: { otherTaskLost: true },
     breaks: ["requests from another task, then from this one, both resolve"],
+  },
+  {
+    suite: "requestReply",
+    fault: "a request that gives up before its timeout",
+    faults: { requestTimesOutEarly: true },
+    breaks: [
+      "an unanswered request fails after its timeout, and its late reply resolves nothing else",
+    ],
   },
   {
     suite: "requestReply",
