@@ -26,6 +26,7 @@ export {
   settledSample,
   startHeapProbe,
 } from "./heapProbe.js";
+export { dropKafkajsNegativeTimeoutWarning } from "./kafkajsWarning.js";
 export { bytes, text } from "./payloadText.js";
 export { sleep } from "./sleep.js";
 export { uniqueName } from "./uniqueName.js";
