@@ -24,4 +24,5 @@ export function brokerEnv(name) {
 }
 
 export { brokers, parseNames };
+export { dropKafkajsNegativeTimeoutWarning } from "./kafkajsWarning.mjs";
 export { requireEnv } from "./requireEnv.mjs";

@@ -4,6 +4,7 @@ export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
   requireEnv,
 } from "@ruststream/tooling-brokers";

@@ -2,6 +2,7 @@ export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
   requireEnv,
 } from "./brokers.js";
@@ -26,7 +27,6 @@ export {
   settledSample,
   startHeapProbe,
 } from "./heapProbe.js";
-export { dropKafkajsNegativeTimeoutWarning } from "./kafkajsWarning.js";
 export { bytes, text } from "./payloadText.js";
 export { sleep } from "./sleep.js";
 export { uniqueName } from "./uniqueName.js";

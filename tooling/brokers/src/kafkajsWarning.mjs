@@ -1,4 +1,5 @@
-const installed = Symbol.for("@ruststream/tooling-testkit: kafkajs negative timeout dropped");
+// @ts-check
+const installed = Symbol.for("@ruststream/tooling-brokers: kafkajs negative timeout dropped");
 
 /**
  * Drops, in this process, the one warning kafkajs 2.2.4 makes Node print and nothing else:
@@ -9,29 +10,36 @@ const installed = Symbol.for("@ruststream/tooling-testkit: kafkajs negative time
  * pending: harmless, and kafkajs is unmaintained. Matched by the warning's type and by kafkajs's
  * request queue on the stack, so every other warning still prints (Node warns of a negative timeout
  * once per process: one of ours after kafkajs's went unsaid before this filter too). Idempotent: a
- * setup file runs once per test file.
+ * setup file runs once per test file. Here, beside the Kafka this package runs, so its own tests
+ * use it too; the tests of the packages reach it through tooling/testkit.
  */
-export function dropKafkajsNegativeTimeoutWarning(): void {
-  const holder = process as { [installed]?: true };
+export function dropKafkajsNegativeTimeoutWarning() {
+  const holder = /** @type {{ [installed]?: true }} */ (/** @type {unknown} */ (process));
   if (holder[installed]) return;
   holder[installed] = true;
   const emit = process.emitWarning;
-  process.emitWarning = function (this: unknown, warning, ...rest: unknown[]) {
+  /** @type {(warning: string | Error, ...rest: unknown[]) => void} */
+  const dropping = (warning, ...rest) => {
     if (isNegativeTimeout(rest[0]) && fromKafkajsRequestQueue(new Error().stack)) return;
-    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
-  } as typeof process.emitWarning;
+    /** @type {(...args: unknown[]) => void} */ (emit).call(process, warning, ...rest);
+  };
+  process.emitWarning = /** @type {typeof process.emitWarning} */ (dropping);
 }
 
-/** The type Node's timers give it: `emitWarning(message, "TimeoutNegativeWarning")`. */
-function isNegativeTimeout(typeOrOptions: unknown): boolean {
+/**
+ * The type Node's timers give it: `emitWarning(message, "TimeoutNegativeWarning")`.
+ * @param {unknown} typeOrOptions
+ */
+function isNegativeTimeout(typeOrOptions) {
   const type =
     typeof typeOrOptions === "object" && typeOrOptions !== null
-      ? (typeOrOptions as { type?: unknown }).type
+      ? /** @type {{ type?: unknown }} */ (typeOrOptions).type
       : typeOrOptions;
   return type === "TimeoutNegativeWarning";
 }
 
-function fromKafkajsRequestQueue(stack: string | undefined): boolean {
+/** @param {string | undefined} stack */
+function fromKafkajsRequestQueue(stack) {
   return (
     stack !== undefined &&
     /\bscheduleCheckPendingRequests\b/.test(stack) &&
