@@ -63,6 +63,7 @@ conformance.redeliveryAddress({
   ...named,
   makeSource: (name: string) =>
     new FileStream(name, { consumer: uniqueName("address"), commit: "tracked" }),
+  fanOut: true,
 });
 conformance.messageShape(named);
 conformance.batches(named);
@@ -75,7 +76,8 @@ const unnamed = clients("unnamed.ss", undefined, unnamedCapabilities);
 conformance.routing(unnamed);
 conformance.lifecycle(unnamed);
 conformance.settlement(unnamed);
-conformance.redeliveryAddress(unnamed);
+// Unnamed readers each read every message.
+conformance.redeliveryAddress({ ...unnamed, fanOut: true });
 conformance.messageShape(unnamed);
 conformance.batches(unnamed);
 conformance.seeking({ ...unnamed, unknownPosition: () => FilePosition.sequence(10n ** 15n) });

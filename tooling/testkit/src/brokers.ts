@@ -4,6 +4,7 @@ export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
   ensureTestCertificates,
   requireEnv,

@@ -5,6 +5,7 @@ export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
   ensureTestCertificates,
   requireEnv,

@@ -49,6 +49,12 @@ declare module "@ruststream/tooling-brokers" {
     log?: (line: string) => void,
   ): Promise<void>;
 
+  /**
+   * Drops, in this process, kafkajs 2.2.4's harmless `TimeoutNegativeWarning` (its request queue's
+   * negative timer) and no other warning. Idempotent.
+   */
+  export function dropKafkajsNegativeTimeoutWarning(): void;
+
   /** The variable's value; throws naming the broker that exports it and how to start it. */
   export function requireEnv(name: BrokerVariable): string;
 

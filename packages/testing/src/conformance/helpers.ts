@@ -6,20 +6,6 @@ import { sleep } from "../helpers/sleep.js";
 import { within } from "../helpers/within.js";
 
 /**
- * Waits until no collector has grown for `ms`: on a fan-out broker each subscription receives its
- * own copy, and one may lag the other, so a count taken after only one is quiet can be short.
- */
-export async function steady(ms: number, ...collectors: readonly Collector[]): Promise<void> {
-  let last = -1;
-  for (;;) {
-    const now = collectors.reduce((sum, c) => sum + c.items.length, 0);
-    if (now === last) return;
-    last = now;
-    await sleep(ms);
-  }
-}
-
-/**
  * Runs `work` in a later macrotask, after the code that scheduled it has returned. This is the
  * Node counterpart of RustStream's "foreign runtime": a settle or publish that happens outside the
  * call chain that received the message must work the same.
