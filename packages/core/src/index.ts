@@ -9,6 +9,11 @@ export type {
   ConnectOptions,
 } from "./broker.js";
 export type {
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
+} from "./connectionState.js";
+export type {
   BatchSubscription,
   DescribesServer,
   PositionOf,
