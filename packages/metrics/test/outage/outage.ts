@@ -37,10 +37,12 @@ export interface OutageSubject {
   readonly handled: unknown[];
   /** The broker's name in the events and the series: its kind (`redis`). */
   readonly broker: string;
-  /** Stops the broker's server (and resolves once it is down). */
-  stop(): Promise<void>;
-  /** Starts it again (and resolves once it serves). */
-  start(): Promise<void>;
+  /**
+   * Stops the broker's server, runs `whileDown` once it is down, and starts it again (whether
+   * `whileDown` resolved or threw: the server may be one other tests share), resolving once it
+   * serves; rethrows what `whileDown` threw.
+   */
+  outage(whileDown: () => Promise<void>): Promise<void>;
   /** Publishes `value` where the subscriber reads. */
   publish(running: RunningApp, value: unknown): Promise<void>;
   /** How long each step may wait for the app to see it (the client's own retry cadence). */
@@ -124,28 +126,26 @@ export async function throughOutage(subject: OutageSubject): Promise<OutageRecor
   const { app, broker, deadlineMs } = subject;
   const server = await serve(app);
   const running = await app.start();
-  // A failed step still leaves the server running again: it may be one other tests share.
-  let down = false;
   try {
     const connected = (seen: Seen) =>
       seen.ready.status === 200 && seen.scraped.connected === 1 && only(seen.scraped, "connected");
     const before = await poll(server, broker, "the app ready", deadlineMs, connected);
 
-    down = true;
-    await subject.stop();
-    const during = await poll(
-      server,
-      broker,
-      `${broker} reconnecting, after its server stopped`,
-      deadlineMs,
-      (seen) =>
-        seen.ready.status === 503 &&
-        seen.scraped.connected === 0 &&
-        only(seen.scraped, "reconnecting"),
-    );
+    let during: Seen | undefined;
+    await subject.outage(async () => {
+      during = await poll(
+        server,
+        broker,
+        `${broker} reconnecting, after its server stopped`,
+        deadlineMs,
+        (seen) =>
+          seen.ready.status === 503 &&
+          seen.scraped.connected === 0 &&
+          only(seen.scraped, "reconnecting"),
+      );
+    });
+    if (during === undefined) throw new Error("the outage never ran its whileDown");
 
-    await subject.start();
-    down = false;
     const after = await poll(
       server,
       broker,
@@ -169,7 +169,6 @@ export async function throughOutage(subject: OutageSubject): Promise<OutageRecor
     process.stderr.write(`[outage ${broker}] ${JSON.stringify(record)}\n`);
     return record;
   } finally {
-    if (down) await subject.start();
     await running.stop();
     await server.close();
   }

@@ -132,8 +132,14 @@ test("redis: its server stopped, the app is not ready and the series says reconn
     app,
     handled,
     broker: "redis",
-    stop: () => own.stop(),
-    start: () => own.start(),
+    outage: async (whileDown) => {
+      await own.stop();
+      try {
+        await whileDown();
+      } finally {
+        await own.start();
+      }
+    },
     publish: async (running, value) => {
       await running.publish(stream, value);
     },
