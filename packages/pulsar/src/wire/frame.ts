@@ -170,8 +170,8 @@ export function decodeFrame(frame: Uint8Array): Frame {
  * 5 MiB frame arriving in 64 KiB pieces is copied once, not once per piece.
  */
 export class FrameReader {
-  private readonly chunks: Buffer[] = [];
-  private buffered = 0;
+  readonly #chunks: Buffer[] = [];
+  #buffered = 0;
 
   /** @param maxFrameSize the largest totalSize accepted; a larger one is a lost stream. */
   constructor(public maxFrameSize: number = DEFAULT_MAX_MESSAGE_SIZE + FRAME_PADDING) {}
@@ -179,41 +179,41 @@ export class FrameReader {
   /** Adds bytes from the socket and returns the frames they complete, in order. */
   push(bytes: Uint8Array): Frame[] {
     const chunk = asBuffer(bytes);
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
     const frames: Frame[] = [];
-    while (this.buffered >= 4) {
-      const total = this.peekTotalSize();
+    while (this.#buffered >= 4) {
+      const total = this.#peekTotalSize();
       if (total > this.maxFrameSize)
         throw new FrameError(`frame of ${total} bytes exceeds the limit of ${this.maxFrameSize}`);
-      if (this.buffered < 4 + total) break;
-      const frame = this.take(4 + total);
+      if (this.#buffered < 4 + total) break;
+      const frame = this.#take(4 + total);
       frames.push(decodeFrame(frame.subarray(4)));
     }
     return frames;
   }
 
-  private peekTotalSize(): number {
-    const first = this.chunks[0]!;
+  #peekTotalSize(): number {
+    const first = this.#chunks[0]!;
     if (first.length >= 4) return first.readUInt32BE(0);
-    return this.take(4, true).readUInt32BE(0);
+    return this.#take(4, true).readUInt32BE(0);
   }
 
   /** Removes (or, with `peek`, copies) the first `size` buffered bytes. */
-  private take(size: number, peek = false): Buffer {
-    const first = this.chunks[0]!;
+  #take(size: number, peek = false): Buffer {
+    const first = this.#chunks[0]!;
     if (first.length >= size) {
       if (peek) return first;
-      if (first.length === size) this.chunks.shift();
-      else this.chunks[0] = first.subarray(size);
-      this.buffered -= size;
+      if (first.length === size) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(size);
+      this.#buffered -= size;
       return first.subarray(0, size);
     }
     const out = Buffer.allocUnsafe(size);
     let filled = 0;
     let index = 0;
     while (filled < size) {
-      const chunk = this.chunks[index]!;
+      const chunk = this.#chunks[index]!;
       const n = Math.min(chunk.length, size - filled);
       chunk.copy(out, filled, 0, n);
       filled += n;
@@ -221,10 +221,10 @@ export class FrameReader {
         index++;
         continue;
       }
-      if (n === chunk.length) this.chunks.shift();
-      else this.chunks[0] = chunk.subarray(n);
+      if (n === chunk.length) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(n);
     }
-    if (!peek) this.buffered -= size;
+    if (!peek) this.#buffered -= size;
     return out;
   }
 }
