@@ -9,27 +9,27 @@ import { FileBroker } from "../src/index.js";
 import { tempDir, utf8 } from "./tempDir.js";
 
 describe("the file broker's connection state", () => {
-  it.each(["connect", "connectInProcess"] as const)(
-    "%s: connected while it publishes and reads, closed at shutdown, heard once",
-    async (how) => {
-      const heard: ConnectionChange[] = [];
-      const onState = (change: ConnectionChange) => heard.push(change);
-      const broker = new FileBroker({ path: join(tempDir(), "state.ss") });
-      const connected =
-        how === "connect"
-          ? await broker.connect({ onState })
-          : await broker.connectInProcess({
-              onState,
-              clock: systemClock,
-              coordinator: new CountingCoordinator(),
-            });
-      const publisher = await connected.defaultPublishPolicy().pair(connected);
-      await publisher.publish({ name: "events", payload: utf8("1") });
-      expect(connected.state).toBe("connected");
-      await connected.shutdown();
-      await connected.shutdown();
-      expect(connected.state).toBe("closed");
-      expect(heard).toEqual([{ state: "closed" }]);
-    },
-  );
+  it.each([
+    "connect",
+    "connectInProcess",
+  ] as const)("%s: connected while it publishes, closed at shutdown, heard once", async (how) => {
+    const heard: ConnectionChange[] = [];
+    const onState = (change: ConnectionChange) => heard.push(change);
+    const broker = new FileBroker({ path: join(tempDir(), "state.ss") });
+    const connected =
+      how === "connect"
+        ? await broker.connect({ onState })
+        : await broker.connectInProcess({
+            onState,
+            clock: systemClock,
+            coordinator: new CountingCoordinator(),
+          });
+    const publisher = await connected.defaultPublishPolicy().pair(connected);
+    await publisher.publish({ name: "events", payload: utf8("1") });
+    expect(connected.state).toBe("connected");
+    await connected.shutdown();
+    await connected.shutdown();
+    expect(connected.state).toBe("closed");
+    expect(heard).toEqual([{ state: "closed" }]);
+  });
 });

@@ -15,6 +15,7 @@ import type {
 } from "../link.js";
 import { loadClient } from "../load.js";
 import { KeyPartitioner } from "../partitioners.js";
+import { closingWatch } from "../watchedClient.js";
 import { KafkajsAdmin } from "./admin.js";
 import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
@@ -23,7 +24,6 @@ import { KafkajsProducer } from "./producer.js";
 import { KafkajsReader } from "./reader.js";
 import { KafkajsTransactionalProducer } from "./transactions.js";
 import { watchConsumer, watchRequests } from "./watch.js";
-import { closingWatch } from "../watchedClient.js";
 
 // How long a fetch waits on the broker for records (kafkajs's default is 5 s): a seek or a pause
 // takes effect at the next fetch, so it bounds how long they take.

@@ -14,6 +14,7 @@ import type {
   ProducerSettings,
 } from "../link.js";
 import { loadClient } from "../load.js";
+import { closingWatch, type WatchedClient } from "../watchedClient.js";
 import { RdkafkaAdmin } from "./admin.js";
 import {
   connectionConfig,
@@ -35,7 +36,6 @@ import {
 import { RdkafkaReader } from "./reader.js";
 import { RdkafkaTransactionalProducer } from "./transactions.js";
 import { refusesLogin, watchClient } from "./watch.js";
-import { closingWatch, type WatchedClient } from "../watchedClient.js";
 
 /** The librdkafka engine: @confluentinc/kafka-javascript's node-rdkafka style clients. */
 export class RdkafkaLink implements Link {
