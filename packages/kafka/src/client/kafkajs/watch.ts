@@ -18,19 +18,21 @@ const connectionErrors = new Set([
   "KafkaJSBrokerNotFound",
 ]);
 
-/**
- * Whether `error` (or what it wraps: kafkajs wraps the last attempt's error once retries run out)
- * is the connection failing: what kafkajs's retries end on when the cluster is gone.
- */
-export function connectionFailure(error: unknown): boolean {
+/** Whether `error` or what it wraps (kafkajs wraps the last attempt's once retries run out) is one. */
+function wraps(error: unknown, is: (error: Error) => boolean): boolean {
   for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
-    if (connectionErrors.has(e.name) || /^Connection error/.test(e.message)) return true;
+    if (is(e)) return true;
   }
   return false;
 }
 
+/** Whether `error` is the connection failing: what kafkajs's retries end on when the cluster is gone. */
+export function connectionFailure(error: unknown): boolean {
+  return wraps(error, (e) => connectionErrors.has(e.name) || /^Connection error/.test(e.message));
+}
+
 function login(error: unknown): boolean {
-  return error instanceof Error && error.name === "KafkaJSSASLAuthenticationError";
+  return wraps(error, (e) => e.name === "KafkaJSSASLAuthenticationError");
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
