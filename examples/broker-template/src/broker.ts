@@ -2,6 +2,8 @@ import {
   type Broker,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
+  type ConnectOptions,
   type DescribesServer,
   type OutgoingMessage,
   type RawMessage,
@@ -86,10 +88,16 @@ export class ChannelBroker
     return describe(this.#options);
   }
 
-  async connect(): Promise<ConnectedChannelBroker> {
+  /**
+   * `options.onState` hears the connection's state: a broker whose client can lose its server
+   * reports each change (`reportState`, from a LinkStates its link keeps); a hub is never lost, so
+   * this one only ever hears `closed`.
+   */
+  async connect(options?: ConnectOptions): Promise<ConnectedChannelBroker> {
     return new ConnectedChannelBroker(hubAt(this.#options.address).link(), this.#options, {
       coordinator: noCoordinator,
       inProcess: false,
+      onState: options?.onState,
     });
   }
 
@@ -103,6 +111,7 @@ export class ChannelBroker
     return new ConnectedChannelBroker(this.#inProcess.link(), this.#options, {
       coordinator: options.coordinator,
       inProcess: true,
+      onState: options.onState,
     });
   }
 }
@@ -128,9 +137,13 @@ export class ConnectedChannelBroker
   constructor(
     link: Link,
     options: ChannelBrokerOptions,
-    mode: { readonly coordinator: Coordinator; readonly inProcess: boolean },
+    mode: {
+      readonly coordinator: Coordinator;
+      readonly inProcess: boolean;
+      readonly onState: ConnectionListener | undefined;
+    },
   ) {
-    super({ label: "channel", accepts: "a name or a Channel" }, mode.inProcess);
+    super({ label: "channel", accepts: "a name or a Channel" }, mode.inProcess, mode.onState);
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;

@@ -1,3 +1,4 @@
+import type { ConnectionListener, ConnectionState } from "./connectionState.js";
 import type { Delivery } from "./delivery.js";
 import { brokerMark } from "./marks.js";
 import type { Publisher, PublishPolicy } from "./publisher.js";
@@ -24,6 +25,12 @@ export interface ConnectOptions {
    * message it cannot decode, for one). A broker connected by hand logs to its own default.
    */
   readonly logger?: Logger;
+  /**
+   * Hears the connection's state change after `connect()` resolves: the client lost the server and
+   * retries (`reconnecting`), is back (`connected`), gave up (`lost`), or `shutdown()` was called
+   * (`closed`). An app passes its own, which emits the `broker-connection` event.
+   */
+  readonly onState?: ConnectionListener;
 }
 
 /**
@@ -49,7 +56,8 @@ export interface ConnectedBroker<
   TClosed extends ClosedBroker = ClosedBroker,
 > {
   readonly [brokerMark]: string;
-  readonly state: "connected" | "closed";
+  /** Where the connection is now: `connected` until the client loses the server or it shuts down. */
+  readonly state: ConnectionState;
   /**
    * The descriptor a bare name stands for on this broker. What a name needs beyond itself (a group,
    * a durable name) comes from the broker's configuration; where it is missing this throws a message

@@ -6,6 +6,8 @@ export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.j
 export { ConnectionBase } from "./broker/connectionBase.js";
 export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
 export { takeBack } from "./broker/hostedSubscription.js";
+export type { LinkChange, LinkState } from "./broker/linkStates.js";
+export { LinkStates } from "./broker/linkStates.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";

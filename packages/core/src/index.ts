@@ -31,6 +31,11 @@ export { bytes } from "./codec/bytes.js";
 export type { Codec, DecodedBy } from "./codec/codec.js";
 export { json } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
+export type {
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
+} from "./connectionState.js";
 export type { DeadLetterOrigin } from "./deadLetter.js";
 export { readDeadLetterOrigin } from "./deadLetter.js";
 export type { Delivery, NackOptions, SettleAnswer, SettleResult } from "./delivery.js";

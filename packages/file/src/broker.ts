@@ -5,6 +5,8 @@ import {
   type Broker,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
+  type ConnectOptions,
   type DescribesServer,
   type OutgoingMessage,
   type RawMessage,
@@ -103,9 +105,10 @@ export class FileBroker
     return describeFile(this.options.path);
   }
 
-  async connect(): Promise<ConnectedFileBroker> {
+  /** No server stands between the process and its file: `connected` until shut down. */
+  async connect(options?: ConnectOptions): Promise<ConnectedFileBroker> {
     prepareFile(this.options.path, this.options);
-    return new ConnectedFileBroker(this.options, this.options.path, undefined);
+    return new ConnectedFileBroker(this.options, this.options.path, undefined, options?.onState);
   }
 
   /**
@@ -117,7 +120,12 @@ export class FileBroker
     const dir = mkdtempSync(join(tmpdir(), "ruststream-file-inprocess-"));
     const path = join(dir, basename(this.options.path));
     prepareFile(path, { ...this.options, existingOnly: false });
-    return new ConnectedFileBroker(this.options, path, { dir, coordinator: options.coordinator });
+    return new ConnectedFileBroker(
+      this.options,
+      path,
+      { dir, coordinator: options.coordinator },
+      options.onState,
+    );
   }
 }
 
@@ -204,8 +212,13 @@ export class ConnectedFileBroker
   readonly #published = new Map<string, RawMessage[]>();
   #writer: SharedWriter | undefined;
 
-  constructor(options: FileBrokerOptions, path: string, inProcess: InProcess | undefined) {
-    super({ label: "file", accepts: "a name or FileStream" });
+  constructor(
+    options: FileBrokerOptions,
+    path: string,
+    inProcess: InProcess | undefined,
+    onState: ConnectionListener | undefined,
+  ) {
+    super({ label: "file", accepts: "a name or FileStream" }, onState);
     this.#options = options;
     this.path = path;
     this.#inProcess = inProcess;

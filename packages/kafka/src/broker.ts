@@ -4,6 +4,7 @@ import {
   type ClosedBroker,
   type CommitMode,
   type ConnectedBroker,
+  type ConnectionListener,
   type ConnectOptions,
   type DescribesServer,
   isRustStreamError,
@@ -210,6 +211,7 @@ export class KafkaBroker
       group: this.#settings.group ?? options?.app?.name,
       inProcess: undefined,
       clock: this.#options.clock ?? systemClock,
+      onState: options?.onState,
     });
   }
 
@@ -228,6 +230,7 @@ export class KafkaBroker
       group: this.#settings.group ?? options.app?.name,
       inProcess: link,
       clock: options.clock,
+      onState: options.onState,
     });
   }
 }
@@ -264,6 +267,7 @@ interface ConnectionFacts {
   readonly inProcess: InProcessLink | undefined;
   /** Where request timeouts take time from. */
   readonly clock: Clock;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to a Kafka cluster. */
@@ -304,8 +308,10 @@ export class ConnectedKafkaBroker
         },
       },
       facts.inProcess !== undefined,
+      facts.onState,
     );
     this.link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#settings = settings;
     this.#facts = facts;
     this.partitioner = settings.partitioner;

@@ -3,6 +3,7 @@ import {
   type Clock,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
   type ConnectOptions,
   type DescribesServer,
   type Logger,
@@ -168,6 +169,7 @@ export class PulsarBroker
       subscription: o.subscription ?? options?.app?.name,
       description: describePulsar(this.#addresses, version),
       inProcess: undefined,
+      onState: options?.onState,
     });
   }
 
@@ -186,6 +188,7 @@ export class PulsarBroker
       subscription: this.#options.subscription ?? options.app?.name,
       description: { protocol: "pulsar", description: "in-process stand-in of a Pulsar broker" },
       inProcess: server,
+      onState: options.onState,
     });
   }
 }
@@ -197,6 +200,7 @@ interface ConnectionFacts {
   readonly subscription: string | undefined;
   readonly description: ServerDescription;
   readonly inProcess: InProcessPulsar | undefined;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
@@ -234,8 +238,10 @@ export class ConnectedPulsarBroker
         },
       },
       facts.inProcess !== undefined,
+      facts.onState,
     );
     this.#link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
     this.#readers = new Readers(link);

@@ -3,6 +3,7 @@ import {
   type Clock,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
   type ConnectOptions,
   type DescribesServer,
   type OutgoingMessage,
@@ -120,6 +121,7 @@ export class RedisBroker
       group: this.#options.group ?? options?.app?.name,
       version: link.serverVersion,
       inProcess: false,
+      onState: options?.onState,
     });
   }
 
@@ -141,6 +143,7 @@ export class RedisBroker
       group: this.#options.group ?? options.app?.name,
       version: undefined,
       inProcess: true,
+      onState: options.onState,
     });
   }
 }
@@ -182,6 +185,7 @@ interface ConnectionFacts {
   readonly group: string | undefined;
   readonly version: string | undefined;
   readonly inProcess: boolean;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to Redis. */
@@ -226,8 +230,10 @@ export class ConnectedRedisBroker
         },
       },
       facts.inProcess,
+      facts.onState,
     );
     this.link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#settings = settings;
     this.#facts = facts;
     this.maxLen = options.maxLen;

@@ -410,7 +410,10 @@ export async function down(log) {
  * an empty folder; a test that restarts it runs inside `exclusive(fn)`. Resolves once it serves
  * again (the same readiness check as `up`) and writes steadily (`steadilyWritable`), which a hard
  * restart now and then does not (see below): then it is stopped cleanly and started again.
- * @param {{ hard?: boolean }} [options]
+ * `whileDown` runs once it is down (its ports released) and before it starts again, for a test
+ * that watches its clients through the outage; it starts again whether `whileDown` resolves or
+ * throws (which `restart` then rethrows).
+ * @param {{ hard?: boolean, whileDown?: () => Promise<void> }} [options]
  */
 export async function restart(options = {}) {
   const { pidFile, logFile, lockFile, portsFile } = files();
@@ -425,9 +428,17 @@ export async function restart(options = {}) {
       );
     }
     if (options.hard) process.kill(pid, "SIGKILL");
-    await startAgainOnData(p, workDir, confFile, options.hard ? "SIGKILL" : "SIGTERM");
+    /** @type {{ error: unknown } | undefined} */
+    let failed;
+    const whileDown = async () =>
+      options.whileDown?.().catch((error) => {
+        failed = { error };
+      });
+    await startAgainOnData(p, workDir, confFile, options.hard ? "SIGKILL" : "SIGTERM", whileDown);
     writeFileSync(portsFile, JSON.stringify({ ...recorded(), keptData: true }));
-    if (await steadilyWritable(p)) return;
+    const writes = await steadilyWritable(p);
+    if (failed !== undefined) throw failed.error;
+    if (writes) return;
     // Seen about one hard restart in six: the broker's BookKeeper clients do not learn that the
     // bookie registered again (placement finds `allBookies []`), so some ledger creations and
     // writes fail, for minutes, while reads work (Pulsar's docs advise ZooKeeper over the RocksDB
@@ -446,13 +457,15 @@ export async function restart(options = {}) {
 
 /**
  * Stops the running standalone (SIGTERM; a no-op on one already killed), waits until the kernel
- * has released its ports, and starts it with `up`'s command line on the same working folder.
+ * has released its ports, runs `whileDown`, and starts it with `up`'s command line on the same
+ * working folder.
  * @param {Ports} p
  * @param {string} workDir
  * @param {string} confFile
  * @param {string} how what stopped it, for the log
+ * @param {() => Promise<void>} [whileDown]
  */
-async function startAgainOnData(p, workDir, confFile, how) {
+async function startAgainOnData(p, workDir, confFile, how, whileDown) {
   const { pidFile, logFile } = files();
   await stopByPidFile(pidFile, 30_000);
   // The kernel can take a moment to release the listening sockets of a killed process.
@@ -463,6 +476,7 @@ async function startAgainOnData(p, workDir, confFile, how) {
       what: `pulsar releasing port ${port}`,
     });
   }
+  await whileDown?.();
   appendFileSync(
     logFile,
     `\n### ${new Date().toISOString()} restarted (${how}) by tooling/brokers on its data ###\n`,

@@ -89,8 +89,11 @@ declare module "@ruststream/tooling-brokers" {
       exclusive<T>(instance: RedisInstance, work: () => Promise<T>): Promise<T>;
     };
     readonly kafka: {
-      /** Stops Kafka (SIGKILL with hard, as a crash would) and starts it again on the same data. */
-      restart(options?: { hard?: boolean }): Promise<void>;
+      /**
+       * Stops Kafka (SIGKILL with hard, as a crash would) and starts it again on the same data;
+       * `whileDown` runs in between (it starts again even when that throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Creates or updates a SCRAM user (SHA-256 and SHA-512) on the running broker. */
       addScramUserSync(username: string, password: string): void;
       /** Runs `work` with Kafka to itself, for a test that restarts it. */
@@ -99,9 +102,10 @@ declare module "@ruststream/tooling-brokers" {
     readonly pulsar: {
       /**
        * Stops the standalone (SIGKILL with hard, as a crash would) and starts it again on its data:
-       * topics, backlogs and subscription cursors survive.
+       * topics, backlogs and subscription cursors survive. `whileDown` runs in between (it starts
+       * again even when that throws).
        */
-      restart(options?: { hard?: boolean }): Promise<void>;
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };

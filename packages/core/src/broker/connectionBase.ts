@@ -1,8 +1,10 @@
 import type { ClosedBroker } from "../broker.js";
+import type { ConnectionChange, ConnectionListener, ConnectionState } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
 import { brokerMark, sourceMark } from "../marks.js";
 import type { Source } from "../source.js";
 import { type HostedSubscription, takeBack } from "./hostedSubscription.js";
+import type { LinkChange } from "./linkStates.js";
 
 /** How a broker's sources name what its replicas share (a consumer group, a subscription). */
 export interface GroupSetting {
@@ -27,18 +29,23 @@ export interface ConnectionIdentity {
 }
 
 /**
- * What every connected broker does alike: its state, a shutdown that runs once (a second call
- * returns the same witness), the `closed` error every handle throws after it, and the checks
- * `subscribe` starts with (a descriptor of this broker, a group where one is needed). A broker's
- * connection extends it and writes only its own teardown, so no two brokers word these differently.
+ * What every connected broker does alike: its state (reported by the broker as its client sees it,
+ * `closed` by the base at shutdown), a shutdown that runs once (a second call returns the same
+ * witness), the `closed` error every handle throws after it, and the checks `subscribe` starts with
+ * (a descriptor of this broker, a group where one is needed). A broker's connection extends it and
+ * writes only its own teardown, so no two brokers word these differently.
  */
 export abstract class ConnectionBase<TSource extends Source, TClosed extends ClosedBroker> {
   abstract readonly [brokerMark]: string;
   readonly #identity: ConnectionIdentity;
+  readonly #onState: ConnectionListener | undefined;
+  #change: ConnectionChange = { state: "connected" };
   #closing: Promise<TClosed> | undefined;
 
-  constructor(identity: ConnectionIdentity) {
+  /** `onState`: the connecting side's listener (`ConnectOptions.onState`), if it gave one. */
+  constructor(identity: ConnectionIdentity, onState?: ConnectionListener) {
     this.#identity = identity;
+    this.#onState = onState;
   }
 
   /** The descriptor a bare name stands for on this broker. */
@@ -47,8 +54,8 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
   /** Stops the connection's work and closes it; called once, by the first `shutdown()`. */
   protected abstract teardown(): Promise<TClosed>;
 
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
+  get state(): ConnectionState {
+    return this.#change.state;
   }
 
   get isClosed(): boolean {
@@ -56,8 +63,38 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
   }
 
   shutdown(): Promise<TClosed> {
-    this.#closing ??= this.teardown();
+    if (this.#closing === undefined) {
+      // Closed before the teardown starts: what the client reports while closing is no outage.
+      this.#tell({ state: "closed" });
+      this.#closing = this.teardown();
+    }
     return this.#closing;
+  }
+
+  /**
+   * What the broker's client saw of the server (`connected`, `reconnecting`, `lost`, with the
+   * client's reason): passed on to the listener when the state differs from the last one, and
+   * ignored once `shutdown()` was called, whose `closed` the base reports itself.
+   */
+  protected reportState(change: LinkChange): void {
+    const now = this.#change.state;
+    if (now === "closed" || change.state === now) return;
+    this.#tell(change);
+  }
+
+  #tell(change: ConnectionChange): void {
+    this.#change = change;
+    const listener = this.#onState;
+    if (listener === undefined) return;
+    try {
+      listener(change);
+    } catch (error) {
+      // Called from inside the broker's client (an event handler of its socket): a throw there
+      // would leave the client half-updated, so it surfaces outside, as the listener's own failure.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
   }
 
   /** Throws `closed` once `shutdown()` was called: every handle of the connection starts with it. */

@@ -1,4 +1,5 @@
 import type { ClosedBroker } from "../broker.js";
+import type { ConnectionListener } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
 import { testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
@@ -26,8 +27,8 @@ export abstract class TestableConnection<
 > extends ConnectionBase<TSource, TClosed> {
   readonly #published: Map<string, RawMessage[]> | undefined;
 
-  constructor(identity: ConnectionIdentity, inProcess: boolean) {
-    super(identity);
+  constructor(identity: ConnectionIdentity, inProcess: boolean, onState?: ConnectionListener) {
+    super(identity, onState);
     if (inProcess) {
       this.#published = new Map();
       Object.defineProperty(this, testableMark, { value: true });

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ConnectionBase } from "../broker/connectionBase.js";
 import { takeBack } from "../broker/hostedSubscription.js";
-import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
+import type { Broker, ClosedBroker, ConnectedBroker, ConnectOptions } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
+import type { ConnectionListener } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
 import { headerNames } from "../headerNames.js";
 import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
@@ -68,8 +69,9 @@ export class MemoryBroker
     return describeMemoryServer(this.#options);
   }
 
-  async connect(): Promise<ConnectedMemoryBroker> {
-    return new ConnectedMemoryBroker(this.#store, this.#options, false);
+  /** Nothing between it and its store can fail: the connection is `connected` until shut down. */
+  async connect(options?: ConnectOptions): Promise<ConnectedMemoryBroker> {
+    return new ConnectedMemoryBroker(this.#store, this.#options, false, options?.onState);
   }
 
   /** The same broker, with the test's clock, counting for the test's coordinator. */
@@ -81,7 +83,7 @@ export class MemoryBroker
     if (this.#store.openConnections === 0 || this.#store.publishedLog === undefined) {
       this.#store.publishedLog = new Map();
     }
-    return new ConnectedMemoryBroker(this.#store, this.#options, true);
+    return new ConnectedMemoryBroker(this.#store, this.#options, true, options.onState);
   }
 }
 
@@ -127,8 +129,13 @@ export class ConnectedMemoryBroker
   readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
 
-  constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
-    super({ label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" });
+  constructor(
+    store: MemoryStore,
+    options: MemoryBrokerOptions,
+    inProcess: boolean,
+    onState: ConnectionListener | undefined,
+  ) {
+    super({ label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" }, onState);
     this.#store = store;
     this.#options = options;
     this.#inProcess = inProcess;

@@ -4,9 +4,16 @@ import {
   brokerMark,
   ConnectionBase,
   type HostedSubscription,
+  type LinkChange,
   sourceMark,
 } from "../../src/brokerEntry.js";
-import { type AddressedSource, isRustStreamError, MemoryTopic } from "../../src/index.js";
+import {
+  type AddressedSource,
+  type ConnectionChange,
+  type ConnectionListener,
+  isRustStreamError,
+  MemoryTopic,
+} from "../../src/index.js";
 
 class Stream implements AddressedSource {
   readonly [sourceMark] = "test";
@@ -27,13 +34,20 @@ class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
   readonly [brokerMark] = "test";
   teardowns = 0;
   readonly #group: string | undefined;
-  constructor(group: string | undefined) {
-    super({
-      label: "Test",
-      accepts: "a name or a Stream",
-      group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
-    });
+  constructor(group: string | undefined, onState?: ConnectionListener) {
+    super(
+      {
+        label: "Test",
+        accepts: "a name or a Stream",
+        group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
+      },
+      onState,
+    );
     this.#group = group;
+  }
+  /** Stands for the broker's client seeing the server go and come back. */
+  client(change: LinkChange): void {
+    this.reportState(change);
   }
   source(name: string): Stream {
     return new Stream(name, this.groupOf(name, this.#group));
@@ -79,6 +93,31 @@ describe("ConnectionBase", () => {
     expect(await second).toBe(witness);
     expect(await connection.shutdown()).toBe(witness);
     expect(connection.teardowns).toBe(1);
+  });
+
+  it("passes on each change of state the client reports, once, and `closed` at shutdown", async () => {
+    const heard: ConnectionChange[] = [];
+    const connection = new TestConnection("g", (change) => heard.push(change));
+    connection.client({ state: "connected" });
+    connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED" });
+    connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED, again" });
+    expect(connection.state).toBe("reconnecting");
+    connection.client({ state: "connected" });
+    connection.client({ state: "lost", reason: "WRONGPASS" });
+    expect(connection.state).toBe("lost");
+    const closing = connection.shutdown();
+    expect(connection.state).toBe("closed");
+    // What the client reports while it closes, and after, is no change of the connection's.
+    connection.client({ state: "reconnecting", reason: "the socket closed" });
+    await closing;
+    await connection.shutdown();
+    expect(connection.state).toBe("closed");
+    expect(heard).toEqual([
+      { state: "reconnecting", reason: "connect ECONNREFUSED" },
+      { state: "connected" },
+      { state: "lost", reason: "WRONGPASS" },
+      { state: "closed" },
+    ]);
   });
 
   it("fails every use after shutdown with `closed`, naming the broker and the fix", async () => {

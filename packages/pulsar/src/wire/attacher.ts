@@ -85,11 +85,15 @@ export class Attacher {
 
   /**
    * The handle lost its attachment (the broker closed it, or the connection went): attaches again
-   * in the background, after a backoff, until it is back, finished, or refused for good.
+   * in the background, after a backoff, until it is back, finished, or refused for good. The
+   * client's state counts it `reconnecting` from the first failed attempt, or at once when the
+   * connection went (`reason` says why), `connected` once it is back, and `lost` once refused.
    */
-  lost(): void {
+  lost(reason?: string): void {
     this.#closes++;
-    if (this.#target.finished() || this.#attaching) return;
+    if (this.#target.finished()) return;
+    if (reason !== undefined) this.#report("reconnecting", reason);
+    if (this.#attaching) return;
     this.#attaching = true;
     void (async () => {
       const backoff = new Backoff(this.#host.backoff);
@@ -99,18 +103,30 @@ export class Attacher {
           if (this.#target.finished() || this.#host.signal.aborted) return;
           try {
             await this.#attempt();
+            this.#host.states.report(this, { state: "connected" });
             return;
           } catch (error) {
             if (!isRetriable(error, [this.#busy])) {
+              this.#report("lost", `${this.#target.topic} was refused: ${asError(error).message}`);
               this.#target.fail(asError(error));
               return;
             }
+            this.#report("reconnecting", asError(error).message);
           }
         }
       } finally {
         this.#attaching = false;
       }
     })();
+  }
+
+  /** The handle closed (its owner, or its client, closed it): its state counts no more. */
+  close(): void {
+    this.#host.states.forget(this);
+  }
+
+  #report(state: "reconnecting" | "lost", reason: string): void {
+    this.#host.states.report(this, { state, reason });
   }
 
   async #attempt(): Promise<void> {

@@ -1,7 +1,7 @@
 // The client: configuration, the pool of connections (one per broker, shared by all producers and
 // consumers on it), lookups, and the producers and consumers it made, which it closes with itself.
 import { consoleLogger, type Logger, RustStreamError, type TlsOptions } from "@ruststream/core";
-import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
+import { LinkStates, type ResolvedTls, resolveTls } from "@ruststream/core/broker";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
 import { Consumer } from "./consumer/consumer.js";
@@ -53,6 +53,11 @@ export class PulsarClient implements ClientHost {
   readonly operationTimeoutMs: number;
   readonly backoff: BackoffOptions;
   readonly log: Logger;
+  /**
+   * The client's state: each producer's and consumer's attachment (one per partition), reported by
+   * its attacher as it loses it and attaches again.
+   */
+  readonly states = new LinkStates();
   readonly #addresses: BrokerAddress[];
   readonly #tls: ResolvedTls | undefined;
   #nextAddress = 0;

@@ -56,8 +56,8 @@ export interface ProducerHandler {
   onSendError(error: CommandSendError): void;
   /** The broker closed the producer (unload, ownership change), or the topic moved. */
   onClosedByBroker(assignedBrokerUrl?: string): void;
-  /** The connection is gone. */
-  onConnectionClosed(): void;
+  /** The connection is gone, with why. */
+  onConnectionClosed(error: Error): void;
 }
 
 /** What a consumer receives from its connection. */
@@ -66,7 +66,7 @@ export interface ConsumerHandler {
   onActiveConsumerChange?(change: CommandActiveConsumerChange): void;
   onReachedEndOfTopic?(): void;
   onClosedByBroker(assignedBrokerUrl?: string): void;
-  onConnectionClosed(): void;
+  onConnectionClosed(error: Error): void;
 }
 
 interface Pending {
@@ -307,8 +307,8 @@ export class Connection {
     const consumers = [...this.#consumers.values()];
     this.#producers.clear();
     this.#consumers.clear();
-    for (const producer of producers) producer.onConnectionClosed();
-    for (const consumer of consumers) consumer.onConnectionClosed();
+    for (const producer of producers) producer.onConnectionClosed(error);
+    for (const consumer of consumers) consumer.onConnectionClosed(error);
     for (const listener of this.#closeListeners.splice(0)) listener(error);
   }
 

@@ -315,21 +315,23 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
   }
 
   onClosedByBroker(): void {
-    this.#disconnected();
+    // A topic unloaded or moved: attached again at once, reported only if that fails.
+    this.#disconnected(undefined);
   }
 
-  onConnectionClosed(): void {
-    this.#disconnected();
+  onConnectionClosed(error: Error): void {
+    this.#disconnected(error.message);
   }
 
-  #disconnected(): void {
+  /** `reason`: why the connection went, when it was the connection and not the broker's close. */
+  #disconnected(reason: string | undefined): void {
     this.#connection = undefined;
     this.#source = undefined;
     // What is queued came through the subscribe that just ended: the broker redelivers it to the
     // next one, so handing it out now would only hand it out twice.
     this.#queue.drain();
     if (this.#state === "ready") this.#state = "connecting";
-    this.#attacher.lost();
+    this.#attacher.lost(reason);
   }
 
   #fail(error: Error): void {
@@ -358,6 +360,7 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
 
   async close(): Promise<void> {
     if (this.#state === "closed") return;
+    this.#attacher.close();
     this.#acks.flushAll();
     this.#state = "closed";
     for (const waiter of this.#readyWaiters.splice(0))

@@ -302,17 +302,19 @@ export class PartitionProducer implements ProducerHandler {
   }
 
   onClosedByBroker(): void {
-    this.#disconnected();
+    // A topic unloaded or moved: attached again at once, reported only if that fails.
+    this.#disconnected(undefined);
   }
 
-  onConnectionClosed(): void {
-    this.#disconnected();
+  onConnectionClosed(error: Error): void {
+    this.#disconnected(error.message);
   }
 
-  #disconnected(): void {
+  /** `reason`: why the connection went, when it was the connection and not the broker's close. */
+  #disconnected(reason: string | undefined): void {
     this.#connection = undefined;
     if (this.#state === "ready") this.#state = "connecting";
-    this.#attacher.lost();
+    this.#attacher.lost(reason);
   }
 
   #fail(error: Error): void {
@@ -348,6 +350,7 @@ export class PartitionProducer implements ProducerHandler {
   /** Flushes, waits for the receipts, and closes the producer on the broker. */
   async close(): Promise<void> {
     if (this.#state === "closed" || this.#state === "closing") return;
+    this.#attacher.close();
     if (this.#state !== "failed") {
       this.#state = "closing";
       await this.flush();
