@@ -19,6 +19,16 @@ export class PulsarServerError extends Error {
   }
 }
 
+/**
+ * Bytes from the wire that cannot be decoded: a command, a message's metadata, a batch, a payload
+ * its codec cannot decompress within the limits. Every decoder of this client throws this (or its
+ * FrameError) and nothing else, whatever the bytes; what the bytes said and why they fail is in the
+ * message.
+ */
+export class DecodeError extends Error {
+  override readonly name: string = "DecodeError";
+}
+
 /** A peer that broke the protocol's rules (a redirect loop, a missing field): retrying cannot help. */
 export class ProtocolFailure extends Error {
   override readonly name = "ProtocolFailure";

@@ -50,6 +50,9 @@ export function decodeEntry(
       reason: "ChecksumMismatch",
       error: "the CRC-32C over its metadata and payload does not match",
     };
+  // Pulsar's Java client reports metadata it cannot parse as a checksum mismatch too.
+  if (section.unreadable !== undefined)
+    return { reason: "ChecksumMismatch", error: `unreadable entry: ${section.unreadable}` };
   const metadata = section.metadata;
   const count = metadata.numMessagesInBatch;
   let payload = section.payload;
