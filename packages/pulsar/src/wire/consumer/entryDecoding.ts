@@ -111,6 +111,7 @@ export function decodeEntry(
   } catch (error) {
     return { reason: "BatchDeSerializeError", error };
   }
+  // readBatch checked the count: at least 1, and exactly the messages the batch holds.
   const tracker = source.acks.trackerFor(ledgerId, entryId, count);
   const entry: ReceivedEntry = {
     ledgerId,
