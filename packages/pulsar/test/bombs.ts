@@ -1,19 +1,17 @@
 // Payloads that decompress to far more than they are, built without holding what they decompress
 // to: the decompression-bomb tests and the live poison entries use them.
-import { Readable } from "node:stream";
-import { buffer } from "node:stream/consumers";
-import { createDeflate } from "node:zlib";
+import { constants, deflateRawSync } from "node:zlib";
 
 const MiB = 1024 * 1024;
 
-/** A zlib stream of `size` zero bytes, deflated as the zeros are produced (256 MiB: 261 KB). */
-export function zlibOfZeros(size: number): Promise<Buffer> {
-  const chunk = Buffer.alloc(MiB);
-  async function* zeros() {
-    for (let left = size; left > 0; left -= MiB)
-      yield left >= MiB ? chunk : chunk.subarray(0, left);
-  }
-  return buffer(Readable.from(zeros()).pipe(createDeflate()));
+/**
+ * A zlib stream of `size` zero bytes (a multiple of 1 MiB; 256 MiB in 265 KB): the zlib header,
+ * then one deflated MiB of zeros, flushed to a byte boundary and not final, repeated. It ends as
+ * Pulsar's Java codec ends its streams, with a sync flush, and is built without holding the zeros.
+ */
+export function zlibOfZeros(size: number): Buffer {
+  const block = deflateRawSync(Buffer.alloc(MiB), { finishFlush: constants.Z_SYNC_FLUSH });
+  return Buffer.concat([Buffer.from([0x78, 0x9c]), ...Array<Buffer>(size / MiB).fill(block)]);
 }
 
 /**
