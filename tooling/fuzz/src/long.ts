@@ -34,7 +34,10 @@ type Ended =
       readonly last: { tally: Tally; next: number } | undefined;
     };
 
-function watch(job: Omit<WorkerJob, "progress">): Promise<Ended> {
+function watch(
+  job: Omit<WorkerJob, "progress">,
+  onProgress: (next: number) => void,
+): Promise<Ended> {
   const progress = new SharedArrayBuffer(4);
   const position = new Int32Array(progress);
   const worker = new Worker(new URL("./worker.ts", import.meta.url), {
@@ -61,6 +64,7 @@ function watch(job: Omit<WorkerJob, "progress">): Promise<Ended> {
         resolve({ kind: "done", tally: message.tally });
       } else {
         last = { tally: message.tally, next: message.next };
+        onProgress(message.next);
       }
     });
     worker.on("error", (error) => {
@@ -74,12 +78,17 @@ function watch(job: Omit<WorkerJob, "progress">): Promise<Ended> {
  * The target's corpus and `count` generated inputs in worker threads, one at a time: an input that
  * never returns is a hang finding, and the run goes on after it in a new worker.
  */
-export async function runLong(target: FuzzTarget, seed: number, count: number): Promise<Tally> {
+export async function runLong(
+  target: FuzzTarget,
+  seed: number,
+  count: number,
+  onProgress: (next: number) => void = () => {},
+): Promise<Tally> {
   const total = emptyTally(target, seed);
   const skip: number[] = [];
   let from = 0;
   for (;;) {
-    const ended = await watch({ target: target.name, seed, from, to: count, skip });
+    const ended = await watch({ target: target.name, seed, from, to: count, skip }, onProgress);
     if (ended.kind === "done") {
       merge(total, ended.tally);
       return total;

@@ -46,7 +46,15 @@ for (const target of targets.filter((t) => chosen.includes(t.name))) {
   process.stdout.write(
     `${target.name}: corpus and ${runs.toLocaleString("en")} inputs (seed ${seed}) ...\n`,
   );
-  const tally = await runLong(target, seed, runs);
+  const started = Date.now();
+  const tally = await runLong(target, seed, runs, (next) => {
+    if (next % 100_000 === 0) {
+      const rate = next / ((Date.now() - started) / 1000);
+      process.stdout.write(
+        `${target.name}: ${next.toLocaleString("en")} inputs, ${rate.toFixed(0)} a second\n`,
+      );
+    }
+  });
   (report.tallies as (typeof tally)[]).push(tally);
   const found = Object.values(tally.found).reduce((a, b) => a + b, 0);
   failed ||= found > 0;

@@ -17,7 +17,7 @@ function mib(bytes: number): string {
 }
 
 function seconds(ms: number): string {
-  return (ms / 1000).toFixed(0);
+  return (ms / 1000).toFixed(1);
 }
 
 /** The report as Markdown: one row per decoder, then every finding kept. */

@@ -113,7 +113,8 @@ export const fileFrames = fuzzTarget<Input>({
     const differ = messagesDiffer(whole.messages, pieces.messages);
     if (differ !== undefined) return `whole and in pieces: ${differ}`;
     if (input.file.firstChange < HEADER_SIZE) return undefined;
-    const intact = intactBefore(decodeFile(input.file.seed).messages, input.file.firstChange);
+    const intact = intactBefore(input.file.seed, input.file.firstChange);
+    if (intact === undefined) return undefined;
     const lost = messagesDiffer(intact, whole.messages.slice(0, intact.length));
     return lost === undefined ? undefined : `a message before the damage was lost: ${lost}`;
   },

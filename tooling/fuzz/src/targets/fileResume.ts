@@ -1,10 +1,8 @@
 import {
   bufferReader,
-  decodeFile,
   fileErrorDetail,
   findResumePoint,
   HEADER_SIZE,
-  isEndOfStream,
   type RecoveredStream,
   type ResumePoint,
   recoverStreams,
@@ -50,10 +48,8 @@ export const fileResume = fuzzTarget<Input>({
     if (point.offset < HEADER_SIZE || point.offset > size)
       return `resume offset ${point.offset} outside the file`;
     if (input.file.firstChange < HEADER_SIZE) return undefined;
-    const intact = intactBefore(
-      decodeFile(input.file.seed).messages,
-      input.file.firstChange,
-    ).filter((m) => !isEndOfStream(m));
+    const intact = intactBefore(input.file.seed, input.file.firstChange);
+    if (intact === undefined) return undefined;
     const last = intact.at(-1);
     if (last !== undefined && point.offset < last.end) {
       return `resumes at ${point.offset}, cutting the message at ${last.offset}..${last.end} that was whole before the damage`;

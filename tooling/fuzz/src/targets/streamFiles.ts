@@ -1,4 +1,9 @@
-import { type DecodedMessage, FileEncoder, isEndOfStream } from "@ruststream/file/format";
+import {
+  type DecodedMessage,
+  decodeFile,
+  FileEncoder,
+  isEndOfStream,
+} from "@ruststream/file/format";
 import fc, { type Arbitrary } from "fast-check";
 
 // Valid stream files, as the package's encoder writes them: what the file targets mutate.
@@ -17,6 +22,9 @@ const message = fc.record({
  * A stream file of up to a dozen messages over a few keys, with beacons every 128, 256 or 1024
  * bytes (so frames are split by them), ended by an end-of-stream frame now and then.
  */
+/** Each generated file's messages, decoded once: what a reader of it must return. */
+const written = new WeakMap<Uint8Array, readonly DecodedMessage[]>();
+
 export const streamFile: Arbitrary<Uint8Array> = fc
   .record({
     interval: fc.constantFrom(128, 256, 1024),
@@ -40,10 +48,15 @@ export const streamFile: Arbitrary<Uint8Array> = fc
       );
     }
     if (eos) parts.push(encoder.end(time));
-    return new Uint8Array(Buffer.concat(parts));
+    const file = new Uint8Array(Buffer.concat(parts));
+    written.set(
+      file,
+      decodeFile(file).messages.filter((m) => !isEndOfStream(m)),
+    );
+    return file;
   });
 
-/** Where two lists of decoded messages first differ, or undefined when they are the same. */
+/** Where two lists of messages first differ, or undefined when they are the same. */
 export function messagesDiffer(
   a: readonly DecodedMessage[],
   b: readonly DecodedMessage[],
@@ -51,8 +64,9 @@ export function messagesDiffer(
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];
-    if (x === undefined || y === undefined)
+    if (x === undefined || y === undefined) {
       return `message ${i}: one list ends (${a.length} and ${b.length})`;
+    }
     if (
       x.offset !== y.offset ||
       x.end !== y.end ||
@@ -66,16 +80,10 @@ export function messagesDiffer(
   return undefined;
 }
 
-/** The seed's messages that end before its first changed byte: every reader must return them. */
-export function intactBefore(
-  seedMessages: readonly DecodedMessage[],
-  firstChange: number,
-): DecodedMessage[] {
-  const kept: DecodedMessage[] = [];
-  for (const m of seedMessages) {
-    if (m.end > firstChange) break;
-    kept.push(m);
-    if (isEndOfStream(m)) break;
-  }
-  return kept;
+/**
+ * The messages of a file `streamFile` made (the end-of-stream frame is not one) that end before its
+ * first changed byte: every reader must return them. Undefined for another file (the corpus's).
+ */
+export function intactBefore(file: Uint8Array, firstChange: number): DecodedMessage[] | undefined {
+  return written.get(file)?.filter((m) => m.end <= firstChange);
 }
