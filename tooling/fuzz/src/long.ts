@@ -22,6 +22,7 @@ function merge(into: Tally, from: Tally): void {
     into.slowestInput = from.slowestInput;
   }
   into.worstMicrosPerByte = Math.max(into.worstMicrosPerByte, from.worstMicrosPerByte);
+  into.retimed += from.retimed;
   into.elapsedMs += from.elapsedMs;
 }
 

@@ -27,14 +27,14 @@ export function markdown(report: RunReport): string {
     "",
     `Seed ${report.seed}, ${report.perTarget.toLocaleString("en")} generated inputs per decoder after its corpus; Node ${report.node} on ${report.cpus} cores; started ${report.startedAt}. \`pnpm fuzz --long --seed ${report.seed}\` draws the same inputs again.`,
     "",
-    "Outcomes: *decoded* (a value, or an outcome with no damage), *typed error* (the package's own error, or a damaged outcome), *limit* (refused by a configured limit). Findings: *crash* (an error not the package's own), *hang* (over 250 ms + 2 µs a byte), *memory* (a decode holding more than the target's bound), *property* (whole and in pieces disagree, a message lost, a valid encoding not read back).",
+    "Outcomes: *decoded* (a value, or an outcome with no damage), *typed error* (the package's own error, or a damaged outcome), *limit* (refused by a configured limit). Findings: *crash* (an error not the package's own), *hang* (over 250 ms + 2 µs a byte, and again when decoded a second time; *retimed* counts inputs over it once and under it the second time: the machine's pauses), *memory* (a decode holding more than the target's bound), *property* (whole and in pieces disagree, a message lost, a valid encoding not read back).",
     "",
-    "| decoder | inputs | decoded | typed error | limit | crashes | hangs | memory | property | peak held by one decode (MiB) | peak RSS (MiB) | slowest (ms) | worst µs/byte | time (s) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| decoder | inputs | decoded | typed error | limit | crashes | hangs | memory | property | peak held by one decode (MiB) | peak RSS (MiB) | slowest (ms) | worst µs/byte | retimed | time (s) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const t of report.tallies) {
     lines.push(
-      `| ${t.target} | ${t.inputs.toLocaleString("en")} | ${t.outcomes.decoded.toLocaleString("en")} | ${t.outcomes["typed-error"].toLocaleString("en")} | ${t.outcomes.limit.toLocaleString("en")} | ${t.found.crash} | ${t.found.hang} | ${t.found.memory} | ${t.found.property} | ${mib(t.peakDecodeBytes)} | ${mib(t.peakRss)} | ${t.slowestMs.toFixed(0)} | ${t.worstMicrosPerByte.toFixed(2)} | ${seconds(t.elapsedMs)} |`,
+      `| ${t.target} | ${t.inputs.toLocaleString("en")} | ${t.outcomes.decoded.toLocaleString("en")} | ${t.outcomes["typed-error"].toLocaleString("en")} | ${t.outcomes.limit.toLocaleString("en")} | ${t.found.crash} | ${t.found.hang} | ${t.found.memory} | ${t.found.property} | ${mib(t.peakDecodeBytes)} | ${mib(t.peakRss)} | ${t.slowestMs.toFixed(0)} | ${t.worstMicrosPerByte.toFixed(2)} | ${t.retimed} | ${seconds(t.elapsedMs)} |`,
     );
   }
   lines.push("", "## Decoders", "");
