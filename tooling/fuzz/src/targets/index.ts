@@ -5,6 +5,14 @@ import { fileFrames } from "./fileFrames.js";
 import { fileResume } from "./fileResume.js";
 import { jsonCodec } from "./jsonCodec.js";
 import { msgpackCodec } from "./msgpackCodec.js";
+import { pulsarBatches } from "./pulsarBatches.js";
+import { pulsarCommands } from "./pulsarCommands.js";
+import { pulsarDecompressLz4 } from "./pulsarDecompressLz4.js";
+import { pulsarDecompressSnappy } from "./pulsarDecompressSnappy.js";
+import { pulsarDecompressZlib } from "./pulsarDecompressZlib.js";
+import { pulsarDecompressZstd } from "./pulsarDecompressZstd.js";
+import { pulsarEntries } from "./pulsarEntries.js";
+import { pulsarFrames } from "./pulsarFrames.js";
 import { redisFrame } from "./redisFrame.js";
 import { redisStreamEntry } from "./redisStreamEntry.js";
 
@@ -21,4 +29,12 @@ export const targets: readonly FuzzTarget[] = [
   jsonCodec,
   msgpackCodec,
   cborCodec,
+  pulsarFrames,
+  pulsarCommands,
+  pulsarBatches,
+  pulsarEntries,
+  pulsarDecompressLz4,
+  pulsarDecompressZlib,
+  pulsarDecompressZstd,
+  pulsarDecompressSnappy,
 ];

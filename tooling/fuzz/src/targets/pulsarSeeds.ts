@@ -1,15 +1,77 @@
-// Valid encodings the Pulsar targets mutate: commands a broker sends, MESSAGE frames of single
-// messages and batches in every codec, their batch payloads and compressed payloads.
-import { encodeBatchEntry } from "../../src/wire/batch.js";
-import { CommandType, CompressionType, LookupType } from "../../src/wire/commands/enums.js";
-import type { BaseCommand, MessageMetadata } from "../../src/wire/commands/shapes.js";
-import { compress, loadCodecs } from "../../src/wire/compression.js";
+// What the Pulsar targets share: valid encodings to mutate (commands a broker sends, MESSAGE
+// frames of single messages and batches in every codec, batch payloads, compressed payloads), the
+// limit they decode with, and what counts as the package's own error. The wire client's decoders
+// are internal (no entry point exports them): their sources are fuzzed as the client runs them.
+import { isRustStreamError } from "@ruststream/core";
+import { encodeBatchEntry } from "../../../../packages/pulsar/src/wire/batch.js";
+import {
+  CommandType,
+  CompressionType,
+  LookupType,
+} from "../../../../packages/pulsar/src/wire/commands/enums.js";
+import type {
+  BaseCommand,
+  MessageMetadata,
+} from "../../../../packages/pulsar/src/wire/commands/shapes.js";
+import { compress, loadCodecs } from "../../../../packages/pulsar/src/wire/compression.js";
+import { DecodeError } from "../../../../packages/pulsar/src/wire/errors.js";
 import {
   encodeCommandFrame,
   encodeMessageSection,
   encodePayloadFrame,
   MAGIC_BROKER_ENTRY_METADATA,
-} from "../../src/wire/frame.js";
+} from "../../../../packages/pulsar/src/wire/frame.js";
+import { hex, type Mutated } from "../mutate.js";
+
+/** The limit the targets decode with: small, so that mutated sizes reach it often. */
+export const FUZZ_MAX_MESSAGE_SIZE = 1024 * 1024;
+
+/** The package's own errors: DecodeError (FrameError among them), an `invalid-argument`. */
+export const ownError = (error: unknown): boolean =>
+  error instanceof DecodeError && isRustStreamError(error, "invalid-argument");
+
+/** Whether a thrown error is a refusal by a size limit. */
+export const refusedByLimit = ({ threw, value }: { threw: boolean; value: unknown }): boolean =>
+  threw && /above the max message size|exceeds the limit/.test((value as Error).message);
+
+/** The seeds made from valid encodings (not a corpus's hostile inputs). */
+const validSeeds = new WeakSet<Uint8Array>();
+
+/**
+ * Valid encodings as seeds, marked so that each, unmutated, must decode. Each is copied into a
+ * plain Uint8Array: the encoders give Buffers, whose slice() shares their memory, so a mutation
+ * made through it would change the seed itself.
+ */
+export function valid(seeds: readonly Uint8Array[]): Uint8Array[] {
+  return seeds.map((seed) => {
+    const copy = Uint8Array.from(seed);
+    validSeeds.add(copy);
+    return copy;
+  });
+}
+
+/** True when the input is a valid seed, unmutated. */
+export const untouched = (input: Mutated): boolean =>
+  validSeeds.has(input.seed) &&
+  input.firstChange === input.bytes.length &&
+  input.bytes.length === input.seed.length;
+
+/** A corpus input: bytes as they are, as a plain Uint8Array (see `valid`). */
+export const unchanged = (bytes: Uint8Array): Mutated => {
+  const copy = Uint8Array.from(bytes);
+  return { seed: copy, bytes: copy, firstChange: copy.length };
+};
+
+export const describeInput = (input: Mutated): string =>
+  `first change at ${input.firstChange}: ${hex(input.bytes)}`;
+
+/** A big-endian u32 (or i32) in front of `rest`: how a target's input carries a count or a size. */
+export function withU32(value: number, rest: Uint8Array): Uint8Array {
+  const out = Buffer.alloc(4 + rest.length);
+  out.writeUInt32BE(value >>> 0, 0);
+  out.set(rest, 4);
+  return out;
+}
 
 // ZSTD and SNAPPY load once, before any seed is made or decoded.
 await loadCodecs();

@@ -1,17 +1,20 @@
 // pulsar-frames: the frame reader on a byte stream, whole and in pieces. Frames of any kind a broker
 // sends, one after another, mutated: totals, command sizes, checksums and payload sections damaged.
-import { type Frame, FrameReader } from "../../src/wire/frame.js";
+import fc from "fast-check";
+import { type Frame, FrameReader } from "../../../../packages/pulsar/src/wire/frame.js";
+import { type Mutated, mutated } from "../mutate.js";
+import { fuzzTarget } from "../target.js";
 import {
+  commandFrames,
   describeInput,
   FUZZ_MAX_MESSAGE_SIZE,
+  messageFrames,
   ownError,
-  type PulsarFuzzTarget,
   refusedByLimit,
   unchanged,
   untouched,
   valid,
-} from "./pulsarTarget.js";
-import { commandFrames, messageFrames } from "./seeds.js";
+} from "./pulsarSeeds.js";
 
 /** What the reader gave: the frames (their command types and payload bytes), then what it threw. */
 interface Read {
@@ -60,17 +63,18 @@ function stream(frames: readonly Uint8Array[]): Uint8Array {
   );
 }
 
-export const pulsarFrames: PulsarFuzzTarget = {
+/** Three frames each: a command, a MESSAGE (every codec, single and batched), another command. */
+function streams(): Uint8Array[] {
+  const commands = commandFrames();
+  return messageFrames().map((message, i) =>
+    stream([commands[i % commands.length]!, message, commands[(i + 7) % commands.length]!]),
+  );
+}
+
+export const pulsarFrames = fuzzTarget<Mutated>({
   name: "pulsar-frames",
   decoder: "FrameReader and decodeFrame, whole and in pieces (@ruststream/pulsar/wire)",
-  seeds: () => {
-    const commands = commandFrames();
-    return valid(
-      messageFrames().map((message, i) =>
-        stream([commands[i % commands.length]!, message, commands[(i + 7) % commands.length]!]),
-      ),
-    );
-  },
+  inputs: mutated(fc.constantFrom(...valid(streams()))),
   corpus: () => [
     {
       name: "a total size of 4 GiB - 1",
@@ -115,4 +119,4 @@ export const pulsarFrames: PulsarFuzzTarget = {
   },
   memoryBound: (input) => 3 * input.bytes.length + FUZZ_MAX_MESSAGE_SIZE,
   describe: describeInput,
-};
+});

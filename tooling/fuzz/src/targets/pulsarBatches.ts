@@ -1,28 +1,32 @@
 // pulsar-batches: a batch payload split into its messages. The input is the declared count (a
 // big-endian int32) in front of the payload, so mutations lie about the count as often as about
 // the messages.
-import { type BatchEntry, readBatch } from "../../src/wire/batch.js";
+import fc from "fast-check";
+import { type BatchEntry, readBatch } from "../../../../packages/pulsar/src/wire/batch.js";
+import { type Mutated, mutated } from "../mutate.js";
+import { fuzzTarget } from "../target.js";
 import {
+  batches,
+  batchPayload,
   describeInput,
-  type FuzzInput,
   ownError,
-  type PulsarFuzzTarget,
   unchanged,
   untouched,
   valid,
   withU32,
-} from "./pulsarTarget.js";
-import { batches, batchPayload } from "./seeds.js";
+} from "./pulsarSeeds.js";
 
-const countOf = (input: FuzzInput): number =>
+const countOf = (input: Mutated): number =>
   input.bytes.length < 4
     ? 0
     : Buffer.from(input.bytes.buffer, input.bytes.byteOffset, 4).readInt32BE(0);
 
-export const pulsarBatches: PulsarFuzzTarget = {
+export const pulsarBatches = fuzzTarget<Mutated>({
   name: "pulsar-batches",
   decoder: "readBatch: a batch's messages by its declared count (@ruststream/pulsar/wire)",
-  seeds: () => valid(batches.map((payload, i) => withU32([1, 3, 4][i]!, payload))),
+  inputs: mutated(
+    fc.constantFrom(...valid(batches.map((payload, i) => withU32([1, 3, 4][i]!, payload)))),
+  ),
   corpus: () => [
     {
       name: "a count of -5 (a RangeError out of the consumer before)",
@@ -62,4 +66,4 @@ export const pulsarBatches: PulsarFuzzTarget = {
   },
   memoryBound: (input) => 64 * input.bytes.length + 64 * 1024,
   describe: describeInput,
-};
+});

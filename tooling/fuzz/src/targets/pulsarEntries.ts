@@ -1,25 +1,43 @@
 // pulsar-entries: a MESSAGE frame through what a consumer does with it: decodeFrame, then
 // decodeEntry (checksum, metadata, the size against the limit, decompression, the batch). It
 // never throws for the entry: what cannot be decoded comes back undecodable, with its reason.
-import { CommandType, CompressionType } from "../../src/wire/commands/enums.js";
-import type { BaseCommand, MessageMetadata } from "../../src/wire/commands/shapes.js";
-import { Acks } from "../../src/wire/consumer/acks.js";
-import { decodeEntry, type Undecodable } from "../../src/wire/consumer/entryDecoding.js";
-import type { Message, MessageOwner } from "../../src/wire/consumer/message.js";
-import { decodeFrame, encodeMessageSection, encodePayloadFrame } from "../../src/wire/frame.js";
-import { Queue } from "../../src/wire/queue.js";
-import { lz4OfZeros, zlibOfZeros, zstdOfRuns } from "../bombs.js";
+import fc from "fast-check";
 import {
+  CommandType,
+  CompressionType,
+} from "../../../../packages/pulsar/src/wire/commands/enums.js";
+import type {
+  BaseCommand,
+  MessageMetadata,
+} from "../../../../packages/pulsar/src/wire/commands/shapes.js";
+import { Acks } from "../../../../packages/pulsar/src/wire/consumer/acks.js";
+import {
+  decodeEntry,
+  type Undecodable,
+} from "../../../../packages/pulsar/src/wire/consumer/entryDecoding.js";
+import type {
+  Message,
+  MessageOwner,
+} from "../../../../packages/pulsar/src/wire/consumer/message.js";
+import {
+  decodeFrame,
+  encodeMessageSection,
+  encodePayloadFrame,
+} from "../../../../packages/pulsar/src/wire/frame.js";
+import { Queue } from "../../../../packages/pulsar/src/wire/queue.js";
+import { lz4OfZeros, zlibOfZeros, zstdOfRuns } from "../../../../packages/pulsar/test/bombs.js";
+import { type Mutated, mutated } from "../mutate.js";
+import { fuzzTarget } from "../target.js";
+import {
+  batchPayload,
   describeInput,
   FUZZ_MAX_MESSAGE_SIZE,
-  type FuzzInput,
+  messageFrames,
   ownError,
-  type PulsarFuzzTarget,
   unchanged,
   untouched,
   valid,
-} from "./pulsarTarget.js";
-import { batchPayload, messageFrames } from "./seeds.js";
+} from "./pulsarSeeds.js";
 
 /** What the consumer made of the entry: how many messages it queued and skipped, or why none. */
 interface EntryOutcome {
@@ -67,7 +85,7 @@ const command: BaseCommand = {
 };
 
 /** A MESSAGE frame (after totalSize) of this metadata (with the producer's fields) and payload. */
-function entry(metadata: Partial<MessageMetadata>, payload: Uint8Array): FuzzInput {
+function entry(metadata: Partial<MessageMetadata>, payload: Uint8Array): Mutated {
   const full: MessageMetadata = { producerName: "p", sequenceId: 0n, publishTime: 1, ...metadata };
   return unchanged(encodePayloadFrame(command, encodeMessageSection(full, payload)).subarray(4));
 }
@@ -75,10 +93,10 @@ function entry(metadata: Partial<MessageMetadata>, payload: Uint8Array): FuzzInp
 const isUndecodable = (value: unknown): boolean =>
   typeof (value as EntryOutcome).outcome === "object";
 
-export const pulsarEntries: PulsarFuzzTarget = {
+export const pulsarEntries = fuzzTarget<Mutated>({
   name: "pulsar-entries",
   decoder: "decodeFrame then decodeEntry: a consumer's entry (@ruststream/pulsar/wire)",
-  seeds: () => valid(messageFrames()),
+  inputs: mutated(fc.constantFrom(...valid(messageFrames()))),
   corpus: () => {
     const two = batchPayload(["a", "b"]);
     const { ZLIB, ZSTD, LZ4 } = CompressionType;
@@ -150,4 +168,4 @@ export const pulsarEntries: PulsarFuzzTarget = {
   },
   memoryBound: (input) => 4 * input.bytes.length + 3 * FUZZ_MAX_MESSAGE_SIZE,
   describe: describeInput,
-};
+});

@@ -1,19 +1,23 @@
 // pulsar-commands: a simple frame's command, as decodeFrame reads it: every command a broker sends,
 // mutated. An unknown enum value, a missing body or damaged bytes must be a FrameError.
-import { baseCommand } from "../../src/wire/commands/codec.js";
-import { CommandType, type LookupType } from "../../src/wire/commands/enums.js";
-import { decodeFrame, type Frame } from "../../src/wire/frame.js";
+import fc from "fast-check";
+import { baseCommand } from "../../../../packages/pulsar/src/wire/commands/codec.js";
 import {
+  CommandType,
+  type LookupType,
+} from "../../../../packages/pulsar/src/wire/commands/enums.js";
+import { decodeFrame, type Frame } from "../../../../packages/pulsar/src/wire/frame.js";
+import { type Mutated, mutated } from "../mutate.js";
+import { fuzzTarget } from "../target.js";
+import {
+  commandFrames,
   describeInput,
-  type FuzzInput,
   ownError,
-  type PulsarFuzzTarget,
   refusedByLimit,
   unchanged,
   untouched,
   valid,
-} from "./pulsarTarget.js";
-import { commandFrames } from "./seeds.js";
+} from "./pulsarSeeds.js";
 
 /** A frame (after totalSize) of these command bytes. */
 function frameOf(command: Uint8Array): Uint8Array {
@@ -23,12 +27,12 @@ function frameOf(command: Uint8Array): Uint8Array {
   return frame;
 }
 
-const corpusFrame = (command: Uint8Array): FuzzInput => unchanged(frameOf(command));
+const corpusFrame = (command: Uint8Array): Mutated => unchanged(frameOf(command));
 
-export const pulsarCommands: PulsarFuzzTarget = {
+export const pulsarCommands = fuzzTarget<Mutated>({
   name: "pulsar-commands",
   decoder: "decodeFrame on a simple frame: BaseCommand and its body (@ruststream/pulsar/wire)",
-  seeds: () => valid(commandFrames()),
+  inputs: mutated(fc.constantFrom(...valid(commandFrames()))),
   corpus: () => [
     {
       name: "a varint cut short (a RangeError before)",
@@ -64,4 +68,4 @@ export const pulsarCommands: PulsarFuzzTarget = {
   },
   memoryBound: (input) => 64 * input.bytes.length + 64 * 1024,
   describe: describeInput,
-};
+});
