@@ -29,7 +29,8 @@ export type { Clock, ClockTimer } from "./clock.js";
 export { ManualClock, systemClock } from "./clock.js";
 export { bytes } from "./codec/bytes.js";
 export type { Codec, DecodedBy } from "./codec/codec.js";
-export { json } from "./codec/json.js";
+export type { JsonLimits } from "./codec/json.js";
+export { json, jsonCodec } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
 export type {
   ConnectionChange,

@@ -228,6 +228,11 @@ export class ConnectedFileBroker
     return this.#inProcess?.coordinator;
   }
 
+  /** The largest message written or read (FileHost): readers stop at a frame declaring more. */
+  get maxMessageBytes(): number {
+    return this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
   source(name: string): FileStream {
     const consumer = this.#options.consumer;
     return new FileStream(name, consumer === undefined ? {} : { consumer });

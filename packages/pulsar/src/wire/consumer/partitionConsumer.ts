@@ -150,6 +150,7 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
       owner: this,
       consumerId,
       acks: this.#acks,
+      maxMessageSize: connection.maxMessageSize,
     };
     this.connects++;
     // The broker redelivers whatever the previous subscribe had pushed and was not acked, so what
