@@ -17,7 +17,10 @@ export interface CostRatio {
 /** Every `against` pair among `rows`, on both paths; a pair whose other row did not run is left out. */
 export function costRatios(
   rows: readonly OpsRow[],
-  rates: ReadonlyMap<string, { readonly ack: readonly number[]; readonly reply: readonly number[] }>,
+  rates: ReadonlyMap<
+    string,
+    { readonly ack: readonly number[]; readonly reply: readonly number[] }
+  >,
 ): CostRatio[] {
   const ratios: CostRatio[] = [];
   for (const row of rows) {

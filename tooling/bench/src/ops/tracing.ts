@@ -60,8 +60,59 @@ export async function sdkSpanFloor(publishes: boolean): Promise<(app: RustStream
   };
 }
 
+/**
+ * The floor with the attributes `tracing()` gives its spans here (the messaging conventions': the
+ * bench's deliveries and replies make the same ones every time, so they are made once): what the
+ * SDK charges for taking them, apart from what making them costs the package.
+ */
+async function sdkSpanWithAttributes(): Promise<(app: RustStream) => void> {
+  const provider = await registerSdk(false);
+  const tracer = provider.getTracer("bench floor");
+  const { SpanKind } = await import("@opentelemetry/api");
+  const processSpan = {
+    kind: SpanKind.CONSUMER,
+    attributes: {
+      "messaging.system": "memory",
+      "messaging.destination.name": "orders",
+      "messaging.operation.type": "process",
+      "messaging.operation.name": "process",
+      "ruststream.attempt": 1,
+      "messaging.consumer.group.name": "bench",
+    },
+  };
+  const sendSpan = {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      "messaging.system": "memory",
+      "messaging.destination.name": "receipts",
+      "messaging.operation.type": "send",
+      "messaging.operation.name": "send",
+      "ruststream.publish.purpose": "reply",
+    },
+  };
+  return (app) => {
+    app.use({
+      consume: (_message, _ctx, next) => {
+        const span = tracer.startSpan("process orders", processSpan);
+        const result = next();
+        span.end();
+        return result;
+      },
+      publish: (message, next) => {
+        const span = tracer.startSpan("send receipts", sendSpan);
+        return next(message).then((receipt) => {
+          span.end();
+          return receipt;
+        });
+      },
+    });
+  };
+}
+
 const floor = "tracing floor: one bare SDK span per delivery";
 const floorWithPublish = "tracing floor: one bare SDK span per delivery and per publish";
+const floorWithAttributes =
+  "tracing floor: one SDK span per delivery and per publish, with tracing()'s attributes";
 
 export const tracingRows: readonly OpsRow[] = [
   {
@@ -75,7 +126,7 @@ export const tracingRows: readonly OpsRow[] = [
   },
   {
     name: "tracing on",
-    against: [floor, floorWithPublish],
+    against: [floor, floorWithPublish, floorWithAttributes],
     prepare: () => tracingOn(false),
   },
   {
@@ -89,5 +140,9 @@ export const tracingRows: readonly OpsRow[] = [
   {
     name: floorWithPublish,
     prepare: () => sdkSpanFloor(true),
+  },
+  {
+    name: floorWithAttributes,
+    prepare: sdkSpanWithAttributes,
   },
 ];

@@ -1,8 +1,7 @@
 // The OpenTelemetry SDK as a service registers it, for every row that traces (the in-process rows
 // of tracing.ts and the broker drains of drain/): a tracer provider registered globally with the
 // Node context manager, a BatchSpanProcessor in front of an exporter that drops each batch.
-import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
-import type { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import type { BasicTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-base";
 
 /** Takes every batch and reports success, as an exporter whose collector always answers does. */
 class DroppingExporter implements SpanExporter {
