@@ -3,7 +3,7 @@
 // auto), each without tracing, with `tracing()` under the SDK of ../tracingSdk.ts, and with only a
 // bare SDK span per delivery (the floor); the same app, the same orders, rows interleaved with their
 // order turned each round, each row and round in a process of its own (../../rows/: an untimed
-// warm-up drain, then the timed one).
+// warm-up drain of as many orders, then the timed one).
 //
 //   pnpm --filter @ruststream/tooling-bench bench:ops-drain [count] [rounds] [brokers] [modes] [file]
 //
@@ -26,7 +26,10 @@ const modes = (process.argv[5] ?? "off,traced,floor").split(",") as DrainMode[];
 const fileArg = process.argv[6];
 for (const b of brokers) if (!drainBrokers.includes(b)) throw new Error(`no drain broker ${b}`);
 for (const m of modes) if (!drainModes.includes(m)) throw new Error(`no drain mode ${m}`);
-const warmCount = Math.min(count, 20_000);
+// A warm-up drain as long as the timed one: a process's first hundred thousand deliveries run
+// slower while V8 sizes its young generation, and more so with tracing, which allocates more per
+// delivery; after 20 000 the rows still compared the collector's warm-up as much as the rows.
+const warmCount = count;
 const rowModule = new URL("./rows.ts", import.meta.url).href;
 const modeName: Record<DrainMode, string> = {
   off: "without tracing",
@@ -119,6 +122,57 @@ async function drainRounds(broker: DrainBroker, trials: DrainTrials): Promise<vo
   }
 }
 
+const fmt = (rate: number) => `${(rate / 1e3).toFixed(1)} k/s`;
+const range = (values: readonly number[]) =>
+  `${median(values).toFixed(3)} (rounds: ${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)})`;
+const args = process.argv.slice(2).join(" ");
+const file = `results/${fileArg ?? "ops-drain.json"}`;
+
+/** Prints what the brokers drained so far and writes it: a broker that fails later loses no other's. */
+function report(): void {
+  const loadAfter = loadavg();
+  const wallSeconds = (performance.now() - began) / 1000;
+  console.log(
+    `tracing on a real broker's path: the full app draining ${count} 512-byte JSON orders per row and round, ${rounds} interleaved rounds`,
+  );
+  for (const line of tableLines(summaries, fmt)) console.log(line);
+  console.log("CPU per order, median (the row's process):");
+  for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
+  console.log(
+    "ratios over rounds paired (CPU per order: above 1 costs more; rate: below 1 is slower):",
+  );
+  for (const r of ratios) {
+    console.log(
+      `  ${r.broker}, ${modeName[r.row]} / ${modeName[r.against]}: CPU ${range(r.cpuByRound)}, rate ${range(r.rateByRound)}`,
+    );
+  }
+  console.log(
+    `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, now ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
+  );
+  writeFileSync(
+    new URL(`../../../${file}`, import.meta.url),
+    `${JSON.stringify(
+      {
+        scenario:
+          "tracing on a real broker's path: the full app draining a pre-filled Redis stream and a pre-filled Kafka topic (4 partitions, librdkafka, auto commit) of 512-byte JSON orders, without tracing, with tracing() (every trace sampled, BatchSpanProcessor, an exporter that drops), and with one bare SDK span per delivery; each row and round in a process of its own, after a warm-up drain as long",
+        command: `pnpm --filter @ruststream/tooling-bench bench:ops-drain${args === "" ? "" : ` ${args}`}`,
+        date: new Date().toISOString(),
+        machine: { ...machine(), ...where },
+        load: { before: loadBefore, after: loadAfter },
+        source,
+        count,
+        rounds,
+        wallSeconds,
+        rows: summaries,
+        ratios,
+      },
+      (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
+      2,
+    )}\n`,
+  );
+  console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s)`);
+}
+
 for (const broker of brokers) {
   const trials = await trialsOf(broker);
   where[broker] = trials.where;
@@ -127,52 +181,5 @@ for (const broker of brokers) {
   } finally {
     trials.close();
   }
+  report();
 }
-const wallSeconds = (performance.now() - began) / 1000;
-const loadAfter = loadavg();
-
-const fmt = (rate: number) => `${(rate / 1e3).toFixed(1)} k/s`;
-console.log(
-  `tracing on a real broker's path: the full app draining ${count} 512-byte JSON orders per row and round, ${rounds} interleaved rounds`,
-);
-for (const line of tableLines(summaries, fmt)) console.log(line);
-console.log("CPU per order, median (the row's process):");
-for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
-const range = (values: readonly number[]) =>
-  `${median(values).toFixed(3)} (rounds: ${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)})`;
-console.log(
-  "ratios over rounds paired (CPU per order: above 1 costs more; rate: below 1 is slower):",
-);
-for (const r of ratios) {
-  console.log(
-    `  ${r.broker}, ${modeName[r.row]} / ${modeName[r.against]}: CPU ${range(r.cpuByRound)}, rate ${range(r.rateByRound)}`,
-  );
-}
-console.log(
-  `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
-);
-
-const args = process.argv.slice(2).join(" ");
-const file = `results/${fileArg ?? "ops-drain.json"}`;
-writeFileSync(
-  new URL(`../../../${file}`, import.meta.url),
-  `${JSON.stringify(
-    {
-      scenario:
-        "tracing on a real broker's path: the full app draining a pre-filled Redis stream and a pre-filled Kafka topic (4 partitions, librdkafka, auto commit) of 512-byte JSON orders, without tracing, with tracing() (every trace sampled, BatchSpanProcessor, an exporter that drops), and with one bare SDK span per delivery; each row and round in a process of its own",
-      command: `pnpm --filter @ruststream/tooling-bench bench:ops-drain${args === "" ? "" : ` ${args}`}`,
-      date: new Date().toISOString(),
-      machine: { ...machine(), ...where },
-      load: { before: loadBefore, after: loadAfter },
-      source,
-      count,
-      rounds,
-      wallSeconds,
-      rows: summaries,
-      ratios,
-    },
-    (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
-    2,
-  )}\n`,
-);
-console.log(`\nresults written to tooling/bench/${file} (${wallSeconds.toFixed(0)} s)`);
