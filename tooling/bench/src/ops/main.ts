@@ -3,7 +3,7 @@
 // "loaded, off" differs from "bare" only in what it loads), rows interleaved and their order turned
 // each round, so drift in the machine falls on every row alike.
 //
-//   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only] [file]
+//   [OTEL_AT=<ref>] pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only] [file]
 //
 // `only` keeps the rows whose name contains it, or any of a comma list (and the bare row):
 // "metrics", "tracing", "tracing on,floor"; `file` names the results under results/ (default
@@ -12,8 +12,9 @@ import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
-import { costRatioLine, costRatios } from "./against.js";
+import { costRatioLine, costRatios } from "./costRatio.js";
 import { opsRows as allRows } from "./rows.js";
+import { otelAt } from "./tracing.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
 const rounds = Number(process.argv[3] ?? 7);
@@ -93,7 +94,7 @@ console.log(
 const result = {
   scenario:
     "operations cost: the full app on the memory broker, bare and with each operations package",
-  command: `pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}${only === undefined ? "" : ` ${only}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
+  command: `${otelAt === undefined ? "" : `OTEL_AT=${otelAt} `}pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}${only === undefined ? "" : ` ${only}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
   date: new Date().toISOString(),
   machine: machine(),
   load: { before: loadBefore, after: loadAfter },

@@ -8,16 +8,24 @@
 // of its own.
 import type { Tracer } from "@opentelemetry/api";
 import type { RustStream } from "@ruststream/core";
+import { packageAt } from "../packageAt.js";
 import type { OpsRow } from "./row.js";
 import { registerSdk } from "./tracingSdk.js";
 
 /**
  * The SDK as a service registers it; `sampled`: a parent-based sampler keeping 1% of new traces,
- * as a busy service runs it, so most deliveries make spans that are not recorded.
+ * as a busy service runs it, so most deliveries make spans that are not recorded. `ref`: the
+ * package as it was at that commit (../packageAt.ts), for a before/after in one run.
  */
-export async function tracingOn(sampled: boolean): Promise<(app: RustStream) => void> {
+export async function tracingOn(
+  sampled: boolean,
+  ref?: string,
+): Promise<(app: RustStream) => void> {
   await registerSdk(sampled);
-  const { tracing } = await import("@ruststream/otel");
+  const { tracing } =
+    ref === undefined
+      ? await import("@ruststream/otel")
+      : (await packageAt<typeof import("@ruststream/otel")>("otel", ref)).module;
   return (app) => {
     app.use(tracing());
   };
@@ -114,6 +122,12 @@ const floorWithPublish = "tracing floor: one bare SDK span per delivery and per 
 const floorWithAttributes =
   "tracing floor: one SDK span per delivery and per publish, with tracing()'s attributes";
 
+/**
+ * `OTEL_AT=<ref>` in the environment adds a row of `tracing()` as the package was at that commit,
+ * held against the same floors: a change to the package measured before and after in one run.
+ */
+export const otelAt = process.env.OTEL_AT === "" ? undefined : process.env.OTEL_AT;
+
 export const tracingRows: readonly OpsRow[] = [
   {
     name: "tracing loaded, off",
@@ -129,6 +143,15 @@ export const tracingRows: readonly OpsRow[] = [
     against: [floor, floorWithPublish, floorWithAttributes],
     prepare: () => tracingOn(false),
   },
+  ...(otelAt === undefined
+    ? []
+    : [
+        {
+          name: `tracing on, @ruststream/otel at ${otelAt}`,
+          against: [floor, floorWithPublish, floorWithAttributes],
+          prepare: () => tracingOn(false, otelAt),
+        },
+      ]),
   {
     name: "tracing on, 1% sampled",
     prepare: () => tracingOn(true),

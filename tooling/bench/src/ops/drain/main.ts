@@ -8,7 +8,8 @@
 //   pnpm --filter @ruststream/tooling-bench bench:ops-drain [count] [rounds] [brokers] [modes] [file]
 //
 // brokers: a comma list of redis, kafka (default both); modes: of off, traced, sampled (1% of
-// traces), floor (default off,traced,floor); file: the results' name under results/ (default
+// traces), floor, at (tracing() as @ruststream/otel was at OTEL_AT=<ref>) (default
+// off,traced,floor); file: the results' name under results/ (default
 // ops-drain.json). REDIS_URL and KAFKA_BROKERS pick the servers, else tooling/brokers starts them.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -16,6 +17,7 @@ import type { Drained } from "../../kafka/tally.js";
 import { sourceRevision } from "../../revision.js";
 import { runApart } from "../../rows/rowProcess.js";
 import { byRound, machine, median, type RowSummary, summarize, tableLines } from "../../stats.js";
+import { otelAt } from "../tracing.js";
 import { type DrainBroker, type DrainMode, drainBrokers, drainKey, drainModes } from "./rows.js";
 import { type DrainTrials, trialsOf } from "./trials.js";
 
@@ -36,6 +38,7 @@ const modeName: Record<DrainMode, string> = {
   traced: "tracing()",
   sampled: "tracing(), 1% sampled",
   floor: "floor: one bare SDK span per delivery",
+  at: `tracing() at ${otelAt}`,
 };
 
 const source = sourceRevision([
@@ -105,6 +108,9 @@ async function drainRounds(broker: DrainBroker, trials: DrainTrials): Promise<vo
     ["sampled", "off"],
     ["floor", "off"],
     ["traced", "floor"],
+    ["at", "off"],
+    ["at", "floor"],
+    ["traced", "at"],
   ];
   for (const [row, against] of pairs) {
     if (!modes.includes(row) || !modes.includes(against)) continue;
@@ -155,7 +161,7 @@ function report(): void {
       {
         scenario:
           "tracing on a real broker's path: the full app draining a pre-filled Redis stream and a pre-filled Kafka topic (4 partitions, librdkafka, auto commit) of 512-byte JSON orders, without tracing, with tracing() (every trace sampled, BatchSpanProcessor, an exporter that drops), and with one bare SDK span per delivery; each row and round in a process of its own, after a warm-up drain as long",
-        command: `pnpm --filter @ruststream/tooling-bench bench:ops-drain${args === "" ? "" : ` ${args}`}`,
+        command: `${otelAt === undefined ? "" : `OTEL_AT=${otelAt} `}pnpm --filter @ruststream/tooling-bench bench:ops-drain${args === "" ? "" : ` ${args}`}`,
         date: new Date().toISOString(),
         machine: { ...machine(), ...where },
         load: { before: loadBefore, after: loadAfter },

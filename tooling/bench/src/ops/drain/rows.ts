@@ -5,10 +5,13 @@
 import type { RustStream } from "@ruststream/core";
 import type { Trial } from "../../kafka/rawRows.js";
 import type { DrainTrial } from "../../redis/drain/rows.js";
-import { sdkSpanFloor, tracingOn } from "../tracing.js";
+import { otelAt, sdkSpanFloor, tracingOn } from "../tracing.js";
 
-/** What a drain adds to the app: nothing, tracing, the floor; or tracing with 1% of traces sampled. */
-export const drainModes = ["off", "traced", "sampled", "floor"] as const;
+/**
+ * What a drain adds to the app: nothing, tracing, the floor; or tracing with 1% of traces sampled;
+ * or tracing as the package was at `OTEL_AT` (../tracing.ts), for a before/after in one run.
+ */
+export const drainModes = ["off", "traced", "sampled", "floor", "at"] as const;
 export type DrainMode = (typeof drainModes)[number];
 export const drainBrokers = ["redis", "kafka"] as const;
 export type DrainBroker = (typeof drainBrokers)[number];
@@ -25,12 +28,14 @@ async function configureOf(mode: DrainMode): Promise<((app: RustStream) => void)
     if (configured.mode !== mode) throw new Error(`a drain process runs one mode, not ${mode}`);
     return configured.configure;
   }
+  if (mode === "at" && otelAt === undefined)
+    throw new Error("the drain mode at needs OTEL_AT=<ref>");
   const configure =
     mode === "off"
       ? undefined
       : mode === "floor"
         ? await sdkSpanFloor(false)
-        : await tracingOn(mode === "sampled");
+        : await tracingOn(mode === "sampled", mode === "at" ? otelAt : undefined);
   configured = { mode, configure };
   return configure;
 }
