@@ -24,6 +24,7 @@ import {
   inProcessMark,
   snapshotMessage,
   type TestableBroker,
+  takeBack,
   testableMark,
   wireHeaders,
 } from "@ruststream/core/broker";
@@ -172,7 +173,13 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
 export interface ClosedFileBroker extends ClosedBroker {
   /** Always 0: a publish resolves only once its bytes are written. */
   readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed. */
   readonly closedSubscriptions: number;
+  /**
+   * Deliveries a named consumer had handed out, or requeued, and not settled: left open in its
+   * stored position, so the next subscription under its name delivers them again.
+   */
+  readonly returnedDeliveries: number;
   /** Whether the end-of-stream marker was written (`endWithEos`). */
   readonly endedWithEos: boolean;
 }
@@ -223,11 +230,7 @@ export class ConnectedFileBroker
   async subscribe(source: string | FileStream): Promise<FileSubscription> {
     this.assertOpen();
     const subscription = await FileSubscription.open(this, this.descriptorOf(source));
-    if (this.isClosed) {
-      await subscription.close();
-      this.assertOpen();
-    }
-    this.#subscriptions.add(subscription);
+    this.#subscriptions.add(await this.unlessClosed(subscription));
     return subscription;
   }
 
@@ -279,7 +282,8 @@ export class ConnectedFileBroker
 
   protected async teardown(): Promise<ClosedFileBroker> {
     const subscriptions = [...this.#subscriptions];
-    await Promise.all(subscriptions.map((s) => s.close()));
+    this.#subscriptions.clear();
+    const returned = await takeBack(subscriptions, this.closedError("subscription"));
     const writer = this.#writer;
     this.#writer = undefined;
     let endedWithEos = false;
@@ -303,6 +307,7 @@ export class ConnectedFileBroker
       state: "closed",
       unflushed: 0,
       closedSubscriptions: subscriptions.length,
+      returnedDeliveries: returned,
       endedWithEos,
     };
   }
