@@ -19,8 +19,8 @@ import {
   inProcessMark,
   noCoordinator,
   positive,
+  type TeardownFacts,
   TestableConnection,
-  takeBack,
 } from "@ruststream/core/broker";
 import type { ChannelDelivery } from "./channel/channelDelivery.js";
 import { type ChannelHost, ChannelSubscription } from "./channel/channelSubscription.js";
@@ -44,11 +44,13 @@ export interface ChannelBrokerOptions {
 
 const defaultMaxMessageBytes = 1024 * 1024;
 
-/** What shutting down a connection left behind: plain data, no way to publish or subscribe. */
-export interface ClosedChannelBroker extends ClosedBroker {
-  /** Deliveries that had arrived and were never pulled, lost as a fire-and-forget wire loses them. */
-  readonly droppedDeliveries: number;
-}
+/**
+ * What shutting down a connection left behind: plain data, no way to publish or subscribe. Core's
+ * fields say it all here (`returnedDeliveries`: frames that had arrived and were never pulled,
+ * handed back to a fire-and-forget wire, which loses them); a broker with facts of its own (the
+ * file broker's end-of-stream marker) adds them beside core's.
+ */
+export type ClosedChannelBroker = ClosedBroker;
 
 function describe(options: ChannelBrokerOptions): ServerDescription {
   return { protocol: "channels", host: options.address };
@@ -123,7 +125,6 @@ export class ConnectedChannelBroker
   readonly coordinator: Coordinator;
   readonly maxMessageBytes: number;
   readonly #options: ChannelBrokerOptions;
-  readonly #subscriptions = new Set<ChannelSubscription>();
 
   constructor(
     link: Link,
@@ -143,9 +144,7 @@ export class ConnectedChannelBroker
 
   async subscribe(source: string | Channel): Promise<ChannelSubscription> {
     this.assertOpen();
-    const subscription = new ChannelSubscription(this, this.descriptorOf(source).name);
-    this.#subscriptions.add(subscription);
-    return subscription;
+    return this.adopt(new ChannelSubscription(this, this.descriptorOf(source).name));
   }
 
   defaultPublishPolicy(): ChannelPublish {
@@ -161,17 +160,13 @@ export class ConnectedChannelBroker
     return { raw: rawOf(frame), deliver: () => this.link.send(frame) };
   }
 
-  protected async teardown(): Promise<ClosedChannelBroker> {
-    const dropped = await takeBack(this.#subscriptions, this.closedError("subscription"));
+  /** The base took every subscription back first: only the link is left to close. */
+  protected async teardown(): Promise<TeardownFacts<ClosedChannelBroker>> {
     this.link.close();
-    return { [brokerMark]: "channels", state: "closed", unflushed: 0, droppedDeliveries: dropped };
+    return { unflushed: 0 };
   }
 
-  // ChannelHost and PublisherHost (assertOpen and closedError come from ConnectionBase)
-
-  forget(subscription: ChannelSubscription): void {
-    this.#subscriptions.delete(subscription);
-  }
+  // ChannelHost and PublisherHost (assertOpen and forget come from ConnectionBase)
 
   send(frame: Frame): void {
     this.assertOpen();

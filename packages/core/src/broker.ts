@@ -69,13 +69,23 @@ export interface ConnectedBroker<
 
 /**
  * The witness that a broker has shut down, carrying teardown facts as plain data. It has no way to
- * publish or subscribe: the type itself says the broker is gone.
+ * publish or subscribe: the type itself says the broker is gone. Every broker reports these under
+ * these names (a connection on `ConnectionBase` gets all but `unflushed` filled in), and adds its
+ * own facts beside them.
  */
 export interface ClosedBroker {
   readonly [brokerMark]: string;
   readonly state: "closed";
   /** Messages accepted for publishing that were not confirmed by the broker before it closed. */
   readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed (one closed before it is not counted). */
+  readonly closedSubscriptions: number;
+  /**
+   * Deliveries the subscriptions held and never saw settled (read and not handed out, or handed out
+   * and not settled), handed back at shutdown. Where they go is the broker's: back to the server,
+   * which hands them out again, or, on a wire that keeps nothing, lost (each broker's README says).
+   */
+  readonly returnedDeliveries: number;
 }
 
 /** The kind of broker a value belongs to, or `undefined` when it is not a broker. */

@@ -2,10 +2,9 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
-export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
+export type { ConnectionIdentity, GroupSetting, TeardownFacts } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
 export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
-export { takeBack } from "./broker/hostedSubscription.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";

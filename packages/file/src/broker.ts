@@ -23,8 +23,8 @@ import {
   type InProcessOptions,
   inProcessMark,
   snapshotMessage,
+  type TeardownFacts,
   type TestableBroker,
-  takeBack,
   testableMark,
   wireHeaders,
 } from "@ruststream/core/broker";
@@ -169,17 +169,13 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
   }
 }
 
-/** What shutting down a file connection left behind. */
+/**
+ * What shutting down a file connection left behind: `unflushed` is always 0 (a publish resolves only
+ * once its bytes are written), and `returnedDeliveries` counts what named consumers had handed out,
+ * or requeued, and not settled: left open in their stored positions, so the next subscription under
+ * each name delivers them again (an unnamed consumer keeps no position: none of its go back).
+ */
 export interface ClosedFileBroker extends ClosedBroker {
-  /** Always 0: a publish resolves only once its bytes are written. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed. */
-  readonly closedSubscriptions: number;
-  /**
-   * Deliveries a named consumer had handed out, or requeued, and not settled: left open in its
-   * stored position, so the next subscription under its name delivers them again.
-   */
-  readonly returnedDeliveries: number;
   /** Whether the end-of-stream marker was written (`endWithEos`). */
   readonly endedWithEos: boolean;
 }
@@ -191,7 +187,7 @@ interface InProcess {
 
 /** A connection to a {@link FileBroker}'s file. */
 export class ConnectedFileBroker
-  extends ConnectionBase<FileStream, ClosedFileBroker>
+  extends ConnectionBase<FileStream, ClosedFileBroker, FileSubscription>
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
     FileHost,
@@ -207,7 +203,6 @@ export class ConnectedFileBroker
   readonly path: string;
   readonly #options: FileBrokerOptions;
   readonly #inProcess: InProcess | undefined;
-  readonly #subscriptions = new Set<FileSubscription>();
   readonly #published = new Map<string, RawMessage[]>();
   #writer: SharedWriter | undefined;
 
@@ -229,9 +224,7 @@ export class ConnectedFileBroker
 
   async subscribe(source: string | FileStream): Promise<FileSubscription> {
     this.assertOpen();
-    const subscription = await FileSubscription.open(this, this.descriptorOf(source));
-    this.#subscriptions.add(await this.unlessClosed(subscription));
-    return subscription;
+    return this.adopt(await FileSubscription.open(this, this.descriptorOf(source)));
   }
 
   defaultPublishPolicy(): FilePublish {
@@ -280,10 +273,7 @@ export class ConnectedFileBroker
     return { name: message.name, position: receipt.seq.toString() };
   }
 
-  protected async teardown(): Promise<ClosedFileBroker> {
-    const subscriptions = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    const returned = await takeBack(subscriptions, this.closedError("subscription"));
+  protected async teardown(): Promise<TeardownFacts<ClosedFileBroker>> {
     const writer = this.#writer;
     this.#writer = undefined;
     let endedWithEos = false;
@@ -302,20 +292,10 @@ export class ConnectedFileBroker
       }
     }
     if (this.#inProcess) rmSync(this.#inProcess.dir, { recursive: true, force: true });
-    return {
-      [brokerMark]: "file",
-      state: "closed",
-      unflushed: 0,
-      closedSubscriptions: subscriptions.length,
-      returnedDeliveries: returned,
-      endedWithEos,
-    };
+    return { unflushed: 0, endedWithEos };
   }
 
-  // FileHost (assertOpen comes from ConnectionBase)
-  forget(subscription: FileSubscription): void {
-    this.#subscriptions.delete(subscription);
-  }
+  // FileHost (assertOpen and forget come from ConnectionBase)
 
   #acquireWriter(): SharedWriter {
     if (this.#writer) return this.#writer;
@@ -382,7 +362,7 @@ export class ConnectedFileBroker
     const log = this.#published.get(snapshot.name) ?? [];
     log.push(snapshot);
     this.#published.set(snapshot.name, log);
-    for (const s of this.#subscriptions) if (s.name === snapshot.name) s.count(receipt.offset);
+    for (const s of this.subscriptions) if (s.name === snapshot.name) s.count(receipt.offset);
   }
 }
 

@@ -16,15 +16,14 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
-  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
   positive,
+  type TeardownFacts,
   TestableConnection,
-  takeBack,
 } from "@ruststream/core/broker";
 import {
   checkedConfig,
@@ -247,15 +246,13 @@ function describeKafkaServer(connection: ResolvedConnection): ServerDescription 
   };
 }
 
-/** What shutting down a Kafka connection left behind. */
-export interface ClosedKafkaBroker extends ClosedBroker {
-  /** Records sent and not confirmed by a delivery report within the flush timeout. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed (their consumers left their groups). */
-  readonly closedSubscriptions: number;
-  /** Deliveries handed out and never settled: not committed, so the group reads them again. */
-  readonly unsettledDeliveries: number;
-}
+/**
+ * What shutting down a Kafka connection left behind: `unflushed` counts records sent and not
+ * confirmed by a delivery report within the flush timeout; the closed subscriptions' consumers left
+ * their groups, and `returnedDeliveries` were handed out and never settled: not committed, so the
+ * group reads them again.
+ */
+export type ClosedKafkaBroker = ClosedBroker;
 
 interface ConnectionFacts {
   /** The group option, else the connecting app's name. */
@@ -285,7 +282,6 @@ export class ConnectedKafkaBroker
   readonly backlog: Backlog = "missed";
   readonly #settings: BrokerSettings;
   readonly #facts: ConnectionFacts;
-  readonly #subscriptions = new Set<HostedSubscription>();
   readonly #producers = new Map<string, Promise<LinkProducer>>();
   readonly #transactionLines = new Map<string, TransactionLine>();
   readonly #partitionCounts = new Map<string, number>();
@@ -334,25 +330,20 @@ export class ConnectedKafkaBroker
     checkCommitMode(this.#settings.connection.engine, commit);
     let subscription: KafkaTopicSubscription;
     try {
-      subscription = await KafkaTopicSubscription.open(
-        this,
-        descriptor,
-        {
-          group,
-          commit,
-          ...(commit === "transactional" && transactionalId !== undefined
-            ? {
-                // The broker's default producer settings: a publisher of the default policy shares
-                // this line, so its own transactions and the windows commit one after another.
-                line: this.transactions(
-                  { partitioner: this.partitioner, compression: undefined, config: [] },
-                  transactionalId,
-                ),
-              }
-            : {}),
-        },
-        () => this.#subscriptions.delete(subscription),
-      );
+      subscription = await KafkaTopicSubscription.open(this, descriptor, {
+        group,
+        commit,
+        ...(commit === "transactional" && transactionalId !== undefined
+          ? {
+              // The broker's default producer settings: a publisher of the default policy shares
+              // this line, so its own transactions and the windows commit one after another.
+              line: this.transactions(
+                { partitioner: this.partitioner, compression: undefined, config: [] },
+                transactionalId,
+              ),
+            }
+          : {}),
+      });
     } catch (error) {
       if (this.isClosed) throw this.closedError("subscription");
       if (isRustStreamError(error)) throw error;
@@ -362,8 +353,7 @@ export class ConnectedKafkaBroker
         { cause: error },
       );
     }
-    this.#subscriptions.add(await this.unlessClosed(subscription));
-    return subscription;
+    return this.adopt(subscription);
   }
 
   defaultPublishPolicy(): KafkaPublish {
@@ -459,12 +449,9 @@ export class ConnectedKafkaBroker
     return describeKafkaServer(this.#settings.connection);
   }
 
-  protected async teardown(): Promise<ClosedKafkaBroker> {
-    // Waiting requests fail at once; the inbox's reader and topic go while the rest closes.
+  protected async teardown(): Promise<TeardownFacts<ClosedKafkaBroker>> {
+    // Waiting requests fail now; the inbox's reader and topic go while the producers close.
     const inboxStopped = this.#inbox.stop(this.closedError("request"));
-    const subscriptions = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    const unsettled = await takeBack(subscriptions, this.closedError("subscription"));
     let unflushed = 0;
     const producers = await Promise.all(
       [...this.#producers.values()].map((p) => p.catch(() => undefined)),
@@ -480,12 +467,6 @@ export class ConnectedKafkaBroker
     // Before the engine closes: deleting the inbox's topic takes its admin connection.
     await inboxStopped;
     await this.link.close();
-    return {
-      [brokerMark]: "kafka",
-      state: "closed",
-      unflushed,
-      closedSubscriptions: subscriptions.length,
-      unsettledDeliveries: unsettled,
-    };
+    return { unflushed };
   }
 }

@@ -16,14 +16,13 @@ import {
   type Backlog,
   brokerMark,
   describeMark,
-  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   type PendingReply,
+  type TeardownFacts,
   TestableConnection,
-  takeBack,
 } from "@ruststream/core/broker";
 import type { PulsarDelivery } from "./delivery/pulsarDelivery.js";
 import { type DeadLetterPolicy, SharedDelivery } from "./delivery/sharedDelivery.js";
@@ -89,13 +88,12 @@ export interface PulsarBrokerOptions {
   readonly inProcess?: InProcessSettings;
 }
 
-/** What shutting down a Pulsar connection left behind. */
-export interface ClosedPulsarBroker extends ClosedBroker {
-  /** Publishes sent and not yet confirmed by the broker when the connection closed. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed (their unacked messages go back). */
-  readonly closedSubscriptions: number;
-}
+/**
+ * What shutting down a Pulsar connection left behind: `unflushed` counts publishes sent and not yet
+ * confirmed by the broker when the connection closed, and `returnedDeliveries` the deliveries handed
+ * out and not acked, which the broker delivers again once their consumers closed.
+ */
+export type ClosedPulsarBroker = ClosedBroker;
 
 function describePulsar(addresses: readonly BrokerAddress[], version?: string): ServerDescription {
   return {
@@ -216,7 +214,6 @@ export class ConnectedPulsarBroker
   readonly #link: Link;
   readonly #facts: ConnectionFacts;
   readonly #inbox: ReplyInbox;
-  readonly #subscriptions = new Set<HostedSubscription>();
   readonly #producers = new Map<string, { producer: Promise<LinkProducer>; used: number }>();
   readonly #sweep: NodeJS.Timeout | undefined;
   readonly #readers: Readers;
@@ -232,6 +229,9 @@ export class ConnectedPulsarBroker
           broker: "PulsarBroker",
           descriptor: "PulsarShared",
         },
+        // Closing the consumers sends their pending acks first, over a server that may have
+        // stopped answering: the wait is bounded, and what stays unacked goes back.
+        takeBackWithinMs: 5000,
       },
       facts.inProcess !== undefined,
     );
@@ -271,21 +271,20 @@ export class ConnectedPulsarBroker
         ? undefined
         : this.#undecodableTo(deadLetter, { name: descriptor.name, retryTopic: retry }),
     );
-    const hosted = new PulsarSubscription(this, reader, {
-      name: descriptor.name,
-      topic: descriptor.topic,
-      subscription,
-      retryTopic: retry,
-      deadLetter,
-      deliver:
-        descriptor.copies === "broker"
-          ? (owner, r) => new SharedDelivery(owner, r.message, r.retry)
-          : (owner, r) => new SingleDelivery(owner, r.message, r.retry),
-      release,
-      forget: () => this.#subscriptions.delete(hosted),
-    });
-    this.#subscriptions.add(await this.unlessClosed(hosted));
-    return hosted;
+    return this.adopt(
+      new PulsarSubscription(this, reader, {
+        name: descriptor.name,
+        topic: descriptor.topic,
+        subscription,
+        retryTopic: retry,
+        deadLetter,
+        deliver:
+          descriptor.copies === "broker"
+            ? (owner, r) => new SharedDelivery(owner, r.message, r.retry)
+            : (owner, r) => new SingleDelivery(owner, r.message, r.retry),
+        release,
+      }),
+    );
   }
 
   defaultPublishPolicy(): PulsarPublish {
@@ -384,11 +383,7 @@ export class ConnectedPulsarBroker
     return { raw: prepared.raw, deliver: () => publishNow(prepared.topic, prepared.wire) };
   }
 
-  protected async teardown(): Promise<ClosedPulsarBroker> {
-    const subscriptions = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    // Closing the consumers sends their pending acks first; what stays unacked goes back.
-    await bounded(takeBack(subscriptions, this.closedError("subscription")), 5000);
+  protected async teardown(): Promise<TeardownFacts<ClosedPulsarBroker>> {
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment for their receipts; what is left counts as unflushed.
     clearInterval(this.#sweep);
@@ -401,12 +396,7 @@ export class ConnectedPulsarBroker
     );
     const unflushed = this.inflight.count;
     await bounded(this.#link.close(), 5000);
-    return {
-      [brokerMark]: "pulsar",
-      state: "closed",
-      unflushed,
-      closedSubscriptions: subscriptions.length,
-    };
+    return { unflushed };
   }
 }
 

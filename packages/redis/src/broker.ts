@@ -15,14 +15,13 @@ import {
   brokerMark,
   type Coordinator,
   describeMark,
-  type HostedSubscription,
   type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   noCoordinator,
+  type TeardownFacts,
   TestableConnection,
-  takeBack,
 } from "@ruststream/core/broker";
 import {
   type RedisConnectionOptions,
@@ -165,15 +164,12 @@ function describeRedisServer(
   };
 }
 
-/** What shutting down a Redis connection left behind. */
-export interface ClosedRedisBroker extends ClosedBroker {
-  /** Publishes sent and not yet answered by the server when the connection closed. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed. */
-  readonly closedSubscriptions: number;
-  /** Entries read or handed out and never settled, appended back to their streams and lists. */
-  readonly returnedDeliveries: number;
-}
+/**
+ * What shutting down a Redis connection left behind: `unflushed` counts publishes sent and not yet
+ * answered by the server when the connection closed, and `returnedDeliveries` the entries read or
+ * handed out and never settled, appended back to their streams and lists.
+ */
+export type ClosedRedisBroker = ClosedBroker;
 
 interface ConnectionFacts {
   readonly clock: Clock;
@@ -201,7 +197,6 @@ export class ConnectedRedisBroker
   readonly coordinator: Coordinator;
   readonly #settings: ResolvedConnection;
   readonly #facts: ConnectionFacts;
-  readonly #subscriptions = new Set<HostedSubscription>();
   readonly #transports = new Map<string, "list" | "pubsub">();
   readonly #inflight = { count: 0 };
   readonly #inbox: ReplyInbox;
@@ -244,26 +239,16 @@ export class ConnectedRedisBroker
   async subscribe(source: string | RedisSource): Promise<RedisSubscription> {
     this.assertOpen();
     const descriptor = this.descriptorOf(source);
-    let subscription: RedisSubscription & HostedSubscription;
     if (descriptor.transport === "stream") {
-      const stream = descriptor;
-      const group = this.groupOf(stream.name, stream.group ?? this.#facts.group);
-      subscription = await RedisStreamSubscription.open(this, stream, group, () =>
-        this.#subscriptions.delete(subscription),
-      );
-    } else if (descriptor.transport === "list") {
-      this.#transports.set(descriptor.name, "list");
-      subscription = await RedisListSubscription.open(this, descriptor, () =>
-        this.#subscriptions.delete(subscription),
-      );
-    } else {
-      if (descriptor.copies === "addressed") this.#transports.set(descriptor.name, "pubsub");
-      subscription = await RedisPubSubSubscription.open(this, descriptor, () =>
-        this.#subscriptions.delete(subscription),
-      );
+      const group = this.groupOf(descriptor.name, descriptor.group ?? this.#facts.group);
+      return this.adopt(await RedisStreamSubscription.open(this, descriptor, group));
     }
-    this.#subscriptions.add(await this.unlessClosed(subscription));
-    return subscription;
+    if (descriptor.transport === "list") {
+      this.#transports.set(descriptor.name, "list");
+      return this.adopt(await RedisListSubscription.open(this, descriptor));
+    }
+    if (descriptor.copies === "addressed") this.#transports.set(descriptor.name, "pubsub");
+    return this.adopt(await RedisPubSubSubscription.open(this, descriptor));
   }
 
   defaultPublishPolicy(): RedisPublish {
@@ -295,10 +280,7 @@ export class ConnectedRedisBroker
     return this.#transports.get(name) ?? "stream";
   }
 
-  protected async teardown(): Promise<ClosedRedisBroker> {
-    const subscriptions = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    const returned = await takeBack(subscriptions, this.closedError("subscription"));
+  protected async teardown(): Promise<TeardownFacts<ClosedRedisBroker>> {
     await this.#inbox.stop(this.closedError("request"));
     // Publishes already sent get a moment to be answered; what is left counts as unflushed.
     const deadline = Date.now() + 2000;
@@ -307,12 +289,6 @@ export class ConnectedRedisBroker
     }
     const unflushed = this.#inflight.count;
     await this.link.close();
-    return {
-      [brokerMark]: "redis",
-      state: "closed",
-      unflushed,
-      closedSubscriptions: subscriptions.length,
-      returnedDeliveries: returned,
-    };
+    return { unflushed };
   }
 }

@@ -13,7 +13,6 @@ import { ChannelDelivery, type DeliveryOwner } from "./channelDelivery.js";
 export interface ChannelHost extends SubscriptionHost {
   readonly link: Link;
   readonly coordinator: Coordinator;
-  forget(subscription: ChannelSubscription): void;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { OutgoingMessage, RawMessage } from "../message.js";
 import { snapshotMessage } from "../message.js";
 import type { Source } from "../source.js";
 import { ConnectionBase, type ConnectionIdentity } from "./connectionBase.js";
+import type { HostedSubscription } from "./hostedSubscription.js";
 
 /** A message made ready to inject: what the log records, and the synchronous hand-over. */
 export interface Injection {
@@ -23,7 +24,8 @@ export abstract class TestableConnection<
   TSource extends Source,
   TClosed extends ClosedBroker,
   TOptions = never,
-> extends ConnectionBase<TSource, TClosed> {
+  THosted extends HostedSubscription = HostedSubscription,
+> extends ConnectionBase<TSource, TClosed, THosted> {
   readonly #published: Map<string, RawMessage[]> | undefined;
 
   constructor(identity: ConnectionIdentity, inProcess: boolean) {

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConnectionBase } from "../broker/connectionBase.js";
-import { takeBack } from "../broker/hostedSubscription.js";
+import { ConnectionBase, type TeardownFacts } from "../broker/connectionBase.js";
 import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
@@ -21,7 +20,7 @@ import {
 } from "./memoryPublisher.js";
 import { type MemorySource, MemoryTopic } from "./memorySources.js";
 import { MemoryStore } from "./memoryStore.js";
-import { type MemoryHost, MemorySubscription } from "./memorySubscription.js";
+import { MemorySubscription } from "./memorySubscription.js";
 
 export interface MemoryBrokerOptions {
   /**
@@ -94,15 +93,12 @@ function describeMemoryServer(options: MemoryBrokerOptions): ServerDescription {
   };
 }
 
-/** What shutting down a memory connection left behind. */
-export interface ClosedMemoryBroker extends ClosedBroker {
-  /** Always 0: a memory publish is confirmed once the message is in the topic. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed. */
-  readonly closedSubscriptions: number;
-  /** Deliveries handed out and never settled, returned to their groups. */
-  readonly returnedDeliveries: number;
-}
+/**
+ * What shutting down a memory connection left behind: `unflushed` is always 0 (a memory publish is
+ * confirmed once the message is in the topic), and `returnedDeliveries` went back to their groups,
+ * at the front, for the next consumer.
+ */
+export type ClosedMemoryBroker = ClosedBroker;
 
 /** A connection to a {@link MemoryBroker}. */
 export class ConnectedMemoryBroker
@@ -111,7 +107,6 @@ export class ConnectedMemoryBroker
     ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
     DescribesServer,
     TestableBroker,
-    MemoryHost,
     PublisherHost
 {
   readonly [brokerMark] = "memory";
@@ -122,7 +117,6 @@ export class ConnectedMemoryBroker
   readonly #store: MemoryStore;
   readonly #options: MemoryBrokerOptions;
   readonly #inProcess: boolean;
-  readonly #subscriptions = new Set<MemorySubscription>();
   readonly #inbox = `_inbox.${randomUUID()}`;
   readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
@@ -150,7 +144,7 @@ export class ConnectedMemoryBroker
 
   async subscribe(source: string | MemorySource): Promise<MemorySubscription> {
     this.assertOpen();
-    return this.#open(this.descriptorOf(source));
+    return this.adopt(this.#open(this.descriptorOf(source)));
   }
 
   defaultPublishPolicy(): MemoryPublish {
@@ -181,26 +175,16 @@ export class ConnectedMemoryBroker
     return [...(this.#store.publishedLog?.get(name) ?? [])];
   }
 
-  protected async teardown(): Promise<ClosedMemoryBroker> {
-    const subscriptions = [...this.#subscriptions];
-    const returned = await takeBack(subscriptions, this.closedError("subscription"));
+  protected async teardown(): Promise<TeardownFacts<ClosedMemoryBroker>> {
+    // The reply inbox is the connection's own, never adopted, so never counted as the app's: it
+    // closes here, ending its reader, whose replies were acked as they came.
+    await this.#inboxSubscription?.close();
     this.#replies.rejectAll(this.closedError("request"));
-    const closed: ClosedMemoryBroker = {
-      [brokerMark]: "memory",
-      state: "closed",
-      unflushed: 0,
-      closedSubscriptions: subscriptions.length - (this.#inboxSubscription === undefined ? 0 : 1),
-      returnedDeliveries: returned,
-    };
     if (--this.#store.openConnections === 0) this.#store.releaseTimers();
-    return closed;
+    return { unflushed: 0 };
   }
 
-  // MemoryHost and PublisherHost (assertOpen comes from ConnectionBase)
-
-  forget(subscription: MemorySubscription): void {
-    this.#subscriptions.delete(subscription);
-  }
+  // PublisherHost (assertOpen comes from ConnectionBase, as do the subscriptions' assertOpen and forget)
 
   append(message: RawMessage): bigint {
     this.assertOpen();
@@ -249,7 +233,6 @@ export class ConnectedMemoryBroker
           : topic.group(source.group, source.start, false);
       subscription = new MemorySubscription(this, group, undefined, source.partitionCount);
     }
-    this.#subscriptions.add(subscription);
     return subscription;
   }
 

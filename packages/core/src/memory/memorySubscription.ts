@@ -12,11 +12,6 @@ import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
 import { isMemoryPosition, MemoryPosition } from "./memoryPosition.js";
 import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
 
-/** What a subscription needs from its connection, beside core's. */
-export interface MemoryHost extends SubscriptionHost {
-  forget(subscription: MemorySubscription): void;
-}
-
 const done: IteratorResult<MemoryDelivery, undefined> = { done: true, value: undefined };
 
 /**
@@ -37,7 +32,7 @@ export class MemorySubscription
   readonly group: string | undefined;
   readonly retry: RetryDeclaration | undefined;
   readonly partitionCount: number | undefined;
-  readonly #host: MemoryHost;
+  readonly #host: SubscriptionHost;
   readonly #group: MemoryGroup;
   /** Handed out and not yet settled: returned to the group if the connection shuts down first. */
   readonly #out = new Set<MemoryDelivery>();
@@ -47,7 +42,7 @@ export class MemorySubscription
     | undefined;
 
   constructor(
-    host: MemoryHost,
+    host: SubscriptionHost,
     group: MemoryGroup,
     retry: RetryDeclaration | undefined,
     partitionCount?: number,

@@ -22,18 +22,21 @@ class Stream implements AddressedSource {
   }
 }
 
-/** The smallest connection on the base: it counts its teardowns and reads through a group. */
-class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
+/** The smallest connection on the base: it logs its teardowns and reads through a group. */
+class TestConnection extends ConnectionBase<Stream, ClosedBroker & { readonly own: string }> {
   readonly [brokerMark] = "test";
   teardowns = 0;
   readonly #group: string | undefined;
-  constructor(group: string | undefined) {
+  readonly #log: string[];
+  constructor(group: string | undefined, log: string[] = [], takeBackWithinMs?: number) {
     super({
       label: "Test",
       accepts: "a name or a Stream",
       group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
+      ...(takeBackWithinMs === undefined ? {} : { takeBackWithinMs }),
     });
     this.#group = group;
+    this.#log = log;
   }
   source(name: string): Stream {
     return new Stream(name, this.groupOf(name, this.#group));
@@ -49,12 +52,13 @@ class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
   /** Stands for a subscribe whose server round trip ends after `during` ran. */
   async open<S extends HostedSubscription>(subscription: S, during: () => unknown): Promise<S> {
     await during();
-    return this.unlessClosed(subscription);
+    return this.adopt(subscription);
   }
-  protected async teardown(): Promise<ClosedBroker> {
+  protected async teardown(): Promise<{ unflushed: number; own: string }> {
     this.teardowns++;
+    this.#log.push("teardown");
     await new Promise((resolve) => setTimeout(resolve, 5));
-    return { [brokerMark]: "test", state: "closed", unflushed: 0 };
+    return { unflushed: 2, own: "fact" };
   }
 }
 
@@ -138,16 +142,66 @@ describe("ConnectionBase", () => {
     );
     expect(log).toEqual(["revoke (closed)", "surrender"]);
   });
+
+  it("takes back what it holds before the broker's teardown, and counts it in the witness", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", log);
+    await connection.open(recording(log, "a", 2), () => undefined);
+    await connection.open(recording(log, "b", 3), () => undefined);
+    const closed = await connection.shutdown();
+    expect(log).toEqual([
+      "a revoke (closed)",
+      "b revoke (closed)",
+      "a surrender",
+      "b surrender",
+      "teardown",
+    ]);
+    expect(closed).toEqual({
+      [brokerMark]: "test",
+      state: "closed",
+      unflushed: 2,
+      own: "fact",
+      closedSubscriptions: 2,
+      returnedDeliveries: 5,
+    });
+  });
+
+  it("lets go of a subscription that closed itself: the shutdown neither takes it back nor counts it", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", log);
+    const closing = await connection.open(recording(log, "closing", 4), () => undefined);
+    await connection.open(recording(log, "open", 1), () => undefined);
+    connection.forget(closing);
+    // One the connection never held changes nothing.
+    connection.forget(recording(log, "stranger", 9));
+    const closed = await connection.shutdown();
+    expect(log).toEqual(["open revoke (closed)", "open surrender", "teardown"]);
+    expect(closed).toMatchObject({ closedSubscriptions: 1, returnedDeliveries: 1 });
+  });
+
+  it("with takeBackWithinMs, a surrender that never ends does not hold the shutdown", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", log, 20);
+    await connection.open(recording(log, "quick", 2), () => undefined);
+    await connection.open(
+      { revoke: () => undefined, surrender: () => new Promise<number>(() => {}) },
+      () => undefined,
+    );
+    const closed = await connection.shutdown();
+    expect(closed).toMatchObject({ closedSubscriptions: 2, returnedDeliveries: 2 });
+    expect(log).toEqual(["quick revoke (closed)", "quick surrender", "teardown"]);
+  });
 });
 
-function recording(log: string[]): HostedSubscription {
+function recording(log: string[], name?: string, held = 0): HostedSubscription {
+  const prefix = name === undefined ? "" : `${name} `;
   return {
     revoke: (error) => {
-      log.push(`revoke (${error.code})`);
+      log.push(`${prefix}revoke (${error.code})`);
     },
     surrender: async () => {
-      log.push("surrender");
-      return 0;
+      log.push(`${prefix}surrender`);
+      return held;
     },
   };
 }

@@ -23,7 +23,6 @@ export interface FileHost extends SubscriptionHost {
   /** The file read (a private temporary one in process). */
   readonly path: string;
   readonly coordinator: Coordinator | undefined;
-  forget(subscription: FileSubscription): void;
 }
 
 interface Named {

@@ -90,7 +90,6 @@ export class RedisStreamSubscription
   #reconnectsSeen = 0;
   #readEndsAt = 0;
   #wakeTimer: NodeJS.Timeout | undefined;
-  #onForget: (() => void) | undefined;
   #onMoved: ((moved: RedisStreamDelivery, destination: string, reason: string) => void) | undefined;
   #leave: () => void = () => {};
   /** Ids acked since the last `XACK` went out: one command for all of them, at the tick's end. */
@@ -120,12 +119,10 @@ export class RedisStreamSubscription
     host: RedisHost,
     source: RedisStream,
     group: string,
-    onForget: () => void,
   ): Promise<RedisStreamSubscription> {
     await createGroup(host, source, group);
     const reader = await host.link.blocking(source.name);
     const subscription = new RedisStreamSubscription(host, source, group, reader);
-    subscription.#onForget = onForget;
     subscription.#leave =
       host.link.joined?.({ kind: "stream", key: source.name, group }) ?? subscription.#leave;
     const delayed = subscription.#delayed;
@@ -168,7 +165,7 @@ export class RedisStreamSubscription
   async close(): Promise<void> {
     if (!this.markClosed()) return;
     this.#sendAcks();
-    this.#onForget?.();
+    this.#host.forget(this);
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
     await this.#exclusive(async () => {
