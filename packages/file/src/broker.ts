@@ -16,16 +16,15 @@ import {
   assertPayloadBytes,
   type Backlog,
   brokerMark,
-  ConnectionBase,
   type Coordinator,
   describeMark,
+  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
-  snapshotMessage,
+  partitionKeyBytes,
   type TeardownFacts,
-  type TestableBroker,
-  testableMark,
+  TestableConnection,
   wireHeaders,
 } from "@ruststream/core/broker";
 import { COPY_OF_HEADER, PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
@@ -187,27 +186,29 @@ interface InProcess {
 
 /** A connection to a {@link FileBroker}'s file. */
 export class ConnectedFileBroker
-  extends ConnectionBase<FileStream, ClosedFileBroker, FileSubscription>
+  extends TestableConnection<FileStream, ClosedFileBroker, never, FileSubscription>
   implements
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
     FileHost,
     PublisherHost,
-    TestableBroker,
     DescribesServer
 {
   readonly [brokerMark] = "file";
-  readonly [testableMark] = true as const;
   readonly [describeMark] = true as const;
   readonly backlog: Backlog = "missed";
   /** The file read and written: the configured one, or a private temporary one in process. */
   readonly path: string;
   readonly #options: FileBrokerOptions;
   readonly #inProcess: InProcess | undefined;
-  readonly #published = new Map<string, RawMessage[]>();
   #writer: SharedWriter | undefined;
 
   constructor(options: FileBrokerOptions, path: string, inProcess: InProcess | undefined) {
-    super({ label: "file", accepts: "a name or FileStream" });
+    // Every connection injects (an injection is an append, which any writer of the file makes);
+    // only an in-process one records for published().
+    super(
+      { label: "file", accepts: "a name or FileStream" },
+      { log: inProcess === undefined ? undefined : new Map() },
+    );
     this.#options = options;
     this.path = path;
     this.#inProcess = inProcess;
@@ -235,29 +236,21 @@ export class ConnectedFileBroker
     return describeFile(this.#options.path);
   }
 
-  inject(message: OutgoingMessage): void {
-    const { wire, snapshot } = this.#prepare(message);
+  /** Written at once (a synchronous append), then counted for the coordinator once delivered. */
+  protected prepareInjection(message: OutgoingMessage): Injection {
+    const { wire, raw } = this.#prepare(message);
     let receipt: SendReceipt;
     try {
       receipt = this.#acquireWriter().sendNow(message.name, wire);
     } catch (error) {
       throw refusal(error, message.name);
     }
-    this.#appended(snapshot, receipt);
-  }
-
-  published(name: string): readonly RawMessage[] {
-    if (this.#inProcess === undefined) {
-      throw invalid(
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
+    return { raw, deliver: () => this.#counted(message.name, receipt) };
   }
 
   // PublisherHost
   async append(message: OutgoingMessage): Promise<Receipt> {
-    const { wire, snapshot } = this.#prepare(message);
+    const { wire, raw } = this.#prepare(message);
     const writer = this.#acquireWriter();
     let queued: { receipt: SendReceipt; written: Promise<SendReceipt> };
     try {
@@ -266,7 +259,8 @@ export class ConnectedFileBroker
       throw refusal(error, message.name);
     }
     // Counted before the bytes exist, so no reader can take it uncounted.
-    this.#appended(snapshot, queued.receipt);
+    this.record(raw);
+    this.#counted(message.name, queued.receipt);
     const receipt = await queued.written.catch((error: unknown) => {
       throw refusal(error, message.name);
     });
@@ -317,7 +311,7 @@ export class ConnectedFileBroker
   }
 
   /** Validates and encodes before anything is written: a refused message writes nothing. */
-  #prepare(message: OutgoingMessage): { wire: Uint8Array; snapshot: RawMessage | undefined } {
+  #prepare(message: OutgoingMessage): { wire: Uint8Array; raw: RawMessage } {
     this.assertOpen();
     if (typeof message.name !== "string" || !isValidStreamKey(message.name)) {
       throw invalid(
@@ -352,17 +346,20 @@ export class ConnectedFileBroker
         `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxMessageBytes (${max}); raise it in the FileBroker options`,
       );
     }
-    const snapshot =
-      this.#inProcess === undefined ? undefined : snapshotMessage({ ...message, headers });
-    return { wire, snapshot };
+    const key = message.partitionKey;
+    const raw: RawMessage = {
+      name: message.name,
+      payload: message.payload,
+      headers,
+      partitionKey: key === undefined ? undefined : partitionKeyBytes(key),
+    };
+    return { wire, raw };
   }
 
-  #appended(snapshot: RawMessage | undefined, receipt: SendReceipt): void {
-    if (this.#inProcess === undefined || snapshot === undefined) return;
-    const log = this.#published.get(snapshot.name) ?? [];
-    log.push(snapshot);
-    this.#published.set(snapshot.name, log);
-    for (const s of this.subscriptions) if (s.name === snapshot.name) s.count(receipt.offset);
+  /** An append, counted for an in-process coordinator by every subscription to its stream key. */
+  #counted(name: string, receipt: SendReceipt): void {
+    if (this.#inProcess === undefined) return;
+    for (const s of this.subscriptions) if (s.name === name) s.count(receipt.offset);
   }
 }
 

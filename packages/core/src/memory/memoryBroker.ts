@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { ConnectionBase, type TeardownFacts } from "../broker/connectionBase.js";
+import type { TeardownFacts } from "../broker/connectionBase.js";
+import { type Injection, TestableConnection } from "../broker/testableConnection.js";
 import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
 import { headerNames } from "../headerNames.js";
-import type { Backlog, InProcessBroker, InProcessOptions, TestableBroker } from "../inProcess.js";
-import { brokerMark, describeMark, inProcessMark, testableMark } from "../marks.js";
+import type { Backlog, InProcessBroker, InProcessOptions } from "../inProcess.js";
+import { brokerMark, describeMark, inProcessMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
 import { type PendingReply, ReplyWaiters } from "../replyWaiters.js";
 import type { ServerDescription } from "../server.js";
@@ -20,7 +21,7 @@ import {
 } from "./memoryPublisher.js";
 import { type MemorySource, MemoryTopic } from "./memorySources.js";
 import { MemoryStore } from "./memoryStore.js";
-import { MemorySubscription } from "./memorySubscription.js";
+import { type MemoryHost, MemorySubscription } from "./memorySubscription.js";
 
 export interface MemoryBrokerOptions {
   /**
@@ -102,30 +103,32 @@ export type ClosedMemoryBroker = ClosedBroker;
 
 /** A connection to a {@link MemoryBroker}. */
 export class ConnectedMemoryBroker
-  extends ConnectionBase<MemorySource, ClosedMemoryBroker>
+  extends TestableConnection<MemorySource, ClosedMemoryBroker>
   implements
     ConnectedBroker<MemorySource, MemoryDelivery, MemoryPublisher, ClosedMemoryBroker>,
     DescribesServer,
-    TestableBroker,
+    MemoryHost,
     PublisherHost
 {
   readonly [brokerMark] = "memory";
   readonly [describeMark] = true as const;
-  readonly [testableMark] = true as const;
   readonly backlog: Backlog = "missed";
   readonly maxMessageBytes: number;
   readonly #store: MemoryStore;
   readonly #options: MemoryBrokerOptions;
-  readonly #inProcess: boolean;
   readonly #inbox = `_inbox.${randomUUID()}`;
   readonly #replies: ReplyWaiters;
   #inboxSubscription: MemorySubscription | undefined;
 
   constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
-    super({ label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" });
+    // Every connection injects (an injection is an append any client could make); an in-process one
+    // records into the store's log, which the broker object's in-process connections share.
+    super(
+      { label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" },
+      { log: inProcess ? store.publishedLog : undefined },
+    );
     this.#store = store;
     this.#options = options;
-    this.#inProcess = inProcess;
     this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
     // The store's clock, read at each call: an in-process run may swap it after this connection.
     this.#replies = new ReplyWaiters(
@@ -161,18 +164,9 @@ export class ConnectedMemoryBroker
     return describeMemoryServer(this.#options);
   }
 
-  inject(message: OutgoingMessage): void {
-    this.append(prepareMessage(this, message));
-  }
-
-  published(name: string): readonly RawMessage[] {
-    if (!this.#inProcess) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#store.publishedLog?.get(name) ?? [])];
+  protected prepareInjection(message: OutgoingMessage): Injection {
+    const raw = prepareMessage(this, message);
+    return { raw, deliver: () => this.#store.append(raw) };
   }
 
   protected async teardown(): Promise<TeardownFacts<ClosedMemoryBroker>> {
@@ -188,6 +182,7 @@ export class ConnectedMemoryBroker
 
   append(message: RawMessage): bigint {
     this.assertOpen();
+    this.record(message);
     return this.#store.append(message);
   }
 

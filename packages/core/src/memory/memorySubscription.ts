@@ -6,11 +6,18 @@ import {
 } from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
 import { batchesMark, seekMark } from "../marks.js";
+import type { RawMessage } from "../message.js";
 import type { RetryDeclaration } from "../source.js";
 import { subscriptionIterator } from "../subscription.js";
 import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
 import { isMemoryPosition, MemoryPosition } from "./memoryPosition.js";
 import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
+
+/** What a subscription needs from its connection, beside core's. */
+export interface MemoryHost extends SubscriptionHost {
+  /** Keeps a copy of a message the broker moved, where the connection records for `published()`. */
+  record(message: RawMessage): void;
+}
 
 const done: IteratorResult<MemoryDelivery, undefined> = { done: true, value: undefined };
 
@@ -32,7 +39,7 @@ export class MemorySubscription
   readonly group: string | undefined;
   readonly retry: RetryDeclaration | undefined;
   readonly partitionCount: number | undefined;
-  readonly #host: SubscriptionHost;
+  readonly #host: MemoryHost;
   readonly #group: MemoryGroup;
   /** Handed out and not yet settled: returned to the group if the connection shuts down first. */
   readonly #out = new Set<MemoryDelivery>();
@@ -42,7 +49,7 @@ export class MemorySubscription
     | undefined;
 
   constructor(
-    host: SubscriptionHost,
+    host: MemoryHost,
     group: MemoryGroup,
     retry: RetryDeclaration | undefined,
     partitionCount?: number,
@@ -147,6 +154,9 @@ export class MemorySubscription
   }
   settled(delivery: MemoryDelivery): void {
     this.#out.delete(delivery);
+  }
+  record(message: RawMessage): void {
+    this.#host.record(message);
   }
 
   // GroupWaiter
