@@ -7,7 +7,7 @@ export type {
   ClosedBroker,
   ConnectedBroker,
   ConnectOptions,
-} from "./broker.js";
+} from "./broker/contract.js";
 export type {
   BatchSubscription,
   DescribesServer,
@@ -39,6 +39,16 @@ export { isRustStreamError, RustStreamError } from "./errors.js";
 export type { HeaderInit, HeaderValue, ReadonlyHeaderMap } from "./headerMap.js";
 export { HeaderMap } from "./headerMap.js";
 export { headerNames, readRetryCount } from "./headerNames.js";
+export type {
+  ConsoleLoggerOptions,
+  LineLoggerOptions,
+  LogEntry,
+  LogFields,
+  Logger,
+  LogLevel,
+  LogMethod,
+} from "./logger.js";
+export { consoleLogger, lineLogger, silentLogger } from "./logger.js";
 export type {
   ClosedMemoryBroker,
   ConnectedMemoryBroker,
@@ -92,16 +102,6 @@ export type {
   SubscriptionEvent,
 } from "./runtime/events.js";
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
-export type {
-  ConsoleLoggerOptions,
-  LineLoggerOptions,
-  LogEntry,
-  LogFields,
-  Logger,
-  LogLevel,
-  LogMethod,
-} from "./runtime/logger.js";
-export { consoleLogger, lineLogger, silentLogger } from "./runtime/logger.js";
 export type {
   BatchMiddleware,
   ConsumeMiddleware,

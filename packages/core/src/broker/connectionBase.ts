@@ -1,7 +1,7 @@
-import type { ClosedBroker } from "../broker.js";
 import { RustStreamError } from "../errors.js";
 import { brokerMark, sourceMark } from "../marks.js";
 import type { Source } from "../source.js";
+import type { ClosedBroker } from "./contract.js";
 import { type HostedSubscription, type SubscriptionHost, takeBack } from "./hostedSubscription.js";
 
 /** How a broker's sources name what its replicas share (a consumer group, a subscription). */

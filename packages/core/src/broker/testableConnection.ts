@@ -1,10 +1,10 @@
-import type { ClosedBroker } from "../broker.js";
 import { RustStreamError } from "../errors.js";
 import { testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
 import { snapshotMessage } from "../message.js";
 import type { Source } from "../source.js";
 import { ConnectionBase, type ConnectionIdentity } from "./connectionBase.js";
+import type { ClosedBroker } from "./contract.js";
 import type { HostedSubscription } from "./hostedSubscription.js";
 
 /** A message made ready to inject: what the log records, and the synchronous hand-over. */

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { TeardownFacts } from "../broker/connectionBase.js";
+import type { Broker, ClosedBroker, ConnectedBroker } from "../broker/contract.js";
+import type { Backlog, InProcessBroker, InProcessOptions } from "../broker/inProcess.js";
 import { type Injection, TestableConnection } from "../broker/testableConnection.js";
-import type { Broker, ClosedBroker, ConnectedBroker } from "../broker.js";
 import type { DescribesServer } from "../capabilities.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
 import { headerNames } from "../headerNames.js";
-import type { Backlog, InProcessBroker, InProcessOptions } from "../inProcess.js";
 import { brokerMark, describeMark, inProcessMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
 import { type PendingReply, ReplyWaiters } from "../replyWaiters.js";

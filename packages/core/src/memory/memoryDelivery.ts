@@ -1,10 +1,10 @@
+import { attemptOf } from "../attempt.js";
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
 import { writeRetryCount } from "../headerNames.js";
 import { hashKey } from "../keyHash.js";
 import type { RawMessage } from "../message.js";
-import { attemptOf } from "../runtime/attempt.js";
 import type { RetryDeclaration } from "../source.js";
 import { MemoryPosition } from "./memoryPosition.js";
 import type { MemoryGroup, StoredMessage } from "./memoryStore.js";

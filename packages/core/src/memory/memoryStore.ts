@@ -1,7 +1,7 @@
+import { type Coordinator, noCoordinator } from "../broker/inProcess.js";
 import type { PublishedLog } from "../broker/testableConnection.js";
 import type { Clock, ClockTimer } from "../clock.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import { type Coordinator, noCoordinator } from "../inProcess.js";
 import type { RawMessage } from "../message.js";
 import { InflightSequences } from "./inflightSequences.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClosedBroker } from "../../src/broker.js";
+import type { ClosedBroker } from "../../src/broker/contract.js";
 import {
   brokerMark,
   ConnectionBase,

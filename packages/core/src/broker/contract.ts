@@ -1,9 +1,9 @@
-import type { Delivery } from "./delivery.js";
-import { brokerMark } from "./marks.js";
-import type { Publisher, PublishPolicy } from "./publisher.js";
-import type { Logger } from "./runtime/logger.js";
-import type { Source } from "./source.js";
-import type { Subscription } from "./subscription.js";
+import type { Delivery } from "../delivery.js";
+import type { Logger } from "../logger.js";
+import { brokerMark } from "../marks.js";
+import type { Publisher, PublishPolicy } from "../publisher.js";
+import type { Source } from "../source.js";
+import type { Subscription } from "../subscription.js";
 
 /** An app's name and version: what a service is, to its brokers and its docs. */
 export interface AppInfo {
