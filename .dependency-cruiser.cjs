@@ -113,12 +113,23 @@ module.exports = {
       },
     },
     {
-      name: "nothing-imports-broker-ts-back",
+      name: "nothing-imports-the-broker-or-its-connection-back",
       comment:
-        "In a broker package broker.ts imports the rest and only index.ts imports broker.ts (core's README, 'One layout for a broker package'): a mode or the publisher declares the host interface it needs instead.",
+        "In a broker package broker.ts imports connection.ts, connection.ts imports the rest, and nothing else imports either but index.ts (core's README, 'One layout for a broker package'): a mode, the publisher or the reply inbox declares the host interface it needs instead.",
       severity: "error",
-      from: { path: `${broker}src/`, pathNot: `${broker}src/index\\.ts$` },
-      to: { path: "^(?:packages|examples)/$1/src/broker\\.ts$" },
+      from: { path: `${broker}src/`, pathNot: `${broker}src/(?:index|broker)\\.ts$` },
+      to: { path: "^(?:packages|examples)/$1/src/(?:broker|connection)\\.ts$" },
+    },
+    {
+      name: "core-memory-imports-its-broker-and-connection-back-nowhere",
+      comment:
+        "The memory broker keeps the same layout (core's README, 'One layout for a broker package'): memoryBroker.ts imports memoryConnection.ts, which imports the rest of memory/; nothing in memory/ imports either back.",
+      severity: "error",
+      from: {
+        path: "^packages/core/src/memory/",
+        pathNot: "^packages/core/src/memory/memoryBroker\\.ts$",
+      },
+      to: { path: "^packages/core/src/memory/memory(?:Broker|Connection)\\.ts$" },
     },
     {
       name: "file-wire-imports-only-names-above-it",

@@ -49,15 +49,13 @@ export type {
   LogMethod,
 } from "./logger.js";
 export { consoleLogger, lineLogger, silentLogger } from "./logger.js";
-export type {
-  ClosedMemoryBroker,
-  ConnectedMemoryBroker,
-  MemoryBrokerOptions,
-} from "./memory/memoryBroker.js";
 export { MemoryBroker } from "./memory/memoryBroker.js";
+export type { ClosedMemoryBroker, ConnectedMemoryBroker } from "./memory/memoryConnection.js";
 export type { MemoryDelivery } from "./memory/memoryDelivery.js";
+export type { MemoryBrokerOptions } from "./memory/memoryOptions.js";
 export { MemoryPosition } from "./memory/memoryPosition.js";
-export { MemoryPublish, MemoryPublisher } from "./memory/memoryPublisher.js";
+export { MemoryPublisher } from "./memory/memoryPublisher.js";
+export { MemoryPublish } from "./memory/memoryPublishPolicy.js";
 export type { MemorySource, MemoryTopicOptions } from "./memory/memorySources.js";
 export { MemoryQueue, MemoryTopic } from "./memory/memorySources.js";
 export type { MemorySubscription } from "./memory/memorySubscription.js";

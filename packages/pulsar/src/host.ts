@@ -4,7 +4,7 @@ import type { PulsarPublishOptions } from "./publisher.js";
 
 // What the subscriptions and their deliveries need from their connection, declared once for every
 // subscription type (subscription/, delivery/). The connected broker implements it, so neither
-// imports broker.ts; the publisher declares its own host in publisher.ts. Core's ConnectionBase
+// imports connection.ts; the publisher declares its own host in publisher.ts. Core's ConnectionBase
 // holds the subscriptions (each a HostedSubscription) and takes them back at shutdown; one that
 // closes itself calls forget().
 

@@ -26,7 +26,7 @@ export interface SubscriptionSettings {
   readonly retryTopic: string | undefined;
   readonly deadLetter: DeadLetterPolicy | undefined;
   readonly deliver: DeliveryFactory;
-  /** Gives the reader back: closes it, or lets go of a share of it (Exclusive, see broker.ts). */
+  /** Gives the reader back: closes it, or lets go of a share of it (Exclusive, see readers.ts). */
   readonly release: () => Promise<void>;
 }
 
