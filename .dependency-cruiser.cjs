@@ -169,8 +169,14 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    // Built output and a package's own node_modules links are not source.
-    exclude: { path: "^(?:packages|examples|tooling)/[^/]+/(?:dist|node_modules)/" },
+    // Built output and a package's own node_modules links are not source; nor are the templates
+    // `@ruststream/create` builds from examples/ (git ignores them; they are checked as examples/).
+    exclude: {
+      path: [
+        "^(?:packages|examples|tooling)/[^/]+/(?:dist|node_modules)/",
+        "^packages/create/templates/",
+      ],
+    },
     // Type-only imports are seen (marked `type-only`): the cycle rule counts them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },
