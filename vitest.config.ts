@@ -11,8 +11,11 @@ export default defineConfig({
       // setup starts them.
       "packages/redis/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
-      // The hard restart of the shared Pulsar standalone: a group that starts after all the above.
+      // The hard restart of the shared Pulsar standalone, and the metrics package's outage tests,
+      // which stop the shared Kafka node and Pulsar standalone: a group that starts after all the
+      // above.
       "tooling/brokers/vitest.restart.config.ts",
+      "packages/metrics/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],

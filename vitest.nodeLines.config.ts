@@ -28,6 +28,8 @@ export default defineConfig({
       "packages/asyncapi/vitest.config.ts",
       "packages/health/vitest.config.ts",
       "packages/otel/vitest.config.ts",
+      // The fuzz suite's short budget: decoders on bytes, no broker.
+      "tooling/fuzz/vitest.config.ts",
       // The examples on a server: their in-process test (their live test needs the broker).
       "examples/broker-template/vitest.config.ts",
       "examples/file/vitest.config.ts",

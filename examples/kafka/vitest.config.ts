@@ -10,6 +10,7 @@ export default defineProject({
     name: "example-kafka",
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
+    setupFiles: ["./test/setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -9,6 +9,7 @@ export default defineProject({
     name: "kafka",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
+    setupFiles: ["./test/setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

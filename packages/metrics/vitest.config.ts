@@ -8,6 +8,8 @@ export default defineProject({
   test: {
     name: "metrics",
     include: ["test/**/*.test.ts"],
+    // Those stop a shared broker: their own project, after every other (vitest.restart.config.ts).
+    exclude: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

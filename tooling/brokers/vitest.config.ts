@@ -7,6 +7,7 @@ export default defineProject({
     // A restart of a shared broker runs after everything else (vitest.restart.config.ts).
     exclude: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
+    setupFiles: ["./test/setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -1,5 +1,6 @@
 import {
   type Broker,
+  type ConnectOptions,
   type DescribesServer,
   RustStreamError,
   type ServerDescription,
@@ -53,10 +54,16 @@ export class ChannelBroker
     return describeChannelServer(this.#options);
   }
 
-  async connect(): Promise<ConnectedChannelBroker> {
+  /**
+   * `options.onState` hears the connection's state: a broker whose client can lose its server
+   * reports each change (`reportState`, from a LinkStates its link keeps); a hub is never lost, so
+   * this one only ever hears `closed`.
+   */
+  async connect(options?: ConnectOptions): Promise<ConnectedChannelBroker> {
     return new ConnectedChannelBroker(hubAt(this.#options.address).link(), this.#options, {
       coordinator: noCoordinator,
       inProcess: false,
+      onState: options?.onState,
     });
   }
 
@@ -70,6 +77,7 @@ export class ChannelBroker
     return new ConnectedChannelBroker(this.#inProcess.link(), this.#options, {
       coordinator: options.coordinator,
       inProcess: true,
+      onState: options.onState,
     });
   }
 }

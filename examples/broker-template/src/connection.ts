@@ -1,6 +1,7 @@
 import type {
   ClosedBroker,
   ConnectedBroker,
+  ConnectionListener,
   DescribesServer,
   OutgoingMessage,
   RawMessage,
@@ -56,9 +57,13 @@ export class ConnectedChannelBroker
   constructor(
     link: Link,
     options: ChannelBrokerOptions,
-    mode: { readonly coordinator: Coordinator; readonly inProcess: boolean },
+    mode: {
+      readonly coordinator: Coordinator;
+      readonly inProcess: boolean;
+      readonly onState: ConnectionListener | undefined;
+    },
   ) {
-    super({ label: "channel", accepts: "a name or a Channel" }, mode.inProcess);
+    super({ label: "channel", accepts: "a name or a Channel" }, mode.inProcess, mode.onState);
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;

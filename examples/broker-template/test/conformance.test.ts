@@ -35,7 +35,8 @@ const factories = {
 conformance.routing(factories);
 conformance.lifecycle(factories);
 conformance.settlement(factories);
-conformance.redeliveryAddress(factories);
+// Every subscriber of a channel gets each frame.
+conformance.redeliveryAddress({ ...factories, fanOut: true });
 conformance.messageShape(factories);
 conformance.batches(factories);
 conformance.seeking(factories);

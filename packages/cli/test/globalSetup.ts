@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-testkit";
+import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
 // The --workers test runs on the real Redis 7.0: started here (idempotently), REDIS_URL exported to
 // the test workers.

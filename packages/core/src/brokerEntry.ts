@@ -16,6 +16,8 @@ export type {
   TestableBroker,
 } from "./broker/inProcess.js";
 export { isTestableBroker, noCoordinator, supportsInProcess } from "./broker/inProcess.js";
+export type { LinkChange, LinkState } from "./broker/linkStates.js";
+export { LinkStates } from "./broker/linkStates.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";

@@ -67,6 +67,8 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const noNames: string[] = [];
+/** Where a map starts keeping an index of its names beside the list. */
+const INDEXED_FROM = 32;
 const noValues: (Uint8Array | string)[] = [];
 
 function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
@@ -77,7 +79,9 @@ function isReadonlyHeaderMap(init: HeaderInit): init is ReadonlyHeaderMap {
  * Message headers: case-insensitive names (stored lowercased), byte values, insertion order kept.
  *
  * A flat list rather than a hash table: messages carry a handful of headers, a scan over them is
- * cheaper than hashing, and an empty map costs one empty array.
+ * cheaper than hashing, and an empty map costs one empty array. Past {@link INDEXED_FROM} names a
+ * map also keeps an index of them: a message from a peer may carry any number of headers, and a
+ * scan per header read would make decoding it cost the square of their count (100,000 took 36 s).
  *
  * A value set as a string stays a string until its bytes are read (then they are kept): most of
  * what the runtime sets (a content type, a retry count, a correlation id) is read back as a string
@@ -88,6 +92,8 @@ export class HeaderMap implements ReadonlyHeaderMap {
   // (never written to), so an empty map is one object rather than three.
   #names: string[] = noNames;
   #values: (Uint8Array | string)[] = noValues;
+  /** Each name's place in the list, once the map holds {@link INDEXED_FROM} names; built on use. */
+  #index: Map<string, number> | undefined;
 
   constructor(init?: HeaderInit) {
     if (init === undefined) return;
@@ -114,13 +120,13 @@ export class HeaderMap implements ReadonlyHeaderMap {
   get(name: string): Uint8Array | undefined {
     // An empty map answers without normalising; an empty name still fails as it would otherwise.
     if (this.#names === noNames && name.length > 0) return undefined;
-    const i = this.#names.indexOf(normalise(name));
+    const i = this.#find(normalise(name));
     return i < 0 ? undefined : this.#bytesAt(i);
   }
 
   getString(name: string): string | undefined {
     if (this.#names === noNames && name.length > 0) return undefined;
-    const i = this.#names.indexOf(normalise(name));
+    const i = this.#find(normalise(name));
     if (i < 0) return undefined;
     const value = this.#values[i]!;
     if (typeof value === "string") return value;
@@ -130,6 +136,19 @@ export class HeaderMap implements ReadonlyHeaderMap {
     } catch {
       return undefined;
     }
+  }
+
+  /** The place of a normalised name in the list, or -1. */
+  #find(key: string): number {
+    const names = this.#names;
+    if (names.length < INDEXED_FROM) return names.indexOf(key);
+    let index = this.#index;
+    if (index === undefined) {
+      index = new Map();
+      for (let i = 0; i < names.length; i++) index.set(names[i]!, i);
+      this.#index = index;
+    }
+    return index.get(key) ?? -1;
   }
 
   /** The value at `i` as bytes, encoded once and kept if it was set as a string. */
@@ -142,13 +161,13 @@ export class HeaderMap implements ReadonlyHeaderMap {
   }
 
   has(name: string): boolean {
-    return this.#names.includes(normalise(name));
+    return this.#find(normalise(name)) >= 0;
   }
 
   /** Sets a value; replacing an existing name keeps its place in the order. */
   set(name: string, value: HeaderValue): this {
     const key = normalise(name);
-    const i = this.#names.indexOf(key);
+    const i = this.#find(key);
     if (i < 0) {
       if (this.#names === noNames) {
         // Literals of one, not pushes onto empty arrays: a first push reserves room for 17, and a
@@ -156,6 +175,7 @@ export class HeaderMap implements ReadonlyHeaderMap {
         this.#names = [key];
         this.#values = [stored(value)];
       } else {
+        this.#index?.set(key, this.#names.length);
         this.#names.push(key);
         this.#values.push(stored(value));
       }
@@ -166,10 +186,12 @@ export class HeaderMap implements ReadonlyHeaderMap {
   }
 
   delete(name: string): boolean {
-    const i = this.#names.indexOf(normalise(name));
+    const i = this.#find(normalise(name));
     if (i < 0) return false;
     this.#names.splice(i, 1);
     this.#values.splice(i, 1);
+    // The places after it moved: built again on the next lookup, if the map is still that large.
+    this.#index = undefined;
     return true;
   }
 

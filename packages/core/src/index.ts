@@ -6,6 +6,9 @@ export type {
   Broker,
   ClosedBroker,
   ConnectedBroker,
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
   ConnectOptions,
 } from "./broker/contract.js";
 export type {
@@ -29,7 +32,8 @@ export type { Clock, ClockTimer } from "./clock.js";
 export { ManualClock, systemClock } from "./clock.js";
 export { bytes } from "./codec/bytes.js";
 export type { Codec, DecodedBy } from "./codec/codec.js";
-export { json } from "./codec/json.js";
+export type { JsonLimits } from "./codec/json.js";
+export { json, jsonCodec } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
 export type { DeadLetterOrigin } from "./deadLetter.js";
 export { readDeadLetterOrigin } from "./deadLetter.js";

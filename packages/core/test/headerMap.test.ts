@@ -49,6 +49,34 @@ describe("HeaderMap", () => {
     expect(h.size).toBe(1);
   });
 
+  it("finds every name of a map of many (indexed past a few dozen) through sets, replacements and deletes", () => {
+    const h = new HeaderMap();
+    const names = Array.from({ length: 200 }, (_, i) => `Name-${i}`);
+    for (const [i, name] of names.entries()) {
+      h.set(name, String(i));
+      // Every name set so far is found, whichever side of the index threshold the map is.
+      expect(h.getString(names[Math.floor(i / 2)]!)).toBe(String(Math.floor(i / 2)));
+    }
+    h.set("NAME-7", "replaced");
+    expect([...h.keys()][7]).toBe("name-7");
+    for (const i of [0, 50, 199]) expect(h.delete(names[i]!)).toBe(true);
+    expect(h.size).toBe(197);
+    expect(h.has("name-50")).toBe(false);
+    expect(h.getString("name-51")).toBe("51");
+    expect(h.getString("name-7")).toBe("replaced");
+    expect([...h.keys()].slice(0, 2)).toEqual(["name-1", "name-2"]);
+    h.set("name-50", "back");
+    expect([...h.keys()].at(-1)).toBe("name-50");
+    const copy = new HeaderMap(h);
+    expect(copy.equals(h) && h.clone().equals(copy)).toBe(true);
+    while (h.size > 3) h.delete([...h.keys()][0]!);
+    expect([...h.entries()].map(([n, v]) => [n, new TextDecoder().decode(v)])).toEqual([
+      ["name-197", "197"],
+      ["name-198", "198"],
+      ["name-50", "back"],
+    ]);
+  });
+
   it("refuses an empty name with a message naming the fix, on an empty map too", () => {
     expect(() => new HeaderMap().set("", "x")).toThrow(/cannot be empty/);
     expect(() => new HeaderMap().get("")).toThrow(/cannot be empty/);

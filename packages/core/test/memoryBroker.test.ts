@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CountingCoordinator } from "../src/brokerEntry.js";
 import {
+  type ConnectionChange,
   HeaderMap,
   isRustStreamError,
   ManualClock,
@@ -121,6 +122,16 @@ describe("memory broker", () => {
     await expect(new MemoryPublish().pair(connected)).rejects.toThrow(/after shutdown/);
     expect(await connected.shutdown()).toBe(closed);
     expect(closed.state).toBe("closed");
+  });
+
+  it("is connected until shut down, and tells the connecting side's listener closed once", async () => {
+    const heard: ConnectionChange[] = [];
+    const connected = await new MemoryBroker().connect({ onState: (c) => heard.push(c) });
+    expect(connected.state).toBe("connected");
+    await connected.shutdown();
+    await connected.shutdown();
+    expect(connected.state).toBe("closed");
+    expect(heard).toEqual([{ state: "closed" }]);
   });
 
   it("counts for a coordinator until settled", async () => {

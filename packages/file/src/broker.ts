@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { Broker, DescribesServer, ServerDescription } from "@ruststream/core";
+import type { Broker, ConnectOptions, DescribesServer, ServerDescription } from "@ruststream/core";
 import {
   brokerMark,
   describeMark,
@@ -58,9 +58,10 @@ export class FileBroker
     return describeFile(this.options.path);
   }
 
-  async connect(): Promise<ConnectedFileBroker> {
+  /** No server stands between the process and its file: `connected` until shut down. */
+  async connect(options?: ConnectOptions): Promise<ConnectedFileBroker> {
     prepareFile(this.options.path, this.options);
-    return new ConnectedFileBroker(this.options, this.options.path, undefined);
+    return new ConnectedFileBroker(this.options, this.options.path, undefined, options?.onState);
   }
 
   /**
@@ -72,7 +73,12 @@ export class FileBroker
     const dir = mkdtempSync(join(tmpdir(), "ruststream-file-inprocess-"));
     const path = join(dir, basename(this.options.path));
     prepareFile(path, { ...this.options, existingOnly: false });
-    return new ConnectedFileBroker(this.options, path, { dir, coordinator: options.coordinator });
+    return new ConnectedFileBroker(
+      this.options,
+      path,
+      { dir, coordinator: options.coordinator },
+      options.onState,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import {
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
   type DescribesServer,
   type OutgoingMessage,
   type RawMessage,
@@ -69,12 +70,18 @@ export class ConnectedFileBroker
   readonly #inProcess: InProcess | undefined;
   #writer: SharedWriter | undefined;
 
-  constructor(options: FileBrokerOptions, path: string, inProcess: InProcess | undefined) {
+  constructor(
+    options: FileBrokerOptions,
+    path: string,
+    inProcess: InProcess | undefined,
+    onState: ConnectionListener | undefined,
+  ) {
     // Every connection injects (an injection is an append, which any writer of the file makes);
     // only an in-process one records for published().
     super(
       { label: "file", accepts: "a name or FileStream" },
       { log: inProcess === undefined ? undefined : new Map() },
+      onState,
     );
     this.#options = options;
     this.path = path;
@@ -83,6 +90,11 @@ export class ConnectedFileBroker
 
   get coordinator(): Coordinator | undefined {
     return this.#inProcess?.coordinator;
+  }
+
+  /** The largest message written or read (FileHost): readers stop at a frame declaring more. */
+  get maxMessageBytes(): number {
+    return this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   source(name: string): FileStream {

@@ -161,7 +161,7 @@ describe("files that are not SeaStreamer files", () => {
     const decoder = new StreamDecoder({ maxMessageBytes: 50 });
     decoder.push(bytes);
     decoder.push(frame.subarray(0, 40));
-    expect(fileErrorDetail(decoder.error)?.code).toBe("FILE_CORRUPT");
+    expect(fileErrorDetail(decoder.error)?.code).toBe("FRAME_TOO_LARGE");
     expect(fileErrorDetail(decoder.error)?.offset).toBe(128);
   });
 });

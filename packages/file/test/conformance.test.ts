@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { type Capabilities, conformance, uniqueName } from "@ruststream/testing/conformance";
+import { uniqueName } from "@ruststream/testing";
+import { type Capabilities, conformance } from "@ruststream/testing/conformance";
 import { FileBroker, FilePosition, FileStream } from "../src/index.js";
 import { tempDir } from "./tempDir.js";
 
@@ -62,6 +63,7 @@ conformance.redeliveryAddress({
   ...named,
   makeSource: (name: string) =>
     new FileStream(name, { consumer: uniqueName("address"), commit: "tracked" }),
+  fanOut: true,
 });
 conformance.messageShape(named);
 conformance.batches(named);
@@ -74,7 +76,8 @@ const unnamed = clients("unnamed.ss", undefined, unnamedCapabilities);
 conformance.routing(unnamed);
 conformance.lifecycle(unnamed);
 conformance.settlement(unnamed);
-conformance.redeliveryAddress(unnamed);
+// Unnamed readers each read every message.
+conformance.redeliveryAddress({ ...unnamed, fanOut: true });
 conformance.messageShape(unnamed);
 conformance.batches(unnamed);
 conformance.seeking({ ...unnamed, unknownPosition: () => FilePosition.sequence(10n ** 15n) });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -10,10 +10,13 @@ import { tempDir, text, utf8 } from "./tempDir.js";
 // A disk that fills up under a writer and is freed again. The writes fail as a full disk fails
 // them: the first call writes what still fits (part of a frame) and the next one is refused with
 // ENOSPC. The chaos suite's `file-disk-full` does it on a real tmpfs; here the one system call the
-// writer makes is wrapped, so the test needs no mount and no root.
+// writer makes is wrapped, so the test needs no mount and no root. Reads pass through, noting where
+// each ended, so a test waits for a follower to have read the half frame instead of guessing.
 
 /** Bytes the disk still takes; `on` while it is full. Each fill leaves `room` bytes free. */
 const full = { on: false, room: 0 };
+/** Where each read from a file ended (offset of its last byte + 1), for a test to wait on. */
+const readEnds: number[] = [];
 
 vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs")>();
@@ -39,7 +42,17 @@ vi.mock("node:fs", async (importOriginal) => {
     full.room -= n;
     return n;
   };
-  return { ...fs, default: { ...fs, writevSync }, writevSync };
+  type ReadDone = (
+    error: NodeJS.ErrnoException | null,
+    n: number,
+    buffer: NodeJS.ArrayBufferView,
+  ) => void;
+  const read = ((fd, buffer, offset, length, position, done: ReadDone) =>
+    fs.read(fd, buffer, offset, length, position, (error, n, b) => {
+      if (error === null && typeof position === "number") readEnds.push(position + n);
+      done(error, n, b);
+    })) as typeof fs.read;
+  return { ...fs, default: { ...fs, writevSync, read }, writevSync, read };
 });
 
 /** Fills the disk, leaving `room` bytes. */
@@ -121,9 +134,11 @@ describe("a full disk under the writer", () => {
 
     fill(10);
     await rejection(() => producer.send("k", utf8("torn by the full disk, never to be read")));
-    // The follower looks at the half frame meanwhile, and waits for the rest of it.
+    // The follower reads the half frame meanwhile, to the file's end, and waits for the rest of it.
+    const torn = statSync(path).size;
+    readEnds.length = 0;
     const waiting = consumer.next();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(readEnds).toContain(torn), { timeout: 5000, interval: 5 });
 
     full.on = false;
     await producer.send("k", utf8("two"));

@@ -64,6 +64,15 @@ describe("each file code is one core code", () => {
     );
   });
 
+  it("FRAME_TOO_LARGE is broker-failure", () => {
+    const { encoder, bytes } = FileEncoder.create(header);
+    const file = Buffer.concat([bytes, encoder.write({ ...ok, payload: new Uint8Array(100) })]);
+    const d = decodeFile(file, { maxMessageBytes: 99 });
+    const error = d.outcome.status === "damaged" ? d.outcome.error : undefined;
+    expectFileError(error, "broker-failure", "FRAME_TOO_LARGE");
+    expect(fileErrorDetail(error)?.offset).toBe(bytes.length);
+  });
+
   it("INVALID_STREAM_KEY and INVALID_ARGUMENT are invalid-argument", () => {
     expectFileError(
       thrown(() => validateStreamKey("a b")),

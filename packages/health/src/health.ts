@@ -3,15 +3,21 @@ import { HealthWatch, type WatchedState } from "./healthWatch.js";
 
 /** An app's liveness and readiness, for an orchestrator's probes. */
 export interface Health {
-  /** False only once the app has stopped, or failed to start: a restart is the cure. */
+  /**
+   * False once the app has stopped, or failed to start, and while a broker connection is `lost`
+   * (its client gave up, or is refused for good): a restart is the cure.
+   */
   readonly live: boolean;
   /**
    * True once every broker is connected, every subscription started and the startup hooks have run
-   * (as `app.start()` resolves); false again while it stops, or when a subscription has ended.
+   * (as `app.start()` resolves); false again while it stops, while a broker connection is not
+   * `connected` (reconnecting, lost), or when a subscription has ended.
    */
   readonly ready: boolean;
   /** Where the app is: `idle` before its first start, then the running app's state. */
   readonly state: WatchedState;
+  /** Why the app is not live, one line each; empty when it is. */
+  readonly notLive: readonly string[];
   /** Why the app is not ready, one line each; empty when it is. */
   readonly notReady: readonly string[];
   /** `/health/live` and `/health/ready`: 200 or 503, with a small JSON body. */
@@ -41,11 +47,18 @@ export function health(app: RustStream): Health {
     get state() {
       return watch.state;
     },
+    get notLive() {
+      return watch.notLive();
+    },
     get notReady() {
       return watch.notReady();
     },
     routes: {
-      "/health/live": () => answer(watch.live, { live: watch.live, state: watch.state }),
+      "/health/live": () => {
+        const why = watch.notLive();
+        const live = why.length === 0;
+        return answer(live, { live, state: watch.state, ...(live ? {} : { why }) });
+      },
       "/health/ready": () => {
         const why = watch.notReady();
         const ready = why.length === 0;

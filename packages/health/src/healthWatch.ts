@@ -1,17 +1,18 @@
-import type { AppState, RuntimeEvent } from "@ruststream/core";
+import type { AppState, ConnectionChange, RuntimeEvent } from "@ruststream/core";
 
 /** Where the app is, as the health probe last heard; `idle` before its first start. */
 export type WatchedState = AppState | "idle";
 
 /**
  * Follows an app's life from its runtime events (cold-path events only: a start, a stop, a broker
- * connecting or shutting down, a subscription starting or ending), so a probe reads it without
+ * connection changing state, a subscription starting or ending), so a probe reads it without
  * touching the app.
  */
 export class HealthWatch {
   #state: WatchedState = "idle";
   #failure: unknown;
-  readonly #brokers = new Map<string, boolean>();
+  /** Each broker connection's last state, by the name the runtime gives it. */
+  readonly #brokers = new Map<string, ConnectionChange>();
   readonly #started = new Set<string>();
   readonly #ended = new Map<string, unknown>();
 
@@ -28,9 +29,11 @@ export class HealthWatch {
         this.#state = event.state;
         if (event.failure !== undefined) this.#failure = event.failure;
         return;
-      case "broker-connection":
-        this.#brokers.set(event.broker, event.connected);
+      case "broker-connection": {
+        const { state, reason } = event;
+        this.#brokers.set(event.broker, reason === undefined ? { state } : { state, reason });
         return;
+      }
       case "subscription":
         if (event.state === "started") this.#started.add(event.subscriber);
         else this.#ended.set(event.subscriber, event.error);
@@ -44,9 +47,18 @@ export class HealthWatch {
     return this.#state;
   }
 
-  /** Down only once the app has stopped (or failed to start): nothing is served, restart it. */
+  /**
+   * Down once the app has stopped (or failed to start), or while one of its broker connections is
+   * lost (its client gave up, or is refused for good): a restart is the cure for both.
+   */
   get live(): boolean {
-    return this.#state !== "stopped";
+    return this.notLive().length === 0;
+  }
+
+  /** Why the app is not live; empty when it is. */
+  notLive(): string[] {
+    if (this.#state === "stopped") return this.#stopped();
+    return this.#connections("lost");
   }
 
   /** Why the app is not ready; empty when it is. */
@@ -58,7 +70,9 @@ export class HealthWatch {
           "the app has not been started since health(app) was called: call health(app) before app.start()",
         ];
       case "starting": {
-        const brokers = [...this.#brokers].filter(([, up]) => up).map(([name]) => name);
+        const brokers = [...this.#brokers]
+          .filter(([, change]) => change.state === "connected")
+          .map(([name]) => name);
         return [
           `the app is starting (brokers connected: ${list(brokers)}; subscriptions started: ${list([...this.#started])})`,
         ];
@@ -66,16 +80,9 @@ export class HealthWatch {
       case "stopping":
         return ["the app is stopping"];
       case "stopped":
-        return [
-          this.#failure === undefined
-            ? "the app has stopped"
-            : `the app has stopped on a failure: ${describe(this.#failure)}`,
-        ];
+        return this.#stopped();
       case "ready": {
-        const why: string[] = [];
-        for (const [broker, up] of this.#brokers) {
-          if (!up) why.push(`broker ${broker} is not connected`);
-        }
+        const why = this.#connections("reconnecting", "lost", "closed");
         for (const [subscriber, error] of this.#ended) {
           why.push(
             error === undefined
@@ -86,6 +93,24 @@ export class HealthWatch {
         return why;
       }
     }
+  }
+
+  #stopped(): string[] {
+    return [
+      this.#failure === undefined
+        ? "the app has stopped"
+        : `the app has stopped on a failure: ${describe(this.#failure)}`,
+    ];
+  }
+
+  /** A line for each broker connection in one of `states`: its name, state and the client's reason. */
+  #connections(...states: readonly ConnectionChange["state"][]): string[] {
+    const why: string[] = [];
+    for (const [broker, { state, reason }] of this.#brokers) {
+      if (!states.includes(state)) continue;
+      why.push(`broker ${broker} is ${state}${reason === undefined ? "" : `: ${reason}`}`);
+    }
+    return why;
   }
 }
 

@@ -3,7 +3,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryBroker, RustStream } from "@ruststream/core";
+import {
+  type Broker,
+  type ConnectedBroker,
+  type ConnectionListener,
+  type ConnectOptions,
+  MemoryBroker,
+  RustStream,
+} from "@ruststream/core";
+import { brokerMark } from "@ruststream/core/broker";
 import { FileBroker, FileStream } from "@ruststream/file";
 import { FileProducer } from "@ruststream/file/format";
 import { afterEach, describe, expect, test } from "vitest";
@@ -58,6 +66,21 @@ function poller(url: string, path: string) {
       await loop;
     },
   };
+}
+
+/**
+ * A memory broker whose client the test drives: it keeps the listener the app connects it with, as
+ * a broker's client layer reports to it.
+ */
+class DrivenBroker implements Broker {
+  readonly [brokerMark] = "memory";
+  client: ConnectionListener | undefined;
+  readonly #inner = new MemoryBroker();
+
+  async connect(options?: ConnectOptions): Promise<ConnectedBroker> {
+    this.client = options?.onState;
+    return this.#inner.connect();
+  }
 }
 
 function gate() {
@@ -149,7 +172,50 @@ describe("readiness over HTTP", () => {
     const answer = await probe(server.url, "/health/ready");
     expect(answer.status).toBe(503);
     expect(answer.why?.[0]).toMatch(/stopped on a failure: .*no handler/);
-    expect((await probe(server.url, "/health/live")).status).toBe(503);
+    expect(await probe(server.url, "/health/live")).toEqual({
+      status: 503,
+      state: "stopped",
+      why: [expect.stringMatching(/stopped on a failure: .*no handler/)],
+    });
+  });
+
+  test("a broker connection down: not ready, naming it; lost: not live either; back: both again", async () => {
+    const broker = new DrivenBroker();
+    const app = new RustStream({ name: "orders", version: "1.0.0" }).broker(broker, (b) => {
+      b.subscriber("orders").handle(() => {});
+    });
+    const probes = health(app);
+    server = await serveHttp({ port: 0, routes: probes.routes });
+    const running = await app.start();
+    expect((await probe(server.url, "/health/ready")).status).toBe(200);
+
+    broker.client?.({ state: "reconnecting", reason: "connect ECONNREFUSED 127.0.0.1:6379" });
+    expect(await probe(server.url, "/health/ready")).toEqual({
+      status: 503,
+      state: "ready",
+      why: ["broker memory is reconnecting: connect ECONNREFUSED 127.0.0.1:6379"],
+    });
+    // Reconnecting is the client's own work: the app is alive and waits for it.
+    expect(await probe(server.url, "/health/live")).toEqual({ status: 200, state: "ready" });
+
+    broker.client?.({ state: "lost", reason: "WRONGPASS invalid username-password pair" });
+    const lost = ["broker memory is lost: WRONGPASS invalid username-password pair"];
+    expect(await probe(server.url, "/health/ready")).toEqual({
+      status: 503,
+      state: "ready",
+      why: lost,
+    });
+    expect(await probe(server.url, "/health/live")).toEqual({
+      status: 503,
+      state: "ready",
+      why: lost,
+    });
+    expect([probes.live, probes.ready, probes.notLive]).toEqual([false, false, lost]);
+
+    broker.client?.({ state: "connected" });
+    expect(await probe(server.url, "/health/ready")).toEqual({ status: 200, state: "ready" });
+    expect(await probe(server.url, "/health/live")).toEqual({ status: 200, state: "ready" });
+    await running.stop();
   });
 
   test("not ready once a subscription has ended: a stream file its writer closed", async () => {

@@ -126,6 +126,7 @@ export class KafkaBroker
       group: this.#settings.group ?? options?.app?.name,
       inProcess: undefined,
       clock: this.#options.clock ?? systemClock,
+      onState: options?.onState,
     });
   }
 
@@ -144,6 +145,7 @@ export class KafkaBroker
       group: this.#settings.group ?? options.app?.name,
       inProcess: link,
       clock: options.clock,
+      onState: options.onState,
     });
   }
 }

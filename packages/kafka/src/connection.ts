@@ -2,6 +2,7 @@ import {
   type Clock,
   type ClosedBroker,
   type ConnectedBroker,
+  type ConnectionListener,
   type DescribesServer,
   isRustStreamError,
   type OutgoingMessage,
@@ -45,6 +46,7 @@ interface ConnectionFacts {
   readonly inProcess: InProcessLink | undefined;
   /** Where request timeouts take time from. */
   readonly clock: Clock;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to a Kafka cluster. */
@@ -84,8 +86,10 @@ export class ConnectedKafkaBroker
         },
       },
       facts.inProcess !== undefined,
+      facts.onState,
     );
     this.link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#settings = settings;
     this.#facts = facts;
     this.partitioner = settings.partitioner;

@@ -1,6 +1,6 @@
 import { isRustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type ConnectedKafkaBroker,
   KafkaBroker,
@@ -67,6 +67,8 @@ describe("librdkafka", () => {
     };
     try {
       const first = await (await open()).subscribe(source);
+      // What the engine hands the member: it pauses once it buffers `prefetch` records.
+      const fetched = vi.spyOn(first, "records");
       const publisher = await new KafkaPublish().pair(await open());
       const ids: string[] = [];
       for (const partition of [0, 1]) {
@@ -77,7 +79,10 @@ describe("librdkafka", () => {
         }
       }
       // Nobody pulls: the first member's buffer fills and it pauses both partitions.
-      await sleep(2_000);
+      await until("the first member's buffer is full", 15_000, () => {
+        const buffered = fetched.mock.calls.reduce((sum, [records]) => sum + records.length, 0);
+        return buffered >= source.prefetch;
+      });
 
       // A second member joins: the first is revoked both partitions, paused, and assigned one.
       const second = await (await open()).subscribe(source);
@@ -85,10 +90,17 @@ describe("librdkafka", () => {
         return first.assignment.length === 1 && second.assignment.length === 1;
       });
 
-      // The first member drains what it holds, which resumes fetching (of what it holds now).
+      // The first member drains what it holds, which resumes fetching (of what it holds now): all
+      // of its partition, far more than one buffer.
       const seen = new Set<string>();
       const drain = reader(first, seen);
-      await drain(2_000);
+      const held = first.assignment[0]!.partition;
+      const heldIds = ids.filter((id) => id.startsWith(`p${held}-`));
+      await drain(20_000, () => heldIds.every((id) => seen.has(id)));
+      expect(
+        heldIds.filter((id) => !seen.has(id)),
+        "the held partition, read",
+      ).toEqual([]);
 
       // The second leaves having read nothing (committing only where it started): the first gets
       // both partitions again, the one it lost while paused among them.

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import { TalliedHistogram } from "./talliedHistogram.js";
-import { settledKinds, type Tally } from "./tally.js";
+import { connectionStates, settledKinds, type Tally } from "./tally.js";
 
 /**
  * The series' names: RustStream's where it has one (the first three), ours beside them with the same
@@ -16,6 +16,7 @@ export const metricNames = {
   redeliveries: "ruststream_redeliveries_total",
   deadLetters: "ruststream_dead_letters_total",
   brokerConnected: "ruststream_broker_connected",
+  brokerConnectionState: "ruststream_broker_connection_state",
 } as const;
 
 /**
@@ -117,12 +118,26 @@ export function registerSeries(registry: Registry, tally: Tally): void {
   });
   new Gauge({
     name: metricNames.brokerConnected,
-    help: "1 while the app holds a connection to the broker, 0 once it is shut down.",
+    help: "1 while the app's connection to the broker is connected, 0 while it reconnects, is lost or is shut down.",
     labelNames: ["broker"],
     registers,
     collect() {
       this.reset();
-      for (const [broker, connected] of tally.brokers) this.set({ broker }, connected ? 1 : 0);
+      for (const [broker, state] of tally.brokers) {
+        this.set({ broker }, state === "connected" ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: metricNames.brokerConnectionState,
+    help: "The state of the app's connection to the broker: 1 on the state it is in (connected, reconnecting, lost, closed), 0 on the others.",
+    labelNames: ["broker", "state"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [broker, now] of tally.brokers) {
+        for (const state of connectionStates) this.set({ broker, state }, state === now ? 1 : 0);
+      }
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { RuntimeEvent, SettledAs } from "@ruststream/core";
+import type { ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
 import { consumeStatus } from "./status.js";
 
 /** The handling-time buckets, in seconds: 0.5 ms to 5 s, as RustStream's histogram has them. */
@@ -57,6 +57,14 @@ export class SubscriberTally {
   }
 }
 
+/** Every state a broker connection can be in, in the order the connection-state series lists them. */
+export const connectionStates: readonly ConnectionState[] = [
+  "connected",
+  "reconnecting",
+  "lost",
+  "closed",
+];
+
 /** A destination's publishes. */
 export interface PublishTally {
   ok: number;
@@ -67,8 +75,8 @@ export interface PublishTally {
 export class Tally {
   readonly subscribers = new Map<string, SubscriberTally>();
   readonly published = new Map<string, PublishTally>();
-  /** Each broker's connection, by the name the runtime gives it (`redis`, `redis-2`). */
-  readonly brokers = new Map<string, boolean>();
+  /** Each broker connection's state, by the name the runtime gives it (`redis`, `redis-2`). */
+  readonly brokers = new Map<string, ConnectionState>();
   #last: SubscriberTally | undefined;
 
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
@@ -104,7 +112,7 @@ export class Tally {
         this.subscriber(event.subscriber).inFlight = event.inFlight;
         return;
       case "broker-connection":
-        this.brokers.set(event.broker, event.connected);
+        this.brokers.set(event.broker, event.state);
         return;
       case "app-state":
         return;

@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-testkit";
+import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
 // Starts the Redis test instances (idempotently) and exports REDIS_URL to the workers.
 export default async function setup(): Promise<void> {

@@ -62,11 +62,27 @@ async function scrapeShop(
   );
   expect(await read(p, "ruststream_messages_in_flight", ["name"])).toEqual({ orders: 0, audit: 0 });
   expect(await read(p, "ruststream_broker_connected", ["broker"])).toEqual({ [broker]: 1 });
+  expect(await read(p, "ruststream_broker_connection_state", ["broker", "state"])).toEqual(
+    connectionState(broker, "connected"),
+  );
 
-  // The endpoint outlives the app: a stopped app's broker reads 0.
+  // The endpoint outlives the app: a stopped app's broker reads 0, its connection closed.
   await running.stop();
   await p.scrapedAfter(Date.now());
   expect(await read(p, "ruststream_broker_connected", ["broker"])).toEqual({ [broker]: 0 });
+  expect(await read(p, "ruststream_broker_connection_state", ["broker", "state"])).toEqual(
+    connectionState(broker, "closed"),
+  );
+}
+
+/** The connection-state series of `broker` in `state`: 1 there, 0 on the other states. */
+function connectionState(broker: string, state: string): Record<string, number> {
+  return Object.fromEntries(
+    ["connected", "reconnecting", "lost", "closed"].map((s) => [
+      `${broker} ${s}`,
+      s === state ? 1 : 0,
+    ]),
+  );
 }
 
 describe("metrics scraped by Prometheus", () => {

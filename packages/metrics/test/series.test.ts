@@ -4,6 +4,8 @@ import { isRustStreamError, MemoryBroker, MemoryQueue, RustStream } from "@rusts
 import { Counter, Registry } from "prom-client";
 import { expect, test } from "vitest";
 import { metricNames, prometheusMetrics } from "../src/index.js";
+import { registerSeries } from "../src/series.js";
+import { Tally } from "../src/tally.js";
 
 async function values(registry: Registry, name: string): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -108,4 +110,48 @@ test("a handler that settles its delivery itself counts as ack when it succeeds,
     "in settled-by-handler": 2,
   });
   await running.stop();
+});
+
+test("a broker connection's state: 1 on the state it is in, 0 on the others; connected only while connected", async () => {
+  const tally = new Tally();
+  const registry = new Registry();
+  registerSeries(registry, tally);
+  const now = async () => ({
+    connected: await values(registry, metricNames.brokerConnected),
+    state: Object.fromEntries(
+      Object.entries(await values(registry, metricNames.brokerConnectionState)).filter(
+        ([, value]) => value === 1,
+      ),
+    ),
+  });
+  const change = (broker: string, state: "connected" | "reconnecting" | "lost" | "closed") =>
+    tally.observe({ type: "broker-connection", broker, kind: "redis", state });
+  change("redis", "connected");
+  change("redis-2", "connected");
+  expect(await values(registry, metricNames.brokerConnectionState)).toEqual({
+    "redis connected": 1,
+    "redis reconnecting": 0,
+    "redis lost": 0,
+    "redis closed": 0,
+    "redis-2 connected": 1,
+    "redis-2 reconnecting": 0,
+    "redis-2 lost": 0,
+    "redis-2 closed": 0,
+  });
+  change("redis-2", "reconnecting");
+  expect(await now()).toEqual({
+    connected: { redis: 1, "redis-2": 0 },
+    state: { "redis connected": 1, "redis-2 reconnecting": 1 },
+  });
+  change("redis-2", "lost");
+  expect(await now()).toEqual({
+    connected: { redis: 1, "redis-2": 0 },
+    state: { "redis connected": 1, "redis-2 lost": 1 },
+  });
+  change("redis-2", "connected");
+  change("redis", "closed");
+  expect(await now()).toEqual({
+    connected: { redis: 0, "redis-2": 1 },
+    state: { "redis closed": 1, "redis-2 connected": 1 },
+  });
 });

@@ -91,6 +91,7 @@ export class PulsarBroker
       subscription: o.subscription ?? options?.app?.name,
       description: describePulsar(this.#addresses, version),
       inProcess: undefined,
+      onState: options?.onState,
     });
   }
 
@@ -109,6 +110,7 @@ export class PulsarBroker
       subscription: this.#options.subscription ?? options.app?.name,
       description: { protocol: "pulsar", description: "in-process stand-in of a Pulsar broker" },
       inProcess: server,
+      onState: options.onState,
     });
   }
 }

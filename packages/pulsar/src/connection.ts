@@ -2,6 +2,7 @@ import type {
   Clock,
   ClosedBroker,
   ConnectedBroker,
+  ConnectionListener,
   DescribesServer,
   OutgoingMessage,
   ServerDescription,
@@ -55,6 +56,7 @@ export interface ConnectionFacts {
   readonly subscription: string | undefined;
   readonly description: ServerDescription;
   readonly inProcess: InProcessPulsar | undefined;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to Pulsar. After `shutdown()` every method, and every handle it made, rejects `closed`. */
@@ -94,8 +96,10 @@ export class ConnectedPulsarBroker
         takeBackWithinMs: 5000,
       },
       facts.inProcess !== undefined,
+      facts.onState,
     );
     this.#link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#facts = facts;
     this.#inbox = new ReplyInbox(link, facts.clock, options.inboxNamespace ?? "public/default");
     this.#readers = new Readers(link);

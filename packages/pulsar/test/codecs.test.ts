@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { CompressionType } from "../src/wire/commands/enums.js";
 import { compress, decompress, loadCodecs } from "../src/wire/compression.js";
 import { crc32c } from "../src/wire/crc32c.js";
+import { DecodeError } from "../src/wire/errors.js";
+import { DEFAULT_MAX_MESSAGE_SIZE } from "../src/wire/frame.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "../src/wire/lz4.js";
 
 describe("crc32c", () => {
@@ -118,6 +120,80 @@ describe("compression codecs", () => {
 
   it("refuses a payload whose size differs from the declared one", async () => {
     const packed = compress(CompressionType.ZLIB, bytes("hello"));
-    expect(() => decompress(CompressionType.ZLIB, packed, 6)).toThrow(/declared 6/);
+    expect(() => decompress(CompressionType.ZLIB, packed, 6)).toThrow(
+      new DecodeError("ZLIB: decompressed 5 bytes where the metadata declares 6"),
+    );
+    expect(() => decompress(CompressionType.ZLIB, packed, 4)).toThrow(
+      new DecodeError("zlib: the stream inflates past the 4 bytes the metadata declares"),
+    );
+  });
+});
+
+// Bytes someone else wrote (issue 40): whatever they are, decompressing them throws the package's
+// DecodeError and nothing else, and never produces more than the max message size.
+describe("decompressing hostile bytes", () => {
+  const codecs = ["LZ4", "ZLIB", "ZSTD", "SNAPPY"] as const;
+
+  it("refuses a compression type this client does not know, as a DecodeError", () => {
+    expect(() => decompress(7, bytes("hello"), 5)).toThrow(
+      new DecodeError("compression type 7 is unknown to this client"),
+    );
+  });
+
+  it.each(
+    codecs,
+  )("%s: refuses a declared size above the limit before decompressing", async (name) => {
+    await loadCodecs();
+    const type = CompressionType[name];
+    const input = new Uint8Array(DEFAULT_MAX_MESSAGE_SIZE + 1);
+    const packed = compress(type, input);
+    expect(() => decompress(type, packed, input.length)).toThrow(
+      new DecodeError(
+        `an uncompressed size of ${input.length} bytes, above the max message size of ${DEFAULT_MAX_MESSAGE_SIZE}`,
+      ),
+    );
+    // The limit is the caller's: the connection's max message size.
+    expect(decompress(type, packed, input.length, input.length).length).toBe(input.length);
+    expect(() => decompress(type, compress(type, bytes("hello")), 5, 4)).toThrow(/above the max/);
+  });
+
+  it.each(codecs)("%s: throws only DecodeError for damaged and random bytes", async (name) => {
+    await loadCodecs();
+    const type = CompressionType[name];
+    const good = compress(type, bytes("hello hello hello hello hello ".repeat(20)));
+    // A seeded generator: the same inputs every run.
+    let seed = 0x9e3779b9 ^ type;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
+      return seed;
+    };
+    for (let i = 0; i < 300; i++) {
+      const input = Uint8Array.from(good);
+      // Flip a few bytes of a real payload, or cut it, or take random bytes.
+      if (i % 3 === 0) for (let k = 0; k < 3; k++) input[next() % input.length] = next() & 0xff;
+      const data =
+        i % 3 === 1
+          ? input.subarray(0, next() % input.length)
+          : i % 3 === 2
+            ? Uint8Array.from({ length: next() % 64 }, () => next() & 0xff)
+            : input;
+      const declared = i % 2 === 0 ? 600 : next() % 100_000;
+      try {
+        decompress(type, data, declared);
+      } catch (error) {
+        expect(error, `input ${i}`).toBeInstanceOf(DecodeError);
+      }
+    }
+  });
+
+  it("ZSTD and SNAPPY: refuse a payload declaring another size than the metadata, before decompressing", async () => {
+    await loadCodecs();
+    for (const name of ["ZSTD", "SNAPPY"] as const) {
+      const type = CompressionType[name];
+      const packed = compress(type, bytes("hello"));
+      expect(() => decompress(type, packed, 4)).toThrow(
+        /declares 5 bytes where the metadata declares 4/,
+      );
+    }
   });
 });

@@ -1,10 +1,15 @@
 // Lookups, keep-alive, authentication, the negotiated size limit and TLS, against scripted brokers.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import {
+  bytes,
+  ensureTestCertificates,
+  requireEnv,
+  text,
+  uniqueName,
+} from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { CommandType, LookupType, ServerError } from "../src/wire/commands/enums.js";
 import { encodeCommandFrame } from "../src/wire/frame.js";
@@ -307,40 +312,19 @@ describe("negotiated max_message_size", () => {
 });
 
 describe("TLS", () => {
-  function certificate(): { key: string; cert: string } {
+  /** A CA and a server certificate it signed for 127.0.0.1, as the test brokers' (tooling/brokers). */
+  async function certificates(): Promise<{ key: string; cert: string; ca: string }> {
     const dir = mkdtempSync(join(tmpdir(), "rs-pulsar-tls-"));
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
-    return {
-      key: readFileSync(join(dir, "key.pem"), "utf8"),
-      cert: readFileSync(join(dir, "cert.pem"), "utf8"),
-    };
+    const files = await ensureTestCertificates(dir, "ruststream scripted broker test CA");
+    const read = (path: string) => readFileSync(path, "utf8");
+    return { key: read(files.key), cert: read(files.cert), ca: read(files.ca) };
   }
 
   it("speaks the protocol over pulsar+ssl:// trusting the given CA, and refuses an untrusted certificate", async () => {
-    const tls = certificate();
-    const b = await broker(() => false, { tls });
+    const tls = await certificates();
+    const b = await broker(() => false, { tls: { key: tls.key, cert: tls.cert } });
     expect(b.url.startsWith("pulsar+ssl://")).toBe(true);
-    const producer = await client({ serviceUrl: b.url, tls: { ca: tls.cert } }).createProducer({
+    const producer = await client({ serviceUrl: b.url, tls: { ca: tls.ca } }).createProducer({
       topic: "secure",
     });
     await producer.send({ payload: bytes("encrypted") });

@@ -4,13 +4,7 @@
 // its message id and the reason. The broker stores only entries whose checksum it verified, so the
 // undecodable entries here are payloads their codec cannot read: compress() is swapped for one that
 // writes bytes no ZSTD decoder accepts whenever the payload says "poison".
-import {
-  bytes as bytesCodec,
-  type LogFields,
-  type Logger,
-  type LogMethod,
-  RustStream,
-} from "@ruststream/core";
+import { bytes as bytesCodec, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -21,6 +15,7 @@ import {
   PulsarShared,
 } from "../src/index.js";
 import { type MessageId, PulsarClient } from "../src/wire/index.js";
+import { capture } from "./captureLog.js";
 import { eventually, serviceUrl, topicStats } from "./env.js";
 
 const garbage = Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4);
@@ -35,36 +30,6 @@ vi.mock(import("../src/wire/compression.js"), async (importOriginal) => {
         : real.compress(type, data),
   };
 });
-
-interface Line {
-  readonly level: string;
-  readonly fields: LogFields;
-  readonly message: string;
-}
-
-/** A logger that keeps its lines, in pino's call shape. */
-function capture(): { logger: Logger; errors: () => Line[] } {
-  const lines: Line[] = [];
-  const make = (bound: LogFields): Logger => {
-    const method =
-      (level: string): LogMethod =>
-      (first: LogFields | string, message?: string) => {
-        lines.push(
-          typeof first === "string"
-            ? { level, fields: bound, message: first }
-            : { level, fields: { ...bound, ...first }, message: message ?? "" },
-        );
-      };
-    return {
-      debug: method("debug"),
-      info: method("info"),
-      warn: method("warn"),
-      error: method("error"),
-      child: (fields) => make({ ...bound, ...fields }),
-    };
-  };
-  return { logger: make({}), errors: () => lines.filter((l) => l.level === "error") };
-}
 
 let client: PulsarClient | undefined;
 let broker: ConnectedPulsarBroker | undefined;

@@ -68,6 +68,7 @@ export class RedisBroker
       group: this.#options.group ?? options?.app?.name,
       version: link.serverVersion,
       inProcess: false,
+      onState: options?.onState,
     });
   }
 
@@ -89,6 +90,7 @@ export class RedisBroker
       group: this.#options.group ?? options.app?.name,
       version: undefined,
       inProcess: true,
+      onState: options.onState,
     });
   }
 }

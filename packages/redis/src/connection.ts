@@ -2,6 +2,7 @@ import type {
   Clock,
   ClosedBroker,
   ConnectedBroker,
+  ConnectionListener,
   DescribesServer,
   OutgoingMessage,
   ServerDescription,
@@ -53,6 +54,7 @@ interface ConnectionFacts {
   readonly group: string | undefined;
   readonly version: string | undefined;
   readonly inProcess: boolean;
+  readonly onState: ConnectionListener | undefined;
 }
 
 /** A connection to Redis. */
@@ -96,8 +98,10 @@ export class ConnectedRedisBroker
         },
       },
       facts.inProcess,
+      facts.onState,
     );
     this.link = link;
+    link.states?.follow((change) => this.reportState(change));
     this.#settings = settings;
     this.#facts = facts;
     this.maxLen = options.maxLen;

@@ -16,7 +16,8 @@ const factories = { makeBroker, makeSource, makePublisher, capabilities, timing 
 conformance.routing(factories);
 conformance.lifecycle(factories);
 conformance.settlement(factories);
-conformance.redeliveryAddress(factories);
+// Every subscriber of a channel gets each message.
+conformance.redeliveryAddress({ ...factories, fanOut: true });
 conformance.messageShape(factories);
 conformance.transactions(factories);
 conformance.batches(factories);

@@ -16,9 +16,8 @@ export type {
   SourceOf,
   Timing,
 } from "./conformance/harness.js";
-export { uniqueName } from "./conformance/helpers.js";
 export type { LifecycleFactories } from "./conformance/lifecycle.js";
 export type { RequestReplyFactories } from "./conformance/requestReply.js";
-export type { BrokerMovedRetryFactories } from "./conformance/retry.js";
+export type { BrokerMovedRetryFactories, RedeliveryAddressFactories } from "./conformance/retry.js";
 export type { SeekingFactories } from "./conformance/seeking.js";
 export { conformance } from "./conformance.js";

@@ -86,7 +86,20 @@ const suites: Record<string, { readonly names: readonly string[]; readonly run: 
     names: redeliveryAddressScenarios.map((s) => s.name),
     run: (faults, capabilities) => {
       const h = topicHarness(faults, capabilities);
-      return runScenarios(redeliveryAddressScenarios, h, h.capabilities);
+      return runScenarios(redeliveryAddressScenarios, { h, fanOut: false }, h.capabilities);
+    },
+  },
+  // Topics without a group, where each subscription gets every message, declared so.
+  redeliveryAddressFanOut: {
+    names: redeliveryAddressScenarios.map((s) => s.name),
+    run: (faults, capabilities = memoryTopicCapabilities) => {
+      const h = harnessOf({
+        makeBroker: makerOf(faultyBroker(faults), faults),
+        makeSource: (name: string) => new MemoryTopic(name),
+        capabilities,
+        timing,
+      });
+      return runScenarios(redeliveryAddressScenarios, { h, fanOut: true }, h.capabilities);
     },
   },
   brokerMovedRetry: {
@@ -298,6 +311,12 @@ const cases: readonly Case[] = [
   },
   {
     suite: "lifecycle",
+    fault: "a shutdown that hangs on a subscription never pulled",
+    faults: { shutdownWaitsForFirstPull: true },
+    breaks: ["shutdown is prompt, and a second one is harmless"],
+  },
+  {
+    suite: "lifecycle",
     fault: "a second shutdown that throws",
     faults: { secondShutdownFails: true },
     breaks: ["shutdown is prompt, and a second one is harmless"],
@@ -401,6 +420,21 @@ const cases: readonly Case[] = [
       "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
     ],
   },
+  {
+    suite: "redeliveryAddressFanOut",
+    fault: "subscriptions sharing one group where each was to get every message",
+    faults: { oneGroup: true },
+    breaks: ["a copy sent to the redelivery address arrives like a control message"],
+  },
+  {
+    suite: "redeliveryAddressFanOut",
+    fault: "a copy sent twice, over a link slower than a quiet spell",
+    faults: { copiesSentTwice: true, deliveryLagMs: 100 },
+    breaks: [
+      "a copy sent to the redelivery address arrives like a control message",
+      "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
+    ],
+  },
   // broker-moved retry
   {
     suite: "brokerMovedRetry",
@@ -464,6 +498,12 @@ const cases: readonly Case[] = [
       "a delivery reports the partition key it was published with exactly when partitionKey is declared, an unkeyed one none",
     ],
     skips: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
+  },
+  {
+    suite: "messageShape",
+    fault: "neighbouring publishes of one key swapped",
+    faults: { swapPerKey: true },
+    breaks: ["keyed messages report their key and keep their order per key (3 keys x 8)"],
   },
   // batches
   {
@@ -561,6 +601,14 @@ const cases: readonly Case[] = [
     fault: "work from another task lost",
     faults: { otherTaskLost: true },
     breaks: ["requests from another task, then from this one, both resolve"],
+  },
+  {
+    suite: "requestReply",
+    fault: "a request that gives up before its timeout",
+    faults: { requestTimesOutEarly: true },
+    breaks: [
+      "an unanswered request fails after its timeout, and its late reply resolves nothing else",
+    ],
   },
   {
     suite: "requestReply",

@@ -21,7 +21,12 @@ import {
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
-import { type Coordinator, type InProcessOptions, writeRetryCount } from "@ruststream/core/broker";
+import {
+  type Coordinator,
+  type InProcessOptions,
+  partitionKeyBytes,
+  writeRetryCount,
+} from "@ruststream/core/broker";
 
 /**
  * Deliberate mistakes, each one a real broker could make. Every scenario of every suite must fail
@@ -30,18 +35,35 @@ import { type Coordinator, type InProcessOptions, writeRetryCount } from "@rusts
 export interface Faults {
   /** The constructor starts a timer, as a client that connects eagerly would. */
   readonly ioInConstructor?: boolean;
+  /**
+   * Shutdown waits for each subscription's consumer loop to end, and the loop starts at the first
+   * pull: with a subscription never pulled, shutdown never returns.
+   */
+  readonly shutdownWaitsForFirstPull?: boolean;
   /** A second `shutdown()` rejects instead of answering the same closed witness. */
   readonly secondShutdownFails?: boolean;
   /** Publishers keep "succeeding" after shutdown. */
   readonly liveAfterShutdown?: boolean;
   /** A request after shutdown waits out its timeout instead of failing at once. */
   readonly requestAfterShutdownWaits?: boolean;
+  /** A request gives up 30 ms before its timeout, as a timer started before its publish would. */
+  readonly requestTimesOutEarly?: boolean;
   /** Shutdown acks whatever is unsettled instead of handing it back. */
   readonly ackAbandonedAtShutdown?: boolean;
   /** A publish resolves at once and is sent after the next one: neighbours swap places. */
   readonly swapPairs?: boolean;
+  /**
+   * A keyed publish resolves at once and is sent after the next one of its key, as a client that
+   * spreads one key over racing connections would: each key's neighbours swap places.
+   */
+  readonly swapPerKey?: boolean;
   /** Publishes in flight at once share one slot: all but the last are lost (that one repeats). */
   readonly concurrentPublishLost?: boolean;
+  /**
+   * Subscriptions without a group join one shared group, as a broker naming its consumer group
+   * after the subject would: each gets part of the messages instead of every one.
+   */
+  readonly oneGroup?: boolean;
   /** A new subscription starts at the oldest retained message, whatever it declared. */
   readonly replayBacklog?: boolean;
   /** `ack()` answers `ok` and requeues. */
@@ -186,6 +208,8 @@ interface ConnectionState {
   readonly held: Set<MemoryDelivery>;
   /** Names with a subscription, for the injection nobody subscribes to. */
   readonly subscribed: Set<string>;
+  /** Subscriptions not pulled yet, for the shutdown that waits for their first pull. */
+  readonly unpulled: Set<MemorySubscription>;
   /** The slow link's last fetch: the next one waits for it, then for its own lag. */
   link: Promise<void>;
   /** Sends a message past every fault, for a fault that sends one of its own. */
@@ -323,8 +347,10 @@ function faultySubscription(
     return faultyDelivery(d, state, retry);
   };
   let waiting: Promise<unknown> | undefined;
+  state.unpulled.add(subscription);
   return wrap(subscription, {
     next: async () => {
+      state.unpulled.delete(subscription);
       let next: IteratorResult<MemoryDelivery, undefined>;
       if (faults.secondPullQueues) {
         const before = waiting;
@@ -342,6 +368,7 @@ function faultySubscription(
       return { done: false, value: track(next.value) };
     },
     nextBatch: async (max: number) => {
+      state.unpulled.delete(subscription);
       const fetched = await subscription.nextBatch(faults.oversizedBatches ? max + 1 : max);
       if (fetched.length > 0) await lagged(state);
       const batch = fetched.map(track);
@@ -376,7 +403,29 @@ function publishing(
     }
     return receipt;
   };
+  const heldByKey = new Map<string, OutgoingMessage>();
+  const swapWithinKey = async (message: OutgoingMessage, key: string): Promise<Receipt> => {
+    const earlier = heldByKey.get(key);
+    heldByKey.delete(key);
+    if (earlier === undefined) {
+      heldByKey.set(key, message);
+      // Sent after the next publish of its key, or alone once none followed in this macrotask.
+      setTimeout(() => {
+        if (heldByKey.get(key) !== message) return;
+        heldByKey.delete(key);
+        void send(message).catch(() => {});
+      }, 0);
+      return { name: message.name };
+    }
+    const receipt = await send(message);
+    await send(earlier);
+    return receipt;
+  };
   return async (message) => {
+    if (faults.swapPerKey && message.partitionKey !== undefined) {
+      const key = Buffer.from(partitionKeyBytes(message.partitionKey)).toString("hex");
+      return swapWithinKey(message, `${message.name}/${key}`);
+    }
     if (faults.concurrentPublishLost) {
       slot = message;
       await Promise.resolve();
@@ -433,6 +482,10 @@ function faultyPublisher(
     if (inOtherTask(faults)) {
       await new Promise((resolve) => setTimeout(resolve, options.timeoutMs));
       throw new RustStreamError("timeout", "no reply");
+    }
+    if (faults.requestTimesOutEarly) {
+      const timeoutMs = Math.max(1, options.timeoutMs - 30);
+      return publisher.request(filterMessage(message, faults), { ...options, timeoutMs });
     }
     return publisher.request(filterMessage(message, faults), options);
   };
@@ -501,6 +554,9 @@ function sourceWithFaults(
   client: number,
 ): string | MemorySource {
   if (typeof source === "string") return source;
+  if (faults.oneGroup && source instanceof MemoryTopic && source.group === undefined) {
+    return new MemoryTopic(source.name, { group: "one" });
+  }
   if (faults.groupPerClient && source instanceof MemoryTopic && source.group !== undefined) {
     return new MemoryTopic(source.name, { group: `${source.group}-client-${client}` });
   }
@@ -532,6 +588,7 @@ function faultyConnection(
     faults,
     held: new Set(),
     subscribed: new Set(),
+    unpulled: new Set(),
     link: Promise.resolve(),
     send: (message) =>
       void connected
@@ -576,6 +633,9 @@ function faultyConnection(
     shutdown: async () => {
       if (faults.secondShutdownFails && connected.state === "closed") {
         throw new Error("already shut down");
+      }
+      if (faults.shutdownWaitsForFirstPull && state.unpulled.size > 0) {
+        return new Promise<never>(() => {});
       }
       if (faults.ackAbandonedAtShutdown && connected.state === "connected") {
         for (const d of state.held) if (!d.settled) d.ack();

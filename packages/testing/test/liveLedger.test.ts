@@ -29,7 +29,7 @@ const delivery = (name: string, text: string) =>
 function ledger(): LiveLedger {
   const l = new LiveLedger(description);
   for (const broker of ["redis", "redis-2"]) {
-    l.observe({ type: "broker-connection", broker, kind: "redis", connected: true });
+    l.observe({ type: "broker-connection", broker, kind: "redis", state: "connected" });
   }
   return l;
 }

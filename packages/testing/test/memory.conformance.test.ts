@@ -23,6 +23,12 @@ conformance.routing(topics());
 conformance.lifecycle({ ...topics(), nackAfterMs: 100 });
 conformance.settlement(topics());
 conformance.redeliveryAddress(topics());
+// Without a group each subscription gets every message.
+conformance.redeliveryAddress({
+  ...topics(),
+  makeSource: (name: string) => new MemoryTopic(name),
+  fanOut: true,
+});
 conformance.messageShape(topics());
 conformance.batches(topics());
 conformance.seeking({ ...topics(), unknownPosition: () => new MemoryPosition(10n ** 15n) });

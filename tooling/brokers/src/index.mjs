@@ -24,4 +24,6 @@ export function brokerEnv(name) {
 }
 
 export { brokers, parseNames };
+export { dropKafkajsNegativeTimeoutWarning } from "./kafkajsWarning.mjs";
 export { requireEnv } from "./requireEnv.mjs";
+export { ensureTestCertificates } from "./testCa.mjs";

@@ -544,9 +544,11 @@ export async function down(log) {
 
 /**
  * Restarts the broker on the same data, for restart tests: a controlled shutdown, or with `hard` a
- * SIGKILL as a crash would. Under `up`'s lock, so a global setup running meanwhile cannot start a
- * second broker beside the one this starts.
- * @param {{ hard?: boolean }} [options]
+ * SIGKILL as a crash would. `whileDown` runs once it is down (its port released) and before it
+ * starts again, for a test that watches its clients through the outage; it starts again whether
+ * `whileDown` resolves or throws (which `restart` then rethrows). Under `up`'s lock, so a global
+ * setup running meanwhile cannot start a second broker beside the one this starts.
+ * @param {{ hard?: boolean, whileDown?: () => Promise<void> }} [options]
  */
 export async function restart(options = {}) {
   const { port } = ports();
@@ -563,6 +565,11 @@ export async function restart(options = {}) {
       intervalMs: 50,
       what: `kafka releasing port ${port}`,
     });
+    /** @type {{ error: unknown } | undefined} */
+    let failed;
+    await options.whileDown?.().catch((error) => {
+      failed = { error };
+    });
     const classpath = join(p.libs, "*");
     if (!(await launch(p, classpath, port))) {
       throw new Error(
@@ -570,6 +577,7 @@ export async function restart(options = {}) {
       );
     }
     addScramUserSync(SASL_USER, saslPassword());
+    if (failed !== undefined) throw failed.error;
   });
 }
 

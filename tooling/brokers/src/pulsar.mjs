@@ -11,7 +11,6 @@ import { resolveJars } from "./maven.mjs";
 import {
   portOpen,
   rssMiB,
-  run,
   runningPid,
   sleep,
   startDetached,
@@ -21,6 +20,7 @@ import {
   withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
+import { ensureTestCertificates, testCertificates } from "./testCa.mjs";
 
 export const name = "pulsar";
 
@@ -55,10 +55,7 @@ function securityFiles() {
   const dir = stateDir("pulsar", "security");
   return {
     dir,
-    ca: join(dir, "ca.crt"),
-    caKey: join(dir, "ca.key"),
-    cert: join(dir, "server.crt"),
-    key: join(dir, "server.key"),
+    ...testCertificates(dir),
     secretKey: join(dir, "token-secret.key"),
     token: join(dir, "token.jwt"),
   };
@@ -68,9 +65,9 @@ function securityFiles() {
 const base64url = (data) => Buffer.from(data).toString("base64url");
 
 /**
- * A CA and a server certificate for 127.0.0.1 (the TLS port), a secret key (32 random bytes, which
- * the broker reads as HS256's key) and a token it signed for the role `ruststream`. Only ever
- * guards loopback ports.
+ * A CA and a server certificate for 127.0.0.1 (the TLS port, testCa.mjs), a secret key (32 random
+ * bytes, which the broker reads as HS256's key) and a token it signed for the role `ruststream`.
+ * Only ever guards loopback ports.
  */
 async function ensureSecurity() {
   const f = securityFiles();
@@ -83,55 +80,7 @@ async function ensureSecurity() {
       .digest("base64url");
     writeFileSync(f.token, `${head}.${body}.${signature}`, { mode: 0o600 });
   }
-  if (existsSync(f.ca) && existsSync(f.cert) && existsSync(f.key)) return;
-  const ext = join(f.dir, "server.ext");
-  writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  const csr = join(f.dir, "server.csr");
-  // OpenSSL 3 writes PKCS#8 keys, which is what the broker's TLS reads.
-  await run("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "3650",
-    "-subj",
-    "/CN=ruststream pulsar test CA",
-    "-keyout",
-    f.caKey,
-    "-out",
-    f.ca,
-  ]);
-  await run("openssl", [
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    f.key,
-    "-out",
-    csr,
-  ]);
-  await run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    csr,
-    "-CA",
-    f.ca,
-    "-CAkey",
-    f.caKey,
-    "-CAcreateserial",
-    "-days",
-    "3650",
-    "-extfile",
-    ext,
-    "-out",
-    f.cert,
-  ]);
+  await ensureTestCertificates(f.dir, "ruststream pulsar test CA");
 }
 
 /** @returns {(Ports & { conf?: string; keptData?: boolean }) | undefined} */
@@ -461,7 +410,10 @@ export async function down(log) {
  * an empty folder; a test that restarts it runs inside `exclusive(fn)`. Resolves once it serves
  * again (the same readiness check as `up`) and writes steadily (`steadilyWritable`), which a hard
  * restart now and then does not (see below): then it is stopped cleanly and started again.
- * @param {{ hard?: boolean }} [options]
+ * `whileDown` runs once it is down (its ports released) and before it starts again, for a test
+ * that watches its clients through the outage; it starts again whether `whileDown` resolves or
+ * throws (which `restart` then rethrows).
+ * @param {{ hard?: boolean, whileDown?: () => Promise<void> }} [options]
  */
 export async function restart(options = {}) {
   const { pidFile, logFile, lockFile, portsFile } = files();
@@ -476,9 +428,17 @@ export async function restart(options = {}) {
       );
     }
     if (options.hard) process.kill(pid, "SIGKILL");
-    await startAgainOnData(p, workDir, confFile, options.hard ? "SIGKILL" : "SIGTERM");
+    /** @type {{ error: unknown } | undefined} */
+    let failed;
+    const whileDown = async () =>
+      options.whileDown?.().catch((error) => {
+        failed = { error };
+      });
+    await startAgainOnData(p, workDir, confFile, options.hard ? "SIGKILL" : "SIGTERM", whileDown);
     writeFileSync(portsFile, JSON.stringify({ ...recorded(), keptData: true }));
-    if (await steadilyWritable(p)) return;
+    const writes = await steadilyWritable(p);
+    if (failed !== undefined) throw failed.error;
+    if (writes) return;
     // Seen about one hard restart in six: the broker's BookKeeper clients do not learn that the
     // bookie registered again (placement finds `allBookies []`), so some ledger creations and
     // writes fail, for minutes, while reads work (Pulsar's docs advise ZooKeeper over the RocksDB
@@ -497,13 +457,15 @@ export async function restart(options = {}) {
 
 /**
  * Stops the running standalone (SIGTERM; a no-op on one already killed), waits until the kernel
- * has released its ports, and starts it with `up`'s command line on the same working folder.
+ * has released its ports, runs `whileDown`, and starts it with `up`'s command line on the same
+ * working folder.
  * @param {Ports} p
  * @param {string} workDir
  * @param {string} confFile
  * @param {string} how what stopped it, for the log
+ * @param {() => Promise<void>} [whileDown]
  */
-async function startAgainOnData(p, workDir, confFile, how) {
+async function startAgainOnData(p, workDir, confFile, how, whileDown) {
   const { pidFile, logFile } = files();
   await stopByPidFile(pidFile, 30_000);
   // The kernel can take a moment to release the listening sockets of a killed process.
@@ -514,6 +476,7 @@ async function startAgainOnData(p, workDir, confFile, how) {
       what: `pulsar releasing port ${port}`,
     });
   }
+  await whileDown?.();
   appendFileSync(
     logFile,
     `\n### ${new Date().toISOString()} restarted (${how}) by tooling/brokers on its data ###\n`,

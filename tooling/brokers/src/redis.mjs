@@ -1,7 +1,8 @@
 // @ts-check
 // Four Redis 7.0 instances from Debian's redis-server, one per kind of test the Redis package needs:
 // plain (no persistence), persistent (AOF, fsync always: survives a restart), protected (password on
-// the default user plus an ACL user) and TLS (a CA and a server certificate made at first start).
+// the default user plus an ACL user) and TLS (a CA and a server certificate made at first start,
+// testCa.mjs).
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import {
   withLock,
 } from "./process.mjs";
 import { envPort, stateDir } from "./state.mjs";
+import { ensureTestCertificates, testCertificates } from "./testCa.mjs";
 
 export const name = "redis";
 
@@ -71,69 +73,11 @@ export function secrets() {
   );
 }
 
-/** Paths of the TLS material, made at the first start. */
-function tlsFiles() {
-  const dir = stateDir("redis", "tls-certs");
-  return {
-    dir,
-    ca: join(dir, "ca.crt"),
-    caKey: join(dir, "ca.key"),
-    cert: join(dir, "server.crt"),
-    key: join(dir, "server.key"),
-  };
-}
+/** Paths of the TLS material (testCa.mjs), made at the TLS instance's first start. */
+const tlsFiles = () => testCertificates(stateDir("redis", "tls-certs"));
 
-async function ensureCertificates() {
-  const f = tlsFiles();
-  if (existsSync(f.ca) && existsSync(f.cert) && existsSync(f.key)) return;
-  const ext = join(f.dir, "server.ext");
-  writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  const csr = join(f.dir, "server.csr");
-  await run("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "3650",
-    "-subj",
-    "/CN=ruststream test CA",
-    "-keyout",
-    f.caKey,
-    "-out",
-    f.ca,
-  ]);
-  await run("openssl", [
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    f.key,
-    "-out",
-    csr,
-  ]);
-  await run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    csr,
-    "-CA",
-    f.ca,
-    "-CAkey",
-    f.caKey,
-    "-CAcreateserial",
-    "-days",
-    "3650",
-    "-extfile",
-    ext,
-    "-out",
-    f.cert,
-  ]);
-}
+const ensureCertificates = () =>
+  ensureTestCertificates(stateDir("redis", "tls-certs"), "ruststream test CA");
 
 /** @param {Instance} instance */
 function configFor(instance) {

@@ -1,4 +1,4 @@
-import { ensureBrokers } from "@ruststream/tooling-testkit";
+import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 import { ensureBuilt } from "./build.js";
 
 // The entries under test are the built ones: whatever dist is missing or older than its sources is

@@ -1,14 +1,18 @@
 // @ts-check
 // What every published tarball must hold for a user: a licence file, its changelog, the metadata npm shows
 // (repository, homepage, keywords), and ranges, not exact versions, on the other @ruststream
-// packages (an exact peer on core makes every later core release a conflict).
+// packages (an exact peer on core makes every later core release a conflict). The rehearsal holds
+// each published tarball to them; `check:package` (checkPacked.mjs) each packed one, before any
+// release, with publint and attw besides.
 import { bytesText } from "./nodeModules.mjs";
 
 /**
  * @param {import("./tarball.mjs").Published} pkg
  * @param {import("./report.mjs").Report} report
+ * @param {{ released: boolean }} options released: the tarball a release published, whose
+ *   changelog `changeset version` wrote; a tarball packed from the checkout has none yet
  */
-export function checkPackage(pkg, report) {
+export function checkPackage(pkg, report, { released }) {
   const where = `${pkg.name}@${pkg.version}`;
   report.figure(
     `${where}: ${bytesText(pkg.packedBytes)} packed, ${bytesText(pkg.unpackedBytes)} unpacked, ${pkg.files.length} files`,
@@ -24,14 +28,16 @@ export function checkPackage(pkg, report) {
     'put the licence text in each package: a LICENSE file beside its package.json (npm packs it whatever "files" says)',
   );
   // `changeset version` writes each package's CHANGELOG.md from the changesets it consumed.
-  const changelog = pkg.files.find((file) => /^changelog\.md$/i.test(file.path));
-  report.check(
-    where,
-    "CHANGELOG.md in the tarball, with this version's entry",
-    changelog !== undefined && (changelog.text ?? "").includes(`## ${pkg.version}`),
-    changelog ? changelog.path : "none among the files",
-    'let `changeset version` write it (every package in the changesets) and keep it packed (npm packs CHANGELOG.md whatever "files" says)',
-  );
+  if (released) {
+    const changelog = pkg.files.find((file) => /^changelog\.md$/i.test(file.path));
+    report.check(
+      where,
+      "CHANGELOG.md in the tarball, with this version's entry",
+      changelog !== undefined && (changelog.text ?? "").includes(`## ${pkg.version}`),
+      changelog ? changelog.path : "none among the files",
+      'let `changeset version` write it (every package in the changesets) and keep it packed (npm packs CHANGELOG.md whatever "files" says)',
+    );
+  }
   for (const field of ["repository", "homepage", "keywords"]) {
     const value = pkg.manifest[field];
     const present = Array.isArray(value) ? value.length > 0 : value !== undefined && value !== "";

@@ -1,6 +1,8 @@
 // @ts-check
-// What the registry holds for a published package: its version's metadata and its tarball, read
-// entry by entry (a plain tar reader: the files are few and small, and node has gunzip).
+// A package's tarball read entry by entry (a plain tar reader: the files are few and small, and node
+// has gunzip): as the registry serves a published version (the rehearsal), or as `pnpm pack` wrote
+// it (check:package).
+import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 
 /**
@@ -25,11 +27,30 @@ export async function readPublished(url, name, version) {
   if (tarball === undefined) throw new Error(`${name}@${version} is not in the registry`);
   const got = await fetch(tarball);
   if (!got.ok) throw new Error(`${name}@${version}: its tarball answered HTTP ${got.status}`);
-  const packed = Buffer.from(await got.arrayBuffer());
+  return unpack(Buffer.from(await got.arrayBuffer()), tarball, `${name}@${version}`);
+}
+
+/**
+ * A tarball `pnpm pack` wrote, read as {@link readPublished} reads a published one (its name and
+ * version from its package.json).
+ * @param {string} path
+ * @returns {Published}
+ */
+export function readPacked(path) {
+  return unpack(readFileSync(path), path, path);
+}
+
+/**
+ * @param {Buffer} packed the .tgz's bytes
+ * @param {string} tarball where they came from
+ * @param {string} what how an error names the tarball
+ * @returns {Published}
+ */
+function unpack(packed, tarball, what) {
   const entries = readTar(gunzipSync(packed));
-  const manifest = entries.get("package/package.json");
-  if (manifest === undefined)
-    throw new Error(`${name}@${version}: the tarball holds no package.json`);
+  const manifestBytes = entries.get("package/package.json");
+  if (manifestBytes === undefined) throw new Error(`${what}: the tarball holds no package.json`);
+  const manifest = JSON.parse(manifestBytes.toString("utf8"));
   const files = [...entries].map(([path, data]) => {
     const inside = path.replace(/^package\//, "");
     // The text of the files a check reads (the changelog); the rest by size alone.
@@ -38,13 +59,13 @@ export async function readPublished(url, name, version) {
       : { path: inside, size: data.length };
   });
   return {
-    name,
-    version,
+    name: manifest.name,
+    version: manifest.version,
     tarball,
     packedBytes: packed.length,
     unpackedBytes: files.reduce((sum, file) => sum + file.size, 0),
     files,
-    manifest: JSON.parse(manifest.toString("utf8")),
+    manifest,
   };
 }
 

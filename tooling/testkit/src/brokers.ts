@@ -4,6 +4,9 @@ export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
+  ensureTestCertificates,
   requireEnv,
+  type TestCertificates,
 } from "@ruststream/tooling-brokers";

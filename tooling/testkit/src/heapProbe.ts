@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { sleep } from "./sleep.js";
+import { sleep } from "@ruststream/testing";
 
 // A consumer whose memory a test measures runs in a process of its own: the test runner's heap
 // (vitest, the test's own buffers, other test files) would blur a few megabytes either way. The

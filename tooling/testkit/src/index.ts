@@ -1,9 +1,15 @@
+// Published in @ruststream/testing for users' broker tests, and re-exported so that a test of this
+// repository takes its whole kit from one import.
+export { bytes, sleep, text, uniqueName, within } from "@ruststream/testing";
 export {
   type BrokerName,
   type BrokerVariable,
   brokers,
+  dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
+  ensureTestCertificates,
   requireEnv,
+  type TestCertificates,
 } from "./brokers.js";
 export {
   type ChildService,
@@ -26,7 +32,3 @@ export {
   settledSample,
   startHeapProbe,
 } from "./heapProbe.js";
-export { bytes, text } from "./payloadText.js";
-export { sleep } from "./sleep.js";
-export { uniqueName } from "./uniqueName.js";
-export { within } from "./within.js";

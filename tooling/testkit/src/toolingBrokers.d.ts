@@ -49,8 +49,28 @@ declare module "@ruststream/tooling-brokers" {
     log?: (line: string) => void,
   ): Promise<void>;
 
+  /**
+   * Drops, in this process, kafkajs 2.2.4's harmless `TimeoutNegativeWarning` (its request queue's
+   * negative timer) and no other warning. Idempotent.
+   */
+  export function dropKafkajsNegativeTimeoutWarning(): void;
+
   /** The variable's value; throws naming the broker that exports it and how to start it. */
   export function requireEnv(name: BrokerVariable): string;
+
+  /** Paths: the CA's certificate (what a client trusts) and key, the server's certificate and key. */
+  export interface TestCertificates {
+    readonly ca: string;
+    readonly caKey: string;
+    readonly cert: string;
+    readonly key: string;
+  }
+
+  /**
+   * The test brokers' TLS material in `dir` (an existing folder), made with openssl unless it is
+   * there: a CA named `caName` and a server certificate it signed for 127.0.0.1 and localhost.
+   */
+  export function ensureTestCertificates(dir: string, caName: string): Promise<TestCertificates>;
 
   type RedisInstance = "plain" | "persistent" | "protected" | "tls";
 
@@ -69,8 +89,11 @@ declare module "@ruststream/tooling-brokers" {
       exclusive<T>(instance: RedisInstance, work: () => Promise<T>): Promise<T>;
     };
     readonly kafka: {
-      /** Stops Kafka (SIGKILL with hard, as a crash would) and starts it again on the same data. */
-      restart(options?: { hard?: boolean }): Promise<void>;
+      /**
+       * Stops Kafka (SIGKILL with hard, as a crash would) and starts it again on the same data;
+       * `whileDown` runs in between (it starts again even when that throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Creates or updates a SCRAM user (SHA-256 and SHA-512) on the running broker. */
       addScramUserSync(username: string, password: string): void;
       /** Runs `work` with Kafka to itself, for a test that restarts it. */
@@ -79,9 +102,10 @@ declare module "@ruststream/tooling-brokers" {
     readonly pulsar: {
       /**
        * Stops the standalone (SIGKILL with hard, as a crash would) and starts it again on its data:
-       * topics, backlogs and subscription cursors survive.
+       * topics, backlogs and subscription cursors survive. `whileDown` runs in between (it starts
+       * again even when that throws).
        */
-      restart(options?: { hard?: boolean }): Promise<void>;
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };

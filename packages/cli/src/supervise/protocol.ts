@@ -18,8 +18,14 @@ export function supervised(): boolean {
   return process.env[supervisedEnv] === "1" && typeof process.send === "function";
 }
 
+/**
+ * Sends `message` if the supervisor is still there. It can die between the check and the write (the
+ * channel's end is only seen on a later turn): the send then fails with EPIPE, which without a
+ * callback would be an 'error' on the process and kill the service before it drains. With one, the
+ * failure is dropped, and the channel's end stops the service as "supervisor gone".
+ */
 export function notifySupervisor(message: ChildMessage): void {
-  if (supervised() && process.connected) process.send?.(message);
+  if (supervised() && process.connected) process.send?.(message, undefined, undefined, () => {});
 }
 
 export function isChildMessage(value: unknown): value is ChildMessage {

@@ -1,8 +1,14 @@
 import { RustStreamError } from "../errors.js";
 import { brokerMark, sourceMark } from "../marks.js";
 import type { Source } from "../source.js";
-import type { ClosedBroker } from "./contract.js";
+import type {
+  ClosedBroker,
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
+} from "./contract.js";
 import { type HostedSubscription, type SubscriptionHost, takeBack } from "./hostedSubscription.js";
+import type { LinkChange } from "./linkStates.js";
 
 /** How a broker's sources name what its replicas share (a consumer group, a subscription). */
 export interface GroupSetting {
@@ -41,11 +47,12 @@ export type TeardownFacts<TClosed extends ClosedBroker> = Omit<
 >;
 
 /**
- * What every connected broker does alike: its state, a shutdown that runs once (a second call
- * returns the same witness), the `closed` error every handle throws after it, the checks `subscribe`
- * starts with (a descriptor of this broker, a group where one is needed), and its subscriptions: it
- * holds them (`adopt`), lets go of one that closes itself (`forget`), and takes them all back at
- * shutdown before the broker's own `teardown()`, counting them in the closed witness. A broker's
+ * What every connected broker does alike: its state (reported by the broker as its client sees it,
+ * `closed` by the base as shutdown begins), a shutdown that runs once (a second call returns the
+ * same witness), the `closed` error every handle throws after it, the checks `subscribe` starts
+ * with (a descriptor of this broker, a group where one is needed), and its subscriptions: it holds
+ * them (`adopt`), lets go of one that closes itself (`forget`), and takes them all back at shutdown
+ * before the broker's own `teardown()`, counting them in the closed witness. A broker's
  * connection extends it and writes only its own teardown, so no two brokers word these differently
  * or keep their subscriptions two ways.
  *
@@ -61,10 +68,14 @@ export abstract class ConnectionBase<
   abstract readonly [brokerMark]: string;
   readonly #identity: ConnectionIdentity;
   readonly #subscriptions = new Set<THosted>();
+  readonly #onState: ConnectionListener | undefined;
+  #change: ConnectionChange = { state: "connected" };
   #closing: Promise<TClosed> | undefined;
 
-  constructor(identity: ConnectionIdentity) {
+  /** `onState`: the connecting side's listener (`ConnectOptions.onState`), if it gave one. */
+  constructor(identity: ConnectionIdentity, onState?: ConnectionListener) {
     this.#identity = identity;
+    this.#onState = onState;
   }
 
   /** The descriptor a bare name stands for on this broker. */
@@ -77,8 +88,8 @@ export abstract class ConnectionBase<
    */
   protected abstract teardown(): Promise<TeardownFacts<TClosed>>;
 
-  get state(): "connected" | "closed" {
-    return this.#closing === undefined ? "connected" : "closed";
+  get state(): ConnectionState {
+    return this.#change.state;
   }
 
   get isClosed(): boolean {
@@ -86,7 +97,12 @@ export abstract class ConnectionBase<
   }
 
   shutdown(): Promise<TClosed> {
-    this.#closing ??= this.#shutDown();
+    if (this.#closing === undefined) {
+      // Closed before the subscriptions are taken back: what the client reports while closing is
+      // no outage.
+      this.#tell({ state: "closed" });
+      this.#closing = this.#shutDown();
+    }
     return this.#closing;
   }
 
@@ -126,6 +142,32 @@ export abstract class ConnectionBase<
   /** The subscriptions the connection holds now, for a broker that tells them of its own work. */
   protected get subscriptions(): ReadonlySet<THosted> {
     return this.#subscriptions;
+  }
+
+  /**
+   * What the broker's client saw of the server (`connected`, `reconnecting`, `lost`, with the
+   * client's reason): passed on to the listener when the state differs from the last one, and
+   * ignored once `shutdown()` was called, whose `closed` the base reports itself.
+   */
+  protected reportState(change: LinkChange): void {
+    const now = this.#change.state;
+    if (now === "closed" || change.state === now) return;
+    this.#tell(change);
+  }
+
+  #tell(change: ConnectionChange): void {
+    this.#change = change;
+    const listener = this.#onState;
+    if (listener === undefined) return;
+    try {
+      listener(change);
+    } catch (error) {
+      // Called from inside the broker's client (an event handler of its socket): a throw there
+      // would leave the client half-updated, so it surfaces outside, as the listener's own failure.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
   }
 
   /** Throws `closed` once `shutdown()` was called: every handle of the connection starts with it. */

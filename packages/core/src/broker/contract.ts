@@ -11,6 +11,28 @@ export interface AppInfo {
   readonly version: string;
 }
 
+/**
+ * Where a broker connection is. `connected`: requests go through. `reconnecting`: the client lost
+ * the server and retries on its own; requests wait or fail meanwhile. `lost`: the client gave up,
+ * or keeps being refused for a reason retrying cannot fix (its credentials, for one): what each
+ * broker counts as lost is in its README, and a restart (or a changed setting) is the cure.
+ * `closed`: `shutdown()` was called.
+ */
+export type ConnectionState = "connected" | "reconnecting" | "lost" | "closed";
+
+/** A connection's new state, with what the client said of it when it is `reconnecting` or `lost`. */
+export interface ConnectionChange {
+  readonly state: ConnectionState;
+  /** The client's own words (the error it retries after, the refusal it gave up on). */
+  readonly reason?: string;
+}
+
+/**
+ * Hears every change of a connection's state, synchronously, from inside the broker's client: keep
+ * it cheap and never throw (a throw is rethrown outside the client, as an uncaught exception).
+ */
+export type ConnectionListener = (change: ConnectionChange) => void;
+
 /** What the connecting side tells a broker. */
 export interface ConnectOptions {
   /**
@@ -24,6 +46,12 @@ export interface ConnectOptions {
    * message it cannot decode, for one). A broker connected by hand logs to its own default.
    */
   readonly logger?: Logger;
+  /**
+   * Hears the connection's state change after `connect()` resolves: the client lost the server and
+   * retries (`reconnecting`), is back (`connected`), gave up (`lost`), or `shutdown()` was called
+   * (`closed`). An app passes its own, which emits the `broker-connection` event.
+   */
+  readonly onState?: ConnectionListener;
 }
 
 /**
@@ -49,7 +77,8 @@ export interface ConnectedBroker<
   TClosed extends ClosedBroker = ClosedBroker,
 > {
   readonly [brokerMark]: string;
-  readonly state: "connected" | "closed";
+  /** Where the connection is now: `connected` until the client loses the server or it shuts down. */
+  readonly state: ConnectionState;
   /**
    * The descriptor a bare name stands for on this broker. What a name needs beyond itself (a group,
    * a durable name) comes from the broker's configuration; where it is missing this throws a message

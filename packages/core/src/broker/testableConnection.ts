@@ -4,7 +4,7 @@ import type { OutgoingMessage, RawMessage } from "../message.js";
 import { snapshotMessage } from "../message.js";
 import type { Source } from "../source.js";
 import { ConnectionBase, type ConnectionIdentity } from "./connectionBase.js";
-import type { ClosedBroker } from "./contract.js";
+import type { ClosedBroker, ConnectionListener } from "./contract.js";
 import type { HostedSubscription } from "./hostedSubscription.js";
 
 /** A message made ready to inject: what the log records, and the synchronous hand-over. */
@@ -42,8 +42,13 @@ export abstract class TestableConnection<
   readonly #published: PublishedLog | undefined;
   readonly #injects: boolean;
 
-  constructor(identity: ConnectionIdentity, testability: Testability) {
-    super(identity);
+  /** `onState`: the connecting side's listener (`ConnectOptions.onState`), if it gave one. */
+  constructor(
+    identity: ConnectionIdentity,
+    testability: Testability,
+    onState?: ConnectionListener,
+  ) {
+    super(identity, onState);
     this.#injects = testability !== false;
     this.#published =
       typeof testability === "boolean" ? (testability ? new Map() : undefined) : testability.log;

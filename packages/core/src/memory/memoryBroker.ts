@@ -1,4 +1,4 @@
-import type { Broker } from "../broker/contract.js";
+import type { Broker, ConnectOptions } from "../broker/contract.js";
 import type { InProcessBroker, InProcessOptions } from "../broker/inProcess.js";
 import type { DescribesServer } from "../capabilities.js";
 import { systemClock } from "../clock.js";
@@ -40,8 +40,9 @@ export class MemoryBroker
     return describeMemoryServer(this.#options);
   }
 
-  async connect(): Promise<ConnectedMemoryBroker> {
-    return new ConnectedMemoryBroker(this.#store, this.#options, false);
+  /** Nothing between it and its store can fail: the connection is `connected` until shut down. */
+  async connect(options?: ConnectOptions): Promise<ConnectedMemoryBroker> {
+    return new ConnectedMemoryBroker(this.#store, this.#options, false, options?.onState);
   }
 
   /** The same broker, with the test's clock, counting for the test's coordinator. */
@@ -53,6 +54,6 @@ export class MemoryBroker
     if (this.#store.openConnections === 0 || this.#store.publishedLog === undefined) {
       this.#store.publishedLog = new Map();
     }
-    return new ConnectedMemoryBroker(this.#store, this.#options, true);
+    return new ConnectedMemoryBroker(this.#store, this.#options, true, options.onState);
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TeardownFacts } from "../broker/connectionBase.js";
-import type { ClosedBroker, ConnectedBroker } from "../broker/contract.js";
+import type { ClosedBroker, ConnectedBroker, ConnectionListener } from "../broker/contract.js";
 import type { Backlog } from "../broker/inProcess.js";
 import { type Injection, TestableConnection } from "../broker/testableConnection.js";
 import type { DescribesServer } from "../capabilities.js";
@@ -42,12 +42,18 @@ export class ConnectedMemoryBroker
   readonly #options: MemoryBrokerOptions;
   readonly #inbox: MemoryReplyInbox;
 
-  constructor(store: MemoryStore, options: MemoryBrokerOptions, inProcess: boolean) {
+  constructor(
+    store: MemoryStore,
+    options: MemoryBrokerOptions,
+    inProcess: boolean,
+    onState: ConnectionListener | undefined,
+  ) {
     // Every connection injects (an injection is an append any client could make); an in-process one
     // records into the store's log, which the broker object's in-process connections share.
     super(
       { label: "memory", accepts: "a name, MemoryTopic or MemoryQueue" },
       { log: inProcess ? store.publishedLog : undefined },
+      onState,
     );
     this.#store = store;
     this.#options = options;

@@ -1,4 +1,11 @@
-import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker/contract.js";
+import type {
+  AppInfo,
+  Broker,
+  ConnectedBroker,
+  ConnectionChange,
+  ConnectionState,
+  ConnectOptions,
+} from "../broker/contract.js";
 import type { Coordinator } from "../broker/inProcess.js";
 import { supportsBatches } from "../capabilities.js";
 import type { Clock } from "../clock.js";
@@ -88,6 +95,8 @@ export class AppRun implements RunningApp, DispatchHost {
   readonly #abort = new AbortController();
   readonly #connections: Connection[] = [];
   readonly #runtimes: SubscriberRuntime[] = [];
+  /** Each connection's state as last emitted, by its label. */
+  readonly #reported = new Map<string, ConnectionState>();
   #state: AppState = "starting";
   #failure: { reason: unknown } | undefined;
   #stopping: Promise<StopReport> | undefined;
@@ -181,20 +190,24 @@ export class AppRun implements RunningApp, DispatchHost {
     }
     const kinds = new Map<string, number>();
     for (const registration of this.#options.registrations) {
-      const connected = await this.#options.connect(registration.broker, {
-        app: this.#options.app,
-        logger: this.#log,
-      });
-      const kind = connected[brokerMark];
+      const kind = registration.broker[brokerMark];
       const nth = (kinds.get(kind) ?? 0) + 1;
       kinds.set(kind, nth);
       const label = nth === 1 ? kind : `${kind}-${nth}`;
+      const connected = await this.#options.connect(registration.broker, {
+        app: this.#options.app,
+        logger: this.#log,
+        onState: (change) => this.#stateChanged(label, kind, change),
+      });
       const publisher = (await connected
         .defaultPublishPolicy()
         .pair(connected)) as Publisher<never>;
       const route: PublishRoute = { publisher, broker: kind, label };
       this.#connections.push({ broker: registration.broker, label, connected, route });
-      this.emit?.({ type: "broker-connection", broker: label, kind, connected: true });
+      // Where it is as it joins the app (connected, unless the client lost the server meanwhile);
+      // changes from here on come through onState.
+      this.#reported.set(label, connected.state);
+      this.emit?.({ type: "broker-connection", broker: label, kind, state: connected.state });
       for (const spec of registration.specs) {
         const name = spec.name ?? sourceName(spec.source);
         let source: Source =
@@ -360,16 +373,44 @@ export class AppRun implements RunningApp, DispatchHost {
 
   async #teardown(): Promise<number> {
     let unflushed = 0;
-    for (const { connected, label } of this.#connections) {
+    for (const { connected, label, route } of this.#connections) {
       try {
         unflushed += (await connected.shutdown()).unflushed;
       } catch (error) {
         this.#log.error({ error }, "a broker failed to shut down cleanly");
       }
-      const kind = connected[brokerMark];
-      this.emit?.({ type: "broker-connection", broker: label, kind, connected: false });
+      // A broker built on core's ConnectionBase reported `closed` as its shutdown began.
+      this.#stateChanged(label, route.broker, { state: "closed" });
     }
     return unflushed;
+  }
+
+  /**
+   * A connection's state changed: logged, and emitted as `broker-connection` when it differs from
+   * the last one emitted. Ignored before the connection joined the app (its state is read then).
+   */
+  #stateChanged(label: string, kind: string, change: ConnectionChange): void {
+    const last = this.#reported.get(label);
+    if (last === undefined || last === change.state) return;
+    this.#reported.set(label, change.state);
+    const { state, reason } = change;
+    if (state === "reconnecting" || state === "lost") {
+      this.#log.warn(
+        { broker: label, state, reason },
+        state === "lost"
+          ? "broker connection lost: its client gave up or is refused for good (see the reason; a restart with the cause fixed is the cure)"
+          : "broker connection down: its client is reconnecting",
+      );
+    } else if (state === "connected") {
+      this.#log.info({ broker: label, state }, "broker connection back");
+    }
+    this.emit?.({
+      type: "broker-connection",
+      broker: label,
+      kind,
+      state,
+      ...(reason === undefined ? {} : { reason }),
+    });
   }
 }
 

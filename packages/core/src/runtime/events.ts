@@ -1,3 +1,4 @@
+import type { ConnectionState } from "../broker/contract.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
 import type { OutcomeKind } from "./outcome.js";
@@ -90,14 +91,19 @@ export interface AppStateEvent {
 }
 
 /**
- * A broker of the app connected, or its connection was shut down. `broker` names it: its kind, with
- * a number from the second broker of a kind on (`"redis"`, `"redis-2"`), in registration order.
+ * A broker connection of the app changed state: `connected` as it connects, then each change while
+ * the app runs (`reconnecting` while its client retries after losing the server, `connected` again
+ * once it is back, `lost` when the client gives up), and `closed` at shutdown. `broker` names it:
+ * its kind, with a number from the second broker of a kind on (`"redis"`, `"redis-2"`), in
+ * registration order.
  */
 export interface BrokerConnectionEvent {
   readonly type: "broker-connection";
   readonly broker: string;
   readonly kind: string;
-  readonly connected: boolean;
+  readonly state: ConnectionState;
+  /** The client's reason, for `reconnecting` and `lost`. */
+  readonly reason?: string;
 }
 
 /**

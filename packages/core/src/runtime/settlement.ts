@@ -121,7 +121,8 @@ export class Settlement {
   decodeFailed(delivery: Delivery, error: unknown): void {
     const { subscriber, log, decodePolicy } = this.#options;
     this.#host.emit?.({ type: "decode-failure", subscriber, delivery, error });
-    log.warn(
+    // At error: a payload no handler can read is a sender's bug or worse, and nothing retries it.
+    log.error(
       { error, position: String(delivery.position), policy: decodePolicy },
       "message failed to decode",
     );

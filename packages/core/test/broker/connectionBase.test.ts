@@ -4,9 +4,16 @@ import {
   brokerMark,
   ConnectionBase,
   type HostedSubscription,
+  type LinkChange,
   sourceMark,
 } from "../../src/brokerEntry.js";
-import { type AddressedSource, isRustStreamError, MemoryTopic } from "../../src/index.js";
+import {
+  type AddressedSource,
+  type ConnectionChange,
+  type ConnectionListener,
+  isRustStreamError,
+  MemoryTopic,
+} from "../../src/index.js";
 
 class Stream implements AddressedSource {
   readonly [sourceMark] = "test";
@@ -22,21 +29,36 @@ class Stream implements AddressedSource {
   }
 }
 
+/** What a test connection is made with: its log of take-backs and teardowns, and the base's options. */
+interface TestSetup {
+  readonly log?: string[];
+  readonly takeBackWithinMs?: number;
+  readonly onState?: ConnectionListener;
+}
+
 /** The smallest connection on the base: it logs its teardowns and reads through a group. */
 class TestConnection extends ConnectionBase<Stream, ClosedBroker & { readonly own: string }> {
   readonly [brokerMark] = "test";
   teardowns = 0;
   readonly #group: string | undefined;
   readonly #log: string[];
-  constructor(group: string | undefined, log: string[] = [], takeBackWithinMs?: number) {
-    super({
-      label: "Test",
-      accepts: "a name or a Stream",
-      group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
-      ...(takeBackWithinMs === undefined ? {} : { takeBackWithinMs }),
-    });
+  constructor(group: string | undefined, setup: TestSetup = {}) {
+    const { log = [], takeBackWithinMs, onState } = setup;
+    super(
+      {
+        label: "Test",
+        accepts: "a name or a Stream",
+        group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
+        ...(takeBackWithinMs === undefined ? {} : { takeBackWithinMs }),
+      },
+      onState,
+    );
     this.#group = group;
     this.#log = log;
+  }
+  /** Stands for the broker's client seeing the server go and come back. */
+  client(change: LinkChange): void {
+    this.reportState(change);
   }
   source(name: string): Stream {
     return new Stream(name, this.groupOf(name, this.#group));
@@ -83,6 +105,31 @@ describe("ConnectionBase", () => {
     expect(await second).toBe(witness);
     expect(await connection.shutdown()).toBe(witness);
     expect(connection.teardowns).toBe(1);
+  });
+
+  it("passes on each change of state the client reports, once, and `closed` at shutdown", async () => {
+    const heard: ConnectionChange[] = [];
+    const connection = new TestConnection("g", { onState: (change) => heard.push(change) });
+    connection.client({ state: "connected" });
+    connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED" });
+    connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED, again" });
+    expect(connection.state).toBe("reconnecting");
+    connection.client({ state: "connected" });
+    connection.client({ state: "lost", reason: "WRONGPASS" });
+    expect(connection.state).toBe("lost");
+    const closing = connection.shutdown();
+    expect(connection.state).toBe("closed");
+    // What the client reports while it closes, and after, is no change of the connection's.
+    connection.client({ state: "reconnecting", reason: "the socket closed" });
+    await closing;
+    await connection.shutdown();
+    expect(connection.state).toBe("closed");
+    expect(heard).toEqual([
+      { state: "reconnecting", reason: "connect ECONNREFUSED" },
+      { state: "connected" },
+      { state: "lost", reason: "WRONGPASS" },
+      { state: "closed" },
+    ]);
   });
 
   it("fails every use after shutdown with `closed`, naming the broker and the fix", async () => {
@@ -145,7 +192,7 @@ describe("ConnectionBase", () => {
 
   it("takes back what it holds before the broker's teardown, and counts it in the witness", async () => {
     const log: string[] = [];
-    const connection = new TestConnection("g", log);
+    const connection = new TestConnection("g", { log });
     await connection.open(recording(log, "a", 2), () => undefined);
     await connection.open(recording(log, "b", 3), () => undefined);
     const closed = await connection.shutdown();
@@ -166,9 +213,19 @@ describe("ConnectionBase", () => {
     });
   });
 
+  it("reports `closed` as the shutdown begins, before it takes back a subscription or tears down", async () => {
+    const log: string[] = [];
+    const onState: ConnectionListener = (change) => log.push(change.state);
+    const connection = new TestConnection("g", { log, onState });
+    await connection.open(recording(log, "a", 1), () => undefined);
+    const closed = await connection.shutdown();
+    expect(log).toEqual(["closed", "a revoke (closed)", "a surrender", "teardown"]);
+    expect(closed).toMatchObject({ closedSubscriptions: 1, returnedDeliveries: 1 });
+  });
+
   it("lets go of a subscription that closed itself: the shutdown neither takes it back nor counts it", async () => {
     const log: string[] = [];
-    const connection = new TestConnection("g", log);
+    const connection = new TestConnection("g", { log });
     const closing = await connection.open(recording(log, "closing", 4), () => undefined);
     await connection.open(recording(log, "open", 1), () => undefined);
     connection.forget(closing);
@@ -181,7 +238,7 @@ describe("ConnectionBase", () => {
 
   it("with takeBackWithinMs, a surrender that never ends does not hold the shutdown", async () => {
     const log: string[] = [];
-    const connection = new TestConnection("g", log, 20);
+    const connection = new TestConnection("g", { log, takeBackWithinMs: 20 });
     await connection.open(recording(log, "quick", 2), () => undefined);
     await connection.open(
       { revoke: () => undefined, surrender: () => new Promise<number>(() => {}) },

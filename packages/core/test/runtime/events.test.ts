@@ -1,7 +1,13 @@
 // The events a metrics or health package is built on: the app's life, its brokers' connections, its
 // subscriptions, a handler's start paired with its outcome, and dead letters the broker moves.
 import { describe, expect, test } from "vitest";
+import { brokerMark } from "../../src/brokerEntry.js";
 import {
+  type Broker,
+  type ConnectedBroker,
+  type ConnectionListener,
+  type ConnectOptions,
+  consoleLogger,
   type DeadLetterEvent,
   drop,
   MemoryBroker,
@@ -13,6 +19,21 @@ import {
 } from "../../src/index.js";
 import { startInProcess } from "./harness.js";
 
+/**
+ * A memory broker whose client the test drives: it keeps the listener the app connects it with, as
+ * a broker's client layer reports to it, and connects the memory broker without it.
+ */
+class DrivenBroker implements Broker {
+  readonly [brokerMark] = "memory";
+  client: ConnectionListener | undefined;
+  readonly #inner = new MemoryBroker();
+
+  async connect(options?: ConnectOptions): Promise<ConnectedBroker> {
+    this.client = options?.onState;
+    return this.#inner.connect();
+  }
+}
+
 function app() {
   return new RustStream({ name: "test", version: "0.0.0" });
 }
@@ -20,7 +41,7 @@ function app() {
 const lifecycle = (events: readonly RuntimeEvent[]) =>
   events.flatMap((e) => {
     if (e.type === "app-state") return [`app ${e.state}`];
-    if (e.type === "broker-connection") return [`${e.broker} ${e.connected ? "up" : "down"}`];
+    if (e.type === "broker-connection") return [`${e.broker} ${e.state}`];
     if (e.type === "subscription") return [`${e.subscriber} ${e.state}`];
     return [];
   });
@@ -53,17 +74,61 @@ describe("runtime events", () => {
     await running.stop();
     expect(lifecycle(events)).toEqual([
       "app starting",
-      "memory up",
-      "memory-2 up",
+      "memory connected",
+      "memory-2 connected",
       "a started",
       "b started",
       "c started",
       "app starting", // the hook's marker: ready comes after the hooks
       "app ready",
       "app stopping",
-      "memory down",
-      "memory-2 down",
+      "memory closed",
+      "memory-2 closed",
       "app stopped",
+    ]);
+  });
+
+  test("a connection lost and regained while the app runs: each change once, logged, then closed at the stop", async () => {
+    const lines: string[] = [];
+    const broker = new DrivenBroker();
+    const a = new RustStream({
+      name: "test",
+      version: "0.0.0",
+      logger: consoleLogger({ write: (line) => lines.push(line) }),
+    }).broker(broker, (b) => {
+      b.subscriber("in").handle(() => {});
+    });
+    const events: RuntimeEvent[] = [];
+    a.observe((e) => events.push(e));
+    const running = await a.start();
+    broker.client?.({ state: "reconnecting", reason: "connect ECONNREFUSED" });
+    broker.client?.({ state: "reconnecting", reason: "connect ECONNREFUSED, again" });
+    broker.client?.({ state: "connected" });
+    broker.client?.({ state: "lost", reason: "WRONGPASS" });
+    await running.stop();
+    expect(
+      events.flatMap((e) =>
+        e.type === "broker-connection"
+          ? [`${e.broker} (${e.kind}) ${e.state}${e.reason === undefined ? "" : `: ${e.reason}`}`]
+          : [],
+      ),
+    ).toEqual([
+      "memory (memory) connected",
+      "memory (memory) reconnecting: connect ECONNREFUSED",
+      "memory (memory) connected",
+      "memory (memory) lost: WRONGPASS",
+      // This broker's connection tells no listener of its shutdown: the runtime says it.
+      "memory (memory) closed",
+    ]);
+    const log = lines.filter((line) => line.includes("broker connection"));
+    expect(log).toEqual([
+      expect.stringMatching(
+        /WARN {2}broker connection down: its client is reconnecting broker=memory state=reconnecting reason="connect ECONNREFUSED"/,
+      ),
+      expect.stringMatching(/INFO {2}broker connection back broker=memory state=connected/),
+      expect.stringMatching(
+        /WARN {2}broker connection lost: its client gave up or is refused for good .* broker=memory state=lost reason=WRONGPASS/,
+      ),
     ]);
   });
 
@@ -79,10 +144,10 @@ describe("runtime events", () => {
     await expect(a.start()).rejects.toThrow("the hook refuses");
     expect(lifecycle(events)).toEqual([
       "app starting",
-      "memory up",
+      "memory connected",
       "in started",
       "app stopping",
-      "memory down",
+      "memory closed",
       "app stopped",
     ]);
     const refused = app().broker(new MemoryBroker(), (b) => {

@@ -21,11 +21,12 @@ const RS_PREFIX = [0x72, 0x73]; // "rs": every envelope starts "rs1:" or "rs2:"
  * A frame cut short at the end (a crash mid-write) is no copy: it is cut off by the next writer.
  */
 export async function copiesInFile(
-  path: string,
+  file: { readonly path: string; readonly maxMessageBytes: number },
   consumer: string,
   streamKey: string,
   fromSeq: bigint,
 ): Promise<Set<bigint>> {
+  const { path, maxMessageBytes } = file;
   const copied = new Set<bigint>();
   const fd = openSync(path, "r");
   let offset: number;
@@ -38,6 +39,7 @@ export async function copiesInFile(
   }
   const reading = await FileConsumer.open(path, {
     from: { offset: Math.max(offset, HEADER_SIZE) },
+    maxMessageBytes,
   });
   try {
     for (;;) {

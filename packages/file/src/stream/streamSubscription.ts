@@ -23,6 +23,8 @@ export interface FileHost extends SubscriptionHost {
   /** The file read (a private temporary one in process). */
   readonly path: string;
   readonly coordinator: Coordinator | undefined;
+  /** A frame declaring a larger payload stops the reader instead of being waited for. */
+  readonly maxMessageBytes: number;
 }
 
 interface Named {
@@ -113,6 +115,7 @@ export class FileSubscription
         from: stream.start,
         follow: !stream.replay,
         streamKey: key,
+        maxMessageBytes: host.maxMessageBytes,
       });
       return new FileSubscription(host, key, consumer, undefined, undefined);
     }
@@ -144,7 +147,7 @@ export class FileSubscription
         }
         // The copies this consumer wrote for messages it had not settled on disk: those messages
         // are not delivered again (their copy took their place).
-        copied = await copiesInFile(host.path, consumerName, key, stored.open[0] ?? stored.next);
+        copied = await copiesInFile(host, consumerName, key, stored.open[0] ?? stored.next);
       }
       const named: Named = {
         consumer: consumerName,
@@ -156,6 +159,7 @@ export class FileSubscription
         from: { seq: stored.open[0] ?? stored.next },
         follow: !stream.replay,
         streamKey: key,
+        maxMessageBytes: host.maxMessageBytes,
       });
       return new FileSubscription(host, key, consumer, named, consumerName);
     } catch (error) {

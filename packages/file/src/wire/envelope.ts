@@ -142,7 +142,8 @@ function parseBinary(block: Uint8Array): HeaderMap | undefined {
     if (end > block.length) return undefined;
     const name = lenientUtf8.decode(block.subarray(at + 4, valueAt));
     // As in `parseLines`: the nameless header is the one part of the message ours cannot hold.
-    if (name !== "") headers.set(name, block.slice(valueAt + 4, end));
+    // A view, as the payload is: the body was decoded for this envelope alone.
+    if (name !== "") headers.set(name, block.subarray(valueAt + 4, end));
     at = end;
   }
   return headers;

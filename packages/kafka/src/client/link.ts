@@ -7,6 +7,8 @@
 // Offsets are bigint on this side of the port; an engine whose client speaks numbers or strings
 // converts at its edge.
 
+import type { LinkStates } from "@ruststream/core/broker";
+
 /** One partition of one topic. */
 export interface TopicPartition {
   readonly topic: string;
@@ -196,6 +198,11 @@ export interface Link {
   readonly admin: LinkAdmin;
   /** Closes what the engine itself opened (the admin connection); bounded. */
   close(): Promise<void>;
+  /**
+   * The state of every client's connections to the cluster, as one (core's LinkStates). The
+   * in-process stand-in has none: nothing lies between it and the broker.
+   */
+  readonly states?: LinkStates;
 }
 
 /** A raw client property: the engine's own name and value, passed through untouched. */

@@ -2,12 +2,8 @@ import { HeaderMap, type OutgoingMessage } from "@ruststream/core";
 import { undecodableHeaders } from "../names.js";
 import { PulsarMessagePosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
-import { CompressionType } from "../wire/commands/enums.js";
+import { CompressionType, compressionName } from "../wire/commands/enums.js";
 import type { UndecodableEntry } from "../wire/undecodable.js";
-
-const compressionNames = new Map<number, string>(
-  Object.entries(CompressionType).map(([name, value]) => [value, name]),
-);
 
 /**
  * The dead letter of an entry the consumer could not decode. Nothing decoded from it can be
@@ -25,10 +21,7 @@ export function undecodableCopy(
   const headers = new HeaderMap();
   for (const { key, value } of metadata.properties ?? []) headers.set(key, value);
   const compression = metadata.compression ?? CompressionType.NONE;
-  headers.set(
-    undecodableHeaders.compression,
-    compressionNames.get(compression) ?? `${compression}`,
-  );
+  headers.set(undecodableHeaders.compression, compressionName(compression) ?? `${compression}`);
   if (metadata.uncompressedSize !== undefined)
     headers.set(undecodableHeaders.uncompressedSize, `${metadata.uncompressedSize}`);
   if (metadata.numMessagesInBatch !== undefined)

@@ -1,5 +1,6 @@
 // The link over the wire client: a real Pulsar broker behind the broker's Link.
 import { RustStreamError } from "@ruststream/core";
+import type { LinkStates } from "@ruststream/core/broker";
 import { type ClientOptions, PulsarClient } from "../wire/client.js";
 import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
 import type { ProducerOptions } from "../wire/producer/producerOptions.js";
@@ -51,5 +52,9 @@ export class ClientLink implements Link {
 
   close(): Promise<void> {
     return this.#client.close();
+  }
+
+  get states(): LinkStates {
+    return this.#client.states;
   }
 }

@@ -2,6 +2,7 @@
 // wire client stands behind it against a real broker (clientLink.ts); the in-process mode puts a
 // stand-in of the server behind the same interface (src/inProcess/), so every subscription,
 // delivery and publisher above it runs unchanged in TestApp.
+import type { LinkStates } from "@ruststream/core/broker";
 import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { OutgoingMessage, ProducerOptions } from "../wire/producer/producerOptions.js";
@@ -57,6 +58,11 @@ export interface Link {
   createProducer(options: ProducerOptions): Promise<LinkProducer>;
   /** Closes every producer, consumer and connection it opened; bounded. */
   close(): Promise<void>;
+  /**
+   * The state of every producer's and consumer's attachment, as one (core's LinkStates). The
+   * in-process stand-in has none: nothing lies between it and the broker.
+   */
+  readonly states?: LinkStates;
   /**
    * In-process only: stores a message at once, as if a producer outside the process sent it, for
    * a test's synchronous `inject`. Throws what a send would reject with. A server link has none.

@@ -9,24 +9,24 @@ export interface BackoffOptions {
 }
 
 export class Backoff {
-  private attempt = 0;
-  private readonly initialMs: number;
-  private readonly maxMs: number;
+  #attempt = 0;
+  readonly #initialMs: number;
+  readonly #maxMs: number;
 
   constructor(options: BackoffOptions = {}) {
-    this.initialMs = options.initialMs ?? 100;
-    this.maxMs = options.maxMs ?? 30_000;
+    this.#initialMs = options.initialMs ?? 100;
+    this.#maxMs = options.maxMs ?? 30_000;
   }
 
   /** The next delay: doubling from the initial one up to the maximum, less up to 20 % jitter. */
   next(): number {
-    const base = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(this.attempt, 30));
-    this.attempt++;
+    const base = Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(this.#attempt, 30));
+    this.#attempt++;
     return Math.round(base * (1 - Math.random() * 0.2));
   }
 
   reset(): void {
-    this.attempt = 0;
+    this.#attempt = 0;
   }
 }
 

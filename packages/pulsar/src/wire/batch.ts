@@ -9,6 +9,7 @@
 // the codec's own (test/protocol.test.ts compares them).
 import { singleMessageMetadata } from "./commands/codec.js";
 import type { SingleMessageMetadata } from "./commands/shapes.js";
+import { DecodeError } from "./errors.js";
 
 /** One message of a batch. */
 export interface BatchEntry {
@@ -163,25 +164,37 @@ function decodeSizeAndSequence(
     : { payloadSize, sequenceId: BigInt(sequenceId) };
 }
 
-/** Splits a decompressed batch payload into its `count` messages; throws when it does not add up. */
+/**
+ * Splits a decompressed batch payload into its `count` messages. Throws DecodeError when they do not
+ * add up: a count below 1, a message running past the payload, or bytes left after the last one (a
+ * count lower than the messages held, which would otherwise drop the rest unseen).
+ */
 export function readBatch(payload: Uint8Array, count: number): BatchEntry[] {
+  if (!Number.isInteger(count) || count < 1)
+    throw new DecodeError(`a batch count of ${count} (a batch holds at least 1 message)`);
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const entries: BatchEntry[] = [];
   let at = 0;
   for (let i = 0; i < count; i++) {
-    if (at + 4 > payload.length) throw new Error(`batch ends before message ${i} of ${count}`);
+    if (at + 4 > payload.length)
+      throw new DecodeError(`the batch ends before message ${i} of the ${count} it declares`);
     const metaSize = view.getUint32(at);
     at += 4;
-    if (at + metaSize > payload.length) throw new Error(`batch message ${i}: metadata overruns`);
+    if (at + metaSize > payload.length)
+      throw new DecodeError(`batch message ${i}: its metadata size ${metaSize} overruns the batch`);
     const metadata =
       decodeSizeAndSequence(payload, at, at + metaSize) ??
       singleMessageMetadata.decode(payload.subarray(at, at + metaSize));
     at += metaSize;
     const size = metadata.payloadSize;
     if (size < 0 || at + size > payload.length)
-      throw new Error(`batch message ${i}: payload overruns`);
+      throw new DecodeError(`batch message ${i}: its payload size ${size} overruns the batch`);
     entries.push({ metadata, payload: payload.subarray(at, at + size) });
     at += size;
   }
+  if (at !== payload.length)
+    throw new DecodeError(
+      `the batch declares a count of ${count}, and ${payload.length - at} bytes follow its messages`,
+    );
   return entries;
 }

@@ -1,7 +1,7 @@
 // The client: configuration, the pool of connections (one per broker, shared by all producers and
 // consumers on it), lookups, and the producers and consumers it made, which it closes with itself.
 import { consoleLogger, type Logger, RustStreamError, type TlsOptions } from "@ruststream/core";
-import { type ResolvedTls, resolveTls } from "@ruststream/core/broker";
+import { LinkStates, type ResolvedTls, resolveTls } from "@ruststream/core/broker";
 import type { BackoffOptions } from "./backoff.js";
 import { Connection, type TokenSource } from "./connection.js";
 import { Consumer } from "./consumer/consumer.js";
@@ -53,23 +53,31 @@ export class PulsarClient implements ClientHost {
   readonly operationTimeoutMs: number;
   readonly backoff: BackoffOptions;
   readonly log: Logger;
-  private readonly addresses: BrokerAddress[];
-  private readonly tls: ResolvedTls | undefined;
-  private nextAddress = 0;
-  private readonly connections = new Map<string, Promise<Connection>>();
-  private readonly opened = new Set<Closable>();
-  private readonly abort = new AbortController();
-  private nextProducerId = 0;
-  private nextConsumerId = 0;
-  private closed = false;
+  /**
+   * The client's state: each producer's and consumer's attachment (one per partition), reported by
+   * its attacher as it loses it and attaches again.
+   */
+  readonly states = new LinkStates();
+  readonly #addresses: BrokerAddress[];
+  readonly #tls: ResolvedTls | undefined;
+  #nextAddress = 0;
+  readonly #connections = new Map<string, Promise<Connection>>();
+  readonly #opened = new Set<Closable>();
+  readonly #abort = new AbortController();
+  #nextProducerId = 0;
+  #nextConsumerId = 0;
+  #closed = false;
   /** Connections opened so far (a reconnect opens another): for tests and diagnostics. */
   connectionsOpened = 0;
 
-  constructor(private readonly options: ClientOptions) {
-    this.addresses = parseServiceUrl(options.serviceUrl);
-    this.tls = resolveTls("tls", options.tls);
+  readonly #options: ClientOptions;
+
+  constructor(options: ClientOptions) {
+    this.#options = options;
+    this.#addresses = parseServiceUrl(options.serviceUrl);
+    this.#tls = resolveTls("tls", options.tls);
     // The scheme turns TLS on; settings beside a plain address would silently go unused.
-    if (this.tls !== undefined && !this.addresses.some((a) => a.tls)) {
+    if (this.#tls !== undefined && !this.#addresses.some((a) => a.tls)) {
       throw new RustStreamError(
         "invalid-argument",
         `tls is set but ${options.serviceUrl} is not a TLS address: give pulsar+ssl://host:6651 (or leave tls out)`,
@@ -81,42 +89,42 @@ export class PulsarClient implements ClientHost {
   }
 
   get signal(): AbortSignal {
-    return this.abort.signal;
+    return this.#abort.signal;
   }
 
   serviceAddress(): BrokerAddress {
-    const address = this.addresses[this.nextAddress % this.addresses.length]!;
-    this.nextAddress++;
+    const address = this.#addresses[this.#nextAddress % this.#addresses.length]!;
+    this.#nextAddress++;
     return address;
   }
 
   /** The pooled connection to `logical` through `physical`, opened when there is none. */
   connection(logical: BrokerAddress, physical: BrokerAddress = logical): Promise<Connection> {
-    if (this.closed) return Promise.reject(closedError("the Pulsar client"));
+    if (this.#closed) return Promise.reject(closedError("the Pulsar client"));
     const key = `${logical.url}|${physical.url}`;
-    const existing = this.connections.get(key);
+    const existing = this.#connections.get(key);
     if (existing) return existing;
     this.connectionsOpened++;
     const opening = Connection.open(logical, physical, {
-      ...(this.options.token === undefined ? {} : { token: this.options.token }),
-      ...(this.tls === undefined ? {} : { tls: this.tls }),
-      ...(this.options.connectTimeoutMs === undefined
+      ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
+      ...(this.#tls === undefined ? {} : { tls: this.#tls }),
+      ...(this.#options.connectTimeoutMs === undefined
         ? {}
-        : { connectTimeoutMs: this.options.connectTimeoutMs }),
-      ...(this.options.keepAliveIntervalMs === undefined
+        : { connectTimeoutMs: this.#options.connectTimeoutMs }),
+      ...(this.#options.keepAliveIntervalMs === undefined
         ? {}
-        : { keepAliveIntervalMs: this.options.keepAliveIntervalMs }),
+        : { keepAliveIntervalMs: this.#options.keepAliveIntervalMs }),
       operationTimeoutMs: this.operationTimeoutMs,
     });
-    this.connections.set(key, opening);
+    this.#connections.set(key, opening);
     opening.then(
       (connection) =>
         connection.onClose(() => {
           // Only forget the connection that closed, not a newer one under the same key.
-          if (this.connections.get(key) === opening) this.connections.delete(key);
+          if (this.#connections.get(key) === opening) this.#connections.delete(key);
         }),
       () => {
-        if (this.connections.get(key) === opening) this.connections.delete(key);
+        if (this.#connections.get(key) === opening) this.#connections.delete(key);
       },
     );
     return opening;
@@ -124,10 +132,10 @@ export class PulsarClient implements ClientHost {
 
   lookup(topic: string): Promise<LookupResult> {
     return lookupTopic(this, topic, {
-      maxRedirects: this.options.maxLookupRedirects ?? DEFAULT_MAX_REDIRECTS,
-      ...(this.options.listenerName === undefined
+      maxRedirects: this.#options.maxLookupRedirects ?? DEFAULT_MAX_REDIRECTS,
+      ...(this.#options.listenerName === undefined
         ? {}
-        : { listenerName: this.options.listenerName }),
+        : { listenerName: this.#options.listenerName }),
     });
   }
 
@@ -136,49 +144,49 @@ export class PulsarClient implements ClientHost {
   }
 
   newProducerId(): number {
-    return this.nextProducerId++;
+    return this.#nextProducerId++;
   }
 
   newConsumerId(): number {
-    return this.nextConsumerId++;
+    return this.#nextConsumerId++;
   }
 
   /** Creates a producer; resolves once the broker has accepted it (on every partition). */
   async createProducer(options: ProducerOptions): Promise<Producer> {
-    if (this.closed) throw closedError("the Pulsar client");
+    if (this.#closed) throw closedError("the Pulsar client");
     const producer = await Producer.create(this, options);
-    return this.track(producer);
+    return this.#track(producer);
   }
 
   /** Subscribes; resolves once the broker has accepted the consumer (on every partition). */
   async subscribe(options: ConsumerOptions): Promise<Consumer> {
-    if (this.closed) throw closedError("the Pulsar client");
+    if (this.#closed) throw closedError("the Pulsar client");
     const consumer = await Consumer.subscribe(this, options);
-    return this.track(consumer);
+    return this.#track(consumer);
   }
 
-  private track<T extends Closable>(handle: T): T {
-    if (this.closed) {
+  #track<T extends Closable>(handle: T): T {
+    if (this.#closed) {
       void handle.close();
       throw closedError("the Pulsar client");
     }
     const close = handle.close.bind(handle);
     handle.close = async () => {
-      this.opened.delete(handle);
+      this.#opened.delete(handle);
       await close();
     };
-    this.opened.add(handle);
+    this.#opened.add(handle);
     return handle;
   }
 
   /** Closes every producer (after their pending sends) and consumer, then the connections. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.opened].map((h) => h.close()));
-    this.abort.abort();
-    const connections = await Promise.allSettled([...this.connections.values()]);
-    this.connections.clear();
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#opened].map((h) => h.close()));
+    this.#abort.abort();
+    const connections = await Promise.allSettled([...this.#connections.values()]);
+    this.#connections.clear();
     for (const c of connections) if (c.status === "fulfilled") c.value.close();
   }
 }

@@ -1,12 +1,20 @@
 // The payload codecs, matching what Pulsar's Java client writes byte for byte: LZ4 as a raw block,
 // ZLIB as a zlib stream (java.util.zip.Deflater's default), ZSTD as a zstd frame, SNAPPY as a raw
 // snappy block. A batch is compressed whole. LZ4 is this package's own (lz4.ts), ZLIB is node:zlib;
-// ZSTD (WebAssembly, zstd.ts) and SNAPPY (a Node-API addon with prebuilt binaries) are loaded on
-// first need by `loadCodecs`, so a platform without one of them still runs every other codec.
+// ZSTD (WebAssembly, zstd.ts) and SNAPPY (a Node-API addon with prebuilt binaries, snappy.ts) are
+// loaded on first need by `loadCodecs`, so a platform without one of them still runs every other
+// codec.
+//
+// Decompressing reads bytes someone else wrote, so it is bounded: the size the entry's metadata
+// declares is checked against the max message size first, and no codec produces, or allocates for,
+// more than that size, whatever its input claims.
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { RustStreamError } from "@ruststream/core";
-import { CompressionType, type CompressionTypeValue } from "./commands/enums.js";
+import { CompressionType, type CompressionTypeValue, compressionName } from "./commands/enums.js";
+import { DecodeError } from "./errors.js";
+import { DEFAULT_MAX_MESSAGE_SIZE } from "./frame.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./lz4.js";
+import { loadSnappy } from "./snappy.js";
 import { loadZstd } from "./zstd.js";
 
 /** A compression type by the name the Java client gives it. */
@@ -14,21 +22,35 @@ export type Compression = "NONE" | "LZ4" | "ZLIB" | "ZSTD" | "SNAPPY";
 
 interface Codec {
   compress(data: Uint8Array): Uint8Array;
+  /** Exactly `uncompressedSize` bytes, never producing or allocating more; throws otherwise. */
   decompress(data: Uint8Array, uncompressedSize: number): Uint8Array;
+}
+
+/**
+ * Inflates at most `uncompressedSize` bytes: zlib stops, and throws, as soon as its output passes
+ * that, instead of inflating a small bomb to gigabytes before the size is compared.
+ */
+function inflateAtMost(data: Uint8Array, uncompressedSize: number): Uint8Array {
+  try {
+    // The Java codec ends its stream with a sync flush, not a final block: inflate what is there
+    // instead of insisting on the stream's end.
+    return inflateSync(data, {
+      finishFlush: constants.Z_SYNC_FLUSH,
+      maxOutputLength: Math.max(1, uncompressedSize),
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE")
+      throw new DecodeError(
+        `zlib: the stream inflates past the ${uncompressedSize} bytes the metadata declares`,
+      );
+    throw error;
+  }
 }
 
 const codecs = new Map<number, Codec>([
   [CompressionType.NONE, { compress: (data) => data, decompress: (data) => data }],
   [CompressionType.LZ4, { compress: lz4CompressBlock, decompress: lz4DecompressBlock }],
-  [
-    CompressionType.ZLIB,
-    {
-      compress: (data) => deflateSync(data),
-      // The Java codec ends its stream with a sync flush, not a final block: inflate what is there
-      // instead of insisting on the stream's end.
-      decompress: (data) => inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH }),
-    },
-  ],
+  [CompressionType.ZLIB, { compress: (data) => deflateSync(data), decompress: inflateAtMost }],
 ]);
 
 const loadErrors = new Map<number, unknown>();
@@ -47,13 +69,7 @@ export function loadCodecs(): Promise<void> {
       loadErrors.set(CompressionType.ZSTD, error);
     }
     try {
-      const snappy = (await import("snappy")).default;
-      codecs.set(CompressionType.SNAPPY, {
-        compress: (data) =>
-          snappy.compressSync(Buffer.from(data.buffer, data.byteOffset, data.length)),
-        decompress: (data) =>
-          snappy.uncompressSync(Buffer.from(data.buffer, data.byteOffset, data.length)) as Buffer,
-      });
+      codecs.set(CompressionType.SNAPPY, await loadSnappy());
     } catch (error) {
       loadErrors.set(CompressionType.SNAPPY, error);
     }
@@ -99,12 +115,49 @@ export function compress(type: number, data: Uint8Array): Uint8Array {
   return codec(type).compress(data);
 }
 
-/** Decompresses a payload; the result must be exactly `uncompressedSize` bytes. */
-export function decompress(type: number, data: Uint8Array, uncompressedSize: number): Uint8Array {
-  const out = codec(type).decompress(data, uncompressedSize);
+/**
+ * Checks the uncompressed size an entry's metadata declares: a whole number of bytes no larger than
+ * `maxSize` (the broker's max message size, what no message may exceed). DecodeError otherwise.
+ */
+export function checkUncompressedSize(uncompressedSize: number, maxSize: number): void {
+  if (!Number.isSafeInteger(uncompressedSize) || uncompressedSize < 0)
+    throw new DecodeError(`an uncompressed size of ${uncompressedSize} bytes`);
+  if (uncompressedSize > maxSize)
+    throw new DecodeError(
+      `an uncompressed size of ${uncompressedSize} bytes, above the max message size of ${maxSize}`,
+    );
+}
+
+/**
+ * Decompresses a payload to exactly `uncompressedSize` bytes, which may not exceed `maxSize` (the
+ * broker's max message size; its default when not given). Bytes that cannot be decompressed so, a
+ * size above the limit or a compression type this client does not know throw DecodeError, before
+ * more than that size is produced or allocated; a codec that failed to load throws `unsupported`.
+ */
+export function decompress(
+  type: number,
+  data: Uint8Array,
+  uncompressedSize: number,
+  maxSize: number = DEFAULT_MAX_MESSAGE_SIZE,
+): Uint8Array {
+  checkUncompressedSize(uncompressedSize, maxSize);
+  const name = compressionName(type);
+  if (name === undefined)
+    throw new DecodeError(`compression type ${type} is unknown to this client`);
+  const decoder = codec(type);
+  let out: Uint8Array;
+  try {
+    out = decoder.decompress(data, uncompressedSize);
+  } catch (error) {
+    if (error instanceof DecodeError) throw error;
+    // What the codec itself says of bytes it cannot read (zlib's "incorrect header check", zstd's code).
+    throw new DecodeError(`${name}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   if (out.length !== uncompressedSize)
-    throw new Error(
-      `decompressed ${out.length} bytes where the metadata declared ${uncompressedSize}`,
+    throw new DecodeError(
+      `${name}: decompressed ${out.length} bytes where the metadata declares ${uncompressedSize}`,
     );
   return out;
 }

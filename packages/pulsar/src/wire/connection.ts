@@ -56,8 +56,8 @@ export interface ProducerHandler {
   onSendError(error: CommandSendError): void;
   /** The broker closed the producer (unload, ownership change), or the topic moved. */
   onClosedByBroker(assignedBrokerUrl?: string): void;
-  /** The connection is gone. */
-  onConnectionClosed(): void;
+  /** The connection is gone, with why. */
+  onConnectionClosed(error: Error): void;
 }
 
 /** What a consumer receives from its connection. */
@@ -66,7 +66,7 @@ export interface ConsumerHandler {
   onActiveConsumerChange?(change: CommandActiveConsumerChange): void;
   onReachedEndOfTopic?(): void;
   onClosedByBroker(assignedBrokerUrl?: string): void;
-  onConnectionClosed(): void;
+  onConnectionClosed(error: Error): void;
 }
 
 interface Pending {
@@ -89,25 +89,30 @@ export class Connection {
   protocolVersion = 0;
   serverVersion = "";
 
-  private readonly reader = new FrameReader();
-  private readonly pending = new Map<number, Pending>();
-  private readonly producers = new Map<number, ProducerHandler>();
-  private readonly consumers = new Map<number, ConsumerHandler>();
-  private readonly closeListeners: ((error: Error) => void)[] = [];
-  private nextRequestId = 0;
-  private lastReceivedAt = Date.now();
-  private keepAlive: NodeJS.Timeout | undefined;
-  private closedWith: Error | undefined;
-  private handshake: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  readonly #reader = new FrameReader();
+  readonly #pending = new Map<number, Pending>();
+  readonly #producers = new Map<number, ProducerHandler>();
+  readonly #consumers = new Map<number, ConsumerHandler>();
+  readonly #closeListeners: ((error: Error) => void)[] = [];
+  #nextRequestId = 0;
+  #lastReceivedAt = Date.now();
+  #keepAlive: NodeJS.Timeout | undefined;
+  #closedWith: Error | undefined;
+  #handshake: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  readonly #socket: Socket;
+  readonly #settings: ConnectionSettings;
 
   private constructor(
-    private readonly socket: Socket,
+    socket: Socket,
     /** The broker this connection reaches (what lookups call its logical address). */
     readonly logical: BrokerAddress,
     /** Where the socket goes: the broker itself, or a proxy in front of it. */
     readonly physical: BrokerAddress,
-    private readonly settings: ConnectionSettings,
-  ) {}
+    settings: ConnectionSettings,
+  ) {
+    this.#socket = socket;
+    this.#settings = settings;
+  }
 
   /** Connects and completes the handshake; rejects with `broker-failure` (or `timeout`). */
   static async open(
@@ -127,7 +132,7 @@ export class Connection {
     socket.setNoDelay(true);
     const connection = new Connection(socket, logical, physical, settings);
     const timer = setTimeout(() => {
-      connection.destroy(
+      connection.#destroy(
         new RustStreamError(
           "timeout",
           `connecting to ${physical.url} took longer than ${timeoutMs} ms (TCP connect and Pulsar handshake)`,
@@ -135,20 +140,20 @@ export class Connection {
       );
     }, timeoutMs);
     try {
-      await connection.start();
+      await connection.#start();
       return connection;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private start(): Promise<void> {
+  #start(): Promise<void> {
     const done = new Promise<void>((resolve, reject) => {
-      this.handshake = { resolve, reject };
+      this.#handshake = { resolve, reject };
     });
-    this.socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    this.socket.on("error", (error) =>
-      this.destroy(
+    this.#socket.on("data", (chunk: Buffer) => this.#onData(chunk));
+    this.#socket.on("error", (error) =>
+      this.#destroy(
         new RustStreamError(
           "broker-failure",
           `connection to ${this.physical.url}: ${error.message}`,
@@ -158,17 +163,17 @@ export class Connection {
         ),
       ),
     );
-    this.socket.on("close", () =>
-      this.destroy(
+    this.#socket.on("close", () =>
+      this.#destroy(
         new RustStreamError(
           "broker-failure",
           `connection to ${this.physical.url} closed by the peer`,
         ),
       ),
     );
-    this.socket.once(this.physical.tls ? "secureConnect" : "connect", () => {
-      void this.sendConnect().catch((error: unknown) =>
-        this.destroy(
+    this.#socket.once(this.physical.tls ? "secureConnect" : "connect", () => {
+      void this.#sendConnect().catch((error: unknown) =>
+        this.#destroy(
           new RustStreamError("broker-failure", `authentication token: ${String(error)}`, {
             cause: error,
           }),
@@ -178,36 +183,36 @@ export class Connection {
     return done;
   }
 
-  private async sendConnect(): Promise<void> {
+  async #sendConnect(): Promise<void> {
     const connect: NonNullable<BaseCommand["connect"]> = {
       clientVersion: CLIENT_VERSION,
       protocolVersion: PROTOCOL_VERSION,
       featureFlags: { supportsAuthRefresh: true, supportsBrokerEntryMetadata: true },
     };
-    if (this.settings.token !== undefined) {
+    if (this.#settings.token !== undefined) {
       connect.authMethodName = "token";
-      connect.authData = await tokenBytes(this.settings.token);
+      connect.authData = await tokenBytes(this.#settings.token);
     }
     // A proxy forwards to the broker named here; a broker reached directly is not told.
     if (this.logical.url !== this.physical.url)
       connect.proxyToBrokerUrl = `${this.logical.host}:${this.logical.port}`;
-    this.write(encodeCommandFrame({ type: CommandType.CONNECT, connect }));
+    this.#write(encodeCommandFrame({ type: CommandType.CONNECT, connect }));
   }
 
   /** True once the socket is gone; a closed connection is never reused. */
   get closed(): boolean {
-    return this.closedWith !== undefined;
+    return this.#closedWith !== undefined;
   }
 
   /** Called once when the connection closes, with the reason. */
   onClose(listener: (error: Error) => void): void {
-    if (this.closedWith) listener(this.closedWith);
-    else this.closeListeners.push(listener);
+    if (this.#closedWith) listener(this.#closedWith);
+    else this.#closeListeners.push(listener);
   }
 
   /** A fresh request id, unique on this connection. */
   newRequestId(): number {
-    return this.nextRequestId++;
+    return this.#nextRequestId++;
   }
 
   /**
@@ -215,11 +220,11 @@ export class Connection {
    * PRODUCER_SUCCESS, LOOKUP_RESPONSE...). An ERROR answer rejects with `broker-failure`.
    */
   request(requestId: number, command: BaseCommand, what: string): Promise<BaseCommand> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
-    const timeoutMs = this.settings.operationTimeoutMs ?? 30_000;
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
+    const timeoutMs = this.#settings.operationTimeoutMs ?? 30_000;
     return new Promise<BaseCommand>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(requestId);
+        this.#pending.delete(requestId);
         reject(
           new RustStreamError(
             "timeout",
@@ -227,93 +232,93 @@ export class Connection {
           ),
         );
       }, timeoutMs);
-      this.pending.set(requestId, { what, resolve, reject, timer });
-      this.write(encodeCommandFrame(command));
+      this.#pending.set(requestId, { what, resolve, reject, timer });
+      this.#write(encodeCommandFrame(command));
     });
   }
 
   /** Sends a command that gets no answer (FLOW, ACK, REDELIVER...). False when the connection is gone. */
   send(command: BaseCommand): boolean {
-    if (this.closedWith) return false;
-    this.write(encodeCommandFrame(command));
+    if (this.#closedWith) return false;
+    this.#write(encodeCommandFrame(command));
     return true;
   }
 
   /** Sends several commands that get no answer in one socket write. False when the connection is gone. */
   sendAll(commands: readonly BaseCommand[]): boolean {
-    if (this.closedWith) return false;
+    if (this.#closedWith) return false;
     const frames = commands.map(encodeCommandFrame);
-    this.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+    this.#write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
     return true;
   }
 
   /** Sends a frame already encoded (a producer's, kept for resending after a reconnect). */
   sendFrame(frame: Uint8Array): boolean {
-    if (this.closedWith) return false;
-    this.write(frame);
+    if (this.#closedWith) return false;
+    this.#write(frame);
     return true;
   }
 
   registerProducer(producerId: number, handler: ProducerHandler): void {
-    this.producers.set(producerId, handler);
+    this.#producers.set(producerId, handler);
   }
 
   unregisterProducer(producerId: number): void {
-    this.producers.delete(producerId);
+    this.#producers.delete(producerId);
   }
 
   registerConsumer(consumerId: number, handler: ConsumerHandler): void {
-    this.consumers.set(consumerId, handler);
+    this.#consumers.set(consumerId, handler);
   }
 
   unregisterConsumer(consumerId: number): void {
-    this.consumers.delete(consumerId);
+    this.#consumers.delete(consumerId);
   }
 
   /** How many producers and consumers use this connection. */
   get users(): number {
-    return this.producers.size + this.consumers.size;
+    return this.#producers.size + this.#consumers.size;
   }
 
   /** Closes the connection; everything waiting on it fails with `closed` (or `error`). */
   close(error?: Error): void {
-    this.destroy(
+    this.#destroy(
       error ?? new RustStreamError("closed", `connection to ${this.physical.url} closed`),
     );
   }
 
-  private write(frame: Uint8Array): void {
-    this.socket.write(frame);
+  #write(frame: Uint8Array): void {
+    this.#socket.write(frame);
   }
 
-  private destroy(error: Error): void {
-    if (this.closedWith) return;
-    this.closedWith = error;
-    clearInterval(this.keepAlive);
-    this.socket.destroy();
-    this.handshake?.reject(error);
-    this.handshake = undefined;
-    for (const pending of this.pending.values()) {
+  #destroy(error: Error): void {
+    if (this.#closedWith) return;
+    this.#closedWith = error;
+    clearInterval(this.#keepAlive);
+    this.#socket.destroy();
+    this.#handshake?.reject(error);
+    this.#handshake = undefined;
+    for (const pending of this.#pending.values()) {
       clearTimeout(pending.timer);
       pending.reject(error);
     }
-    this.pending.clear();
-    const producers = [...this.producers.values()];
-    const consumers = [...this.consumers.values()];
-    this.producers.clear();
-    this.consumers.clear();
-    for (const producer of producers) producer.onConnectionClosed();
-    for (const consumer of consumers) consumer.onConnectionClosed();
-    for (const listener of this.closeListeners.splice(0)) listener(error);
+    this.#pending.clear();
+    const producers = [...this.#producers.values()];
+    const consumers = [...this.#consumers.values()];
+    this.#producers.clear();
+    this.#consumers.clear();
+    for (const producer of producers) producer.onConnectionClosed(error);
+    for (const consumer of consumers) consumer.onConnectionClosed(error);
+    for (const listener of this.#closeListeners.splice(0)) listener(error);
   }
 
-  private onData(chunk: Buffer): void {
-    this.lastReceivedAt = Date.now();
+  #onData(chunk: Buffer): void {
+    this.#lastReceivedAt = Date.now();
     let frames: Frame[];
     try {
-      frames = this.reader.push(chunk);
+      frames = this.#reader.push(chunk);
     } catch (error) {
-      this.destroy(
+      this.#destroy(
         new RustStreamError(
           "broker-failure",
           `connection to ${this.physical.url}: unreadable frame (${String(error)})`,
@@ -323,12 +328,12 @@ export class Connection {
       return;
     }
     for (const frame of frames) {
-      if (this.closedWith) return;
+      if (this.#closedWith) return;
       try {
-        this.dispatch(frame);
+        this.#dispatch(frame);
       } catch (error) {
         // A handler's bug must not leave the connection half-read: drop it and let users reconnect.
-        this.destroy(
+        this.#destroy(
           new RustStreamError(
             "broker-failure",
             `handling ${frame.command.type}: ${String(error)}`,
@@ -341,11 +346,11 @@ export class Connection {
     }
   }
 
-  private dispatch(frame: Frame): void {
+  #dispatch(frame: Frame): void {
     const command = frame.command;
     switch (command.type) {
       case CommandType.CONNECTED:
-        this.onConnected(command);
+        this.#onConnected(command);
         return;
       case CommandType.PING:
         this.send({ type: CommandType.PONG, pong: {} });
@@ -353,51 +358,51 @@ export class Connection {
       case CommandType.PONG:
         return;
       case CommandType.AUTH_CHALLENGE:
-        void this.answerChallenge();
+        void this.#answerChallenge();
         return;
       case CommandType.MESSAGE: {
         const message = command.message!;
         if (!frame.payload) throw new Error("MESSAGE without payload");
-        this.consumers.get(message.consumerId)?.onMessage(message, frame.payload);
+        this.#consumers.get(message.consumerId)?.onMessage(message, frame.payload);
         return;
       }
       case CommandType.SEND_RECEIPT: {
         const receipt = command.sendReceipt!;
-        this.producers.get(receipt.producerId)?.onSendReceipt(receipt);
+        this.#producers.get(receipt.producerId)?.onSendReceipt(receipt);
         return;
       }
       case CommandType.SEND_ERROR: {
         const error = command.sendError!;
-        this.producers.get(error.producerId)?.onSendError(error);
+        this.#producers.get(error.producerId)?.onSendError(error);
         return;
       }
       case CommandType.CLOSE_PRODUCER:
-        this.onCloseProducer(command.closeProducer!);
+        this.#onCloseProducer(command.closeProducer!);
         return;
       case CommandType.CLOSE_CONSUMER:
-        this.onCloseConsumer(command.closeConsumer!);
+        this.#onCloseConsumer(command.closeConsumer!);
         return;
       case CommandType.TOPIC_MIGRATED:
-        this.onTopicMigrated(command.topicMigrated!);
+        this.#onTopicMigrated(command.topicMigrated!);
         return;
       case CommandType.ACTIVE_CONSUMER_CHANGE: {
         const change = command.activeConsumerChange!;
-        this.consumers.get(change.consumerId)?.onActiveConsumerChange?.(change);
+        this.#consumers.get(change.consumerId)?.onActiveConsumerChange?.(change);
         return;
       }
       case CommandType.REACHED_END_OF_TOPIC:
-        this.consumers.get(command.reachedEndOfTopic!.consumerId)?.onReachedEndOfTopic?.();
+        this.#consumers.get(command.reachedEndOfTopic!.consumerId)?.onReachedEndOfTopic?.();
         return;
       case CommandType.ERROR: {
         const error = command.error!;
-        if (this.handshake) {
+        if (this.#handshake) {
           // ERROR before CONNECTED: the handshake failed (authentication, version).
-          this.destroy(
+          this.#destroy(
             serverFailure(`handshake with ${this.physical.url}`, error.error, error.message),
           );
           return;
         }
-        const pending = this.take(error.requestId);
+        const pending = this.#take(error.requestId);
         pending?.reject(serverFailure(pending.what, error.error, error.message));
         return;
       }
@@ -409,38 +414,38 @@ export class Connection {
           command.producerSuccess!.producerReady === false
         )
           return; // WaitForExclusive: a second PRODUCER_SUCCESS follows when the producer is ready
-        this.take(requestId)?.resolve(command);
+        this.#take(requestId)?.resolve(command);
       }
     }
   }
 
-  private take(requestId: number): Pending | undefined {
-    const pending = this.pending.get(requestId);
+  #take(requestId: number): Pending | undefined {
+    const pending = this.#pending.get(requestId);
     if (!pending) return undefined;
-    this.pending.delete(requestId);
+    this.#pending.delete(requestId);
     clearTimeout(pending.timer);
     return pending;
   }
 
-  private onConnected(command: BaseCommand): void {
+  #onConnected(command: BaseCommand): void {
     const connected = command.connected!;
     this.serverVersion = connected.serverVersion;
     this.protocolVersion = connected.protocolVersion ?? 0;
     if (connected.maxMessageSize !== undefined && connected.maxMessageSize > 0)
       this.maxMessageSize = connected.maxMessageSize;
     // Frames from the broker may carry broker entry metadata and command bytes beyond the limit.
-    this.reader.maxFrameSize = this.maxMessageSize + FRAME_PADDING * 4;
-    const interval = this.settings.keepAliveIntervalMs ?? 30_000;
-    this.lastReceivedAt = Date.now();
-    this.keepAlive = setInterval(() => this.checkAlive(interval), interval);
-    this.keepAlive.unref();
-    this.handshake?.resolve();
-    this.handshake = undefined;
+    this.#reader.maxFrameSize = this.maxMessageSize + FRAME_PADDING * 4;
+    const interval = this.#settings.keepAliveIntervalMs ?? 30_000;
+    this.#lastReceivedAt = Date.now();
+    this.#keepAlive = setInterval(() => this.#checkAlive(interval), interval);
+    this.#keepAlive.unref();
+    this.#handshake?.resolve();
+    this.#handshake = undefined;
   }
 
-  private checkAlive(interval: number): void {
-    if (Date.now() - this.lastReceivedAt >= 2 * interval) {
-      this.destroy(
+  #checkAlive(interval: number): void {
+    if (Date.now() - this.#lastReceivedAt >= 2 * interval) {
+      this.#destroy(
         new RustStreamError(
           "broker-failure",
           `connection to ${this.physical.url}: no data for ${2 * interval} ms (ping unanswered); the peer is taken for dead`,
@@ -451,12 +456,12 @@ export class Connection {
     this.send({ type: CommandType.PING, ping: {} });
   }
 
-  private async answerChallenge(): Promise<void> {
+  async #answerChallenge(): Promise<void> {
     try {
       const authData =
-        this.settings.token === undefined
+        this.#settings.token === undefined
           ? new Uint8Array()
-          : await tokenBytes(this.settings.token);
+          : await tokenBytes(this.#settings.token);
       this.send({
         type: CommandType.AUTH_RESPONSE,
         authResponse: {
@@ -466,7 +471,7 @@ export class Connection {
         },
       });
     } catch (error) {
-      this.destroy(
+      this.#destroy(
         new RustStreamError(
           "broker-failure",
           `refreshing the authentication token: ${String(error)}`,
@@ -478,31 +483,31 @@ export class Connection {
     }
   }
 
-  private onCloseProducer(close: CommandCloseProducer): void {
-    const handler = this.producers.get(close.producerId);
-    this.producers.delete(close.producerId);
+  #onCloseProducer(close: CommandCloseProducer): void {
+    const handler = this.#producers.get(close.producerId);
+    this.#producers.delete(close.producerId);
     handler?.onClosedByBroker(
       this.physical.tls ? close.assignedBrokerServiceUrlTls : close.assignedBrokerServiceUrl,
     );
   }
 
-  private onCloseConsumer(close: CommandCloseConsumer): void {
-    const handler = this.consumers.get(close.consumerId);
-    this.consumers.delete(close.consumerId);
+  #onCloseConsumer(close: CommandCloseConsumer): void {
+    const handler = this.#consumers.get(close.consumerId);
+    this.#consumers.delete(close.consumerId);
     handler?.onClosedByBroker(
       this.physical.tls ? close.assignedBrokerServiceUrlTls : close.assignedBrokerServiceUrl,
     );
   }
 
-  private onTopicMigrated(migrated: CommandTopicMigrated): void {
+  #onTopicMigrated(migrated: CommandTopicMigrated): void {
     const url = this.physical.tls ? migrated.brokerServiceUrlTls : migrated.brokerServiceUrl;
     if (migrated.resourceType === ResourceTypeValue.Producer) {
-      const handler = this.producers.get(migrated.resourceId);
-      this.producers.delete(migrated.resourceId);
+      const handler = this.#producers.get(migrated.resourceId);
+      this.#producers.delete(migrated.resourceId);
       handler?.onClosedByBroker(url);
     } else {
-      const handler = this.consumers.get(migrated.resourceId);
-      this.consumers.delete(migrated.resourceId);
+      const handler = this.#consumers.get(migrated.resourceId);
+      this.#consumers.delete(migrated.resourceId);
       handler?.onClosedByBroker(url);
     }
   }

@@ -19,6 +19,21 @@ export class PulsarServerError extends Error {
   }
 }
 
+/**
+ * Bytes from the wire that cannot be decoded: a command, a message's metadata, a batch, a payload
+ * its codec cannot decompress within the limits. Every decoder of this client throws this (or its
+ * FrameError) and nothing else, whatever the bytes; what the bytes said and why they fail is in the
+ * message. To a caller of `decompress` it is an `invalid-argument`; a consumer turns it into an
+ * undecodable entry, a connection (for a FrameError) into `broker-failure`.
+ */
+export class DecodeError extends RustStreamError {
+  override readonly name: string = "DecodeError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("invalid-argument", message, options);
+  }
+}
+
 /** A peer that broke the protocol's rules (a redirect loop, a missing field): retrying cannot help. */
 export class ProtocolFailure extends Error {
   override readonly name = "ProtocolFailure";

@@ -5,8 +5,11 @@
 //            [0x0e01][crc32c u32][metadataSize u32][MessageMetadata][payload]
 // totalSize counts every byte after itself; the checksum covers every byte after itself.
 import { baseCommand, brokerEntryMetadata, messageMetadata } from "./commands/codec.js";
+import { CommandType } from "./commands/enums.js";
+import { MESSAGES } from "./commands/fieldTable.js";
 import type { BaseCommand, BrokerEntryMetadata, MessageMetadata } from "./commands/shapes.js";
 import { crc32c } from "./crc32c.js";
+import { DecodeError } from "./errors.js";
 
 /** Marks the checksummed section of a payload frame. */
 export const MAGIC_CRC32C = 0x0e01;
@@ -88,13 +91,24 @@ export function buildPayloadFrame(
 /** A payload frame's message, as read from the wire. */
 export interface PayloadSection {
   readonly brokerEntryMetadata?: BrokerEntryMetadata;
+  /** Its metadata; a stand-in with no fields set when `unreadable` or a bad checksum left none. */
   readonly metadata: MessageMetadata;
-  /** The payload as it travelled: compressed, and for a batch the concatenated entries. */
+  /**
+   * The payload as it travelled: compressed, and for a batch the concatenated entries. When
+   * `unreadable`, every byte of the section from its checksummed part on (or all of it, when
+   * reading failed before that), since where the payload starts is not known.
+   */
   readonly payload: Uint8Array;
   /** False when the CRC-32C did not match: the metadata and payload cannot be trusted. */
   readonly checksumValid: boolean;
   /** False when the frame carried no checksum at all (brokers before 1.20 could omit it). */
   readonly checksummed: boolean;
+  /**
+   * Why the section could not be read (its sizes overrun the frame, or its metadata is not a
+   * MessageMetadata), when it could not: the frame around it is sound, so the entry is undecodable
+   * and the connection goes on.
+   */
+  readonly unreadable?: string;
 }
 
 /** One decoded frame. */
@@ -104,7 +118,7 @@ export interface Frame {
 }
 
 /** Thrown for bytes that cannot be a frame: the connection must be dropped, since framing is lost. */
-export class FrameError extends Error {
+export class FrameError extends DecodeError {
   override readonly name = "FrameError";
 }
 
@@ -119,7 +133,29 @@ function asBuffer(bytes: Uint8Array): Buffer {
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Parses one complete frame (the bytes after totalSize). */
+/** The field of BaseCommand that holds each command type's body: the one numbered as the type. */
+const bodyFields = new Map<number, string>(
+  Object.entries(MESSAGES.BaseCommand).map(([name, spec]) => [spec.id, name]),
+);
+const commandNames = new Map<number, string>(
+  Object.entries(CommandType).map(([name, value]) => [value, name]),
+);
+
+/** The command of a frame, with the body its type names; FrameError for anything else. */
+function decodeCommand(bytes: Uint8Array): BaseCommand {
+  let command: BaseCommand;
+  try {
+    command = baseCommand.decode(bytes);
+  } catch (error) {
+    throw new FrameError(`unreadable command: ${(error as Error).message}`, { cause: error });
+  }
+  const body = bodyFields.get(command.type);
+  if (body === undefined || body === "type" || !(body in command))
+    throw new FrameError(`a ${commandNames.get(command.type)} command without its body`);
+  return command;
+}
+
+/** Parses one complete frame (the bytes after totalSize); FrameError when its command cannot be read. */
 export function decodeFrame(frame: Uint8Array): Frame {
   const bytes = asBuffer(frame);
   if (bytes.length < 4)
@@ -127,42 +163,64 @@ export function decodeFrame(frame: Uint8Array): Frame {
   const commandSize = bytes.readUInt32BE(0);
   if (4 + commandSize > bytes.length)
     throw new FrameError(`command size ${commandSize} exceeds the frame (${bytes.length} bytes)`);
-  const command = baseCommand.decode(bytes.subarray(4, 4 + commandSize));
-  let at = 4 + commandSize;
+  const command = decodeCommand(bytes.subarray(4, 4 + commandSize));
+  const at = 4 + commandSize;
   if (at === bytes.length) return { command };
+  return { command, payload: decodePayloadSection(bytes.subarray(at)) };
+}
 
+/** The metadata of a section that has none to offer: no field beyond the required ones set. */
+const noMetadata = (): MessageMetadata => ({ producerName: "", sequenceId: 0n, publishTime: 0 });
+
+/**
+ * The section after a payload frame's command. It never throws: what cannot be read is reported in
+ * `unreadable`, since the frame's total size already delimited it and the connection is sound.
+ */
+function decodePayloadSection(bytes: Buffer): PayloadSection {
+  let at = 0;
   let entryMetadata: BrokerEntryMetadata | undefined;
-  if (bytes.length >= at + 6 && bytes.readUInt16BE(at) === MAGIC_BROKER_ENTRY_METADATA) {
-    const size = bytes.readUInt32BE(at + 2);
-    entryMetadata = brokerEntryMetadata.decode(bytes.subarray(at + 6, at + 6 + size));
-    at += 6 + size;
-  }
   let checksummed = false;
   let checksumValid = true;
+  const unreadable = (why: string): PayloadSection => ({
+    metadata: noMetadata(),
+    payload: bytes.subarray(checksummed ? at : 0),
+    checksumValid,
+    checksummed,
+    unreadable: why,
+  });
+  if (bytes.length >= 6 && bytes.readUInt16BE(0) === MAGIC_BROKER_ENTRY_METADATA) {
+    const size = bytes.readUInt32BE(2);
+    if (6 + size > bytes.length)
+      return unreadable(`broker entry metadata size ${size} exceeds the frame`);
+    try {
+      entryMetadata = brokerEntryMetadata.decode(bytes.subarray(6, 6 + size));
+    } catch (error) {
+      return unreadable((error as Error).message);
+    }
+    at = 6 + size;
+  }
   if (bytes.length >= at + 6 && bytes.readUInt16BE(at) === MAGIC_CRC32C) {
     checksummed = true;
     const expected = bytes.readUInt32BE(at + 2);
     at += 6;
     checksumValid = crc32c(bytes.subarray(at)) === expected;
   }
-  if (bytes.length < at + 4) throw new FrameError("a payload frame ends before its metadata size");
+  if (bytes.length < at + 4) return unreadable("the payload section ends before its metadata size");
   const metadataSize = bytes.readUInt32BE(at);
-  at += 4;
-  if (at + metadataSize > bytes.length)
-    throw new FrameError(`metadata size ${metadataSize} exceeds the frame`);
+  if (at + 4 + metadataSize > bytes.length)
+    return unreadable(`metadata size ${metadataSize} exceeds the frame`);
   let metadata: MessageMetadata;
   try {
-    metadata = messageMetadata.decode(bytes.subarray(at, at + metadataSize));
+    metadata = messageMetadata.decode(bytes.subarray(at + 4, at + 4 + metadataSize));
   } catch (error) {
     // Corrupt metadata under a bad checksum is the checksum's failure, reported as such.
-    if (!checksumValid) metadata = { producerName: "", sequenceId: 0n, publishTime: 0 };
-    else throw new FrameError(`unreadable message metadata: ${String(error)}`);
+    if (checksumValid) return unreadable((error as Error).message);
+    metadata = noMetadata();
   }
-  const payload = bytes.subarray(at + metadataSize);
-  const section: PayloadSection = entryMetadata
+  const payload = bytes.subarray(at + 4 + metadataSize);
+  return entryMetadata
     ? { brokerEntryMetadata: entryMetadata, metadata, payload, checksumValid, checksummed }
     : { metadata, payload, checksumValid, checksummed };
-  return { command, payload: section };
 }
 
 /**
@@ -170,8 +228,8 @@ export function decodeFrame(frame: Uint8Array): Frame {
  * 5 MiB frame arriving in 64 KiB pieces is copied once, not once per piece.
  */
 export class FrameReader {
-  private readonly chunks: Buffer[] = [];
-  private buffered = 0;
+  readonly #chunks: Buffer[] = [];
+  #buffered = 0;
 
   /** @param maxFrameSize the largest totalSize accepted; a larger one is a lost stream. */
   constructor(public maxFrameSize: number = DEFAULT_MAX_MESSAGE_SIZE + FRAME_PADDING) {}
@@ -179,41 +237,41 @@ export class FrameReader {
   /** Adds bytes from the socket and returns the frames they complete, in order. */
   push(bytes: Uint8Array): Frame[] {
     const chunk = asBuffer(bytes);
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
     const frames: Frame[] = [];
-    while (this.buffered >= 4) {
-      const total = this.peekTotalSize();
+    while (this.#buffered >= 4) {
+      const total = this.#peekTotalSize();
       if (total > this.maxFrameSize)
         throw new FrameError(`frame of ${total} bytes exceeds the limit of ${this.maxFrameSize}`);
-      if (this.buffered < 4 + total) break;
-      const frame = this.take(4 + total);
+      if (this.#buffered < 4 + total) break;
+      const frame = this.#take(4 + total);
       frames.push(decodeFrame(frame.subarray(4)));
     }
     return frames;
   }
 
-  private peekTotalSize(): number {
-    const first = this.chunks[0]!;
+  #peekTotalSize(): number {
+    const first = this.#chunks[0]!;
     if (first.length >= 4) return first.readUInt32BE(0);
-    return this.take(4, true).readUInt32BE(0);
+    return this.#take(4, true).readUInt32BE(0);
   }
 
   /** Removes (or, with `peek`, copies) the first `size` buffered bytes. */
-  private take(size: number, peek = false): Buffer {
-    const first = this.chunks[0]!;
+  #take(size: number, peek = false): Buffer {
+    const first = this.#chunks[0]!;
     if (first.length >= size) {
       if (peek) return first;
-      if (first.length === size) this.chunks.shift();
-      else this.chunks[0] = first.subarray(size);
-      this.buffered -= size;
+      if (first.length === size) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(size);
+      this.#buffered -= size;
       return first.subarray(0, size);
     }
     const out = Buffer.allocUnsafe(size);
     let filled = 0;
     let index = 0;
     while (filled < size) {
-      const chunk = this.chunks[index]!;
+      const chunk = this.#chunks[index]!;
       const n = Math.min(chunk.length, size - filled);
       chunk.copy(out, filled, 0, n);
       filled += n;
@@ -221,10 +279,10 @@ export class FrameReader {
         index++;
         continue;
       }
-      if (n === chunk.length) this.chunks.shift();
-      else this.chunks[0] = chunk.subarray(n);
+      if (n === chunk.length) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(n);
     }
-    if (!peek) this.buffered -= size;
+    if (!peek) this.#buffered -= size;
     return out;
   }
 }

@@ -1,6 +1,7 @@
 // What producers and consumers need from the client that made them, declared here so neither
 // imports client.ts (the client imports them).
 import type { Logger } from "@ruststream/core";
+import type { LinkStates } from "@ruststream/core/broker";
 import type { BackoffOptions } from "./backoff.js";
 import type { ConnectionSource, LookupResult } from "./lookup.js";
 
@@ -18,4 +19,6 @@ export interface ClientHost extends ConnectionSource {
   readonly signal: AbortSignal;
   /** Where what nobody awaits is reported: an entry a consumer cannot decode. */
   readonly log: Logger;
+  /** Each producer's and consumer's attachment, reported by its attacher: the client's state. */
+  readonly states: LinkStates;
 }

@@ -8,7 +8,8 @@
 //   producer/           Producer and PartitionProducer, their options, one message to send
 //   consumer/           Consumer and PartitionConsumer, their options, Message
 //   messageId.ts        MessageId
-//   errors.ts           PulsarServerError (every failure is a RustStreamError; its cause for a server's)
+//   errors.ts           PulsarServerError (every failure is a RustStreamError; its cause for a server's),
+//                       DecodeError (bytes that cannot be decoded, what decompress throws for them)
 //   undecodable.ts      what a consumer does with an entry it cannot decode
 //   compression.ts      the codecs, by name (Compression) and by the protocol's number
 export type { BackoffOptions } from "./backoff.js";
@@ -21,7 +22,7 @@ export { Consumer } from "./consumer/consumer.js";
 export type { ConsumerOptions, SubscriptionType } from "./consumer/consumerOptions.js";
 export { Message } from "./consumer/message.js";
 export { PartitionConsumer } from "./consumer/partitionConsumer.js";
-export { PulsarServerError } from "./errors.js";
+export { DecodeError, PulsarServerError } from "./errors.js";
 export { MessageId } from "./messageId.js";
 export type { HashingScheme } from "./murmur3.js";
 export { PartitionProducer } from "./producer/partitionProducer.js";

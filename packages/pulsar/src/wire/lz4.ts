@@ -5,15 +5,28 @@
 // literals, a 2-byte little-endian offset back into the output, then the rest of the match length.
 // The last sequence holds only literals; the last 5 bytes are always literals and the last match
 // starts at least 12 bytes before the end.
+import { DecodeError } from "./errors.js";
 
 const MIN_MATCH = 4;
 const LAST_LITERALS = 5;
 const MF_LIMIT = 12;
 const MAX_OFFSET = 65_535;
 const HASH_BITS = 14;
+/**
+ * The most a block expands per byte: only the bytes extending a match's length yield more than
+ * they take, 255 each, so no block of n bytes holds more than 255 n.
+ */
+const MAX_EXPANSION = 255;
 
-/** Decompresses one raw LZ4 block into exactly `uncompressedSize` bytes; throws on malformed input. */
+/**
+ * Decompresses one raw LZ4 block into exactly `uncompressedSize` bytes; DecodeError on malformed
+ * input, and before anything is allocated when the block is too short to hold that many.
+ */
 export function lz4DecompressBlock(src: Uint8Array, uncompressedSize: number): Uint8Array {
+  if (uncompressedSize > src.length * MAX_EXPANSION)
+    throw new DecodeError(
+      `lz4: a block of ${src.length} bytes cannot hold the ${uncompressedSize} the metadata declares`,
+    );
   const dst = new Uint8Array(uncompressedSize);
   let s = 0;
   let d = 0;
@@ -23,32 +36,33 @@ export function lz4DecompressBlock(src: Uint8Array, uncompressedSize: number): U
     if (literals === 15) {
       let b: number;
       do {
-        if (s >= src.length) throw new Error("lz4: literal length runs past the input");
+        if (s >= src.length) throw new DecodeError("lz4: literal length runs past the input");
         b = src[s++]!;
         literals += b;
       } while (b === 255);
     }
     if (s + literals > src.length || d + literals > dst.length)
-      throw new Error("lz4: literals run past the input or the declared size");
+      throw new DecodeError("lz4: literals run past the input or the declared size");
     dst.set(src.subarray(s, s + literals), d);
     s += literals;
     d += literals;
     if (s >= src.length) break; // the last sequence: literals only
-    if (s + 2 > src.length) throw new Error("lz4: truncated match offset");
+    if (s + 2 > src.length) throw new DecodeError("lz4: truncated match offset");
     const offset = src[s]! | (src[s + 1]! << 8);
     s += 2;
-    if (offset === 0 || offset > d) throw new Error(`lz4: match offset ${offset} out of range`);
+    if (offset === 0 || offset > d)
+      throw new DecodeError(`lz4: match offset ${offset} out of range`);
     let length = token & 15;
     if (length === 15) {
       let b: number;
       do {
-        if (s >= src.length) throw new Error("lz4: match length runs past the input");
+        if (s >= src.length) throw new DecodeError("lz4: match length runs past the input");
         b = src[s++]!;
         length += b;
       } while (b === 255);
     }
     length += MIN_MATCH;
-    if (d + length > dst.length) throw new Error("lz4: match runs past the declared size");
+    if (d + length > dst.length) throw new DecodeError("lz4: match runs past the declared size");
     let from = d - offset;
     if (offset >= length) {
       dst.copyWithin(d, from, from + length);
@@ -59,7 +73,9 @@ export function lz4DecompressBlock(src: Uint8Array, uncompressedSize: number): U
     }
   }
   if (d !== uncompressedSize)
-    throw new Error(`lz4: decompressed ${d} bytes, the metadata declared ${uncompressedSize}`);
+    throw new DecodeError(
+      `lz4: decompressed ${d} bytes, the metadata declared ${uncompressedSize}`,
+    );
   return dst;
 }
 

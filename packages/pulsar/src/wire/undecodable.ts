@@ -1,5 +1,6 @@
-// Entries a consumer cannot decode: a checksum that does not match, a payload its codec cannot
-// decompress, a batch that does not add up. Pulsar's Java client acks such an entry with the
+// Entries a consumer cannot decode: a checksum that does not match or metadata that cannot be read,
+// a declared size above the max message size, a payload its codec cannot decompress within it, a
+// batch that does not add up. Pulsar's Java client acks such an entry with the
 // validation error and delivers none of its messages; so does this one where nobody says
 // otherwise, but never silently: every one is logged at error, with its message id and why. A
 // consumer given an UndecodableHandler (the broker gives one where the subscription declares a
@@ -8,8 +9,16 @@
 import type { MessageMetadata } from "./commands/shapes.js";
 import type { MessageId } from "./messageId.js";
 
-/** Why an entry could not be decoded: Pulsar's names (`CommandAck.ValidationError`). */
-export type UndecodableReason = "ChecksumMismatch" | "DecompressionError" | "BatchDeSerializeError";
+/**
+ * Why an entry could not be decoded: Pulsar's names (`CommandAck.ValidationError`), used as its
+ * Java client uses them: a bad checksum or unreadable metadata, an uncompressed size above the max
+ * message size, a payload its codec cannot decompress, a batch whose messages do not add up.
+ */
+export type UndecodableReason =
+  | "ChecksumMismatch"
+  | "UncompressedSizeCorruption"
+  | "DecompressionError"
+  | "BatchDeSerializeError";
 
 /** An entry as it arrived, with what went wrong. */
 export interface UndecodableEntry {

@@ -1,3 +1,4 @@
+import type { LinkChange } from "@ruststream/core/broker";
 import type { Cluster, Redis } from "ioredis";
 import type { ResolvedCluster } from "./connectionOptions.js";
 import { call, connectionLost } from "./ioredisClients.js";
@@ -26,12 +27,18 @@ export class ClusterBlockingLink implements BlockingLink {
   #id: { client: Redis; id: number } | undefined;
   #closed = false;
 
-  constructor(cluster: Cluster, settings: ResolvedCluster, key: string) {
+  constructor(
+    cluster: Cluster,
+    settings: ResolvedCluster,
+    key: string,
+    onState: (change: LinkChange) => void,
+  ) {
     this.#cluster = cluster;
     this.#connection = new SlotConnection(cluster, settings, hashSlot(key), "reader", {
       onOpen: async (client) => {
         this.#id = { client, id: Number(await client.client("ID")) };
       },
+      onState,
     });
   }
 

@@ -303,7 +303,7 @@ const tlsTrustCodes = new Set([
 ]);
 
 /** Where the broker connects, as a message names it. */
-function placeOf(settings: ResolvedConnection): string {
+export function placeOf(settings: ResolvedConnection): string {
   if (settings.kind === "cluster") return `the Redis Cluster at ${settings.address}`;
   if (settings.kind === "sentinel") {
     return `the Redis master "${settings.name}" (found through the sentinels at ${settings.address})`;

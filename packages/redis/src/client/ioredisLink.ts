@@ -1,8 +1,10 @@
 import type { Writable } from "node:stream";
 import { RustStreamError } from "@ruststream/core";
+import { type LinkChange, LinkStates } from "@ruststream/core/broker";
 import type { Cluster, Redis } from "ioredis";
+import { watchClient } from "./clientStates.js";
 import { ClusterBlockingLink } from "./clusterBlockingLink.js";
-import type { ResolvedCluster, ResolvedConnection } from "./connectionOptions.js";
+import { placeOf, type ResolvedCluster, type ResolvedConnection } from "./connectionOptions.js";
 import { call, openCluster, openServer, quit, wire } from "./ioredisClients.js";
 import type { BlockingLink, ClusterShape, Link, PubSubLink, PubSubListener } from "./link.js";
 import type { Arg, Command, Reply } from "./resp.js";
@@ -46,6 +48,12 @@ export class IoredisLink implements Link {
   /** What `INFO server` said of the version, at connect. */
   readonly serverVersion: string | undefined;
   readonly #others = new Set<Closeable>();
+  /**
+   * Every connection's state: the main one, each blocking reader's and each subscriber's (a
+   * server's are watched through ioredis' events, a cluster reader's through its SlotConnection).
+   */
+  readonly states = new LinkStates();
+  readonly #unwatchMain: () => void;
   /** Scripts defined on the main client: ioredis sends each as `EVAL` once per connection, then `EVALSHA`. */
   readonly #scripts = new Set<string>();
   /** The socket corked this tick, uncorked by the pending `#flush`. */
@@ -66,6 +74,9 @@ export class IoredisLink implements Link {
     this.#main = main;
     this.cluster = cluster;
     this.serverVersion = version;
+    this.#unwatchMain = watchClient(main.client, placeOf(settings), (change) =>
+      this.states.report(main, change),
+    );
   }
 
   static async connect(settings: ResolvedConnection): Promise<IoredisLink> {
@@ -144,9 +155,10 @@ export class IoredisLink implements Link {
 
   async blocking(key: string): Promise<BlockingLink> {
     const main = this.#main;
+    const { token, report } = this.#reporter();
     if (main.kind === "cluster") {
-      const link = new ClusterBlockingLink(main.client, main.settings, key);
-      this.#track(link);
+      const link = new ClusterBlockingLink(main.client, main.settings, key, report);
+      this.#track(link, token);
       try {
         await link.init();
       } catch (error) {
@@ -157,7 +169,7 @@ export class IoredisLink implements Link {
     }
     const client = await openServer(this.#server(), "reader");
     const link = new ServerBlockingLink(client, main.client, this.#flush);
-    this.#track(link);
+    this.#track(link, token, watchClient(client, placeOf(this.#settings), report));
     await link.init();
     return link;
   }
@@ -168,23 +180,32 @@ export class IoredisLink implements Link {
     listener: PubSubListener,
   ): Promise<PubSubLink> {
     const main = this.#main;
-    const subscriber =
-      main.kind === "cluster"
-        ? await clusterSubscriber(
-            main.client,
-            main.settings,
-            this.cluster?.pubsub === "sharded",
-            channel,
-            pattern,
-            listener,
-          )
-        : await serverSubscriber(
-            await openServer(this.#server(), "subscriber"),
-            channel,
-            pattern,
-            listener,
-          );
-    return this.#track(subscriber);
+    const { token, report } = this.#reporter();
+    if (main.kind === "cluster") {
+      const subscriber = await clusterSubscriber(
+        main.client,
+        main.settings,
+        this.cluster?.pubsub === "sharded",
+        channel,
+        pattern,
+        listener,
+        report,
+      );
+      return this.#track(subscriber, token);
+    }
+    const client = await openServer(this.#server(), "subscriber");
+    const unwatch = watchClient(client, placeOf(this.#settings), report);
+    try {
+      return this.#track(
+        await serverSubscriber(client, channel, pattern, listener),
+        token,
+        unwatch,
+      );
+    } catch (error) {
+      unwatch();
+      this.states.forget(token);
+      throw error;
+    }
   }
 
   now(): number {
@@ -198,12 +219,23 @@ export class IoredisLink implements Link {
     return settings;
   }
 
-  /** Keeps `closeable` until it closes, so the link's close closes what its owner did not. */
-  #track<T extends Closeable>(closeable: T): T {
+  /** A connection's key in `states`, and what reports its state there. */
+  #reporter(): { token: object; report: (change: LinkChange) => void } {
+    const token = {};
+    return { token, report: (change) => this.states.report(token, change) };
+  }
+
+  /**
+   * Keeps `closeable` until it closes, so the link's close closes what its owner did not. Its state
+   * (reported under `token`, watched until `unwatch`) counts no more from the moment it closes.
+   */
+  #track<T extends Closeable>(closeable: T, token: object, unwatch?: () => void): T {
     this.#others.add(closeable);
     const close = closeable.close.bind(closeable);
     closeable.close = async () => {
       this.#others.delete(closeable);
+      unwatch?.();
+      this.states.forget(token);
       await close();
     };
     return closeable;
@@ -226,6 +258,7 @@ export class IoredisLink implements Link {
   }
 
   async close(): Promise<void> {
+    this.#unwatchMain();
     await Promise.all([...this.#others].map((c) => c.close()));
     await quit(this.#main.client);
   }

@@ -3,6 +3,7 @@
 // ioredis; the in-process mode puts an emulator of the same commands behind it, so every settlement
 // runs the same code and answers as the server does.
 
+import type { LinkStates } from "@ruststream/core/broker";
 import type { Arg, Command, RedisBytes, Reply } from "./resp.js";
 import type { RedisScript } from "./script.js";
 
@@ -59,6 +60,11 @@ export interface Link {
   now(): number;
   /** Closes every connection it opened; bounded, never hangs. */
   close(): Promise<void>;
+  /**
+   * The state of every connection it holds to the server, as one (core's LinkStates). The
+   * in-process stand-in has none: nothing lies between it and the broker.
+   */
+  readonly states?: LinkStates;
   /**
    * In-process only: a subscription tells the stand-in it reads `key` (as `group` of a stream, or as
    * the queue of a list with `processing`), so the stand-in counts for the test's coordinator what

@@ -1,4 +1,6 @@
+import type { LinkChange } from "@ruststream/core/broker";
 import type { Cluster, Redis } from "ioredis";
+import { refusesLogin } from "./clientStates.js";
 import type { RedisAddress, ResolvedCluster } from "./connectionOptions.js";
 import { nodeClient, ready } from "./ioredisClients.js";
 
@@ -37,6 +39,8 @@ export class SlotConnection {
   readonly #onOpen: (client: Redis) => Promise<void>;
   /** Opens the next connection as soon as one is cut (a subscriber), not at the next command. */
   readonly #keepOpen: boolean;
+  /** Hears the connection cut, failing to open where the slot is, and open again. */
+  readonly #onState: (change: LinkChange) => void;
   #current: { client: Redis; address: string } | undefined;
   #opening: Promise<Redis> | undefined;
   /** Where the next connection goes, when a redirection named it; else the slot's owner. */
@@ -49,7 +53,11 @@ export class SlotConnection {
     settings: ResolvedCluster,
     slot: number,
     role: string,
-    options: { onOpen?: (client: Redis) => Promise<void>; keepOpen?: boolean } = {},
+    options: {
+      onOpen?: (client: Redis) => Promise<void>;
+      keepOpen?: boolean;
+      onState?: (change: LinkChange) => void;
+    } = {},
   ) {
     this.#cluster = cluster;
     this.#settings = settings;
@@ -57,6 +65,7 @@ export class SlotConnection {
     this.#role = role;
     this.#onOpen = options.onOpen ?? (async () => {});
     this.#keepOpen = options.keepOpen ?? false;
+    this.#onState = options.onState ?? (() => {});
   }
 
   /** How many times a connection was cut under this one (not a move this side asked for). */
@@ -116,6 +125,12 @@ export class SlotConnection {
           continue;
         }
         // The node is gone or not serving yet: ask the cluster where the slot is now, and retry.
+        const reason = `${address}: ${error instanceof Error ? error.message : String(error)}`;
+        this.#onState(
+          refusesLogin(error)
+            ? { state: "lost", reason: `the server refused the login: ${reason}` }
+            : { state: "reconnecting", reason },
+        );
         await this.#refreshSlots();
         await sleep(Math.min(100 * (attempt + 1), 1000));
         continue;
@@ -126,14 +141,17 @@ export class SlotConnection {
       }
       this.#current = { client, address };
       client.once("end", () => this.#ended(client));
+      this.#onState({ state: "connected" });
       return client;
     }
   }
 
   #ended(client: Redis): void {
-    if (this.#current?.client !== client) return; // moved or closed on purpose
+    const current = this.#current;
+    if (current?.client !== client) return; // moved or closed on purpose
     this.#current = undefined;
     this.#cuts++;
+    this.#onState({ state: "reconnecting", reason: `the connection to ${current.address} closed` });
     if (this.#keepOpen && !this.#closed) void this.client().catch(() => undefined);
   }
 

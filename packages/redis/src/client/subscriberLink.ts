@@ -1,3 +1,4 @@
+import type { LinkChange } from "@ruststream/core/broker";
 import type { Cluster, Redis } from "ioredis";
 import type { ResolvedCluster } from "./connectionOptions.js";
 import { quit } from "./ioredisClients.js";
@@ -84,6 +85,7 @@ export async function clusterSubscriber(
   channel: string,
   pattern: boolean,
   listener: PubSubListener,
+  onState: (change: LinkChange) => void,
 ): Promise<PubSubLink> {
   const connection: SlotConnection = new SlotConnection(
     cluster,
@@ -103,6 +105,7 @@ export async function clusterSubscriber(
           await client.subscribe(channel);
         }
       },
+      onState,
     },
   );
   await connection.client();

@@ -42,6 +42,9 @@ describe("a master killed mid-stream", () => {
         // Another master serves the stream now, and the service's pause is of the failover's order.
         expect(await cluster.masterOf(key)).not.toBe(victim);
         expect(report.longestGapMs).toBeLessThan(failoverMs + 15_000);
+        // The reader on the killed master was cut: the connection said so, then came back.
+        expect(report.connection[0]).toMatch(/^reconnecting: /);
+        expect(report.connection.at(-1)).toBe("connected");
         await cluster.startNode(victim);
       }),
     240_000,
@@ -71,6 +74,9 @@ describe("a master killed mid-stream", () => {
         });
         expect(await sentinel.master()).not.toBe(victim);
         expect(report.longestGapMs).toBeLessThan(failoverMs + 15_000);
+        // Every connection followed the master to the new node: reconnecting, then back.
+        expect(report.connection[0]).toMatch(/^reconnecting: /);
+        expect(report.connection.at(-1)).toBe("connected");
         await sentinel.startData(victim);
       }),
     240_000,

@@ -38,6 +38,8 @@ export interface DisruptionReport {
   readonly resumedMs: number;
   /** The longest time the producer waited for one publish to be answered, in ms. */
   readonly longestPublishMs: number;
+  /** The app's connection states from the disruption on, as its `broker-connection` events say. */
+  readonly connection: readonly string[];
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -84,6 +86,7 @@ export async function underDisruption(c: DisruptionCase): Promise<DisruptionRepo
     await eventually("a quarter handled", () => published() && handled.length >= total / 4, 60_000);
     const disruptedAt = Date.now();
     const handledBefore = handled.length;
+    const eventsBefore = t.events.length;
     await c.disrupt();
     await eventually(
       "every message handled",
@@ -115,9 +118,16 @@ export async function underDisruption(c: DisruptionCase): Promise<DisruptionRepo
       longestGapMs,
       resumedMs: resumedAt - disruptedAt,
       longestPublishMs,
+      connection: t.events
+        .slice(eventsBefore)
+        .flatMap((e) =>
+          e.type === "broker-connection"
+            ? [`${e.state}${e.reason === undefined ? "" : `: ${e.reason}`}`]
+            : [],
+        ),
     };
     log(
-      `[${c.label}] ${total} messages, all handled (${report.repeats} twice); handling paused ${report.longestGapMs} ms, resuming ${report.resumedMs} ms after the disruption began; the longest publish took ${report.longestPublishMs} ms`,
+      `[${c.label}] ${total} messages, all handled (${report.repeats} twice); handling paused ${report.longestGapMs} ms, resuming ${report.resumedMs} ms after the disruption began; the longest publish took ${report.longestPublishMs} ms; the connection: ${report.connection.join(" -> ")}`,
     );
     stopped = true;
     const stop = await t.stop();

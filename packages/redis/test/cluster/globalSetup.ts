@@ -1,4 +1,4 @@
-import { brokers } from "@ruststream/tooling-testkit";
+import { brokers } from "@ruststream/tooling-testkit/brokers";
 
 // Starts the Redis Cluster and the Sentinel set (idempotently) and exports their addresses and
 // passwords to the workers. What this setup started it stops at the end: eleven Redis processes are

@@ -76,7 +76,8 @@ export function conformanceOn(options: () => RedisBrokerOptions): void {
     conformance.routing(factories);
     conformance.lifecycle(factories);
     conformance.settlement(factories);
-    conformance.redeliveryAddress(factories);
+    // Every subscriber of a channel gets each message.
+    conformance.redeliveryAddress({ ...factories, fanOut: true });
     conformance.messageShape(factories);
     conformance.transactions(factories);
     conformance.batches(factories);

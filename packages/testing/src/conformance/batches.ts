@@ -5,6 +5,9 @@ import {
   supportsBatches,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
+import { within } from "../helpers/within.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -12,7 +15,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { ackAll, bytes, elsewhere, text, uniqueName, within } from "./helpers.js";
+import { ackAll, elsewhere } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 function batching(subscription: Subscription): BatchSubscription {

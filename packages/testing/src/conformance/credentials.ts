@@ -1,7 +1,7 @@
 import { type Broker, supportsDescribeServer } from "@ruststream/core";
 import { expect } from "vitest";
+import { uniqueName } from "../helpers/uniqueName.js";
 import type { AnyConnected, SourceOf } from "./harness.js";
-import { uniqueName } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface CredentialsFactories<TConnected extends AnyConnected> {

@@ -1,45 +1,9 @@
+// What the conformance scenarios share beyond the helpers of the main entry (../helpers/, which
+// users' tests import from @ruststream/testing).
 import type { Delivery, Publisher, Subscription } from "@ruststream/core";
-
-let counter = 0;
-
-/**
- * A subject name no earlier run used: the prefix, the process id, the time and a counter, in hex.
- * Suites can then rerun against one long-lived server, and run side by side. Only letters, digits
- * and `-`, which every broker accepts in a name.
- */
-export function uniqueName(prefix: string): string {
-  counter++;
-  return `${prefix}-${process.pid.toString(16)}-${Date.now().toString(16)}-${counter.toString(16)}`;
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-export function bytes(text: string): Uint8Array {
-  return encoder.encode(text);
-}
-
-export function text(value: Uint8Array): string {
-  return decoder.decode(value);
-}
-
-/**
- * Waits until no collector has grown for `ms`: on a fan-out broker each subscription receives its
- * own copy, and one may lag the other, so a count taken after only one is quiet can be short.
- */
-export async function steady(ms: number, ...collectors: readonly Collector[]): Promise<void> {
-  let last = -1;
-  for (;;) {
-    const now = collectors.reduce((sum, c) => sum + c.items.length, 0);
-    if (now === last) return;
-    last = now;
-    await sleep(ms);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+import { bytes, text } from "../helpers/payloadText.js";
+import { sleep } from "../helpers/sleep.js";
+import { within } from "../helpers/within.js";
 
 /**
  * Runs `work` in a later macrotask, after the code that scheduled it has returned. This is the
@@ -61,15 +25,6 @@ export function elsewhere<T>(work: () => T | Promise<T>): Promise<T> {
 export function awaitedLater<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
-}
-
-/** Rejects with a message naming `step` when `promise` takes longer than `ms`. */
-export function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${step}: nothing after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Polls `condition` until it holds; fails naming `step` after `ms`. */

@@ -1,5 +1,8 @@
 import { isRustStreamError } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
+import { within } from "../helpers/within.js";
 import { has } from "./capabilities.js";
 import {
   type AnyConnected,
@@ -8,17 +11,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import {
-  ackAll,
-  bytes,
-  Collector,
-  elsewhere,
-  nextDelivery,
-  text,
-  throughSentinel,
-  uniqueName,
-  within,
-} from "./helpers.js";
+import { ackAll, Collector, elsewhere, nextDelivery, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface LifecycleFactories<TConnected extends AnyConnected>

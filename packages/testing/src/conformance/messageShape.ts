@@ -1,5 +1,7 @@
 import { HeaderMap, headerNames, isRustStreamError, type Publisher } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import { has } from "./capabilities.js";
 import {
   type AnyConnected,
@@ -8,7 +10,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { ackAll, bytes, Collector, text, throughSentinel, uniqueName } from "./helpers.js";
+import { ackAll, Collector, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 /**

@@ -8,6 +8,9 @@ import {
   supportsRequest,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
+import { within } from "../helpers/within.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -15,7 +18,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { awaitedLater, bytes, Collector, elsewhere, text, uniqueName, within } from "./helpers.js";
+import { awaitedLater, Collector, elsewhere } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface RequestReplyFactories<TConnected extends AnyConnected>

@@ -5,6 +5,8 @@ import {
   type ReadonlyHeaderMap,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -12,19 +14,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import {
-  ackAll,
-  bytes,
-  Collector,
-  elsewhere,
-  isSentinel,
-  sentinelsThrough,
-  steady,
-  text,
-  throughSentinel,
-  uniqueName,
-  waitUntil,
-} from "./helpers.js";
+import { ackAll, Collector, elsewhere, isSentinel, throughSentinel, waitUntil } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 function expectHeaders(actual: ReadonlyHeaderMap, sent: ReadonlyHeaderMap, step: string): void {
@@ -58,10 +48,26 @@ function retryCountOf(headers: ReadonlyHeaderMap, step: string): number {
   return Number(value);
 }
 
-export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
+export interface RedeliveryAddressFactories<TConnected extends AnyConnected>
+  extends BrokerFactories<TConnected> {
+  /**
+   * Whether two subscriptions of one subject each receive every message (pub/sub, a consumer name
+   * each) rather than share them (a consumer group, a queue). Declared, not found out: a count of
+   * who got a message, taken once nothing more came for a while, miscounts a subscription that lags.
+   * Default `false`.
+   */
+  readonly fanOut?: boolean;
+}
+
+interface RedeliveryAddressContext {
+  readonly h: Harness;
+  readonly fanOut: boolean;
+}
+
+export const redeliveryAddressScenarios: readonly Scenario<RedeliveryAddressContext>[] = [
   {
     name: "a copy sent to the redelivery address arrives like a control message",
-    run: (h) =>
+    run: ({ h, fanOut }) =>
       withConnection(h, async (connected) => {
         const name = uniqueName("address");
         const source = h.source(name);
@@ -70,50 +76,50 @@ export const redeliveryAddressScenarios: readonly Scenario<Harness>[] = [
             `makeSource gave a "${source.copies}" source; this suite needs "addressed"`,
           );
         }
-        const a = new Collector(await connected.subscribe(source));
-        const b = new Collector(await connected.subscribe(h.source(name)));
+        // One subscription per receiver a message has: two where each gets its own, else one, since
+        // of two sharing subscriptions either may get a message and the other's silence proves
+        // nothing.
+        const collectors: Collector[] = [];
+        for (let i = 0; i < (fanOut ? 2 : 1); i++) {
+          collectors.push(new Collector(await connected.subscribe(h.source(name))));
+        }
         const publisher = await h.publisher(connected);
         await publisher.publish({ name, payload: bytes("control") });
-        await waitUntil(h.arrivalMs, "control", () => a.items.length + b.items.length > 0);
-        await steady(h.silenceMs, a, b);
-        const control = a.items.length + b.items.length;
-        await ackAll([...a.items, ...b.items]);
+        for (const [i, c] of collectors.entries()) {
+          await c.waitFor(1, h.arrivalMs, `control on subscription ${i + 1}`);
+        }
+        await ackAll(collectors.flatMap((c) => c.items));
         const headers = new HeaderMap()
           .set(headerNames.retryCount, "1")
           .set("x-conformance-copy", bytes("copy\u0000\r\n"));
-        const before = { a: a.items.length, b: b.items.length };
+        const before = collectors.map((c) => c.items.length);
         await elsewhere(() =>
           publisher.publish({ name: source.redeliveryAddress, payload: bytes("copy"), headers }),
         );
-        // A sentinel sent the same way behind the copy, read where the control was: every copy,
-        // a second one included, had its chance to arrive before it, however slowly.
-        await sentinelsThrough(
-          publisher,
-          [a, b],
-          source.redeliveryAddress,
-          control,
-          h.arrivalMs,
-          "copies",
+        // A sentinel sent the same way behind the copy: each subscription reads in order, so once
+        // the sentinel reached it, every copy on its way there, a second one included, has arrived.
+        await publisher.publish({ name: source.redeliveryAddress, payload: bytes("sentinel") });
+        const sentinelAt = (c: Collector, i: number) =>
+          c.items.findIndex((d, at) => at >= before[i]! && isSentinel(d));
+        await waitUntil(h.arrivalMs, "copies: reading to the sentinel", () =>
+          collectors.every((c, i) => sentinelAt(c, i) >= 0),
         );
-        await steady(h.silenceMs, a, b);
-        const arrived = [...a.items.slice(before.a), ...b.items.slice(before.b)];
-        const copies = arrived.filter((d) => !isSentinel(d));
-        expect(copies.length, "the copy reaches as many subscriptions as the control").toBe(
-          control,
-        );
-        for (const copy of copies) {
-          expect(text(copy.payload)).toBe("copy");
-          expectHeaders(copy.headers, headers, "copy");
+        for (const [i, c] of collectors.entries()) {
+          const copies = c.items.slice(before[i], sentinelAt(c, i));
+          expect(
+            copies.map((d) => text(d.payload)),
+            `subscription ${i + 1}: the copy arrives once, as the control did`,
+          ).toEqual(["copy"]);
+          expectHeaders(copies[0]!.headers, headers, `copy on subscription ${i + 1}`);
         }
-        await ackAll(arrived);
-        await a.stop();
-        await b.stop();
+        await ackAll(collectors.flatMap((c) => c.items));
+        for (const c of collectors) await c.stop();
       }),
   },
   {
     name: "a requeue keeps every header but the retry count byte for byte, and counts each delivery once",
     needs: ["requeue"],
-    run: (h) =>
+    run: ({ h }) =>
       withConnection(h, async (connected) => {
         const name = uniqueName("recount");
         const collector = new Collector(await connected.subscribe(h.source(name)));
@@ -252,15 +258,15 @@ export const brokerMovedRetryScenarios: readonly Scenario<BrokerMovedContext>[] 
 
 /** Registers the suite for sources whose retry copies this process publishes to an address. */
 export function redeliveryAddress<TConnected extends AnyConnected>(
-  factories: BrokerFactories<TConnected>,
+  factories: RedeliveryAddressFactories<TConnected>,
 ): void {
   const h = harnessOf(factories);
   registerSuite(
     "retry via a redelivery address",
     redeliveryAddressScenarios,
-    h,
+    { h, fanOut: factories.fanOut ?? false },
     h.capabilities,
-    h.arrivalMs * 4 + h.silenceMs * 3,
+    h.arrivalMs * 5,
   );
 }
 

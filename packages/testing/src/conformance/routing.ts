@@ -8,6 +8,8 @@ import {
   supportsTransactions,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import { type Capability, has } from "./capabilities.js";
 import {
   type AnyConnected,
@@ -16,7 +18,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { ackAll, bytes, Collector, text, throughSentinel, uniqueName } from "./helpers.js";
+import { ackAll, Collector, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 async function open(h: Harness, connected: AnyConnected, prefix: string) {

@@ -7,6 +7,9 @@ import {
   supportsSeek,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
+import { within } from "../helpers/within.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -14,7 +17,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import { bytes, elsewhere, nextDelivery, text, uniqueName, within } from "./helpers.js";
+import { elsewhere, nextDelivery } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 export interface SeekingFactories<TConnected extends AnyConnected>

@@ -1,8 +1,10 @@
-import type { Delivery } from "@ruststream/core";
+import type { Delivery, Publisher } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import { has } from "./capabilities.js";
 import { type AnyConnected, type BrokerFactories, type Harness, harnessOf } from "./harness.js";
-import { ackAll, bytes, Collector, text, throughSentinel, uniqueName } from "./helpers.js";
+import { ackAll, Collector, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 /**
@@ -28,7 +30,11 @@ async function firstClient(
   h: Harness,
   name: string,
   payloads: readonly string[],
-  settle: (deliveries: Delivery[], collector: Collector) => Promise<void>,
+  settle: (
+    deliveries: Delivery[],
+    collector: Collector,
+    publisher: Publisher<never>,
+  ) => Promise<void>,
 ): Promise<void> {
   const connected = await h.connect();
   try {
@@ -36,7 +42,7 @@ async function firstClient(
     const publisher = await h.publisher(connected);
     for (const p of payloads) await publisher.publish({ name, payload: bytes(p) });
     const got = await collector.waitFor(payloads.length, h.arrivalMs, "first client's deliveries");
-    await settle(got, collector);
+    await settle(got, collector, publisher);
   } finally {
     await connected.shutdown();
   }
@@ -48,9 +54,12 @@ export const settlementScenarios: readonly Scenario<Harness>[] = [
     needs: ["durable", "ack"],
     run: async (h) => {
       const name = uniqueName("acked");
-      await firstClient(h, name, ["done"], async ([d], c) => {
+      await firstClient(h, name, ["done"], async ([d], c, publisher) => {
         expect(await d!.ack()).toBe("ok");
-        await c.quiet(1, h.silenceMs, "after ack");
+        // Read on this client up to a sentinel published behind it: it did not come back first.
+        const seen = await throughSentinel(publisher, c, name, h.arrivalMs, "after ack");
+        expect(seen).toEqual(["done", "sentinel"]);
+        await ackAll(c.items);
       });
       expect(await readThroughSentinel(h, name)).toEqual([]);
     },
@@ -60,9 +69,12 @@ export const settlementScenarios: readonly Scenario<Harness>[] = [
     needs: ["durable", "drop"],
     run: async (h) => {
       const name = uniqueName("dropped");
-      await firstClient(h, name, ["dropped"], async ([d], c) => {
+      await firstClient(h, name, ["dropped"], async ([d], c, publisher) => {
         expect(await d!.nack({ requeue: false })).toBe("ok");
-        await c.quiet(1, h.silenceMs, "after drop");
+        // Read on this client up to a sentinel published behind it: it did not come back first.
+        const seen = await throughSentinel(publisher, c, name, h.arrivalMs, "after drop");
+        expect(seen).toEqual(["dropped", "sentinel"]);
+        await ackAll(c.items);
       });
       expect(await readThroughSentinel(h, name)).toEqual([]);
     },
@@ -121,11 +133,5 @@ export function settlement<TConnected extends AnyConnected>(
   factories: BrokerFactories<TConnected>,
 ): void {
   const h = harnessOf(factories);
-  registerSuite(
-    "settlement",
-    settlementScenarios,
-    h,
-    h.capabilities,
-    h.arrivalMs * 4 + h.silenceMs * 2,
-  );
+  registerSuite("settlement", settlementScenarios, h, h.capabilities, h.arrivalMs * 5);
 }

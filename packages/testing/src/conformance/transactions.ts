@@ -6,6 +6,9 @@ import {
   type TransactionalPublisher,
 } from "@ruststream/core";
 import { expect } from "vitest";
+import { bytes, text } from "../helpers/payloadText.js";
+import { sleep } from "../helpers/sleep.js";
+import { uniqueName } from "../helpers/uniqueName.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -13,16 +16,7 @@ import {
   harnessOf,
   withConnection,
 } from "./harness.js";
-import {
-  ackAll,
-  bytes,
-  Collector,
-  elsewhere,
-  sleep,
-  text,
-  throughSentinel,
-  uniqueName,
-} from "./helpers.js";
+import { ackAll, Collector, elsewhere, throughSentinel } from "./helpers.js";
 import { registerSuite, type Scenario } from "./scenario.js";
 
 function transactional(publisher: Publisher<never>): TransactionalPublisher {

@@ -56,7 +56,9 @@ export class LiveLedger {
   observe(event: RuntimeEvent): void {
     switch (event.type) {
       case "broker-connection":
-        if (event.connected) this.#connected(event.broker);
+        // The first event of a connection is the runtime's as it joins the app, in registration
+        // order; later ones are its changes of state.
+        if (!this.#readers.has(event.broker)) this.#connected(event.broker);
         return;
       case "publish":
         // A retry copy is the same message coming back, counted already; a dead letter was owed

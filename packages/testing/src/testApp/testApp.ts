@@ -21,6 +21,7 @@ import {
   snapshotMessage,
   supportsInProcess,
 } from "@ruststream/core/broker";
+import { sleep } from "../helpers/sleep.js";
 import { LiveLedger } from "./liveLedger.js";
 import { PublishedMessage } from "./publishedMessage.js";
 import { SubscriberProbe, unknownSubscriber } from "./subscriberProbe.js";
@@ -299,10 +300,6 @@ async function quiesceLive(
     }
     if (idle) await sleep(20);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

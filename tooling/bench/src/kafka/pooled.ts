@@ -4,7 +4,7 @@
 // machine's other work share the cores), so the ratio of two rows' medians moves with which rows
 // those rounds hit; a ratio taken within each round cancels it.
 //
-//   node --import tsx src/kafka/pooled.ts results/kafka.json results/kafka-200000x9.json ...
+//   node --import tsx src/kafka/pooled.ts results/kafka.json results/history/2026-12-04-kafka-now.json ...
 import { readFileSync } from "node:fs";
 import { byRound, median, ratioRange } from "../stats.js";
 import { ratioPairs } from "./targets.js";

@@ -1,4 +1,4 @@
-// The rows by key, as main.ts and profileRow.ts name them on the command line; and `runRow`, which
+// The rows by key, as main.ts and ../profileRow.ts (kafka) name them on the command line; and `runRow`, which
 // runs one in a row's process of its own (../rows/rowChild.ts).
 import { brokerAlone, fullApp } from "./packageRows.js";
 import {

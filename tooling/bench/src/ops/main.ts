@@ -6,10 +6,11 @@
 //   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only]
 //
 // `only` keeps the rows whose name contains it (and the bare row): "metrics", "tracing".
-import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { runApart } from "../rows/rowProcess.js";
 import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
 import { opsRows as allRows } from "./rows.js";
+import type { OpsRates } from "./runRow.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
 const rounds = Number(process.argv[3] ?? 7);
@@ -18,18 +19,11 @@ const opsRows = allRows.filter(
   (row, i) => i === 0 || only === undefined || row.name.includes(only),
 );
 
-function runRow(name: string): Promise<{ ack: number; reply: number }> {
-  return new Promise((resolve, reject) => {
-    const child = fork(new URL("./child.ts", import.meta.url), [name, String(messages)]);
-    let rates: { ack: number; reply: number } | undefined;
-    child.on("message", (message) => {
-      rates = message as { ack: number; reply: number };
-    });
-    child.on("exit", (code) => {
-      if (code === 0 && rates !== undefined) resolve(rates);
-      else reject(new Error(`row ${name} exited with ${code}`));
-    });
-  });
+const rowModule = new URL("./runRow.ts", import.meta.url).href;
+
+/** One row in a fresh process (runRow.ts warms each path itself: the job has no warm-up input). */
+async function runRow(name: string): Promise<OpsRates> {
+  return (await runApart<OpsRates>({ module: rowModule, key: name, timed: messages })).measured;
 }
 
 const rates = new Map(

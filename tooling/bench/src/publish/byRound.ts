@@ -3,7 +3,7 @@
 // ratio of the CPU per message. On this 2-core machine a round can run a third slower for every row
 // alike; a ratio taken within each round cancels that, where the ratio of two medians does not.
 //
-//   node --import tsx src/publish/byRound.ts results/publish-quiet-3.json [more files]
+//   node --import tsx src/publish/byRound.ts results/publish.json [more files]
 import { readFileSync } from "node:fs";
 import { byRound, median, ratioRange } from "../stats.js";
 

@@ -15,8 +15,11 @@ export interface RowJob {
   /** The row module's file URL (`new URL("./rowTable.ts", import.meta.url).href`). */
   readonly module: string;
   readonly key: string;
-  /** JSON: it travels as the process's argument. */
-  readonly warm: unknown;
+  /**
+   * JSON: it travels as the process's argument. Absent for a row module that warms itself inside
+   * its timed run (bench:ops warms each of its two paths before timing it).
+   */
+  readonly warm?: unknown;
   readonly timed: unknown;
 }
 

@@ -1,7 +1,7 @@
 // One row in one round, in a process of its own (forked by rowProcess.ts), so its peak resident
 // memory is the row's alone and no row inherits another's heap, JIT state or a client's native
-// queues: an untimed warm-up run, then the timed run with the memory sampled; answers what the row
-// measured and the memory over IPC (protocol.ts) and exits.
+// queues: an untimed warm-up run (unless the job has none), then the timed run with the memory
+// sampled; answers what the row measured and the memory over IPC (protocol.ts) and exits.
 //
 //   forked with a RowJob as JSON for its only argument.
 import { MemorySampler } from "./memorySampler.js";
@@ -16,7 +16,7 @@ const reply = (message: RowReply) =>
 try {
   const job = JSON.parse(process.argv[2] ?? "") as RowJob;
   const rows = (await import(job.module)) as RowModule;
-  await rows.runRow(job.key, job.warm);
+  if (job.warm !== undefined) await rows.runRow(job.key, job.warm);
   const sampler = new MemorySampler();
   const measured = await rows.runRow(job.key, job.timed);
   const sampled = sampler.stop();

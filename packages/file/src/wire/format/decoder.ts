@@ -35,8 +35,9 @@ export interface DecoderOptions {
    */
   readonly strict?: boolean;
   /**
-   * A frame claiming a longer payload is reported as corrupt instead of being waited for. The
-   * default is the format's own limit (4 GiB - 1), so no file a conforming writer made is refused.
+   * A frame claiming a longer payload is refused (`FRAME_TOO_LARGE`) instead of being waited for.
+   * The default is the format's own limit (4 GiB - 1), so no file a conforming writer made is
+   * refused; a reader of a growing file sets its own (`FileConsumer`: 16 MiB).
    */
   readonly maxMessageBytes?: number;
 }
@@ -126,11 +127,22 @@ export class StreamDecoder {
   }
 
   push(chunk: Uint8Array): DecodedItem[] {
-    const items: DecodedItem[] = [];
-    if (this.#error || this.#eos || chunk.length === 0) return items;
+    if (this.#error || this.#eos || chunk.length === 0) return [];
     this.#pending.push(chunk);
     this.#pendingLength += chunk.length;
-    if (windowEnd(this.#win) + this.#pendingLength < this.#needUntil) return items;
+    if (windowEnd(this.#win) + this.#pendingLength < this.#needUntil) return [];
+    return this.flush();
+  }
+
+  /**
+   * Decodes now whatever the bytes pushed so far allow. `push` spaces out the checks of a frame
+   * that arrives in many pieces (each check reads the frame from its start, so checking at every
+   * piece would cost the square of its size): a reader that has reached the end of what was written
+   * calls this, so that what it holds gets the verdict the same bytes get whole.
+   */
+  flush(): DecodedItem[] {
+    const items: DecodedItem[] = [];
+    if (this.#error || this.#eos) return items;
     this.#merge();
     try {
       this.#decode(items);
@@ -144,7 +156,9 @@ export class StreamDecoder {
 
   /** Declares the end of the data and says how decoding ended. */
   finish(): DecodeOutcome {
-    this.#merge();
+    // What `push` put off is only a check inside a frame not yet whole (a unit is decoded by the
+    // push that completes it): this yields no message, only the verdict the whole bytes get.
+    if (this.#pendingLength > 0) this.flush();
     const end = this.#pos;
     if (this.#error) return { status: "damaged", end, error: this.#error };
     if (this.#eos) return { status: "eos", end };
@@ -194,6 +208,18 @@ export class StreamDecoder {
     }
   }
 
+  /**
+   * Where the next `push` decodes again: where the unit can be read further (`until`, a beacon
+   * inside a frame, say). A large frame arriving in small pieces is checked again only once the
+   * bytes held for it have doubled (or it can be whole), so its bytes are merged and walked a
+   * bounded number of times in all.
+   */
+  #nextCheck(until: number, whole: number | undefined): number {
+    if (whole === undefined) return until;
+    const doubled = this.#pos + 2 * (windowEnd(this.#win) - this.#pos);
+    return Math.max(until, Math.min(whole, doubled));
+  }
+
   #decode(items: DecodedItem[]): void {
     let header = this.#header;
     if (!header) {
@@ -211,7 +237,7 @@ export class StreamDecoder {
     for (;;) {
       const unit = readUnit(this.#win, this.#pos, opts);
       if (unit.kind === "need") {
-        this.#needUntil = unit.until;
+        this.#needUntil = this.#nextCheck(unit.until, unit.whole);
         return;
       }
       if (unit.kind === "beacon") {

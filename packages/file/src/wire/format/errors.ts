@@ -15,6 +15,8 @@ export type FileErrorCode =
   | "FILE_TRUNCATED"
   /** A checksum mismatch or a field no conforming writer produces. */
   | "FILE_CORRUPT"
+  /** A frame declares a payload over the reader's `maxMessageBytes` (or the bytes are damaged). */
+  | "FRAME_TOO_LARGE"
   | "INVALID_STREAM_KEY"
   | "PAYLOAD_TOO_LARGE"
   /** A header, sequence, shard or timestamp value the format cannot represent. */
@@ -44,6 +46,7 @@ const CORE_CODE: { readonly [C in FileErrorCode]: ErrorCode } = {
   FILE_VERSION_UNSUPPORTED: "invalid-argument",
   FILE_TRUNCATED: "broker-failure",
   FILE_CORRUPT: "broker-failure",
+  FRAME_TOO_LARGE: "broker-failure",
   INVALID_STREAM_KEY: "invalid-argument",
   PAYLOAD_TOO_LARGE: "publish-refused",
   INVALID_ARGUMENT: "invalid-argument",

@@ -12,8 +12,13 @@ export interface ReadOptions {
   readonly beaconInterval: number;
   /** Also check what upstream writes but never reads (CR bytes, beacon `remaining`). */
   readonly strict: boolean;
-  /** A length field above this is treated as corruption rather than waited for. */
+  /** A length field above this is refused (`FRAME_TOO_LARGE`) rather than waited for. */
   readonly maxMessageBytes: number;
+  /**
+   * Where the data ends for sure (a file's size, when scanning it), if known: a frame over the
+   * limit that would run past it cannot be whole, so it reads as cut short, not as too large.
+   */
+  readonly knownEnd?: number;
 }
 
 /** The next unit at a position: a beacon, a frame (with the beacons spliced into it), or a wait. */
@@ -26,8 +31,11 @@ export type UnitRead =
       readonly beacons: readonly Beacon[];
       readonly end: number;
     }
-  /** The window must reach file offset `until` before the unit can be read. */
-  | { readonly kind: "need"; readonly until: number };
+  /**
+   * The window must reach file offset `until` before more of the unit can be read (or checked);
+   * `whole`, when the unit's size is known, is the offset it cannot end before.
+   */
+  | { readonly kind: "need"; readonly until: number; readonly whole?: number };
 
 interface Spliced {
   readonly beacon: Beacon;
@@ -47,12 +55,22 @@ type Gathered =
 /**
  * Collects `length` frame bytes starting at `pos`, stepping over any beacon sitting at an interval
  * boundary on the way. A beacon right after the last byte is not read: it belongs after the frame.
+ *
+ * The beacons are read first, each as soon as its bytes are in the window, and checked (in strict
+ * mode, against `total`, the frame's size, when it is known): so damage shows as soon as its bytes
+ * exist, however they arrived, whole or in pieces. Only once every byte of the run is there is it
+ * copied out: a length read from damaged bytes never allocates what it claims.
  */
-function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions): Gathered {
+function gather(
+  win: ByteWindow,
+  pos: number,
+  length: number,
+  opts: ReadOptions,
+  total?: number,
+): Gathered {
   const interval = opts.beaconInterval;
-  const boundary = (Math.floor(pos / interval) + 1) * interval;
   const available = windowEnd(win);
-  if (pos + length <= boundary) {
+  if (pos + length <= (Math.floor(pos / interval) + 1) * interval) {
     // The common case: the whole run sits between two beacons, so no copy is needed.
     if (pos + length > available) return { ok: false, until: pos + length };
     const from = pos - win.start;
@@ -63,29 +81,41 @@ function gather(win: ByteWindow, pos: number, length: number, opts: ReadOptions)
       spliced: [],
     };
   }
-  const out = new Uint8Array(length);
   const spliced: Spliced[] = [];
   let at = pos;
   let got = 0;
-  while (got < length) {
+  for (;;) {
     const next = (Math.floor(at / interval) + 1) * interval;
     const take = Math.min(length - got, next - at);
-    // The frame needs at least `length` bytes past `pos`, beacons aside: asking for that much
-    // at once keeps a caller feeding small chunks from retrying at every beacon.
-    if (at + take > available) return { ok: false, until: Math.max(at + take, pos + length) };
-    out.set(win.bytes.subarray(at - win.start, at - win.start + take), got);
+    // Asked for up to the next beacon only: the verdict on it must not wait for the whole run.
+    if (at + take > available) return { ok: false, until: at + take };
     got += take;
     at += take;
-    if (got < length) {
-      const read = readBeacon(win, at, interval, opts.strict);
-      if (read.kind === "corrupt") {
-        throw corruptUnit(`Frame is split by a damaged beacon at byte ${at} (${read.reason})`, pos);
-      }
-      if (read.kind === "need") return { ok: false, until: read.until };
-      spliced.push({ beacon: read.beacon, before: got });
-      at += read.beacon.size;
+    if (got === length) break;
+    const read = readBeacon(win, at, interval, opts.strict);
+    if (read.kind === "corrupt") {
+      throw corruptUnit(`Frame is split by a damaged beacon at byte ${at} (${read.reason})`, pos);
     }
+    if (read.kind === "need") return { ok: false, until: read.until };
+    const { remaining } = read.beacon;
+    if (opts.strict && total !== undefined && remaining !== total - got) {
+      throw corruptUnit(
+        `Beacon at byte ${at} says ${remaining} frame bytes follow, but the frame's length says ${total - got}`,
+        pos,
+      );
+    }
+    spliced.push({ beacon: read.beacon, before: got });
+    at += read.beacon.size;
   }
+  const out = new Uint8Array(length);
+  let from = pos;
+  let filled = 0;
+  for (const s of spliced) {
+    out.set(win.bytes.subarray(from - win.start, s.beacon.offset - win.start), filled);
+    filled = s.before;
+    from = s.beacon.offset + s.beacon.size;
+  }
+  out.set(win.bytes.subarray(from - win.start, at - win.start), filled);
   return { ok: true, bytes: out, end: at, spliced };
 }
 
@@ -118,10 +148,14 @@ function readFrame(win: ByteWindow, pos: number, opts: ReadOptions): UnitRead {
   const headLength = 1 + first.bytes[0]! + 28;
   const head = gather(win, pos, headLength, opts);
   if (!head.ok) return { kind: "need", until: head.until };
+  const payloadLength = u32(head.bytes, headLength - 4);
+  const total = FRAME_OVERHEAD + head.bytes[0]! + payloadLength;
+  if (payloadLength > opts.maxMessageBytes && pos + total > (opts.knownEnd ?? Infinity)) {
+    return { kind: "need", until: pos + total, whole: pos + total };
+  }
   checkHead(head.bytes, 0, pos, opts);
-  const total = FRAME_OVERHEAD + head.bytes[0]! + u32(head.bytes, headLength - 4);
-  const all = gather(win, pos, total, opts);
-  if (!all.ok) return { kind: "need", until: all.until };
+  const all = gather(win, pos, total, opts, total);
+  if (!all.ok) return { kind: "need", until: all.until, whole: pos + total };
   return decodeFrame(all.bytes, 0, pos, all.end, all.spliced, opts);
 }
 
@@ -145,8 +179,9 @@ function checkHead(bytes: Uint8Array, at: number, pos: number, opts: ReadOptions
   }
   const payloadLength = u32(bytes, t + 8);
   if (payloadLength > opts.maxMessageBytes) {
-    throw corruptUnit(
-      `Frame payload length ${payloadLength} is over the limit of ${opts.maxMessageBytes} bytes`,
+    throw fileError(
+      "FRAME_TOO_LARGE",
+      `Frame declares a payload of ${payloadLength} bytes, over the reader's limit of ${opts.maxMessageBytes} bytes: raise maxMessageBytes if the file holds messages that large (a damaged length reads the same); every message before it is intact, readers stop here`,
       pos,
     );
   }
@@ -179,16 +214,9 @@ function decodeFrame(
       pos,
     );
   }
-  if (opts.strict) {
-    if (bytes[at + total - 1] !== CR) throw corruptUnit("Frame does not end with 0x0D", pos);
-    for (const s of spliced) {
-      if (s.beacon.remaining !== total - s.before) {
-        throw corruptUnit(
-          `Beacon at byte ${s.beacon.offset} says ${s.beacon.remaining} frame bytes follow, but ${total - s.before} do`,
-          pos,
-        );
-      }
-    }
+  // Each beacon's `remaining` was checked as it was read (gather).
+  if (opts.strict && bytes[at + total - 1] !== CR) {
+    throw corruptUnit("Frame does not end with 0x0D", pos);
   }
   const view = viewOf(bytes);
   const t = at + 1 + keyLength;

@@ -3,6 +3,7 @@ import { readBeacon } from "./beacon.js";
 import { HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
 import { CRC16_INIT, runningChecksumUpdate } from "./crc.js";
 import { isEndOfStream } from "./decoder.js";
+import { fileErrorDetail } from "./errors.js";
 import type { ReadOptions } from "./frameReader.js";
 import { decodeHeader } from "./header.js";
 import type { RandomAccessReader } from "./reader.js";
@@ -36,11 +37,16 @@ export interface RecoveredStream extends StreamId {
   readonly lastChecksum: number | undefined;
 }
 
-function readOptions(header: FileHeader, options: ResumeOptions): ReadOptions {
+function readOptions(
+  header: FileHeader,
+  options: ResumeOptions,
+  reader: RandomAccessReader,
+): ReadOptions {
   return {
     beaconInterval: header.beaconInterval,
     strict: options.strict ?? true,
     maxMessageBytes: Math.min(options.maxMessageBytes ?? MAX_PAYLOAD_LIMIT, MAX_PAYLOAD_LIMIT),
+    knownEnd: reader.size,
   };
 }
 
@@ -48,7 +54,8 @@ function readOptions(header: FileHeader, options: ResumeOptions): ReadOptions {
  * Finds where to continue writing, reading only the tail: it scans from the last beacon and steps
  * back one interval at a time only while the scanned part holds no complete frame. Returns
  * `undefined` for an empty file (start a new one); throws for a file that is not `.ss` or whose
- * header is torn.
+ * header is torn, and (`FRAME_TOO_LARGE`) for a tail holding a whole frame over `maxMessageBytes`,
+ * which it will not cut.
  */
 export function findResumePoint(
   reader: RandomAccessReader,
@@ -56,7 +63,7 @@ export function findResumePoint(
 ): ResumePoint | undefined {
   if (reader.size === 0) return undefined;
   const header = decodeHeader(reader.read(0, HEADER_SIZE), options.strict ?? true);
-  const opts = readOptions(header, options);
+  const opts = readOptions(header, options, reader);
   const interval = header.beaconInterval;
   const size = reader.size;
 
@@ -80,7 +87,12 @@ export function findResumePoint(
       seen.lastEnd = unit.end;
       return false;
     });
-    if (stop.kind === "damaged" && damage === undefined) damage = stop.error;
+    if (stop.kind === "damaged") {
+      // A whole frame over the limit may be a real message (a writer with a higher limit wrote
+      // it): cutting there would lose it and everything after it, so the file is left as it is.
+      if (fileErrorDetail(stop.error)?.code === "FRAME_TOO_LARGE") throw stop.error;
+      damage ??= stop.error;
+    }
     if (seen.lastEnd !== undefined) {
       const offset = seen.lastEnd;
       const endedWithEos = seen.eosAt !== undefined;
@@ -149,7 +161,7 @@ export function recoverStreams(
   streams?: readonly StreamId[],
   options: ResumeOptions = {},
 ): RecoveredStream[] {
-  const opts = readOptions(point.header, options);
+  const opts = readOptions(point.header, options, reader);
   const interval = opts.beaconInterval;
   const tracked = new Map<string, Tracking>();
   for (const id of streams ?? []) {

@@ -39,7 +39,8 @@ export function scanUnits(
     }
     if (unit.kind === "need") {
       const have = windowEnd(win);
-      if (have >= limit || unit.until > limit) {
+      // A frame whose length runs past `limit` is cut short whatever lies between: not read.
+      if (have >= limit || unit.until > limit || (unit.whole ?? 0) > limit) {
         const error = fileError(
           "FILE_TRUNCATED",
           "A frame or beacon is cut short here (a write interrupted, e.g. by a crash); the messages before it are intact",
@@ -47,7 +48,9 @@ export function scanUnits(
         );
         return { kind: "damaged", pos, error };
       }
-      const want = Math.min(limit, Math.max(unit.until, have + CHUNK));
+      // The whole frame at once where its size is known (the bytes are in the file, up to
+      // `limit`): growing by chunks would copy a large frame's bytes again at every chunk.
+      const want = Math.min(limit, Math.max(unit.until, unit.whole ?? 0, have + CHUNK));
       const kept = win.bytes.subarray(pos - win.start);
       const more = reader.read(have, want - have);
       const bytes = new Uint8Array(kept.length + more.length);

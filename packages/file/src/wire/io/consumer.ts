@@ -1,7 +1,11 @@
 import { close, type FSWatcher, fstat, open, read, watch } from "node:fs";
 import type { RustStreamError } from "@ruststream/core";
 import { PRIME_STREAM_KEY } from "../../names.js";
-import { HEADER_SIZE, SEA_STREAMER_INTERNAL } from "../format/constants.js";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  HEADER_SIZE,
+  SEA_STREAMER_INTERNAL,
+} from "../format/constants.js";
 import { type DecodedItem, StreamDecoder } from "../format/decoder.js";
 import { fileError } from "../format/errors.js";
 import { decodeHeader } from "../format/header.js";
@@ -31,6 +35,12 @@ export interface ConsumerOptions {
   readonly streamKey?: string;
   /** Check the bytes upstream writes but never reads (default true). */
   readonly strict?: boolean;
+  /**
+   * A frame declaring a larger payload stops the reader (`FRAME_TOO_LARGE`) instead of being read
+   * or waited for (default 16 MiB, the writers' default): a damaged length never has the reader
+   * buffer more than this, nor wait for bytes that will never come.
+   */
+  readonly maxMessageBytes?: number;
   /**
    * How often a follower looks at the file when nothing told it that it grew (default 1000 ms
    * while the file watcher works, 100 ms when it cannot watch).
@@ -65,8 +75,9 @@ type Skip = ((m: DecodedMessage) => boolean) | undefined;
  *
  * Damage (a frame cut short, a bad checksum) never yields garbage: every complete message before
  * it is returned, then `next()` rejects once with a `RustStreamError` (`broker-failure`, detail
- * `FILE_TRUNCATED` or `FILE_CORRUPT`) naming the offset. While following, a frame cut short is
- * waited for, since a writer may still be finishing it.
+ * `FILE_TRUNCATED`, `FILE_CORRUPT` or `FRAME_TOO_LARGE`) naming the offset. While following, a
+ * frame cut short is waited for, since a writer may still be finishing it; one whose length the
+ * next beacon contradicts, or over `maxMessageBytes`, is not.
  */
 export class FileConsumer implements AsyncIterable<DecodedMessage> {
   readonly path: string;
@@ -122,6 +133,13 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
       open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd)));
     });
     try {
+      const max = options.maxMessageBytes;
+      if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
+        throw fileError(
+          "INVALID_ARGUMENT",
+          `maxMessageBytes ${max}: give a whole number of bytes, 1 or more`,
+        );
+      }
       const header = decodeHeader(fileReader(fd).read(0, HEADER_SIZE), options.strict ?? true);
       const consumer = new FileConsumer(path, fd, header, options);
       consumer.#position(options.from ?? "beginning");
@@ -242,6 +260,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   #restart(offset: number): void {
     this.#decoder = StreamDecoder.resumeAt(this.header, offset, {
       strict: this.#options.strict ?? true,
+      maxMessageBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     });
     this.#readAt = offset;
     this.#ahead = undefined;
@@ -294,7 +313,11 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
       if (generation !== this.#generation) continue;
       if (chunk.length > 0) {
         this.#readAt += chunk.length;
-        this.#accept(this.#decoder.push(chunk));
+        const items = this.#decoder.push(chunk);
+        // A short read reached the end of what was written: what the decoder put off (a check
+        // inside a large frame) is decided now, as it would be on the whole bytes.
+        if (chunk.length < CHUNK) items.push(...this.#decoder.flush());
+        this.#accept(items);
         const error = this.#decoder.error;
         if (error) {
           if (this.#follow && this.#retried !== this.#decoder.offset) {

@@ -1,3 +1,4 @@
+import { LinkStates } from "@ruststream/core/broker";
 import type { ResolvedConnection } from "../connectionOptions.js";
 import type {
   ConsumedRecord,
@@ -14,6 +15,7 @@ import type {
 } from "../link.js";
 import { loadClient } from "../load.js";
 import { KeyPartitioner } from "../partitioners.js";
+import { closingWatch } from "../watchedClient.js";
 import { KafkajsAdmin } from "./admin.js";
 import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
@@ -21,6 +23,7 @@ import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from ".
 import { KafkajsProducer } from "./producer.js";
 import { KafkajsReader } from "./reader.js";
 import { KafkajsTransactionalProducer } from "./transactions.js";
+import { watchConsumer, watchRequests } from "./watch.js";
 
 // How long a fetch waits on the broker for records (kafkajs's default is 5 s): a seek or a pause
 // takes effect at the next fetch, so it bounds how long they take.
@@ -36,6 +39,8 @@ const FETCH_BYTES_PER_PARTITION = 4 * 1024 * 1024;
 export class KafkajsLink implements Link {
   readonly kind = "kafkajs" as const;
   readonly admin: LinkAdmin;
+  /** Every consumer's (reader's) and producer's connections, from what kafkajs says (watch.ts). */
+  readonly states = new LinkStates();
   readonly #module: KjsModule;
   readonly #kafka: KjsKafka;
   readonly #control: KjsAdmin;
@@ -70,7 +75,11 @@ export class KafkajsLink implements Link {
   async producer(settings: ProducerSettings): Promise<LinkProducer> {
     const producer = this.#kafka.producer(this.#producerOptions(settings));
     await producer.connect();
-    return new KafkajsProducer(producer, this.#compression(settings));
+    const requests = watchRequests(this.states, this.#control);
+    return closingWatch(
+      new KafkajsProducer(producer, this.#compression(settings), requests.request),
+      requests,
+    );
   }
 
   async transactionalProducer(
@@ -85,7 +94,11 @@ export class KafkajsLink implements Link {
     });
     const producer = this.#kafka.producer(options);
     await producer.connect();
-    return new KafkajsTransactionalProducer(producer, this.#compression(settings));
+    const requests = watchRequests(this.states, this.#control);
+    return closingWatch(
+      new KafkajsTransactionalProducer(producer, this.#compression(settings), requests.request),
+      requests,
+    );
   }
 
   /** A producer's options: the broker's partitioner, then `extra`, then the policy's raw entries. */
@@ -127,16 +140,20 @@ export class KafkajsLink implements Link {
       partitionAssigners: [this.#module.PartitionAssigners.roundRobin],
     };
     applyOptions(options, settings.config);
-    return new KafkajsConsumer(
-      this.#kafka.consumer(options),
-      this.#control,
-      {
-        group: settings.group,
-        topics: settings.topics,
-        tracked: settings.commit !== "auto",
-        fromBeginning: settings.start === "earliest",
-      },
-      hooks,
+    const consumer = this.#kafka.consumer(options);
+    return closingWatch(
+      new KafkajsConsumer(
+        consumer,
+        this.#control,
+        {
+          group: settings.group,
+          topics: settings.topics,
+          tracked: settings.commit !== "auto",
+          fromBeginning: settings.start === "earliest",
+        },
+        hooks,
+      ),
+      watchConsumer(consumer, this.states),
     );
   }
 

@@ -72,10 +72,17 @@ export class KafkajsProducer implements LinkProducer {
   readonly #waiting = new Map<string, Pending[]>();
   #inflight = 0;
   #drained: (() => void) | undefined;
+  /** Told how each produce request ended (the link watches the connection through it). */
+  readonly #ended: (error?: unknown) => void;
 
-  constructor(producer: KjsProducer, compression: number | undefined) {
+  constructor(
+    producer: KjsProducer,
+    compression: number | undefined,
+    ended: (error?: unknown) => void = () => {},
+  ) {
     this.#producer = producer;
     this.#compression = compression;
+    this.#ended = ended;
   }
 
   send(record: ProducedRecord): Promise<DeliveryReport> {
@@ -138,6 +145,7 @@ export class KafkajsProducer implements LinkProducer {
     try {
       metadata = await this.#producer.send(produceRequest(topic, messages, this.#compression));
     } catch (error) {
+      this.#ended(error);
       if (batch.length > 1 && refusesRecords(error)) {
         // A refusal of one record (too large, invalid) fails the whole request: each goes again on
         // its own, in order, so only the refused one fails.
@@ -147,6 +155,7 @@ export class KafkajsProducer implements LinkProducer {
       for (const pending of batch) pending.reject(error);
       return;
     }
+    this.#ended();
     // The engine's partitioner wrote each record's partition on its message (engine.ts); kafkajs
     // answers one base offset per partition, and a partition's records follow it in order.
     const next = new Map<number, bigint>();

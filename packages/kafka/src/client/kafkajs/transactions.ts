@@ -17,10 +17,17 @@ export class KafkajsTransactionalProducer implements LinkTransactionalProducer {
   readonly #producer: KjsProducer;
   readonly #compression: number | undefined;
   #broken: unknown;
+  /** Told how each transaction ended (the link watches the connection through it). */
+  readonly #ended: (error?: unknown) => void;
 
-  constructor(producer: KjsProducer, compression: number | undefined) {
+  constructor(
+    producer: KjsProducer,
+    compression: number | undefined,
+    ended: (error?: unknown) => void = () => {},
+  ) {
     this.#producer = producer;
     this.#compression = compression;
+    this.#ended = ended;
   }
 
   async commit(
@@ -44,8 +51,10 @@ export class KafkajsTransactionalProducer implements LinkTransactionalProducer {
         reports.push({ partition: metadata?.partition ?? -1, offset: BigInt(offset) });
       }
       await transaction.commit();
+      this.#ended();
       return reports;
     } catch (error) {
+      this.#ended(error);
       await this.#abort(transaction);
       throw error;
     }

@@ -1,3 +1,4 @@
+import { LinkStates } from "@ruststream/core/broker";
 import type { ResolvedConnection } from "../connectionOptions.js";
 import type {
   ConsumedRecord,
@@ -13,6 +14,7 @@ import type {
   ProducerSettings,
 } from "../link.js";
 import { loadClient } from "../load.js";
+import { closingWatch, type WatchedClient } from "../watchedClient.js";
 import { RdkafkaAdmin } from "./admin.js";
 import {
   connectionConfig,
@@ -23,19 +25,24 @@ import {
 } from "./config.js";
 import { RdkafkaConsumer } from "./consumer.js";
 import { RdkafkaProducer } from "./producer.js";
-import { call, callVoid, type RdError, type RdModule, type RdProducer } from "./rdkafka.js";
+import {
+  call,
+  callVoid,
+  type RdClient,
+  type RdError,
+  type RdModule,
+  type RdProducer,
+} from "./rdkafka.js";
 import { RdkafkaReader } from "./reader.js";
 import { RdkafkaTransactionalProducer } from "./transactions.js";
-
-// librdkafka's local error codes for a login the cluster refused and a failed TLS handshake.
-const AUTHENTICATION = -169;
-const SSL = -181;
-const refusal = /authentication failure|ssl handshake failed|certificate verify failed/i;
+import { refusesLogin, watchClient } from "./watch.js";
 
 /** The librdkafka engine: @confluentinc/kafka-javascript's node-rdkafka style clients. */
 export class RdkafkaLink implements Link {
   readonly kind = "librdkafka" as const;
   readonly admin: LinkAdmin;
+  /** Every producer's, consumer's and reader's connections (the control client's are not polled). */
+  readonly states = new LinkStates();
   readonly #module: RdModule;
   readonly #connection: ResolvedConnection;
   readonly #control: RdProducer;
@@ -76,10 +83,7 @@ export class RdkafkaLink implements Link {
       refused = reject;
     });
     control.on("event.error", (error) => {
-      // The binding reports some of these with code -1 and only the message to tell them apart.
-      if (error.code === AUTHENTICATION || error.code === SSL || refusal.test(error.message)) {
-        refused(error);
-      }
+      if (refusesLogin(error)) refused(error);
     });
     // Events are served by polling, which nothing does until connect() returns: poll meanwhile.
     // poll() throws while the client counts itself unconnected (before librdkafka's handle is up,
@@ -108,9 +112,19 @@ export class RdkafkaLink implements Link {
 
   async producer(settings: ProducerSettings): Promise<LinkProducer> {
     const producer = new this.#module.Producer(producerConfig(this.#connection, settings));
-    producer.on("event.error", () => {});
-    await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
-    return new RdkafkaProducer(producer);
+    const watched = this.#watch(producer);
+    try {
+      await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
+    } catch (error) {
+      watched.close();
+      throw error;
+    }
+    return closingWatch(new RdkafkaProducer(producer), watched);
+  }
+
+  /** Counts `client` in `states` from its error events (watch.ts). */
+  #watch(client: RdClient): WatchedClient {
+    return watchClient(client, this.states, this.#connection.brokers.join(","));
   }
 
   async transactionalProducer(
@@ -118,29 +132,43 @@ export class RdkafkaLink implements Link {
     transactionalId: string,
   ): Promise<LinkTransactionalProducer> {
     const config = transactionalProducerConfig(this.#connection, settings, transactionalId);
-    // Called again for each producer that replaces one after an aborted transaction.
+    // Called again for each producer that replaces one after an aborted transaction: the newest
+    // is the one watched.
+    let watched: WatchedClient | undefined;
     const connect = async (): Promise<RdProducer> => {
       const producer = new this.#module.Producer(config);
-      producer.on("event.error", () => {});
+      watched?.close();
+      watched = this.#watch(producer);
       await call((cb) => producer.connect({ timeout: this.#connectTimeoutMs }, cb));
       return producer;
     };
-    return RdkafkaTransactionalProducer.open(connect, this.#connectTimeoutMs);
+    const unwatch = { close: () => watched?.close() };
+    try {
+      return closingWatch(
+        await RdkafkaTransactionalProducer.open(connect, this.#connectTimeoutMs),
+        unwatch,
+      );
+    } catch (error) {
+      unwatch.close();
+      throw error;
+    }
   }
 
   consumer(settings: ConsumerSettings, hooks: ConsumerHooks): LinkConsumer {
     const config = consumerConfig(this.#connection, settings);
-    return new RdkafkaConsumer(
+    let watched: WatchedClient | undefined;
+    const consumer = new RdkafkaConsumer(
       (rebalance) => {
-        const consumer = new this.#module.KafkaConsumer({ ...config, rebalance_cb: rebalance }, {});
-        consumer.on("event.error", () => {});
-        return consumer;
+        const client = new this.#module.KafkaConsumer({ ...config, rebalance_cb: rebalance }, {});
+        watched = this.#watch(client);
+        return client;
       },
       settings.group,
       settings.topics,
       hooks,
       settings.commit !== "auto",
     );
+    return closingWatch(consumer, { close: () => watched?.close() });
   }
 
   async reader(
@@ -149,8 +177,13 @@ export class RdkafkaLink implements Link {
     records: (records: readonly ConsumedRecord[]) => void,
   ): Promise<LinkReader> {
     const consumer = new this.#module.KafkaConsumer(readerConfig(this.#connection, name), {});
-    consumer.on("event.error", () => {});
-    return RdkafkaReader.open(consumer, partitions, records);
+    const watched = this.#watch(consumer);
+    try {
+      return closingWatch(await RdkafkaReader.open(consumer, partitions, records), watched);
+    } catch (error) {
+      watched.close();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,17 @@
 // The glue between the field table and protobufjs: the table is declared to protobufjs (proto2, so
 // a required or explicitly set zero is always encoded, and an absent optional field decodes as
 // absent: the code reading it applies the protocol's default), and values cross between
-// protobufjs's objects (64-bit values as Long) and the plain shapes (bigint or number).
+// protobufjs's objects (64-bit values as Long) and the plain shapes (bigint or number). Decoding
+// throws only DecodeError, whatever the bytes.
+//
+// Enums travel as int32 varints. protobufjs drops a proto2 enum value it does not know, so the field
+// would read as absent (a compression type the client does not know, delivered as if uncompressed);
+// they are declared to it as plain int32 instead, and checked here: a value this client does not
+// know is a DecodeError, except in the enums the protocol keeps growing and the client reads as
+// open (OPEN_ENUMS).
 import protobuf from "protobufjs";
-import { ENUMS } from "./enums.js";
+import { DecodeError } from "../errors.js";
+import { ENUMS, type EnumName } from "./enums.js";
 import { type FieldSpec, MESSAGES, type MessageName } from "./fieldTable.js";
 import type {
   BaseCommand,
@@ -25,17 +33,23 @@ const WIRE_TYPE: Record<string, string> = { uint64n: "uint64", int64n: "int64" }
 // Every type, enum and field here is marked proto2, so explicit presence holds.
 const EDITION = { edition: "proto2" } as const;
 
+/**
+ * The enums whose unknown values decode as numbers: a newer broker's ServerError, which the client
+ * names `ServerError(<n>)`; and a message's CompressionType, so that an entry compressed with a codec
+ * this client does not know keeps its metadata and reaches the undecodable path as it arrived
+ * (decompress() rejects the value there).
+ */
+const OPEN_ENUMS: ReadonlySet<string> = new Set<EnumName>(["ServerError", "CompressionType"]);
+
 function buildRoot(): protobuf.Root {
   const nested: Record<string, object> = {};
-  for (const [name, values] of Object.entries(ENUMS))
-    nested[name] = { ...EDITION, values: { ...values } };
   for (const [name, fields] of Object.entries(TABLE)) {
     const out: Record<string, object> = {};
     for (const [fieldName, spec] of Object.entries(fields)) {
       const field: Record<string, unknown> = {
         ...EDITION,
         id: spec.id,
-        type: WIRE_TYPE[spec.type] ?? spec.type,
+        type: spec.type in ENUMS ? "int32" : (WIRE_TYPE[spec.type] ?? spec.type),
       };
       if (spec.rule !== undefined) field.rule = spec.rule;
       // proto2 leaves repeated scalars unpacked; say so, rather than rely on the library's default.
@@ -55,6 +69,14 @@ type FieldPlan =
   | { name: string; kind: "big"; repeated: boolean; signed: boolean }
   | { name: string; kind: "num"; repeated: boolean; signed: boolean }
   | { name: string; kind: "message"; repeated: boolean; type: string }
+  | {
+      name: string;
+      kind: "enum";
+      repeated: boolean;
+      owner: string;
+      type: string;
+      known: Set<number>;
+    }
   | { name: string; kind: "plain"; repeated: boolean };
 
 const plans = new Map<string, FieldPlan[]>();
@@ -68,6 +90,15 @@ for (const [typeName, fields] of Object.entries(TABLE)) {
       if (spec.type === "uint64n" || spec.type === "int64n")
         return { name, kind: "num", repeated, signed: spec.type === "int64n" };
       if (spec.type in TABLE) return { name, kind: "message", repeated, type: spec.type };
+      if (spec.type in ENUMS && !OPEN_ENUMS.has(spec.type))
+        return {
+          name,
+          kind: "enum",
+          repeated,
+          owner: typeName,
+          type: spec.type,
+          known: new Set(Object.values(ENUMS[spec.type as EnumName])),
+        };
       return { name, kind: "plain", repeated };
     }),
   );
@@ -128,6 +159,12 @@ function convertIn(plan: FieldPlan, value: unknown): unknown {
       return longToNumber(value as LongLike, plan.signed);
     case "message":
       return toPlain(plan.type, value as Loose);
+    case "enum":
+      if (!plan.known.has(value as number))
+        throw new DecodeError(
+          `${plan.owner}.${plan.name}: ${plan.type} ${String(value)} is unknown to this client`,
+        );
+      return value;
     default:
       return value;
   }
@@ -170,7 +207,18 @@ function codec<N extends MessageName>(typeName: N): Codec<Shape<N>> {
   const type = root.lookupType(typeName);
   return {
     encode: (value) => type.encode(toWire(typeName, value as Loose)).finish(),
-    decode: (bytes) => toPlain(typeName, type.decode(bytes) as unknown as Loose) as Shape<N>,
+    decode: (bytes) => {
+      try {
+        return toPlain(typeName, type.decode(bytes) as unknown as Loose) as Shape<N>;
+      } catch (error) {
+        if (error instanceof DecodeError) throw error;
+        // protobufjs's own errors (a truncated field, a wrong wire type, a missing required field).
+        throw new DecodeError(
+          `unreadable ${typeName}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+    },
   };
 }
 

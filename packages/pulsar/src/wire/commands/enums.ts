@@ -105,3 +105,12 @@ export function serverErrorName(code: number): string {
   for (const [name, value] of Object.entries(ServerError)) if (value === code) return name;
   return `ServerError(${code})`;
 }
+
+const compressionNames = new Map<number, string>(
+  Object.entries(CompressionType).map(([name, value]) => [value, name]),
+);
+
+/** The name of a `CompressionType` value; undefined for one this client does not know. */
+export function compressionName(type: number): string | undefined {
+  return compressionNames.get(type);
+}

@@ -21,8 +21,9 @@ interface ScalarValues {
 }
 
 /**
- * One value of a field's type. An enum is a number, not its union of values: a newer broker may
- * send a value this client does not know, and it must still decode.
+ * One value of a field's type. An enum is a number, not its union of values: the open ones (a newer
+ * broker's ServerError, a message's CompressionType; codec.ts) decode values this client does not
+ * know, and the code reading them names or rejects those.
  */
 type ValueOf<T extends string> = T extends Scalar
   ? ScalarValues[T]

@@ -19,11 +19,11 @@ interface Waiter {
 
 /** A consumer on a topic, partitioned or not: one subscription, messages from every partition. */
 export class Consumer implements MessageSink {
-  private readonly waiters = new Queue<Waiter>();
-  private readonly listeners = new Set<() => void>();
-  private next = 0;
-  private closed = false;
-  private consumers: PartitionConsumer[] = [];
+  readonly #waiters = new Queue<Waiter>();
+  readonly #listeners = new Set<() => void>();
+  #next = 0;
+  #closed = false;
+  #consumers: PartitionConsumer[] = [];
 
   private constructor(
     readonly topic: string,
@@ -39,7 +39,7 @@ export class Consumer implements MessageSink {
     const name = parseTopicName(options.topic);
     const partitions = name.partition >= 0 ? 0 : await host.partitions(name.full);
     const consumer = new Consumer(name.full, options.subscription, partitions);
-    consumer.consumers =
+    consumer.#consumers =
       partitions === 0
         ? [new PartitionConsumer(host, consumer, name.full, name.partition, options)]
         : Array.from(
@@ -47,10 +47,10 @@ export class Consumer implements MessageSink {
             (_, i) =>
               new PartitionConsumer(host, consumer, partitionTopicName(name, i), i, options),
           );
-    const started = await Promise.allSettled(consumer.consumers.map((c) => c.start()));
+    const started = await Promise.allSettled(consumer.#consumers.map((c) => c.start()));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) {
-      await Promise.all(consumer.consumers.map((c) => c.close()));
+      await Promise.all(consumer.#consumers.map((c) => c.close()));
       throw failed.reason;
     }
     return consumer;
@@ -58,18 +58,18 @@ export class Consumer implements MessageSink {
 
   /** The consumer of each partition (one for a non-partitioned topic). */
   get partitionConsumers(): readonly PartitionConsumer[] {
-    return this.consumers;
+    return this.#consumers;
   }
 
   /** Messages received and not yet taken. */
   get queued(): number {
-    return this.consumers.reduce((n, c) => n + c.queued, 0);
+    return this.#consumers.reduce((n, c) => n + c.queued, 0);
   }
 
   notify(): void {
-    this.serveWaiters();
+    this.#serveWaiters();
     // After the waiters: a listener pulls with tryReceive, and a waiter asked first.
-    for (const listener of this.listeners) listener();
+    for (const listener of this.#listeners) listener();
   }
 
   /**
@@ -78,8 +78,8 @@ export class Consumer implements MessageSink {
    * call that stops it.
    */
   listen(onReadable: () => void): () => void {
-    this.listeners.add(onReadable);
-    return () => this.listeners.delete(onReadable);
+    this.#listeners.add(onReadable);
+    return () => this.#listeners.delete(onReadable);
   }
 
   /**
@@ -87,16 +87,16 @@ export class Consumer implements MessageSink {
    * one of its partitions failed for good.
    */
   tryReceive(): Message | undefined {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    const failure = this.failure();
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    const failure = this.#failure();
     if (failure) throw failure;
-    if (this.waiters.length > 0) return undefined;
-    return this.takeNext();
+    if (this.#waiters.length > 0) return undefined;
+    return this.#takeNext();
   }
 
   /** Why a partition consumer stopped for good, if one did (a loop, not a closure: per message). */
-  private failure(): Error | undefined {
-    for (const consumer of this.consumers) {
+  #failure(): Error | undefined {
+    for (const consumer of this.#consumers) {
       const failure = consumer.failed;
       if (failure) return failure;
     }
@@ -105,7 +105,7 @@ export class Consumer implements MessageSink {
 
   /** The last message id stored on `partition` (0 on a non-partitioned topic). */
   lastMessageId(partition = 0): Promise<MessageId> {
-    const consumer = this.consumers[this.partitions === 0 ? 0 : partition];
+    const consumer = this.#consumers[this.partitions === 0 ? 0 : partition];
     if (!consumer)
       return Promise.reject(
         new RustStreamError(
@@ -116,32 +116,32 @@ export class Consumer implements MessageSink {
     return consumer.lastMessageId();
   }
 
-  private serveWaiters(): void {
-    while (this.waiters.length > 0) {
-      const failure = this.failure();
-      if (this.closed || failure) {
+  #serveWaiters(): void {
+    while (this.#waiters.length > 0) {
+      const failure = this.#failure();
+      if (this.#closed || failure) {
         const error = failure ?? closedError(`consumer ${this.subscription} on ${this.topic}`);
-        for (const waiter of this.waiters.drain()) {
+        for (const waiter of this.#waiters.drain()) {
           waiter.cancel?.();
           waiter.reject(error);
         }
         return;
       }
-      const message = this.takeNext();
+      const message = this.#takeNext();
       if (!message) return;
-      const waiter = this.waiters.shift()!;
+      const waiter = this.#waiters.shift()!;
       waiter.cancel?.();
       waiter.resolve(message);
     }
   }
 
-  private takeNext(): Message | undefined {
-    const n = this.consumers.length;
+  #takeNext(): Message | undefined {
+    const n = this.#consumers.length;
     for (let i = 0; i < n; i++) {
-      const consumer = this.consumers[(this.next + i) % n]!;
+      const consumer = this.#consumers[(this.#next + i) % n]!;
       const message = consumer.take();
       if (message) {
-        this.next = (this.next + i + 1) % n;
+        this.#next = (this.#next + i + 1) % n;
         return message;
       }
     }
@@ -150,12 +150,12 @@ export class Consumer implements MessageSink {
 
   /** The next message; waits for one (up to `timeoutMs`, then rejects with `timeout`). */
   receive(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Message> {
-    if (this.closed)
+    if (this.#closed)
       return Promise.reject(closedError(`consumer ${this.subscription} on ${this.topic}`));
-    const failure = this.failure();
+    const failure = this.#failure();
     if (failure) return Promise.reject(failure);
-    if (this.waiters.length === 0) {
-      const message = this.takeNext();
+    if (this.#waiters.length === 0) {
+      const message = this.#takeNext();
       if (message) return Promise.resolve(message);
     }
     return new Promise<Message>((resolve, reject) => {
@@ -163,8 +163,8 @@ export class Consumer implements MessageSink {
       const cleanups: (() => void)[] = [];
       const abandon = (error: Error): void => {
         // Leave the queue; a message for it goes to the next waiter.
-        const rest = this.waiters.drain().filter((w) => w !== waiter);
-        for (const w of rest) this.waiters.push(w);
+        const rest = this.#waiters.drain().filter((w) => w !== waiter);
+        for (const w of rest) this.#waiters.push(w);
         for (const c of cleanups) c();
         reject(error);
       };
@@ -195,33 +195,33 @@ export class Consumer implements MessageSink {
       waiter.cancel = () => {
         for (const c of cleanups) c();
       };
-      this.waiters.push(waiter);
+      this.#waiters.push(waiter);
     });
   }
 
-  private originOf(message: Message): ReceivedEntry {
+  #originOf(message: Message): ReceivedEntry {
     const entry = entryOf(message);
-    if (!entry || !(this.consumers as readonly MessageOwner[]).includes(entry.consumer))
+    if (!entry || !(this.#consumers as readonly MessageOwner[]).includes(entry.consumer))
       throw new RustStreamError("foreign-value", "this message was not received by this consumer");
     return entry;
   }
 
   /** Acknowledges one message (sent without waiting for an answer). */
   ack(message: Message): void {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    this.originOf(message).consumer.ack(message);
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    this.#originOf(message).consumer.ack(message);
   }
 
   /** Acknowledges this message and everything before it in its partition (Exclusive and Failover only). */
   ackCumulative(message: Message): void {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    this.originOf(message).consumer.ackCumulative(message);
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    this.#originOf(message).consumer.ackCumulative(message);
   }
 
   /** Asks for the message again (see PartitionConsumer.nack for what each subscription type does). */
   nack(message: Message): void {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    this.originOf(message).consumer.nack(message);
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    this.#originOf(message).consumer.nack(message);
   }
 
   /**
@@ -229,9 +229,9 @@ export class Consumer implements MessageSink {
    * epoch) on every partition.
    */
   async seek(target: MessageId | number): Promise<void> {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
     if (typeof target !== "number" && this.partitions > 0) {
-      const consumer = this.consumers[target.partition];
+      const consumer = this.#consumers[target.partition];
       if (!consumer)
         throw new RustStreamError(
           "invalid-argument",
@@ -240,20 +240,20 @@ export class Consumer implements MessageSink {
       await consumer.seek(target);
       return;
     }
-    await Promise.all(this.consumers.map((c) => c.seek(target)));
+    await Promise.all(this.#consumers.map((c) => c.seek(target)));
   }
 
   /** Deletes the subscription on the broker, then closes. */
   async unsubscribe(): Promise<void> {
-    if (this.closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
-    await Promise.all(this.consumers.map((c) => c.unsubscribe()));
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    await Promise.all(this.#consumers.map((c) => c.unsubscribe()));
     await this.close();
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all(this.consumers.map((c) => c.close()));
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all(this.#consumers.map((c) => c.close()));
     this.notify();
   }
 }

@@ -1,10 +1,11 @@
-// A MESSAGE frame's entry turned into messages: its checksum checked, its payload decompressed, a
-// batch unpacked, and a batch's messages acked before (or marked acked by the broker, or compacted
-// out) skipped. An entry that fails any step yields none of its messages.
+// A MESSAGE frame's entry turned into messages: its checksum checked, its payload decompressed
+// (within the connection's max message size), a batch unpacked, and a batch's messages acked before
+// (or marked acked by the broker, or compacted out) skipped. An entry that fails any step yields
+// none of its messages, and says why: its bytes never throw out of here.
 import { readBatch } from "../batch.js";
 import { CompressionType } from "../commands/enums.js";
 import type { CommandMessage } from "../commands/shapes.js";
-import { decompress } from "../compression.js";
+import { checkUncompressedSize, decompress } from "../compression.js";
 import type { PayloadSection } from "../frame.js";
 import { propertiesOf } from "../keyValues.js";
 import type { Queue } from "../queue.js";
@@ -22,6 +23,8 @@ export interface EntrySource {
   readonly consumerId: number;
   /** Where a batch's acks so far are kept. */
   readonly acks: Acks;
+  /** The connection's max message size: no entry is decompressed past it. */
+  readonly maxMessageSize: number;
 }
 
 /** Why an entry cannot be handed out. */
@@ -50,13 +53,22 @@ export function decodeEntry(
       reason: "ChecksumMismatch",
       error: "the CRC-32C over its metadata and payload does not match",
     };
+  // Pulsar's Java client reports metadata it cannot parse as a checksum mismatch too.
+  if (section.unreadable !== undefined)
+    return { reason: "ChecksumMismatch", error: `unreadable entry: ${section.unreadable}` };
   const metadata = section.metadata;
   const count = metadata.numMessagesInBatch;
   let payload = section.payload;
   const compression = metadata.compression ?? CompressionType.NONE;
   if (compression !== CompressionType.NONE) {
+    const size = metadata.uncompressedSize ?? 0;
     try {
-      payload = decompress(compression, payload, metadata.uncompressedSize ?? 0);
+      checkUncompressedSize(size, source.maxMessageSize);
+    } catch (error) {
+      return { reason: "UncompressedSizeCorruption", error };
+    }
+    try {
+      payload = decompress(compression, payload, size, source.maxMessageSize);
     } catch (error) {
       return { reason: "DecompressionError", error };
     }
@@ -99,6 +111,7 @@ export function decodeEntry(
   } catch (error) {
     return { reason: "BatchDeSerializeError", error };
   }
+  // readBatch checked the count: at least 1, and exactly the messages the batch holds.
   const tracker = source.acks.trackerFor(ledgerId, entryId, count);
   const entry: ReceivedEntry = {
     ledgerId,

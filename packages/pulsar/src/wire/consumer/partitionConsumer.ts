@@ -32,21 +32,21 @@ type State = "connecting" | "ready" | "closed" | "failed";
 
 /** A consumer of one topic or one partition. */
 export class PartitionConsumer implements ConsumerHandler, MessageOwner {
-  private state: State = "connecting";
-  private connection: Connection | undefined;
-  private consumerId = -1;
+  #state: State = "connecting";
+  #connection: Connection | undefined;
+  #consumerId = -1;
   /** The live subscribe, as the entries it brings see it. */
-  private source: EntrySource | undefined;
-  private readonly queue = new Queue<Message>();
-  private epoch = 0n;
-  private readonly acks: Acks;
-  private readonly undecodable: UndecodableEntries;
-  private readonly attacher: Attacher;
-  private seekingConsumerId: number | undefined;
-  private failure: Error | undefined;
-  private readonly readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  private readonly subType: number;
-  private readonly receiverQueueSize: number;
+  #source: EntrySource | undefined;
+  readonly #queue = new Queue<Message>();
+  #epoch = 0n;
+  readonly #acks: Acks;
+  readonly #undecodable: UndecodableEntries;
+  readonly #attacher: Attacher;
+  #seekingConsumerId: number | undefined;
+  #failure: Error | undefined;
+  readonly #readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  readonly #subType: number;
+  readonly #receiverQueueSize: number;
   /** How many times this consumer subscribed (1 after creation). */
   connects = 0;
   /** True once the broker said the topic is terminated and everything was delivered. */
@@ -59,70 +59,77 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
    */
   discarded = 0;
 
+  readonly #host: ClientHost;
+  readonly #sink: MessageSink;
+  readonly #options: ConsumerOptions;
+
   constructor(
-    private readonly host: ClientHost,
-    private readonly sink: MessageSink,
+    host: ClientHost,
+    sink: MessageSink,
     readonly topic: string,
     readonly partition: number,
-    private readonly options: ConsumerOptions,
+    options: ConsumerOptions,
   ) {
-    this.subType = SubType[options.subscriptionType ?? "Exclusive"];
-    this.receiverQueueSize = Math.max(1, options.receiverQueueSize ?? 1000);
-    this.acks = new Acks(
-      { connection: () => this.connection, consumerId: () => this.consumerId },
-      this.receiverQueueSize,
+    this.#host = host;
+    this.#sink = sink;
+    this.#options = options;
+    this.#subType = SubType[options.subscriptionType ?? "Exclusive"];
+    this.#receiverQueueSize = Math.max(1, options.receiverQueueSize ?? 1000);
+    this.#acks = new Acks(
+      { connection: () => this.#connection, consumerId: () => this.#consumerId },
+      this.#receiverQueueSize,
       options.negativeAckDelayMs ?? 0,
     );
-    this.undecodable = new UndecodableEntries({
+    this.#undecodable = new UndecodableEntries({
       topic,
       partition,
       subscription: options.subscription,
       handler: options.undecodable,
       log: host.log,
       backoff: host.backoff,
-      acks: this.acks,
+      acks: this.#acks,
       redeliver: (ledgerId, entryId) => {
-        if (this.state === "closed" || this.state === "failed") return;
-        this.redeliver(ledgerId, entryId);
+        if (this.#state === "closed" || this.#state === "failed") return;
+        this.#redeliver(ledgerId, entryId);
       },
     });
     const target: AttachTarget = {
       topic,
-      finished: () => this.state === "closed" || this.state === "failed",
-      request: (connection) => this.subscribe(connection),
-      fail: (error) => this.fail(error),
+      finished: () => this.#state === "closed" || this.#state === "failed",
+      request: (connection) => this.#subscribe(connection),
+      fail: (error) => this.#fail(error),
     };
     // After a disconnect the broker may still count the previous consumer for a moment.
-    this.attacher = new Attacher(host, target, ServerError.ConsumerBusy);
+    this.#attacher = new Attacher(host, target, ServerError.ConsumerBusy);
   }
 
   /** True on Shared and Key_Shared, where messages are redelivered one by one and counted. */
   get sharesMessages(): boolean {
-    return this.subType === SubType.Shared || this.subType === SubType.Key_Shared;
+    return this.#subType === SubType.Shared || this.#subType === SubType.Key_Shared;
   }
 
   /** Subscribes for the first time; rejects when the broker refuses or the operation times out. */
   async start(): Promise<void> {
     await loadCodecs();
-    await this.attacher.start();
+    await this.#attacher.start();
   }
 
-  private async subscribe(connection: Connection): Promise<Attachment> {
+  async #subscribe(connection: Connection): Promise<Attachment> {
     // A new id per subscribe: a MESSAGE still in flight for an earlier one finds no handler and is
     // dropped, rather than mistaken for one of this subscription's.
-    const consumerId = this.host.newConsumerId();
+    const consumerId = this.#host.newConsumerId();
     const requestId = connection.newRequestId();
     connection.registerConsumer(consumerId, this);
     try {
       await connection.request(
         requestId,
-        subscribeCommand(this.options, {
+        subscribeCommand(this.#options, {
           topic: this.topic,
           consumerId,
           requestId,
-          consumerEpoch: this.epoch,
+          consumerEpoch: this.#epoch,
         }),
-        `subscribe ${this.options.subscription} on ${this.topic}`,
+        `subscribe ${this.#options.subscription} on ${this.topic}`,
       );
     } catch (error) {
       connection.unregisterConsumer(consumerId);
@@ -130,75 +137,76 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
     }
     return {
       release: () => connection.unregisterConsumer(consumerId),
-      commit: () => this.subscribed(connection, consumerId),
+      commit: () => this.#subscribed(connection, consumerId),
     };
   }
 
-  private subscribed(connection: Connection, consumerId: number): void {
-    this.consumerId = consumerId;
-    this.connection = connection;
-    this.source = {
+  #subscribed(connection: Connection, consumerId: number): void {
+    this.#consumerId = consumerId;
+    this.#connection = connection;
+    this.#source = {
       topic: this.topic,
       partition: this.partition,
       owner: this,
       consumerId,
-      acks: this.acks,
+      acks: this.#acks,
+      maxMessageSize: connection.maxMessageSize,
     };
     this.connects++;
     // The broker redelivers whatever the previous subscribe had pushed and was not acked, so what
     // is still queued from it would come twice; drop it, and grant the whole queue again.
-    this.queue.drain();
-    this.acks.resetPermits();
+    this.#queue.drain();
+    this.#acks.resetPermits();
     // Acks made while no subscribe was live go out before the FLOW, so the broker applies them
     // before it redelivers: those messages were handled and do not come again.
-    this.acks.flush();
+    this.#acks.flush();
     connection.send({
       type: CommandType.FLOW,
-      flow: { consumerId, messagePermits: this.receiverQueueSize },
+      flow: { consumerId, messagePermits: this.#receiverQueueSize },
     });
-    this.state = "ready";
-    for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
+    this.#state = "ready";
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
   }
 
   onMessage(command: CommandMessage, section: PayloadSection): void {
-    const source = this.source;
-    if (this.state !== "ready" || source === undefined || command.consumerId !== this.consumerId)
+    const source = this.#source;
+    if (this.#state !== "ready" || source === undefined || command.consumerId !== this.#consumerId)
       return;
     const count = section.metadata.numMessagesInBatch ?? 1;
-    if (command.consumerEpoch !== undefined && command.consumerEpoch < this.epoch) {
+    if (command.consumerEpoch !== undefined && command.consumerEpoch < this.#epoch) {
       // Pushed before a redelivery we asked for: it comes again, with the new epoch.
-      this.acks.returnPermits(count);
+      this.#acks.returnPermits(count);
       return;
     }
-    if (this.seekingConsumerId === command.consumerId) {
-      this.acks.returnPermits(count);
+    if (this.#seekingConsumerId === command.consumerId) {
+      this.#acks.returnPermits(count);
       return;
     }
-    const skipped = decodeEntry(command, section, source, this.queue);
+    const skipped = decodeEntry(command, section, source, this.#queue);
     if (typeof skipped !== "number") {
       this.discarded++;
-      this.acks.returnPermits(count);
-      this.undecodable.handle(command, section, skipped);
+      this.#acks.returnPermits(count);
+      this.#undecodable.handle(command, section, skipped);
       return;
     }
-    if (skipped > 0) this.acks.returnPermits(skipped);
-    if (skipped < count) this.sink.notify();
+    if (skipped > 0) this.#acks.returnPermits(skipped);
+    if (skipped < count) this.#sink.notify();
   }
 
   /** How many messages are queued here. */
   get queued(): number {
-    return this.queue.length;
+    return this.#queue.length;
   }
 
   /** Takes the next queued message, returning its permit. */
   take(): Message | undefined {
-    const message = this.queue.shift();
-    if (message) this.acks.returnPermits(1);
+    const message = this.#queue.shift();
+    if (message) this.#acks.returnPermits(1);
     return message;
   }
 
   ack(message: Message): void {
-    this.acks.ack(entryOf(message)!, message.batchIndex);
+    this.#acks.ack(entryOf(message)!, message.batchIndex);
   }
 
   ackCumulative(message: Message): void {
@@ -207,7 +215,7 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
         "invalid-argument",
         "cumulative acknowledgement is not allowed on Shared and Key_Shared subscriptions; ack each message",
       );
-    this.acks.ackCumulative(message);
+    this.#acks.ackCumulative(message);
   }
 
   /**
@@ -218,29 +226,29 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
    */
   nack(message: Message): void {
     const id = message.messageId;
-    this.redeliver(id.ledgerId, id.entryId);
+    this.#redeliver(id.ledgerId, id.entryId);
   }
 
   /** Asks for an entry again: that one (Shared, Key_Shared), or everything unacked. */
-  private redeliver(ledgerId: bigint, entryId: bigint): void {
+  #redeliver(ledgerId: bigint, entryId: bigint): void {
     if (!this.sharesMessages) {
       this.redeliverAll();
       return;
     }
-    this.acks.nack(ledgerId, entryId);
+    this.#acks.nack(ledgerId, entryId);
   }
 
   /** Asks the broker to redeliver everything this consumer has not acked. */
   redeliverAll(): void {
     // Acks made before the nack must reach the broker before the rewind, or it redelivers them.
-    this.acks.flush();
+    this.#acks.flush();
     // A new epoch marks what the broker pushed before the request as stale when it arrives.
-    this.epoch++;
-    const dropped = this.queue.drain().length;
-    if (dropped > 0) this.acks.returnPermits(dropped);
-    this.connection?.send({
+    this.#epoch++;
+    const dropped = this.#queue.drain().length;
+    if (dropped > 0) this.#acks.returnPermits(dropped);
+    this.#connection?.send({
       type: CommandType.REDELIVER_UNACKNOWLEDGED_MESSAGES,
-      redeliverUnacknowledgedMessages: { consumerId: this.consumerId, consumerEpoch: this.epoch },
+      redeliverUnacknowledgedMessages: { consumerId: this.#consumerId, consumerEpoch: this.#epoch },
     });
   }
 
@@ -251,23 +259,23 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
    */
   async seek(target: MessageId | number): Promise<void> {
     await this.ready();
-    const connection = this.connection!;
-    const consumerId = this.consumerId;
-    this.acks.flush();
+    const connection = this.#connection!;
+    const consumerId = this.#consumerId;
+    this.#acks.flush();
     const requestId = connection.newRequestId();
-    this.seekingConsumerId = consumerId;
-    this.queue.drain();
+    this.#seekingConsumerId = consumerId;
+    this.#queue.drain();
     try {
       await connection.request(
         requestId,
         seekCommand(consumerId, requestId, target),
-        `seek ${this.options.subscription} on ${this.topic}`,
+        `seek ${this.#options.subscription} on ${this.topic}`,
       );
     } finally {
-      this.seekingConsumerId = undefined;
+      this.#seekingConsumerId = undefined;
     }
-    if (this.consumerId === consumerId) dropQueuedBefore(this.queue, consumerId);
-    this.acks.clearTrackers();
+    if (this.#consumerId === consumerId) dropQueuedBefore(this.#queue, consumerId);
+    this.#acks.clearTrackers();
   }
 
   /**
@@ -276,13 +284,13 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
    */
   async lastMessageId(): Promise<MessageId> {
     await this.ready();
-    const connection = this.connection!;
+    const connection = this.#connection!;
     const requestId = connection.newRequestId();
     const answer = await connection.request(
       requestId,
       {
         type: CommandType.GET_LAST_MESSAGE_ID,
-        getLastMessageId: { consumerId: this.consumerId, requestId },
+        getLastMessageId: { consumerId: this.#consumerId, requestId },
       },
       `get the last message id of ${this.topic}`,
     );
@@ -292,11 +300,11 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
 
   /** Resolves once subscribed (at once when it is); rejects when closed or failed. */
   ready(): Promise<void> {
-    if (this.state === "ready") return Promise.resolve();
-    if (this.state === "closed") return Promise.reject(closedError(`consumer on ${this.topic}`));
-    if (this.state === "failed")
-      return Promise.reject(this.failure ?? closedError(`consumer on ${this.topic}`));
-    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+    if (this.#state === "ready") return Promise.resolve();
+    if (this.#state === "closed") return Promise.reject(closedError(`consumer on ${this.topic}`));
+    if (this.#state === "failed")
+      return Promise.reject(this.#failure ?? closedError(`consumer on ${this.topic}`));
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
   }
 
   onActiveConsumerChange(change: { isActive?: boolean }): void {
@@ -308,75 +316,78 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
   }
 
   onClosedByBroker(): void {
-    this.disconnected();
+    // A topic unloaded or moved: attached again at once, reported only if that fails.
+    this.#disconnected(undefined);
   }
 
-  onConnectionClosed(): void {
-    this.disconnected();
+  onConnectionClosed(error: Error): void {
+    this.#disconnected(error.message);
   }
 
-  private disconnected(): void {
-    this.connection = undefined;
-    this.source = undefined;
+  /** `reason`: why the connection went, when it was the connection and not the broker's close. */
+  #disconnected(reason: string | undefined): void {
+    this.#connection = undefined;
+    this.#source = undefined;
     // What is queued came through the subscribe that just ended: the broker redelivers it to the
     // next one, so handing it out now would only hand it out twice.
-    this.queue.drain();
-    if (this.state === "ready") this.state = "connecting";
-    this.attacher.lost();
+    this.#queue.drain();
+    if (this.#state === "ready") this.#state = "connecting";
+    this.#attacher.lost(reason);
   }
 
-  private fail(error: Error): void {
-    this.failure = error;
-    this.state = "failed";
-    for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
-    this.sink.notify();
+  #fail(error: Error): void {
+    this.#failure = error;
+    this.#state = "failed";
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(error);
+    this.#sink.notify();
   }
 
   /** Why this consumer stopped for good, if it did. */
   get failed(): Error | undefined {
-    return this.failure;
+    return this.#failure;
   }
 
   async unsubscribe(): Promise<void> {
     await this.ready();
-    const connection = this.connection!;
+    const connection = this.#connection!;
     const requestId = connection.newRequestId();
     await connection.request(
       requestId,
-      { type: CommandType.UNSUBSCRIBE, unsubscribe: { consumerId: this.consumerId, requestId } },
-      `unsubscribe ${this.options.subscription} from ${this.topic}`,
+      { type: CommandType.UNSUBSCRIBE, unsubscribe: { consumerId: this.#consumerId, requestId } },
+      `unsubscribe ${this.#options.subscription} from ${this.topic}`,
     );
     await this.close();
   }
 
   async close(): Promise<void> {
-    if (this.state === "closed") return;
-    this.acks.flushAll();
-    this.state = "closed";
-    for (const waiter of this.readyWaiters.splice(0))
+    if (this.#state === "closed") return;
+    this.#attacher.close();
+    this.#acks.flushAll();
+    this.#state = "closed";
+    for (const waiter of this.#readyWaiters.splice(0))
       waiter.reject(closedError(`consumer on ${this.topic}`));
-    this.queue.drain();
-    const connection = this.connection;
-    this.connection = undefined;
-    this.source = undefined;
+    this.#queue.drain();
+    const connection = this.#connection;
+    this.#connection = undefined;
+    this.#source = undefined;
     if (connection && !connection.closed) {
-      connection.unregisterConsumer(this.consumerId);
+      connection.unregisterConsumer(this.#consumerId);
       const requestId = connection.newRequestId();
       await connection
         .request(
           requestId,
           {
             type: CommandType.CLOSE_CONSUMER,
-            closeConsumer: { consumerId: this.consumerId, requestId },
+            closeConsumer: { consumerId: this.#consumerId, requestId },
           },
           `close consumer on ${this.topic}`,
         )
         .catch(() => undefined);
     }
-    this.sink.notify();
+    this.#sink.notify();
   }
 
   get closed(): boolean {
-    return this.state === "closed";
+    return this.#state === "closed";
   }
 }

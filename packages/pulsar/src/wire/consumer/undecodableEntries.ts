@@ -28,20 +28,22 @@ export interface UndecodableSettings {
 
 export class UndecodableEntries {
   /** Spaces out redeliveries of entries whose handler keeps failing. */
-  private readonly backoff: Backoff;
+  readonly #backoff: Backoff;
+  readonly #settings: UndecodableSettings;
 
-  constructor(private readonly settings: UndecodableSettings) {
-    this.backoff = new Backoff(settings.backoff);
+  constructor(settings: UndecodableSettings) {
+    this.#settings = settings;
+    this.#backoff = new Backoff(settings.backoff);
   }
 
   handle(command: CommandMessage, section: PayloadSection, { reason, error }: Undecodable): void {
-    const { topic, subscription, handler, log, acks } = this.settings;
+    const { topic, subscription, handler, log, acks } = this.#settings;
     const data = command.messageId;
     const count = section.metadata.numMessagesInBatch;
     const id = new MessageId(
       BigInt.asIntN(64, data.ledgerId),
       BigInt.asIntN(64, data.entryId),
-      this.settings.partition,
+      this.#settings.partition,
       -1,
       count ?? 0,
     );
@@ -83,14 +85,14 @@ export class UndecodableEntries {
       .then((e) => handler.handle(e))
       .then(
         () => {
-          this.backoff.reset();
+          this.#backoff.reset();
           // An ordinary ack, through whichever subscribe is live by then (attach sends it if none).
           acks.ackEntry(id.ledgerId, id.entryId);
         },
         (failure: unknown) => {
           // Redelivered after a backoff, so a dead letter that stays unwritable is not hammered
           // (nor the log); unacked, the entry stays on the subscription and is never lost.
-          const delay = this.backoff.next();
+          const delay = this.#backoff.next();
           log.error(
             {
               ...fields,
@@ -100,7 +102,7 @@ export class UndecodableEntries {
             },
             "moving an undecodable Pulsar entry to the dead letter failed: it is redelivered",
           );
-          setTimeout(() => this.settings.redeliver(id.ledgerId, id.entryId), delay).unref();
+          setTimeout(() => this.#settings.redeliver(id.ledgerId, id.entryId), delay).unref();
         },
       );
   }

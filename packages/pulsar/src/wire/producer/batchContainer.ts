@@ -29,45 +29,48 @@ function batchKey(message: OutgoingMessage): string {
 }
 
 export class BatchContainer {
-  private readonly batches = new Map<string, Batch>();
-  private timer: NodeJS.Timeout | undefined;
+  readonly #batches = new Map<string, Batch>();
+  #timer: NodeJS.Timeout | undefined;
+  /** Sends a full or expired batch; `key` is "" unless batches are key-based. */
+  readonly #send: (batch: Batch, key: string) => void;
 
   constructor(
     readonly limits: BatchLimits,
-    /** Sends a full or expired batch; `key` is "" unless batches are key-based. */
-    private readonly send: (batch: Batch, key: string) => void,
-  ) {}
+    send: (batch: Batch, key: string) => void,
+  ) {
+    this.#send = send;
+  }
 
   /** Adds a message; its batch goes once full, or `maxDelayMs` after the oldest open batch began. */
   add(message: OutgoingMessage, resolve: Resolve, reject: Reject, maxMessageSize: number): void {
     const limits = this.limits;
     const key = limits.keyBased ? batchKey(message) : "";
-    let batch = this.batches.get(key);
+    let batch = this.#batches.get(key);
     const size = message.payload.length;
     if (
       batch &&
       (batch.messages.length >= limits.maxMessages ||
         batch.bytes + size > Math.min(limits.maxBytes, maxMessageSize))
     ) {
-      this.batches.delete(key);
-      this.send(batch, key);
+      this.#batches.delete(key);
+      this.#send(batch, key);
       batch = undefined;
     }
     if (!batch) {
       batch = new Batch();
-      this.batches.set(key, batch);
+      this.#batches.set(key, batch);
     }
     batch.messages.push(message);
     batch.resolves.push(resolve);
     batch.rejects.push(reject);
     batch.bytes += size;
     if (batch.messages.length >= limits.maxMessages) {
-      this.batches.delete(key);
-      this.send(batch, key);
+      this.#batches.delete(key);
+      this.#send(batch, key);
     }
-    if (this.batches.size > 0 && this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
+    if (this.#batches.size > 0 && this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
         this.flush();
       }, limits.maxDelayMs);
     }
@@ -76,16 +79,16 @@ export class BatchContainer {
   /** Sends every open batch now (in the order their first messages came). */
   flush(): void {
     this.stop();
-    const batches = [...this.batches];
-    this.batches.clear();
-    for (const [key, batch] of batches) this.send(batch, key);
+    const batches = [...this.#batches];
+    this.#batches.clear();
+    for (const [key, batch] of batches) this.#send(batch, key);
   }
 
   /** Stops the delay timer (open batches stay until the next flush). */
   stop(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
     }
   }
 }

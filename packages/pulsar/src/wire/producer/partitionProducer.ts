@@ -30,33 +30,36 @@ function copyOf(payload: Uint8Array): (frame: Buffer, at: number) => void {
 
 /** A producer on one topic or one partition. */
 export class PartitionProducer implements ProducerHandler {
-  private state: State = "connecting";
-  private connection: Connection | undefined;
-  private readonly producerId: number;
-  private producerName: string | undefined;
-  private sequence = 0n;
-  private sequenceAssigned = false;
-  private maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
-  private readonly pending = new PendingSends();
+  #state: State = "connecting";
+  #connection: Connection | undefined;
+  readonly #producerId: number;
+  #producerName: string | undefined;
+  #sequence = 0n;
+  #sequenceAssigned = false;
+  #maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+  readonly #pending = new PendingSends();
   /** Undefined when batching is off. */
-  private readonly batches: BatchContainer | undefined;
-  private readonly timeoutTimer: NodeJS.Timeout | undefined;
-  private readonly attacher: Attacher;
-  private failure: Error | undefined;
-  private readonly compression: number;
+  readonly #batches: BatchContainer | undefined;
+  readonly #timeoutTimer: NodeJS.Timeout | undefined;
+  readonly #attacher: Attacher;
+  #failure: Error | undefined;
+  readonly #compression: number;
   /** How many times this producer attached to a broker (1 after creation). */
   connects = 0;
+
+  readonly #options: ProducerOptions;
 
   constructor(
     host: ClientHost,
     readonly topic: string,
     readonly partition: number,
-    private readonly options: ProducerOptions,
+    options: ProducerOptions,
   ) {
-    this.producerId = host.newProducerId();
-    this.producerName = options.producerName;
-    this.compression = compressionType(options.compression ?? "NONE");
-    this.batches =
+    this.#options = options;
+    this.#producerId = host.newProducerId();
+    this.#producerName = options.producerName;
+    this.#compression = compressionType(options.compression ?? "NONE");
+    this.#batches =
       options.batching === false
         ? undefined
         : new BatchContainer(
@@ -66,128 +69,128 @@ export class PartitionProducer implements ProducerHandler {
               maxDelayMs: options.batching?.maxDelayMs ?? 1,
               keyBased: options.batching?.keyBased ?? false,
             },
-            (batch, key) => this.sendBatch(batch, key),
+            (batch, key) => this.#sendBatch(batch, key),
           );
     const sendTimeoutMs = options.sendTimeoutMs ?? 30_000;
     if (sendTimeoutMs > 0) {
-      this.timeoutTimer = setInterval(
-        () => this.failExpired(sendTimeoutMs),
+      this.#timeoutTimer = setInterval(
+        () => this.#failExpired(sendTimeoutMs),
         Math.max(50, Math.min(1000, sendTimeoutMs / 4)),
       );
-      this.timeoutTimer.unref();
+      this.#timeoutTimer.unref();
     }
     const target: AttachTarget = {
       topic,
       // Closing still attaches: what is pending must reach the broker before the producer closes.
-      finished: () => this.state === "closed" || this.state === "failed",
-      request: (connection) => this.register(connection),
-      fail: (error) => this.fail(error),
+      finished: () => this.#state === "closed" || this.#state === "failed",
+      request: (connection) => this.#register(connection),
+      fail: (error) => this.#fail(error),
     };
     // The previous incarnation may still hold the name for a moment after a disconnect.
-    this.attacher = new Attacher(host, target, ServerError.ProducerBusy);
+    this.#attacher = new Attacher(host, target, ServerError.ProducerBusy);
   }
 
   /** The name the broker knows this producer by. */
   get name(): string | undefined {
-    return this.producerName;
+    return this.#producerName;
   }
 
   /** Connects for the first time; rejects when the broker refuses or the operation times out. */
   async start(): Promise<void> {
     await loadCodecs();
-    await this.attacher.start();
+    await this.#attacher.start();
   }
 
-  private async register(connection: Connection): Promise<Attachment> {
+  async #register(connection: Connection): Promise<Attachment> {
     const requestId = connection.newRequestId();
-    connection.registerProducer(this.producerId, this);
+    connection.registerProducer(this.#producerId, this);
     let answer: Awaited<ReturnType<Connection["request"]>>;
     try {
       answer = await connection.request(
         requestId,
-        producerCommand(this.options, {
+        producerCommand(this.#options, {
           topic: this.topic,
-          producerId: this.producerId,
+          producerId: this.#producerId,
           requestId,
-          producerName: this.producerName,
+          producerName: this.#producerName,
           epoch: BigInt(this.connects),
         }),
         `create producer on ${this.topic}`,
       );
     } catch (error) {
-      connection.unregisterProducer(this.producerId);
+      connection.unregisterProducer(this.#producerId);
       throw error;
     }
     const success = answer.producerSuccess!;
     return {
-      release: () => connection.unregisterProducer(this.producerId),
+      release: () => connection.unregisterProducer(this.#producerId),
       commit: () => {
-        this.producerName = success.producerName;
+        this.#producerName = success.producerName;
         // With deduplication the broker remembers the last sequence id under this name; continue
         // after it.
         const last = success.lastSequenceId;
-        if (!this.sequenceAssigned && last !== undefined && last >= 0n) this.sequence = last + 1n;
-        this.connection = connection;
-        this.maxMessageSize = connection.maxMessageSize;
+        if (!this.#sequenceAssigned && last !== undefined && last >= 0n) this.#sequence = last + 1n;
+        this.#connection = connection;
+        this.#maxMessageSize = connection.maxMessageSize;
         this.connects++;
-        if (this.state === "connecting") this.state = "ready";
+        if (this.#state === "connecting") this.#state = "ready";
         // Everything waiting for a receipt goes again, in order; the broker drops what it already
         // has when deduplication is on, and otherwise the receipt order still matches.
-        for (const op of this.pending) this.write(op);
+        for (const op of this.#pending) this.#write(op);
       },
     };
   }
 
   /** Queues a message; resolves with its id once the broker confirms it is stored. */
   send(message: OutgoingMessage): Promise<MessageId> {
-    if (this.state === "closing" || this.state === "closed")
+    if (this.#state === "closing" || this.#state === "closed")
       return Promise.reject(closedError(`producer on ${this.topic}`));
-    if (this.failure) return Promise.reject(this.failure);
+    if (this.#failure) return Promise.reject(this.#failure);
     // The broker drops the whole connection on an oversized frame: refuse here, before any byte goes.
-    if (message.payload.length > this.maxMessageSize)
-      return Promise.reject(tooLarge(message.payload.length, this.maxMessageSize, this.topic));
+    if (message.payload.length > this.#maxMessageSize)
+      return Promise.reject(tooLarge(message.payload.length, this.#maxMessageSize, this.topic));
     return new Promise<MessageId>((resolve, reject) => {
-      if (this.batches === undefined || message.deliverAt !== undefined) {
+      if (this.#batches === undefined || message.deliverAt !== undefined) {
         // Order holds across kinds: what is batched so far goes first.
         this.flushBatches();
-        this.sendSingle(message, { resolves: [resolve], rejects: [reject] });
+        this.#sendSingle(message, { resolves: [resolve], rejects: [reject] });
       } else {
-        this.batches.add(message, resolve, reject, this.maxMessageSize);
+        this.#batches.add(message, resolve, reject, this.#maxMessageSize);
       }
     });
   }
 
   /** Sends every open batch now (in the order their first messages came). */
   flushBatches(): void {
-    this.batches?.flush();
+    this.#batches?.flush();
   }
 
-  private nextSequence(count: number): bigint {
-    const first = this.sequence;
-    this.sequence += BigInt(count);
-    this.sequenceAssigned = true;
+  #nextSequence(count: number): bigint {
+    const first = this.#sequence;
+    this.#sequence += BigInt(count);
+    this.#sequenceAssigned = true;
     return first;
   }
 
-  private metadataBase(sequenceId: bigint): MessageMetadata {
+  #metadataBase(sequenceId: bigint): MessageMetadata {
     return {
-      producerName: this.producerName ?? "",
+      producerName: this.#producerName ?? "",
       sequenceId,
       publishTime: Date.now(),
     };
   }
 
-  private sendSingle(message: OutgoingMessage, waiters: Waiters): void {
-    const sequenceId = this.nextSequence(1);
-    const metadata = this.metadataBase(sequenceId);
+  #sendSingle(message: OutgoingMessage, waiters: Waiters): void {
+    const sequenceId = this.#nextSequence(1);
+    const metadata = this.#metadataBase(sequenceId);
     applyMessageFields(metadata, message);
     if (message.deliverAt !== undefined) metadata.deliverAtTime = message.deliverAt;
-    const payload = compressPayload(this.compression, metadata, message.payload);
+    const payload = compressPayload(this.#compression, metadata, message.payload);
     if (payload instanceof Error) {
       rejectAll(waiters, payload);
       return;
     }
-    this.enqueue(waiters, metadata, payload.length, copyOf(payload), {
+    this.#enqueue(waiters, metadata, payload.length, copyOf(payload), {
       sequenceId,
       highestSequenceId: sequenceId,
       numMessages: 1,
@@ -195,11 +198,11 @@ export class PartitionProducer implements ProducerHandler {
     });
   }
 
-  private sendBatch(batch: Batch, key: string): void {
+  #sendBatch(batch: Batch, key: string): void {
     const messages = batch.messages;
     const count = messages.length;
     if (count === 0) return;
-    const first = this.nextSequence(count);
+    const first = this.#nextSequence(count);
     const send: SendFields = {
       sequenceId: first,
       highestSequenceId: first + BigInt(count - 1),
@@ -207,33 +210,33 @@ export class PartitionProducer implements ProducerHandler {
       batched: true,
     };
     const entries = batchPayload(messages, first);
-    const metadata = this.metadataBase(first);
+    const metadata = this.#metadataBase(first);
     metadata.numMessagesInBatch = count;
     metadata.highestSequenceId = send.highestSequenceId;
     // A key-based batch carries its key outside too: the broker routes the entry by it.
     const head = messages[0]!;
-    if (this.batches?.limits.keyBased && key !== "") {
+    if (this.#batches?.limits.keyBased && key !== "") {
       if (head.key !== undefined) metadata.partitionKey = head.key;
       if (head.orderingKey !== undefined) metadata.orderingKey = head.orderingKey;
     }
     // The payloads stay with the batch, not with the entry waiting for its receipt.
     const waiters: Waiters = { resolves: batch.resolves, rejects: batch.rejects };
-    if (this.compression === CompressionType.NONE) {
-      this.enqueue(waiters, metadata, entries.length, entries.write, send);
+    if (this.#compression === CompressionType.NONE) {
+      this.#enqueue(waiters, metadata, entries.length, entries.write, send);
       return;
     }
     const raw = Buffer.allocUnsafe(entries.length);
     entries.write(raw, 0);
-    const payload = compressPayload(this.compression, metadata, raw);
+    const payload = compressPayload(this.#compression, metadata, raw);
     if (payload instanceof Error) {
       rejectAll(waiters, payload);
       return;
     }
-    this.enqueue(waiters, metadata, payload.length, copyOf(payload), send);
+    this.#enqueue(waiters, metadata, payload.length, copyOf(payload), send);
   }
 
   /** Builds the entry's frame and queues it for its receipt; sends it at once when attached. */
-  private enqueue(
+  #enqueue(
     waiters: Waiters,
     metadata: MessageMetadata,
     payloadLength: number,
@@ -241,12 +244,12 @@ export class PartitionProducer implements ProducerHandler {
     send: SendFields,
   ): void {
     const frame = sendFrame(
-      this.producerId,
+      this.#producerId,
       send,
       metadata,
       payloadLength,
       writePayload,
-      this.maxMessageSize,
+      this.#maxMessageSize,
       this.topic,
     );
     if (frame instanceof Error) {
@@ -262,21 +265,21 @@ export class PartitionProducer implements ProducerHandler {
       waiters,
       createdAt: Date.now(),
     };
-    this.pending.push(op);
-    if (this.state === "ready" || this.state === "closing") this.write(op);
+    this.#pending.push(op);
+    if (this.#state === "ready" || this.#state === "closing") this.#write(op);
   }
 
-  private write(op: OpSend): void {
-    this.connection?.sendFrame(op.frame);
+  #write(op: OpSend): void {
+    this.#connection?.sendFrame(op.frame);
   }
 
   onSendReceipt(receipt: CommandSendReceipt): void {
-    const op = this.pending.oldest();
+    const op = this.#pending.oldest();
     if (op === undefined || receipt.sequenceId < op.sequenceId) return; // for an entry already settled
     if (receipt.sequenceId > op.sequenceId) {
       // A receipt past the oldest entry: the two sides disagree on what was sent. Start over on a
       // new connection, which resends everything pending in order.
-      this.connection?.close(
+      this.#connection?.close(
         new RustStreamError(
           "broker-failure",
           `producer on ${this.topic}: receipt for sequence ${receipt.sequenceId} while ${op.sequenceId} was expected`,
@@ -284,49 +287,51 @@ export class PartitionProducer implements ProducerHandler {
       );
       return;
     }
-    this.pending.confirm(receipt.messageId, this.partition);
+    this.#pending.confirm(receipt.messageId, this.partition);
   }
 
   onSendError(error: CommandSendError): void {
     if (error.error === ServerError.ChecksumError) {
       // The bytes were damaged on the way; sending them again (after a reconnect) can succeed.
-      this.connection?.close(serverFailure(`send on ${this.topic}`, error.error, error.message));
+      this.#connection?.close(serverFailure(`send on ${this.topic}`, error.error, error.message));
       return;
     }
-    const op = this.pending.oldest();
+    const op = this.#pending.oldest();
     if (op === undefined || op.sequenceId !== error.sequenceId) return;
-    this.pending.refuse(serverFailure(`send on ${this.topic}`, error.error, error.message));
+    this.#pending.refuse(serverFailure(`send on ${this.topic}`, error.error, error.message));
   }
 
   onClosedByBroker(): void {
-    this.disconnected();
+    // A topic unloaded or moved: attached again at once, reported only if that fails.
+    this.#disconnected(undefined);
   }
 
-  onConnectionClosed(): void {
-    this.disconnected();
+  onConnectionClosed(error: Error): void {
+    this.#disconnected(error.message);
   }
 
-  private disconnected(): void {
-    this.connection = undefined;
-    if (this.state === "ready") this.state = "connecting";
-    this.attacher.lost();
+  /** `reason`: why the connection went, when it was the connection and not the broker's close. */
+  #disconnected(reason: string | undefined): void {
+    this.#connection = undefined;
+    if (this.#state === "ready") this.#state = "connecting";
+    this.#attacher.lost(reason);
   }
 
-  private fail(error: Error): void {
-    this.failure = error;
-    this.state = "failed";
+  #fail(error: Error): void {
+    this.#failure = error;
+    this.#state = "failed";
     this.flushBatches();
-    this.pending.rejectAll(error);
-    this.shutdownTimers();
+    this.#pending.rejectAll(error);
+    this.#shutdownTimers();
   }
 
-  private failExpired(timeoutMs: number): void {
-    this.pending.expire(
+  #failExpired(timeoutMs: number): void {
+    this.#pending.expire(
       timeoutMs,
       () =>
         new RustStreamError(
           "timeout",
-          `send on ${this.topic}: no receipt within ${timeoutMs} ms (${this.state === "ready" ? "the broker did not confirm" : "not connected"})`,
+          `send on ${this.topic}: no receipt within ${timeoutMs} ms (${this.#state === "ready" ? "the broker did not confirm" : "not connected"})`,
         ),
     );
   }
@@ -334,35 +339,36 @@ export class PartitionProducer implements ProducerHandler {
   /** Sends what is batched and resolves once every entry sent so far is confirmed or failed. */
   flush(): Promise<void> {
     this.flushBatches();
-    return this.pending.drained();
+    return this.#pending.drained();
   }
 
   /** How many entries wait for a receipt. */
   get pendingCount(): number {
-    return this.pending.length;
+    return this.#pending.length;
   }
 
   /** Flushes, waits for the receipts, and closes the producer on the broker. */
   async close(): Promise<void> {
-    if (this.state === "closed" || this.state === "closing") return;
-    if (this.state !== "failed") {
-      this.state = "closing";
+    if (this.#state === "closed" || this.#state === "closing") return;
+    this.#attacher.close();
+    if (this.#state !== "failed") {
+      this.#state = "closing";
       await this.flush();
     }
-    this.state = "closed";
-    this.shutdownTimers();
-    const connection = this.connection;
-    this.connection = undefined;
-    this.pending.rejectAll(closedError(`producer on ${this.topic}`));
+    this.#state = "closed";
+    this.#shutdownTimers();
+    const connection = this.#connection;
+    this.#connection = undefined;
+    this.#pending.rejectAll(closedError(`producer on ${this.topic}`));
     if (connection && !connection.closed) {
-      connection.unregisterProducer(this.producerId);
+      connection.unregisterProducer(this.#producerId);
       const requestId = connection.newRequestId();
       await connection
         .request(
           requestId,
           {
             type: CommandType.CLOSE_PRODUCER,
-            closeProducer: { producerId: this.producerId, requestId },
+            closeProducer: { producerId: this.#producerId, requestId },
           },
           `close producer on ${this.topic}`,
         )
@@ -370,8 +376,8 @@ export class PartitionProducer implements ProducerHandler {
     }
   }
 
-  private shutdownTimers(): void {
-    if (this.timeoutTimer !== undefined) clearInterval(this.timeoutTimer);
-    this.batches?.stop();
+  #shutdownTimers(): void {
+    if (this.#timeoutTimer !== undefined) clearInterval(this.#timeoutTimer);
+    this.#batches?.stop();
   }
 }

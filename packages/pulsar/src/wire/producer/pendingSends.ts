@@ -35,26 +35,26 @@ export interface OpSend {
 }
 
 export class PendingSends {
-  private readonly ops = new Queue<OpSend>();
-  private readonly drainWaiters: (() => void)[] = [];
+  readonly #ops = new Queue<OpSend>();
+  readonly #drainWaiters: (() => void)[] = [];
 
   /** How many entries wait for a receipt. */
   get length(): number {
-    return this.ops.length;
+    return this.#ops.length;
   }
 
   push(op: OpSend): void {
-    this.ops.push(op);
+    this.#ops.push(op);
   }
 
   /** The entry the next receipt is for. */
   oldest(): OpSend | undefined {
-    return this.ops.peek();
+    return this.#ops.peek();
   }
 
   /** The oldest entry is stored at `data`: its sends resolve with their ids. */
   confirm(data: MessageIdData | undefined, partition: number): void {
-    const op = this.ops.shift();
+    const op = this.#ops.shift();
     if (op === undefined) return;
     const ledger = data ? BigInt.asIntN(64, data.ledgerId) : -1n;
     const entry = data ? BigInt.asIntN(64, data.entryId) : -1n;
@@ -63,15 +63,15 @@ export class PendingSends {
       for (let i = 0; i < resolves.length; i++)
         resolves[i]!(new MessageId(ledger, entry, partition, i, op.numMessages));
     else resolves[0]!(new MessageId(ledger, entry, partition));
-    this.notifyDrained();
+    this.#notifyDrained();
   }
 
   /** The oldest entry was refused: its sends reject with `error`. */
   refuse(error: Error): void {
-    const op = this.ops.shift();
+    const op = this.#ops.shift();
     if (op === undefined) return;
     rejectAll(op.waiters, error);
-    this.notifyDrained();
+    this.#notifyDrained();
   }
 
   /**
@@ -80,35 +80,35 @@ export class PendingSends {
    */
   expire(timeoutMs: number, failure: () => Error): void {
     const now = Date.now();
-    let op = this.ops.peek();
+    let op = this.#ops.peek();
     if (op === undefined || now - op.createdAt < timeoutMs) return;
     const error = failure();
     while (op !== undefined && now - op.createdAt >= timeoutMs) {
-      this.ops.shift();
+      this.#ops.shift();
       rejectAll(op.waiters, error);
-      op = this.ops.peek();
+      op = this.#ops.peek();
     }
-    this.notifyDrained();
+    this.#notifyDrained();
   }
 
   /** Rejects every entry: the producer failed or closed. */
   rejectAll(error: Error): void {
-    for (const op of this.ops.drain()) rejectAll(op.waiters, error);
-    this.notifyDrained();
+    for (const op of this.#ops.drain()) rejectAll(op.waiters, error);
+    this.#notifyDrained();
   }
 
   /** Resolves once no entry waits for a receipt. */
   drained(): Promise<void> {
-    if (this.ops.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    if (this.#ops.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
-  private notifyDrained(): void {
-    if (this.ops.length > 0) return;
-    for (const resolve of this.drainWaiters.splice(0)) resolve();
+  #notifyDrained(): void {
+    if (this.#ops.length > 0) return;
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   [Symbol.iterator](): IterableIterator<OpSend> {
-    return this.ops[Symbol.iterator]();
+    return this.#ops[Symbol.iterator]();
   }
 }

@@ -12,18 +12,22 @@ import type { OutgoingMessage, ProducerOptions } from "./producerOptions.js";
 
 /** A producer on a topic, partitioned or not: keyed messages go to the partition the key hashes to. */
 export class Producer {
-  private roundRobin = 0;
-  private closed = false;
+  #roundRobin = 0;
+  #closed = false;
+  readonly #producers: PartitionProducer[];
+  readonly #hashingScheme: HashingScheme;
 
   private constructor(
     /** The topic's full name. */
     readonly topic: string,
     /** The number of partitions; 0 for a non-partitioned topic. */
     readonly partitions: number,
-    private readonly producers: PartitionProducer[],
-    private readonly hashingScheme: HashingScheme,
+    producers: PartitionProducer[],
+    hashingScheme: HashingScheme,
   ) {
-    this.roundRobin = Math.floor(Math.random() * Math.max(1, producers.length));
+    this.#producers = producers;
+    this.#hashingScheme = hashingScheme;
+    this.#roundRobin = Math.floor(Math.random() * Math.max(1, producers.length));
   }
 
   /** Looks the topic up and connects a producer to it (one per partition). */
@@ -53,7 +57,7 @@ export class Producer {
 
   /** The producer of each partition (one for a non-partitioned topic). */
   get partitionProducers(): readonly PartitionProducer[] {
-    return this.producers;
+    return this.#producers;
   }
 
   /** The partition a message goes to: its explicit partition, its key's hash, or the next in turn. */
@@ -72,31 +76,31 @@ export class Producer {
       return message.partition;
     }
     if (message.key !== undefined)
-      return partitionForKey(message.key, this.partitions, this.hashingScheme);
-    this.roundRobin = (this.roundRobin + 1) % this.partitions;
-    return this.roundRobin;
+      return partitionForKey(message.key, this.partitions, this.#hashingScheme);
+    this.#roundRobin = (this.#roundRobin + 1) % this.partitions;
+    return this.#roundRobin;
   }
 
   /** Sends a message; resolves with its id once the broker has stored it. */
   send(message: OutgoingMessage): Promise<MessageId> {
-    if (this.closed) return Promise.reject(closedError(`producer on ${this.topic}`));
+    if (this.#closed) return Promise.reject(closedError(`producer on ${this.topic}`));
     let index: number;
     try {
       index = this.choosePartition(message);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.producers[index]!.send(message);
+    return this.#producers[index]!.send(message);
   }
 
   /** Sends what is batched and waits for every receipt outstanding. */
   async flush(): Promise<void> {
-    await Promise.all(this.producers.map((p) => p.flush()));
+    await Promise.all(this.#producers.map((p) => p.flush()));
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all(this.producers.map((p) => p.close()));
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all(this.#producers.map((p) => p.close()));
   }
 }

@@ -1,0 +1,6 @@
+import { ensureBrokers } from "@ruststream/tooling-testkit";
+
+// Starts Kafka and Pulsar (idempotently) and exports KAFKA_BROKERS and PULSAR_URL to the workers.
+export default async function setup(): Promise<void> {
+  await ensureBrokers(["kafka", "pulsar"]);
+}

@@ -1,0 +1,18 @@
+import { defineProject } from "vitest/config";
+
+// The outage tests that stop a broker every project's live tests share (the Kafka node, the Pulsar
+// standalone): a project of their own, in the group that starts once every other project's group
+// has ended (as tooling/brokers' restart test), each test holding the broker alone while it stops
+// it. Workspace packages resolve to their source.
+export default defineProject({
+  resolve: { conditions: ["@ruststream/source"] },
+  ssr: { resolve: { conditions: ["@ruststream/source"] } },
+  test: {
+    name: "metrics (restarts)",
+    include: ["test/**/*.restart.test.ts"],
+    globalSetup: ["./test/outage/globalSetup.ts"],
+    sequence: { groupOrder: 1 },
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+  },
+});

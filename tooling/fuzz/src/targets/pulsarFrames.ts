@@ -1,0 +1,122 @@
+// pulsar-frames: the frame reader on a byte stream, whole and in pieces. Frames of any kind a broker
+// sends, one after another, mutated: totals, command sizes, checksums and payload sections damaged.
+import fc from "fast-check";
+import { type Frame, FrameReader } from "../../../../packages/pulsar/src/wire/frame.js";
+import { type Mutated, mutated } from "../mutate.js";
+import { fuzzTarget } from "../target.js";
+import {
+  commandFrames,
+  describeInput,
+  FUZZ_MAX_MESSAGE_SIZE,
+  messageFrames,
+  ownError,
+  refusedByLimit,
+  unchanged,
+  untouched,
+  valid,
+} from "./pulsarSeeds.js";
+
+/** What the reader gave: the frames (their command types and payload bytes), then what it threw. */
+interface Read {
+  readonly frames: string[];
+  readonly error?: string;
+}
+
+const summary = (frame: Frame): string =>
+  `${frame.command.type}:${frame.payload ? Buffer.from(frame.payload.payload).toString("hex") : "-"}:${frame.payload?.unreadable ?? ""}`;
+
+function read(bytes: Uint8Array, pieces: readonly number[]): Read {
+  const reader = new FrameReader(FUZZ_MAX_MESSAGE_SIZE);
+  const frames: string[] = [];
+  let at = 0;
+  for (const size of pieces) {
+    const piece = bytes.subarray(at, at + size);
+    at += size;
+    try {
+      frames.push(...reader.push(piece).map(summary));
+    } catch (error) {
+      return { frames, error: (error as Error).message };
+    }
+  }
+  return { frames };
+}
+
+/** Piece sizes the bytes decide (1 to 64), so a finding reproduces from its bytes alone. */
+function piecesOf(bytes: Uint8Array): number[] {
+  const sizes: number[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = 1 + ((bytes[i % bytes.length]! * 31 + i) % 64);
+    sizes.push(size);
+    at += size;
+  }
+  return sizes;
+}
+
+/** Frames with their total size in front, as the stream carries them. */
+function stream(frames: readonly Uint8Array[]): Uint8Array {
+  return Buffer.concat(
+    frames.map((frame) => {
+      const total = Buffer.alloc(4);
+      total.writeUInt32BE(frame.length, 0);
+      return Buffer.concat([total, frame]);
+    }),
+  );
+}
+
+/** Three frames each: a command, a MESSAGE (every codec, single and batched), another command. */
+function streams(): Uint8Array[] {
+  const commands = commandFrames();
+  return messageFrames().map((message, i) =>
+    stream([commands[i % commands.length]!, message, commands[(i + 7) % commands.length]!]),
+  );
+}
+
+export const pulsarFrames = fuzzTarget<Mutated>({
+  name: "pulsar-frames",
+  decoder: "FrameReader and decodeFrame, whole and in pieces (@ruststream/pulsar/wire)",
+  inputs: mutated(fc.constantFrom(...valid(streams()))),
+  corpus: () => [
+    {
+      name: "a total size of 4 GiB - 1",
+      input: unchanged(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1)),
+    },
+    {
+      name: "a command size past the frame",
+      input: unchanged(Uint8Array.of(0, 0, 0, 6, 0x7f, 0xff, 0xff, 0xff, 8, 18)),
+    },
+    {
+      name: "damaged command bytes (protobufjs's RangeError before)",
+      input: unchanged(Uint8Array.of(0, 0, 0, 6, 0, 0, 0, 2, 0x08, 0xff)),
+    },
+    {
+      name: "a command type no protocol has",
+      input: unchanged(Uint8Array.of(0, 0, 0, 6, 0, 0, 0, 2, 0x08, 99)),
+    },
+    {
+      name: "a MESSAGE without its body",
+      input: unchanged(Uint8Array.of(0, 0, 0, 6, 0, 0, 0, 2, 0x08, 9)),
+    },
+  ],
+  size: (input) => input.bytes.length,
+  // Whole: one push, which throws what the reader throws (the suite classifies it).
+  decode: (input): Read => ({
+    frames: new FrameReader(FUZZ_MAX_MESSAGE_SIZE).push(input.bytes).map(summary),
+  }),
+  ownError,
+  byLimit: refusedByLimit,
+  check(input, { threw, value }) {
+    const whole: Read = threw ? { frames: [], error: (value as Error).message } : (value as Read);
+    const inPieces = read(input.bytes, piecesOf(input.bytes));
+    // In pieces, frames complete before the damage come out before the error; whole, the push
+    // throws. Either way the same frames were readable, and the same error ends them.
+    if (whole.error !== inPieces.error)
+      return `whole: ${whole.error ?? "no error"}; in pieces: ${inPieces.error ?? "no error"}`;
+    if (whole.error === undefined && whole.frames.join() !== inPieces.frames.join())
+      return "whole and in pieces gave different frames";
+    if (untouched(input) && (whole.error !== undefined || whole.frames.length !== 3))
+      return `a valid stream of 3 frames read as ${whole.frames.length}, ${whole.error ?? ""}`;
+    return undefined;
+  },
+  memoryBound: (input) => 3 * input.bytes.length + FUZZ_MAX_MESSAGE_SIZE,
+  describe: describeInput,
+});

@@ -1,3 +1,0 @@
-/** Resolves after `ms`. */
-export const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms));
