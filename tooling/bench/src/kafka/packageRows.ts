@@ -27,8 +27,8 @@ export function brokerAlone(engine: KafkaEngineName, commit: CommitMode): Row {
     }
     const drained = tally.drained();
     const closed = await connected.shutdown();
-    if (closed.unsettledDeliveries !== 0) {
-      throw new Error(`broker alone: ${closed.unsettledDeliveries} deliveries left unsettled`);
+    if (closed.returnedDeliveries !== 0) {
+      throw new Error(`broker alone: ${closed.returnedDeliveries} deliveries left unsettled`);
     }
     return drained;
   };
