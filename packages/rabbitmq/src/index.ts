@@ -1,0 +1,1 @@
+export type { Link } from "./link.js";
