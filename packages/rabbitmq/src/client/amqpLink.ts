@@ -40,7 +40,7 @@ export class AmqpLink implements Link {
   #waiting = new Set<() => void>();
   #down: string | undefined;
   #closed = false;
-  #reconnecting: Promise<void> | undefined;
+  #reconnecting = false;
 
   private constructor(options: AmqpLinkOptions) {
     this.#options = options;
@@ -183,8 +183,10 @@ export class AmqpLink implements Link {
   #lost(reason: string): void {
     this.#down = reason;
     this.states.report(this, { state: "reconnecting", reason });
-    this.#reconnecting ??= this.#reconnect().finally(() => {
-      this.#reconnecting = undefined;
+    if (this.#reconnecting) return;
+    this.#reconnecting = true;
+    void this.#reconnect().finally(() => {
+      this.#reconnecting = false;
     });
   }
 

@@ -1,6 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, Message } from "amqplib";
 import type { LinkDelivery, PublishRequest } from "../link.js";
+import { unroutable } from "../topology/refusal.js";
 import { contentBuffer, linkProperties, publishOptions } from "./properties.js";
 import { brokerFailure } from "./serverError.js";
 
@@ -85,7 +86,7 @@ export class PublishChannel {
                   ),
             );
           } else if (entry.returned !== undefined) {
-            reject(unroutable(request, entry.returned));
+            reject(unroutable(request.exchange, request.routingKey, entry.returned));
           } else {
             resolve();
           }
@@ -113,15 +114,6 @@ export class PublishChannel {
       return;
     }
   }
-}
-
-function unroutable(request: PublishRequest, reason: string): RustStreamError {
-  const exchange =
-    request.exchange === "" ? "the default exchange" : `exchange "${request.exchange}"`;
-  return new RustStreamError(
-    "publish-refused",
-    `RabbitMQ could route the message nowhere (${reason}): ${exchange} has no binding for routing key "${request.routingKey}"${request.exchange === "" ? " (on the default exchange the key is a queue's name: is the queue declared?)" : ""}. Declare the queue or binding, or publish with mandatory: false to let such messages go`,
-  );
 }
 
 /** A reply: consumed without acks, so settling it is nothing. */

@@ -1,5 +1,6 @@
-import { RustStreamError } from "@ruststream/core";
+import type { RustStreamError } from "@ruststream/core";
 import type { Channel, ChannelModel } from "amqplib";
+import { topologyRefusal } from "../topology/refusal.js";
 import type { BindingSpec, ExchangeSpec, QueueSpec, Topology } from "../topology/topology.js";
 import { refusalOf } from "./serverError.js";
 
@@ -72,28 +73,7 @@ async function ask(_channel: Channel, what: string, work: () => Promise<unknown>
 /** The server's refusal as the error a service author can act on. */
 function differenceError(what: string, error: unknown): RustStreamError {
   const refusal = refusalOf(error);
-  if (refusal.code === 404) {
-    return new RustStreamError(
-      "invalid-argument",
-      `${what} does not exist on the server (${refusal.text}): declare it (declare: true on the descriptor or the broker), or create it as the descriptor describes`,
-      { cause: error },
-    );
-  }
-  if (refusal.code === 406) {
-    return new RustStreamError(
-      "invalid-argument",
-      `${what} exists on the server with other settings than the descriptor's (${refusal.text}): make the descriptor match the server, or delete and declare it again`,
-      { cause: error },
-    );
-  }
-  if (refusal.code === 405) {
-    return new RustStreamError(
-      "invalid-argument",
-      `${what} is exclusive to another connection (${refusal.text})`,
-      { cause: error },
-    );
-  }
-  return new RustStreamError("broker-failure", `${what}: ${refusal.text}`, { cause: error });
+  return topologyRefusal(what, refusal.code, refusal.text, error);
 }
 
 function assertExchange(channel: Channel, exchange: ExchangeSpec) {
