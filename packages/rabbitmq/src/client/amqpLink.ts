@@ -2,9 +2,10 @@ import { RustStreamError } from "@ruststream/core";
 import { LinkStates } from "@ruststream/core/broker";
 import amqp, { type ChannelModel } from "amqplib";
 import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
+import { directReplyTo } from "../names.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
 import { ConsumerChannel } from "./consumerChannel.js";
-import { directReplyTo, PublishChannel } from "./publishChannel.js";
+import { PublishChannel } from "./publishChannel.js";
 import { refusalOf } from "./serverError.js";
 import { checkTopology, declareTopology } from "./topologyCheck.js";
 

@@ -1,12 +1,10 @@
 import { RustStreamError } from "@ruststream/core";
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, Message } from "amqplib";
 import type { LinkDelivery, PublishRequest } from "../link.js";
+import { directReplyTo } from "../names.js";
 import { unroutable } from "../topology/refusal.js";
 import { contentBuffer, linkProperties, publishOptions } from "./properties.js";
 import { brokerFailure } from "./serverError.js";
-
-/** The pseudo-queue of direct reply-to: replies come back on the channel that sent the request. */
-export const directReplyTo = "amq.rabbitmq.reply-to";
 
 interface Pending {
   readonly request: PublishRequest;

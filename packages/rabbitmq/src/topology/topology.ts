@@ -4,7 +4,15 @@
 // (inProcess/), so both sides read one shape.
 
 /** A value an AMQP argument or header table carries. */
-export type TableValue = string | number | boolean | null | Uint8Array | TableValue[];
+export type TableValue =
+  | string
+  | number
+  | bigint
+  | boolean
+  | null
+  | Uint8Array
+  | TableValue[]
+  | { readonly [name: string]: TableValue };
 
 /** An AMQP argument table: `x-queue-type`, `x-delivery-limit`, `x-match`, ... */
 export type Table = Readonly<Record<string, TableValue>>;
