@@ -64,7 +64,9 @@ export function headersOf(properties: LinkProperties): HeaderMap {
 function heldValue(value: TableValue | undefined): string | Uint8Array | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value;
-  if (value instanceof Uint8Array) return value;
+  // A plain Uint8Array over the same bytes: amqplib hands Buffers, headers hold bytes.
+  if (value instanceof Uint8Array)
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return JSON.stringify(value, (_key, v: unknown) =>
     v instanceof Uint8Array ||

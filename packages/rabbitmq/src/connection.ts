@@ -59,14 +59,19 @@ export class ConnectedRabbitBroker
 {
   readonly [brokerMark] = "rabbitmq";
   readonly [describeMark] = true as const;
-  /** A queue keeps what was published to it before a consumer came, once it exists. */
-  readonly backlog: Backlog = "delivered";
+  /**
+   * A queue keeps what was published to it before a consumer came once it exists; a new
+   * subscription declares its queue, and what was published before went nowhere.
+   */
+  readonly backlog: Backlog = "missed";
   readonly link: Link;
   readonly maxMessageBytes: number;
   readonly #options: RabbitBrokerOptions;
   readonly #facts: ConnectionFacts;
   readonly #inbox: ReplyInbox;
   readonly #waitQueues = new Map<string, Promise<void>>();
+  /** The delivery limits of the quorum queues this connection declared or checked. */
+  readonly #limits = new Map<string, number>();
   #inflight = 0;
 
   constructor(link: Link, options: RabbitBrokerOptions, facts: ConnectionFacts) {
@@ -120,6 +125,14 @@ export class ConnectedRabbitBroker
   async ensure(topology: Topology, declare: boolean | undefined): Promise<void> {
     this.assertOpen();
     await this.link.ensure(topology, declare ?? this.#options.declare ?? false);
+    for (const queue of topology.queues) {
+      const limit = queue.arguments["x-delivery-limit"];
+      if (typeof limit === "number") this.#limits.set(queue.name, limit);
+    }
+  }
+
+  deliveryLimit(queue: string): number | undefined {
+    return this.#limits.get(queue);
   }
 
   // PublisherHost and RabbitHost (assertOpen, forget and closedError come from ConnectionBase)
@@ -165,9 +178,10 @@ export class ConnectedRabbitBroker
   protected prepareInjection(message: OutgoingMessage<RabbitPublishOptions>): Injection {
     const publishNow = this.link.publishNow;
     if (publishNow === undefined) throw this.notInProcess("inject() works");
+    // As a client outside the process would publish: to a name no queue has, it goes nowhere.
     const { request, raw } = prepare(
       message,
-      { exchange: "", mandatory: true, persistent: true },
+      { exchange: "", mandatory: false, persistent: true },
       this.maxMessageBytes,
     );
     return { raw, deliver: () => publishNow(request) };

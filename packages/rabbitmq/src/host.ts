@@ -19,4 +19,6 @@ export interface RabbitHost extends SubscriptionHost {
    * dead-letters back to the queue), resolving once the server confirmed it.
    */
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
+  /** A quorum queue's `x-delivery-limit`, where this connection declared or checked the queue. */
+  deliveryLimit(queue: string): number | undefined;
 }

@@ -212,18 +212,15 @@ export class RabbitQuorumQueue extends QueueBase implements BrokerMovesSource {
     return new RabbitQuorumQueue(this.name, { ...this.options, retry: declaration });
   }
 
-  /** The dead-letter queue a retry declaration names, declared with this queue. */
+  /**
+   * The dead-letter queue a retry declaration names, declared with this queue: a quorum queue of
+   * no other arguments, what `new RabbitQuorumQueue(deadLetter)` describes.
+   */
   override topology(): Topology {
     const own = super.topology();
     const deadLetter = this.retry?.deadLetter;
     if (deadLetter === undefined) return own;
-    const dlq: QueueSpec = {
-      name: deadLetter,
-      durable: true,
-      exclusive: false,
-      autoDelete: false,
-      arguments: { "x-queue-type": "classic" },
-    };
+    const dlq = new RabbitQuorumQueue(deadLetter).spec;
     return mergeTopology({ exchanges: [], queues: [dlq], bindings: [] }, own);
   }
 

@@ -119,9 +119,10 @@ export class StandInQueue {
   }
 
   #settledForGood(message: StoredMessage): void {
-    if (!message.counted) return;
-    message.counted = false;
-    this.#host.coordinator.consumed();
+    const counter = message.countedBy;
+    if (counter === undefined) return;
+    message.countedBy = undefined;
+    counter.consumed();
   }
 
   #expire(message: StoredMessage): void {
@@ -145,9 +146,9 @@ export class StandInQueue {
         message.cancelExpiry?.();
         message.cancelExpiry = undefined;
         consumer.unacked.add(message);
-        if (!message.counted) {
-          message.counted = true;
-          this.#host.coordinator.enqueued();
+        if (message.countedBy === undefined) {
+          message.countedBy = this.#host.coordinator;
+          message.countedBy.enqueued();
         }
         const delivery = this.#delivery(consumer, message);
         queueMicrotask(() => {

@@ -1,3 +1,4 @@
+import type { Coordinator } from "@ruststream/core/broker";
 import type { LinkProperties } from "../link.js";
 import type { Table, TableValue } from "../topology/topology.js";
 
@@ -10,8 +11,11 @@ export interface StoredMessage {
   /** Returns to the queue so far (a quorum queue's `x-delivery-count`). */
   deliveryCount: number;
   redelivered: boolean;
-  /** Counted for the test's coordinator, from its first hand-off until settled for good. */
-  counted: boolean;
+  /**
+   * The test's coordinator that counted it, from its first hand-off until settled for good: the
+   * one released then, whichever connection's coordinator the server has by that time.
+   */
+  countedBy: Coordinator | undefined;
   /** When a TTL (the queue's or the message's) runs out, on the clock; undefined: never. */
   expiresAt: number | undefined;
   cancelExpiry: (() => void) | undefined;
@@ -30,7 +34,7 @@ export function stored(
     properties,
     deliveryCount: 0,
     redelivered: false,
-    counted: false,
+    countedBy: undefined,
     expiresAt: undefined,
     cancelExpiry: undefined,
   };

@@ -2,6 +2,7 @@ import {
   type HeaderMap,
   headerNames,
   type ReadonlyHeaderMap,
+  readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
 import { attemptOf, DeliveryBase } from "@ruststream/core/broker";
@@ -17,6 +18,7 @@ export interface DeliveryOwner {
   assertOpen(): void;
   released(delivery: QueueDelivery): void;
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
+  deliveryLimit(queue: string): number | undefined;
 }
 
 /**
@@ -54,7 +56,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     return this.#message.content;
   }
   get headers(): ReadonlyHeaderMap {
-    this.#headers ??= headersOf(this.#message.properties);
+    this.#headers ??= this.#readHeaders();
     return this.#headers;
   }
   get partitionKey(): Uint8Array | undefined {
@@ -64,6 +66,26 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   get redeliveryCount(): number | undefined {
     if (this.#type !== "quorum") return undefined;
     return (tableNumber(this.#message.properties.headers, "x-delivery-count") ?? 0) + 1;
+  }
+
+  /**
+   * The headers, and on a copy the server moved for a quorum queue's delivery limit, the attempts
+   * it had: the server writes only `x-death`, and the limit is the source queue's, known where this
+   * connection declared or checked that queue (the count stays as it came elsewhere).
+   */
+  #readHeaders(): HeaderMap {
+    const headers = headersOf(this.#message.properties);
+    const deaths = this.#message.properties.headers["x-death"];
+    const last = Array.isArray(deaths)
+      ? (deaths[0] as Record<string, unknown> | undefined)
+      : undefined;
+    if (last?.reason === "delivery_limit" && typeof last.queue === "string") {
+      const limit = this.#owner.deliveryLimit(last.queue);
+      if (limit !== undefined) {
+        headers.set(headerNames.retryCount, String(readRetryCount(headers) + limit + 1));
+      }
+    }
+    return headers;
   }
 
   protected settleAck(): SettleResult {

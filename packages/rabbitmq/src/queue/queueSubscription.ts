@@ -106,6 +106,10 @@ export class QueueSubscription
     return this.#host.publishLater(copy, delayMs);
   }
 
+  deliveryLimit(queue: string): number | undefined {
+    return this.#host.deliveryLimit(queue);
+  }
+
   #arrived(message: LinkDelivery): void {
     if (this.#ended) return;
     const offset = message.properties.headers["x-stream-offset"];
