@@ -9,6 +9,8 @@ export default defineProject({
   test: {
     name: "rabbitmq",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // A restart of the shared node runs after everything else (vitest.restart.config.ts).
+    exclude: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

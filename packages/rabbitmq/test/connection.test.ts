@@ -57,9 +57,15 @@ function stateSeen(states: string[], state: string, timeoutMs = 15_000): Promise
 describe("the connection (real node)", () => {
   it("an unroutable publish fails naming the exchange and the routing key", async () => {
     const connected = await connect();
-    const exchange = new RabbitExchange(name("events"), { type: "topic", autoDelete: true, durable: false });
+    const exchange = new RabbitExchange(name("events"), {
+      type: "topic",
+      autoDelete: true,
+      durable: false,
+    });
     const publisher = await new RabbitPublish({ exchange }).pair(connected);
-    const refused = await publisher.publish({ name: "orders.created", payload: bytes("x") }).catch((e) => e);
+    const refused = await publisher
+      .publish({ name: "orders.created", payload: bytes("x") })
+      .catch((e) => e);
     expect(isRustStreamError(refused, "publish-refused")).toBe(true);
     expect(refused.message).toContain(`exchange "${exchange.name}"`);
     expect(refused.message).toContain('routing key "orders.created"');
@@ -78,14 +84,18 @@ describe("the connection (real node)", () => {
     expect(isRustStreamError(missing, "invalid-argument")).toBe(true);
     expect(missing.message).toContain(`queue "${queue}" does not exist`);
     const declaring = await connect();
-    await (await declaring.subscribe(new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }))).close();
+    await (
+      await declaring.subscribe(new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }))
+    ).close();
     const other = await checking
       .subscribe(new RabbitQuorumQueue(queue, { arguments: { "x-expires": 60_000 } }))
       .catch((e) => e);
     expect(isRustStreamError(other, "invalid-argument")).toBe(true);
     expect(other.message).toContain("x-queue-type");
     // The same description checks; the connection still serves after the refusals.
-    const same = await checking.subscribe(new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }));
+    const same = await checking.subscribe(
+      new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }),
+    );
     await same.close();
   });
 
@@ -97,7 +107,9 @@ describe("the connection (real node)", () => {
       (change) => states.push(change.state),
     );
     const queue = name("resume");
-    const subscription = await connected.subscribe(new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }));
+    const subscription = await connected.subscribe(
+      new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }),
+    );
     const publisher = await connected.defaultPublishPolicy().pair(connected);
     await publisher.publish({ name: queue, payload: bytes("before") });
     const first = (await subscription.next()).value;
@@ -115,7 +127,10 @@ describe("the connection (real node)", () => {
     await stateSeen(states, "connected");
     expect(connected.state).toBe("connected");
     const again = [(await subscription.next()).value, (await subscription.next()).value];
-    expect(again.map((d) => text(d?.payload ?? new Uint8Array())).sort()).toEqual(["before", "during"]);
+    expect(again.map((d) => text(d?.payload ?? new Uint8Array())).sort()).toEqual([
+      "before",
+      "during",
+    ]);
     for (const d of again) await d?.ack();
   });
 
@@ -129,7 +144,9 @@ describe("the connection (real node)", () => {
     const publisher = await connected.defaultPublishPolicy().pair(connected);
     await relay.cut();
     const started = Date.now();
-    const failed = await publisher.publish({ name: name("down"), payload: bytes("x") }).catch((e) => e);
+    const failed = await publisher
+      .publish({ name: name("down"), payload: bytes("x") })
+      .catch((e) => e);
     expect(isRustStreamError(failed, "broker-failure")).toBe(true);
     expect(failed.message).toMatch(/is down .* did not come back within 300 ms/);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -139,12 +156,21 @@ describe("the connection (real node)", () => {
     const requester = await connect();
     const responder = await connect();
     const queue = name("rpc");
-    const subscription = await responder.subscribe(new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }));
+    const subscription = await responder.subscribe(
+      new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }),
+    );
     const replies = await responder.defaultPublishPolicy().pair(responder);
     void (async () => {
       for await (const d of subscription) {
-        const headers = new HeaderMap().set(headerNames.correlationId, d.headers.getString(headerNames.correlationId) ?? "");
-        await replies.publish({ name: d.headers.getString(headerNames.replyTo) ?? "", payload: d.payload, headers });
+        const headers = new HeaderMap().set(
+          headerNames.correlationId,
+          d.headers.getString(headerNames.correlationId) ?? "",
+        );
+        await replies.publish({
+          name: d.headers.getString(headerNames.replyTo) ?? "",
+          payload: d.payload,
+          headers,
+        });
         await d.ack();
       }
     })().catch(() => {});
@@ -154,7 +180,9 @@ describe("the connection (real node)", () => {
         publisher.request({ name: queue, payload: bytes(`n${i}`) }, { timeoutMs: 30_000 }),
       ),
     );
-    expect(answers.map((a) => text(a.payload))).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i}`));
+    expect(answers.map((a) => text(a.payload))).toEqual(
+      Array.from({ length: 1000 }, (_, i) => `n${i}`),
+    );
     await subscription.close();
   }, 60_000);
 });

@@ -22,7 +22,8 @@ describe("a delayed retry (real node)", () => {
     try {
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       await publisher.publish({ name: queue, payload: new TextEncoder().encode("survivor") });
-      while (!lines.some((l) => l.startsWith("parked"))) await new Promise((r) => setTimeout(r, 10));
+      while (!lines.some((l) => l.startsWith("parked")))
+        await new Promise((r) => setTimeout(r, 10));
       const parkedAt = Date.now();
       expect(lines).toContain("parked ok");
       service.child.kill("SIGKILL");
