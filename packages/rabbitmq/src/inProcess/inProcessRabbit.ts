@@ -11,7 +11,7 @@ import type {
   Topology,
 } from "../topology/topology.js";
 import { matches, pickByHash } from "./routing.js";
-import { StandInLink } from "./standInLink.js";
+import { StandInLink, type StandInServer } from "./standInLink.js";
 import { type QueueHost, StandInQueue } from "./standInQueue.js";
 import { type DeathReason, deathHeaders, type StoredMessage, stored } from "./storedMessage.js";
 
@@ -31,7 +31,7 @@ function builtIn(name: string, type: ExchangeType): ExchangeSpec {
  * server's code and words, a passive check of a missing one too. One per broker object, so a
  * second connection finds what the first left.
  */
-export class InProcessRabbit implements QueueHost {
+export class InProcessRabbit implements QueueHost, StandInServer {
   readonly #exchanges = new Map<string, ExchangeSpec>([
     ["", builtIn("", "direct")],
     ["amq.direct", builtIn("amq.direct", "direct")],

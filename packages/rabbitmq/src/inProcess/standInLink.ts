@@ -1,7 +1,15 @@
 import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
 import type { Topology } from "../topology/topology.js";
-import type { InProcessRabbit } from "./inProcessRabbit.js";
-import type { StandInConsumer } from "./standInQueue.js";
+import type { StandInConsumer, StandInQueue } from "./standInQueue.js";
+
+/** What a link needs of the stand-in server, which implements it (no import back to it). */
+export interface StandInServer {
+  ensure(topology: Topology, declare: boolean): void;
+  queue(name: string): StandInQueue;
+  publish(request: PublishRequest): void;
+  openReplyInbox(id: string, deliver: (reply: LinkDelivery) => void): string;
+  closeReplyInbox(address: string): void;
+}
 
 /**
  * A connection to the in-process stand-in: the broker's Link, answered at once (a publish resolves
@@ -9,13 +17,13 @@ import type { StandInConsumer } from "./standInQueue.js";
  */
 export class StandInLink implements Link {
   readonly replyTo = "amq.rabbitmq.reply-to";
-  readonly #server: InProcessRabbit;
+  readonly #server: StandInServer;
   readonly #id: string;
   readonly #consumers = new Set<LinkConsumer>();
   #replyAddress: string | undefined;
   #onReply: ((reply: LinkDelivery) => void) | undefined;
 
-  constructor(server: InProcessRabbit, id: string) {
+  constructor(server: StandInServer, id: string) {
     this.#server = server;
     this.#id = id;
   }
