@@ -9,6 +9,7 @@ import {
   RabbitPublish,
   RabbitQueue,
   RabbitQuorumQueue,
+  RabbitStream,
 } from "../src/index.js";
 import { Relay } from "./relay.js";
 
@@ -150,6 +151,34 @@ describe("the connection (real node)", () => {
     expect(isRustStreamError(failed, "broker-failure")).toBe(true);
     expect(failed.message).toMatch(/is down .* did not come back within 300 ms/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a stream queue is read from an offset, each delivery's position its offset", async () => {
+    const connected = await connect();
+    const stream = name("stream");
+    // Declared by a first subscription; what is published after stays in the stream.
+    await (await connected.subscribe(new RabbitStream(stream))).close();
+    const publisher = await connected.defaultPublishPolicy().pair(connected);
+    for (let i = 0; i < 5; i++) await publisher.publish({ name: stream, payload: bytes(`s${i}`) });
+    const read = async (offset: "first" | number, count: number) => {
+      const subscription = await connected.subscribe(new RabbitStream(stream, { offset }));
+      const got = [];
+      for (let i = 0; i < count; i++) {
+        const d = (await subscription.next()).value;
+        got.push(`${text(d?.payload ?? new Uint8Array())}@${d?.position.offset}`);
+        await d?.ack();
+      }
+      await subscription.close();
+      return got;
+    };
+    expect(await read("first", 5)).toEqual(["s0@0", "s1@1", "s2@2", "s3@3", "s4@4"]);
+    expect(await read(3, 2)).toEqual(["s3@3", "s4@4"]);
+    await fetch(`${requireEnv("RABBITMQ_MANAGEMENT_URL")}/api/queues/%2F/${stream}`, {
+      method: "DELETE",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${requireEnv("RABBITMQ_USERNAME")}:${requireEnv("RABBITMQ_PASSWORD")}`).toString("base64")}`,
+      },
+    });
   });
 
   it("1,000 concurrent requests over one channel each get their own reply", async () => {
