@@ -32,3 +32,9 @@ export const COPY_OF_HEADER = "x-ruststream-file-copy-of";
  * (wire/transactionMark.ts).
  */
 export const TRANSACTION_HEADER = "x-ruststream-file-tx";
+
+/**
+ * A connection's reply inbox is the stream key `ruststream-inbox-<uuid>` of its own file, one per
+ * connection that sends requests: `reply-to` of each of its requests (replyInbox.ts).
+ */
+export const INBOX_KEY_PREFIX = "ruststream-inbox-";
