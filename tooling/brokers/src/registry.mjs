@@ -12,6 +12,7 @@
 import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as pulsar from "./pulsar.mjs";
+import * as rabbitmq from "./rabbitmq.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
 import * as redisSentinel from "./redisSentinel.mjs";
@@ -20,6 +21,7 @@ export const brokers = {
   redis,
   kafka,
   pulsar,
+  rabbitmq,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
@@ -41,8 +43,8 @@ const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", ...onDemand]
-      : ["redis", "kafka", "pulsar"];
+      ? ["redis", "kafka", "pulsar", "rabbitmq", ...onDemand]
+      : ["redis", "kafka", "pulsar", "rabbitmq"];
   }
   for (const name of names) {
     if (!(name in brokers)) {
