@@ -1,7 +1,13 @@
 import { closeSync, existsSync, mkdtempSync, openSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { Broker, ConnectOptions, DescribesServer, ServerDescription } from "@ruststream/core";
+import {
+  type Broker,
+  type ConnectOptions,
+  type DescribesServer,
+  type ServerDescription,
+  systemClock,
+} from "@ruststream/core";
 import {
   brokerMark,
   describeMark,
@@ -61,7 +67,13 @@ export class FileBroker
   /** No server stands between the process and its file: `connected` until shut down. */
   async connect(options?: ConnectOptions): Promise<ConnectedFileBroker> {
     prepareFile(this.options.path, this.options);
-    return new ConnectedFileBroker(this.options, this.options.path, undefined, options?.onState);
+    return new ConnectedFileBroker(
+      this.options,
+      this.options.path,
+      undefined,
+      systemClock,
+      options?.onState,
+    );
   }
 
   /**
@@ -77,6 +89,7 @@ export class FileBroker
       this.options,
       path,
       { dir, coordinator: options.coordinator },
+      options.clock,
       options.onState,
     );
   }

@@ -1,11 +1,14 @@
 import { rmSync } from "node:fs";
 import {
+  type Clock,
   type ClosedBroker,
   type ConnectedBroker,
   type ConnectionListener,
   type DescribesServer,
+  type HeaderMap,
   type OutgoingMessage,
   type RawMessage,
+  type ReadonlyHeaderMap,
   type Receipt,
   RustStreamError,
   type ServerDescription,
@@ -17,15 +20,17 @@ import {
   type Coordinator,
   describeMark,
   type Injection,
+  type PendingReply,
   partitionKeyBytes,
   type TeardownFacts,
   TestableConnection,
   wireHeaders,
 } from "@ruststream/core/broker";
-import { COPY_OF_HEADER, PARTITION_KEY_HEADER } from "./names.js";
+import { COPY_OF_HEADER, PARTITION_KEY_HEADER, TRANSACTION_HEADER } from "./names.js";
 import { describeFile, type FileBrokerOptions, invalid } from "./options.js";
-import type { FilePublisher, PublisherHost } from "./publisher.js";
+import type { FilePublisher, PublisherHost, StagedMessage } from "./publisher.js";
 import { FilePublish } from "./publishPolicy.js";
+import { FileReplyInbox, type InboxHost } from "./replyInbox.js";
 import { FileStream } from "./sources.js";
 import { formatCopyOrigin } from "./stream/copyOrigin.js";
 import { FileDelivery } from "./stream/streamDelivery.js";
@@ -35,6 +40,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/format/constants.js";
 import { fileErrorDetail, wrapFileError } from "./wire/format/errors.js";
 import { isValidStreamKey } from "./wire/format/streamKey.js";
 import { type SendReceipt, SharedWriter } from "./wire/io/sharedWriter.js";
+import { WIDEST_MARK, withMark } from "./wire/transactionMark.js";
 
 /**
  * What shutting down a file connection left behind: `unflushed` is always 0 (a publish resolves only
@@ -59,6 +65,7 @@ export class ConnectedFileBroker
     ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
     FileHost,
     PublisherHost,
+    InboxHost,
     DescribesServer
 {
   readonly [brokerMark] = "file";
@@ -68,12 +75,15 @@ export class ConnectedFileBroker
   readonly path: string;
   readonly #options: FileBrokerOptions;
   readonly #inProcess: InProcess | undefined;
+  readonly #inbox: FileReplyInbox;
   #writer: SharedWriter | undefined;
 
+  /** `clock` runs request timeouts: the system's, or the test's in process. */
   constructor(
     options: FileBrokerOptions,
     path: string,
     inProcess: InProcess | undefined,
+    clock: Clock,
     onState: ConnectionListener | undefined,
   ) {
     // Every connection injects (an injection is an append, which any writer of the file makes);
@@ -86,6 +96,7 @@ export class ConnectedFileBroker
     this.#options = options;
     this.path = path;
     this.#inProcess = inProcess;
+    this.#inbox = new FileReplyInbox(this, clock);
   }
 
   get coordinator(): Coordinator | undefined {
@@ -117,36 +128,84 @@ export class ConnectedFileBroker
 
   /** Written at once (a synchronous append), then counted for the coordinator once delivered. */
   protected prepareInjection(message: OutgoingMessage): Injection {
-    const { wire, raw } = this.#prepare(message);
+    const { headers, raw } = this.#checked(message);
+    const wire = this.#envelope(message.name, message.payload, headers, "");
     let receipt: SendReceipt;
     try {
       receipt = this.#acquireWriter().sendNow(message.name, wire);
     } catch (error) {
-      throw refusal(error, message.name);
+      throw refusal(error, `to "${message.name}"`);
     }
     return { raw, deliver: () => this.#counted(message.name, receipt) };
   }
 
   // PublisherHost
   async append(message: OutgoingMessage): Promise<Receipt> {
-    const { wire, raw } = this.#prepare(message);
+    const { headers, raw } = this.#checked(message);
+    const wire = this.#envelope(message.name, message.payload, headers, "");
     const writer = this.#acquireWriter();
     let queued: { receipt: SendReceipt; written: Promise<SendReceipt> };
     try {
       queued = writer.enqueue(message.name, wire);
     } catch (error) {
-      throw refusal(error, message.name);
+      throw refusal(error, `to "${message.name}"`);
     }
     // Counted before the bytes exist, so no reader can take it uncounted.
     this.record(raw);
     this.#counted(message.name, queued.receipt);
     const receipt = await queued.written.catch((error: unknown) => {
-      throw refusal(error, message.name);
+      throw refusal(error, `to "${message.name}"`);
     });
     return { name: message.name, position: receipt.seq.toString() };
   }
 
+  stage(message: OutgoingMessage): StagedMessage {
+    const { headers, raw } = this.#checked(message);
+    // Kept until the commit: a copy, so the caller may reuse its buffer meanwhile.
+    const payload = message.payload.slice();
+    // Measured with the longest mark the commit can give it, so it never turns out too large then.
+    this.#envelope(
+      message.name,
+      payload,
+      withMark(headers, WIDEST_MARK),
+      " and its transaction mark",
+    );
+    return { name: message.name, payload, headers, raw: { ...raw, payload } };
+  }
+
+  async commit(staged: readonly StagedMessage[]): Promise<void> {
+    // Checked again: the connection may have shut down while the transaction's work ran.
+    this.assertOpen();
+    if (staged.length === 0) return;
+    const count = staged.length;
+    const what = `a transaction of ${count} message${count === 1 ? "" : "s"} (to "${[...new Set(staged.map((s) => s.name))].join('", "')}")`;
+    const writer = this.#acquireWriter();
+    let run: { receipts: SendReceipt[]; written: Promise<SendReceipt[]> };
+    try {
+      run = writer.enqueueRun((start) =>
+        staged.map((s, i) => ({
+          streamKey: s.name,
+          payload: encodeEnvelope(s.payload, withMark(s.headers, { start, index: i + 1, count })),
+        })),
+      );
+    } catch (error) {
+      throw refusal(error, what);
+    }
+    for (const [i, s] of staged.entries()) {
+      this.record(s.raw);
+      this.#counted(s.name, run.receipts[i]!);
+    }
+    await run.written.catch((error: unknown) => {
+      throw refusal(error, what);
+    });
+  }
+
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
+    return this.#inbox.awaitReply(correlationId, timeoutMs);
+  }
+
   protected async teardown(): Promise<TeardownFacts<ClosedFileBroker>> {
+    await this.#inbox.stop(this.closedError("request"));
     const writer = this.#writer;
     this.#writer = undefined;
     let endedWithEos = false;
@@ -189,8 +248,11 @@ export class ConnectedFileBroker
     return this.#writer;
   }
 
-  /** Validates and encodes before anything is written: a refused message writes nothing. */
-  #prepare(message: OutgoingMessage): { wire: Uint8Array; raw: RawMessage } {
+  /**
+   * Validates a message and makes the headers its frame carries, before anything is written: a
+   * refused message writes nothing.
+   */
+  #checked(message: OutgoingMessage): { headers: HeaderMap; raw: RawMessage } {
     this.assertOpen();
     if (typeof message.name !== "string" || !isValidStreamKey(message.name)) {
       throw invalid(
@@ -205,6 +267,9 @@ export class ConnectedFileBroker
       );
     }
     const headers = wireHeaders(message, PARTITION_KEY_HEADER);
+    // A transaction's mark is the commit's to write: one cloned from a delivery's headers would
+    // have readers hold, or drop, this message as part of a transaction it never was in.
+    headers.delete(TRANSACTION_HEADER);
     // A retry copy or dead letter of a named consumer's message of this file records that message:
     // the runtime acks it only after this write, and a restart before its position is stored finds
     // the copy and does not deliver the message again (no second copy, no second dead letter).
@@ -217,14 +282,6 @@ export class ConnectedFileBroker
     if (origin !== undefined && origin.path === this.path) {
       headers.set(COPY_OF_HEADER, formatCopyOrigin(origin));
     }
-    const wire = encodeEnvelope(message.payload, headers);
-    const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (wire.length > max) {
-      throw new RustStreamError(
-        "publish-refused",
-        `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxMessageBytes (${max}); raise it in the FileBroker options`,
-      );
-    }
     const key = message.partitionKey;
     const raw: RawMessage = {
       name: message.name,
@@ -232,7 +289,25 @@ export class ConnectedFileBroker
       headers,
       partitionKey: key === undefined ? undefined : partitionKeyBytes(key),
     };
-    return { wire, raw };
+    return { headers, raw };
+  }
+
+  /** The frame's payload: the envelope of `payload` and `headers`, refused over the size limit. */
+  #envelope(
+    name: string,
+    payload: Uint8Array,
+    headers: ReadonlyHeaderMap,
+    counting: string,
+  ): Uint8Array {
+    const wire = encodeEnvelope(payload, headers);
+    const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (wire.length > max) {
+      throw new RustStreamError(
+        "publish-refused",
+        `a message of ${wire.length} bytes for "${name}" (headers${counting} included) is over the file broker's maxMessageBytes (${max}); raise it in the FileBroker options`,
+      );
+    }
+    return wire;
   }
 
   /** An append, counted for an in-process coordinator by every subscription to its stream key. */
@@ -242,10 +317,11 @@ export class ConnectedFileBroker
   }
 }
 
-function refusal(error: unknown, name: string): unknown {
+/** `what`: the publish that failed, as its message names it (`to "orders"`, `a transaction of ...`). */
+function refusal(error: unknown, what: string): unknown {
   const detail = fileErrorDetail(error);
   if (detail === undefined) return error;
   // A publish the format refuses for its size is the caller's to fix; anything else the file did.
   const code = detail.code === "PAYLOAD_TOO_LARGE" ? "publish-refused" : "broker-failure";
-  return wrapFileError(code, `publishing to "${name}" failed: ${(error as Error).message}`, error);
+  return wrapFileError(code, `publishing ${what} failed: ${(error as Error).message}`, error);
 }

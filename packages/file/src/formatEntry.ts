@@ -66,3 +66,4 @@ export { fileReader } from "./wire/io/fileReader.js";
 export { lockPathOf } from "./wire/io/lockFile.js";
 export { FileProducer, type ProducerOptions } from "./wire/io/producer.js";
 export type { SendReceipt } from "./wire/io/sharedWriter.js";
+export { readMark, type TransactionMark } from "./wire/transactionMark.js";

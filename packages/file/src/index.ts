@@ -13,7 +13,13 @@
 //   wire/             the `.ss` format, the file I/O and RustStream's header envelope
 export { FileBroker } from "./broker.js";
 export type { ClosedFileBroker, ConnectedFileBroker } from "./connection.js";
-export { PARTITION_KEY_HEADER, PRIME_STREAM_KEY, SEQUENCE_HEADER } from "./names.js";
+export {
+  INBOX_KEY_PREFIX,
+  PARTITION_KEY_HEADER,
+  PRIME_STREAM_KEY,
+  SEQUENCE_HEADER,
+  TRANSACTION_HEADER,
+} from "./names.js";
 export type { FileBrokerOptions } from "./options.js";
 export { FilePosition, type FilePositionTarget } from "./position.js";
 export { FilePublisher } from "./publisher.js";

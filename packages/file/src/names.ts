@@ -23,3 +23,18 @@ export const PRIME_STREAM_KEY = "ruststream-internal";
  * stream/copiesInFile.ts). Neither part has a space: consumer names and stream keys exclude it.
  */
 export const COPY_OF_HEADER = "x-ruststream-file-copy-of";
+
+/**
+ * Every frame of a transaction of two or more messages carries its place in the transaction under
+ * this header, `<start> <index>/<count>`, first in its envelope: `start` is the file offset where the
+ * transaction's first frame begins, `index` counts from 1. Readers hold a transaction's frames until
+ * its last one is read whole, and a reopening writer cuts a transaction left without its last frame
+ * (wire/transactionMark.ts).
+ */
+export const TRANSACTION_HEADER = "x-ruststream-file-tx";
+
+/**
+ * A connection's reply inbox is the stream key `ruststream-inbox-<uuid>` of its own file, one per
+ * connection that sends requests: `reply-to` of each of its requests (replyInbox.ts).
+ */
+export const INBOX_KEY_PREFIX = "ruststream-inbox-";

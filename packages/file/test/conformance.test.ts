@@ -35,10 +35,10 @@ const namedCapabilities: Capabilities = {
   partitionKey: true,
   batches: true,
   seek: true,
-  // The format has no commit marker: a reader in another process sees each message as it lands.
-  transactions: false,
-  // One writer per file: a responder in another process could not append its reply.
-  request: false,
+  // A transaction's frames are written as one marked run, held by readers until its last frame.
+  transactions: true,
+  // The reply inbox is a stream key of the same file.
+  request: true,
 };
 
 // Without a name nothing is stored, as upstream, which has no consumer positions: every settle
@@ -81,4 +81,6 @@ conformance.redeliveryAddress({ ...unnamed, fanOut: true });
 conformance.messageShape(unnamed);
 conformance.batches(unnamed);
 conformance.seeking({ ...unnamed, unknownPosition: () => FilePosition.sequence(10n ** 15n) });
+conformance.transactions(unnamed);
+conformance.requestReply(unnamed);
 conformance.inProcessTransport(unnamed);

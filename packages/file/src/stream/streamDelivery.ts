@@ -2,8 +2,8 @@ import { HeaderMap, type ReadonlyHeaderMap, type SettleResult } from "@ruststrea
 import { DeliveryBase } from "@ruststream/core/broker";
 import { PARTITION_KEY_HEADER, SEQUENCE_HEADER } from "../names.js";
 import { FilePosition } from "../position.js";
-import { decodeEnvelope } from "../wire/envelope.js";
 import type { DecodedMessage } from "../wire/format/types.js";
+import { unwrapFrame } from "../wire/transactionMark.js";
 import type { DeliveryOrigin } from "./copyOrigin.js";
 
 /** What a delivery asks of the subscription that handed it out. */
@@ -52,7 +52,7 @@ export class FileDelivery extends DeliveryBase<FilePosition> {
     this.counted = counted;
     this.redeliveryCount = redeliveryCount;
     this.name = message.streamKey;
-    const { payload, headers } = decodeEnvelope(message.payload);
+    const { payload, headers } = unwrapFrame(message.payload);
     this.payload = payload;
     const all = headers.size === 0 ? new HeaderMap() : headers;
     all.set(SEQUENCE_HEADER, message.seq.toString());

@@ -177,3 +177,54 @@ export function decodeEnvelope(wire: Uint8Array): Unwrapped {
   );
   return { payload, headers };
 }
+
+/**
+ * The first header of an envelope, read from the start of its base64 alone (at most `within` bytes
+ * of its header block are decoded), for a reader that looks at one header of every frame: a whole
+ * decode would cost each frame its size. `undefined` when `wire` is no envelope, or its header
+ * block does not start with a whole header within those bytes (an `rs1:` block's first line, an
+ * `rs2:` block's first name and value).
+ */
+export function firstHeaderOf(
+  wire: Uint8Array,
+  within: number,
+): readonly [string, Uint8Array] | undefined {
+  if (!startsWithPrefix(wire)) return undefined;
+  const available = wire.length - PREFIX_BYTES;
+  const chars = Math.min(available, Math.ceil((4 + within) / 3) * 4);
+  const encoded = Buffer.from(wire.buffer, wire.byteOffset + PREFIX_BYTES, chars).toString(
+    "latin1",
+  );
+  if (!BASE64.test(encoded)) return undefined;
+  const head = Buffer.from(encoded, "base64");
+  if (head.length < 4) return undefined;
+  const blockLength = head.readUInt32BE(0);
+  // The whole body's length follows from the base64's, so a block longer than the body (which
+  // `decodeEnvelope` reads as no envelope) is no envelope here either.
+  const padding = wire[wire.length - 1] === 0x3d ? (wire[wire.length - 2] === 0x3d ? 2 : 1) : 0;
+  if (4 + blockLength > Math.floor((available * 3) / 4) - padding) return undefined;
+  const block = new Uint8Array(
+    head.buffer,
+    head.byteOffset + 4,
+    Math.min(blockLength, head.length - 4),
+  );
+  if (wire[2] === 0x31) {
+    const newline = block.indexOf(0x0a);
+    if (newline < 0 && block.length < blockLength) return undefined;
+    const line = lenientUtf8.decode(newline < 0 ? block : block.subarray(0, newline));
+    const colon = line.indexOf(":");
+    if (colon < 0) return undefined;
+    const name = line.slice(0, colon).replace(EDGE_RUNS, "");
+    if (name === "") return undefined;
+    return [name, utf8.encode(line.slice(colon + 1).replace(EDGE_RUNS, ""))];
+  }
+  const view = new DataView(block.buffer, block.byteOffset, block.byteLength);
+  if (block.length < 4) return undefined;
+  const valueAt = 4 + view.getUint32(0);
+  if (valueAt + 4 > block.length) return undefined;
+  const end = valueAt + 4 + view.getUint32(valueAt);
+  if (end > block.length) return undefined;
+  const name = lenientUtf8.decode(block.subarray(4, valueAt));
+  if (name === "") return undefined;
+  return [name, block.subarray(valueAt + 4, end)];
+}

@@ -1,4 +1,5 @@
 import type { RustStreamError } from "@ruststream/core";
+import { readMark } from "../transactionMark.js";
 import { readBeacon } from "./beacon.js";
 import { HEADER_SIZE, MAX_PAYLOAD_LIMIT } from "./constants.js";
 import { CRC16_INIT, runningChecksumUpdate } from "./crc.js";
@@ -8,7 +9,7 @@ import type { ReadOptions } from "./frameReader.js";
 import { decodeHeader } from "./header.js";
 import type { RandomAccessReader } from "./reader.js";
 import { alignAfterBeacon, scanUnits } from "./scan.js";
-import type { FileHeader, StreamId, StreamState } from "./types.js";
+import type { DecodedMessage, FileHeader, StreamId, StreamState } from "./types.js";
 
 export interface ResumeOptions {
   readonly strict?: boolean;
@@ -56,6 +57,11 @@ function readOptions(
  * `undefined` for an empty file (start a new one); throws for a file that is not `.ss` or whose
  * header is torn, and (`FRAME_TOO_LARGE`) for a tail holding a whole frame over `maxMessageBytes`,
  * which it will not cut.
+ *
+ * A RustStream transaction whose last frame never made it (a crash mid-commit) is cut whole: its
+ * frames that did make it are part of the tail to cut, so the point is where the transaction began
+ * (wire/transactionMark.ts). Readers never hand them out, and a writer resuming there writes over
+ * them.
  */
 export function findResumePoint(
   reader: RandomAccessReader,
@@ -64,7 +70,27 @@ export function findResumePoint(
   if (reader.size === 0) return undefined;
   const header = decodeHeader(reader.read(0, HEADER_SIZE), options.strict ?? true);
   const opts = readOptions(header, options, reader);
-  const interval = header.beaconInterval;
+  const tail = lastFrame(reader, opts);
+  const open = tail.last === undefined ? undefined : openTransactionStart(reader, tail.last, opts);
+  const found =
+    open === undefined ? tail : lastFrame(cutAt(reader, open), { ...opts, knownEnd: open });
+  const { offset, endedWithEos } = found;
+  // A torn frame after the open transaction is still why the tail goes.
+  const damage = found.damage ?? tail.damage;
+  return { header, offset, endedWithEos, staleBytes: reader.size - offset, damage };
+}
+
+interface LastFrame {
+  readonly offset: number;
+  readonly endedWithEos: boolean;
+  readonly damage: RustStreamError | undefined;
+  /** The last complete frame, when the scan read it (not when an end-of-stream marker follows it). */
+  readonly last: DecodedMessage | undefined;
+}
+
+/** Just past the last complete frame of `reader`'s bytes that is not the end-of-stream marker. */
+function lastFrame(reader: RandomAccessReader, opts: ReadOptions): LastFrame {
+  const interval = opts.beaconInterval;
   const size = reader.size;
 
   // Regions are scanned from the top down; `limit` is where the region above began.
@@ -73,8 +99,8 @@ export function findResumePoint(
   for (let k = Math.floor((size - 1) / interval); k >= 0; k--) {
     const start = k === 0 ? HEADER_SIZE : alignAfterBeacon(reader, k * interval, opts);
     if (start === undefined || start >= limit) continue;
-    const seen: { lastEnd: number | undefined; eosAt: number | undefined } = {
-      lastEnd: undefined,
+    const seen: { last: DecodedMessage | undefined; eosAt: number | undefined } = {
+      last: undefined,
       eosAt: undefined,
     };
     const stop = scanUnits(reader, start, limit, opts, (unit) => {
@@ -84,7 +110,7 @@ export function findResumePoint(
         seen.eosAt = unit.message.offset;
         return true;
       }
-      seen.lastEnd = unit.end;
+      seen.last = unit.message;
       return false;
     });
     if (stop.kind === "damaged") {
@@ -93,37 +119,60 @@ export function findResumePoint(
       if (fileErrorDetail(stop.error)?.code === "FRAME_TOO_LARGE") throw stop.error;
       damage ??= stop.error;
     }
-    if (seen.lastEnd !== undefined) {
-      const offset = seen.lastEnd;
+    if (seen.last !== undefined) {
       const endedWithEos = seen.eosAt !== undefined;
-      return { header, offset, endedWithEos, staleBytes: size - offset, damage };
+      return { offset: seen.last.end, endedWithEos, damage, last: seen.last };
     }
     // The end-of-stream marker is this region's first frame: the frame before it ends where it starts.
-    if (seen.eosAt !== undefined)
-      return resumeBefore(reader, header, opts, seen.eosAt, size, damage);
+    if (seen.eosAt !== undefined) {
+      return {
+        offset: offsetBefore(reader, opts, seen.eosAt),
+        endedWithEos: true,
+        damage,
+        last: undefined,
+      };
+    }
     limit = start;
   }
+  return { offset: HEADER_SIZE, endedWithEos: false, damage, last: undefined };
+}
+
+/**
+ * Where the transaction `last` belongs to begins, when it was left open: `last` is not its last
+ * frame, and every frame from the transaction's start up to `last` is one of it, in order, with
+ * nothing else between. A mark that does not hold up so (a header copied onto another message, a
+ * start that is no frame) cuts nothing.
+ */
+function openTransactionStart(
+  reader: RandomAccessReader,
+  last: DecodedMessage,
+  opts: ReadOptions,
+): number | undefined {
+  const mark = readMark(last.payload);
+  if (mark === undefined || mark.index >= mark.count || mark.start > last.offset) return undefined;
+  let next = 1;
+  const stop = scanUnits(reader, mark.start, last.end, opts, (unit) => {
+    if (unit.kind !== "frame") return false;
+    const m = readMark(unit.message.payload);
+    if (m?.start !== mark.start || m.count !== mark.count || m.index !== next) return true;
+    next++;
+    return false;
+  });
+  return stop.kind === "limit" && next === mark.index + 1 ? mark.start : undefined;
+}
+
+/** The file as if it ended at `end`. */
+function cutAt(reader: RandomAccessReader, end: number): RandomAccessReader {
   return {
-    header,
-    offset: HEADER_SIZE,
-    endedWithEos: false,
-    staleBytes: size - HEADER_SIZE,
-    damage,
+    size: end,
+    read: (offset, length) => reader.read(offset, Math.max(0, Math.min(length, end - offset))),
   };
 }
 
 /** The end-of-stream marker starts at `eosStart`; the last frame before it ends exactly there. */
-function resumeBefore(
-  reader: RandomAccessReader,
-  header: FileHeader,
-  opts: ReadOptions,
-  eosStart: number,
-  size: number,
-  damage: RustStreamError | undefined,
-): ResumePoint {
+function offsetBefore(reader: RandomAccessReader, opts: ReadOptions, eosStart: number): number {
   // Frames are contiguous, so whatever precedes the marker ends where it starts, unless a beacon
   // sits in between (the marker starting right after one): then the frame ended at the boundary.
-  let offset = eosStart;
   const boundary = Math.floor(eosStart / opts.beaconInterval) * opts.beaconInterval;
   if (boundary >= HEADER_SIZE && boundary < eosStart) {
     const read = readBeacon(
@@ -132,9 +181,9 @@ function resumeBefore(
       opts.beaconInterval,
       opts.strict,
     );
-    if (read.kind === "beacon" && boundary + read.beacon.size === eosStart) offset = boundary;
+    if (read.kind === "beacon" && boundary + read.beacon.size === eosStart) return boundary;
   }
-  return { header, offset, endedWithEos: true, staleBytes: size - offset, damage };
+  return eosStart;
 }
 
 function streamKeyOf(s: StreamId): string {

@@ -14,6 +14,7 @@ import { findResumePoint } from "../format/resume.js";
 import type { DecodedMessage, FileHeader } from "../format/types.js";
 import { onAppend } from "./appendSignal.js";
 import { fileReader } from "./fileReader.js";
+import { TransactionHold } from "./transactionHold.js";
 
 /** Where a consumer starts. */
 export type ReadFrom =
@@ -78,6 +79,10 @@ type Skip = ((m: DecodedMessage) => boolean) | undefined;
  * `FILE_TRUNCATED`, `FILE_CORRUPT` or `FRAME_TOO_LARGE`) naming the offset. While following, a
  * frame cut short is waited for, since a writer may still be finishing it; one whose length the
  * next beacon contradicts, or over `maxMessageBytes`, is not.
+ *
+ * A RustStream transaction's frames are handed out together, once its last frame is read whole;
+ * one that never gets its last frame (a crash mid-commit) is never handed out in part
+ * (transactionHold.ts).
  */
 export class FileConsumer implements AsyncIterable<DecodedMessage> {
   readonly path: string;
@@ -106,8 +111,14 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   #sizing: Promise<number> | undefined;
   /** Bumped by every seek, so a read begun before it is thrown away. */
   #generation = 0;
-  /** Just past the last message frame read (any key): a file cut below it lost messages read. */
+  /**
+   * Just past the last message frame read (any key) outside an open transaction: a file cut below
+   * it lost messages read. A cut back to an open transaction's start is its writer's doing.
+   */
   #readMessagesTo = 0;
+  /** Where this reader was placed (open, seek): the frames before it are not its. */
+  #readFrom = 0;
+  readonly #hold = new TransactionHold();
 
   private constructor(path: string, fd: number, header: FileHeader, options: ConsumerOptions) {
     this.path = path;
@@ -254,7 +265,19 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
       offset = locateStart(reader, this.header, key, from, strict);
       this.#skip = "seq" in from ? (m) => m.seq < from.seq : (m) => m.timestamp <= from.timestamp;
     }
-    this.#restart(Math.max(HEADER_SIZE, offset));
+    this.#readFrom = Math.max(HEADER_SIZE, offset);
+    this.#hold.reset();
+    this.#restart(this.#readFrom);
+  }
+
+  /**
+   * Reads again from `offset`, or from where an open transaction began when that is earlier: a
+   * writer reopening the file cuts a transaction left open back to its start, and writes on there.
+   */
+  #reread(offset: number): void {
+    const open = this.#hold.openAt;
+    this.#hold.reset();
+    this.#restart(open === undefined ? offset : Math.min(offset, Math.max(open, this.#readFrom)));
   }
 
   #restart(offset: number): void {
@@ -268,22 +291,35 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
   }
 
   #accept(items: DecodedItem[]): void {
-    const key = this.#options.streamKey;
     for (const item of items) {
       if (item.kind !== "message") continue;
       const m = item.message;
-      this.#readMessagesTo = m.end;
-      if (key === undefined) {
-        if (m.streamKey === SEA_STREAMER_INTERNAL || m.streamKey === PRIME_STREAM_KEY) continue;
-      } else if (m.streamKey !== key) {
+      const own = this.#wants(m);
+      const verdict = this.#hold.take(m, own, this.#readFrom);
+      if (verdict === "held") {
+        // Held frames are not read yet: a cut back to their transaction's start loses nothing read.
+        this.#readMessagesTo = Math.min(this.#readMessagesTo, this.#hold.openAt!);
         continue;
       }
-      if (this.#skip) {
-        if (this.#skip(m)) continue;
-        this.#skip = undefined;
-      }
-      this.#queue.push(m);
+      this.#readMessagesTo = m.end;
+      if (verdict === "complete") for (const held of this.#hold.release()) this.#queue.push(held);
+      else if (own) this.#queue.push(m);
     }
+  }
+
+  /** Whether `m` is this reader's: its key, and past where a sequence or a time placed it. */
+  #wants(m: DecodedMessage): boolean {
+    const key = this.#options.streamKey;
+    if (key === undefined) {
+      if (m.streamKey === SEA_STREAMER_INTERNAL || m.streamKey === PRIME_STREAM_KEY) return false;
+    } else if (m.streamKey !== key) {
+      return false;
+    }
+    if (this.#skip) {
+      if (this.#skip(m)) return false;
+      this.#skip = undefined;
+    }
+    return true;
   }
 
   async #chunk(): Promise<Uint8Array> {
@@ -321,10 +357,11 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
         const error = this.#decoder.error;
         if (error) {
           if (this.#follow && this.#retried !== this.#decoder.offset) {
-            // A writer that reopened a torn file rewrites its tail: read those bytes again once.
+            // A writer that reopened a torn file rewrites its tail (from an open transaction's
+            // start, if one was cut): read those bytes again once.
             this.#retried = this.#decoder.offset;
             const keep = this.#queue.length > this.#head;
-            this.#restart(this.#decoder.offset);
+            this.#reread(this.#decoder.offset);
             if (keep) return true;
             continue;
           }
@@ -350,7 +387,7 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
       if (generation !== this.#generation) continue;
       if (size < this.#readMessagesTo) {
         // Cut below messages already read: no writer does that (a reopening writer cuts only a
-        // torn tail, and perhaps a beacon after the last frame). Messages are gone, and a writer
+        // torn tail, a transaction left open with it, and perhaps a beacon after the last frame). Messages are gone, and a writer
         // appending now reuses their sequence numbers, so reading on would mislead: stop, loudly.
         this.#damage = fileError(
           "FILE_TRUNCATED",
@@ -361,8 +398,9 @@ export class FileConsumer implements AsyncIterable<DecodedMessage> {
         break;
       }
       if (size < this.#readAt) {
-        // Truncated under us (a writer cut a torn tail): drop what was read past the last unit.
-        this.#restart(Math.min(this.#decoder.offset, size));
+        // Truncated under us (a writer cut a torn tail): drop what was read past the last unit,
+        // and an open transaction's frames, which the cut may have taken.
+        this.#reread(Math.min(this.#decoder.offset, size));
         continue;
       }
       if (size > this.#readAt) continue;

@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import type { RustStreamError } from "@ruststream/core";
+import { concatBytes } from "../format/bytes.js";
 import {
   DEFAULT_BEACON_INTERVAL,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -46,10 +47,17 @@ export interface SendReceipt {
   readonly offset: number;
 }
 
+/** One message of a run (`enqueueRun`). */
+export interface RunMessage {
+  readonly streamKey: string;
+  readonly payload: Uint8Array;
+}
+
+/** Bytes to write in one piece: one frame, or a run of them. */
 interface Pending {
   readonly bytes: Uint8Array;
-  readonly receipt: SendReceipt;
-  readonly resolve: (receipt: SendReceipt) => void;
+  /** Called once every byte is written. */
+  readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -176,21 +184,54 @@ export class SharedWriter {
     payload: Uint8Array,
     timestamp: number = Date.now(),
   ): { receipt: SendReceipt; written: Promise<SendReceipt> } {
-    const { bytes, receipt } = this.#encode(streamKey, payload, timestamp);
+    this.#assertUsable();
+    this.#check(streamKey, payload);
+    const { bytes, receipt } = this.#frame(streamKey, payload, timestamp);
     const written = new Promise<SendReceipt>((resolve, reject) => {
-      this.#queue.push({ bytes, receipt, resolve, reject });
+      this.#queue.push({ bytes, resolve: () => resolve(receipt), reject });
     });
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      queueMicrotask(() => this.#drain());
-    }
+    this.#schedule();
     return { receipt, written };
+  }
+
+  /**
+   * Writes `messages` as one run of frames, nothing of anyone else's between them: a transaction's
+   * commit. `build` makes them knowing the file offset where the run begins (which a transaction's
+   * marks carry). Everything is checked before a frame is encoded, so a run refused writes nothing;
+   * `written` resolves once every byte of the run is written, and rejects if any did not make it
+   * (a frame of the run written whole before a failure is no message on its own).
+   */
+  enqueueRun(
+    build: (start: number) => readonly RunMessage[],
+    timestamp: number = Date.now(),
+  ): { receipts: SendReceipt[]; written: Promise<SendReceipt[]> } {
+    this.#assertUsable();
+    const messages = build(this.#encoder.offset);
+    for (const m of messages) this.#check(m.streamKey, m.payload);
+    // Each key's state is read from the file before the first frame is encoded: a read that fails
+    // fails the run, never the middle of it.
+    for (const m of messages) this.#stateOf(m.streamKey);
+    const chunks: Uint8Array[] = [];
+    const receipts: SendReceipt[] = [];
+    for (const m of messages) {
+      const { bytes, receipt } = this.#frame(m.streamKey, m.payload, timestamp);
+      chunks.push(bytes);
+      receipts.push(receipt);
+    }
+    const bytes = concatBytes(chunks);
+    const written = new Promise<SendReceipt[]>((resolve, reject) => {
+      this.#queue.push({ bytes, resolve: () => resolve(receipts), reject });
+    });
+    this.#schedule();
+    return { receipts, written };
   }
 
   /** Encodes and writes at once, after anything queued: for a test's synchronous injection. */
   sendNow(streamKey: string, payload: Uint8Array, timestamp: number = Date.now()): SendReceipt {
-    const { bytes, receipt } = this.#encode(streamKey, payload, timestamp);
-    this.#queue.push({ bytes, receipt, resolve: () => {}, reject: () => {} });
+    this.#assertUsable();
+    this.#check(streamKey, payload);
+    const { bytes, receipt } = this.#frame(streamKey, payload, timestamp);
+    this.#queue.push({ bytes, resolve: () => {}, reject: () => {} });
     this.#drain();
     if (this.#failure) throw this.#failure;
     return receipt;
@@ -209,12 +250,7 @@ export class SharedWriter {
   async end(): Promise<void> {
     this.#assertUsable();
     const bytes = this.#encoder.end(Date.now());
-    this.#queue.push({
-      bytes,
-      receipt: { streamKey: "", shard: 0n, seq: 0n, timestamp: 0, offset: 0 },
-      resolve: () => {},
-      reject: () => {},
-    });
+    this.#queue.push({ bytes, resolve: () => {}, reject: () => {} });
     this.#drain();
     this.#ended = true;
     await this.flush();
@@ -279,12 +315,8 @@ export class SharedWriter {
     if (resumed.bytes.length > 0) this.#writeAll([resumed.bytes]);
   }
 
-  #encode(
-    streamKey: string,
-    payload: Uint8Array,
-    timestamp: number,
-  ): { bytes: Uint8Array; receipt: SendReceipt } {
-    this.#assertUsable();
+  /** Refuses, before anything is encoded, a key or a payload the file cannot take. */
+  #check(streamKey: string, payload: Uint8Array): void {
     validateStreamKey(streamKey);
     if (payload.length > this.maxMessageBytes) {
       throw fileError(
@@ -292,12 +324,26 @@ export class SharedWriter {
         `A payload of ${payload.length} bytes for "${streamKey}" is over the limit of ${this.maxMessageBytes} bytes; raise maxMessageBytes`,
       );
     }
+  }
+
+  /** Encodes one checked message as the next frame. */
+  #frame(
+    streamKey: string,
+    payload: Uint8Array,
+    timestamp: number,
+  ): { bytes: Uint8Array; receipt: SendReceipt } {
     const stream = { streamKey, shard: 0n };
     const state = this.#stateOf(streamKey);
     const seq = (state?.seq ?? 0n) + 1n;
     const offset = this.#encoder.offset;
     const bytes = this.#encoder.write({ ...stream, seq, timestamp, payload });
     return { bytes, receipt: { streamKey, shard: 0n, seq, timestamp, offset } };
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => this.#drain());
   }
 
   /**
@@ -329,8 +375,9 @@ export class SharedWriter {
     for (const p of batch) {
       end += p.bytes.length;
       // A frame written whole before the failure is in the file, and readers deliver it: its send
-      // succeeded (refusing it would have the sender write it twice). Only the rest failed.
-      if (end <= written) p.resolve(p.receipt);
+      // succeeded (refusing it would have the sender write it twice). Only the rest failed. A run
+      // is one piece: readers deliver none of it unless all of it is there.
+      if (end <= written) p.resolve();
       else p.reject(error);
     }
   }
