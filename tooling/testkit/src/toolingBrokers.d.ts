@@ -6,6 +6,7 @@ declare module "@ruststream/tooling-brokers" {
     | "redis"
     | "kafka"
     | "pulsar"
+    | "nats"
     | "kafka-cluster"
     | "redis-cluster"
     | "redis-sentinel"
@@ -41,7 +42,19 @@ declare module "@ruststream/tooling-brokers" {
     | "PULSAR_TOKEN_KEY"
     | "PULSAR_TLS_URL"
     | "PULSAR_TLS_CA"
-    | "PULSAR_LIBS";
+    | "PULSAR_LIBS"
+    | "NATS_URL"
+    | "NATS_MONITOR_URL"
+    | "NATS_AUTH_URL"
+    | "NATS_USER"
+    | "NATS_PASSWORD"
+    | "NATS_NKEY_SEED"
+    | "NATS_TOKEN_URL"
+    | "NATS_TOKEN"
+    | "NATS_TLS_URL"
+    | "NATS_TLS_CA"
+    | "NATS_JWT_URL"
+    | "NATS_CREDS";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -107,6 +120,16 @@ declare module "@ruststream/tooling-brokers" {
        */
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    readonly nats: {
+      /**
+       * Stops the plain server (JetStream, file storage; SIGKILL with hard, as a crash would) and
+       * starts it again on its data; `whileDown` runs in between (it starts again even when that
+       * throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+      /** Runs `work` with the plain server to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
     /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
