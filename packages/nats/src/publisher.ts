@@ -1,0 +1,230 @@
+import {
+  headerNames,
+  type OutgoingMessage,
+  type Publisher,
+  type HeaderMap,
+  type RawMessage,
+  type Receipt,
+  type RequestOptions,
+  type Requester,
+  RustStreamError,
+} from "@ruststream/core";
+import {
+  assertPayloadBytes,
+  type brokerMark,
+  type PendingReply,
+  publishRequest,
+  requestMark,
+  wireHeaders,
+  writeDeadLetterOrigin,
+} from "@ruststream/core/broker";
+import type { Frame, NatsLink, PubAck } from "./client/link.js";
+import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
+import { JetStreamPosition } from "./position.js";
+
+/** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's PubAck). */
+export interface NatsPublishSettings {
+  /** Publish to JetStream: each publish resolves with the stream's acknowledgement. */
+  readonly jetStream?: boolean;
+}
+
+/** The optimistic-concurrency checks JetStream makes before storing a message. */
+export interface JetStreamExpectations {
+  /** The stream that must store it. */
+  readonly stream?: string;
+  /** The stream's last sequence must be this. */
+  readonly lastSequence?: bigint | number;
+  /** The last sequence of a message on this subject must be this. */
+  readonly lastSubjectSequence?: bigint | number;
+  /** The last message's `Nats-Msg-Id` must be this. */
+  readonly lastMsgId?: string;
+}
+
+/** Per-message settings of a JetStream publish (`ctx.out.x.publish(value, { options })`). */
+export interface NatsPublishOptions {
+  /** `Nats-Msg-Id`: the stream stores a message once per id within its duplicate window. */
+  readonly msgId?: string;
+  readonly expect?: JetStreamExpectations;
+}
+
+/** What a JetStream publish resolves with: where the stream stored it, and whether it was a duplicate. */
+export interface NatsReceipt extends Receipt {
+  readonly stream: string;
+  readonly sequence: bigint;
+  /** True when the stream already held a message with this `Nats-Msg-Id` and stored nothing. */
+  readonly duplicate: boolean;
+}
+
+/** What a publisher needs from its connection; implemented by the connected broker. */
+export interface PublisherHost {
+  readonly [brokerMark]: string;
+  readonly link: NatsLink;
+  assertOpen(): void;
+  /** Records what a publish sent, for `published()` in-process. */
+  sent(frame: Frame): void;
+  /** The connection's reply inbox: a request's wait for its reply. */
+  awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
+}
+
+/**
+ * A live publisher. Core NATS has no receipt: a publish resolves once the server has processed it
+ * (one flush round trip shared by every publish of the same moment). A JetStream publisher
+ * resolves on the stream's acknowledgement. Both send requests over core NATS.
+ */
+export class NatsPublisher implements Publisher<NatsPublishOptions>, Requester<NatsPublishOptions> {
+  readonly [requestMark] = true as const;
+  readonly #host: PublisherHost;
+  readonly #jetStream: boolean;
+  #flushing: Promise<void> | undefined;
+
+  constructor(host: PublisherHost, settings: NatsPublishSettings) {
+    this.#host = host;
+    this.#jetStream = settings.jetStream === true;
+  }
+
+  async publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt | Receipt> {
+    this.#host.assertOpen();
+    const frame = frameOf(message, this.#host.link.maxPayload, this.#jetStream);
+    if (this.#jetStream) return receiptOf(message.name, await this.#stored(frame));
+    this.#host.sent(frame);
+    this.#host.link.publish(frame);
+    await this.#flush();
+    this.#host.assertOpen();
+    return { name: message.name };
+  }
+
+  async request(
+    message: OutgoingMessage<NatsPublishOptions>,
+    options: RequestOptions,
+  ): Promise<RawMessage> {
+    this.#host.assertOpen();
+    return publishRequest(
+      message,
+      (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
+      async (withInbox) => {
+        const frame = frameOf(withInbox, this.#host.link.maxPayload, false);
+        this.#host.sent(frame);
+        this.#host.link.publish(frame);
+      },
+    );
+  }
+
+  async #stored(frame: Frame): Promise<PubAck> {
+    this.#host.sent(frame);
+    try {
+      return await this.#host.link.publishStored(frame);
+    } catch (error) {
+      this.#host.assertOpen();
+      throw error;
+    }
+  }
+
+  /** One flush for every publish of the same moment: each resolves once the server has it. */
+  #flush(): Promise<void> {
+    this.#flushing ??= Promise.resolve().then(() => {
+      this.#flushing = undefined;
+      return this.#host.link.flush();
+    });
+    return this.#flushing;
+  }
+}
+
+function receiptOf(name: string, ack: PubAck): NatsReceipt {
+  return {
+    name,
+    position: new JetStreamPosition(ack.stream, ack.sequence).toString(),
+    stream: ack.stream,
+    sequence: ack.sequence,
+    duplicate: ack.duplicate,
+  };
+}
+
+const headerName = /^[!-9;-~]+$/;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The frame a message goes out as, or the refusal, before anything is sent: what every publish,
+ * request and in-process injection go through, so all refuse the same messages. NATS carries
+ * header values as text on one line, and at most the server's `max_payload` in all.
+ */
+export function frameOf(
+  message: OutgoingMessage<NatsPublishOptions>,
+  maxPayload: number,
+  jetStream: boolean,
+): Frame {
+  assertPayloadBytes(message);
+  if (typeof message.name !== "string" || message.name === "" || /[\s*>]/.test(message.name)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `publish() needs a subject without spaces or wildcards, not ${JSON.stringify(message.name)}`,
+    );
+  }
+  // The origin goes under the dead-letter names below, with the consumer beside it.
+  const headers = wireHeaders(
+    {
+      ...(message.headers === undefined ? {} : { headers: message.headers }),
+      ...(message.partitionKey === undefined ? {} : { partitionKey: message.partitionKey }),
+    },
+    natsHeaderNames.partitionKey,
+  );
+  if (message.deadLetterOrigin !== undefined) {
+    writeDeadLetterOrigin(headers, message.deadLetterOrigin, natsDeadLetterHeaderNames);
+    const cause = message.cause?.position;
+    if (cause instanceof JetStreamPosition && cause.consumer !== undefined)
+      headers.set(natsHeaderNames.deadLetterConsumer, cause.consumer);
+  }
+  if (message.options !== undefined) {
+    if (!jetStream) {
+      throw new RustStreamError(
+        "unsupported",
+        "msgId and expect are JetStream's: publish with new NatsPublish({ jetStream: true })",
+      );
+    }
+    stampOptions(headers, message.options);
+  }
+  const lines: [string, string][] = [];
+  let size = message.payload.length;
+  for (const [name, bytes] of headers) {
+    let value: string;
+    try {
+      value = strictUtf8.decode(bytes);
+    } catch {
+      value = "\n";
+    }
+    if (!headerName.test(name) || /[\r\n]/.test(value)) {
+      throw new RustStreamError(
+        "publish-refused",
+        `NATS carries header names of visible characters without ":" and values as text on one line: "${name}" cannot go on "${message.name}"`,
+      );
+    }
+    lines.push([name, value]);
+    size += name.length + bytes.length + 4;
+  }
+  if (size > maxPayload) {
+    throw new RustStreamError(
+      "publish-refused",
+      `a message of ${size} bytes (payload and headers) for "${message.name}" is over the server's max_payload (${maxPayload}): send less, or raise max_payload in the server's configuration`,
+    );
+  }
+  const replyTo = headers.getString(headerNames.replyTo);
+  return {
+    subject: message.name,
+    // Copied now: the caller may reuse its buffers once the publish resolves.
+    payload: message.payload.slice(),
+    headers: lines,
+    // A request's inbox is the native reply subject too, so "no responders" answers at once and a
+    // plain NATS responder (msg.respond) finds it.
+    reply: jetStream ? undefined : replyTo,
+  };
+}
+
+function stampOptions(headers: HeaderMap, options: NatsPublishOptions): void {
+  const { msgId, expect } = options;
+  if (msgId !== undefined) headers.set(jetStreamHeaders.msgId, msgId);
+  if (expect?.stream !== undefined) headers.set(jetStreamHeaders.expectedStream, expect.stream);
+  if (expect?.lastSequence !== undefined)
+    headers.set(jetStreamHeaders.expectedLastSequence, String(expect.lastSequence));
+  if (expect?.lastSubjectSequence !== undefined)
+    headers.set(jetStreamHeaders.expectedLastSubjectSequence, String(expect.lastSubjectSequence));
+  if (expect?.lastMsgId !== undefined) headers.set(jetStreamHeaders.expectedLastMsgId, expect.lastMsgId);
+}
