@@ -84,6 +84,7 @@ const filesOf = (instance) => ({
  *   operatorJwt: string,
  *   accountPublic: string,
  *   accountJwt: string,
+ *   accountSeed: string,
  *   userJwt: string,
  *   userSeed: string,
  * }} Secrets
@@ -124,6 +125,7 @@ async function ensureSecrets() {
     operatorJwt,
     accountPublic: account.getPublicKey(),
     accountJwt,
+    accountSeed: text(account.getSeed()),
     userJwt,
     userSeed: text(user.getSeed()),
   };
@@ -440,6 +442,8 @@ export function env() {
       NATS_NKEY_SEED: s.nkeySeed,
       NATS_TOKEN: s.token,
       NATS_CREDS: credsFile(),
+      // The account's seed signs users of its own (a test's user JWT carrying what it checks).
+      NATS_JWT_ACCOUNT_SEED: s.accountSeed,
     });
   }
   return vars;

@@ -54,7 +54,8 @@ declare module "@ruststream/tooling-brokers" {
     | "NATS_TLS_URL"
     | "NATS_TLS_CA"
     | "NATS_JWT_URL"
-    | "NATS_CREDS";
+    | "NATS_CREDS"
+    | "NATS_JWT_ACCOUNT_SEED";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
