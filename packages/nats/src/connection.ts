@@ -4,7 +4,6 @@ import {
   type ConnectedBroker,
   type ConnectionListener,
   type DescribesServer,
-  HeaderMap,
   type OutgoingMessage,
   type RawMessage,
   type ServerDescription,
@@ -20,9 +19,13 @@ import {
   TestableConnection,
 } from "@ruststream/core/broker";
 import type { Frame, NatsLink } from "./client/link.js";
+import { headerMapOf } from "./headerValues.js";
+import type { CoreDelivery } from "./core/coreDelivery.js";
 import { CoreSubscription } from "./core/coreSubscription.js";
+import type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 import type { NatsHost } from "./host.js";
 import { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+import type { JetStreamPublisher } from "./jetStreamPublisher.js";
 import { natsHeaderNames } from "./names.js";
 import { describeNatsServer, type NatsBrokerOptions } from "./options.js";
 import { frameOf, type NatsPublisher, type NatsPublishOptions, type PublisherHost } from "./publisher.js";
@@ -42,8 +45,8 @@ export class ConnectedNatsBroker
   implements
     ConnectedBroker<
       NatsSource,
-      import("./core/coreDelivery.js").CoreDelivery | import("./jetstream/jetStreamDelivery.js").JetStreamDelivery,
-      NatsPublisher,
+      CoreDelivery | JetStreamDelivery,
+      NatsPublisher | JetStreamPublisher,
       ClosedNatsBroker
     >,
     DescribesServer,
@@ -127,7 +130,7 @@ export class ConnectedNatsBroker
 
 /** A frame as `published()` lists it: the message as the wire carries it. */
 function rawOf(frame: Frame): RawMessage {
-  const headers = new HeaderMap(frame.headers);
+  const headers = headerMapOf(frame.headers);
   return {
     name: frame.subject,
     payload: frame.payload,

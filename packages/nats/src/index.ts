@@ -4,7 +4,9 @@
 //   options.ts        the options the broker takes and its connection reads
 //   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject
 //   publishPolicy.ts  the publish policy
-//   publisher.ts      the live publisher (core NATS, JetStream, requests)
+//   publisher.ts      the live core NATS publisher (and requests)
+//   jetStreamPublisher.ts  the live JetStream publisher
+//   headerValues.ts   header values as NATS carries them
 //   replyInbox.ts     where requests wait for their replies
 //   position.ts       where a delivery sits
 //   names.ts          the names it writes on its wire
@@ -19,6 +21,7 @@ export type { CoreDelivery } from "./core/coreDelivery.js";
 export type { CoreSubscription } from "./core/coreSubscription.js";
 export type { ClosedNatsBroker, ConnectedNatsBroker, NatsSource } from "./connection.js";
 export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
+export type { JetStreamPublisher } from "./jetStreamPublisher.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
 export { jetStreamHeaders, natsHeaderNames } from "./names.js";
 export type { NatsBrokerOptions, NatsCredentials } from "./options.js";

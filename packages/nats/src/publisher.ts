@@ -1,7 +1,6 @@
 import {
   headerNames,
   type OutgoingMessage,
-  type Publisher,
   type HeaderMap,
   type RawMessage,
   type Receipt,
@@ -18,11 +17,12 @@ import {
   wireHeaders,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
-import type { Frame, NatsLink, PubAck } from "./client/link.js";
+import type { Frame, NatsLink } from "./client/link.js";
+import { headerLine } from "./headerValues.js";
 import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
 import { JetStreamPosition } from "./position.js";
 
-/** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's PubAck). */
+/** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's acknowledgement). */
 export interface NatsPublishSettings {
   /** Publish to JetStream: each publish resolves with the stream's acknowledgement. */
   readonly jetStream?: boolean;
@@ -67,25 +67,22 @@ export interface PublisherHost {
 }
 
 /**
- * A live publisher. Core NATS has no receipt: a publish resolves once the server has processed it
- * (one flush round trip shared by every publish of the same moment). A JetStream publisher
- * resolves on the stream's acknowledgement. Both send requests over core NATS.
+ * A live core NATS publisher. Core NATS has no receipt: a publish resolves once the server has
+ * processed it (one flush round trip shared by every publish of the same moment). Requests go out
+ * with a reply subject of the connection's inbox.
  */
-export class NatsPublisher implements Publisher<NatsPublishOptions>, Requester<NatsPublishOptions> {
+export class NatsPublisher implements Requester<NatsPublishOptions> {
   readonly [requestMark] = true as const;
   readonly #host: PublisherHost;
-  readonly #jetStream: boolean;
   #flushing: Promise<void> | undefined;
 
-  constructor(host: PublisherHost, settings: NatsPublishSettings) {
+  constructor(host: PublisherHost) {
     this.#host = host;
-    this.#jetStream = settings.jetStream === true;
   }
 
-  async publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt | Receipt> {
+  async publish(message: OutgoingMessage<NatsPublishOptions>): Promise<Receipt> {
     this.#host.assertOpen();
-    const frame = frameOf(message, this.#host.link.maxPayload, this.#jetStream);
-    if (this.#jetStream) return receiptOf(message.name, await this.#stored(frame));
+    const frame = frameOf(message, this.#host.link.maxPayload, false);
     this.#host.sent(frame);
     this.#host.link.publish(frame);
     await this.#flush();
@@ -109,16 +106,6 @@ export class NatsPublisher implements Publisher<NatsPublishOptions>, Requester<N
     );
   }
 
-  async #stored(frame: Frame): Promise<PubAck> {
-    this.#host.sent(frame);
-    try {
-      return await this.#host.link.publishStored(frame);
-    } catch (error) {
-      this.#host.assertOpen();
-      throw error;
-    }
-  }
-
   /** One flush for every publish of the same moment: each resolves once the server has it. */
   #flush(): Promise<void> {
     this.#flushing ??= Promise.resolve().then(() => {
@@ -129,18 +116,7 @@ export class NatsPublisher implements Publisher<NatsPublishOptions>, Requester<N
   }
 }
 
-function receiptOf(name: string, ack: PubAck): NatsReceipt {
-  return {
-    name,
-    position: new JetStreamPosition(ack.stream, ack.sequence).toString(),
-    stream: ack.stream,
-    sequence: ack.sequence,
-    duplicate: ack.duplicate,
-  };
-}
-
 const headerName = /^[!-9;-~]+$/;
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The frame a message goes out as, or the refusal, before anything is sent: what every publish,
@@ -185,20 +161,15 @@ export function frameOf(
   const lines: [string, string][] = [];
   let size = message.payload.length;
   for (const [name, bytes] of headers) {
-    let value: string;
-    try {
-      value = strictUtf8.decode(bytes);
-    } catch {
-      value = "\n";
-    }
-    if (!headerName.test(name) || /[\r\n]/.test(value)) {
+    if (!headerName.test(name)) {
       throw new RustStreamError(
         "publish-refused",
-        `NATS carries header names of visible characters without ":" and values as text on one line: "${name}" cannot go on "${message.name}"`,
+        `NATS carries header names of visible characters other than ":": "${name}" cannot go on "${message.name}"`,
       );
     }
-    lines.push([name, value]);
-    size += name.length + bytes.length + 4;
+    const line = headerLine(bytes);
+    lines.push([name, line]);
+    size += name.length + line.length + 4;
   }
   if (size > maxPayload) {
     throw new RustStreamError(

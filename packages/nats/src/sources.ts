@@ -129,6 +129,11 @@ export interface JetStreamSubjectOptions {
   readonly pullExpiresMs?: number;
   /** How many messages one pull request asks for (default 256). */
   readonly fetchSize?: number;
+  /**
+   * The server deletes the consumer once nobody pulled from it for this long (default: a durable
+   * never, an ephemeral after 60000 ms).
+   */
+  readonly inactiveThresholdMs?: number;
   /** Where retry copies go, should one be needed: required for a wildcard or several subjects. */
   readonly redeliverTo?: string;
   /** Creates the stream when it is missing, with these settings. */
@@ -149,6 +154,7 @@ export interface ConsumerSettings {
   readonly backoffMs: readonly number[] | undefined;
   readonly pullExpiresMs: number;
   readonly fetchSize: number;
+  readonly inactiveThresholdMs: number | undefined;
 }
 
 /**
@@ -209,6 +215,10 @@ export class JetStreamSubject implements AddressedSource {
       backoffMs: checkBackoff(options.backoffMs, options.maxDeliver),
       pullExpiresMs: positive("pullExpiresMs", options.pullExpiresMs, 5000),
       fetchSize: positive("fetchSize", options.fetchSize, 256),
+      inactiveThresholdMs:
+        options.inactiveThresholdMs === undefined
+          ? undefined
+          : positive("inactiveThresholdMs", options.inactiveThresholdMs, 1),
     };
     this.redeliveryAddress = copiesTo(list, options.redeliverTo, "JetStreamSubject");
     this.bindings = {

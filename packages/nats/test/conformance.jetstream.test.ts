@@ -1,8 +1,10 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { requireEnv } from "@ruststream/tooling-testkit";
-import { describe } from "vitest";
+import { afterAll, describe } from "vitest";
 import { NatsBroker } from "../src/index.js";
 import { jetStreamCapabilities } from "./capabilities.js";
-import { jetStreamSource } from "./sources.js";
+import { jetStreamSource, streamsMade } from "./sources.js";
 import { everySuite } from "./suites.js";
 
 // JetStream pull consumers against the real server: each suite's subject on a stream of its own.
@@ -14,4 +16,15 @@ describe("JetStream", () => {
     { arrivalMs: 5000, silenceMs: 300 },
     { jetStream: true },
   );
+});
+
+// The server outlives the run: the streams the suites made go with it.
+afterAll(async () => {
+  const nc = await connect({ servers: requireEnv("NATS_URL") });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const stream of streamsMade) await jsm.streams.delete(stream).catch(() => undefined);
+  } finally {
+    await nc.close();
+  }
 });

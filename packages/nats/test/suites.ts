@@ -6,6 +6,7 @@ import {
   NatsPublish,
   type NatsSource,
 } from "../src/index.js";
+import { storingPublisher } from "./sources.js";
 
 /** Every suite that fits, against `makeBroker`'s clients, for one kind of source. */
 export function everySuite(
@@ -22,7 +23,7 @@ export function everySuite(
     timing,
     // JetStream publishes resolve on the stream's acknowledgement; core ones once the server has them.
     makePublisher: (connected: ConnectedNatsBroker) =>
-      new NatsPublish({ jetStream: options.jetStream }).pair(connected),
+      options.jetStream ? storingPublisher(connected) : new NatsPublish().pair(connected),
   };
   conformance.routing(factories);
   conformance.lifecycle(factories);

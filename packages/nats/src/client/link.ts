@@ -62,6 +62,11 @@ export interface PullRequest {
 export interface ConsumerLink {
   readonly name: string;
   pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest;
+  /**
+   * Hands `messages` back to the server (`nak`), to be delivered again in stream order, once no
+   * pull request of this link is left at the server to take them (call it after stopping them).
+   */
+  giveBack(messages: readonly Stored[]): Promise<void>;
   /** Lets go of it: an ephemeral consumer is deleted, a durable one stays with the server. */
   close(): Promise<void>;
 }

@@ -22,6 +22,7 @@ import {
   nkeyAuthenticator,
 } from "@nats-io/transport-node";
 import { HeaderMap, RustStreamError } from "@ruststream/core";
+import { headerMapOf } from "../headerValues.js";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
@@ -90,15 +91,15 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   return new ClientLink(nc, jetstream(nc, { timeout }), jsm);
 }
 
-/** Our header map from a NATS message's headers (the first value of a repeated one). */
-function headerMapOf(headers: MsgHdrs | undefined): HeaderMap {
-  const map = new HeaderMap();
-  if (headers === undefined) return map;
+/** Our header map from a NATS message's headers (the first value of a repeated name). */
+function headersOf(headers: MsgHdrs | undefined): HeaderMap {
+  if (headers === undefined) return new HeaderMap();
+  const lines: [string, string][] = [];
   for (const [name, values] of headers) {
     const [first] = values;
-    if (first !== undefined) map.set(name, first);
+    if (first !== undefined) lines.push([name, first]);
   }
-  return map;
+  return headerMapOf(lines);
 }
 
 function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
@@ -113,7 +114,7 @@ function received(m: Msg): Received {
   return {
     subject: m.subject,
     payload: m.data,
-    headers: headerMapOf(m.headers),
+    headers: headersOf(m.headers),
     reply: m.reply === "" ? undefined : m.reply,
     status: code !== undefined && code > 0 ? code : undefined,
   };
@@ -124,7 +125,7 @@ function stored(m: JsMsg): Stored {
   return {
     subject: m.subject,
     payload: m.data,
-    headers: headerMapOf(m.headers),
+    headers: headersOf(m.headers),
     reply: undefined,
     status: undefined,
     stream: info.stream,
@@ -146,6 +147,9 @@ function stored(m: JsMsg): Stored {
     working: () => m.working(),
   };
 }
+
+const byStreamSequence = (a: Stored, b: Stored) =>
+  a.streamSequence < b.streamSequence ? -1 : a.streamSequence > b.streamSequence ? 1 : 0;
 
 function deliverConfig(policy: DeliverPolicy) {
   if (policy === "all") return { deliver_policy: JsDeliverPolicy.All };
@@ -285,9 +289,10 @@ class ClientLink implements NatsLink {
         ? { filter_subject: only }
         : { filter_subjects: [...spec.subjects] };
     const info = await this.#jsm.consumers.add(spec.stream, {
-      ...(spec.durable === undefined
-        ? { inactive_threshold: nanos(EPHEMERAL_INACTIVE_MS) }
-        : { durable_name: spec.durable }),
+      ...(spec.durable === undefined ? {} : { durable_name: spec.durable }),
+      ...(settings.inactiveThresholdMs !== undefined || spec.durable === undefined
+        ? { inactive_threshold: nanos(settings.inactiveThresholdMs ?? EPHEMERAL_INACTIVE_MS) }
+        : {}),
       ack_policy: AckPolicy.Explicit,
       ack_wait: nanos(settings.ackWaitMs),
       ...(settings.maxAckPending === undefined ? {} : { max_ack_pending: settings.maxAckPending }),
@@ -316,6 +321,14 @@ class ClientLink implements NatsLink {
             messages?.stop();
           },
         };
+      },
+      async giveBack(messages) {
+        if (messages.length === 0) return;
+        // A stopped pull request stays at the server until it finds its inbox gone; one that is
+        // still there when a nak arrives takes the message and puts it back last, out of order. A
+        // consumer info request makes the server drop the requests nobody listens to any more.
+        await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
+        for (const m of [...messages].sort(byStreamSequence)) m.nak();
       },
       async close() {
         if (durable) return;

@@ -10,6 +10,7 @@ import type {
   PubAck,
   Received,
 } from "../client/link.js";
+import { headerMapOf } from "../headerValues.js";
 import type { StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { StandInStream } from "./standInStream.js";
@@ -59,7 +60,7 @@ export class InProcessNats {
     const message: Received = {
       subject: frame.subject,
       payload: frame.payload,
-      headers: new HeaderMap(frame.headers),
+      headers: headerMapOf(frame.headers),
       reply: frame.reply,
       status: undefined,
     };
@@ -246,6 +247,10 @@ class StandInLink implements NatsLink {
     return {
       name: consumer.name,
       pull: (max, expiresMs, onMessage) => consumer.pull(max, expiresMs, onMessage),
+      // A stopped pull leaves the stand-in at once: the naks come back in stream order.
+      giveBack: async (messages) => {
+        for (const m of [...messages].sort((a, b) => (a.streamSequence < b.streamSequence ? -1 : 1))) m.nak();
+      },
       async close() {
         consumers.delete(consumer);
         if (!consumer.durable) server.deleteConsumer(consumer);

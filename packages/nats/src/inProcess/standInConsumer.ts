@@ -1,6 +1,7 @@
-import { type Clock, type ClockTimer, HeaderMap } from "@ruststream/core";
+import type { Clock, ClockTimer } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
 import type { PullRequest, Stored } from "../client/link.js";
+import { headerMapOf } from "../headerValues.js";
 import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
 import type { StandInStream, StoredEntry } from "./standInStream.js";
 import { subjectMatches } from "./subjects.js";
@@ -43,7 +44,8 @@ export class StandInConsumer {
   readonly #redeliver: bigint[] = [];
   readonly #delayed = new Map<bigint, ClockTimer>();
   readonly #waiting: Waiting[] = [];
-  readonly #counted = new Set<bigint>();
+  /** What is counted, and the coordinator that counted it (a later client may bind to a durable). */
+  readonly #counted = new Map<bigint, Coordinator>();
   #deleted = false;
 
   constructor(
@@ -118,7 +120,7 @@ export class StandInConsumer {
     for (const t of this.#delayed.values()) t.cancel();
     this.#pending.clear();
     this.#delayed.clear();
-    for (const _ of this.#counted) this.coordinator.consumed();
+    for (const counted of this.#counted.values()) counted.consumed();
     this.#counted.clear();
   }
 
@@ -139,13 +141,21 @@ export class StandInConsumer {
 
   #count(sequence: bigint): void {
     if (this.#counted.has(sequence)) return;
-    this.#counted.add(sequence);
+    this.#counted.set(sequence, this.coordinator);
     this.coordinator.enqueued();
+  }
+
+  /** Released for good: no longer counted. */
+  #uncount(sequence: bigint): void {
+    const counted = this.#counted.get(sequence);
+    if (counted === undefined) return;
+    this.#counted.delete(sequence);
+    counted.consumed();
   }
 
   #release(sequence: bigint): void {
     this.#deliveries.delete(sequence);
-    if (this.#counted.delete(sequence)) this.coordinator.consumed();
+    this.#uncount(sequence);
   }
 
   #endPull(waiting: Waiting): void {
@@ -238,7 +248,7 @@ export class StandInConsumer {
     return {
       subject: entry.subject,
       payload: entry.payload,
-      headers: new HeaderMap(entry.headers),
+      headers: headerMapOf(entry.headers),
       reply: undefined,
       status: undefined,
       stream: this.stream.name,
@@ -259,7 +269,7 @@ export class StandInConsumer {
           return;
         }
         // Released at the nak, counted again when due: a harness waits for due work only.
-        if (this.#counted.delete(sequence)) this.coordinator.consumed();
+        this.#uncount(sequence);
         this.#delayed.set(
           sequence,
           this.#clock.setTimer(delayMs, () => {

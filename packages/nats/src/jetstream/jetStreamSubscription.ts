@@ -66,6 +66,8 @@ export class JetStreamSubscription
   protected async pull(max: number): Promise<readonly JetStreamDelivery[]> {
     while (this.#queue.length === 0) {
       this.#pump();
+      // The pull may have been answered at once (the stand-in answers synchronously).
+      if (this.#queue.length > 0) break;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
@@ -89,8 +91,10 @@ export class JetStreamSubscription
     this.#request?.stop();
     this.#request = undefined;
     // What waits here came from the old consumer: handed back, so nothing stays held for it.
-    for (const delivery of this.#queue.splice(0)) this.#giveBack(delivery);
+    const waiting = this.#queue.splice(0);
+    for (const delivery of waiting) this.#held.delete(delivery);
     const old = this.#consumer;
+    await old.giveBack(waiting.map((delivery) => delivery.message));
     if (this.#source.durable === undefined) await old.close();
     this.#consumer = await this.#host.link.consumer({ ...specOf(this.#source), startAt, replace: true });
     this.#pump();
@@ -137,15 +141,10 @@ export class JetStreamSubscription
     const held = [...this.#held];
     this.#held.clear();
     this.#queue.length = 0;
-    for (const delivery of held) delivery.message.nak();
     this.#wakeUp();
+    await this.#consumer.giveBack(held.map((delivery) => delivery.message));
     await this.#consumer.close();
     return held.length;
-  }
-
-  #giveBack(delivery: JetStreamDelivery): void {
-    this.#held.delete(delivery);
-    delivery.message.nak();
   }
 
   /** Starts a pull request unless one runs, the subscription is closed, or the queue is full. */
