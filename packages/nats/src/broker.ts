@@ -1,4 +1,10 @@
-import { type Broker, type ConnectOptions, type DescribesServer, type ServerDescription, systemClock } from "@ruststream/core";
+import {
+  type Broker,
+  type ConnectOptions,
+  type DescribesServer,
+  type ServerDescription,
+  systemClock,
+} from "@ruststream/core";
 import {
   brokerMark,
   describeMark,

@@ -1,12 +1,12 @@
-import {
-  type Clock,
-  type ClosedBroker,
-  type ConnectedBroker,
-  type ConnectionListener,
-  type DescribesServer,
-  type OutgoingMessage,
-  type RawMessage,
-  type ServerDescription,
+import type {
+  Clock,
+  ClosedBroker,
+  ConnectedBroker,
+  ConnectionListener,
+  DescribesServer,
+  OutgoingMessage,
+  RawMessage,
+  ServerDescription,
 } from "@ruststream/core";
 import {
   type Backlog,
@@ -19,16 +19,21 @@ import {
   TestableConnection,
 } from "@ruststream/core/broker";
 import type { Frame, NatsLink } from "./client/link.js";
-import { headerMapOf } from "./headerValues.js";
 import type { CoreDelivery } from "./core/coreDelivery.js";
 import { CoreSubscription } from "./core/coreSubscription.js";
-import type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
+import { headerMapOf } from "./headerValues.js";
 import type { NatsHost } from "./host.js";
-import { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
 import type { JetStreamPublisher } from "./jetStreamPublisher.js";
+import type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
+import { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
 import { natsHeaderNames } from "./names.js";
 import { describeNatsServer, type NatsBrokerOptions } from "./options.js";
-import { frameOf, type NatsPublisher, type NatsPublishOptions, type PublisherHost } from "./publisher.js";
+import {
+  frameOf,
+  type NatsPublisher,
+  type NatsPublishOptions,
+  type PublisherHost,
+} from "./publisher.js";
 import { NatsPublish } from "./publishPolicy.js";
 import { ReplyInbox } from "./replyInbox.js";
 import { JetStreamSubject, NatsSubject } from "./sources.js";
@@ -73,7 +78,11 @@ export class ConnectedNatsBroker
       readonly onState?: ConnectionListener | undefined;
     },
   ) {
-    super({ label: "NATS", accepts: "a subject, a NatsSubject or a JetStreamSubject" }, mode.inProcess, mode.onState);
+    super(
+      { label: "NATS", accepts: "a subject, a NatsSubject or a JetStreamSubject" },
+      mode.inProcess,
+      mode.onState,
+    );
     this.link = link;
     this.#options = options;
     this.coordinator = mode.coordinator;

@@ -19,7 +19,12 @@ export function headerLine(bytes: Uint8Array): string {
   } catch {
     text = undefined;
   }
-  if (text !== undefined && !/[\r\n]/.test(text) && text.trim() === text && !text.startsWith(encodedValuePrefix)) {
+  if (
+    text !== undefined &&
+    !/[\r\n]/.test(text) &&
+    text.trim() === text &&
+    !text.startsWith(encodedValuePrefix)
+  ) {
     return text;
   }
   return `${encodedValuePrefix}${Buffer.from(bytes).toString("base64")}`;

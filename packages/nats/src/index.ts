@@ -17,11 +17,11 @@
 //   inProcess/        the in-process stand-in of the server, for TestApp
 
 export { NatsBroker } from "./broker.js";
+export type { ClosedNatsBroker, ConnectedNatsBroker, NatsSource } from "./connection.js";
 export type { CoreDelivery } from "./core/coreDelivery.js";
 export type { CoreSubscription } from "./core/coreSubscription.js";
-export type { ClosedNatsBroker, ConnectedNatsBroker, NatsSource } from "./connection.js";
-export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamPublisher } from "./jetStreamPublisher.js";
+export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
 export { jetStreamHeaders, natsHeaderNames } from "./names.js";
 export type { NatsBrokerOptions, NatsCredentials } from "./options.js";

@@ -1,7 +1,12 @@
 import type { OutgoingMessage, Publisher } from "@ruststream/core";
 import type { PubAck } from "./client/link.js";
 import { JetStreamPosition } from "./position.js";
-import { frameOf, type NatsPublishOptions, type NatsReceipt, type PublisherHost } from "./publisher.js";
+import {
+  frameOf,
+  type NatsPublishOptions,
+  type NatsReceipt,
+  type PublisherHost,
+} from "./publisher.js";
 
 /**
  * A live JetStream publisher: each publish resolves on the stream's acknowledgement, with where it

@@ -1,7 +1,7 @@
 import type { PublishPolicy } from "@ruststream/core";
 import { type PolicyOwner, pairedHost, policyMark } from "@ruststream/core/broker";
 import { JetStreamPublisher } from "./jetStreamPublisher.js";
-import { type NatsPublishSettings, NatsPublisher, type PublisherHost } from "./publisher.js";
+import { NatsPublisher, type NatsPublishSettings, type PublisherHost } from "./publisher.js";
 
 /** Who this policy pairs with, named when it is given another broker's connection. */
 const owner: PolicyOwner = { kind: "nats", label: "NATS", broker: "NatsBroker" };
@@ -23,6 +23,8 @@ export class NatsPublish implements PublishPolicy<object, NatsPublisher | JetStr
   async pair(connected: object): Promise<NatsPublisher | JetStreamPublisher> {
     const host = pairedHost<PublisherHost>(connected, owner, "sent");
     host.assertOpen();
-    return this.settings.jetStream === true ? new JetStreamPublisher(host) : new NatsPublisher(host);
+    return this.settings.jetStream === true
+      ? new JetStreamPublisher(host)
+      : new NatsPublisher(host);
   }
 }

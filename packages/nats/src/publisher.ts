@@ -1,11 +1,11 @@
 import {
+  type HeaderMap,
   headerNames,
   type OutgoingMessage,
-  type HeaderMap,
   type RawMessage,
   type Receipt,
-  type RequestOptions,
   type Requester,
+  type RequestOptions,
   RustStreamError,
 } from "@ruststream/core";
 import {
@@ -197,5 +197,6 @@ function stampOptions(headers: HeaderMap, options: NatsPublishOptions): void {
     headers.set(jetStreamHeaders.expectedLastSequence, String(expect.lastSequence));
   if (expect?.lastSubjectSequence !== undefined)
     headers.set(jetStreamHeaders.expectedLastSubjectSequence, String(expect.lastSubjectSequence));
-  if (expect?.lastMsgId !== undefined) headers.set(jetStreamHeaders.expectedLastMsgId, expect.lastMsgId);
+  if (expect?.lastMsgId !== undefined)
+    headers.set(jetStreamHeaders.expectedLastMsgId, expect.lastMsgId);
 }

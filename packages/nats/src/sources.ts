@@ -1,4 +1,9 @@
-import { type AddressedSource, type Bindings, type CommitMode, RustStreamError } from "@ruststream/core";
+import {
+  type AddressedSource,
+  type Bindings,
+  type CommitMode,
+  RustStreamError,
+} from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
@@ -26,7 +31,11 @@ export function checkSubject(subject: unknown, what: string): string {
 }
 
 /** Where retry copies of a wildcard subscription go: it must be named, since none can be derived. */
-function copiesTo(subjects: readonly string[], redeliverTo: string | undefined, what: string): string {
+function copiesTo(
+  subjects: readonly string[],
+  redeliverTo: string | undefined,
+  what: string,
+): string {
   if (redeliverTo !== undefined) {
     checkSubject(redeliverTo, `${what} redeliverTo`);
     if (isWildcard(redeliverTo)) {
@@ -71,7 +80,10 @@ export class NatsSubject implements AddressedSource {
 
   constructor(subject: string, options: NatsSubjectOptions = {}) {
     this.name = checkSubject(subject, "NatsSubject");
-    if (options.queue !== undefined && (typeof options.queue !== "string" || !/^\S+$/.test(options.queue))) {
+    if (
+      options.queue !== undefined &&
+      (typeof options.queue !== "string" || !/^\S+$/.test(options.queue))
+    ) {
       throw new RustStreamError(
         "invalid-argument",
         `NatsSubject queue: ${JSON.stringify(options.queue)} is not a queue group name (non-empty, no spaces)`,
@@ -79,7 +91,9 @@ export class NatsSubject implements AddressedSource {
     }
     this.queue = options.queue;
     this.redeliveryAddress = copiesTo([subject], options.redeliverTo, "NatsSubject");
-    this.bindings = { nats: { subject, ...(this.queue === undefined ? {} : { queue: this.queue }) } };
+    this.bindings = {
+      nats: { subject, ...(this.queue === undefined ? {} : { queue: this.queue }) },
+    };
   }
 }
 
@@ -209,9 +223,14 @@ export class JetStreamSubject implements AddressedSource {
     this.settings = {
       ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
       maxAckPending:
-        options.maxAckPending === undefined ? undefined : positive("maxAckPending", options.maxAckPending, 1),
+        options.maxAckPending === undefined
+          ? undefined
+          : positive("maxAckPending", options.maxAckPending, 1),
       deliver: checkDeliver(options.deliver ?? "all"),
-      maxDeliver: options.maxDeliver === undefined ? undefined : positive("maxDeliver", options.maxDeliver, 1),
+      maxDeliver:
+        options.maxDeliver === undefined
+          ? undefined
+          : positive("maxDeliver", options.maxDeliver, 1),
       backoffMs: checkBackoff(options.backoffMs, options.maxDeliver),
       pullExpiresMs: positive("pullExpiresMs", options.pullExpiresMs, 5000),
       fetchSize: positive("fetchSize", options.fetchSize, 256),
@@ -233,13 +252,15 @@ export class JetStreamSubject implements AddressedSource {
 }
 
 function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {
-  if (typeof deliver === "string" && ["all", "new", "last", "last-per-subject"].includes(deliver)) return deliver;
+  if (typeof deliver === "string" && ["all", "new", "last", "last-per-subject"].includes(deliver))
+    return deliver;
   if (typeof deliver === "object" && deliver !== null) {
     if ("sequence" in deliver) {
       const seq = BigInt(deliver.sequence);
       if (seq >= 1n) return { sequence: seq };
     }
-    if ("time" in deliver && deliver.time instanceof Date && !Number.isNaN(deliver.time.getTime())) return deliver;
+    if ("time" in deliver && deliver.time instanceof Date && !Number.isNaN(deliver.time.getTime()))
+      return deliver;
   }
   throw new RustStreamError(
     "invalid-argument",
@@ -249,7 +270,11 @@ function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {
 
 function checkBackoff(backoff: readonly number[] | undefined, maxDeliver: number | undefined) {
   if (backoff === undefined) return undefined;
-  if (!Array.isArray(backoff) || backoff.length === 0 || backoff.some((ms) => !Number.isSafeInteger(ms) || ms < 1)) {
+  if (
+    !Array.isArray(backoff) ||
+    backoff.length === 0 ||
+    backoff.some((ms) => !Number.isSafeInteger(ms) || ms < 1)
+  ) {
     throw new RustStreamError(
       "invalid-argument",
       "JetStreamSubject backoffMs: give a list of delays in whole milliseconds, each 1 or more",

@@ -20,7 +20,10 @@ describe("core NATS", () => {
   // A real connection carrying the suite's secret: a user the account signed, named by the secret.
   conformance.credentials({
     makeBroker: (secret) =>
-      new NatsBroker({ servers: requireEnv("NATS_JWT_URL"), credentials: { creds: signedCreds(secret) } }),
+      new NatsBroker({
+        servers: requireEnv("NATS_JWT_URL"),
+        credentials: { creds: signedCreds(secret) },
+      }),
     makeSource: coreSource,
   });
 });

@@ -16,7 +16,8 @@ const servers = "nats://in-process.invalid:4222";
 function inProcess(server: NatsBroker): () => Broker<ConnectedNatsBroker> {
   const broker: Broker<ConnectedNatsBroker> = {
     [brokerMark]: "nats",
-    connect: () => server.connectInProcess({ coordinator: new CountingCoordinator(), clock: systemClock }),
+    connect: () =>
+      server.connectInProcess({ coordinator: new CountingCoordinator(), clock: systemClock }),
   };
   return () => broker;
 }
@@ -30,7 +31,9 @@ const kinds: [string, (name: string) => NatsSource, typeof coreCapabilities, boo
 
 for (const [kind, makeSource, capabilities, jetStream] of kinds) {
   describe(`${kind}, in-process`, () => {
-    everySuite(inProcess(new NatsBroker({ servers })), makeSource, capabilities, timing, { jetStream });
+    everySuite(inProcess(new NatsBroker({ servers })), makeSource, capabilities, timing, {
+      jetStream,
+    });
     conformance.inProcessTransport({
       makeBroker: () => new NatsBroker({ servers }),
       makeSource,

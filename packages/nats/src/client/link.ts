@@ -100,7 +100,11 @@ export interface NatsLink {
   /** Resolves once the server has processed everything sent before it (a round trip). */
   flush(): Promise<void>;
   /** Listens to a subject (a wildcard), in a queue group when given. */
-  listen(subject: string, queue: string | undefined, onMessage: (message: Received) => void): Listener;
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener;
   /** Publishes to a stream; resolves with the server's acknowledgement (its headers carry expectations). */
   publishStored(frame: Frame): Promise<PubAck>;
   /**

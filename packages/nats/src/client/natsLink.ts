@@ -1,9 +1,9 @@
 import {
   AckPolicy,
-  DeliverPolicy as JsDeliverPolicy,
-  type JetStreamClient,
   JetStreamApiError,
+  type JetStreamClient,
   type JetStreamManager,
+  DeliverPolicy as JsDeliverPolicy,
   type JsMsg,
   jetstream,
   jetstreamManager,
@@ -15,15 +15,15 @@ import {
   connect,
   createInbox,
   credsAuthenticator,
-  headers as natsHeaders,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
+  headers as natsHeaders,
   nkeyAuthenticator,
 } from "@nats-io/transport-node";
 import { HeaderMap, RustStreamError } from "@ruststream/core";
-import { headerMapOf } from "../headerValues.js";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
+import { headerMapOf } from "../headerValues.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
 import type {
@@ -45,7 +45,11 @@ const EPHEMERAL_INACTIVE_MS = 60_000;
 /** The client's connection options from the broker's: servers, credentials, TLS, reconnects. */
 export function connectionOptions(options: NatsBrokerOptions, appName?: string): ConnectionOptions {
   const credentials = credentialsOf(options);
-  const tls = resolveTls("NatsBroker tls", options.tls, serverList(options).some((s) => s.startsWith("tls://")));
+  const tls = resolveTls(
+    "NatsBroker tls",
+    options.tls,
+    serverList(options).some((s) => s.startsWith("tls://")),
+  );
   const auth: ConnectionOptions =
     credentials === undefined
       ? {}
@@ -67,7 +71,9 @@ export function connectionOptions(options: NatsBrokerOptions, appName?: string):
     servers: serverList(options),
     ...auth,
     // node:tls's own settings: the client passes them on to tls.connect (a list of CAs included).
-    ...(tls === undefined ? {} : { tls: nodeTlsSettings(tls) as unknown as NonNullable<ConnectionOptions["tls"]> }),
+    ...(tls === undefined
+      ? {}
+      : { tls: nodeTlsSettings(tls) as unknown as NonNullable<ConnectionOptions["tls"]> }),
     ...(name === undefined ? {} : { name }),
     maxReconnectAttempts: options.maxReconnectAttempts ?? -1,
     reconnectTimeWait: options.reconnectWaitMs ?? 2000,
@@ -157,7 +163,10 @@ function deliverConfig(policy: DeliverPolicy) {
   if (policy === "last") return { deliver_policy: JsDeliverPolicy.Last };
   if (policy === "last-per-subject") return { deliver_policy: JsDeliverPolicy.LastPerSubject };
   if ("sequence" in policy)
-    return { deliver_policy: JsDeliverPolicy.StartSequence, opt_start_seq: Number(policy.sequence) };
+    return {
+      deliver_policy: JsDeliverPolicy.StartSequence,
+      opt_start_seq: Number(policy.sequence),
+    };
   return { deliver_policy: JsDeliverPolicy.StartTime, opt_start_time: policy.time.toISOString() };
 }
 
@@ -186,23 +195,28 @@ class ClientLink implements NatsLink {
 
   /** The client's status events, as connection states: it reconnects on its own, or gives up. */
   async #watch(): Promise<void> {
-    const link = this;
     (async () => {
       for await (const status of this.#nc.status()) {
         if (status.type === "disconnect") {
-          this.states.report(link, { state: "reconnecting", reason: `disconnected from ${status.server}` });
+          this.states.report(this, {
+            state: "reconnecting",
+            reason: `disconnected from ${status.server}`,
+          });
         } else if (status.type === "reconnecting") {
-          this.states.report(link, { state: "reconnecting", reason: "reconnecting" });
+          this.states.report(this, { state: "reconnecting", reason: "reconnecting" });
         } else if (status.type === "reconnect") {
-          this.states.report(link, { state: "connected" });
+          this.states.report(this, { state: "connected" });
         }
       }
     })().catch(() => undefined);
     const error = await this.#nc.closed();
     if (this.#closing) return;
-    this.states.report(link, {
+    this.states.report(this, {
       state: "lost",
-      reason: error instanceof Error ? error.message : "the client closed the connection and gave up reconnecting",
+      reason:
+        error instanceof Error
+          ? error.message
+          : "the client closed the connection and gave up reconnecting",
     });
   }
 
@@ -218,7 +232,11 @@ class ClientLink implements NatsLink {
     await this.#nc.flush();
   }
 
-  listen(subject: string, queue: string | undefined, onMessage: (message: Received) => void): Listener {
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener {
     const sub = this.#nc.subscribe(subject, {
       ...(queue === undefined ? {} : { queue }),
       callback: (error, m) => {
@@ -230,7 +248,11 @@ class ClientLink implements NatsLink {
 
   async publishStored(frame: Frame): Promise<PubAck> {
     const h = natsHeadersOf(frame);
-    const ack = await this.#js.publish(frame.subject, frame.payload, h === undefined ? {} : { headers: h });
+    const ack = await this.#js.publish(
+      frame.subject,
+      frame.payload,
+      h === undefined ? {} : { headers: h },
+    );
     return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
   }
 

@@ -89,7 +89,13 @@ export class InProcessNats {
   }
 
   publishStatus(subject: string, status: number): void {
-    const message: Received = { subject, payload: new Uint8Array(), headers: new HeaderMap(), reply: undefined, status };
+    const message: Received = {
+      subject,
+      payload: new Uint8Array(),
+      headers: new HeaderMap(),
+      reply: undefined,
+      status,
+    };
     for (const s of this.#subscribers) if (subjectMatches(s.subject, subject)) s.onMessage(message);
   }
 
@@ -104,7 +110,11 @@ export class InProcessNats {
     return this.#store(stream, frame);
   }
 
-  ensureStream(stream: string, subjects: readonly string[], declaration: StreamDeclaration | undefined): void {
+  ensureStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration | undefined,
+  ): void {
     if (this.#streams.has(stream)) return;
     if (declaration === undefined) {
       throw new RustStreamError(
@@ -166,7 +176,8 @@ export class InProcessNats {
 
   #stream(name: string): StandInStream {
     const stream = this.#streams.get(name);
-    if (stream === undefined) throw new RustStreamError("broker-failure", `stream not found: "${name}"`);
+    if (stream === undefined)
+      throw new RustStreamError("broker-failure", `stream not found: "${name}"`);
     return stream;
   }
 
@@ -178,7 +189,8 @@ export class InProcessNats {
   #store(stream: StandInStream, frame: Frame): PubAck {
     const stored = stream.store(frame, this.#clock.now(), Date.now());
     if (stored.entry !== undefined) {
-      for (const consumer of this.#consumers.get(stream.name)?.values() ?? []) consumer.stored(stored.entry);
+      for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+        consumer.stored(stored.entry);
     }
     return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
   }
@@ -208,7 +220,11 @@ class StandInLink implements NatsLink {
     this.#assertOpen();
   }
 
-  listen(subject: string, queue: string | undefined, onMessage: (message: Received) => void): Listener {
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener {
     this.#assertOpen();
     const unlisten = this.#server.listen({ subject, queue, onMessage });
     this.#listeners.add(unlisten);
@@ -249,7 +265,10 @@ class StandInLink implements NatsLink {
       pull: (max, expiresMs, onMessage) => consumer.pull(max, expiresMs, onMessage),
       // A stopped pull leaves the stand-in at once: the naks come back in stream order.
       giveBack: async (messages) => {
-        for (const m of [...messages].sort((a, b) => (a.streamSequence < b.streamSequence ? -1 : 1))) m.nak();
+        for (const m of [...messages].sort((a, b) =>
+          a.streamSequence < b.streamSequence ? -1 : 1,
+        ))
+          m.nak();
       },
       async close() {
         consumers.delete(consumer);
@@ -266,11 +285,13 @@ class StandInLink implements NatsLink {
     this.#closed = true;
     for (const unlisten of this.#listeners) unlisten();
     this.#listeners.clear();
-    for (const consumer of this.#consumers) if (!consumer.durable) this.#server.deleteConsumer(consumer);
+    for (const consumer of this.#consumers)
+      if (!consumer.durable) this.#server.deleteConsumer(consumer);
     this.#consumers.clear();
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new RustStreamError("closed", "the in-process NATS connection is closed");
+    if (this.#closed)
+      throw new RustStreamError("closed", "the in-process NATS connection is closed");
   }
 }

@@ -77,7 +77,8 @@ export class StandInConsumer {
       this.#cursor = last?.sequence ?? next;
     } else if (startAt === "last-per-subject") {
       const bySubject = new Map<string, bigint>();
-      for (const e of stream.entries) if (this.#matches(e.subject)) bySubject.set(e.subject, e.sequence);
+      for (const e of stream.entries)
+        if (this.#matches(e.subject)) bySubject.set(e.subject, e.sequence);
       this.#startSet = new Set(bySubject.values());
       this.#cursor = stream.first === 0n ? 1n : stream.first;
     } else if ("sequence" in startAt) this.#cursor = BigInt(startAt.sequence);
@@ -136,7 +137,11 @@ export class StandInConsumer {
   /** Whether `entry` is one this consumer delivers: its filter, and where it started. */
   #wanted(entry: StoredEntry): boolean {
     if (!this.#matches(entry.subject)) return false;
-    return this.#startSet === undefined || entry.sequence >= this.#startedAt || this.#startSet.has(entry.sequence);
+    return (
+      this.#startSet === undefined ||
+      entry.sequence >= this.#startedAt ||
+      this.#startSet.has(entry.sequence)
+    );
   }
 
   #count(sequence: bigint): void {
@@ -205,7 +210,9 @@ export class StandInConsumer {
     this.#deliveries.set(sequence, deliveries);
     const pending: Pending = {
       deliveries,
-      timer: this.#clock.setTimer(this.#ackWait(deliveries), () => this.#expired(sequence, pending)),
+      timer: this.#clock.setTimer(this.#ackWait(deliveries), () =>
+        this.#expired(sequence, pending),
+      ),
     };
     this.#pending.set(sequence, pending);
     waiting.onMessage(this.#message(entry, pending));

@@ -66,16 +66,21 @@ export class StandInStream {
   store(frame: Frame, now: number, wallTime: number): PubAck & { entry?: StoredEntry } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
     const refuse = (what: string) => {
-      throw new RustStreamError("publish-refused", `the stream "${this.name}" refused the message: ${what}`);
+      throw new RustStreamError(
+        "publish-refused",
+        `the stream "${this.name}" refused the message: ${what}`,
+      );
     };
     const expectedStream = header(jetStreamHeaders.expectedStream);
-    if (expectedStream !== undefined && expectedStream !== this.name) refuse("expected stream does not match");
+    if (expectedStream !== undefined && expectedStream !== this.name)
+      refuse("expected stream does not match");
     const expectedLast = header(jetStreamHeaders.expectedLastSequence);
     if (expectedLast !== undefined && BigInt(expectedLast) !== this.#last)
       refuse(`wrong last sequence: ${this.#last}`);
     const expectedSubjectLast = header(jetStreamHeaders.expectedLastSubjectSequence);
     if (expectedSubjectLast !== undefined) {
-      const last = [...this.entries].reverse().find((e) => e.subject === frame.subject)?.sequence ?? 0n;
+      const last =
+        [...this.entries].reverse().find((e) => e.subject === frame.subject)?.sequence ?? 0n;
       if (BigInt(expectedSubjectLast) !== last) refuse(`wrong last sequence: ${last}`);
     }
     const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);

@@ -96,7 +96,11 @@ export class JetStreamSubscription
     const old = this.#consumer;
     await old.giveBack(waiting.map((delivery) => delivery.message));
     if (this.#source.durable === undefined) await old.close();
-    this.#consumer = await this.#host.link.consumer({ ...specOf(this.#source), startAt, replace: true });
+    this.#consumer = await this.#host.link.consumer({
+      ...specOf(this.#source),
+      startAt,
+      replace: true,
+    });
     this.#pump();
   }
 
