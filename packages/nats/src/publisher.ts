@@ -1,5 +1,4 @@
 import {
-  type HeaderMap,
   headerNames,
   type OutgoingMessage,
   type RawMessage,
@@ -149,14 +148,11 @@ export function frameOf(
     if (cause instanceof JetStreamPosition && cause.consumer !== undefined)
       headers.set(natsHeaderNames.deadLetterConsumer, cause.consumer);
   }
-  if (message.options !== undefined) {
-    if (!jetStream) {
-      throw new RustStreamError(
-        "unsupported",
-        "msgId and expect are JetStream's: publish with new NatsPublish({ jetStream: true })",
-      );
-    }
-    stampOptions(headers, message.options);
+  if (message.options !== undefined && !jetStream) {
+    throw new RustStreamError(
+      "unsupported",
+      "msgId and expect are JetStream's: publish with new NatsPublish({ jetStream: true })",
+    );
   }
   const lines: [string, string][] = [];
   let size = message.payload.length;
@@ -170,6 +166,11 @@ export function frameOf(
     const line = headerLine(bytes);
     lines.push([name, line]);
     size += name.length + line.length + 4;
+  }
+  // JetStream reads its own headers by their exact spelling, which a header map would lower-case.
+  for (const line of optionLines(message.options)) {
+    lines.push(line);
+    size += line[0].length + line[1].length + 4;
   }
   if (size > maxPayload) {
     throw new RustStreamError(
@@ -189,14 +190,26 @@ export function frameOf(
   };
 }
 
-function stampOptions(headers: HeaderMap, options: NatsPublishOptions): void {
+/** The JetStream headers a publish's options stand for, spelled as the server reads them. */
+function optionLines(options: NatsPublishOptions | undefined): [string, string][] {
+  if (options === undefined) return [];
   const { msgId, expect } = options;
-  if (msgId !== undefined) headers.set(jetStreamHeaders.msgId, msgId);
-  if (expect?.stream !== undefined) headers.set(jetStreamHeaders.expectedStream, expect.stream);
-  if (expect?.lastSequence !== undefined)
-    headers.set(jetStreamHeaders.expectedLastSequence, String(expect.lastSequence));
-  if (expect?.lastSubjectSequence !== undefined)
-    headers.set(jetStreamHeaders.expectedLastSubjectSequence, String(expect.lastSubjectSequence));
-  if (expect?.lastMsgId !== undefined)
-    headers.set(jetStreamHeaders.expectedLastMsgId, expect.lastMsgId);
+  const lines: [string, string][] = [];
+  const add = (name: string, value: string | bigint | number | undefined) => {
+    if (value === undefined) return;
+    const text = String(value);
+    if (text === "" || /[\r\n]/.test(text) || text.trim() !== text) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `${name}: ${JSON.stringify(text)} cannot be a NATS header value (non-empty text on one line)`,
+      );
+    }
+    lines.push([name, text]);
+  };
+  add(jetStreamHeaders.msgId, msgId);
+  add(jetStreamHeaders.expectedStream, expect?.stream);
+  add(jetStreamHeaders.expectedLastSequence, expect?.lastSequence);
+  add(jetStreamHeaders.expectedLastSubjectSequence, expect?.lastSubjectSequence);
+  add(jetStreamHeaders.expectedLastMsgId, expect?.lastMsgId);
+  return lines;
 }

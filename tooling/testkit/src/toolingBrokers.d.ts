@@ -69,6 +69,12 @@ declare module "@ruststream/tooling-brokers" {
    */
   export function dropKafkajsNegativeTimeoutWarning(): void;
 
+  /**
+   * The nats-server binary tooling/brokers builds once per machine (built now if missing), for a
+   * test that runs a server of its own on its own port (one it stops).
+   */
+  export function ensureNatsServer(log: (line: string) => void): Promise<string>;
+
   /** The variable's value; throws naming the broker that exports it and how to start it. */
   export function requireEnv(name: BrokerVariable): string;
 
