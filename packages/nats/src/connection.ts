@@ -102,11 +102,13 @@ export class ConnectedNatsBroker
     if (descriptor instanceof JetStreamSubject) {
       return this.adopt(await JetStreamSubscription.open(this, descriptor));
     }
-    return this.adopt(new CoreSubscription(this, descriptor.name, descriptor.queue));
+    return this.adopt(
+      new CoreSubscription(this, descriptor.name, descriptor.queue, descriptor.maxBuffered),
+    );
   }
 
   defaultPublishPolicy(): NatsPublish {
-    return new NatsPublish();
+    return new NatsPublish(this.#options.publish);
   }
 
   describeServer(): ServerDescription {

@@ -1,5 +1,6 @@
 import { RustStreamError, type ServerDescription, type TlsOptions } from "@ruststream/core";
 import { hostFromUrl, positive, resolveTls } from "@ruststream/core/broker";
+import type { NatsPublishSettings } from "./publisher.js";
 
 // The broker's options, read by the broker (checked when it is built, used to connect) and by its
 // connection: in a file of their own, so broker.ts imports connection.ts and nothing imports either
@@ -35,6 +36,12 @@ export interface NatsBrokerOptions {
   readonly reconnectWaitMs?: number;
   /** How long a JetStream API call (a stream's lookup, a consumer's creation) may take (default 5000 ms). */
   readonly apiTimeoutMs?: number;
+  /**
+   * How the app publishes (its replies, `ctx.out`, retry copies, dead letters): core NATS by
+   * default; `{ jetStream: true }` publishes to JetStream, each publish resolving on the stream's
+   * acknowledgement (a subject no stream stores then fails), and sends no requests.
+   */
+  readonly publish?: NatsPublishSettings;
 }
 
 /** The servers as a list, each checked to be a URL this client reads. */

@@ -61,6 +61,12 @@ export interface NatsSubjectOptions {
   readonly queue?: string;
   /** Where retry copies are published: required for a wildcard subject (a subject it receives). */
   readonly redeliverTo?: string;
+  /**
+   * The most messages waiting here for the handler (default 65536). Core NATS pushes whatever is
+   * published; past this, new arrivals are dropped (and counted in the subscription's `dropped`),
+   * as the server itself drops for a client that falls behind, rather than held without bound.
+   */
+  readonly maxBuffered?: number;
 }
 
 /**
@@ -76,6 +82,7 @@ export class NatsSubject implements AddressedSource {
   readonly name: string;
   readonly queue: string | undefined;
   readonly redeliveryAddress: string;
+  readonly maxBuffered: number;
   readonly bindings: Bindings;
 
   constructor(subject: string, options: NatsSubjectOptions = {}) {
@@ -90,6 +97,7 @@ export class NatsSubject implements AddressedSource {
       );
     }
     this.queue = options.queue;
+    this.maxBuffered = positive("maxBuffered", options.maxBuffered, 65_536);
     this.redeliveryAddress = copiesTo([subject], options.redeliverTo, "NatsSubject");
     this.bindings = {
       nats: { subject, ...(this.queue === undefined ? {} : { queue: this.queue }) },

@@ -18,6 +18,7 @@ import {
   type Msg,
   type MsgHdrs,
   type NatsConnection,
+  NoRespondersError,
   headers as natsHeaders,
   nkeyAuthenticator,
 } from "@nats-io/transport-node";
@@ -170,6 +171,35 @@ function deliverConfig(policy: DeliverPolicy) {
   return { deliver_policy: JsDeliverPolicy.StartTime, opt_start_time: policy.time.toISOString() };
 }
 
+/**
+ * What a refused JetStream publish says: the stream's refusal (an expectation that does not hold)
+ * is `publish-refused`, as no retry changes it; no stream for the subject, or a server away, is a
+ * `broker-failure`.
+ */
+function publishError(subject: string, error: unknown): RustStreamError {
+  if (error instanceof JetStreamApiError) {
+    return new RustStreamError(
+      "publish-refused",
+      `the stream refused the message for "${subject}": ${error.message}`,
+      { cause: error },
+    );
+  }
+  if (error instanceof NoRespondersError || /no responders/i.test(String(error))) {
+    return new RustStreamError(
+      "broker-failure",
+      `no JetStream stream stores "${subject}": create one, or declare it from a JetStreamSubject`,
+      { cause: error },
+    );
+  }
+  return new RustStreamError(
+    "broker-failure",
+    `publishing to "${subject}" failed: ${String(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
 function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.apiError().err_code === code;
 }
@@ -248,12 +278,16 @@ class ClientLink implements NatsLink {
 
   async publishStored(frame: Frame): Promise<PubAck> {
     const h = natsHeadersOf(frame);
-    const ack = await this.#js.publish(
-      frame.subject,
-      frame.payload,
-      h === undefined ? {} : { headers: h },
-    );
-    return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
+    try {
+      const ack = await this.#js.publish(
+        frame.subject,
+        frame.payload,
+        h === undefined ? {} : { headers: h },
+      );
+      return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
+    } catch (error) {
+      throw publishError(frame.subject, error);
+    }
   }
 
   async ensureStream(

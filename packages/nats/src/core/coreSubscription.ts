@@ -19,15 +19,23 @@ export class CoreSubscription
   /** Counted for the coordinator and not yet released. */
   readonly #counted = new Set<CoreDelivery>();
   readonly #listener: Listener;
+  readonly #maxBuffered: number;
   #arrivals = 0n;
+  #dropped = 0;
   #wake: (() => void) | undefined;
   #unlistened = false;
 
-  constructor(host: NatsHost, subject: string, queue: string | undefined) {
+  constructor(host: NatsHost, subject: string, queue: string | undefined, maxBuffered: number) {
     super();
     this.#host = host;
     this.name = subject;
+    this.#maxBuffered = maxBuffered;
     this.#listener = host.link.listen(subject, queue, (message) => this.#arrived(message));
+  }
+
+  /** Messages that arrived while `maxBuffered` waited here, dropped (core NATS keeps nothing). */
+  get dropped(): number {
+    return this.#dropped;
   }
 
   protected async pull(max: number): Promise<readonly CoreDelivery[]> {
@@ -68,6 +76,10 @@ export class CoreSubscription
   #arrived(message: Received): void {
     // A status (a request's "no responders") is the server's, not a message to hand over.
     if (message.status !== undefined || this.closed) return;
+    if (this.#queue.length >= this.#maxBuffered) {
+      this.#dropped++;
+      return;
+    }
     const delivery = new CoreDelivery(this, withReplyTo(message), ++this.#arrivals);
     this.#counted.add(delivery);
     this.#host.coordinator.enqueued();
