@@ -147,7 +147,7 @@ export interface JetStreamSubjectOptions {
   readonly maxDeliver?: number;
   /** The server's delays between redeliveries after an ack wait expired, in ms. */
   readonly backoffMs?: readonly number[];
-  /** How long one pull request waits at the server for messages (default 5000 ms). */
+  /** How long one pull request waits at the server for messages (default 5000 ms, at least 1000). */
   readonly pullExpiresMs?: number;
   /** How many messages one pull request asks for (default 256). */
   readonly fetchSize?: number;
@@ -240,7 +240,7 @@ export class JetStreamSubject implements AddressedSource {
           ? undefined
           : positive("maxDeliver", options.maxDeliver, 1),
       backoffMs: checkBackoff(options.backoffMs, options.maxDeliver),
-      pullExpiresMs: positive("pullExpiresMs", options.pullExpiresMs, 5000),
+      pullExpiresMs: checkExpires(options.pullExpiresMs),
       fetchSize: positive("fetchSize", options.fetchSize, 256),
       inactiveThresholdMs:
         options.inactiveThresholdMs === undefined
@@ -257,6 +257,18 @@ export class JetStreamSubject implements AddressedSource {
       },
     };
   }
+}
+
+/** A pull request's wait at the server: the client takes 1000 ms or more. */
+function checkExpires(ms: number | undefined): number {
+  const value = positive("pullExpiresMs", ms, 5000);
+  if (value < 1000) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
+    );
+  }
+  return value;
 }
 
 function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {

@@ -67,6 +67,8 @@ export interface ConsumerLink {
    * pull request of this link is left at the server to take them (call it after stopping them).
    */
   giveBack(messages: readonly Stored[]): Promise<void>;
+  /** Whether the server still has it (false once deleted, or gone past its inactive threshold). */
+  exists(): Promise<boolean>;
   /** Lets go of it: an ephemeral consumer is deleted, a durable one stays with the server. */
   close(): Promise<void>;
 }

@@ -386,6 +386,15 @@ class ClientLink implements NatsLink {
         await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
         for (const m of [...messages].sort(byStreamSequence)) m.nak();
       },
+      async exists() {
+        try {
+          await jsm.consumers.info(spec.stream, info.name);
+          return true;
+        } catch (error) {
+          if (isApiError(error, 10014)) return false;
+          throw error;
+        }
+      },
       async close() {
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);

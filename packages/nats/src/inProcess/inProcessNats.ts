@@ -168,6 +168,10 @@ export class InProcessNats {
     return consumer;
   }
 
+  hasConsumer(consumer: StandInConsumer): boolean {
+    return this.#consumers.get(consumer.stream.name)?.get(consumer.name) === consumer;
+  }
+
   deleteConsumer(consumer: StandInConsumer): void {
     const consumers = this.#consumers.get(consumer.stream.name);
     if (consumers?.get(consumer.name) === consumer) consumers.delete(consumer.name);
@@ -270,6 +274,7 @@ class StandInLink implements NatsLink {
         ))
           m.nak();
       },
+      exists: async () => server.hasConsumer(consumer),
       async close() {
         consumers.delete(consumer);
         if (!consumer.durable) server.deleteConsumer(consumer);

@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from "@ruststream/core";
+import { type Clock, type ClockTimer, RustStreamError } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
 import type { PullRequest, Stored } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
@@ -98,6 +98,15 @@ export class StandInConsumer {
   }
 
   pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest {
+    if (this.#deleted) {
+      // As the server answers a pull on a consumer it no longer has.
+      return {
+        done: Promise.reject(
+          new RustStreamError("broker-failure", `consumer "${this.name}" not found`),
+        ),
+        stop: () => {},
+      };
+    }
     let finish!: () => void;
     const done = new Promise<void>((resolve) => {
       finish = resolve;

@@ -41,6 +41,8 @@ export class JetStreamSubscription
   /** Bumped by a seek: messages of a pull made before it are the old consumer's. */
   #epoch = 0;
   #letGo = false;
+  /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
+  #lastSequence: bigint | undefined;
 
   private constructor(host: NatsHost, source: JetStreamSubject, consumer: ConsumerLink) {
     super();
@@ -173,11 +175,30 @@ export class JetStreamSubscription
         // The server away, or the consumer gone with it: pull again later, while someone waits.
         if (this.closed) return;
         this.#retry = this.#host.clock.setTimer(RETRY_PULL_MS, () => {
-          this.#retry = undefined;
-          if (this.#wake !== undefined) this.#pump();
+          void this.#recover().finally(() => {
+            this.#retry = undefined;
+            if (this.#wake !== undefined) this.#pump();
+          });
         });
       },
     );
+  }
+
+  /**
+   * After a failed pull: a consumer the server no longer has (deleted, or an ephemeral one past
+   * its inactive threshold while the server was away) is created again, an ephemeral one after
+   * the last message this subscription received, so nothing it read comes twice and nothing after
+   * it is skipped. A server still away changes nothing: the next pull fails and comes here again.
+   */
+  async #recover(): Promise<void> {
+    if (this.closed || (await this.#consumer.exists().catch(() => true))) return;
+    const startAt =
+      this.#source.durable === undefined && this.#lastSequence !== undefined
+        ? { sequence: this.#lastSequence + 1n }
+        : undefined;
+    this.#consumer = await this.#host.link
+      .consumer({ ...specOf(this.#source), ...(startAt === undefined ? {} : { startAt }) })
+      .catch(() => this.#consumer);
   }
 
   #arrived(message: Stored, epoch: number): void {
@@ -187,6 +208,8 @@ export class JetStreamSubscription
       message.nak();
       return;
     }
+    if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
+      this.#lastSequence = message.streamSequence;
     this.#held.add(delivery);
     this.#startBeat();
     this.#queue.push(delivery);
