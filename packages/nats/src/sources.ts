@@ -126,6 +126,8 @@ export interface StreamDeclaration {
   readonly maxAgeMs?: number;
   /** The window in which a repeated `Nats-Msg-Id` is a duplicate (default: the server's, 2 min). */
   readonly duplicateWindowMs?: number;
+  /** Takes atomic batches (`allow_atomic`, NATS 2.12): what a transaction publishes. */
+  readonly atomicPublish?: boolean;
 }
 
 export interface JetStreamSubjectOptions {

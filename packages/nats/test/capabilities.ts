@@ -1,5 +1,4 @@
 import type { Capabilities } from "@ruststream/testing/conformance";
-import { notBuilt } from "@ruststream/testing/conformance";
 
 // What each kind of subscription does, declared once for the real server and the in-process
 // stand-in alike: the suites hold both to it. `false` is what NATS cannot do; `notBuilt` is what
@@ -40,7 +39,8 @@ export const jetStreamCapabilities: Capabilities = {
   partitionKey: true,
   batches: true,
   seek: true,
-  transactions: notBuilt("NATS 2.12's atomic batch publish (the server has it) is not built yet"),
+  // NATS 2.12's atomic batch publish, on a stream that allows it.
+  transactions: true,
   // Requests travel over core NATS: on a subject a stream stores, the stream itself answers a
   // request with its acknowledgement, so a request/reply exchange cannot run on one.
   request: false,

@@ -1,6 +1,8 @@
-import type { Publisher } from "@ruststream/core";
+import type { Publisher, TransactionalPublisher } from "@ruststream/core";
+import { transactionsMark } from "@ruststream/core/broker";
 import {
   type ConnectedNatsBroker,
+  type JetStreamPublisher,
   JetStreamSubject,
   NatsPublish,
   NatsSubject,
@@ -18,6 +20,8 @@ const declaration = (name: string): StreamDeclaration => ({
   subjects: [name],
   storage: "memory",
   maxAgeMs: 3_600_000,
+  // The transactions suite's publishes are atomic batches.
+  atomicPublish: true,
 });
 
 /** The streams the suites made on a server, for the test file's clean-up. */
@@ -41,17 +45,31 @@ export const jetStreamSource = (name: string) =>
  * suite may publish before it subscribes, and only a stream that is there stores a message.
  */
 export async function storingPublisher(connected: ConnectedNatsBroker): Promise<Publisher<never>> {
-  const inner = await new NatsPublish({ jetStream: true }).pair(connected);
+  const inner = (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
   const known = new Set<string>();
-  return {
+  const ensure = async (name: string) => {
+    connected.assertOpen();
+    if (known.has(name)) return;
+    await connected.link.ensureStream(name, [name], declaration(name));
+    known.add(name);
+    streamsMade.add(name);
+  };
+  const publisher: TransactionalPublisher = {
+    [transactionsMark]: true,
     publish: async (message) => {
-      connected.assertOpen();
-      if (!known.has(message.name)) {
-        await connected.link.ensureStream(message.name, [message.name], declaration(message.name));
-        known.add(message.name);
-        streamsMade.add(message.name);
-      }
+      await ensure(message.name);
       return inner.publish(message);
     },
+    // The suite's transactions publish to one subject, whose stream is made on its first publish.
+    transaction: (work) =>
+      inner.transaction((tx) =>
+        work({
+          publish: async (message) => {
+            await ensure(message.name);
+            return tx.publish(message);
+          },
+        }),
+      ),
   };
+  return publisher;
 }

@@ -110,6 +110,11 @@ export interface NatsLink {
   /** Publishes to a stream; resolves with the server's acknowledgement (its headers carry expectations). */
   publishStored(frame: Frame): Promise<PubAck>;
   /**
+   * Publishes `frames` to one stream as one atomic batch (NATS 2.12): all stored, or none.
+   * Resolves with the acknowledgement of the last.
+   */
+  publishAtomic(frames: readonly Frame[]): Promise<PubAck>;
+  /**
    * Makes sure the stream exists: creates it from `declaration` when missing and given, else
    * rejects with `invalid-argument` naming the stream and the option that declares it.
    */

@@ -177,6 +177,13 @@ function deliverConfig(policy: DeliverPolicy) {
  * `broker-failure`.
  */
 function publishError(subject: string, error: unknown): RustStreamError {
+  if (isApiError(error, 10174)) {
+    return new RustStreamError(
+      "unsupported",
+      `the stream that stores "${subject}" takes no atomic batches: allow them (allow_atomic, NATS 2.12 or newer; declare: { atomicPublish: true })`,
+      { cause: error },
+    );
+  }
   if (error instanceof JetStreamApiError) {
     return new RustStreamError(
       "publish-refused",
@@ -290,6 +297,36 @@ class ClientLink implements NatsLink {
     }
   }
 
+  async publishAtomic(frames: readonly Frame[]): Promise<PubAck> {
+    const [first, ...rest] = frames;
+    const last = rest.pop();
+    if (first === undefined || last === undefined) {
+      if (first !== undefined) return this.publishStored(first);
+      throw new RustStreamError("invalid-argument", "an atomic batch needs a message or more");
+    }
+    const options = (frame: Frame) => {
+      const h = natsHeadersOf(frame);
+      return h === undefined ? {} : { headers: h };
+    };
+    try {
+      const batch = await this.#js.startBatch(first.subject, first.payload, options(first));
+      for (const frame of rest) batch.add(frame.subject, frame.payload, options(frame));
+      const ack = await batch.commit(last.subject, last.payload, options(last));
+      return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
+    } catch (error) {
+      // The client's word for a batch the stream refused whole (an expectation of one of its
+      // messages): atomic, so nothing of it was stored.
+      if (/batch didn't contain/.test(String(error))) {
+        throw new RustStreamError(
+          "publish-refused",
+          `the stream refused the atomic batch for "${first.subject}" (nothing of it was stored): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      throw publishError(first.subject, error);
+    }
+  }
+
   async ensureStream(
     stream: string,
     subjects: readonly string[],
@@ -324,6 +361,7 @@ class ClientLink implements NatsLink {
       ...(declaration.duplicateWindowMs === undefined
         ? {}
         : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
+      ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
     });
   }
 

@@ -110,6 +110,42 @@ export class InProcessNats {
     return this.#store(stream, frame);
   }
 
+  /**
+   * Stores `frames` in one stream, all of them or (refused before any is stored) none, as an
+   * atomic batch; the last one's acknowledgement.
+   */
+  publishAtomic(frames: readonly Frame[]): PubAck {
+    const [first] = frames;
+    if (first === undefined) {
+      throw new RustStreamError("invalid-argument", "an atomic batch needs a message or more");
+    }
+    const stream = this.#streamFor(first.subject);
+    if (stream === undefined || frames.length === 1) return this.publishStored(first);
+    if (!stream.atomic) {
+      throw new RustStreamError(
+        "unsupported",
+        `the stream that stores "${first.subject}" takes no atomic batches: allow them (allow_atomic, NATS 2.12 or newer; declare: { atomicPublish: true })`,
+      );
+    }
+    for (const frame of frames) {
+      if (this.#streamFor(frame.subject) !== stream) {
+        throw new RustStreamError(
+          "publish-refused",
+          `an atomic batch goes to one stream: "${frame.subject}" is not stored by "${stream.name}"`,
+        );
+      }
+      if (frame.headers.some(([name]) => name.startsWith("Nats-"))) {
+        throw new RustStreamError(
+          "unsupported",
+          "the in-process stand-in takes no message ids or expectations inside an atomic batch",
+        );
+      }
+    }
+    let ack: PubAck | undefined;
+    for (const frame of frames) ack = this.#store(stream, frame);
+    return ack as PubAck;
+  }
+
   ensureStream(
     stream: string,
     subjects: readonly string[],
@@ -243,6 +279,11 @@ class StandInLink implements NatsLink {
   async publishStored(frame: Frame): Promise<PubAck> {
     this.#assertOpen();
     return this.#server.publishStored(frame);
+  }
+
+  async publishAtomic(frames: readonly Frame[]): Promise<PubAck> {
+    this.#assertOpen();
+    return this.#server.publishAtomic(frames);
   }
 
   async ensureStream(

@@ -28,6 +28,8 @@ export class StandInStream {
   readonly name: string;
   readonly subjects: readonly string[];
   readonly entries: StoredEntry[] = [];
+  /** Whether it takes atomic batches (`allow_atomic`). */
+  readonly atomic: boolean;
   readonly #duplicateWindowMs: number;
   /** Message id to the sequence that stored it and when (clock ms). */
   readonly #ids = new Map<string, { sequence: bigint; at: number }>();
@@ -38,6 +40,7 @@ export class StandInStream {
     this.name = name;
     this.subjects = [...subjects];
     this.#duplicateWindowMs = declaration.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
+    this.atomic = declaration.atomicPublish === true;
   }
 
   stores(subject: string): boolean {
