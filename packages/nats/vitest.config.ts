@@ -9,6 +9,8 @@ export default defineProject({
   test: {
     name: "nats",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // The cluster's tests are a project of their own (vitest.cluster.config.ts).
+    exclude: ["test/cluster/**"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

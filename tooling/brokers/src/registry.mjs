@@ -12,6 +12,7 @@
 import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as nats from "./nats.mjs";
+import * as natsCluster from "./natsCluster.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
@@ -25,10 +26,16 @@ export const brokers = {
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
+  "nats-cluster": natsCluster,
 };
 
 /** Started only when named: each is several processes, run for the tests that need them. */
-const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis-sentinel"]);
+const onDemand = /** @type {const} */ ([
+  "kafka-cluster",
+  "redis-cluster",
+  "redis-sentinel",
+  "nats-cluster",
+]);
 
 /** @typedef {keyof typeof brokers} BrokerName */
 

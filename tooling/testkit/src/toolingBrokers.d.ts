@@ -10,6 +10,7 @@ declare module "@ruststream/tooling-brokers" {
     | "kafka-cluster"
     | "redis-cluster"
     | "redis-sentinel"
+    | "nats-cluster"
     | "all";
 
   /** The variables a global setup's `ensureBrokers` exports to the test workers. */
@@ -55,7 +56,8 @@ declare module "@ruststream/tooling-brokers" {
     | "NATS_TLS_CA"
     | "NATS_JWT_URL"
     | "NATS_CREDS"
-    | "NATS_JWT_ACCOUNT_SEED";
+    | "NATS_JWT_ACCOUNT_SEED"
+    | "NATS_CLUSTER_SERVERS";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -203,6 +205,22 @@ declare module "@ruststream/tooling-brokers" {
         options?: { beforeAssign?: () => Promise<void> },
       ): Promise<number>;
       /** Runs `work` with the cluster to itself, for a test that changes its topology. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    /** Three JetStream nodes (1-3), started by the NATS cluster tests. */
+    readonly "nats-cluster": {
+      up(log: (line: string) => void): Promise<Started>;
+      down(log: (line: string) => void): Promise<boolean>;
+      env(): Record<string, string>;
+      /** The three client addresses, comma-separated. */
+      bootstrap(): string;
+      /** The node (1-3) a server name (a stream's leader, as JetStream reports it) names. */
+      nodeOf(server: string): number;
+      /** SIGKILLs node `i`, as a crash would. */
+      killNode(i: number): Promise<void>;
+      /** Starts node `i` again on its data; resolves once all three serve as one cluster. */
+      startNode(i: number): Promise<void>;
+      /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
     /** Data nodes 1 (master at first) and 2, three sentinels, started by the Sentinel tests. */
