@@ -18,6 +18,7 @@ export default defineConfig({
       // above.
       "tooling/brokers/vitest.restart.config.ts",
       "packages/metrics/vitest.restart.config.ts",
+      "packages/rabbitmq/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],

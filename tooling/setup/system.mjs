@@ -9,6 +9,7 @@ import { accessSync, appendFileSync, constants, existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { delimiter, join } from "node:path";
 import { GO_NEEDED, serverBinary, VERSION } from "../brokers/src/natsServer.mjs";
+import { holdServiceStarts } from "./noServiceStarts.mjs";
 import { answers, fail, say, step } from "./step.mjs";
 
 /**
@@ -25,6 +26,16 @@ const command = (/** @type {string} */ name) => () =>
       return false;
     }
   });
+
+/** Whether the file at `path` (off PATH: a package's own folder) is executable. */
+const executable = (/** @type {string} */ path) => () => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const hasDpkg = command("dpkg-query")();
 
@@ -47,6 +58,12 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       why: "the Redis test instances",
       present: command("redis-server"),
       apt: "redis-server",
+    },
+    {
+      what: "rabbitmq-server",
+      why: "the RabbitMQ test node (Debian's 3.10 scripts, started by tooling/brokers; the package's own service is not used)",
+      present: executable("/usr/lib/rabbitmq/bin/rabbitmq-server"),
+      apt: "rabbitmq-server",
     },
     {
       what: "openssl",
@@ -147,15 +164,21 @@ export function ensureSystem(/** @type {{ interop: boolean }} */ options) {
     const fix = `run \`apt-get update && apt-get install -y ${names.join(" ")}\` yourself and read its error`;
     say(`installing Debian packages the tests need: ${names.join(" ")}`);
     step("apt-get update", ["apt-get", "update", "-qq"], { fix, quiet: true });
-    step(
-      "apt-get install",
-      ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...names],
-      {
-        fix,
-        quiet: true,
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      },
-    );
+    // The servers among them (rabbitmq-server, prometheus) would start their system services.
+    const release = holdServiceStarts();
+    try {
+      step(
+        "apt-get install",
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...names],
+        {
+          fix,
+          quiet: true,
+          env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+        },
+      );
+    } finally {
+      release();
+    }
   }
   const still = pieces(options).filter((p) => !p.present());
   if (still.length > 0) {

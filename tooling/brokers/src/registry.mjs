@@ -14,6 +14,7 @@ import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as nats from "./nats.mjs";
 import * as natsCluster from "./natsCluster.mjs";
 import * as pulsar from "./pulsar.mjs";
+import * as rabbitmq from "./rabbitmq.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
 import * as redisSentinel from "./redisSentinel.mjs";
@@ -22,6 +23,7 @@ export const brokers = {
   redis,
   kafka,
   pulsar,
+  rabbitmq,
   nats,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
@@ -50,8 +52,8 @@ const onDemand = /** @type {const} */ ([
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", "nats", ...onDemand]
-      : ["redis", "kafka", "pulsar", "nats"];
+      ? ["redis", "kafka", "pulsar", "rabbitmq", "nats", ...onDemand]
+      : ["redis", "kafka", "pulsar", "rabbitmq", "nats"];
   }
   for (const name of names) {
     if (!(name in brokers)) {

@@ -6,6 +6,7 @@ declare module "@ruststream/tooling-brokers" {
     | "redis"
     | "kafka"
     | "pulsar"
+    | "rabbitmq"
     | "nats"
     | "kafka-cluster"
     | "redis-cluster"
@@ -44,6 +45,12 @@ declare module "@ruststream/tooling-brokers" {
     | "PULSAR_TLS_URL"
     | "PULSAR_TLS_CA"
     | "PULSAR_LIBS"
+    | "RABBITMQ_URL"
+    | "RABBITMQ_TLS_URL"
+    | "RABBITMQ_TLS_CA"
+    | "RABBITMQ_MANAGEMENT_URL"
+    | "RABBITMQ_USERNAME"
+    | "RABBITMQ_PASSWORD"
     | "NATS_URL"
     | "NATS_MONITOR_URL"
     | "NATS_AUTH_URL"
@@ -130,6 +137,17 @@ declare module "@ruststream/tooling-brokers" {
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    readonly rabbitmq: {
+      /**
+       * Stops the node (SIGKILL of its process group with hard, as a crash would) and starts it
+       * again on its data; `whileDown` runs in between (it starts again even when that throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+      /** Runs `work` with the node to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+      /** The management API's JSON answer for `path` (e.g. `/api/queues/%2F/orders`), as the user. */
+      management(path: string, init?: RequestInit): Promise<unknown>;
     };
     readonly nats: {
       /**
