@@ -5,10 +5,9 @@
 // tests. As root with apt-get, whatever is missing is installed; otherwise the command stops before
 // any test runs and names each missing piece with the command that installs it.
 import { spawnSync } from "node:child_process";
-import { accessSync, appendFileSync, constants, existsSync } from "node:fs";
+import { accessSync, appendFileSync, constants } from "node:fs";
 import { hostname } from "node:os";
 import { delimiter, join } from "node:path";
-import { GO_NEEDED, serverBinary, VERSION } from "../brokers/src/natsServer.mjs";
 import { holdServiceStarts } from "./noServiceStarts.mjs";
 import { answers, fail, say, step } from "./step.mjs";
 
@@ -82,12 +81,6 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       why: "fetches Kafka's and Pulsar's jars from Maven Central",
       present: command("mvn"),
       apt: "maven",
-    },
-    {
-      what: "go (1.26 or newer)",
-      why: `builds nats-server ${VERSION} once per machine for the NATS tests (Debian's is too old)`,
-      present: () => command("go")() || existsSync(serverBinary()),
-      fix: `install ${GO_NEEDED}`,
     },
     { what: "make", why: librdkafka, present: command("make"), apt: "make" },
     { what: "g++", why: librdkafka, present: command("g++"), apt: "g++" },

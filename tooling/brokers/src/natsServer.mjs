@@ -1,18 +1,15 @@
 // @ts-check
-// The nats-server binary: built once per machine from the Go module proxy with the machine's Go
-// (`go install`), kept in a cache folder outside any clone, so a second `up` (any clone) reuses it.
-// Apart from nats.mjs so that `npm test`'s machine check (tooling/setup/system.mjs), which runs
-// before the workspace is installed, can ask whether it is there without loading a dependency.
+// The nats-server binary: built once per machine from the Go module proxy (`go install`, with the
+// machine's Go or one goToolchain.mjs fetches), kept in a cache folder outside any clone, so a
+// second `up` (any clone) reuses it.
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { goForBuild } from "./goToolchain.mjs";
 import { run, withLock } from "./process.mjs";
 
 export const VERSION = "v2.15.3";
 const MODULE = "github.com/nats-io/nats-server/v2";
-
-/** The Go that builds it: nats-server 2.15's go.mod asks for 1.26. */
-export const GO_NEEDED = `Go 1.26 or newer (Go's release tarball unpacked into /usr/local/go, with /usr/local/go/bin on PATH; Debian bookworm's golang-go is 1.19, too old, while any Go from 1.21 on fetches the newer toolchain through the module proxy by itself)`;
 
 /** Where the built server lives: $XDG_CACHE_HOME (else ~/.cache)/ruststream/nats-server/<version>. */
 export function serverDir() {
@@ -36,24 +33,20 @@ export async function ensureServer(log) {
   const lock = { what: "the nats-server build", timeoutMs: 15 * 60_000 };
   return withLock(join(dir, "build.lock"), lock, async () => {
     if (existsSync(binary)) return binary;
-    const hasGo = await run("go", ["version"]).then(
-      () => true,
-      () => false,
-    );
-    if (!hasGo) {
+    const { go, env } = await goForBuild(log).catch((/** @type {Error} */ error) => {
       throw new Error(
-        `nats: nats-server ${VERSION} is built with \`go install ${MODULE}@${VERSION}\` and \`go\` is not on PATH: install ${GO_NEEDED}, then retry`,
+        `nats: nats-server ${VERSION} is built with \`go install\`: ${error.message}`,
       );
-    }
+    });
     const begin = Date.now();
     log(`[brokers] building nats-server ${VERSION} with go install (once per machine, about 40 s)`);
     const scratch = join(dir, `build-${process.pid}`);
     rmSync(scratch, { recursive: true, force: true });
     try {
       // Outside any module (cwd is the cache folder), so no file of a clone shapes the build.
-      await run("go", ["install", `${MODULE}@${VERSION}`], {
+      await run(go, ["install", `${MODULE}@${VERSION}`], {
         cwd: dir,
-        env: { ...process.env, GOBIN: scratch, GOFLAGS: "" },
+        env: { ...env, GOBIN: scratch, GOFLAGS: "" },
       });
       const version = await run(join(scratch, "nats-server"), ["--version"]);
       if (!version.includes(VERSION.slice(1)))
@@ -61,7 +54,7 @@ export async function ensureServer(log) {
       renameSync(join(scratch, "nats-server"), binary);
     } catch (error) {
       throw new Error(
-        `nats: building nats-server ${VERSION} failed (\`go install ${MODULE}@${VERSION}\` needs ${GO_NEEDED}):\n${/** @type {Error} */ (error).message}`,
+        `nats: building nats-server ${VERSION} failed (\`${go} install ${MODULE}@${VERSION}\`, which fetches its modules from the Go module proxy):\n${/** @type {Error} */ (error).message}`,
       );
     } finally {
       rmSync(scratch, { recursive: true, force: true });
