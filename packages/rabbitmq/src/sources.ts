@@ -299,7 +299,9 @@ export class RabbitStream extends QueueBase implements AddressedSource {
 
   protected override readFacts(): { readonly [key: string]: JsonValue } {
     const o = this.offset;
-    return { offset: o instanceof Date ? o.toISOString() : typeof o === "bigint" ? o.toString() : o };
+    return {
+      offset: o instanceof Date ? o.toISOString() : typeof o === "bigint" ? o.toString() : o,
+    };
   }
 
   override consumeArguments(): Table {

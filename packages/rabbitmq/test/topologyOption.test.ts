@@ -34,7 +34,11 @@ describe("the topology option (in process)", () => {
     } finally {
       await without.stop();
     }
-    const broker = new RabbitBroker({ url, declare: true, topology: [new RabbitQueue("receipts")] });
+    const broker = new RabbitBroker({
+      url,
+      declare: true,
+      topology: [new RabbitQueue("receipts")],
+    });
     const t = await TestApp.start(replyingApp(broker, "orders", "receipts"));
     try {
       await t.publish("orders", { id: 2 });
