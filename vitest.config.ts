@@ -10,6 +10,8 @@ export default defineConfig({
       // The Redis package against a cluster and a Sentinel set: a project of its own, whose global
       // setup starts them.
       "packages/redis/vitest.cluster.config.ts",
+      // The NATS package against a three-node JetStream cluster, likewise.
+      "packages/nats/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
       // The hard restart of the shared Pulsar standalone, the metrics package's outage tests, which
       // stop the shared Kafka node, Pulsar standalone and RabbitMQ node, and the RabbitMQ node's

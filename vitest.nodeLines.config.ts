@@ -72,6 +72,7 @@ export default defineConfig({
         "consumerClosedByBroker",
         "readmeExample",
       ]),
+      inProcess("nats", ["conformance.inProcess"]),
       // The CLI and metrics files that start no broker (their projects' global setups start Redis).
       inProcess(
         "cli",

@@ -25,5 +25,6 @@ export function brokerEnv(name) {
 
 export { brokers, parseNames };
 export { dropKafkajsNegativeTimeoutWarning } from "./kafkajsWarning.mjs";
+export { ensureServer as ensureNatsServer } from "./natsServer.mjs";
 export { requireEnv } from "./requireEnv.mjs";
 export { ensureTestCertificates } from "./testCa.mjs";

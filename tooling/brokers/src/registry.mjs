@@ -11,6 +11,8 @@
 //   env() -> Record<string, string>  the variables tests read to reach it (REDIS_URL, KAFKA_BROKERS, ...)
 import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
+import * as nats from "./nats.mjs";
+import * as natsCluster from "./natsCluster.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as rabbitmq from "./rabbitmq.mjs";
 import * as redis from "./redis.mjs";
@@ -22,13 +24,20 @@ export const brokers = {
   kafka,
   pulsar,
   rabbitmq,
+  nats,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
+  "nats-cluster": natsCluster,
 };
 
 /** Started only when named: each is several processes, run for the tests that need them. */
-const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis-sentinel"]);
+const onDemand = /** @type {const} */ ([
+  "kafka-cluster",
+  "redis-cluster",
+  "redis-sentinel",
+  "nats-cluster",
+]);
 
 /** @typedef {keyof typeof brokers} BrokerName */
 
@@ -43,8 +52,8 @@ const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", "rabbitmq", ...onDemand]
-      : ["redis", "kafka", "pulsar", "rabbitmq"];
+      ? ["redis", "kafka", "pulsar", "rabbitmq", "nats", ...onDemand]
+      : ["redis", "kafka", "pulsar", "rabbitmq", "nats"];
   }
   for (const name of names) {
     if (!(name in brokers)) {

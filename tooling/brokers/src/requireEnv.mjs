@@ -11,6 +11,8 @@ const owners = /** @type {const} */ ([
   ["REDIS_", "redis"],
   ["PULSAR_", "pulsar"],
   ["RABBITMQ_", "rabbitmq"],
+  ["NATS_CLUSTER_", "nats-cluster"],
+  ["NATS_", "nats"],
 ]);
 
 /**

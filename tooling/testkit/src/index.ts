@@ -7,6 +7,7 @@ export {
   brokers,
   dropKafkajsNegativeTimeoutWarning,
   ensureBrokers,
+  ensureNatsServer,
   ensureTestCertificates,
   requireEnv,
   type TestCertificates,

@@ -7,9 +7,11 @@ declare module "@ruststream/tooling-brokers" {
     | "kafka"
     | "pulsar"
     | "rabbitmq"
+    | "nats"
     | "kafka-cluster"
     | "redis-cluster"
     | "redis-sentinel"
+    | "nats-cluster"
     | "all";
 
   /** The variables a global setup's `ensureBrokers` exports to the test workers. */
@@ -48,7 +50,21 @@ declare module "@ruststream/tooling-brokers" {
     | "RABBITMQ_TLS_CA"
     | "RABBITMQ_MANAGEMENT_URL"
     | "RABBITMQ_USERNAME"
-    | "RABBITMQ_PASSWORD";
+    | "RABBITMQ_PASSWORD"
+    | "NATS_URL"
+    | "NATS_MONITOR_URL"
+    | "NATS_AUTH_URL"
+    | "NATS_USER"
+    | "NATS_PASSWORD"
+    | "NATS_NKEY_SEED"
+    | "NATS_TOKEN_URL"
+    | "NATS_TOKEN"
+    | "NATS_TLS_URL"
+    | "NATS_TLS_CA"
+    | "NATS_JWT_URL"
+    | "NATS_CREDS"
+    | "NATS_JWT_ACCOUNT_SEED"
+    | "NATS_CLUSTER_SERVERS";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -61,6 +77,12 @@ declare module "@ruststream/tooling-brokers" {
    * negative timer) and no other warning. Idempotent.
    */
   export function dropKafkajsNegativeTimeoutWarning(): void;
+
+  /**
+   * The nats-server binary tooling/brokers builds once per machine (built now if missing), for a
+   * test that runs a server of its own on its own port (one it stops).
+   */
+  export function ensureNatsServer(log: (line: string) => void): Promise<string>;
 
   /** The variable's value; throws naming the broker that exports it and how to start it. */
   export function requireEnv(name: BrokerVariable): string;
@@ -127,6 +149,16 @@ declare module "@ruststream/tooling-brokers" {
       /** The management API's JSON answer for `path` (e.g. `/api/queues/%2F/orders`), as the user. */
       management(path: string, init?: RequestInit): Promise<unknown>;
     };
+    readonly nats: {
+      /**
+       * Stops the plain server (JetStream, file storage; SIGKILL with hard, as a crash would) and
+       * starts it again on its data; `whileDown` runs in between (it starts again even when that
+       * throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+      /** Runs `work` with the plain server to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
     /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
     readonly "kafka-cluster": {
       up(log: (line: string) => void): Promise<{ already: boolean; address: string; ms: number }>;
@@ -191,6 +223,22 @@ declare module "@ruststream/tooling-brokers" {
         options?: { beforeAssign?: () => Promise<void> },
       ): Promise<number>;
       /** Runs `work` with the cluster to itself, for a test that changes its topology. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    /** Three JetStream nodes (1-3), started by the NATS cluster tests. */
+    readonly "nats-cluster": {
+      up(log: (line: string) => void): Promise<Started>;
+      down(log: (line: string) => void): Promise<boolean>;
+      env(): Record<string, string>;
+      /** The three client addresses, comma-separated. */
+      bootstrap(): string;
+      /** The node (1-3) a server name (a stream's leader, as JetStream reports it) names. */
+      nodeOf(server: string): number;
+      /** SIGKILLs node `i`, as a crash would. */
+      killNode(i: number): Promise<void>;
+      /** Starts node `i` again on its data; resolves once all three serve as one cluster. */
+      startNode(i: number): Promise<void>;
+      /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
     /** Data nodes 1 (master at first) and 2, three sentinels, started by the Sentinel tests. */

@@ -1,0 +1,134 @@
+import type { ReadonlyHeaderMap } from "@ruststream/core";
+import type { LinkStates } from "@ruststream/core/broker";
+import type { ConsumerSettings, DeliverPolicy, StreamDeclaration } from "../sources.js";
+
+// What the broker needs from its connection to the NATS server: the only place it meets the wire.
+// client/natsLink.ts implements it over @nats-io/transport-node and @nats-io/jetstream;
+// inProcess/ implements it over a stand-in of the server, so everything above runs unchanged in
+// TestApp.
+
+/** A message going out: headers already as NATS carries them (text, checked by the publisher). */
+export interface Frame {
+  readonly subject: string;
+  readonly payload: Uint8Array;
+  readonly headers: readonly (readonly [string, string])[];
+  /** The native reply subject (a request's inbox). */
+  readonly reply?: string | undefined;
+}
+
+/** A message as a core subscription receives it. */
+export interface Received {
+  readonly subject: string;
+  readonly payload: Uint8Array;
+  readonly headers: ReadonlyHeaderMap;
+  readonly reply: string | undefined;
+  /** A status the server sent instead of a message: 503 answers a request nobody listens to. */
+  readonly status: number | undefined;
+}
+
+/** A message a JetStream consumer delivered, with the verbs that settle it at the server. */
+export interface Stored extends Received {
+  readonly stream: string;
+  readonly consumer: string;
+  readonly streamSequence: bigint;
+  /** The server's count of deliveries, this one included (1 the first time). */
+  readonly deliveryCount: number;
+  /** Acknowledges without waiting for the server's confirmation. */
+  ack(): void;
+  /** Acknowledges and resolves once the server confirmed it. */
+  ackConfirmed(): Promise<void>;
+  /** Asks the server to deliver it again, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Asks the server never to deliver it again. */
+  term(reason: string): void;
+  /** Tells the server the handler is still at it: the ack wait starts again. */
+  working(): void;
+}
+
+/** A listener on a core subject, until `close()`. */
+export interface Listener {
+  close(): void;
+}
+
+/** One pull request at the server: messages arrive through its callback until it ends. */
+export interface PullRequest {
+  /** Resolves when the request ended (its messages all arrived, or it expired); rejects on a failure. */
+  readonly done: Promise<void>;
+  /** Ends it early: no more messages are asked for. */
+  stop(): void;
+}
+
+/** A JetStream consumer this connection pulls from. */
+export interface ConsumerLink {
+  readonly name: string;
+  pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest;
+  /**
+   * Hands `messages` back to the server (`nak`), to be delivered again in stream order, once no
+   * pull request of this link is left at the server to take them (call it after stopping them).
+   */
+  giveBack(messages: readonly Stored[]): Promise<void>;
+  /** Whether the server still has it (false once deleted, or gone past its inactive threshold). */
+  exists(): Promise<boolean>;
+  /** Lets go of it: an ephemeral consumer is deleted, a durable one stays with the server. */
+  close(): Promise<void>;
+}
+
+/** What a consumer is created from. `startAt` overrides the settings' deliver policy (a seek). */
+export interface ConsumerSpec {
+  readonly stream: string;
+  readonly durable: string | undefined;
+  readonly subjects: readonly string[];
+  readonly settings: ConsumerSettings;
+  readonly startAt?: DeliverPolicy;
+  /** Deletes a durable consumer first, so it starts at `startAt` (a seek). */
+  readonly replace?: boolean;
+}
+
+/** JetStream's answer to a stored publish. */
+export interface PubAck {
+  readonly stream: string;
+  readonly sequence: bigint;
+  readonly duplicate: boolean;
+}
+
+/** The link to one server (or cluster) through one client connection. */
+export interface NatsLink {
+  /** The connection's state as its client reports it. */
+  readonly states: LinkStates;
+  /** The largest payload (with headers) the server takes: its `max_payload`. */
+  readonly maxPayload: number;
+  /** Publishes on core NATS: sent, not confirmed. */
+  publish(frame: Frame): void;
+  /** Resolves once the server has processed everything sent before it (a round trip). */
+  flush(): Promise<void>;
+  /** Listens to a subject (a wildcard), in a queue group when given. */
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener;
+  /** Publishes to a stream; resolves with the server's acknowledgement (its headers carry expectations). */
+  publishStored(frame: Frame): Promise<PubAck>;
+  /**
+   * Publishes `frames` to one stream as one atomic batch (NATS 2.12): all stored, or none.
+   * Resolves with the acknowledgement of the last.
+   */
+  publishAtomic(frames: readonly Frame[]): Promise<PubAck>;
+  /**
+   * Makes sure the stream exists: creates it from `declaration` when missing and given, else
+   * rejects with `invalid-argument` naming the stream and the option that declares it.
+   */
+  ensureStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration | undefined,
+  ): Promise<void>;
+  /** The stream's first and last sequence now (both 0 while it is empty and never written). */
+  streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
+  /** Creates (or, for a durable, binds to) a consumer. */
+  consumer(spec: ConsumerSpec): Promise<ConsumerLink>;
+  /** A new unique inbox prefix, for request/reply. */
+  inbox(): string;
+  /** Drains nothing: closes the connection; subscriptions end. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,451 @@
+import {
+  AckPolicy,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  DeliverPolicy as JsDeliverPolicy,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@nats-io/jetstream";
+import {
+  type ConnectionOptions,
+  connect,
+  createInbox,
+  credsAuthenticator,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  NoRespondersError,
+  headers as natsHeaders,
+  nkeyAuthenticator,
+} from "@nats-io/transport-node";
+import { HeaderMap, RustStreamError } from "@ruststream/core";
+import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
+import { headerMapOf } from "../headerValues.js";
+import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
+import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
+import type {
+  ConsumerLink,
+  ConsumerSpec,
+  Frame,
+  Listener,
+  NatsLink,
+  PubAck,
+  PullRequest,
+  Received,
+  Stored,
+} from "./link.js";
+
+const nanos = (ms: number) => ms * 1_000_000;
+/** An ephemeral consumer the server deletes once nobody pulled from it for this long. */
+const EPHEMERAL_INACTIVE_MS = 60_000;
+
+/** The client's connection options from the broker's: servers, credentials, TLS, reconnects. */
+export function connectionOptions(options: NatsBrokerOptions, appName?: string): ConnectionOptions {
+  const credentials = credentialsOf(options);
+  const tls = resolveTls(
+    "NatsBroker tls",
+    options.tls,
+    serverList(options).some((s) => s.startsWith("tls://")),
+  );
+  const auth: ConnectionOptions =
+    credentials === undefined
+      ? {}
+      : "password" in credentials
+        ? { user: credentials.user, pass: credentials.password }
+        : "token" in credentials
+          ? { token: credentials.token }
+          : "nkeySeed" in credentials
+            ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(credentials.nkeySeed)) }
+            : {
+                authenticator: credsAuthenticator(
+                  typeof credentials.creds === "string"
+                    ? new TextEncoder().encode(credentials.creds)
+                    : credentials.creds,
+                ),
+              };
+  const name = options.name ?? appName;
+  return {
+    servers: serverList(options),
+    ...auth,
+    // node:tls's own settings: the client passes them on to tls.connect (a list of CAs included).
+    ...(tls === undefined
+      ? {}
+      : { tls: nodeTlsSettings(tls) as unknown as NonNullable<ConnectionOptions["tls"]> }),
+    ...(name === undefined ? {} : { name }),
+    maxReconnectAttempts: options.maxReconnectAttempts ?? -1,
+    reconnectTimeWait: options.reconnectWaitMs ?? 2000,
+  };
+}
+
+/** Connects; a refusal (credentials, TLS, nobody listening) is a `broker-failure` saying so. */
+export async function connectLink(options: NatsBrokerOptions, appName?: string): Promise<NatsLink> {
+  let nc: NatsConnection;
+  try {
+    nc = await connect(connectionOptions(options, appName));
+  } catch (error) {
+    throw new RustStreamError(
+      "broker-failure",
+      `could not connect to NATS at ${serverList(options).join(", ")}: ${(error as Error).message}${(error as Error).cause ? ` (${String((error as Error).cause)})` : ""}`,
+      { cause: error },
+    );
+  }
+  const timeout = options.apiTimeoutMs ?? 5000;
+  const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
+  return new ClientLink(nc, jetstream(nc, { timeout }), jsm);
+}
+
+/** Our header map from a NATS message's headers (the first value of a repeated name). */
+function headersOf(headers: MsgHdrs | undefined): HeaderMap {
+  if (headers === undefined) return new HeaderMap();
+  const lines: [string, string][] = [];
+  for (const [name, values] of headers) {
+    const [first] = values;
+    if (first !== undefined) lines.push([name, first]);
+  }
+  return headerMapOf(lines);
+}
+
+function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
+  if (frame.headers.length === 0) return undefined;
+  const h = natsHeaders();
+  for (const [name, value] of frame.headers) h.set(name, value);
+  return h;
+}
+
+function received(m: Msg): Received {
+  const code = m.headers?.code;
+  return {
+    subject: m.subject,
+    payload: m.data,
+    headers: headersOf(m.headers),
+    reply: m.reply === "" ? undefined : m.reply,
+    status: code !== undefined && code > 0 ? code : undefined,
+  };
+}
+
+function stored(m: JsMsg): Stored {
+  const info = m.info;
+  return {
+    subject: m.subject,
+    payload: m.data,
+    headers: headersOf(m.headers),
+    reply: undefined,
+    status: undefined,
+    stream: info.stream,
+    consumer: info.consumer,
+    streamSequence: BigInt(info.streamSequence),
+    deliveryCount: info.deliveryCount,
+    ack: () => m.ack(),
+    ackConfirmed: async () => {
+      const confirmed = await m.ackAck();
+      if (!confirmed) {
+        throw new RustStreamError(
+          "broker-failure",
+          `the server did not confirm the ack of ${info.stream}:${info.streamSequence}: it may be delivered again`,
+        );
+      }
+    },
+    nak: (delayMs) => m.nak(delayMs),
+    term: (reason) => m.term(reason),
+    working: () => m.working(),
+  };
+}
+
+const byStreamSequence = (a: Stored, b: Stored) =>
+  a.streamSequence < b.streamSequence ? -1 : a.streamSequence > b.streamSequence ? 1 : 0;
+
+function deliverConfig(policy: DeliverPolicy) {
+  if (policy === "all") return { deliver_policy: JsDeliverPolicy.All };
+  if (policy === "new") return { deliver_policy: JsDeliverPolicy.New };
+  if (policy === "last") return { deliver_policy: JsDeliverPolicy.Last };
+  if (policy === "last-per-subject") return { deliver_policy: JsDeliverPolicy.LastPerSubject };
+  if ("sequence" in policy)
+    return {
+      deliver_policy: JsDeliverPolicy.StartSequence,
+      opt_start_seq: Number(policy.sequence),
+    };
+  return { deliver_policy: JsDeliverPolicy.StartTime, opt_start_time: policy.time.toISOString() };
+}
+
+/**
+ * What a refused JetStream publish says: the stream's refusal (an expectation that does not hold)
+ * is `publish-refused`, as no retry changes it; no stream for the subject, or a server away, is a
+ * `broker-failure`.
+ */
+function publishError(subject: string, error: unknown): RustStreamError {
+  if (isApiError(error, 10174)) {
+    return new RustStreamError(
+      "unsupported",
+      `the stream that stores "${subject}" takes no atomic batches: allow them (allow_atomic, NATS 2.12 or newer; declare: { atomicPublish: true })`,
+      { cause: error },
+    );
+  }
+  if (error instanceof JetStreamApiError) {
+    return new RustStreamError(
+      "publish-refused",
+      `the stream refused the message for "${subject}": ${error.message}`,
+      { cause: error },
+    );
+  }
+  if (error instanceof NoRespondersError || /no responders/i.test(String(error))) {
+    return new RustStreamError(
+      "broker-failure",
+      `no JetStream stream stores "${subject}": create one, or declare it from a JetStreamSubject`,
+      { cause: error },
+    );
+  }
+  return new RustStreamError(
+    "broker-failure",
+    `publishing to "${subject}" failed: ${String(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.apiError().err_code === code;
+}
+
+/** The link over one client connection. */
+class ClientLink implements NatsLink {
+  readonly states = new LinkStates();
+  readonly #nc: NatsConnection;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  #closing = false;
+
+  constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager) {
+    this.#nc = nc;
+    this.#js = js;
+    this.#jsm = jsm;
+    void this.#watch();
+  }
+
+  get maxPayload(): number {
+    return this.#nc.info?.max_payload ?? 1024 * 1024;
+  }
+
+  /** The client's status events, as connection states: it reconnects on its own, or gives up. */
+  async #watch(): Promise<void> {
+    (async () => {
+      for await (const status of this.#nc.status()) {
+        if (status.type === "disconnect") {
+          this.states.report(this, {
+            state: "reconnecting",
+            reason: `disconnected from ${status.server}`,
+          });
+        } else if (status.type === "reconnecting") {
+          this.states.report(this, { state: "reconnecting", reason: "reconnecting" });
+        } else if (status.type === "reconnect") {
+          this.states.report(this, { state: "connected" });
+        }
+      }
+    })().catch(() => undefined);
+    const error = await this.#nc.closed();
+    if (this.#closing) return;
+    this.states.report(this, {
+      state: "lost",
+      reason:
+        error instanceof Error
+          ? error.message
+          : "the client closed the connection and gave up reconnecting",
+    });
+  }
+
+  publish(frame: Frame): void {
+    const h = natsHeadersOf(frame);
+    this.#nc.publish(frame.subject, frame.payload, {
+      ...(h === undefined ? {} : { headers: h }),
+      ...(frame.reply === undefined ? {} : { reply: frame.reply }),
+    });
+  }
+
+  async flush(): Promise<void> {
+    await this.#nc.flush();
+  }
+
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener {
+    const sub = this.#nc.subscribe(subject, {
+      ...(queue === undefined ? {} : { queue }),
+      callback: (error, m) => {
+        if (error === null) onMessage(received(m));
+      },
+    });
+    return { close: () => sub.unsubscribe() };
+  }
+
+  async publishStored(frame: Frame): Promise<PubAck> {
+    const h = natsHeadersOf(frame);
+    try {
+      const ack = await this.#js.publish(
+        frame.subject,
+        frame.payload,
+        h === undefined ? {} : { headers: h },
+      );
+      return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
+    } catch (error) {
+      throw publishError(frame.subject, error);
+    }
+  }
+
+  async publishAtomic(frames: readonly Frame[]): Promise<PubAck> {
+    const [first, ...rest] = frames;
+    const last = rest.pop();
+    if (first === undefined || last === undefined) {
+      if (first !== undefined) return this.publishStored(first);
+      throw new RustStreamError("invalid-argument", "an atomic batch needs a message or more");
+    }
+    const options = (frame: Frame) => {
+      const h = natsHeadersOf(frame);
+      return h === undefined ? {} : { headers: h };
+    };
+    try {
+      const batch = await this.#js.startBatch(first.subject, first.payload, options(first));
+      for (const frame of rest) batch.add(frame.subject, frame.payload, options(frame));
+      const ack = await batch.commit(last.subject, last.payload, options(last));
+      return { stream: ack.stream, sequence: BigInt(ack.seq), duplicate: ack.duplicate };
+    } catch (error) {
+      // The client's word for a batch the stream refused whole (an expectation of one of its
+      // messages): atomic, so nothing of it was stored.
+      if (/batch didn't contain/.test(String(error))) {
+        throw new RustStreamError(
+          "publish-refused",
+          `the stream refused the atomic batch for "${first.subject}" (nothing of it was stored): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      throw publishError(first.subject, error);
+    }
+  }
+
+  async ensureStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration | undefined,
+  ): Promise<void> {
+    try {
+      await this.#jsm.streams.info(stream);
+      return;
+    } catch (error) {
+      if (!isApiError(error, 10059)) throw error;
+    }
+    if (declaration === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `the JetStream stream "${stream}" does not exist: create it (nats stream add), or let the subscription declare it with JetStreamSubject's declare option ({ declare: { subjects, storage, ... } })`,
+      );
+    }
+    await this.#jsm.streams.add({
+      name: stream,
+      subjects: [...(declaration.subjects ?? subjects)],
+      retention:
+        declaration.retention === "interest"
+          ? RetentionPolicy.Interest
+          : declaration.retention === "workqueue"
+            ? RetentionPolicy.Workqueue
+            : RetentionPolicy.Limits,
+      storage: declaration.storage === "memory" ? StorageType.Memory : StorageType.File,
+      num_replicas: declaration.replicas ?? 1,
+      ...(declaration.maxMessages === undefined ? {} : { max_msgs: declaration.maxMessages }),
+      ...(declaration.maxBytes === undefined ? {} : { max_bytes: declaration.maxBytes }),
+      ...(declaration.maxAgeMs === undefined ? {} : { max_age: nanos(declaration.maxAgeMs) }),
+      ...(declaration.duplicateWindowMs === undefined
+        ? {}
+        : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
+      ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
+    });
+  }
+
+  async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
+    const info = await this.#jsm.streams.info(stream);
+    return { first: BigInt(info.state.first_seq), last: BigInt(info.state.last_seq) };
+  }
+
+  async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
+    const { settings } = spec;
+    if (spec.replace && spec.durable !== undefined) {
+      await this.#jsm.consumers.delete(spec.stream, spec.durable).catch((error: unknown) => {
+        if (!isApiError(error, 10014)) throw error;
+      });
+    }
+    const [only] = spec.subjects;
+    const filters =
+      spec.subjects.length === 1 && only !== undefined
+        ? { filter_subject: only }
+        : { filter_subjects: [...spec.subjects] };
+    const info = await this.#jsm.consumers.add(spec.stream, {
+      ...(spec.durable === undefined ? {} : { durable_name: spec.durable }),
+      ...(settings.inactiveThresholdMs !== undefined || spec.durable === undefined
+        ? { inactive_threshold: nanos(settings.inactiveThresholdMs ?? EPHEMERAL_INACTIVE_MS) }
+        : {}),
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: nanos(settings.ackWaitMs),
+      ...(settings.maxAckPending === undefined ? {} : { max_ack_pending: settings.maxAckPending }),
+      ...(settings.maxDeliver === undefined ? {} : { max_deliver: settings.maxDeliver }),
+      ...(settings.backoffMs === undefined ? {} : { backoff: settings.backoffMs.map(nanos) }),
+      ...deliverConfig(spec.startAt ?? settings.deliver),
+      ...filters,
+    });
+    const consumer = await this.#js.consumers.get(spec.stream, info.name);
+    const jsm = this.#jsm;
+    const durable = spec.durable !== undefined;
+    return {
+      name: info.name,
+      pull(max, expiresMs, onMessage): PullRequest {
+        let stopped = false;
+        let messages: Awaited<ReturnType<typeof consumer.fetch>> | undefined;
+        const done = (async () => {
+          messages = await consumer.fetch({ max_messages: max, expires: expiresMs });
+          if (stopped) messages.stop();
+          for await (const m of messages) onMessage(stored(m));
+        })();
+        return {
+          done,
+          stop: () => {
+            stopped = true;
+            messages?.stop();
+          },
+        };
+      },
+      async giveBack(messages) {
+        if (messages.length === 0) return;
+        // A stopped pull request stays at the server until it finds its inbox gone; one that is
+        // still there when a nak arrives takes the message and puts it back last, out of order. A
+        // consumer info request makes the server drop the requests nobody listens to any more.
+        await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
+        for (const m of [...messages].sort(byStreamSequence)) m.nak();
+      },
+      async exists() {
+        try {
+          await jsm.consumers.info(spec.stream, info.name);
+          return true;
+        } catch (error) {
+          if (isApiError(error, 10014)) return false;
+          throw error;
+        }
+      },
+      async close() {
+        if (durable) return;
+        await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
+      },
+    };
+  }
+
+  inbox(): string {
+    return createInbox();
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#nc.close();
+  }
+}

@@ -1,0 +1,343 @@
+import { randomUUID } from "node:crypto";
+import { type Clock, HeaderMap, RustStreamError } from "@ruststream/core";
+import { type Coordinator, LinkStates } from "@ruststream/core/broker";
+import type {
+  ConsumerLink,
+  ConsumerSpec,
+  Frame,
+  Listener,
+  NatsLink,
+  PubAck,
+  Received,
+} from "../client/link.js";
+import { headerMapOf } from "../headerValues.js";
+import type { StreamDeclaration } from "../sources.js";
+import { StandInConsumer } from "./standInConsumer.js";
+import { StandInStream } from "./standInStream.js";
+import { subjectMatches, subjectsOverlap } from "./subjects.js";
+
+/** The server's default `max_payload`: 1 MiB. */
+const MAX_PAYLOAD = 1024 * 1024;
+
+interface Subscriber {
+  readonly subject: string;
+  readonly queue: string | undefined;
+  readonly onMessage: (message: Received) => void;
+}
+
+/**
+ * The in-process stand-in of a NATS server with JetStream, for TestApp: core subjects with
+ * wildcards and queue groups (one member of a group gets each message, in turn), a request's
+ * "no responders" answered at once, streams that store what is published on their subjects (core
+ * publishes too, as the server's streams do) with deduplication and expectations, and pull
+ * consumers settled as the server settles them. One per broker object; every in-process connection
+ * of that broker reaches it through a link of its own.
+ */
+export class InProcessNats {
+  readonly #clock: Clock;
+  readonly #subscribers = new Set<Subscriber>();
+  /** Per queue group name and subject, the member that got the last message. */
+  readonly #turns = new Map<string, number>();
+  readonly #streams = new Map<string, StandInStream>();
+  readonly #consumers = new Map<string, Map<string, StandInConsumer>>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** A link for one connection, counting JetStream deliveries for `coordinator`. */
+  link(coordinator: Coordinator): NatsLink {
+    return new StandInLink(this, coordinator);
+  }
+
+  listen(subscriber: Subscriber): () => void {
+    this.#subscribers.add(subscriber);
+    return () => this.#subscribers.delete(subscriber);
+  }
+
+  /** Routes a core publish: to every plain subscriber, one member per queue group, and the streams. */
+  publish(frame: Frame): void {
+    const message: Received = {
+      subject: frame.subject,
+      payload: frame.payload,
+      headers: headerMapOf(frame.headers),
+      reply: frame.reply,
+      status: undefined,
+    };
+    const groups = new Map<string, Subscriber[]>();
+    const plain: Subscriber[] = [];
+    for (const s of this.#subscribers) {
+      if (!subjectMatches(s.subject, frame.subject)) continue;
+      if (s.queue === undefined) plain.push(s);
+      else groups.set(s.queue, [...(groups.get(s.queue) ?? []), s]);
+    }
+    const chosen = [...plain];
+    for (const [queue, members] of groups) {
+      const key = `${queue} ${frame.subject}`;
+      const turn = ((this.#turns.get(key) ?? -1) + 1) % members.length;
+      this.#turns.set(key, turn);
+      chosen.push(members[turn] as Subscriber);
+    }
+    const stream = this.#streamFor(frame.subject);
+    if (stream !== undefined) this.#store(stream, frame);
+    if (chosen.length === 0 && stream === undefined && frame.reply !== undefined) {
+      // Nobody listens: the server answers the request's reply subject with a 503 status at once.
+      this.publishStatus(frame.reply, 503);
+      return;
+    }
+    for (const s of chosen) s.onMessage(message);
+  }
+
+  publishStatus(subject: string, status: number): void {
+    const message: Received = {
+      subject,
+      payload: new Uint8Array(),
+      headers: new HeaderMap(),
+      reply: undefined,
+      status,
+    };
+    for (const s of this.#subscribers) if (subjectMatches(s.subject, subject)) s.onMessage(message);
+  }
+
+  publishStored(frame: Frame): PubAck {
+    const stream = this.#streamFor(frame.subject);
+    if (stream === undefined) {
+      throw new RustStreamError(
+        "broker-failure",
+        `no JetStream stream stores "${frame.subject}": create one, or declare it from a JetStreamSubject`,
+      );
+    }
+    return this.#store(stream, frame);
+  }
+
+  /**
+   * Stores `frames` in one stream, all of them or (refused before any is stored) none, as an
+   * atomic batch; the last one's acknowledgement.
+   */
+  publishAtomic(frames: readonly Frame[]): PubAck {
+    const [first] = frames;
+    if (first === undefined) {
+      throw new RustStreamError("invalid-argument", "an atomic batch needs a message or more");
+    }
+    const stream = this.#streamFor(first.subject);
+    if (stream === undefined || frames.length === 1) return this.publishStored(first);
+    if (!stream.atomic) {
+      throw new RustStreamError(
+        "unsupported",
+        `the stream that stores "${first.subject}" takes no atomic batches: allow them (allow_atomic, NATS 2.12 or newer; declare: { atomicPublish: true })`,
+      );
+    }
+    for (const frame of frames) {
+      if (this.#streamFor(frame.subject) !== stream) {
+        throw new RustStreamError(
+          "publish-refused",
+          `an atomic batch goes to one stream: "${frame.subject}" is not stored by "${stream.name}"`,
+        );
+      }
+      if (frame.headers.some(([name]) => name.startsWith("Nats-"))) {
+        throw new RustStreamError(
+          "unsupported",
+          "the in-process stand-in takes no message ids or expectations inside an atomic batch",
+        );
+      }
+    }
+    let ack: PubAck | undefined;
+    for (const frame of frames) ack = this.#store(stream, frame);
+    return ack as PubAck;
+  }
+
+  ensureStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration | undefined,
+  ): void {
+    if (this.#streams.has(stream)) return;
+    if (declaration === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `the JetStream stream "${stream}" does not exist: create it (nats stream add), or let the subscription declare it with JetStreamSubject's declare option ({ declare: { subjects, storage, ... } })`,
+      );
+    }
+    const wanted = declaration.subjects ?? subjects;
+    for (const other of this.#streams.values()) {
+      if (wanted.some((a) => other.subjects.some((b) => subjectsOverlap(a, b)))) {
+        throw new RustStreamError(
+          "broker-failure",
+          `subjects overlap with an existing stream ("${other.name}"): the server refuses the stream "${stream}"`,
+        );
+      }
+    }
+    this.#streams.set(stream, new StandInStream(stream, wanted, declaration));
+    this.#consumers.set(stream, new Map());
+  }
+
+  streamBounds(name: string): { first: bigint; last: bigint } {
+    const stream = this.#stream(name);
+    return { first: stream.first, last: stream.last };
+  }
+
+  consumer(spec: ConsumerSpec, coordinator: Coordinator): StandInConsumer {
+    const stream = this.#stream(spec.stream);
+    const consumers = this.#consumers.get(spec.stream) as Map<string, StandInConsumer>;
+    if (spec.durable !== undefined) {
+      const existing = consumers.get(spec.durable);
+      if (existing !== undefined && !spec.replace) {
+        existing.coordinator = coordinator;
+        return existing;
+      }
+      existing?.delete();
+    }
+    const name = spec.durable ?? randomUUID().replaceAll("-", "").slice(0, 22);
+    const consumer = new StandInConsumer(
+      {
+        name,
+        stream,
+        durable: spec.durable !== undefined,
+        subjects: spec.subjects,
+        settings: spec.settings,
+        startAt: spec.startAt ?? spec.settings.deliver,
+      },
+      this.#clock,
+      coordinator,
+    );
+    consumers.set(name, consumer);
+    return consumer;
+  }
+
+  hasConsumer(consumer: StandInConsumer): boolean {
+    return this.#consumers.get(consumer.stream.name)?.get(consumer.name) === consumer;
+  }
+
+  deleteConsumer(consumer: StandInConsumer): void {
+    const consumers = this.#consumers.get(consumer.stream.name);
+    if (consumers?.get(consumer.name) === consumer) consumers.delete(consumer.name);
+    consumer.delete();
+  }
+
+  #stream(name: string): StandInStream {
+    const stream = this.#streams.get(name);
+    if (stream === undefined)
+      throw new RustStreamError("broker-failure", `stream not found: "${name}"`);
+    return stream;
+  }
+
+  #streamFor(subject: string): StandInStream | undefined {
+    for (const stream of this.#streams.values()) if (stream.stores(subject)) return stream;
+    return undefined;
+  }
+
+  #store(stream: StandInStream, frame: Frame): PubAck {
+    const stored = stream.store(frame, this.#clock.now(), Date.now());
+    if (stored.entry !== undefined) {
+      for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+        consumer.stored(stored.entry);
+    }
+    return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
+  }
+}
+
+/** One connection's link to the stand-in. */
+class StandInLink implements NatsLink {
+  readonly states = new LinkStates();
+  readonly maxPayload = MAX_PAYLOAD;
+  readonly #server: InProcessNats;
+  readonly #coordinator: Coordinator;
+  readonly #listeners = new Set<() => void>();
+  readonly #consumers = new Set<StandInConsumer>();
+  #closed = false;
+
+  constructor(server: InProcessNats, coordinator: Coordinator) {
+    this.#server = server;
+    this.#coordinator = coordinator;
+  }
+
+  publish(frame: Frame): void {
+    this.#assertOpen();
+    this.#server.publish(frame);
+  }
+
+  async flush(): Promise<void> {
+    this.#assertOpen();
+  }
+
+  listen(
+    subject: string,
+    queue: string | undefined,
+    onMessage: (message: Received) => void,
+  ): Listener {
+    this.#assertOpen();
+    const unlisten = this.#server.listen({ subject, queue, onMessage });
+    this.#listeners.add(unlisten);
+    return {
+      close: () => {
+        this.#listeners.delete(unlisten);
+        unlisten();
+      },
+    };
+  }
+
+  async publishStored(frame: Frame): Promise<PubAck> {
+    this.#assertOpen();
+    return this.#server.publishStored(frame);
+  }
+
+  async publishAtomic(frames: readonly Frame[]): Promise<PubAck> {
+    this.#assertOpen();
+    return this.#server.publishAtomic(frames);
+  }
+
+  async ensureStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration | undefined,
+  ): Promise<void> {
+    this.#assertOpen();
+    this.#server.ensureStream(stream, subjects, declaration);
+  }
+
+  async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
+    return this.#server.streamBounds(stream);
+  }
+
+  async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
+    this.#assertOpen();
+    const consumer = this.#server.consumer(spec, this.#coordinator);
+    this.#consumers.add(consumer);
+    const server = this.#server;
+    const consumers = this.#consumers;
+    return {
+      name: consumer.name,
+      pull: (max, expiresMs, onMessage) => consumer.pull(max, expiresMs, onMessage),
+      // A stopped pull leaves the stand-in at once: the naks come back in stream order.
+      giveBack: async (messages) => {
+        for (const m of [...messages].sort((a, b) =>
+          a.streamSequence < b.streamSequence ? -1 : 1,
+        ))
+          m.nak();
+      },
+      exists: async () => server.hasConsumer(consumer),
+      async close() {
+        consumers.delete(consumer);
+        if (!consumer.durable) server.deleteConsumer(consumer);
+      },
+    };
+  }
+
+  inbox(): string {
+    return `_INBOX.${randomUUID().replaceAll("-", "")}`;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const unlisten of this.#listeners) unlisten();
+    this.#listeners.clear();
+    for (const consumer of this.#consumers)
+      if (!consumer.durable) this.#server.deleteConsumer(consumer);
+    this.#consumers.clear();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed)
+      throw new RustStreamError("closed", "the in-process NATS connection is closed");
+  }
+}

@@ -1,0 +1,312 @@
+import { type Clock, type ClockTimer, RustStreamError } from "@ruststream/core";
+import type { Coordinator } from "@ruststream/core/broker";
+import type { PullRequest, Stored } from "../client/link.js";
+import { headerMapOf } from "../headerValues.js";
+import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
+import type { StandInStream, StoredEntry } from "./standInStream.js";
+import { subjectMatches } from "./subjects.js";
+
+interface Waiting {
+  remaining: number;
+  readonly onMessage: (message: Stored) => void;
+  readonly timer: ClockTimer;
+  readonly finish: () => void;
+}
+
+interface Pending {
+  readonly deliveries: number;
+  timer: ClockTimer;
+}
+
+/**
+ * A pull consumer as the server runs one, for what the package uses: explicit acks, the ack wait
+ * (or the backoff list) after which an unsettled message is delivered again, `max_ack_pending`,
+ * `max_deliver`, the deliver policies, `nak` with and without a delay, `term`, `working` (the ack
+ * wait starts again) and the delivery count. It counts for the test's coordinator: a message is
+ * counted once it is available to the consumer and released once settled for good; a requeue stays
+ * counted, a delayed one is released at the `nak` and counted again when due.
+ */
+export class StandInConsumer {
+  readonly name: string;
+  readonly stream: StandInStream;
+  readonly durable: boolean;
+  coordinator: Coordinator;
+  readonly #subjects: readonly string[];
+  readonly #settings: ConsumerSettings;
+  readonly #clock: Clock;
+  /** The next sequence not yet considered for a first delivery. */
+  #cursor: bigint;
+  /** With `last-per-subject`: the stored sequences it starts with; later ones all follow. */
+  readonly #startSet: Set<bigint> | undefined;
+  readonly #startedAt: bigint;
+  readonly #deliveries = new Map<bigint, number>();
+  readonly #pending = new Map<bigint, Pending>();
+  readonly #redeliver: bigint[] = [];
+  readonly #delayed = new Map<bigint, ClockTimer>();
+  readonly #waiting: Waiting[] = [];
+  /** What is counted, and the coordinator that counted it (a later client may bind to a durable). */
+  readonly #counted = new Map<bigint, Coordinator>();
+  #deleted = false;
+
+  constructor(
+    options: {
+      readonly name: string;
+      readonly stream: StandInStream;
+      readonly durable: boolean;
+      readonly subjects: readonly string[];
+      readonly settings: ConsumerSettings;
+      readonly startAt: DeliverPolicy;
+    },
+    clock: Clock,
+    coordinator: Coordinator,
+  ) {
+    this.name = options.name;
+    this.stream = options.stream;
+    this.durable = options.durable;
+    this.#subjects = options.subjects;
+    this.#settings = options.settings;
+    this.#clock = clock;
+    this.coordinator = coordinator;
+    const { startAt } = options;
+    const stream = options.stream;
+    const next = stream.last + 1n;
+    if (startAt === "all") this.#cursor = stream.first === 0n ? 1n : stream.first;
+    else if (startAt === "new") this.#cursor = next;
+    else if (startAt === "last") {
+      const last = [...stream.entries].reverse().find((e) => this.#matches(e.subject));
+      this.#cursor = last?.sequence ?? next;
+    } else if (startAt === "last-per-subject") {
+      const bySubject = new Map<string, bigint>();
+      for (const e of stream.entries)
+        if (this.#matches(e.subject)) bySubject.set(e.subject, e.sequence);
+      this.#startSet = new Set(bySubject.values());
+      this.#cursor = stream.first === 0n ? 1n : stream.first;
+    } else if ("sequence" in startAt) this.#cursor = BigInt(startAt.sequence);
+    else {
+      const at = startAt.time.getTime();
+      this.#cursor = stream.entries.find((e) => e.wallTime >= at)?.sequence ?? next;
+    }
+    this.#startedAt = next;
+    for (const e of stream.entries) if (this.#available(e)) this.#count(e.sequence);
+  }
+
+  /** A new entry of the stream: counted if this consumer will deliver it, and handed to a waiting pull. */
+  stored(entry: StoredEntry): void {
+    if (this.#deleted || !this.#available(entry)) return;
+    this.#count(entry.sequence);
+    this.#dispatch();
+  }
+
+  pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest {
+    if (this.#deleted) {
+      // As the server answers a pull on a consumer it no longer has.
+      return {
+        done: Promise.reject(
+          new RustStreamError("broker-failure", `consumer "${this.name}" not found`),
+        ),
+        stop: () => {},
+      };
+    }
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const waiting: Waiting = {
+      remaining: max,
+      onMessage,
+      timer: this.#clock.setTimer(expiresMs, () => this.#endPull(waiting)),
+      finish,
+    };
+    this.#waiting.push(waiting);
+    this.#dispatch();
+    return { done, stop: () => this.#endPull(waiting) };
+  }
+
+  /** Gone (an ephemeral's close, a durable replaced): what it counted is released. */
+  delete(): void {
+    this.#deleted = true;
+    for (const w of [...this.#waiting]) this.#endPull(w);
+    for (const p of this.#pending.values()) p.timer.cancel();
+    for (const t of this.#delayed.values()) t.cancel();
+    this.#pending.clear();
+    this.#delayed.clear();
+    for (const counted of this.#counted.values()) counted.consumed();
+    this.#counted.clear();
+  }
+
+  #matches(subject: string): boolean {
+    return this.#subjects.some((pattern) => subjectMatches(pattern, subject));
+  }
+
+  /** Whether this consumer will deliver `entry` for the first time (not yet reached). */
+  #available(entry: StoredEntry): boolean {
+    return entry.sequence >= this.#cursor && this.#wanted(entry);
+  }
+
+  /** Whether `entry` is one this consumer delivers: its filter, and where it started. */
+  #wanted(entry: StoredEntry): boolean {
+    if (!this.#matches(entry.subject)) return false;
+    return (
+      this.#startSet === undefined ||
+      entry.sequence >= this.#startedAt ||
+      this.#startSet.has(entry.sequence)
+    );
+  }
+
+  #count(sequence: bigint): void {
+    if (this.#counted.has(sequence)) return;
+    this.#counted.set(sequence, this.coordinator);
+    this.coordinator.enqueued();
+  }
+
+  /** Released for good: no longer counted. */
+  #uncount(sequence: bigint): void {
+    const counted = this.#counted.get(sequence);
+    if (counted === undefined) return;
+    this.#counted.delete(sequence);
+    counted.consumed();
+  }
+
+  #release(sequence: bigint): void {
+    this.#deliveries.delete(sequence);
+    this.#uncount(sequence);
+  }
+
+  #endPull(waiting: Waiting): void {
+    const i = this.#waiting.indexOf(waiting);
+    if (i < 0) return;
+    this.#waiting.splice(i, 1);
+    waiting.timer.cancel();
+    waiting.finish();
+  }
+
+  /** The next sequence to deliver: a redelivery first, else the next new one; `undefined` if none. */
+  #next(): StoredEntry | undefined {
+    while (this.#redeliver.length > 0) {
+      const sequence = this.#redeliver.shift() as bigint;
+      const entry = this.stream.entryAt(sequence);
+      if (entry !== undefined) return entry;
+      this.#release(sequence);
+    }
+    while (this.#cursor <= this.stream.last) {
+      const entry = this.stream.entryAt(this.#cursor);
+      this.#cursor++;
+      if (entry !== undefined && this.#wanted(entry)) return entry;
+    }
+    return undefined;
+  }
+
+  #dispatch(): void {
+    const maxPending = this.#settings.maxAckPending ?? 1000;
+    while (this.#waiting.length > 0 && this.#pending.size < maxPending) {
+      const entry = this.#next();
+      if (entry === undefined) return;
+      const waiting = this.#waiting[0] as Waiting;
+      this.#deliver(waiting, entry);
+      if (--waiting.remaining === 0) this.#endPull(waiting);
+    }
+  }
+
+  #ackWait(deliveries: number): number {
+    const backoff = this.#settings.backoffMs;
+    if (backoff === undefined) return this.#settings.ackWaitMs;
+    return backoff[Math.min(deliveries - 1, backoff.length - 1)] as number;
+  }
+
+  #deliver(waiting: Waiting, entry: StoredEntry): void {
+    const sequence = entry.sequence;
+    const deliveries = (this.#deliveries.get(sequence) ?? 0) + 1;
+    this.#deliveries.set(sequence, deliveries);
+    const pending: Pending = {
+      deliveries,
+      timer: this.#clock.setTimer(this.#ackWait(deliveries), () =>
+        this.#expired(sequence, pending),
+      ),
+    };
+    this.#pending.set(sequence, pending);
+    waiting.onMessage(this.#message(entry, pending));
+  }
+
+  /** The ack wait ran out: delivered again, unless `max_deliver` deliveries were made. */
+  #expired(sequence: bigint, pending: Pending): void {
+    if (this.#pending.get(sequence) !== pending) return;
+    this.#pending.delete(sequence);
+    this.#again(sequence, pending.deliveries);
+  }
+
+  #again(sequence: bigint, deliveries: number): void {
+    const max = this.#settings.maxDeliver;
+    if (max !== undefined && deliveries >= max) {
+      this.#release(sequence);
+      return;
+    }
+    this.#redeliver.push(sequence);
+    this.#redeliver.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    this.#dispatch();
+  }
+
+  /** Settles `pending` if it is still the message's current delivery; the server ignores a stale one. */
+  #settle(sequence: bigint, pending: Pending): boolean {
+    if (this.#deleted || this.#pending.get(sequence) !== pending) return false;
+    this.#pending.delete(sequence);
+    pending.timer.cancel();
+    return true;
+  }
+
+  #message(entry: StoredEntry, pending: Pending): Stored {
+    const sequence = entry.sequence;
+    const ack = () => {
+      if (this.#settle(sequence, pending)) {
+        this.#release(sequence);
+        this.#dispatch();
+      }
+    };
+    return {
+      subject: entry.subject,
+      payload: entry.payload,
+      headers: headerMapOf(entry.headers),
+      reply: undefined,
+      status: undefined,
+      stream: this.stream.name,
+      consumer: this.name,
+      streamSequence: sequence,
+      deliveryCount: pending.deliveries,
+      ack,
+      ackConfirmed: async () => ack(),
+      nak: (delayMs) => {
+        if (!this.#settle(sequence, pending)) return;
+        if (delayMs === undefined || delayMs <= 0) {
+          this.#again(sequence, pending.deliveries);
+          return;
+        }
+        const max = this.#settings.maxDeliver;
+        if (max !== undefined && pending.deliveries >= max) {
+          this.#release(sequence);
+          return;
+        }
+        // Released at the nak, counted again when due: a harness waits for due work only.
+        this.#uncount(sequence);
+        this.#delayed.set(
+          sequence,
+          this.#clock.setTimer(delayMs, () => {
+            this.#delayed.delete(sequence);
+            this.#count(sequence);
+            this.#again(sequence, pending.deliveries);
+          }),
+        );
+      },
+      term: () => {
+        if (!this.#settle(sequence, pending)) return;
+        this.#release(sequence);
+        this.#dispatch();
+      },
+      working: () => {
+        if (this.#deleted || this.#pending.get(sequence) !== pending) return;
+        pending.timer.cancel();
+        pending.timer = this.#clock.setTimer(this.#ackWait(pending.deliveries), () =>
+          this.#expired(sequence, pending),
+        );
+      },
+    };
+  }
+}

@@ -1,0 +1,114 @@
+import { RustStreamError } from "@ruststream/core";
+import type { Frame, PubAck } from "../client/link.js";
+import { jetStreamHeaders } from "../names.js";
+import type { StreamDeclaration } from "../sources.js";
+import { subjectMatches } from "./subjects.js";
+
+/** One message a stand-in stream stores. */
+export interface StoredEntry {
+  readonly sequence: bigint;
+  readonly subject: string;
+  readonly payload: Uint8Array;
+  readonly headers: readonly (readonly [string, string])[];
+  /** Clock milliseconds when stored. */
+  readonly time: number;
+  /** Wall-clock milliseconds when stored, for a seek by time. */
+  readonly wallTime: number;
+}
+
+/** The server's default window in which a repeated `Nats-Msg-Id` is a duplicate: 2 minutes. */
+const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
+
+/**
+ * A stream as the server keeps one, for what the package uses: its subjects, its messages by
+ * sequence, `Nats-Msg-Id` deduplication within the duplicate window, and the expectation headers
+ * checked before storing, each refused with the server's words.
+ */
+export class StandInStream {
+  readonly name: string;
+  readonly subjects: readonly string[];
+  readonly entries: StoredEntry[] = [];
+  /** Whether it takes atomic batches (`allow_atomic`). */
+  readonly atomic: boolean;
+  readonly #duplicateWindowMs: number;
+  /** Message id to the sequence that stored it and when (clock ms). */
+  readonly #ids = new Map<string, { sequence: bigint; at: number }>();
+  #last = 0n;
+  #lastMsgId: string | undefined;
+
+  constructor(name: string, subjects: readonly string[], declaration: StreamDeclaration) {
+    this.name = name;
+    this.subjects = [...subjects];
+    this.#duplicateWindowMs = declaration.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
+    this.atomic = declaration.atomicPublish === true;
+  }
+
+  stores(subject: string): boolean {
+    return this.subjects.some((pattern) => subjectMatches(pattern, subject));
+  }
+
+  get first(): bigint {
+    return this.entries[0]?.sequence ?? (this.#last === 0n ? 0n : this.#last + 1n);
+  }
+
+  get last(): bigint {
+    return this.#last;
+  }
+
+  entryAt(sequence: bigint): StoredEntry | undefined {
+    const first = this.entries[0]?.sequence;
+    if (first === undefined || sequence < first) return undefined;
+    return this.entries[Number(sequence - first)];
+  }
+
+  /**
+   * Stores `frame` unless an expectation fails (rejects as the server answers) or its message id
+   * is a duplicate within the window (answers the first one's sequence). `stored` is told of a new
+   * entry.
+   */
+  store(frame: Frame, now: number, wallTime: number): PubAck & { entry?: StoredEntry } {
+    const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
+    const refuse = (what: string) => {
+      throw new RustStreamError(
+        "publish-refused",
+        `the stream "${this.name}" refused the message: ${what}`,
+      );
+    };
+    const expectedStream = header(jetStreamHeaders.expectedStream);
+    if (expectedStream !== undefined && expectedStream !== this.name)
+      refuse("expected stream does not match");
+    const expectedLast = header(jetStreamHeaders.expectedLastSequence);
+    if (expectedLast !== undefined && BigInt(expectedLast) !== this.#last)
+      refuse(`wrong last sequence: ${this.#last}`);
+    const expectedSubjectLast = header(jetStreamHeaders.expectedLastSubjectSequence);
+    if (expectedSubjectLast !== undefined) {
+      const last =
+        [...this.entries].reverse().find((e) => e.subject === frame.subject)?.sequence ?? 0n;
+      if (BigInt(expectedSubjectLast) !== last) refuse(`wrong last sequence: ${last}`);
+    }
+    const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);
+    if (expectedMsgId !== undefined && expectedMsgId !== (this.#lastMsgId ?? ""))
+      refuse("wrong last msg ID");
+    const msgId = header(jetStreamHeaders.msgId);
+    if (msgId !== undefined) {
+      const seen = this.#ids.get(msgId);
+      if (seen !== undefined && now - seen.at < this.#duplicateWindowMs) {
+        return { stream: this.name, sequence: seen.sequence, duplicate: true };
+      }
+    }
+    const entry: StoredEntry = {
+      sequence: ++this.#last,
+      subject: frame.subject,
+      payload: frame.payload,
+      headers: frame.headers,
+      time: now,
+      wallTime,
+    };
+    this.entries.push(entry);
+    if (msgId !== undefined) {
+      this.#ids.set(msgId, { sequence: entry.sequence, at: now });
+      this.#lastMsgId = msgId;
+    }
+    return { stream: this.name, sequence: entry.sequence, duplicate: false, entry };
+  }
+}

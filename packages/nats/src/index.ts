@@ -1,0 +1,50 @@
+// The NATS broker's public API, by name. The layout every broker package follows:
+//   broker.ts         the broker: configuration only, describeServer, connect, connectInProcess
+//   connection.ts     its connection and its closed witness
+//   options.ts        the options the broker takes and its connection reads
+//   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject
+//   publishPolicy.ts  the publish policy
+//   publisher.ts      the live core NATS publisher (and requests)
+//   jetStreamPublisher.ts  the live JetStream publisher
+//   headerValues.ts   header values as NATS carries them
+//   replyInbox.ts     where requests wait for their replies
+//   position.ts       where a delivery sits
+//   names.ts          the names it writes on its wire
+//   host.ts           what the modes need from the connection
+//   core/             core NATS subjects: the subscription and its delivery
+//   jetstream/        JetStream pull consumers: the subscription and its delivery
+//   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
+//   inProcess/        the in-process stand-in of the server, for TestApp
+
+export { NatsBroker } from "./broker.js";
+export type { ClosedNatsBroker, ConnectedNatsBroker, NatsSource } from "./connection.js";
+export type { CoreDelivery } from "./core/coreDelivery.js";
+export type { CoreSubscription } from "./core/coreSubscription.js";
+export type { JetStreamPublisher } from "./jetStreamPublisher.js";
+export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
+export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+export { jetStreamHeaders, natsHeaderNames } from "./names.js";
+export type { NatsBrokerOptions, NatsCredentials } from "./options.js";
+export {
+  JetStreamPosition,
+  type JetStreamSeekPosition,
+  JetStreamTimePosition,
+  NatsArrivalPosition,
+  parseJetStreamPosition,
+} from "./position.js";
+export type {
+  JetStreamExpectations,
+  NatsPublisher,
+  NatsPublishOptions,
+  NatsPublishSettings,
+  NatsReceipt,
+} from "./publisher.js";
+export { NatsPublish } from "./publishPolicy.js";
+export {
+  type DeliverPolicy,
+  JetStreamSubject,
+  type JetStreamSubjectOptions,
+  NatsSubject,
+  type NatsSubjectOptions,
+  type StreamDeclaration,
+} from "./sources.js";

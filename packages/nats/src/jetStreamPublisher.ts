@@ -1,0 +1,83 @@
+import {
+  type OutgoingMessage,
+  RustStreamError,
+  type Transaction,
+  type TransactionalPublisher,
+} from "@ruststream/core";
+import { stageTransaction, transactionsMark } from "@ruststream/core/broker";
+import type { Frame, PubAck } from "./client/link.js";
+import { JetStreamPosition } from "./position.js";
+import {
+  frameOf,
+  type NatsPublishOptions,
+  type NatsReceipt,
+  type PublisherHost,
+} from "./publisher.js";
+
+/** The most messages the server takes in one atomic batch. */
+export const MAX_BATCH = 1000;
+
+/**
+ * A live JetStream publisher: each publish resolves on the stream's acknowledgement, with where it
+ * stored the message and whether the message id made it a duplicate. A transaction is one atomic
+ * batch (NATS 2.12): its publishes are held until the work resolves, then stored all at once or not
+ * at all; a work that throws sends nothing. No requests: on a subject a stream stores, the stream
+ * itself would answer one with its acknowledgement.
+ */
+export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOptions> {
+  readonly [transactionsMark] = true as const;
+  readonly #host: PublisherHost;
+
+  constructor(host: PublisherHost) {
+    this.#host = host;
+  }
+
+  async publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt> {
+    this.#host.assertOpen();
+    const frame = frameOf(message, this.#host.link.maxPayload, true);
+    this.#host.sent(frame);
+    let ack: PubAck;
+    try {
+      ack = await this.#host.link.publishStored(frame);
+    } catch (error) {
+      this.#host.assertOpen();
+      throw error;
+    }
+    return receiptOf(message.name, ack);
+  }
+
+  async transaction<T>(work: (tx: Transaction<NatsPublishOptions>) => Promise<T>): Promise<T> {
+    this.#host.assertOpen();
+    const frames: Frame[] = [];
+    const result = await stageTransaction(work, (message) => {
+      this.#host.assertOpen();
+      frames.push(frameOf(message, this.#host.link.maxPayload, true));
+      if (frames.length > MAX_BATCH) {
+        throw new RustStreamError(
+          "publish-refused",
+          `a transaction of more than ${MAX_BATCH} messages: the server takes at most ${MAX_BATCH} in one atomic batch`,
+        );
+      }
+    });
+    if (frames.length === 0) return result;
+    this.#host.assertOpen();
+    for (const frame of frames) this.#host.sent(frame);
+    try {
+      await this.#host.link.publishAtomic(frames);
+    } catch (error) {
+      this.#host.assertOpen();
+      throw error;
+    }
+    return result;
+  }
+}
+
+function receiptOf(name: string, ack: PubAck): NatsReceipt {
+  return {
+    name,
+    position: new JetStreamPosition(ack.stream, ack.sequence).toString(),
+    stream: ack.stream,
+    sequence: ack.sequence,
+    duplicate: ack.duplicate,
+  };
+}

@@ -1,0 +1,274 @@
+import { type ClockTimer, RustStreamError, type SeekableSubscription } from "@ruststream/core";
+import { type HostedSubscription, PullSubscription, seekMark } from "@ruststream/core/broker";
+import type { ConsumerLink, ConsumerSpec, PullRequest, Stored } from "../client/link.js";
+import type { NatsHost } from "../host.js";
+import {
+  isJetStreamSeekPosition,
+  JetStreamPosition,
+  type JetStreamSeekPosition,
+  parseJetStreamPosition,
+} from "../position.js";
+import type { JetStreamSubject } from "../sources.js";
+import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDelivery.js";
+
+/** The wait before pulling again after a pull request failed (a server away, a consumer gone). */
+const RETRY_PULL_MS = 1000;
+
+/**
+ * A JetStream pull consumer's subscription. One pull request at a time asks the server for up to
+ * `fetchSize` messages; what arrives waits in order until pulled. Every delivery the server handed
+ * over and that is not settled yet (waiting here, or in a handler) gets a `working()` beat once
+ * half of `ackWaitMs` passed since the server last heard of it, so the server never delivers it
+ * again while this process holds it.
+ */
+export class JetStreamSubscription
+  extends PullSubscription<JetStreamDelivery>
+  implements JetStreamDeliveryOwner, HostedSubscription, SeekableSubscription<JetStreamDelivery>
+{
+  readonly [seekMark] = true as const;
+  readonly name: string;
+  readonly confirmAcks: boolean;
+  readonly #host: NatsHost;
+  readonly #source: JetStreamSubject;
+  #consumer: ConsumerLink;
+  readonly #queue: JetStreamDelivery[] = [];
+  /** Handed over by the server and not settled: what the beat keeps alive. */
+  readonly #held = new Set<JetStreamDelivery>();
+  #request: PullRequest | undefined;
+  #retry: ClockTimer | undefined;
+  #beat: ClockTimer | undefined;
+  #wake: (() => void) | undefined;
+  /** Bumped by a seek: messages of a pull made before it are the old consumer's. */
+  #epoch = 0;
+  #letGo = false;
+  /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
+  #lastSequence: bigint | undefined;
+
+  private constructor(host: NatsHost, source: JetStreamSubject, consumer: ConsumerLink) {
+    super();
+    this.#host = host;
+    this.#source = source;
+    this.#consumer = consumer;
+    this.name = source.name;
+    this.confirmAcks = source.commit === "tracked";
+  }
+
+  /** Checks the stream (declaring it when asked), creates the consumer, and subscribes. */
+  static async open(host: NatsHost, source: JetStreamSubject): Promise<JetStreamSubscription> {
+    await host.link.ensureStream(source.stream, source.subjects, source.declare);
+    const consumer = await host.link.consumer(specOf(source));
+    return new JetStreamSubscription(host, source, consumer);
+  }
+
+  /** The consumer's name at the server (the durable name, or the server's for an ephemeral). */
+  get consumerName(): string {
+    return this.#consumer.name;
+  }
+
+  protected async pull(max: number): Promise<readonly JetStreamDelivery[]> {
+    while (this.#queue.length === 0) {
+      this.#pump();
+      // The pull may have been answered at once (the stand-in answers synchronously).
+      if (this.#queue.length > 0) break;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+      if (this.closed) return [];
+    }
+    const taken = this.#queue.splice(0, max);
+    // Ask for more before the queue runs dry, so a busy consumer does not wait a round trip.
+    if (this.#queue.length < this.#source.settings.fetchSize / 2) this.#pump();
+    return taken;
+  }
+
+  async seek(position: JetStreamSeekPosition): Promise<void> {
+    this.seekTo(position, isJetStreamSeekPosition, "a JetStream position");
+    const startAt =
+      position instanceof JetStreamPosition
+        ? { sequence: await this.#checkSequence(position) }
+        : { time: position.time };
+    this.#epoch++;
+    this.#request?.stop();
+    this.#request = undefined;
+    // What waits here came from the old consumer: handed back, so nothing stays held for it.
+    const waiting = this.#queue.splice(0);
+    for (const delivery of waiting) this.#held.delete(delivery);
+    const old = this.#consumer;
+    await old.giveBack(waiting.map((delivery) => delivery.message));
+    if (this.#source.durable === undefined) await old.close();
+    this.#consumer = await this.#host.link.consumer({
+      ...specOf(this.#source),
+      startAt,
+      replace: true,
+    });
+    this.#pump();
+  }
+
+  parsePosition(text: string): JetStreamSeekPosition {
+    return parseJetStreamPosition(text);
+  }
+
+  async close(): Promise<void> {
+    if (!this.markClosed()) return;
+    this.#host.forget(this);
+    await this.#letGoOf();
+  }
+
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
+    this.#wakeUp();
+  }
+
+  /** Gives back every delivery held (waiting here, or handed out and not settled): `nak`, at once. */
+  async surrender(): Promise<number> {
+    return this.#letGoOf();
+  }
+
+  // JetStreamDeliveryOwner
+
+  assertOpen(): void {
+    this.#host.assertOpen();
+  }
+
+  settled(delivery: JetStreamDelivery): void {
+    this.#held.delete(delivery);
+    if (this.#held.size === 0) this.#stopBeat();
+  }
+
+  async #letGoOf(): Promise<number> {
+    if (this.#letGo) return 0;
+    this.#letGo = true;
+    this.#request?.stop();
+    this.#request = undefined;
+    this.#retry?.cancel();
+    this.#stopBeat();
+    const held = [...this.#held];
+    this.#held.clear();
+    this.#queue.length = 0;
+    this.#wakeUp();
+    await this.#consumer.giveBack(held.map((delivery) => delivery.message));
+    await this.#consumer.close();
+    return held.length;
+  }
+
+  /** Starts a pull request unless one runs, the subscription is closed, or the queue is full. */
+  #pump(): void {
+    if (this.#request !== undefined || this.#retry !== undefined || this.closed) return;
+    const room = this.#source.settings.fetchSize - this.#queue.length;
+    if (room <= 0) return;
+    const epoch = this.#epoch;
+    const request = this.#consumer.pull(room, this.#source.settings.pullExpiresMs, (message) =>
+      this.#arrived(message, epoch),
+    );
+    this.#request = request;
+    request.done.then(
+      () => {
+        if (this.#request !== request) return;
+        this.#request = undefined;
+        if (this.#wake !== undefined) this.#pump();
+      },
+      () => {
+        if (this.#request !== request) return;
+        this.#request = undefined;
+        // The server away, or the consumer gone with it: pull again later, while someone waits.
+        if (this.closed) return;
+        this.#retry = this.#host.clock.setTimer(RETRY_PULL_MS, () => {
+          void this.#recover().finally(() => {
+            this.#retry = undefined;
+            if (this.#wake !== undefined) this.#pump();
+          });
+        });
+      },
+    );
+  }
+
+  /**
+   * After a failed pull: a consumer the server no longer has (deleted, or an ephemeral one past
+   * its inactive threshold while the server was away) is created again, an ephemeral one after
+   * the last message this subscription received, so nothing it read comes twice and nothing after
+   * it is skipped. A server still away changes nothing: the next pull fails and comes here again.
+   */
+  async #recover(): Promise<void> {
+    if (this.closed || (await this.#consumer.exists().catch(() => true))) return;
+    const startAt =
+      this.#source.durable === undefined && this.#lastSequence !== undefined
+        ? { sequence: this.#lastSequence + 1n }
+        : undefined;
+    this.#consumer = await this.#host.link
+      .consumer({ ...specOf(this.#source), ...(startAt === undefined ? {} : { startAt }) })
+      .catch(() => this.#consumer);
+  }
+
+  #arrived(message: Stored, epoch: number): void {
+    const delivery = new JetStreamDelivery(this, message, this.#host.clock.now());
+    if (epoch !== this.#epoch || this.closed) {
+      // The old consumer's, after a seek; or arriving after the close: back to the server at once.
+      message.nak();
+      return;
+    }
+    if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
+      this.#lastSequence = message.streamSequence;
+    this.#held.add(delivery);
+    this.#startBeat();
+    this.#queue.push(delivery);
+    this.#wakeUp();
+  }
+
+  #startBeat(): void {
+    if (this.#beat !== undefined) return;
+    const every = Math.max(1, Math.floor(this.#source.settings.ackWaitMs / 4));
+    const tick = () => {
+      const now = this.#host.clock.now();
+      const half = this.#source.settings.ackWaitMs / 2;
+      for (const delivery of this.#held) {
+        if (now - delivery.lastBeat >= half) {
+          delivery.message.working();
+          delivery.lastBeat = now;
+        }
+      }
+      this.#beat = this.#held.size === 0 ? undefined : this.#host.clock.setTimer(every, tick);
+    };
+    this.#beat = this.#host.clock.setTimer(every, tick);
+  }
+
+  #stopBeat(): void {
+    this.#beat?.cancel();
+    this.#beat = undefined;
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** A sequence the stream still holds, or the next one it will write; else `unknown-position`. */
+  async #checkSequence(position: JetStreamPosition): Promise<bigint> {
+    if (position.stream !== this.#source.stream) {
+      throw new RustStreamError(
+        "foreign-value",
+        `seek() got a position in the stream "${position.stream}", and this subscription reads "${this.#source.stream}"`,
+      );
+    }
+    const { first, last } = await this.#host.link.streamBounds(this.#source.stream);
+    if (position.sequence < first || position.sequence > last + 1n) {
+      throw new RustStreamError(
+        "unknown-position",
+        `the stream "${this.#source.stream}" holds sequences ${first} to ${last}: ${position.sequence} was evicted or never written`,
+      );
+    }
+    return position.sequence;
+  }
+}
+
+/** The consumer a subscription asks for. */
+function specOf(source: JetStreamSubject): ConsumerSpec {
+  return {
+    stream: source.stream,
+    durable: source.durable,
+    subjects: source.subjects,
+    settings: source.settings,
+  };
+}

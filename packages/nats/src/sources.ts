@@ -1,0 +1,313 @@
+import {
+  type AddressedSource,
+  type Bindings,
+  type CommitMode,
+  RustStreamError,
+} from "@ruststream/core";
+import { positive, sourceMark } from "@ruststream/core/broker";
+
+/** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
+export function isWildcard(subject: string): boolean {
+  return subject.split(".").some((token) => token === "*" || token === ">");
+}
+
+/** A subject NATS accepts: dot-separated tokens, none empty, no whitespace; `>` only last. */
+export function checkSubject(subject: unknown, what: string): string {
+  const tokens = typeof subject === "string" ? subject.split(".") : [];
+  const bad =
+    typeof subject !== "string" ||
+    subject === "" ||
+    /\s/.test(subject) ||
+    tokens.some((t) => t === "") ||
+    tokens.slice(0, -1).includes(">") ||
+    tokens.some((t) => t !== "*" && t !== ">" && /[*>]/.test(t));
+  if (bad) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: ${JSON.stringify(subject)} is not a NATS subject: dot-separated tokens, none empty, no spaces, "*" a whole token, ">" only the last`,
+    );
+  }
+  return subject as string;
+}
+
+/** Where retry copies of a wildcard subscription go: it must be named, since none can be derived. */
+function copiesTo(
+  subjects: readonly string[],
+  redeliverTo: string | undefined,
+  what: string,
+): string {
+  if (redeliverTo !== undefined) {
+    checkSubject(redeliverTo, `${what} redeliverTo`);
+    if (isWildcard(redeliverTo)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `${what} redeliverTo: "${redeliverTo}" is a wildcard: name a subject a copy can be published to`,
+      );
+    }
+    return redeliverTo;
+  }
+  const [only] = subjects;
+  if (subjects.length !== 1 || only === undefined || isWildcard(only)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what} "${subjects.join(", ")}": a wildcard or several subjects name no subject to republish a retry copy to: give redeliverTo, a subject this subscription receives`,
+    );
+  }
+  return only;
+}
+
+export interface NatsSubjectOptions {
+  /** A queue group: each message goes to one member of the group, not to each subscriber. */
+  readonly queue?: string;
+  /** Where retry copies are published: required for a wildcard subject (a subject it receives). */
+  readonly redeliverTo?: string;
+  /**
+   * The most messages waiting here for the handler (default 65536). Core NATS pushes whatever is
+   * published; past this, new arrivals are dropped (and counted in the subscription's `dropped`),
+   * as the server itself drops for a client that falls behind, rather than held without bound.
+   */
+  readonly maxBuffered?: number;
+}
+
+/**
+ * A core NATS subscription: a subject (`orders.created`), or a wildcard (`orders.*`,
+ * `orders.>`), optionally in a queue group. Core NATS keeps nothing and acknowledges nothing: a
+ * message reaches whoever is subscribed when it is published, ack and drop are advisory, and a
+ * retry is a copy this process republishes (carrying `x-ruststream-retry-count`) to the subject,
+ * or to `redeliverTo` for a wildcard.
+ */
+export class NatsSubject implements AddressedSource {
+  readonly [sourceMark] = "nats";
+  readonly copies = "addressed" as const;
+  readonly name: string;
+  readonly queue: string | undefined;
+  readonly redeliveryAddress: string;
+  readonly maxBuffered: number;
+  readonly bindings: Bindings;
+
+  constructor(subject: string, options: NatsSubjectOptions = {}) {
+    this.name = checkSubject(subject, "NatsSubject");
+    if (
+      options.queue !== undefined &&
+      (typeof options.queue !== "string" || !/^\S+$/.test(options.queue))
+    ) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `NatsSubject queue: ${JSON.stringify(options.queue)} is not a queue group name (non-empty, no spaces)`,
+      );
+    }
+    this.queue = options.queue;
+    this.maxBuffered = positive("maxBuffered", options.maxBuffered, 65_536);
+    this.redeliveryAddress = copiesTo([subject], options.redeliverTo, "NatsSubject");
+    this.bindings = {
+      nats: { subject, ...(this.queue === undefined ? {} : { queue: this.queue }) },
+    };
+  }
+}
+
+/** Where a new JetStream consumer starts. */
+export type DeliverPolicy =
+  | "all"
+  | "new"
+  | "last"
+  | "last-per-subject"
+  | { readonly sequence: bigint | number }
+  | { readonly time: Date };
+
+/** A stream the subscription declares when it is missing (never silently: only when given). */
+export interface StreamDeclaration {
+  /** The subjects it stores (default: the subscription's subjects). */
+  readonly subjects?: readonly string[];
+  readonly retention?: "limits" | "interest" | "workqueue";
+  readonly storage?: "file" | "memory";
+  readonly replicas?: number;
+  readonly maxMessages?: number;
+  readonly maxBytes?: number;
+  readonly maxAgeMs?: number;
+  /** The window in which a repeated `Nats-Msg-Id` is a duplicate (default: the server's, 2 min). */
+  readonly duplicateWindowMs?: number;
+  /** Takes atomic batches (`allow_atomic`, NATS 2.12): what a transaction publishes. */
+  readonly atomicPublish?: boolean;
+}
+
+export interface JetStreamSubjectOptions {
+  /** The stream that stores the subjects: it must exist, or `declare` creates it. */
+  readonly stream: string;
+  /**
+   * A durable consumer's name: the server keeps its position and unacknowledged messages across
+   * restarts and shares them between every process with the name. Without it the consumer is
+   * ephemeral, the app's own: gone with its connection.
+   */
+  readonly durable?: string;
+  /** How long the server waits for a settlement before delivering again (default 30000 ms). */
+  readonly ackWaitMs?: number;
+  /** The most messages delivered and not yet settled at once (default: the server's, 1000). */
+  readonly maxAckPending?: number;
+  /** Where a new consumer starts (default `"all"`); an existing durable keeps its position. */
+  readonly deliver?: DeliverPolicy;
+  /** The server delivers a message at most this many times (default: without end). */
+  readonly maxDeliver?: number;
+  /** The server's delays between redeliveries after an ack wait expired, in ms. */
+  readonly backoffMs?: readonly number[];
+  /** How long one pull request waits at the server for messages (default 5000 ms, at least 1000). */
+  readonly pullExpiresMs?: number;
+  /** How many messages one pull request asks for (default 256). */
+  readonly fetchSize?: number;
+  /**
+   * The server deletes the consumer once nobody pulled from it for this long (default: a durable
+   * never, an ephemeral after 60000 ms).
+   */
+  readonly inactiveThresholdMs?: number;
+  /** Where retry copies go, should one be needed: required for a wildcard or several subjects. */
+  readonly redeliverTo?: string;
+  /** Creates the stream when it is missing, with these settings. */
+  readonly declare?: StreamDeclaration;
+  /**
+   * `auto` (default): an ack is sent and not confirmed; `tracked`: an ack resolves once the server
+   * confirmed it (`ackAck`), so a settled delivery is never delivered again.
+   */
+  readonly commit?: CommitMode;
+}
+
+/** The consumer settings the server is given, read from the options once. */
+export interface ConsumerSettings {
+  readonly ackWaitMs: number;
+  readonly maxAckPending: number | undefined;
+  readonly deliver: DeliverPolicy;
+  readonly maxDeliver: number | undefined;
+  readonly backoffMs: readonly number[] | undefined;
+  readonly pullExpiresMs: number;
+  readonly fetchSize: number;
+  readonly inactiveThresholdMs: number | undefined;
+}
+
+/**
+ * A JetStream pull consumer on one subject or several (each a filter: `orders.*`). Settlement is
+ * the server's: ack, requeue as `nak`, delayed requeue as `nak(delay)`, drop as `term`; the attempt
+ * is the server's delivery count; a handler running past half of `ackWaitMs` tells the server it is
+ * still working, so it is not delivered again behind its back.
+ */
+export class JetStreamSubject implements AddressedSource {
+  readonly [sourceMark] = "nats";
+  readonly copies = "addressed" as const;
+  readonly name: string;
+  readonly subjects: readonly string[];
+  readonly stream: string;
+  readonly durable: string | undefined;
+  readonly declare: StreamDeclaration | undefined;
+  readonly commit: "auto" | "tracked";
+  readonly settings: ConsumerSettings;
+  readonly redeliveryAddress: string;
+  readonly bindings: Bindings;
+
+  constructor(subjects: string | readonly string[], options: JetStreamSubjectOptions) {
+    const list = typeof subjects === "string" ? [subjects] : [...subjects];
+    if (list.length === 0) {
+      throw new RustStreamError("invalid-argument", "JetStreamSubject needs a subject or several");
+    }
+    for (const s of list) checkSubject(s, "JetStreamSubject");
+    if (typeof options?.stream !== "string" || !/^[^\s.*>/\\]+$/.test(options.stream)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `JetStreamSubject needs the stream that stores "${list.join(", ")}": { stream: "ORDERS" } (no spaces, dots, *, >, slashes)`,
+      );
+    }
+    if (options.durable !== undefined && !/^[^\s.*>/\\]+$/.test(options.durable)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `JetStreamSubject durable: ${JSON.stringify(options.durable)} is not a consumer name (no spaces, dots, *, >, slashes)`,
+      );
+    }
+    if (options.commit !== undefined && options.commit !== "auto" && options.commit !== "tracked") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `JetStreamSubject commit: "${String(options.commit)}" is not a JetStream commit mode: "auto" (an ack sent) or "tracked" (an ack the server confirmed); JetStream has no transaction joining settlements and publishes`,
+      );
+    }
+    this.subjects = list;
+    this.name = list.join(",");
+    this.stream = options.stream;
+    this.durable = options.durable;
+    this.declare = options.declare;
+    this.commit = options.commit ?? "auto";
+    this.settings = {
+      ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
+      maxAckPending:
+        options.maxAckPending === undefined
+          ? undefined
+          : positive("maxAckPending", options.maxAckPending, 1),
+      deliver: checkDeliver(options.deliver ?? "all"),
+      maxDeliver:
+        options.maxDeliver === undefined
+          ? undefined
+          : positive("maxDeliver", options.maxDeliver, 1),
+      backoffMs: checkBackoff(options.backoffMs, options.maxDeliver),
+      pullExpiresMs: checkExpires(options.pullExpiresMs),
+      fetchSize: positive("fetchSize", options.fetchSize, 256),
+      inactiveThresholdMs:
+        options.inactiveThresholdMs === undefined
+          ? undefined
+          : positive("inactiveThresholdMs", options.inactiveThresholdMs, 1),
+    };
+    this.redeliveryAddress = copiesTo(list, options.redeliverTo, "JetStreamSubject");
+    this.bindings = {
+      nats: {
+        subjects: list,
+        stream: this.stream,
+        ...(this.durable === undefined ? {} : { durable: this.durable }),
+        ackWaitMs: this.settings.ackWaitMs,
+      },
+    };
+  }
+}
+
+/** A pull request's wait at the server: the client takes 1000 ms or more. */
+function checkExpires(ms: number | undefined): number {
+  const value = positive("pullExpiresMs", ms, 5000);
+  if (value < 1000) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
+    );
+  }
+  return value;
+}
+
+function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {
+  if (typeof deliver === "string" && ["all", "new", "last", "last-per-subject"].includes(deliver))
+    return deliver;
+  if (typeof deliver === "object" && deliver !== null) {
+    if ("sequence" in deliver) {
+      const seq = BigInt(deliver.sequence);
+      if (seq >= 1n) return { sequence: seq };
+    }
+    if ("time" in deliver && deliver.time instanceof Date && !Number.isNaN(deliver.time.getTime()))
+      return deliver;
+  }
+  throw new RustStreamError(
+    "invalid-argument",
+    `JetStreamSubject deliver: give "all", "new", "last", "last-per-subject", { sequence } (1 or more) or { time: Date }, not ${JSON.stringify(deliver)}`,
+  );
+}
+
+function checkBackoff(backoff: readonly number[] | undefined, maxDeliver: number | undefined) {
+  if (backoff === undefined) return undefined;
+  if (
+    !Array.isArray(backoff) ||
+    backoff.length === 0 ||
+    backoff.some((ms) => !Number.isSafeInteger(ms) || ms < 1)
+  ) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject backoffMs: give a list of delays in whole milliseconds, each 1 or more",
+    );
+  }
+  // The server refuses a backoff list longer than max_deliver allows; say so before it does.
+  if (maxDeliver === undefined || backoff.length >= maxDeliver) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject backoffMs: the server takes a backoff only with maxDeliver, and a list shorter than it (${backoff.length} delays, maxDeliver ${String(maxDeliver)})`,
+    );
+  }
+  return [...backoff];
+}

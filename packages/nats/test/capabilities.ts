@@ -1,0 +1,47 @@
+import type { Capabilities } from "@ruststream/testing/conformance";
+
+// What each kind of subscription does, declared once for the real server and the in-process
+// stand-in alike: the suites hold both to it. `false` is what NATS cannot do; `notBuilt` is what
+// this package owes.
+
+/**
+ * Core NATS: the server keeps nothing and acknowledges nothing, so no settle verb does anything
+ * (each answers `unsupported`; the runtime republishes retry copies) and a subscription sees only
+ * what is published while it listens.
+ */
+export const coreCapabilities: Capabilities = {
+  backlog: "missed",
+  ack: false,
+  drop: false,
+  requeue: false,
+  delayedRequeue: false,
+  durable: false,
+  partitionKey: true,
+  batches: true,
+  // Nothing is kept to seek in.
+  seek: false,
+  // Core NATS has no way to make several publishes visible at once.
+  transactions: false,
+  request: true,
+};
+
+/**
+ * A JetStream pull consumer (durable, as the suites' "same subject, same group" asks): the server
+ * settles, redelivers and counts, a new consumer starts at the stream's first message.
+ */
+export const jetStreamCapabilities: Capabilities = {
+  backlog: "delivered",
+  ack: true,
+  drop: true,
+  requeue: true,
+  delayedRequeue: true,
+  durable: true,
+  partitionKey: true,
+  batches: true,
+  seek: true,
+  // NATS 2.12's atomic batch publish, on a stream that allows it.
+  transactions: true,
+  // Requests travel over core NATS: on a subject a stream stores, the stream itself answers a
+  // request with its acknowledgement, so a request/reply exchange cannot run on one.
+  request: false,
+};

@@ -1,0 +1,75 @@
+import type { Publisher, TransactionalPublisher } from "@ruststream/core";
+import { transactionsMark } from "@ruststream/core/broker";
+import {
+  type ConnectedNatsBroker,
+  type JetStreamPublisher,
+  JetStreamSubject,
+  NatsPublish,
+  NatsSubject,
+  type StreamDeclaration,
+} from "../src/index.js";
+
+/** A core NATS subject, as the suites name it. */
+export const coreSource = (name: string) => new NatsSubject(name);
+
+/**
+ * Each suite's subject is stored in a stream of its own, named as the subject (`rs-test-...` is a
+ * valid stream name): memory storage, and an hour at most for what the suites leave behind.
+ */
+const declaration = (name: string): StreamDeclaration => ({
+  subjects: [name],
+  storage: "memory",
+  maxAgeMs: 3_600_000,
+  // The transactions suite's publishes are atomic batches.
+  atomicPublish: true,
+});
+
+/** The streams the suites made on a server, for the test file's clean-up. */
+export const streamsMade = new Set<string>();
+
+/**
+ * A durable JetStream consumer on one suite's subject. The same name means the same consumer, as
+ * the suites ask; the server deletes it 10 minutes after its last pull.
+ */
+export const jetStreamSource = (name: string) =>
+  new JetStreamSubject(name, {
+    stream: name,
+    durable: name,
+    ackWaitMs: 5000,
+    inactiveThresholdMs: 600_000,
+    declare: declaration(name),
+  });
+
+/**
+ * A JetStream publisher that makes sure the subject's stream exists before its first publish: a
+ * suite may publish before it subscribes, and only a stream that is there stores a message.
+ */
+export async function storingPublisher(connected: ConnectedNatsBroker): Promise<Publisher<never>> {
+  const inner = (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
+  const known = new Set<string>();
+  const ensure = async (name: string) => {
+    connected.assertOpen();
+    if (known.has(name)) return;
+    await connected.link.ensureStream(name, [name], declaration(name));
+    known.add(name);
+    streamsMade.add(name);
+  };
+  const publisher: TransactionalPublisher = {
+    [transactionsMark]: true,
+    publish: async (message) => {
+      await ensure(message.name);
+      return inner.publish(message);
+    },
+    // The suite's transactions publish to one subject, whose stream is made on its first publish.
+    transaction: (work) =>
+      inner.transaction((tx) =>
+        work({
+          publish: async (message) => {
+            await ensure(message.name);
+            return tx.publish(message);
+          },
+        }),
+      ),
+  };
+  return publisher;
+}

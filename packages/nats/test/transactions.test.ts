@@ -1,0 +1,108 @@
+import { isRustStreamError } from "@ruststream/core";
+import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  type JetStreamPublisher,
+  JetStreamSubject,
+  NatsBroker,
+  NatsPublish,
+} from "../src/index.js";
+import { deleteStreams, rawClient } from "./env.live.js";
+
+// A transaction is one atomic batch (NATS 2.12): on the real server, a batch the stream refuses
+// leaves nothing behind, and what the server cannot take is refused saying why.
+
+let connected: ConnectedNatsBroker | undefined;
+const streams: string[] = [];
+afterEach(async () => {
+  await connected?.shutdown();
+  connected = undefined;
+  await deleteStreams(...streams.splice(0));
+});
+
+async function setUp(atomicPublish: boolean) {
+  connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+  const subject = uniqueName("atomic");
+  streams.push(subject);
+  await (
+    await connected.subscribe(
+      new JetStreamSubject(subject, {
+        stream: subject,
+        declare: { subjects: [subject], storage: "memory", atomicPublish },
+      }),
+    )
+  ).close();
+  const publisher = (await new NatsPublish({ jetStream: true }).pair(
+    connected,
+  )) as JetStreamPublisher;
+  return { subject, publisher };
+}
+
+async function storedMessages(stream: string): Promise<number> {
+  const nc = await rawClient();
+  try {
+    const { jetstreamManager } = await import("@nats-io/jetstream");
+    return (await (await jetstreamManager(nc)).streams.info(stream)).state.messages;
+  } finally {
+    await nc.close();
+  }
+}
+
+async function failure(work: Promise<unknown>): Promise<unknown> {
+  try {
+    await work;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("the transaction did not fail");
+}
+
+describe("transactions as atomic batches, on the real server", () => {
+  it("a batch the stream refuses stores none of it", async () => {
+    const { subject, publisher } = await setUp(true);
+    const error = await failure(
+      publisher.transaction(async (tx) => {
+        // The stream is empty: an expected last sequence of 5 fails the whole batch.
+        await tx.publish({
+          name: subject,
+          payload: bytes("1"),
+          options: { expect: { lastSequence: 5 } },
+        });
+        await tx.publish({ name: subject, payload: bytes("2") });
+        await tx.publish({ name: subject, payload: bytes("3") });
+      }),
+    );
+    expect(isRustStreamError(error, "publish-refused"), String(error)).toBe(true);
+    expect(await storedMessages(subject)).toBe(0);
+    await publisher.transaction(async (tx) => {
+      for (const p of ["a", "b", "c"]) await tx.publish({ name: subject, payload: bytes(p) });
+    });
+    expect(await storedMessages(subject)).toBe(3);
+  });
+
+  it("a stream that takes no atomic batches refuses a transaction, saying how to allow them", async () => {
+    const { subject, publisher } = await setUp(false);
+    const error = await failure(
+      publisher.transaction(async (tx) => {
+        await tx.publish({ name: subject, payload: bytes("1") });
+        await tx.publish({ name: subject, payload: bytes("2") });
+      }),
+    );
+    expect(isRustStreamError(error, "unsupported"), String(error)).toBe(true);
+    expect(String(error)).toMatch(/atomicPublish/);
+    expect(await storedMessages(subject)).toBe(0);
+  });
+
+  it("more messages than the server takes in one batch are refused before any is sent", async () => {
+    const { subject, publisher } = await setUp(true);
+    const error = await failure(
+      publisher.transaction(async (tx) => {
+        for (let i = 0; i <= 1000; i++)
+          await tx.publish({ name: subject, payload: bytes(String(i)) });
+      }),
+    );
+    expect(isRustStreamError(error, "publish-refused"), String(error)).toBe(true);
+    expect(await storedMessages(subject)).toBe(0);
+  });
+});
