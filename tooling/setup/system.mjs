@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, appendFileSync, constants } from "node:fs";
 import { hostname } from "node:os";
 import { delimiter, join } from "node:path";
+import { holdServiceStarts } from "./noServiceStarts.mjs";
 import { answers, fail, say, step } from "./step.mjs";
 
 /**
@@ -46,6 +47,19 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       why: "the Redis test instances",
       present: command("redis-server"),
       apt: "redis-server",
+    },
+    {
+      what: "postgresql-15",
+      why: "the PostgreSQL test cluster (tooling/brokers runs its own, never the system one)",
+      present: () => {
+        try {
+          accessSync("/usr/lib/postgresql/15/bin/initdb", constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      apt: "postgresql-15",
     },
     {
       what: "openssl",
@@ -140,6 +154,10 @@ export function ensureSystem(/** @type {{ interop: boolean }} */ options) {
     const fix = `run \`apt-get update && apt-get install -y ${names.join(" ")}\` yourself and read its error`;
     say(`installing Debian packages the tests need: ${names.join(" ")}`);
     step("apt-get update", ["apt-get", "update", "-qq"], { fix, quiet: true });
+    // A server package's postinst would start a system service the tests never use; fail() exits
+    // the process, so the policy is removed on exit too.
+    const release = holdServiceStarts();
+    process.once("exit", release);
     step(
       "apt-get install",
       ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...names],
@@ -149,6 +167,7 @@ export function ensureSystem(/** @type {{ interop: boolean }} */ options) {
         env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
       },
     );
+    release();
   }
   const still = pieces(options).filter((p) => !p.present());
   if (still.length > 0) {

@@ -11,6 +11,7 @@
 //   env() -> Record<string, string>  the variables tests read to reach it (REDIS_URL, KAFKA_BROKERS, ...)
 import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
+import * as postgres from "./postgres.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
@@ -20,6 +21,7 @@ export const brokers = {
   redis,
   kafka,
   pulsar,
+  postgres,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
@@ -41,8 +43,8 @@ const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", ...onDemand]
-      : ["redis", "kafka", "pulsar"];
+      ? ["redis", "kafka", "pulsar", "postgres", ...onDemand]
+      : ["redis", "kafka", "pulsar", "postgres"];
   }
   for (const name of names) {
     if (!(name in brokers)) {

@@ -6,6 +6,7 @@ declare module "@ruststream/tooling-brokers" {
     | "redis"
     | "kafka"
     | "pulsar"
+    | "postgres"
     | "kafka-cluster"
     | "redis-cluster"
     | "redis-sentinel"
@@ -41,7 +42,8 @@ declare module "@ruststream/tooling-brokers" {
     | "PULSAR_TOKEN_KEY"
     | "PULSAR_TLS_URL"
     | "PULSAR_TLS_CA"
-    | "PULSAR_LIBS";
+    | "PULSAR_LIBS"
+    | "POSTGRES_URL";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -107,6 +109,15 @@ declare module "@ruststream/tooling-brokers" {
        */
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    readonly postgres: {
+      /**
+       * Stops the cluster (with hard, the postmaster and its backends SIGKILLed at once, as a crash
+       * would) and starts it again on its data; `whileDown` runs in between.
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+      /** Runs `work` with the cluster to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
     /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
