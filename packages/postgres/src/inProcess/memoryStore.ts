@@ -1,0 +1,433 @@
+import { type Clock, type ClockTimer, RustStreamError, systemClock } from "@ruststream/core";
+import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
+import type { Queryable } from "../client/driver.js";
+import type {
+  Claim,
+  ClaimedRow,
+  Held,
+  HeldTransaction,
+  NewRow,
+  QueueStore,
+  Settle,
+} from "../client/store.js";
+
+/** A row of the stand-in's table: the columns of `schema.ts`, in memory. */
+interface MemoryRow {
+  readonly id: bigint;
+  queue: string;
+  readonly payload: Uint8Array;
+  readonly headerNames: readonly string[];
+  readonly headerValues: readonly Uint8Array[];
+  readonly partitionKey: Uint8Array | undefined;
+  readonly priority: number;
+  dedupKey: string | undefined;
+  runAt: number;
+  attempts: number;
+  lease: string | undefined;
+  lockedUntil: number | undefined;
+  doneAt: number | undefined;
+  deadSource: string | undefined;
+  deadReason: string | undefined;
+  /** Counted for the test's coordinator as available to a subscription. */
+  counted: boolean;
+  /** The timer that counts a delayed row when it falls due. */
+  due: ClockTimer | undefined;
+}
+
+type WakeEvents = { wake(queue: string): void; lost(reason: string): void; restored(): void };
+
+/**
+ * The in-process stand-in of the queue table, for `TestApp`: the statements of `sqlStore.ts`
+ * answered the same way over rows in memory, with time from the test's clock. One per broker
+ * object (its "server"), shared by every in-process connection of it. It also counts for the
+ * test's coordinator: a row is counted once it is ready and its queue has a subscription, released
+ * when it is settled for good, when a delayed retry takes it away until due, and when the last
+ * subscription of its queue leaves.
+ */
+export class MemoryServer {
+  readonly #rows = new Map<string, Map<bigint, MemoryRow>>();
+  readonly #subscribed = new Map<string, number>();
+  readonly #listeners = new Set<WakeEvents>();
+  #nextId = 1n;
+  #clock: Clock = systemClock;
+  #coordinator: Coordinator = noCoordinator;
+
+  /** The clock and coordinator of the test connecting now (one test drives a server at a time). */
+  attach(clock: Clock, coordinator: Coordinator): void {
+    this.#clock = clock;
+    this.#coordinator = coordinator;
+  }
+
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** A connection's view of the server. */
+  store(): MemoryStore {
+    return new MemoryStore(this);
+  }
+
+  /** Inserts at once (an injection is synchronous); the same rules as the SQL insert. */
+  insertNow(rows: readonly NewRow[]): void {
+    const now = this.#clock.now();
+    const woken = new Set<string>();
+    for (const row of rows) {
+      const queue = this.#queue(row.queue);
+      if (row.dedupKey !== undefined) {
+        const taken = [...queue.values()].some(
+          (r) => r.doneAt === undefined && r.dedupKey === row.dedupKey,
+        );
+        if (taken) continue;
+      }
+      const added: MemoryRow = {
+        id: this.#nextId++,
+        queue: row.queue,
+        payload: row.payload,
+        headerNames: row.headerNames,
+        headerValues: row.headerValues,
+        partitionKey: row.partitionKey,
+        priority: row.priority,
+        dedupKey: row.dedupKey,
+        runAt: now + row.delayMs,
+        attempts: 0,
+        lease: undefined,
+        lockedUntil: undefined,
+        doneAt: undefined,
+        deadSource: undefined,
+        deadReason: undefined,
+        counted: false,
+        due: undefined,
+      };
+      queue.set(added.id, added);
+      this.#countWhenDue(added);
+      woken.add(row.queue);
+    }
+    for (const queue of woken) this.#wake(queue);
+  }
+
+  claim(claim: Claim): ClaimedRow[] {
+    const now = this.#clock.now();
+    const rows = [...this.#queue(claim.queue).values()].filter((r) => r.doneAt === undefined);
+    const heads = new Set<MemoryRow>();
+    if (claim.keyOrder) {
+      // The head of each key: its earliest undone row (ids rise in insert order).
+      const seen = new Map<string, MemoryRow>();
+      for (const r of [...rows].sort(byId)) {
+        if (r.partitionKey === undefined) continue;
+        const key = Buffer.from(r.partitionKey).toString("hex");
+        if (!seen.has(key)) seen.set(key, r);
+      }
+      for (const head of seen.values()) heads.add(head);
+    }
+    const ready = rows
+      .filter(
+        (r) =>
+          r.runAt <= now &&
+          (r.lockedUntil === undefined || r.lockedUntil <= now) &&
+          (!claim.keyOrder || r.partitionKey === undefined || heads.has(r)),
+      )
+      .sort((a, b) => b.priority - a.priority || a.runAt - b.runAt || byId(a, b))
+      .slice(0, claim.max);
+    for (const r of ready) {
+      r.attempts += 1;
+      r.lease = claim.lease;
+      r.lockedUntil = now + claim.leaseMs;
+    }
+    return ready.map((r) => ({
+      id: r.id,
+      queue: r.queue,
+      payload: r.payload,
+      headerNames: r.headerNames,
+      headerValues: r.headerValues,
+      partitionKey: r.partitionKey,
+      priority: r.priority,
+      attempts: r.attempts,
+      deadSource: r.deadSource,
+      deadReason: r.deadReason,
+    }));
+  }
+
+  settle(held: readonly Held[], settle: Settle): Set<bigint> {
+    const now = this.#clock.now();
+    const settled = new Set<bigint>();
+    const woken = new Set<string>();
+    for (const h of held) {
+      const row = this.#held(h);
+      if (row === undefined) continue;
+      settled.add(row.id);
+      const queue = this.#queue(row.queue);
+      switch (settle.kind) {
+        case "drop":
+        case "ack":
+          if (settle.kind === "ack" && settle.keep) {
+            row.doneAt = now;
+            row.lease = undefined;
+            row.lockedUntil = undefined;
+          } else {
+            queue.delete(row.id);
+          }
+          this.#uncount(row);
+          break;
+        case "retry":
+          row.runAt = now + settle.delayMs;
+          row.lease = undefined;
+          row.lockedUntil = undefined;
+          // A delayed retry leaves the test's count until due; one at once stays counted.
+          if (settle.delayMs > 0) {
+            this.#uncount(row);
+            this.#countWhenDue(row);
+          }
+          woken.add(row.queue);
+          break;
+        case "dead-letter":
+          this.#uncount(row);
+          queue.delete(row.id);
+          row.deadSource = row.queue;
+          row.deadReason = settle.reason;
+          row.queue = settle.to;
+          row.attempts = 0;
+          row.runAt = now;
+          row.dedupKey = undefined;
+          row.lease = undefined;
+          row.lockedUntil = undefined;
+          this.#queue(settle.to).set(row.id, row);
+          this.#count(row);
+          woken.add(settle.to);
+          break;
+        case "release":
+          row.lease = undefined;
+          row.lockedUntil = undefined;
+          woken.add(row.queue);
+          break;
+      }
+    }
+    for (const queue of woken) this.#wake(queue);
+    return settled;
+  }
+
+  extend(held: readonly Held[], leaseMs: number): Set<bigint> {
+    const now = this.#clock.now();
+    const kept = new Set<bigint>();
+    for (const h of held) {
+      const row = this.#held(h);
+      if (row === undefined) continue;
+      row.lockedUntil = now + leaseMs;
+      kept.add(row.id);
+    }
+    return kept;
+  }
+
+  nextDue(queue: string): number | undefined {
+    const now = this.#clock.now();
+    let next: number | undefined;
+    for (const r of this.#queue(queue).values()) {
+      if (r.doneAt !== undefined) continue;
+      const at = Math.max(r.runAt, r.lockedUntil ?? r.runAt);
+      if (next === undefined || at < next) next = at;
+    }
+    return next === undefined ? undefined : Math.max(0, Math.ceil(next - now));
+  }
+
+  redrive(deadLetter: string, source: string | undefined): number {
+    const now = this.#clock.now();
+    const dead = this.#queue(deadLetter);
+    const woken = new Set<string>();
+    let moved = 0;
+    for (const row of [...dead.values()]) {
+      if (row.deadSource === undefined || (source !== undefined && row.deadSource !== source)) {
+        continue;
+      }
+      if (row.lockedUntil !== undefined && row.lockedUntil > now) continue;
+      this.#uncount(row);
+      dead.delete(row.id);
+      row.queue = row.deadSource;
+      row.deadSource = undefined;
+      row.deadReason = undefined;
+      row.attempts = 0;
+      row.runAt = now;
+      row.lease = undefined;
+      row.lockedUntil = undefined;
+      this.#queue(row.queue).set(row.id, row);
+      this.#count(row);
+      woken.add(row.queue);
+      moved += 1;
+    }
+    for (const queue of woken) this.#wake(queue);
+    return moved;
+  }
+
+  purgeDone(olderThanMs: number): number {
+    const before = this.#clock.now() - olderThanMs;
+    let purged = 0;
+    for (const queue of this.#rows.values()) {
+      for (const row of [...queue.values()]) {
+        if (row.doneAt !== undefined && row.doneAt < before) {
+          queue.delete(row.id);
+          purged += 1;
+        }
+      }
+    }
+    return purged;
+  }
+
+  listen(events: WakeEvents): () => void {
+    this.#listeners.add(events);
+    return () => this.#listeners.delete(events);
+  }
+
+  /** A subscription opened on `queue`: its ready rows are counted from now on. */
+  subscribed(queue: string): () => void {
+    this.#subscribed.set(queue, (this.#subscribed.get(queue) ?? 0) + 1);
+    for (const row of this.#queue(queue).values()) this.#count(row);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const count = (this.#subscribed.get(queue) ?? 1) - 1;
+      if (count > 0) {
+        this.#subscribed.set(queue, count);
+        return;
+      }
+      this.#subscribed.delete(queue);
+      // Nobody reads the queue any more: what it holds is no reaction the test waits for.
+      for (const row of this.#queue(queue).values()) this.#uncount(row);
+    };
+  }
+
+  /** Whether `held`'s lease still holds its row. */
+  holds(held: Held): boolean {
+    return this.#held(held) !== undefined;
+  }
+
+  /** Every row of a queue, for tests of the stand-in itself. */
+  rowsOf(queue: string): readonly Readonly<MemoryRow>[] {
+    return [...this.#queue(queue).values()];
+  }
+
+  #held(h: Held): MemoryRow | undefined {
+    for (const queue of this.#rows.values()) {
+      const row = queue.get(h.id);
+      if (row !== undefined) return row.lease === h.lease ? row : undefined;
+    }
+    return undefined;
+  }
+
+  #queue(name: string): Map<bigint, MemoryRow> {
+    let queue = this.#rows.get(name);
+    if (queue === undefined) {
+      queue = new Map();
+      this.#rows.set(name, queue);
+    }
+    return queue;
+  }
+
+  #count(row: MemoryRow): void {
+    if (row.counted || row.doneAt !== undefined || !this.#subscribed.has(row.queue)) return;
+    if (row.runAt > this.#clock.now()) return;
+    row.counted = true;
+    this.#coordinator.enqueued();
+  }
+
+  #uncount(row: MemoryRow): void {
+    row.due?.cancel();
+    row.due = undefined;
+    if (!row.counted) return;
+    row.counted = false;
+    this.#coordinator.consumed();
+  }
+
+  /** Counts the row now if it is ready, else when it falls due (and wakes its readers then). */
+  #countWhenDue(row: MemoryRow): void {
+    const wait = row.runAt - this.#clock.now();
+    if (wait <= 0) {
+      this.#count(row);
+      return;
+    }
+    row.due = this.#clock.setTimer(wait, () => {
+      row.due = undefined;
+      this.#count(row);
+      this.#wake(row.queue);
+    });
+  }
+
+  #wake(queue: string): void {
+    for (const listener of [...this.#listeners]) listener.wake(queue);
+  }
+}
+
+function byId(a: MemoryRow, b: MemoryRow): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** A connection's store over the in-process server: the async face of its synchronous rules. */
+export class MemoryStore implements QueueStore {
+  readonly #server: MemoryServer;
+
+  constructor(server: MemoryServer) {
+    this.#server = server;
+  }
+
+  async insert(rows: readonly NewRow[], via?: Queryable): Promise<void> {
+    if (via !== undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        "the in-process stand-in has no SQL database, so a publish cannot join your transaction: in a test with TestApp, publish without the transaction option (a live test against PostgreSQL runs it)",
+      );
+    }
+    this.#server.insertNow(rows);
+  }
+
+  async claim(claim: Claim): Promise<ClaimedRow[]> {
+    return this.#server.claim(claim);
+  }
+
+  async settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>> {
+    return this.#server.settle(held, settle);
+  }
+
+  async extend(held: readonly Held[], leaseMs: number): Promise<Set<bigint>> {
+    return this.#server.extend(held, leaseMs);
+  }
+
+  async nextDue(queue: string): Promise<number | undefined> {
+    return this.#server.nextDue(queue);
+  }
+
+  async redrive(deadLetter: string, source: string | undefined): Promise<number> {
+    return this.#server.redrive(deadLetter, source);
+  }
+
+  async purgeDone(olderThanMs: number): Promise<number> {
+    return this.#server.purgeDone(olderThanMs);
+  }
+
+  async listen(events: WakeEvents): Promise<() => Promise<void>> {
+    const stop = this.#server.listen(events);
+    return async () => {
+      stop();
+    };
+  }
+
+  /**
+   * A transactional handler's transaction, in memory: nothing to write to, so its statements are
+   * refused saying so, and the settle applies to the row as the server's commit would.
+   */
+  async hold(held: Held): Promise<HeldTransaction | undefined> {
+    const server = this.#server;
+    if (!server.holds(held)) return undefined;
+    return {
+      tx: {
+        query: async () => {
+          throw new RustStreamError(
+            "unsupported",
+            "the in-process stand-in has no SQL database: a transactional handler's statements run against PostgreSQL only (test them in a live test; in TestApp, keep the handler's SQL behind a function you replace)",
+          );
+        },
+      },
+      settle: async (settle) => server.settle([held], settle).has(held.id),
+      abandon: async () => {},
+    };
+  }
+
+  async close(): Promise<void> {}
+}
