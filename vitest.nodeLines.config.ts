@@ -71,6 +71,7 @@ export default defineConfig({
         "consumerClosedByBroker",
         "readmeExample",
       ]),
+      inProcess("postgres", ["conformance.inProcess", "store.memory"]),
       // The CLI and metrics files that start no broker (their projects' global setups start Redis).
       inProcess(
         "cli",

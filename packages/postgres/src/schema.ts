@@ -12,7 +12,8 @@ import { type QueueTable, queueTable } from "./table.js";
  * - `partition_key`: rows with one key are claimed one at a time, in order.
  * - `dedup_key`: at most one undone row per queue and key.
  * - `done_at`: set by an ack that keeps the row (`ack: "mark-done"`) until the retention sweep.
- * - `dead_source`, `dead_reason`: where a dead-lettered row came from, and why (a redrive reads it).
+ * - `dead_source`, `dead_reason`, `dead_attempts`: where a dead-lettered row came from, why, and
+ *   after how many claims (a redrive reads the first, and clears all three).
  */
 export function schemaSql(table?: string): string {
   const t = queueTable(table);
@@ -39,6 +40,7 @@ export function statements(t: QueueTable): string[] {
   done_at       timestamptz,
   dead_source   text,
   dead_reason   text,
+  dead_attempts integer,
   created_at    timestamptz NOT NULL DEFAULT now()
 )`,
     `CREATE INDEX IF NOT EXISTS "${i}_ready" ON ${t.sql} (queue, priority DESC, run_at, id) WHERE done_at IS NULL`,

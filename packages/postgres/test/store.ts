@@ -113,17 +113,17 @@ export function storeContract(f: StoreFixture): void {
     await s.settle(held, { kind: "dead-letter", to: dlq, reason: "max-attempts" });
     expect((await claimAll(s, q)).rows).toEqual([]);
     const dead = await claimAll(s, dlq);
-    expect(dead.rows.map((r) => [text(r.payload), r.deadSource, r.deadReason, r.attempts])).toEqual(
-      [["poison", q, "max-attempts", 1]],
-    );
+    expect(
+      dead.rows.map((r) => [text(r.payload), r.deadSource, r.deadReason, r.deadAttempts, r.attempts]),
+    ).toEqual([["poison", q, "max-attempts", 1, 1]]);
     // Leased in the dead letter: a redrive leaves it until it is free.
     expect(await s.redrive(dlq, undefined)).toBe(0);
     await s.settle(dead.held, { kind: "release" });
     expect(await s.redrive(dlq, unique("other"))).toBe(0);
     expect(await s.redrive(dlq, q)).toBe(1);
     const back = await claimAll(s, q);
-    expect(back.rows.map((r) => [text(r.payload), r.deadSource, r.attempts])).toEqual([
-      ["poison", undefined, 1],
+    expect(back.rows.map((r) => [text(r.payload), r.deadSource, r.deadAttempts, r.attempts])).toEqual([
+      ["poison", undefined, undefined, 1],
     ]);
   });
 

@@ -13,12 +13,17 @@ const retryMaxMs = 5000;
 export class PgDriver implements PostgresDriver {
   readonly #pool: pg.Pool;
   readonly #owned: boolean;
+  readonly #applicationName: string;
   readonly #listeners = new Set<PgListener>();
 
   /** `pool`: a pool of the caller's (kept open at close), or settings for one of ours. */
-  constructor(pool: pg.Pool | pg.PoolConfig, options: { owned: boolean }) {
+  constructor(
+    pool: pg.Pool | pg.PoolConfig,
+    options: { owned: boolean; applicationName: string },
+  ) {
     this.#pool = pool instanceof pg.Pool ? pool : new pg.Pool(pool);
     this.#owned = options.owned;
+    this.#applicationName = options.applicationName;
     // An idle pooled connection that dies emits here; without a listener it would crash the process.
     // The next statement on the pool opens another, and fails if the server stays away.
     if (this.#owned) this.#pool.on("error", () => {});
@@ -53,7 +58,8 @@ export class PgDriver implements PostgresDriver {
   }
 
   async listen(channel: string, events: ListenEvents): Promise<Listening> {
-    const listener = new PgListener(this.#pool.options, channel, events, () =>
+    const config = { ...this.#pool.options, application_name: `${this.#applicationName} listen` };
+    const listener = new PgListener(config, channel, events, () =>
       this.#listeners.delete(listener),
     );
     this.#listeners.add(listener);

@@ -177,6 +177,10 @@ export class SqlStore implements QueueStore {
     });
   }
 
+  subscribed(): () => void {
+    return () => {};
+  }
+
   close(): Promise<void> {
     return this.#driver.close();
   }
@@ -230,7 +234,7 @@ async function settleOn(
     case "dead-letter":
       return ids(
         await on.query(
-          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, attempts = 0, run_at = now(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
+          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = now(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
           [...params, settle.to, settle.reason, t.channel],
         ),
       );
@@ -260,10 +264,10 @@ function statementsFor(t: QueueTable) {
 UPDATE ${t.sql} AS q SET attempts = q.attempts + 1, lease = $3::uuid, locked_until = ${after(4)}
 FROM picked WHERE q.id = picked.id
 RETURNING q.id::text AS id, q.queue, q.payload, q.header_names, q.header_values, q.partition_key,
-  q.priority, q.run_at, q.attempts, q.dead_source, q.dead_reason`,
+  q.priority, q.run_at, q.attempts, q.dead_source, q.dead_reason, q.dead_attempts`,
     extend: `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} RETURNING q.id::text AS id`,
     nextDue: `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
-    redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, attempts = 0, run_at = now(), ${unleased}
+    redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
     AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue),
   woken AS (SELECT pg_notify($3, queue) FROM (SELECT DISTINCT queue FROM moved) AS w)
@@ -294,6 +298,7 @@ function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number 
     attempts: Number(row.attempts),
     deadSource: (row.dead_source as string | null) ?? undefined,
     deadReason: (row.dead_reason as string | null) ?? undefined,
+    deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
   };
 }
 

@@ -13,6 +13,8 @@ export interface ClaimedRow {
   readonly attempts: number;
   readonly deadSource: string | undefined;
   readonly deadReason: string | undefined;
+  /** Claims it had where it came from, on a dead-lettered row. */
+  readonly deadAttempts: number | undefined;
 }
 
 /** A row to insert. */
@@ -90,6 +92,11 @@ export interface QueueStore {
    * lease no longer holds.
    */
   hold(held: Held): Promise<HeldTransaction | undefined>;
+  /**
+   * A subscription opened on `queue`; answers the function its end calls. The stand-in counts for
+   * the test's coordinator from here; the server needs nothing.
+   */
+  subscribed(queue: string): () => void;
   close(): Promise<void>;
 }
 

@@ -28,6 +28,7 @@ interface MemoryRow {
   doneAt: number | undefined;
   deadSource: string | undefined;
   deadReason: string | undefined;
+  deadAttempts: number | undefined;
   /** Counted for the test's coordinator as available to a subscription. */
   counted: boolean;
   /** The timer that counts a delayed row when it falls due. */
@@ -95,6 +96,7 @@ export class MemoryServer {
         doneAt: undefined,
         deadSource: undefined,
         deadReason: undefined,
+        deadAttempts: undefined,
         counted: false,
         due: undefined,
       };
@@ -144,6 +146,7 @@ export class MemoryServer {
       attempts: r.attempts,
       deadSource: r.deadSource,
       deadReason: r.deadReason,
+      deadAttempts: r.deadAttempts,
     }));
   }
 
@@ -184,6 +187,7 @@ export class MemoryServer {
           queue.delete(row.id);
           row.deadSource = row.queue;
           row.deadReason = settle.reason;
+          row.deadAttempts = row.attempts;
           row.queue = settle.to;
           row.attempts = 0;
           row.runAt = now;
@@ -243,6 +247,7 @@ export class MemoryServer {
       row.queue = row.deadSource;
       row.deadSource = undefined;
       row.deadReason = undefined;
+      row.deadAttempts = undefined;
       row.attempts = 0;
       row.runAt = now;
       row.lease = undefined;
@@ -427,6 +432,10 @@ export class MemoryStore implements QueueStore {
       settle: async (settle) => server.settle([held], settle).has(held.id),
       abandon: async () => {},
     };
+  }
+
+  subscribed(queue: string): () => void {
+    return this.#server.subscribed(queue);
   }
 
   async close(): Promise<void> {}
