@@ -1,13 +1,13 @@
 import {
+  type Clock,
   type ClosedBroker,
   type ConnectedBroker,
   type ConnectionListener,
   type DescribesServer,
+  HeaderMap,
   type OutgoingMessage,
   type RawMessage,
   type ServerDescription,
-  type Clock,
-  HeaderMap,
 } from "@ruststream/core";
 import {
   type Backlog,
@@ -22,12 +22,12 @@ import {
 import type { NewRow, QueueStore } from "./client/store.js";
 import type { MemoryServer } from "./inProcess/memoryStore.js";
 import { describePostgresServer, type PostgresBrokerOptions } from "./options.js";
+import type { PostgresPublisher } from "./publisher.js";
 import { type PostgresPublishOptions, type PublisherHost, rowOf } from "./publisher.js";
 import { PostgresPublish } from "./publishPolicy.js";
 import type { PostgresQueueDelivery } from "./queue/queueDelivery.js";
-import { type QueueHost, PostgresQueueSubscription } from "./queue/queueSubscription.js";
+import { PostgresQueueSubscription, type QueueHost } from "./queue/queueSubscription.js";
 import { PostgresQueue } from "./sources.js";
-import type { PostgresPublisher } from "./publisher.js";
 
 /** What shutting down a connection left behind: core's facts say it all. */
 export type ClosedPostgresBroker = ClosedBroker;

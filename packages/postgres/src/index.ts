@@ -13,7 +13,13 @@
 //   inProcess/        the in-process stand-in of the table, for TestApp
 
 export { PostgresBroker } from "./broker.js";
-export type { ListenEvents, Listening, PostgresDriver, Queryable, QueryResult } from "./client/driver.js";
+export type {
+  ListenEvents,
+  Listening,
+  PostgresDriver,
+  Queryable,
+  QueryResult,
+} from "./client/driver.js";
 export type { ClosedPostgresBroker, ConnectedPostgresBroker } from "./connection.js";
 export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";

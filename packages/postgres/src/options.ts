@@ -66,6 +66,9 @@ export function checkOptions(options: PostgresBrokerOptions): void {
     );
   }
   if (options.url !== undefined && (typeof options.url !== "string" || options.url === "")) {
-    throw new RustStreamError("invalid-argument", "PostgresBroker: url must be a connection string");
+    throw new RustStreamError(
+      "invalid-argument",
+      "PostgresBroker: url must be a connection string",
+    );
   }
 }

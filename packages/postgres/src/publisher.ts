@@ -69,9 +69,7 @@ export class PostgresPublisher implements TransactionalPublisher<PostgresPublish
     return { name: message.name };
   }
 
-  async transaction<T>(
-    work: (tx: Transaction<PostgresPublishOptions>) => Promise<T>,
-  ): Promise<T> {
+  async transaction<T>(work: (tx: Transaction<PostgresPublishOptions>) => Promise<T>): Promise<T> {
     this.#host.assertOpen();
     const staged: { row: NewRow; message: OutgoingMessage<PostgresPublishOptions> }[] = [];
     const result = await stageTransaction<T, PostgresPublishOptions>(work, (message) => {
@@ -115,14 +113,18 @@ export function rowOf(message: OutgoingMessage<PostgresPublishOptions>): NewRow 
       `publish to "${message.name}": priority ${priority} is not a whole number within PostgreSQL's integer`,
     );
   }
-  if (options.dedupKey !== undefined && (typeof options.dedupKey !== "string" || options.dedupKey === "")) {
+  if (
+    options.dedupKey !== undefined &&
+    (typeof options.dedupKey !== "string" || options.dedupKey === "")
+  ) {
     throw new RustStreamError(
       "invalid-argument",
       `publish to "${message.name}": dedupKey must be a non-empty string`,
     );
   }
   const headers = message.headers?.clone() ?? new HeaderMap();
-  if (message.deadLetterOrigin !== undefined) writeDeadLetterOrigin(headers, message.deadLetterOrigin);
+  if (message.deadLetterOrigin !== undefined)
+    writeDeadLetterOrigin(headers, message.deadLetterOrigin);
   const headerNames: string[] = [];
   const headerValues: Uint8Array[] = [];
   for (const [name, value] of headers.entries()) {

@@ -1,6 +1,6 @@
 import {
-  type BrokerMovesSource,
   type Bindings,
+  type BrokerMovesSource,
   type RetryDeclaration,
   RustStreamError,
 } from "@ruststream/core";

@@ -9,7 +9,10 @@ import { storeContract } from "./store.js";
 describe("the SQL store on PostgreSQL", () => {
   let store: SqlStore | undefined;
   beforeAll(async () => {
-    const driver = new PgDriver({ connectionString: requireEnv("POSTGRES_URL") }, { owned: true, applicationName: "store-test" });
+    const driver = new PgDriver(
+      { connectionString: requireEnv("POSTGRES_URL") },
+      { owned: true, applicationName: "store-test" },
+    );
     store = await SqlStore.open(driver, queueTable("store_contract"), true);
   });
   afterAll(() => store?.close());

@@ -33,9 +33,15 @@ export interface StoreFixture {
 const lease = () => randomUUID();
 const unique = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
 
-async function claimAll(store: QueueStore, queue: string, max = 10, keyOrder = false) {
+async function claimAll(
+  store: QueueStore,
+  queue: string,
+  max = 10,
+  keyOrder = false,
+  ownLeases: readonly string[] = [],
+) {
   const held = lease();
-  const rows = await store.claim({ queue, max, lease: held, leaseMs: 30_000, keyOrder });
+  const rows = await store.claim({ queue, max, lease: held, leaseMs: 30_000, keyOrder, ownLeases });
   return { rows, held: rows.map((r): Held => ({ id: r.id, lease: held })) };
 }
 
@@ -92,7 +98,14 @@ export function storeContract(f: StoreFixture): void {
     const q = unique("expiry");
     await s.insert([row(q, "crashed")]);
     const held = lease();
-    const rows = await s.claim({ queue: q, max: 1, lease: held, leaseMs: 200, keyOrder: false });
+    const rows = await s.claim({
+      queue: q,
+      max: 1,
+      lease: held,
+      leaseMs: 200,
+      keyOrder: false,
+      ownLeases: [],
+    });
     expect(rows).toHaveLength(1);
     expect((await claimAll(s, q)).rows).toEqual([]);
     await f.pass(250);
@@ -114,7 +127,13 @@ export function storeContract(f: StoreFixture): void {
     expect((await claimAll(s, q)).rows).toEqual([]);
     const dead = await claimAll(s, dlq);
     expect(
-      dead.rows.map((r) => [text(r.payload), r.deadSource, r.deadReason, r.deadAttempts, r.attempts]),
+      dead.rows.map((r) => [
+        text(r.payload),
+        r.deadSource,
+        r.deadReason,
+        r.deadAttempts,
+        r.attempts,
+      ]),
     ).toEqual([["poison", q, "max-attempts", 1, 1]]);
     // Leased in the dead letter: a redrive leaves it until it is free.
     expect(await s.redrive(dlq, undefined)).toBe(0);
@@ -122,12 +141,12 @@ export function storeContract(f: StoreFixture): void {
     expect(await s.redrive(dlq, unique("other"))).toBe(0);
     expect(await s.redrive(dlq, q)).toBe(1);
     const back = await claimAll(s, q);
-    expect(back.rows.map((r) => [text(r.payload), r.deadSource, r.deadAttempts, r.attempts])).toEqual([
-      ["poison", undefined, undefined, 1],
-    ]);
+    expect(
+      back.rows.map((r) => [text(r.payload), r.deadSource, r.deadAttempts, r.attempts]),
+    ).toEqual([["poison", undefined, undefined, 1]]);
   });
 
-  it("per-key order: only the head of a key is claimed while it is undone", async () => {
+  it("per-key order: a key is worked through by one claimant at a time, in order", async () => {
     const s = f.store();
     const q = unique("keys");
     const k1 = bytes("k1");
@@ -139,17 +158,25 @@ export function storeContract(f: StoreFixture): void {
       row(q, "free"),
       row(q, "k2-b", { partitionKey: k2 }),
     ]);
+    // One claim takes the head of each key.
     const first = await claimAll(s, q, 10, true);
     expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-a", "free"]);
+    const mine = first.held[0]!.lease;
+    // Another claimant gets nothing of a key while its head is in work.
     expect((await claimAll(s, q, 10, true)).rows).toEqual([]);
-    // The head of k1 retried: k1-b still waits behind it.
-    const k1a = first.held.slice(0, 1);
-    await s.settle(k1a, { kind: "retry", delayMs: 0 });
-    const second = await claimAll(s, q, 10, true);
-    expect(second.rows.map((r) => text(r.payload))).toEqual(["k1-a"]);
-    await s.settle([...second.held, ...first.held.slice(1)], { kind: "ack", keep: false });
-    const third = await claimAll(s, q, 10, true);
-    expect(third.rows.map((r) => text(r.payload))).toEqual(["k1-b", "k2-b"]);
+    // The claimant holding the heads takes the next of each key.
+    const second = await claimAll(s, q, 10, true, [mine]);
+    expect(second.rows.map((r) => text(r.payload))).toEqual(["k1-b", "k2-b"]);
+    await s.settle(second.held, { kind: "release" });
+    // The head of k1 retried: k1-b waits behind it, even for its claimant; the retried head runs
+    // after the rows that were ready before it.
+    await f.pass(5);
+    await s.settle(first.held.slice(0, 1), { kind: "retry", delayMs: 0 });
+    const third = await claimAll(s, q, 10, true, [mine]);
+    expect(third.rows.map((r) => text(r.payload))).toEqual(["k2-b", "k1-a"]);
+    await s.settle([...third.held, ...first.held.slice(1)], { kind: "ack", keep: false });
+    const fourth = await claimAll(s, q, 10, true);
+    expect(fourth.rows.map((r) => text(r.payload))).toEqual(["k1-b"]);
   });
 
   it("a deduplication key keeps one undone row per queue and key", async () => {

@@ -43,25 +43,26 @@ describe("a transactional handler", () => {
     await sql.query(`CREATE TABLE ${orders} (id text PRIMARY KEY, attempt int NOT NULL)`);
     try {
       const app = new RustStream({ name: "tx-handler", version: "1.0.0" }).broker(broker(), (b) => {
-        b.subscriber(new PostgresQueue(queue, { transactional: true, pollMs: 200 }), { codec: bytes })
+        b.subscriber(new PostgresQueue(queue, { transactional: true, pollMs: 200 }))
           .onFailure({ backoff: { initialMs: 10, maxMs: 10 } })
           .handle(async (payload, ctx) => {
             const tx = transactionOf(ctx.delivery);
             // The business write; a second one for the same order would violate the key.
             await tx.query(`INSERT INTO ${orders} (id, attempt) VALUES ($1, $2)`, [
-              new TextDecoder().decode(payload as Uint8Array),
+              (payload as { id: string }).id,
               ctx.attempt,
             ]);
             if (ctx.attempt === 1) throw new Error("a business rule failed after the write");
           });
       });
       t = await TestApp.startLive(app);
-      await t.publish(queue, bytes("order-1"));
+      await t.publish(queue, { id: "order-1" });
       await waitUntil(15_000, "two attempts", () => t!.subscriber(queue).outcomes.length >= 2);
       await t.settle();
       // Had the first attempt's write committed, the second's insert would have failed on the key.
       expect(t.subscriber(queue).attempts).toEqual([1, 2]);
-      expect(t.subscriber(queue).outcomes).toEqual(["retry", "ack"]);
+      // A thrown error retries after the backoff: the row's run time moves.
+      expect(t.subscriber(queue).outcomes).toEqual(["retry-after", "ack"]);
       const written = await sql.query(`SELECT id, attempt FROM ${orders}`);
       expect(written.rows).toEqual([{ id: "order-1", attempt: 2 }]);
       expect(await rowsOf(queue)).toBe(0);
@@ -148,6 +149,15 @@ describe("the wake-up listener", () => {
       // A poll far beyond the test: only a wake-up brings the row.
       const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs: 600_000 }));
       const pulled = subscription.nextBatch(1);
+      // The pull has looked (a claim, then the next due time: none) and waits for a wake-up: the
+      // last statement of its idle connection is that look.
+      await waitUntil(10_000, "the pull waiting", async () => {
+        const { rows } = await sql.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle' AND query LIKE 'SELECT EXTRACT(EPOCH%'",
+          [applicationName],
+        );
+        return rows.length > 0;
+      });
       // Inserted without a NOTIFY, as if its wake-up had been lost with the listener.
       await sql.query(
         `INSERT INTO ${table} (queue, payload) VALUES ($1, convert_to('meanwhile', 'UTF8'))`,

@@ -17,10 +17,7 @@ export class PgDriver implements PostgresDriver {
   readonly #listeners = new Set<PgListener>();
 
   /** `pool`: a pool of the caller's (kept open at close), or settings for one of ours. */
-  constructor(
-    pool: pg.Pool | pg.PoolConfig,
-    options: { owned: boolean; applicationName: string },
-  ) {
+  constructor(pool: pg.Pool | pg.PoolConfig, options: { owned: boolean; applicationName: string }) {
     this.#pool = pool instanceof pg.Pool ? pool : new pg.Pool(pool);
     this.#owned = options.owned;
     this.#applicationName = options.applicationName;
@@ -35,22 +32,25 @@ export class PgDriver implements PostgresDriver {
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    let broken = false;
+    // Whether the connection's transaction state is unknown (BEGIN, COMMIT or ROLLBACK failed).
+    let broken = true;
     try {
       await client.query("BEGIN");
+      let result: T;
       try {
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
+        result = await work(client);
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
-          broken = true;
-        });
+        await client.query("ROLLBACK").then(
+          () => {
+            broken = false;
+          },
+          () => undefined,
+        );
         throw error;
       }
-    } catch (error) {
-      broken = true;
-      throw error;
+      await client.query("COMMIT");
+      broken = false;
+      return result;
     } finally {
       // A connection whose transaction state is unknown is destroyed, never handed to the next user.
       client.release(broken ? true : undefined);

@@ -88,6 +88,7 @@ export class SqlStore implements QueueStore {
       claim.lease,
       claim.leaseMs,
       claim.keyOrder,
+      claim.ownLeases,
     ]);
     return result.rows.map(claimedRow).sort(claimOrder);
   }
@@ -257,7 +258,8 @@ function statementsFor(t: QueueTable) {
     AND (q.locked_until IS NULL OR q.locked_until <= now())
     AND (NOT $5::boolean OR q.partition_key IS NULL OR NOT EXISTS (
       SELECT 1 FROM ${t.sql} AS h
-      WHERE h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id))
+      WHERE h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id
+        AND NOT COALESCE(h.lease = ANY($6::uuid[]) AND h.locked_until > now(), false)))
   ORDER BY q.priority DESC, q.run_at, q.id
   LIMIT $2
   FOR UPDATE SKIP LOCKED)
@@ -289,10 +291,10 @@ function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number 
   return {
     id: BigInt(row.id as string),
     queue: row.queue as string,
-    payload: row.payload as Uint8Array,
+    payload: plain(row.payload as Uint8Array),
     headerNames: row.header_names as string[],
-    headerValues: row.header_values as Uint8Array[],
-    partitionKey: (row.partition_key as Uint8Array | null) ?? undefined,
+    headerValues: (row.header_values as Uint8Array[]).map(plain),
+    partitionKey: row.partition_key === null ? undefined : plain(row.partition_key as Uint8Array),
     priority: Number(row.priority),
     runAt: new Date(row.run_at as string | Date).getTime(),
     attempts: Number(row.attempts),
@@ -300,6 +302,14 @@ function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number 
     deadReason: (row.dead_reason as string | null) ?? undefined,
     deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
   };
+}
+
+/**
+ * Bytes as a plain `Uint8Array` of their own: `pg` decodes bytea to a `Buffer` (a subclass, which
+ * a caller comparing bytes may tell apart), possibly a view into a larger one.
+ */
+function plain(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
 }
 
 /** The claim's order (UPDATE ... RETURNING keeps none): priority, then run time, then id. */

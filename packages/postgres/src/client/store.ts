@@ -50,8 +50,13 @@ export interface Claim {
   readonly max: number;
   readonly lease: string;
   readonly leaseMs: number;
-  /** Only the head of each partition key, while an earlier row of that key is undone. */
+  /**
+   * Per-key order: a row with a partition key is claimed only while every earlier undone row of
+   * its key is held by one of `ownLeases` (the claimant's leases still in work), so one claimant
+   * at a time works through a key, in order, and no other takes a row of it meanwhile.
+   */
   readonly keyOrder: boolean;
+  readonly ownLeases: readonly string[];
 }
 
 /**

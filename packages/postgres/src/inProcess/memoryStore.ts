@@ -110,23 +110,26 @@ export class MemoryServer {
   claim(claim: Claim): ClaimedRow[] {
     const now = this.#clock.now();
     const rows = [...this.#queue(claim.queue).values()].filter((r) => r.doneAt === undefined);
-    const heads = new Set<MemoryRow>();
+    // Per key, in id (insert) order: a row is open to this claim while every earlier undone row
+    // of its key is held by one of the claimant's own live leases.
+    const open = new Set<MemoryRow>();
     if (claim.keyOrder) {
-      // The head of each key: its earliest undone row (ids rise in insert order).
-      const seen = new Map<string, MemoryRow>();
+      const own = new Set(claim.ownLeases);
+      const blocked = new Set<string>();
       for (const r of [...rows].sort(byId)) {
         if (r.partitionKey === undefined) continue;
         const key = Buffer.from(r.partitionKey).toString("hex");
-        if (!seen.has(key)) seen.set(key, r);
+        if (!blocked.has(key)) open.add(r);
+        const ours = r.lease !== undefined && own.has(r.lease) && (r.lockedUntil ?? 0) > now;
+        if (!ours) blocked.add(key);
       }
-      for (const head of seen.values()) heads.add(head);
     }
     const ready = rows
       .filter(
         (r) =>
           r.runAt <= now &&
           (r.lockedUntil === undefined || r.lockedUntil <= now) &&
-          (!claim.keyOrder || r.partitionKey === undefined || heads.has(r)),
+          (!claim.keyOrder || r.partitionKey === undefined || open.has(r)),
       )
       .sort((a, b) => b.priority - a.priority || a.runAt - b.runAt || byId(a, b))
       .slice(0, claim.max);

@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  type Clock,
-  type ClockTimer,
-  type Delivery,
-  RustStreamError,
-} from "@ruststream/core";
+import { type Clock, type ClockTimer, type Delivery, RustStreamError } from "@ruststream/core";
 import {
   type HostedSubscription,
   type LinkChange,
@@ -65,6 +60,8 @@ export class PostgresQueueSubscription
   #wake: (() => void) | undefined;
   #renewal: ClockTimer | undefined;
   #lastPurge = Number.NEGATIVE_INFINITY;
+  /** The claim under way, if any, until what it took is handed out or given back. */
+  #claiming: Promise<void> = Promise.resolve();
 
   constructor(host: QueueHost, source: PostgresQueue) {
     super();
@@ -90,7 +87,12 @@ export class PostgresQueueSubscription
       this.#woken = false;
       let deliveries: readonly PostgresQueueDelivery[];
       try {
-        deliveries = await this.#claim(Math.min(max, this.#source.claim));
+        const claiming = this.#claimOnce(Math.min(max, this.#source.claim));
+        this.#claiming = claiming.then(
+          () => undefined,
+          () => undefined,
+        );
+        deliveries = await claiming;
         if (failures > 0) this.#host.reportLink(this, { state: "connected" });
         failures = 0;
       } catch (error) {
@@ -108,12 +110,8 @@ export class PostgresQueueSubscription
         failures += 1;
         continue;
       }
-      if (this.revokedWith !== undefined || this.closed) {
-        // Claimed just as the subscription ended: back at once, never handed out.
-        await this.#release(deliveries).catch(() => undefined);
-        if (this.revokedWith !== undefined) throw this.revokedWith;
-        return none;
-      }
+      if (this.revokedWith !== undefined) throw this.revokedWith;
+      if (this.closed) return none;
       if (deliveries.length > 0) {
         for (const delivery of deliveries) this.#held.set(delivery.held.id, delivery);
         this.#scheduleRenewal();
@@ -127,7 +125,11 @@ export class PostgresQueueSubscription
       // less often, since their settle elsewhere sends no wake-up.
       const poll = this.#source.pollMs;
       const wait =
-        due === undefined ? poll : due > 0 ? Math.min(due, poll) : Math.min(busyFirstMs * 2 ** busy++, poll);
+        due === undefined
+          ? poll
+          : due > 0
+            ? Math.min(due, poll)
+            : Math.min(busyFirstMs * 2 ** busy++, poll);
       if (due !== 0) busy = 0;
       await this.#waitFor(wait);
     }
@@ -154,6 +156,9 @@ export class PostgresQueueSubscription
     this.markClosed();
     this.#stopWakes();
     this.#host.forgetLink(this);
+    // A claim under way when the subscription was revoked gives back what it took itself: wait for
+    // it, so nothing it took stays leased past the connection.
+    await this.#claiming;
     const held = [...this.#held.values()].filter((d) => !d.settled);
     this.#held.clear();
     this.#stopRenewal();
@@ -197,7 +202,11 @@ export class PostgresQueueSubscription
       case "requeue": {
         // The cap's last delivery failed: the broker moves it, as it promised at subscribe.
         const { maxAttempts, deadLetter } = this.#source.retry ?? {};
-        if (maxAttempts !== undefined && deadLetter !== undefined && delivery.redeliveryCount >= maxAttempts) {
+        if (
+          maxAttempts !== undefined &&
+          deadLetter !== undefined &&
+          delivery.redeliveryCount >= maxAttempts
+        ) {
           return { kind: "dead-letter", to: deadLetter, reason: "max-attempts" };
         }
         return { kind: "retry", delayMs: verb.delayMs };
@@ -210,6 +219,14 @@ export class PostgresQueueSubscription
         return { kind: "dead-letter", to: deadLetter, reason };
       }
     }
+  }
+
+  /** One claim; what it took as the subscription ended goes back at once, never handed out. */
+  async #claimOnce(max: number): Promise<readonly PostgresQueueDelivery[]> {
+    const deliveries = await this.#claim(max);
+    if (this.revokedWith === undefined && !this.closed) return deliveries;
+    await this.#release(deliveries).catch(() => undefined);
+    return none;
   }
 
   /**
@@ -226,6 +243,9 @@ export class PostgresQueueSubscription
       lease,
       leaseMs: source.leaseMs,
       keyOrder: source.keyOrder,
+      ownLeases: [
+        ...new Set([...this.#held.values()].filter((d) => !d.settled).map((d) => d.held.lease)),
+      ],
     });
     if (rows.length === 0) return none;
     const cap = source.retry?.maxAttempts;
@@ -236,7 +256,8 @@ export class PostgresQueueSubscription
       if (cap !== undefined && deadLetter !== undefined && row.attempts > cap) spent.push(row);
       else kept.push(row);
     }
-    if (spent.length > 0 && deadLetter !== undefined) await this.#moveSpent(spent, lease, deadLetter);
+    if (spent.length > 0 && deadLetter !== undefined)
+      await this.#moveSpent(spent, lease, deadLetter);
     if (!source.transactional) {
       return kept.map((row) => new PostgresQueueDelivery(this, row, lease, undefined));
     }
@@ -268,7 +289,11 @@ export class PostgresQueueSubscription
     });
     for (const row of rows) {
       if (!moved.has(row.id)) continue;
-      this.#moved?.(new PostgresQueueDelivery(this, row, lease, undefined), deadLetter, "max-attempts");
+      this.#moved?.(
+        new PostgresQueueDelivery(this, row, lease, undefined),
+        deadLetter,
+        "max-attempts",
+      );
     }
   }
 
