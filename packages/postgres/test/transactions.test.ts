@@ -37,14 +37,16 @@ const rowsOf = async (queue: string) =>
   (await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE queue = $1`, [queue])).rows[0].n;
 
 describe("a transactional handler", () => {
-  it("whose attempt fails after its write leaves neither the write nor the ack; the next commits both", async () => {
+  it("whose attempt fails after its write and its out publish leaves none of them; the next commits all", async () => {
     const queue = uniqueName("orders");
+    const shipping = `${queue}-shipping`;
     const orders = `orders_${queue.replaceAll("-", "_")}`;
     await sql.query(`CREATE TABLE ${orders} (id text PRIMARY KEY, attempt int NOT NULL)`);
     try {
       const app = new RustStream({ name: "tx-handler", version: "1.0.0" }).broker(broker(), (b) => {
         b.subscriber(new PostgresQueue(queue, { transactional: true, pollMs: 200 }))
           .onFailure({ backoff: { initialMs: 10, maxMs: 10 } })
+          .publishes({ shipping })
           .handle(async (payload, ctx) => {
             const tx = transactionOf(ctx.delivery);
             // The business write; a second one for the same order would violate the key.
@@ -52,6 +54,11 @@ describe("a transactional handler", () => {
               (payload as { id: string }).id,
               ctx.attempt,
             ]);
+            // A publish caused by this delivery joins the claim's transaction.
+            await ctx.out.shipping.publish({
+              order: (payload as { id: string }).id,
+              attempt: ctx.attempt,
+            });
             if (ctx.attempt === 1) throw new Error("a business rule failed after the write");
           });
       });
@@ -66,6 +73,14 @@ describe("a transactional handler", () => {
       const written = await sql.query(`SELECT id, attempt FROM ${orders}`);
       expect(written.rows).toEqual([{ id: "order-1", attempt: 2 }]);
       expect(await rowsOf(queue)).toBe(0);
+      // Only the committed attempt's shipping message exists.
+      const shipped = await sql.query(
+        `SELECT convert_from(payload, 'UTF8') AS body FROM ${table} WHERE queue = $1`,
+        [shipping],
+      );
+      expect(shipped.rows.map((r) => JSON.parse(r.body))).toEqual([
+        { order: "order-1", attempt: 2 },
+      ]);
     } finally {
       await sql.query(`DROP TABLE ${orders}`);
     }
