@@ -1,6 +1,6 @@
 // The layering rules the package READMEs state, checked by `pnpm run check:layers` (dependency-cruiser
-// over packages/ and examples/, src and tests). Each rule is a sentence of a README: change both
-// together. Workspace packages resolve to their source (the `@ruststream/source` condition), as in
+// over packages/, examples/ and tooling/, src and tests). Each rule is a sentence of a README: change
+// both together. Workspace packages resolve to their source (the `@ruststream/source` condition), as in
 // the tests and the typecheck, so an import of `@ruststream/file` is seen as one of packages/file.
 
 // The broker packages, and the template a new one is copied from: as a file of the workspace, and
@@ -8,6 +8,13 @@
 const brokers = "(file|redis|kafka|pulsar|postgres|broker-template)";
 const broker = `^(?:packages|examples)/${brokers}/`;
 const brokerName = `^@ruststream/(?:example-)?${brokers}(?:/|$)`;
+
+// @ruststream/core's own layers (core/README.md, "Inside core"), from the bottom: the model (the files
+// of src/ itself, and src/codec/), the broker contract and the bases (src/broker/), the memory broker
+// (src/memory/) and the runtime (src/runtime/); the two entries, index.ts and brokerEntry.ts, stand
+// above them all.
+const coreEntry = "^packages/core/src/(?:index|brokerEntry)\\.ts$";
+const coreModel = ["^packages/core/src/[^/]+\\.ts$", "^packages/core/src/codec/"];
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -55,6 +62,46 @@ module.exports = {
       },
     },
     {
+      name: "core-model-imports-no-layer-above-it",
+      comment:
+        "Core's model (messages, headers, errors, marks, clock, deliveries, sources, subscriptions, publishers, capabilities, the Logger, codecs) imports nothing of the contract and bases, the memory broker, the runtime or the entries (core/README.md, 'Inside core').",
+      severity: "error",
+      from: { path: coreModel, pathNot: coreEntry },
+      to: { path: ["^packages/core/src/(?:broker|memory|runtime)/", coreEntry] },
+    },
+    {
+      name: "core-contract-and-bases-import-only-the-model",
+      comment:
+        "The broker contract and the shared bases (core/src/broker/) import only core's model: never the runtime, nor the memory broker built on them, nor an entry (core/README.md, 'Inside core').",
+      severity: "error",
+      from: { path: "^packages/core/src/broker/" },
+      to: { path: ["^packages/core/src/(?:memory|runtime)/", coreEntry] },
+    },
+    {
+      name: "core-memory-broker-imports-no-runtime",
+      comment:
+        "The memory broker is a broker like any other, built on the contract and the bases: it never imports the runtime, nor an entry (core/README.md, 'Inside core').",
+      severity: "error",
+      from: { path: "^packages/core/src/memory/" },
+      to: { path: ["^packages/core/src/runtime/", coreEntry] },
+    },
+    {
+      name: "core-runtime-imports-no-memory-broker",
+      comment:
+        "The runtime runs every broker through the contract alike: it never imports the memory broker, nor an entry (core/README.md, 'Inside core').",
+      severity: "error",
+      from: { path: "^packages/core/src/runtime/" },
+      to: { path: ["^packages/core/src/memory/", coreEntry] },
+    },
+    {
+      name: "published-src-imports-no-tooling",
+      comment:
+        "What is published never depends on the repository's tooling (README.md, 'Repository layout'): a package's or an example's src imports nothing of tooling/; their tests may (tooling/testkit is what they share).",
+      severity: "error",
+      from: { path: "^(?:packages|examples)/[^/]+/src/" },
+      to: { path: ["^tooling/", "^@ruststream/tooling-"] },
+    },
+    {
       name: "broker-imports-no-other-broker",
       comment:
         "A broker package is written against @ruststream/core (and tested with @ruststream/testing): it never imports another broker package, in src or in its tests.",
@@ -66,12 +113,23 @@ module.exports = {
       },
     },
     {
-      name: "nothing-imports-broker-ts-back",
+      name: "nothing-imports-the-broker-or-its-connection-back",
       comment:
-        "In a broker package broker.ts imports the rest and only index.ts imports broker.ts (core's README, 'One layout for a broker package'): a mode or the publisher declares the host interface it needs instead.",
+        "In a broker package broker.ts imports connection.ts, connection.ts imports the rest, and nothing else imports either but index.ts (core's README, 'One layout for a broker package'): a mode, the publisher or the reply inbox declares the host interface it needs instead.",
       severity: "error",
-      from: { path: `${broker}src/`, pathNot: `${broker}src/index\\.ts$` },
-      to: { path: "^(?:packages|examples)/$1/src/broker\\.ts$" },
+      from: { path: `${broker}src/`, pathNot: `${broker}src/(?:index|broker)\\.ts$` },
+      to: { path: "^(?:packages|examples)/$1/src/(?:broker|connection)\\.ts$" },
+    },
+    {
+      name: "core-memory-imports-its-broker-and-connection-back-nowhere",
+      comment:
+        "The memory broker keeps the same layout (core's README, 'One layout for a broker package'): memoryBroker.ts imports memoryConnection.ts, which imports the rest of memory/; nothing in memory/ imports either back.",
+      severity: "error",
+      from: {
+        path: "^packages/core/src/memory/",
+        pathNot: "^packages/core/src/memory/memoryBroker\\.ts$",
+      },
+      to: { path: "^packages/core/src/memory/memory(?:Broker|Connection)\\.ts$" },
     },
     {
       name: "file-wire-imports-only-names-above-it",
@@ -95,9 +153,9 @@ module.exports = {
     {
       name: "no-cycle-in-src",
       comment:
-        "Imports inside a package's src/ go one way: no cycle, type-only imports included (a cycle of types still ties the files together). A cycle through two packages' src is caught here too.",
+        "Imports inside a package's src/ (a tooling package's too) go one way: no cycle, type-only imports included (a cycle of types still ties the files together). A cycle through two packages' src is caught here too.",
       severity: "error",
-      from: { path: "^(?:packages|examples)/[^/]+/src/" },
+      from: { path: "^(?:packages|examples|tooling)/[^/]+/src/" },
       to: { circular: true },
     },
     {
@@ -111,8 +169,14 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    // Built output and a package's own node_modules links are not source.
-    exclude: { path: "^(?:packages|examples)/[^/]+/(?:dist|node_modules)/" },
+    // Built output and a package's own node_modules links are not source; nor are the templates
+    // `@ruststream/create` builds from examples/ (git ignores them; they are checked as examples/).
+    exclude: {
+      path: [
+        "^(?:packages|examples|tooling)/[^/]+/(?:dist|node_modules)/",
+        "^packages/create/templates/",
+      ],
+    },
     // Type-only imports are seen (marked `type-only`): the cycle rule counts them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },

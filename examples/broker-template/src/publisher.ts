@@ -1,27 +1,16 @@
 import {
   type OutgoingMessage,
   type Publisher,
-  type PublishPolicy,
   type Receipt,
   RustStreamError,
 } from "@ruststream/core";
-import {
-  assertPayloadBytes,
-  type brokerMark,
-  type PolicyOwner,
-  pairedHost,
-  policyMark,
-  wireHeaders,
-} from "@ruststream/core/broker";
+import { assertPayloadBytes, type brokerMark, wireHeaders } from "@ruststream/core/broker";
 import { channelHeaderNames } from "./names.js";
 import type { Frame } from "./wire/link.js";
 
-/** Who this policy pairs with, named when it is given another broker's connection. */
-const owner: PolicyOwner = { kind: "channels", label: "channel", broker: "ChannelBroker" };
-
 /**
  * What a publisher needs from its connection. Declared here and implemented by the connected
- * broker, so this file never imports the broker: no cycle between a connection and its publisher.
+ * broker, so this file never imports the connection: no cycle between a connection and its publisher.
  */
 export interface PublisherHost {
   readonly [brokerMark]: string;
@@ -73,19 +62,4 @@ export function frameOf(message: OutgoingMessage, maxMessageBytes: number): Fram
     payload: message.payload.slice(),
     headers: wireHeaders(message, channelHeaderNames.partitionKey),
   };
-}
-
-/**
- * The publish policy: configuration only, paired with a connection at startup. It takes any
- * connection and checks the brand, rather than naming the connection's class, which would tie this
- * file to broker.ts and back.
- */
-export class ChannelPublish implements PublishPolicy<object, ChannelPublisher> {
-  readonly [policyMark] = "channels";
-
-  async pair(connected: object): Promise<ChannelPublisher> {
-    const host = pairedHost<PublisherHost>(connected, owner, "send");
-    host.assertOpen();
-    return new ChannelPublisher(host);
-  }
 }

@@ -2,10 +2,20 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
-export type { ConnectionIdentity, GroupSetting } from "./broker/connectionBase.js";
+export { attemptOf } from "./attempt.js";
+export type { ConnectionIdentity, GroupSetting, TeardownFacts } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
+export { brokerKind } from "./broker/contract.js";
+export { CountingCoordinator } from "./broker/countingCoordinator.js";
 export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
-export { takeBack } from "./broker/hostedSubscription.js";
+export type {
+  Backlog,
+  Coordinator,
+  InProcessBroker,
+  InProcessOptions,
+  TestableBroker,
+} from "./broker/inProcess.js";
+export { isTestableBroker, noCoordinator, supportsInProcess } from "./broker/inProcess.js";
 export type { LinkChange, LinkState } from "./broker/linkStates.js";
 export { LinkStates } from "./broker/linkStates.js";
 export type { PolicyOwner } from "./broker/pairedHost.js";
@@ -15,23 +25,13 @@ export { PullSubscription } from "./broker/pullSubscription.js";
 export { SettleWatermark } from "./broker/settleWatermark.js";
 export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";
-export { brokerKind } from "./broker.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";
 export { commitModes } from "./commitMode.js";
-export { CountingCoordinator } from "./countingCoordinator.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";
 export { DeliveryBase } from "./delivery.js";
 export { writeRetryCount } from "./headerNames.js";
-export type {
-  Backlog,
-  Coordinator,
-  InProcessBroker,
-  InProcessOptions,
-  TestableBroker,
-} from "./inProcess.js";
-export { isTestableBroker, noCoordinator, supportsInProcess } from "./inProcess.js";
 export {
   batchesMark,
   brokerMark,
@@ -49,7 +49,6 @@ export {
 export { assertPayloadBytes, partitionKeyBytes, snapshotMessage, wireHeaders } from "./message.js";
 export type { PendingReply, ReplyWait } from "./replyWaiters.js";
 export { publishRequest, ReplyWaiters } from "./replyWaiters.js";
-export { attemptOf } from "./runtime/attempt.js";
 export { hostFromUrl, withoutSecrets } from "./server.js";
 export { isSource } from "./source.js";
 export { subscriptionIterator } from "./subscription.js";

@@ -6,8 +6,11 @@ export type {
   Broker,
   ClosedBroker,
   ConnectedBroker,
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
   ConnectOptions,
-} from "./broker.js";
+} from "./broker/contract.js";
 export type {
   BatchSubscription,
   DescribesServer,
@@ -32,11 +35,6 @@ export type { Codec, DecodedBy } from "./codec/codec.js";
 export type { JsonLimits } from "./codec/json.js";
 export { json, jsonCodec } from "./codec/json.js";
 export type { CommitMode } from "./commitMode.js";
-export type {
-  ConnectionChange,
-  ConnectionListener,
-  ConnectionState,
-} from "./connectionState.js";
 export type { DeadLetterOrigin } from "./deadLetter.js";
 export { readDeadLetterOrigin } from "./deadLetter.js";
 export type { Delivery, NackOptions, SettleAnswer, SettleResult } from "./delivery.js";
@@ -46,14 +44,22 @@ export type { HeaderInit, HeaderValue, ReadonlyHeaderMap } from "./headerMap.js"
 export { HeaderMap } from "./headerMap.js";
 export { headerNames, readRetryCount } from "./headerNames.js";
 export type {
-  ClosedMemoryBroker,
-  ConnectedMemoryBroker,
-  MemoryBrokerOptions,
-} from "./memory/memoryBroker.js";
+  ConsoleLoggerOptions,
+  LineLoggerOptions,
+  LogEntry,
+  LogFields,
+  Logger,
+  LogLevel,
+  LogMethod,
+} from "./logger.js";
+export { consoleLogger, lineLogger, silentLogger } from "./logger.js";
 export { MemoryBroker } from "./memory/memoryBroker.js";
+export type { ClosedMemoryBroker, ConnectedMemoryBroker } from "./memory/memoryConnection.js";
 export type { MemoryDelivery } from "./memory/memoryDelivery.js";
+export type { MemoryBrokerOptions } from "./memory/memoryOptions.js";
 export { MemoryPosition } from "./memory/memoryPosition.js";
-export { MemoryPublish, MemoryPublisher } from "./memory/memoryPublisher.js";
+export { MemoryPublisher } from "./memory/memoryPublisher.js";
+export { MemoryPublish } from "./memory/memoryPublishPolicy.js";
 export type { MemorySource, MemoryTopicOptions } from "./memory/memorySources.js";
 export { MemoryQueue, MemoryTopic } from "./memory/memorySources.js";
 export type { MemorySubscription } from "./memory/memorySubscription.js";
@@ -98,16 +104,6 @@ export type {
   SubscriptionEvent,
 } from "./runtime/events.js";
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
-export type {
-  ConsoleLoggerOptions,
-  LineLoggerOptions,
-  LogEntry,
-  LogFields,
-  Logger,
-  LogLevel,
-  LogMethod,
-} from "./runtime/logger.js";
-export { consoleLogger, lineLogger, silentLogger } from "./runtime/logger.js";
 export type {
   BatchMiddleware,
   ConsumeMiddleware,

@@ -147,6 +147,32 @@ describe("memory broker", () => {
     expect(connected.published("c").map((m) => m.headers.getString("a"))).toEqual(["b"]);
   });
 
+  it("injects on every connection; records for published() only in process, in a log the broker object's in-process connections share", async () => {
+    const broker = new MemoryBroker();
+    const plain = await broker.connect();
+    const sub = await plain.subscribe(new MemoryTopic("p", { group: "g" }));
+    plain.inject({ name: "p", payload: bytes("from a plain connection") });
+    expect(str((await sub.next()).value!.payload)).toBe("from a plain connection");
+    expect(() => plain.published("p")).toThrow(
+      "published() records only on an in-process connection: connect with connectInProcess()",
+    );
+    const options = { coordinator: new CountingCoordinator(), clock: new ManualClock() };
+    const first = await broker.connectInProcess(options);
+    const second = await broker.connectInProcess(options);
+    first.inject({ name: "p", payload: bytes("injected") });
+    await (await new MemoryPublish().pair(second)).publish({
+      name: "p",
+      payload: bytes("published"),
+    });
+    for (const connected of [first, second]) {
+      expect(connected.published("p").map((m) => str(m.payload))).toEqual([
+        "injected",
+        "published",
+      ]);
+    }
+    await Promise.all([plain.shutdown(), first.shutdown(), second.shutdown()]);
+  });
+
   it("answers requests through a reply inbox", async () => {
     const { connected, publisher } = await setup();
     const sub = await connected.subscribe("ask");

@@ -1,41 +1,18 @@
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import type { Broker, ConnectOptions, DescribesServer, ServerDescription } from "@ruststream/core";
 import {
-  type Broker,
-  type ClosedBroker,
-  type ConnectedBroker,
-  type ConnectionListener,
-  type ConnectOptions,
-  type DescribesServer,
-  type OutgoingMessage,
-  type RawMessage,
-  type Receipt,
-  RustStreamError,
-  type ServerDescription,
-} from "@ruststream/core";
-import {
-  assertPayloadBytes,
-  type Backlog,
   brokerMark,
-  ConnectionBase,
-  type Coordinator,
   describeMark,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
-  snapshotMessage,
-  type TestableBroker,
-  testableMark,
-  wireHeaders,
 } from "@ruststream/core/broker";
-import { COPY_OF_HEADER, PARTITION_KEY_HEADER, PRIME_STREAM_KEY } from "./names.js";
-import { FilePublish, type FilePublisher, type PublisherHost } from "./publisher.js";
+import { ConnectedFileBroker } from "./connection.js";
+import { PRIME_STREAM_KEY } from "./names.js";
+import { describeFile, type FileBrokerOptions, invalid } from "./options.js";
 import { FileStream } from "./sources.js";
-import { formatCopyOrigin } from "./stream/copyOrigin.js";
-import { FileDelivery } from "./stream/streamDelivery.js";
-import { type FileHost, FileSubscription } from "./stream/streamSubscription.js";
-import { encodeEnvelope } from "./wire/envelope.js";
 import {
   DEFAULT_BEACON_INTERVAL,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -43,32 +20,8 @@ import {
 } from "./wire/format/constants.js";
 import { fileErrorDetail, wrapFileError } from "./wire/format/errors.js";
 import { decodeHeader } from "./wire/format/header.js";
-import { isValidStreamKey } from "./wire/format/streamKey.js";
 import { fileReader } from "./wire/io/fileReader.js";
-import { type SendReceipt, SharedWriter } from "./wire/io/sharedWriter.js";
-
-export interface FileBrokerOptions {
-  /** The `.ss` file; created (with its folder) on connect unless `existingOnly`. */
-  readonly path: string;
-  /**
-   * The consumer name a bare subscriber name subscribes as. With it, `b.subscriber("orders")` is a
-   * durable `tracked` consumer that resumes after a restart; without it, a bare name reads live
-   * from the end and keeps no position.
-   */
-  readonly consumer?: string;
-  /** Bytes between beacons in a new file: a positive multiple of 1024 (default 1 MiB). */
-  readonly beaconInterval?: number;
-  /** The largest message a publish writes, header envelope included (default 16 MiB). */
-  readonly maxMessageBytes?: number;
-  /** Fail to connect when the file does not exist, instead of creating it. */
-  readonly existingOnly?: boolean;
-  /** Write the end-of-stream marker at shutdown, so replays of the file complete. */
-  readonly endWithEos?: boolean;
-}
-
-function invalid(message: string): RustStreamError {
-  return new RustStreamError("invalid-argument", message);
-}
+import { SharedWriter } from "./wire/io/sharedWriter.js";
 
 /**
  * A broker with no server: RustStream's file broker over a SeaStreamer `.ss` file, which Rust
@@ -129,11 +82,6 @@ export class FileBroker
   }
 }
 
-/** Docs name the file, not where it lives: a path can say more about a host than docs should. */
-function describeFile(path: string): ServerDescription {
-  return { protocol: "file", description: `SeaStreamer stream file ${basename(path)}` };
-}
-
 /**
  * Makes sure the file exists and is a stream file. A new one is primed, as RustStream does, with
  * one message on the internal key `ruststream-internal` (readers skip it).
@@ -174,235 +122,4 @@ function prepareFile(path: string, options: FileBrokerOptions): void {
   } finally {
     writer.release();
   }
-}
-
-/** What shutting down a file connection left behind. */
-export interface ClosedFileBroker extends ClosedBroker {
-  /** Always 0: a publish resolves only once its bytes are written. */
-  readonly unflushed: number;
-  readonly closedSubscriptions: number;
-  /** Whether the end-of-stream marker was written (`endWithEos`). */
-  readonly endedWithEos: boolean;
-}
-
-interface InProcess {
-  readonly dir: string;
-  readonly coordinator: Coordinator;
-}
-
-/** A connection to a {@link FileBroker}'s file. */
-export class ConnectedFileBroker
-  extends ConnectionBase<FileStream, ClosedFileBroker>
-  implements
-    ConnectedBroker<FileStream, FileDelivery, FilePublisher, ClosedFileBroker>,
-    FileHost,
-    PublisherHost,
-    TestableBroker,
-    DescribesServer
-{
-  readonly [brokerMark] = "file";
-  readonly [testableMark] = true as const;
-  readonly [describeMark] = true as const;
-  readonly backlog: Backlog = "missed";
-  /** The file read and written: the configured one, or a private temporary one in process. */
-  readonly path: string;
-  readonly #options: FileBrokerOptions;
-  readonly #inProcess: InProcess | undefined;
-  readonly #subscriptions = new Set<FileSubscription>();
-  readonly #published = new Map<string, RawMessage[]>();
-  #writer: SharedWriter | undefined;
-
-  constructor(
-    options: FileBrokerOptions,
-    path: string,
-    inProcess: InProcess | undefined,
-    onState: ConnectionListener | undefined,
-  ) {
-    super({ label: "file", accepts: "a name or FileStream" }, onState);
-    this.#options = options;
-    this.path = path;
-    this.#inProcess = inProcess;
-  }
-
-  get coordinator(): Coordinator | undefined {
-    return this.#inProcess?.coordinator;
-  }
-
-  /** The largest message written or read (FileHost): readers stop at a frame declaring more. */
-  get maxMessageBytes(): number {
-    return this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  }
-
-  source(name: string): FileStream {
-    const consumer = this.#options.consumer;
-    return new FileStream(name, consumer === undefined ? {} : { consumer });
-  }
-
-  async subscribe(source: string | FileStream): Promise<FileSubscription> {
-    this.assertOpen();
-    const subscription = await FileSubscription.open(this, this.descriptorOf(source));
-    if (this.isClosed) {
-      await subscription.close();
-      this.assertOpen();
-    }
-    this.#subscriptions.add(subscription);
-    return subscription;
-  }
-
-  defaultPublishPolicy(): FilePublish {
-    return new FilePublish();
-  }
-
-  describeServer(): ServerDescription {
-    return describeFile(this.#options.path);
-  }
-
-  inject(message: OutgoingMessage): void {
-    const { wire, snapshot } = this.#prepare(message);
-    let receipt: SendReceipt;
-    try {
-      receipt = this.#acquireWriter().sendNow(message.name, wire);
-    } catch (error) {
-      throw refusal(error, message.name);
-    }
-    this.#appended(snapshot, receipt);
-  }
-
-  published(name: string): readonly RawMessage[] {
-    if (this.#inProcess === undefined) {
-      throw invalid(
-        "published() records only on an in-process connection: connect with connectInProcess()",
-      );
-    }
-    return [...(this.#published.get(name) ?? [])];
-  }
-
-  // PublisherHost
-  async append(message: OutgoingMessage): Promise<Receipt> {
-    const { wire, snapshot } = this.#prepare(message);
-    const writer = this.#acquireWriter();
-    let queued: { receipt: SendReceipt; written: Promise<SendReceipt> };
-    try {
-      queued = writer.enqueue(message.name, wire);
-    } catch (error) {
-      throw refusal(error, message.name);
-    }
-    // Counted before the bytes exist, so no reader can take it uncounted.
-    this.#appended(snapshot, queued.receipt);
-    const receipt = await queued.written.catch((error: unknown) => {
-      throw refusal(error, message.name);
-    });
-    return { name: message.name, position: receipt.seq.toString() };
-  }
-
-  protected async teardown(): Promise<ClosedFileBroker> {
-    const subscriptions = [...this.#subscriptions];
-    await Promise.all(subscriptions.map((s) => s.close()));
-    const writer = this.#writer;
-    this.#writer = undefined;
-    let endedWithEos = false;
-    if (writer) {
-      try {
-        if (this.#options.endWithEos && !writer.ended) {
-          await writer.end();
-          endedWithEos = true;
-        } else if (!writer.ended) {
-          await writer.flush();
-        }
-      } catch {
-        // The writer failed earlier; its sends were rejected then. Closing still frees the lock.
-      } finally {
-        writer.release();
-      }
-    }
-    if (this.#inProcess) rmSync(this.#inProcess.dir, { recursive: true, force: true });
-    return {
-      [brokerMark]: "file",
-      state: "closed",
-      unflushed: 0,
-      closedSubscriptions: subscriptions.length,
-      endedWithEos,
-    };
-  }
-
-  // FileHost (assertOpen comes from ConnectionBase)
-  forget(subscription: FileSubscription): void {
-    this.#subscriptions.delete(subscription);
-  }
-
-  #acquireWriter(): SharedWriter {
-    if (this.#writer) return this.#writer;
-    try {
-      this.#writer = SharedWriter.acquire(this.path, {
-        ...(this.#options.beaconInterval === undefined
-          ? {}
-          : { beaconInterval: this.#options.beaconInterval }),
-        maxMessageBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-      });
-    } catch (error) {
-      throw wrapFileError(
-        "broker-failure",
-        `cannot publish to ${this.path}: ${(error as Error).message}`,
-        error,
-      );
-    }
-    return this.#writer;
-  }
-
-  /** Validates and encodes before anything is written: a refused message writes nothing. */
-  #prepare(message: OutgoingMessage): { wire: Uint8Array; snapshot: RawMessage | undefined } {
-    this.assertOpen();
-    if (typeof message.name !== "string" || !isValidStreamKey(message.name)) {
-      throw invalid(
-        `"${String(message.name)}" is not a stream key: publish to a name of 1 to 249 characters of A-Z a-z 0-9 . _ -`,
-      );
-    }
-    assertPayloadBytes(message);
-    if (message.options !== undefined) {
-      throw new RustStreamError(
-        "unsupported",
-        "the file broker has no per-message publish options: remove options from the message",
-      );
-    }
-    const headers = wireHeaders(message, PARTITION_KEY_HEADER);
-    // A retry copy or dead letter of a named consumer's message of this file records that message:
-    // the runtime acks it only after this write, and a restart before its position is stored finds
-    // the copy and does not deliver the message again (no second copy, no second dead letter).
-    // Only such a copy carries it: one cloned from a delivery's headers onto anything else is cut.
-    headers.delete(COPY_OF_HEADER);
-    const origin =
-      message.replacesCause === true && message.cause instanceof FileDelivery
-        ? message.cause.copyOrigin
-        : undefined;
-    if (origin !== undefined && origin.path === this.path) {
-      headers.set(COPY_OF_HEADER, formatCopyOrigin(origin));
-    }
-    const wire = encodeEnvelope(message.payload, headers);
-    const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (wire.length > max) {
-      throw new RustStreamError(
-        "publish-refused",
-        `a message of ${wire.length} bytes for "${message.name}" (headers included) is over the file broker's maxMessageBytes (${max}); raise it in the FileBroker options`,
-      );
-    }
-    const snapshot =
-      this.#inProcess === undefined ? undefined : snapshotMessage({ ...message, headers });
-    return { wire, snapshot };
-  }
-
-  #appended(snapshot: RawMessage | undefined, receipt: SendReceipt): void {
-    if (this.#inProcess === undefined || snapshot === undefined) return;
-    const log = this.#published.get(snapshot.name) ?? [];
-    log.push(snapshot);
-    this.#published.set(snapshot.name, log);
-    for (const s of this.#subscriptions) if (s.name === snapshot.name) s.count(receipt.offset);
-  }
-}
-
-function refusal(error: unknown, name: string): unknown {
-  const detail = fileErrorDetail(error);
-  if (detail === undefined) return error;
-  // A publish the format refuses for its size is the caller's to fix; anything else the file did.
-  const code = detail.code === "PAYLOAD_TOO_LARGE" ? "publish-refused" : "broker-failure";
-  return wrapFileError(code, `publishing to "${name}" failed: ${(error as Error).message}`, error);
 }

@@ -1,9 +1,7 @@
 import {
-  type Bindings,
   HeaderMap,
   type OutgoingMessage,
   type Publisher,
-  type PublishPolicy,
   type RawMessage,
   type Receipt,
   type Requester,
@@ -15,17 +13,13 @@ import {
 import {
   assertPayloadBytes,
   type PendingReply,
-  type PolicyOwner,
-  pairedHost,
   partitionKeyBytes,
-  policyMark,
   publishRequest,
   requestMark,
   stageTransaction,
   transactionsMark,
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
-import { checkedConfig, configEntries } from "./client/connectionOptions.js";
 import type {
   Compression,
   ConfigValue,
@@ -40,36 +34,27 @@ import { KafkaPosition } from "./position.js";
 import { KafkaDelivery } from "./topic/topicDelivery.js";
 import type { TransactionLine } from "./transactions.js";
 
-/** Who this policy pairs with, named when it is given another broker's connection. */
-const owner: PolicyOwner = { kind: "kafka", label: "Kafka", broker: "KafkaBroker" };
-
 /** Per-message settings of a Kafka publish (`Publisher<KafkaPublishOptions>`). */
 export interface KafkaPublishOptions {
   /** Write to this partition, whatever the key says. */
   readonly partition?: number;
 }
 
-export interface KafkaPublishSettings {
-  /**
-   * How keys map to partitions: `murmur2` (the Java client's, the broker's default) or
-   * `consistent-random` (librdkafka's default, CRC32).
-   */
-  readonly partitioner?: Partitioner;
-  /** Batch compression (default: the client's, none). kafkajs has only gzip built in. */
-  readonly compression?: Compression;
-  /** Raw producer properties for this policy's own producer, over the broker's. */
-  readonly config?: Readonly<Record<string, ConfigValue>>;
-  /**
-   * The transactional id of this policy's transactions, over the broker's `transactionalId`. Stable
-   * for one instance of a service and unique among running instances: a producer opening with an
-   * id fences off any older one still using it.
-   */
-  readonly transactionalId?: string;
+/**
+ * What a publisher is paired from: the producer settings of its policy (`KafkaPublish`, declared
+ * in publishPolicy.ts, which imports this file and not the other way).
+ */
+export interface PolicySettings {
+  readonly partitioner: Partitioner | undefined;
+  readonly compression: Compression | undefined;
+  /** Raw producer properties, in the order given (later ones win). */
+  readonly properties: ReadonlyArray<readonly [string, ConfigValue]>;
+  readonly transactionalId: string | undefined;
 }
 
 /**
  * What a publisher needs from its connection. Declared here and implemented by the connected broker,
- * so this file never imports broker.ts: no cycle between a connection and its publisher.
+ * so this file never imports connection.ts: no cycle between a connection and its publisher.
  */
 export interface PublisherHost {
   /** Throws the `closed` error once the connection has shut down. */
@@ -94,79 +79,6 @@ export interface PublisherHost {
   transactions(settings: ProducerSettings, transactionalId: string): TransactionLine;
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
-}
-
-/**
- * The Kafka publish policy: plain configuration, paired with a connected broker into a
- * {@link KafkaPublisher}. `new KafkaPublish()` is the broker's default and shares the broker's
- * producer; a policy with its own settings opens its own.
- */
-export class KafkaPublish implements PublishPolicy<object, KafkaPublisher> {
-  readonly [policyMark] = "kafka";
-  readonly partitioner: Partitioner | undefined;
-  readonly compression: Compression | undefined;
-  /** Raw producer properties, in the order given (later ones win). */
-  readonly properties: ReadonlyArray<readonly [string, ConfigValue]>;
-  readonly transactionalId: string | undefined;
-
-  constructor(settings: KafkaPublishSettings = {}) {
-    const partitioner = settings.partitioner;
-    if (
-      partitioner !== undefined &&
-      partitioner !== "murmur2" &&
-      partitioner !== "consistent-random"
-    ) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `partitioner: "${String(partitioner)}"; give "murmur2" or "consistent-random"`,
-      );
-    }
-    this.partitioner = partitioner;
-    const compression = settings.compression;
-    if (
-      compression !== undefined &&
-      !["none", "gzip", "snappy", "lz4", "zstd"].includes(compression)
-    ) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `compression: "${String(compression)}"; give "none", "gzip", "snappy", "lz4" or "zstd"`,
-      );
-    }
-    this.compression = compression;
-    this.properties = configEntries("KafkaPublish", settings.config);
-    this.transactionalId = checkTransactionalId("KafkaPublish", settings.transactionalId);
-  }
-
-  /** The same policy with one more raw producer property (applied last, so it wins). */
-  config(key: string, value: ConfigValue): KafkaPublish {
-    const entry = checkedConfig("KafkaPublish", key, value);
-    return new KafkaPublish({
-      ...(this.partitioner === undefined ? {} : { partitioner: this.partitioner }),
-      ...(this.compression === undefined ? {} : { compression: this.compression }),
-      ...(this.transactionalId === undefined ? {} : { transactionalId: this.transactionalId }),
-      config: Object.fromEntries([...this.properties, entry]),
-    });
-  }
-
-  get bindings(): Bindings {
-    return {
-      kafka: {
-        ...(this.partitioner === undefined ? {} : { partitioner: this.partitioner }),
-        ...(this.compression === undefined ? {} : { compression: this.compression }),
-      },
-    };
-  }
-
-  // Any connection, checked by its brand: naming the connection's class here would tie this file
-  // to broker.ts and back.
-  async pair(connected: object): Promise<KafkaPublisher> {
-    return pairedHost<PairsKafkaPublishers>(connected, owner, "pairPublisher").pairPublisher(this);
-  }
-}
-
-/** A Kafka connection, as the policy recognises it. */
-interface PairsKafkaPublishers {
-  pairPublisher(policy: KafkaPublish): Promise<KafkaPublisher>;
 }
 
 const legalTopic = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -212,7 +124,7 @@ export class KafkaPublisher
   }
 
   /** Opens (or shares) the producer the policy asks for. */
-  static async pair(host: PublisherHost, policy: KafkaPublish): Promise<KafkaPublisher> {
+  static async pair(host: PublisherHost, policy: PolicySettings): Promise<KafkaPublisher> {
     host.assertOpen();
     const settings: ProducerSettings = {
       partitioner: policy.partitioner ?? host.partitioner,
@@ -360,7 +272,7 @@ export class KafkaPublisher
 
   /**
    * An output staged for a transactional subscription goes out on that subscription's producer,
-   * which the broker opened with its own partitioner (broker.ts, `subscribe`) and which carries the
+   * which the broker opened with its own partitioner (connection.ts, `subscribe`) and which carries the
    * outputs of every publisher in one transaction. Where this policy names another partitioner, the
    * partition of a keyed output is picked here, by the function the engines' partitioners share,
    * so it lands where a direct publish of this policy puts it.
@@ -441,18 +353,6 @@ function partitionOption(options: KafkaPublishOptions | undefined): number | und
     );
   }
   return partition;
-}
-
-/** A transactional id as given, or `undefined`; an empty one is refused. */
-export function checkTransactionalId(owner: string, id: string | undefined): string | undefined {
-  if (id === undefined) return undefined;
-  if (typeof id !== "string" || id.length === 0) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${owner} transactionalId cannot be empty: give one stable for this instance of the service`,
-    );
-  }
-  return id;
 }
 
 /** The offset a stored position names (`topic:partition:offset`), or the text itself. */

@@ -12,7 +12,7 @@ import { ensureTopic } from "./topic/starts.js";
 
 /**
  * What the inbox needs from its connection. Declared here and implemented by the connected broker,
- * so this file never imports broker.ts.
+ * so this file never imports connection.ts.
  */
 export interface InboxHost {
   readonly link: Link;

@@ -22,5 +22,5 @@ it("the README's example runs", async () => {
   expect(next.value.partitionKey).toEqual(new TextEncoder().encode("customer-7"));
   expect(next.value.ack()).toBe("ok");
   const closed = await connected.shutdown();
-  expect(closed.unsettledDeliveries).toBe(0);
+  expect(closed.returnedDeliveries).toBe(0);
 });

@@ -100,7 +100,7 @@ describe.each(["librdkafka", "kafkajs"] as const)("%s", (engine) => {
     expect(await a1.ack()).toBe("ok");
     expect(await a0.ack()).toBe("ok");
     const closed = await first.shutdown();
-    expect(closed.unsettledDeliveries).toBe(1);
+    expect(closed.returnedDeliveries).toBe(1);
     // The group's position is b0's offset: past the aborted records and both markers, not past b0.
     expect(await committedOffset(group, topic)).toBe(offsetOf(b0).toString());
 
@@ -116,7 +116,7 @@ describe.each(["librdkafka", "kafkajs"] as const)("%s", (engine) => {
     for (const d of resumed) expect(await d.ack()).toBe("ok");
     await aborted(topic, ["z0", "z1"]);
     const sentinelOffset = offsetOf(resumed[1]!);
-    expect((await second.shutdown()).unsettledDeliveries).toBe(0);
+    expect((await second.shutdown()).returnedDeliveries).toBe(0);
     expect(await committedOffset(group, topic)).toBe((sentinelOffset + 1n).toString());
 
     // A third member: nothing of what was settled, none of the aborted records, only what is new.

@@ -32,6 +32,7 @@ import {
 } from "./attributes.js";
 import type { ConsumerSpans } from "./consumerSpans.js";
 import { recordFailure } from "./failure.js";
+import { SpanOnlyContext } from "./spanOnlyContext.js";
 import { extractTraceContext } from "./traceContext.js";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -65,11 +66,12 @@ function attributesOf(
   return attributes;
 }
 
-/** Runs `next` with `span` active below `parent`, ending the span when it returns or settles. */
-function within(span: Span, parent: Context, next: () => unknown): unknown {
+/** Runs `next` with `span` active, ending the span when it returns or settles. */
+function within(span: Span, next: () => unknown): unknown {
   let result: unknown;
   try {
-    result = context.with(trace.setSpan(parent, span), next);
+    // The span's parent is in the span; the context the handler runs in holds the span alone.
+    result = context.with(new SpanOnlyContext(span), next);
   } catch (error) {
     failed(span, error);
     throw error;
@@ -120,14 +122,14 @@ export function consumeMiddleware(
       kind: SpanKind.CONSUMER,
       attributes: attributesOf(delivery, ctx.attempt, ctx.group),
     };
-    let parent = ROOT_CONTEXT;
+    let parent: Context = ROOT_CONTEXT;
     if (producer !== undefined) {
-      parent = trace.setSpanContext(ROOT_CONTEXT, producer);
+      parent = new SpanOnlyContext(trace.wrapSpanContext(producer));
       options.links = [{ context: producer }];
     }
     const span = tracer.startSpan(`process ${delivery.name}`, options, parent);
     spans.remember(delivery, span);
-    return within(span, parent, next);
+    return within(span, next);
   };
 }
 
@@ -165,6 +167,6 @@ export function consumeBatchMiddleware(
       ROOT_CONTEXT,
     );
     for (const delivery of deliveries) spans.remember(delivery, span);
-    return within(span, ROOT_CONTEXT, next);
+    return within(span, next);
   };
 }

@@ -27,6 +27,7 @@ import {
 } from "./attributes.js";
 import type { ConsumerSpans } from "./consumerSpans.js";
 import { recordFailure } from "./failure.js";
+import { SpanOnlyContext } from "./spanOnlyContext.js";
 import { extractTraceContext, injectTraceContext } from "./traceContext.js";
 
 function attributesOf(message: OutgoingMessage, info: PublishInfo): Attributes {
@@ -51,7 +52,7 @@ function attributesOf(message: OutgoingMessage, info: PublishInfo): Attributes {
 function carried(message: OutgoingMessage): Context {
   const headers = message.headers;
   const found = headers === undefined ? undefined : extractTraceContext(headers);
-  return found === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, found);
+  return found === undefined ? ROOT_CONTEXT : new SpanOnlyContext(trace.wrapSpanContext(found));
 }
 
 /**
@@ -76,7 +77,7 @@ function parentOf(message: OutgoingMessage, spans: ConsumerSpans): Context {
     ) {
       return active;
     }
-    return trace.setSpan(ROOT_CONTEXT, consumer);
+    return new SpanOnlyContext(consumer);
   }
   if (activeSpan !== undefined && isSpanContextValid(activeSpan.spanContext())) return active;
   return carried(message);

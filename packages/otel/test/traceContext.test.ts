@@ -47,6 +47,23 @@ describe("traceparent", () => {
     expect(parseTraceparent(`cc-${traceId}-${spanId}-01x`)).toBeUndefined();
   });
 
+  it.each([
+    ["an uppercase parent id", `00-${traceId}-${spanId.toUpperCase()}-01`],
+    ["uppercase flags", `00-${traceId}-${spanId}-0B`],
+    ["an uppercase version", `0A-${traceId}-${spanId}-01`],
+    ["a version that is not hex", `0g-${traceId}-${spanId}-01`],
+    ["a dash inside the trace id", `00-${traceId.slice(0, 31)}--${spanId}-01`],
+  ])("refuses %s, read character by character", (_what, value) => {
+    expect(parseTraceparent(value)).toBeUndefined();
+  });
+
+  it("reads the sampled bit of flags written with hex letters, and around whitespace", () => {
+    expect(parseTraceparent(`00-${traceId}-${spanId}-0b`)?.traceFlags).toBe(TraceFlags.SAMPLED);
+    expect(parseTraceparent(`00-${traceId}-${spanId}-0a`)?.traceFlags).toBe(TraceFlags.NONE);
+    expect(parseTraceparent(`00-${traceId}-${spanId}-ff`)?.traceFlags).toBe(TraceFlags.SAMPLED);
+    expect(parseTraceparent(` ${valid}\t`)).toEqual(parseTraceparent(valid));
+  });
+
   it("keeps only the sampled flag, and writes version 00", () => {
     const read = parseTraceparent(`00-${traceId}-${spanId}-03`)!;
     expect(read.traceFlags).toBe(TraceFlags.SAMPLED);

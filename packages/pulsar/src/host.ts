@@ -4,8 +4,9 @@ import type { PulsarPublishOptions } from "./publisher.js";
 
 // What the subscriptions and their deliveries need from their connection, declared once for every
 // subscription type (subscription/, delivery/). The connected broker implements it, so neither
-// imports broker.ts; the publisher declares its own host in publisher.ts. How the connection tracks
-// its subscriptions is core's HostedSubscription.
+// imports connection.ts; the publisher declares its own host in publisher.ts. Core's ConnectionBase
+// holds the subscriptions (each a HostedSubscription) and takes them back at shutdown; one that
+// closes itself calls forget().
 
 /** What subscriptions and their deliveries need from their connection, beside core's. */
 export interface PulsarHost extends SubscriptionHost {

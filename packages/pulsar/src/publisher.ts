@@ -3,7 +3,6 @@ import {
   type Delivery,
   HeaderMap,
   type OutgoingMessage,
-  type PublishPolicy,
   type RawMessage,
   type Receipt,
   type Requester,
@@ -14,10 +13,7 @@ import {
   assertPayloadBytes,
   type brokerMark,
   type PendingReply,
-  type PolicyOwner,
-  pairedHost,
   partitionKeyBytes,
-  policyMark,
   publishRequest,
   requestMark,
   utf8Text,
@@ -31,9 +27,6 @@ import type {
   OutgoingMessage as WireMessage,
 } from "./wire/producer/producerOptions.js";
 import { parseTopicName, partitionTopicName } from "./wire/topicName.js";
-
-/** Who this policy pairs with, named when it is given another broker's connection. */
-const owner: PolicyOwner = { kind: "pulsar", label: "Pulsar", broker: "PulsarBroker" };
 
 /** Pulsar's own per-message settings, typed into handlers by the runtime. */
 export interface PulsarPublishOptions {
@@ -73,7 +66,7 @@ export interface ProducerKey {
 
 /**
  * What a publisher needs from its connection. Declared here and implemented by the connected
- * broker, so this file never imports broker.ts: no cycle between a connection and its publisher.
+ * broker, so this file never imports connection.ts: no cycle between a connection and its publisher.
  */
 export interface PublisherHost {
   readonly [brokerMark]: string;
@@ -250,27 +243,6 @@ function applyOptions(
       );
     }
     wire.partition = options.partition;
-  }
-}
-
-/**
- * The Pulsar publish policy: plain configuration, paired with a connected broker into a
- * {@link PulsarPublisher}. `new PulsarPublish()` is the broker's default.
- */
-export class PulsarPublish implements PublishPolicy<object, PulsarPublisher> {
-  readonly [policyMark] = "pulsar";
-  readonly settings: PulsarPublishSettings;
-
-  constructor(settings: PulsarPublishSettings = {}) {
-    this.settings = settings;
-  }
-
-  // Any connection, checked by its brand: naming the connection's class here would tie this file
-  // to broker.ts and back.
-  async pair(connected: object): Promise<PulsarPublisher> {
-    const host = pairedHost<PublisherHost>(connected, owner, "producer");
-    host.assertOpen();
-    return new PulsarPublisher(host, this.settings);
   }
 }
 

@@ -1,76 +1,23 @@
 import {
   type Broker,
-  type Clock,
-  type ClosedBroker,
-  type ConnectedBroker,
-  type ConnectionListener,
   type ConnectOptions,
   type DescribesServer,
-  type OutgoingMessage,
   RustStreamError,
   type ServerDescription,
   systemClock,
 } from "@ruststream/core";
 import {
-  type Backlog,
   brokerMark,
-  type Coordinator,
   describeMark,
-  type HostedSubscription,
-  type Injection,
   type InProcessBroker,
   type InProcessOptions,
   inProcessMark,
   noCoordinator,
-  TestableConnection,
-  takeBack,
 } from "@ruststream/core/broker";
-import {
-  type RedisConnectionOptions,
-  type ResolvedConnection,
-  resolveConnection,
-} from "./client/connectionOptions.js";
+import { type ResolvedConnection, resolveConnection } from "./client/connectionOptions.js";
 import { IoredisLink } from "./client/ioredisLink.js";
-import type { Link } from "./client/link.js";
-import type { RedisHost } from "./host.js";
-import type { RedisListDelivery } from "./list/listDelivery.js";
-import { RedisListSubscription } from "./list/listSubscription.js";
-import {
-  type PublisherHost,
-  RedisPublish,
-  RedisPublisher,
-  type RedisPublishSettings,
-} from "./publisher.js";
-import type { RedisPubSubDelivery } from "./pubsub/pubsubDelivery.js";
-import { RedisPubSubSubscription } from "./pubsub/pubsubSubscription.js";
-import { type RedisSource, RedisStream } from "./sources.js";
-import { ReplyInbox } from "./stream/replyInbox.js";
-import type { RedisStreamDelivery } from "./stream/streamDelivery.js";
-import { RedisStreamSubscription } from "./stream/streamSubscription.js";
-
-/** Every delivery the Redis broker hands out. */
-export type RedisDelivery = RedisStreamDelivery | RedisListDelivery | RedisPubSubDelivery;
-
-/** Every subscription the Redis broker opens; only stream subscriptions batch and seek. */
-export type RedisSubscription =
-  | RedisStreamSubscription
-  | RedisListSubscription
-  | RedisPubSubSubscription;
-
-export interface RedisBrokerOptions extends RedisConnectionOptions {
-  /**
-   * The consumer group of bare names and of stream descriptors that name none, the same in every
-   * replica so they share the work. Default: the name of the app that connects the broker (a broker
-   * connected by hand, outside an app, has none unless given here).
-   */
-  readonly group?: string;
-  /** The largest payload a publish may carry, refused before sending (default 16 MiB). */
-  readonly maxMessageBytes?: number;
-  /** Approximate `MAXLEN` for every stream append (publishes, retry copies); no trimming by default. */
-  readonly maxLen?: number;
-  /** Where request timeouts take time from (the in-process mode uses the test's clock). */
-  readonly clock?: Clock;
-}
+import { ConnectedRedisBroker } from "./connection.js";
+import { describeRedisServer, type RedisBrokerOptions } from "./options.js";
 
 /**
  * A Redis broker before it connects: the constructor only checks and records its configuration.
@@ -145,180 +92,5 @@ export class RedisBroker
       inProcess: true,
       onState: options.onState,
     });
-  }
-}
-
-/** The server from its resolved settings, and its version once a connection has read it. */
-function describeRedisServer(
-  settings: ResolvedConnection,
-  version: string | undefined,
-): ServerDescription {
-  const protocol = settings.tls === undefined ? "redis" : "rediss";
-  const protocolVersion = version === undefined ? {} : { protocolVersion: version };
-  if (settings.kind === "server") return { protocol, host: settings.address, ...protocolVersion };
-  const [first] = settings.address.split(",");
-  return {
-    protocol,
-    ...(first === undefined ? {} : { host: first }),
-    ...protocolVersion,
-    description:
-      settings.kind === "cluster"
-        ? `Redis Cluster, seed nodes ${settings.address.split(",").join(", ")}`
-        : `Redis master "${settings.name}" through Sentinel, sentinels ${settings.address.split(",").join(", ")}`,
-  };
-}
-
-/** What shutting down a Redis connection left behind. */
-export interface ClosedRedisBroker extends ClosedBroker {
-  /** Publishes sent and not yet answered by the server when the connection closed. */
-  readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed. */
-  readonly closedSubscriptions: number;
-  /** Entries read or handed out and never settled, appended back to their streams and lists. */
-  readonly returnedDeliveries: number;
-}
-
-interface ConnectionFacts {
-  readonly clock: Clock;
-  readonly coordinator: Coordinator;
-  /** The group option, else the connecting app's name. */
-  readonly group: string | undefined;
-  readonly version: string | undefined;
-  readonly inProcess: boolean;
-  readonly onState: ConnectionListener | undefined;
-}
-
-/** A connection to Redis. */
-export class ConnectedRedisBroker
-  extends TestableConnection<RedisSource, ClosedRedisBroker>
-  implements
-    ConnectedBroker<RedisSource, RedisDelivery, RedisPublisher, ClosedRedisBroker>,
-    DescribesServer,
-    RedisHost,
-    PublisherHost
-{
-  readonly [brokerMark] = "redis";
-  readonly [describeMark] = true as const;
-  readonly link: Link;
-  readonly maxLen: number | undefined;
-  readonly maxMessageBytes: number;
-  readonly coordinator: Coordinator;
-  readonly #settings: ResolvedConnection;
-  readonly #facts: ConnectionFacts;
-  readonly #subscriptions = new Set<HostedSubscription>();
-  readonly #transports = new Map<string, "list" | "pubsub">();
-  readonly #inflight = { count: 0 };
-  readonly #inbox: ReplyInbox;
-  /** What a new subscription to a bare name sees of earlier publishes: a new group starts at `$`. */
-  readonly backlog: Backlog = "missed";
-
-  constructor(
-    link: Link,
-    options: RedisBrokerOptions,
-    settings: ResolvedConnection,
-    facts: ConnectionFacts,
-  ) {
-    super(
-      {
-        label: "Redis",
-        accepts: "a name, RedisStream, RedisList or RedisPubSub",
-        group: {
-          noun: "consumer group",
-          option: "group",
-          broker: "RedisBroker",
-          descriptor: "RedisStream",
-        },
-      },
-      facts.inProcess,
-      facts.onState,
-    );
-    this.link = link;
-    link.states?.follow((change) => this.reportState(change));
-    this.#settings = settings;
-    this.#facts = facts;
-    this.maxLen = options.maxLen;
-    this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
-    this.coordinator = facts.coordinator;
-    this.#inbox = new ReplyInbox(this, facts.clock);
-  }
-
-  /** A bare name is a stream read by the broker's group; without one this says how to give it. */
-  source(name: string): RedisStream {
-    return new RedisStream(name, { group: this.groupOf(name, this.#facts.group) });
-  }
-
-  async subscribe(source: string | RedisSource): Promise<RedisSubscription> {
-    this.assertOpen();
-    const descriptor = this.descriptorOf(source);
-    let subscription: RedisSubscription & HostedSubscription;
-    if (descriptor.transport === "stream") {
-      const stream = descriptor;
-      const group = this.groupOf(stream.name, stream.group ?? this.#facts.group);
-      subscription = await RedisStreamSubscription.open(this, stream, group, () =>
-        this.#subscriptions.delete(subscription),
-      );
-    } else if (descriptor.transport === "list") {
-      this.#transports.set(descriptor.name, "list");
-      subscription = await RedisListSubscription.open(this, descriptor, () =>
-        this.#subscriptions.delete(subscription),
-      );
-    } else {
-      if (descriptor.copies === "addressed") this.#transports.set(descriptor.name, "pubsub");
-      subscription = await RedisPubSubSubscription.open(this, descriptor, () =>
-        this.#subscriptions.delete(subscription),
-      );
-    }
-    this.#subscriptions.add(await this.unlessClosed(subscription));
-    return subscription;
-  }
-
-  defaultPublishPolicy(): RedisPublish {
-    return new RedisPublish();
-  }
-
-  /** Used by {@link RedisPublish.pair}. */
-  pairPublisher(settings: RedisPublishSettings): RedisPublisher {
-    this.assertOpen();
-    return new RedisPublisher(this, this.#inbox, settings, this.#inflight);
-  }
-
-  describeServer(): ServerDescription {
-    if (this.#facts.inProcess) {
-      return { protocol: "redis", description: "in-process stand-in of a Redis server" };
-    }
-    return describeRedisServer(this.#settings, this.#facts.version);
-  }
-
-  /** A name is a stream unless this connection reads it as a list or a channel. */
-  protected prepareInjection(message: OutgoingMessage): Injection {
-    const callNow = this.link.callNow;
-    if (callNow === undefined) throw this.notInProcess("inject() works");
-    const { command, raw } = this.pairPublisher({}).command(message);
-    return { raw, deliver: () => callNow(command.name, command.args) };
-  }
-
-  transportOf(name: string): "stream" | "list" | "pubsub" {
-    return this.#transports.get(name) ?? "stream";
-  }
-
-  protected async teardown(): Promise<ClosedRedisBroker> {
-    const subscriptions = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    const returned = await takeBack(subscriptions, this.closedError("subscription"));
-    await this.#inbox.stop(this.closedError("request"));
-    // Publishes already sent get a moment to be answered; what is left counts as unflushed.
-    const deadline = Date.now() + 2000;
-    while (this.#inflight.count > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    const unflushed = this.#inflight.count;
-    await this.link.close();
-    return {
-      [brokerMark]: "redis",
-      state: "closed",
-      unflushed,
-      closedSubscriptions: subscriptions.length,
-      returnedDeliveries: returned,
-    };
   }
 }

@@ -1,6 +1,5 @@
 import {
   type OutgoingMessage,
-  type PublishPolicy,
   type RawMessage,
   type Receipt,
   type Requester,
@@ -12,9 +11,6 @@ import {
 import {
   assertPayloadBytes,
   type PendingReply,
-  type PolicyOwner,
-  pairedHost,
-  policyMark,
   publishRequest,
   requestMark,
   stageTransaction,
@@ -28,9 +24,6 @@ import { RedisListDelivery } from "./list/listDelivery.js";
 import { redisHeaders } from "./names.js";
 import { entryFields, xadd } from "./stream/entry.js";
 import { RedisStreamDelivery } from "./stream/streamDelivery.js";
-
-/** Who this policy pairs with, named when it is given another broker's connection. */
-const owner: PolicyOwner = { kind: "redis", label: "Redis", broker: "RedisBroker" };
 
 /** Where a publish goes: a stream (`XADD`), a list (`LPUSH`) or a channel (`PUBLISH`). */
 export type RedisTransport = "stream" | "list" | "pubsub";
@@ -47,7 +40,7 @@ export interface RedisPublishSettings {
 
 /**
  * What a publisher needs from its connection. Declared here and implemented by the connected broker,
- * so this file never imports broker.ts: no cycle between a connection and its publisher.
+ * so this file never imports connection.ts: no cycle between a connection and its publisher.
  */
 export interface PublisherHost {
   readonly link: Link;
@@ -68,37 +61,6 @@ export interface PublisherHost {
 export interface RequestHost {
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
-}
-
-/**
- * The Redis publish policy: plain configuration, paired with a connected broker into a
- * {@link RedisPublisher}. `new RedisPublish()` is the broker's default.
- */
-export class RedisPublish implements PublishPolicy<object, RedisPublisher> {
-  readonly [policyMark] = "redis";
-  readonly settings: RedisPublishSettings;
-
-  constructor(settings: RedisPublishSettings = {}) {
-    if (
-      settings.maxLen !== undefined &&
-      !(Number.isSafeInteger(settings.maxLen) && settings.maxLen >= 1)
-    ) {
-      throw new RustStreamError("invalid-argument", `maxLen: ${settings.maxLen}; give 1 or more`);
-    }
-    this.settings = settings;
-  }
-
-  // Any connection, checked by its brand: naming the connection's class here would tie this file
-  // to broker.ts and back.
-  async pair(connected: object): Promise<RedisPublisher> {
-    const host = pairedHost<PairsRedisPublishers>(connected, owner, "pairPublisher");
-    return host.pairPublisher(this.settings);
-  }
-}
-
-/** A Redis connection, as the policy recognises it. */
-interface PairsRedisPublishers {
-  pairPublisher(settings: RedisPublishSettings): RedisPublisher;
 }
 
 /**

@@ -79,23 +79,31 @@ const mutation: Arbitrary<Mutation> = fc.oneof(
   },
 );
 
+/**
+ * A copy that never shares memory with `bytes`: a seed may be a Node Buffer, whose `slice()` is a
+ * view, so a mutation through it would change the seed itself for every later input.
+ */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
 function apply(bytes: Uint8Array, m: Mutation): { bytes: Uint8Array; at: number } {
   const at = Math.floor((m.at / 0x10000) * bytes.length);
   switch (m.kind) {
     case "flip": {
       if (bytes.length === 0) return { bytes, at: 0 };
-      const out = bytes.slice();
+      const out = copyOf(bytes);
       out[at] = out[at]! ^ (1 << m.bit);
       return { bytes: out, at };
     }
     case "set": {
       if (bytes.length === 0) return { bytes, at: 0 };
-      const out = bytes.slice();
+      const out = copyOf(bytes);
       out[at] = m.value;
       return { bytes: out, at };
     }
     case "u32": {
-      const out = bytes.slice();
+      const out = copyOf(bytes);
       const from = Math.max(0, Math.min(at, bytes.length - 4));
       for (let i = 0; i < 4 && from + i < out.length; i++)
         out[from + i] = (m.value >>> (24 - 8 * i)) & 0xff;

@@ -29,7 +29,7 @@ export function markdown(report: RunReport): string {
     "",
     "Outcomes: *decoded* (a value, or an outcome with no damage), *typed error* (the package's own error, or a damaged outcome), *limit* (refused by a configured limit). Findings: *crash* (an error not the package's own), *hang* (over 250 ms + 2 µs a byte, and again when decoded a second time; *retimed* counts inputs over it once and under it the second time: the machine's pauses), *memory* (a decode holding more than the target's bound), *property* (whole and in pieces disagree, a message lost, a valid encoding not read back).",
     "",
-    "| decoder | inputs | decoded | typed error | limit | crashes | hangs | memory | property | peak held by one decode (MiB) | peak RSS (MiB) | slowest (ms) | worst µs/byte | retimed | time (s) |",
+    "| decoder | inputs | decoded | typed error | limit | crashes | hangs | memory | property | peak held by one decode (MiB) | peak RSS (MiB) | slowest (ms) | worst µs/byte, inputs of 64 KiB or more | retimed | time (s) |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const t of report.tallies) {

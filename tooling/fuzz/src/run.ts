@@ -31,7 +31,10 @@ export interface Tally {
   slowestMs: number;
   /** The input that took `slowestMs`. */
   slowestInput: string;
-  /** The most time per byte one decode took (inputs of 1 KiB or more). */
+  /**
+   * The most time per byte one decode took, on inputs of {@link PER_BYTE_FROM} or more (on a small
+   * one a pause of the machine would read as a cost per byte).
+   */
   worstMicrosPerByte: number;
   /**
    * Inputs over the time bound once and under it when decoded again: the machine's pauses (another
@@ -72,6 +75,7 @@ export function timeBoundMs(size: number): number {
 
 /** What a decode may hold beyond its own limits: the collector's timing, not the decoder. */
 const MEMORY_SLACK = 16 * 1024 * 1024;
+const PER_BYTE_FROM = 64 * 1024;
 const SAMPLE_EVERY = 1000;
 const KEPT_FINDINGS = 20;
 
@@ -130,7 +134,7 @@ export function runInput(target: FuzzTarget, input: unknown, name: string, tally
     tally.slowestMs = ms;
     tally.slowestInput = `${name} (${size} bytes)`;
   }
-  if (size >= 1024)
+  if (size >= PER_BYTE_FROM)
     tally.worstMicrosPerByte = Math.max(tally.worstMicrosPerByte, (ms * 1000) / size);
   if (tally.inputs % SAMPLE_EVERY === 0)
     tally.peakRss = Math.max(tally.peakRss, process.memoryUsage.rss());

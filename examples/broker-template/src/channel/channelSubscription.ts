@@ -9,11 +9,10 @@ import { ChannelPosition } from "../position.js";
 import type { Frame, Link } from "../wire/link.js";
 import { ChannelDelivery, type DeliveryOwner } from "./channelDelivery.js";
 
-/** What a subscription needs from its connection: no more, so it never imports the broker. */
+/** What a subscription needs from its connection: no more, so it never imports the connection. */
 export interface ChannelHost extends SubscriptionHost {
   readonly link: Link;
   readonly coordinator: Coordinator;
-  forget(subscription: ChannelSubscription): void;
 }
 
 /**

@@ -1,9 +1,13 @@
-import type { ClosedBroker } from "../broker.js";
-import type { ConnectionChange, ConnectionListener, ConnectionState } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
 import { brokerMark, sourceMark } from "../marks.js";
 import type { Source } from "../source.js";
-import { type HostedSubscription, takeBack } from "./hostedSubscription.js";
+import type {
+  ClosedBroker,
+  ConnectionChange,
+  ConnectionListener,
+  ConnectionState,
+} from "./contract.js";
+import { type HostedSubscription, type SubscriptionHost, takeBack } from "./hostedSubscription.js";
 import type { LinkChange } from "./linkStates.js";
 
 /** How a broker's sources name what its replicas share (a consumer group, a subscription). */
@@ -26,18 +30,44 @@ export interface ConnectionIdentity {
   readonly accepts: string;
   /** Set where a source cannot be read without a shared name the broker never makes up. */
   readonly group?: GroupSetting;
+  /**
+   * How long a shutdown waits for the subscriptions to give back what they hold, where the server
+   * may stop answering and nothing below bounds the wait (Pulsar: 5000); unset, as long as they take.
+   */
+  readonly takeBackWithinMs?: number;
 }
 
 /**
- * What every connected broker does alike: its state (reported by the broker as its client sees it,
- * `closed` by the base at shutdown), a shutdown that runs once (a second call returns the same
- * witness), the `closed` error every handle throws after it, and the checks `subscribe` starts with
- * (a descriptor of this broker, a group where one is needed). A broker's connection extends it and
- * writes only its own teardown, so no two brokers word these differently.
+ * What a broker's `teardown()` answers: its own facts (`unflushed`, and any of its own), without
+ * what the base fills in every closed witness alike.
  */
-export abstract class ConnectionBase<TSource extends Source, TClosed extends ClosedBroker> {
+export type TeardownFacts<TClosed extends ClosedBroker> = Omit<
+  TClosed,
+  typeof brokerMark | "state" | "closedSubscriptions" | "returnedDeliveries"
+>;
+
+/**
+ * What every connected broker does alike: its state (reported by the broker as its client sees it,
+ * `closed` by the base as shutdown begins), a shutdown that runs once (a second call returns the
+ * same witness), the `closed` error every handle throws after it, the checks `subscribe` starts
+ * with (a descriptor of this broker, a group where one is needed), and its subscriptions: it holds
+ * them (`adopt`), lets go of one that closes itself (`forget`), and takes them all back at shutdown
+ * before the broker's own `teardown()`, counting them in the closed witness. A broker's
+ * connection extends it and writes only its own teardown, so no two brokers word these differently
+ * or keep their subscriptions two ways.
+ *
+ * `THosted` is what the connection holds; a broker that reads its subscriptions back
+ * (`subscriptions`) names its own type, every other one leaves the default.
+ */
+export abstract class ConnectionBase<
+  TSource extends Source,
+  TClosed extends ClosedBroker,
+  THosted extends HostedSubscription = HostedSubscription,
+> implements SubscriptionHost
+{
   abstract readonly [brokerMark]: string;
   readonly #identity: ConnectionIdentity;
+  readonly #subscriptions = new Set<THosted>();
   readonly #onState: ConnectionListener | undefined;
   #change: ConnectionChange = { state: "connected" };
   #closing: Promise<TClosed> | undefined;
@@ -51,8 +81,12 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
   /** The descriptor a bare name stands for on this broker. */
   abstract source(name: string): TSource;
 
-  /** Stops the connection's work and closes it; called once, by the first `shutdown()`. */
-  protected abstract teardown(): Promise<TClosed>;
+  /**
+   * Stops the connection's work and closes it; called once, by the first `shutdown()`, once every
+   * subscription was taken back (none reads through what this closes). Answers the broker's own
+   * facts; the base adds what every witness carries.
+   */
+  protected abstract teardown(): Promise<TeardownFacts<TClosed>>;
 
   get state(): ConnectionState {
     return this.#change.state;
@@ -64,11 +98,50 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
 
   shutdown(): Promise<TClosed> {
     if (this.#closing === undefined) {
-      // Closed before the teardown starts: what the client reports while closing is no outage.
+      // Closed before the subscriptions are taken back: what the client reports while closing is
+      // no outage.
       this.#tell({ state: "closed" });
-      this.#closing = this.teardown();
+      this.#closing = this.#shutDown();
     }
     return this.#closing;
+  }
+
+  /**
+   * The subscriptions are taken back first, in one step for every broker: revoked (none pulls
+   * more), then surrendered together, so what they held goes back while the connection is still
+   * there to carry it; then the broker's teardown closes the rest.
+   */
+  async #shutDown(): Promise<TClosed> {
+    const subscriptions = [...this.#subscriptions];
+    this.#subscriptions.clear();
+    const returned = await takeBack(
+      subscriptions,
+      this.closedError("subscription"),
+      this.#identity.takeBackWithinMs,
+    );
+    const facts = await this.teardown();
+    // The spread and the four fields make a TClosed, which the compiler cannot see through Omit.
+    return {
+      ...facts,
+      [brokerMark]: this[brokerMark],
+      state: "closed",
+      closedSubscriptions: subscriptions.length,
+      returnedDeliveries: returned,
+    } as unknown as TClosed;
+  }
+
+  /**
+   * A subscription that closed itself: the connection lets go of it (SubscriptionHost). Any
+   * subscription may be passed; one the connection does not hold changes nothing.
+   */
+  forget(subscription: HostedSubscription): void {
+    // Deleting an object the set does not hold is a no-op, whatever its type.
+    this.#subscriptions.delete(subscription as THosted);
+  }
+
+  /** The subscriptions the connection holds now, for a broker that tells them of its own work. */
+  protected get subscriptions(): ReadonlySet<THosted> {
+    return this.#subscriptions;
   }
 
   /**
@@ -127,12 +200,16 @@ export abstract class ConnectionBase<TSource extends Source, TClosed extends Clo
   }
 
   /**
-   * A subscription that finished opening: answered as it is while the connection is open; after a
-   * shutdown that ran while it opened, taken back and the `closed` error thrown, since nothing may
-   * outlive the connection.
+   * A subscription that finished opening, held from now on: the only way one joins the connection,
+   * so none is missed at shutdown. While the connection is open it is held and answered as it is;
+   * after a shutdown that ran while it opened, it is taken back and the `closed` error thrown, since
+   * nothing may outlive the connection.
    */
-  protected async unlessClosed<S extends HostedSubscription>(subscription: S): Promise<S> {
-    if (!this.isClosed) return subscription;
+  protected async adopt<S extends THosted>(subscription: S): Promise<S> {
+    if (!this.isClosed) {
+      this.#subscriptions.add(subscription);
+      return subscription;
+    }
     await takeBack([subscription], this.closedError("subscription"));
     throw this.closedError("connection");
   }

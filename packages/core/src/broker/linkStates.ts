@@ -1,4 +1,4 @@
-import type { ConnectionChange, ConnectionState } from "../connectionState.js";
+import type { ConnectionChange, ConnectionState } from "./contract.js";
 
 /** What a broker's client reports of one of its links: any state but `closed`, a shutdown's. */
 export type LinkState = Exclude<ConnectionState, "closed">;

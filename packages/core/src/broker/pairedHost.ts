@@ -1,5 +1,5 @@
-import { brokerKind } from "../broker.js";
 import { RustStreamError } from "../errors.js";
+import { brokerKind } from "./contract.js";
 
 /** The broker a publish policy belongs to, named in the error when it is paired elsewhere. */
 export interface PolicyOwner {

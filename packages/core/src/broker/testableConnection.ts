@@ -1,11 +1,11 @@
-import type { ClosedBroker } from "../broker.js";
-import type { ConnectionListener } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
 import { testableMark } from "../marks.js";
 import type { OutgoingMessage, RawMessage } from "../message.js";
 import { snapshotMessage } from "../message.js";
 import type { Source } from "../source.js";
 import { ConnectionBase, type ConnectionIdentity } from "./connectionBase.js";
+import type { ClosedBroker, ConnectionListener } from "./contract.js";
+import type { HostedSubscription } from "./hostedSubscription.js";
 
 /** A message made ready to inject: what the log records, and the synchronous hand-over. */
 export interface Injection {
@@ -13,6 +13,19 @@ export interface Injection {
   /** Hands the message to the in-process server now, through its normal routing. */
   deliver(): void;
 }
+
+/** What `published(name)` reads: every message recorded, per name, in order. */
+export type PublishedLog = Map<string, RawMessage[]>;
+
+/**
+ * What a connection offers a test. `true`: an in-process connection, with the testable mark,
+ * `inject` and `published()` over a log of its own. `false`: a server connection, none of them.
+ * `{ log }`: a broker whose every connection may inject, since an injection is a write its real
+ * server takes too (memory, file): the mark and `inject` on every connection, and `published()`
+ * over `log` where one is given (the memory broker's is shared by the connections of one broker
+ * object, as a server is); without one, `published()` refuses and nothing is recorded.
+ */
+export type Testability = boolean | { readonly log: PublishedLog | undefined };
 
 /**
  * A connection whose in-process form is a test transport (`TestableBroker`): it carries the
@@ -24,21 +37,28 @@ export abstract class TestableConnection<
   TSource extends Source,
   TClosed extends ClosedBroker,
   TOptions = never,
-> extends ConnectionBase<TSource, TClosed> {
-  readonly #published: Map<string, RawMessage[]> | undefined;
+  THosted extends HostedSubscription = HostedSubscription,
+> extends ConnectionBase<TSource, TClosed, THosted> {
+  readonly #published: PublishedLog | undefined;
+  readonly #injects: boolean;
 
-  constructor(identity: ConnectionIdentity, inProcess: boolean, onState?: ConnectionListener) {
+  /** `onState`: the connecting side's listener (`ConnectOptions.onState`), if it gave one. */
+  constructor(
+    identity: ConnectionIdentity,
+    testability: Testability,
+    onState?: ConnectionListener,
+  ) {
     super(identity, onState);
-    if (inProcess) {
-      this.#published = new Map();
-      Object.defineProperty(this, testableMark, { value: true });
-    }
+    this.#injects = testability !== false;
+    this.#published =
+      typeof testability === "boolean" ? (testability ? new Map() : undefined) : testability.log;
+    if (this.#injects) Object.defineProperty(this, testableMark, { value: true });
   }
 
   /** Encodes `message` as a publish through this connection would, refusing what a publish refuses. */
   protected abstract prepareInjection(message: OutgoingMessage<TOptions>): Injection;
 
-  /** Keeps a copy of what was published, on an in-process connection; a no-op on a server one. */
+  /** Keeps a copy of what was published, where there is a log; a no-op on a server connection. */
   record(message: RawMessage): void {
     if (this.#published === undefined) return;
     let log = this.#published.get(message.name);
@@ -51,7 +71,7 @@ export abstract class TestableConnection<
 
   /** In-process: publishes as if from outside the process, synchronously, through normal routing. */
   inject(message: OutgoingMessage<TOptions>): void {
-    if (this.#published === undefined) throw this.notInProcess("inject() works");
+    if (!this.#injects) throw this.notInProcess("inject() works");
     this.assertOpen();
     const injection = this.prepareInjection(message);
     // Recorded before it is delivered: a handler reacting synchronously publishes after it.

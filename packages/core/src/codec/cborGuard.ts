@@ -58,6 +58,23 @@ interface Open {
   left: number;
   /** Set on a bignum tag: its content must be a byte string within the limit. */
   readonly bignum: boolean;
+  /** Set on a map: its items are keys and values in turn. */
+  readonly map: boolean;
+  /** Items complete so far: in a map, an even count means the next item is a key. */
+  done: number;
+}
+
+/** `__proto__` in UTF-8: cbor-x reads a map key of these bytes as `__proto_`. */
+const PROTO_KEY = [0x5f, 0x5f, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x5f, 0x5f];
+
+function isProtoKey(bytes: Uint8Array, at: number, length: number): boolean {
+  if (length !== PROTO_KEY.length) return false;
+  for (let i = 0; i < length; i++) if (bytes[at + i] !== PROTO_KEY[i]) return false;
+  return true;
+}
+
+function opened(left: number, kind: "bignum" | "map" | "other"): Open {
+  return { left, bignum: kind === "bignum", map: kind === "map", done: 0 };
 }
 
 /**
@@ -107,11 +124,16 @@ export function checkCbor(bytes: Uint8Array, limits: Required<CborLimits>): void
         case 2:
         case 3:
           if (arg < 0) {
-            stack.push({ left: -1, bignum: false });
+            stack.push(opened(-1, "other"));
           } else {
             if (arg > end - pos) throw refuse(`a string of ${arg} bytes runs past the end`, at);
             if (open?.bignum && arg > limits.maxBignumBytes) {
               tooMuch(`a bignum of ${arg} bytes`, "maxBignumBytes", limits.maxBignumBytes, at);
+            }
+            // cbor-x renames this key (its guard against prototype pollution): refused, rather
+            // than handed over under another name.
+            if (major === 3 && open?.map && open.done % 2 === 0 && isProtoKey(bytes, pos, arg)) {
+              throw refuse("a map key __proto__, which the decoder would rename", at);
             }
             pos += arg;
           }
@@ -133,13 +155,13 @@ export function checkCbor(bytes: Uint8Array, limits: Required<CborLimits>): void
           if (items === 0 && stack.length + 1 > limits.maxDepth) {
             tooMuch(`nesting ${stack.length + 1} levels deep`, "maxDepth", limits.maxDepth, at);
           }
-          if (items !== 0) stack.push({ left: items, bignum: false });
+          if (items !== 0) stack.push(opened(items, major === 5 ? "map" : "other"));
           break;
         }
         case 6:
           if (refusedTag(arg))
             throw refuse(`tag ${arg} has a meaning only cbor-x's own extensions give it`, at);
-          stack.push({ left: 1, bignum: arg === 2 || arg === 3 });
+          stack.push(opened(1, arg === 2 || arg === 3 ? "bignum" : "other"));
           break;
         default:
           // Majors 0 and 1 (integers) and 7 (simple values, floats): held in the head.
@@ -158,6 +180,7 @@ export function checkCbor(bytes: Uint8Array, limits: Required<CborLimits>): void
         if (pos !== end) throw refuse(`${end - pos} bytes follow the value`, pos);
         return;
       }
+      parent.done++;
       if (parent.left === -1) break;
       parent.left--;
       if (parent.left > 0) break;

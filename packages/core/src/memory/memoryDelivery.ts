@@ -1,9 +1,10 @@
+import { attemptOf } from "../attempt.js";
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
 import { writeRetryCount } from "../headerNames.js";
 import { hashKey } from "../keyHash.js";
-import { attemptOf } from "../runtime/attempt.js";
+import type { RawMessage } from "../message.js";
 import type { RetryDeclaration } from "../source.js";
 import { MemoryPosition } from "./memoryPosition.js";
 import type { MemoryGroup, StoredMessage } from "./memoryStore.js";
@@ -13,6 +14,8 @@ export interface DeliveryOwner {
   /** Throws the `closed` error once the connection has shut down. */
   assertOpen(): void;
   settled(delivery: MemoryDelivery): void;
+  /** Records a message the broker moved (a dead letter), as `published()` lists what it took. */
+  record(message: RawMessage): void;
   /** The broker-moved retry declared on the subscription's descriptor. */
   readonly retry: RetryDeclaration | undefined;
   /** The partitions its descriptor stands in for, if any. */
@@ -113,12 +116,14 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
     });
     const store = this.#group.topic.store;
     if (this.#generation === this.#group.generation) {
-      store.append({
+      const moved = {
         name: target,
         payload: message.payload,
         headers,
         partitionKey: message.partitionKey,
-      });
+      };
+      this.#owner.record(moved);
+      store.append(moved);
     }
     this.#group.done(message.sequence, this.#generation);
     this.#owner.settled(this);

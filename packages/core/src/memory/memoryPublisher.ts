@@ -1,4 +1,3 @@
-import { type PolicyOwner, pairedHost } from "../broker/pairedHost.js";
 import type {
   Requester,
   RequestOptions,
@@ -7,7 +6,7 @@ import type {
 } from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
 import { headerNames } from "../headerNames.js";
-import { policyMark, requestMark, transactionsMark } from "../marks.js";
+import { requestMark, transactionsMark } from "../marks.js";
 import {
   assertPayloadBytes,
   type OutgoingMessage,
@@ -15,12 +14,8 @@ import {
   type Receipt,
   wireHeaders,
 } from "../message.js";
-import type { PublishPolicy } from "../publisher.js";
 import { type PendingReply, publishRequest } from "../replyWaiters.js";
 import { stageTransaction } from "../transaction.js";
-
-/** Who this policy pairs with, named when it is given another broker's connection. */
-const owner: PolicyOwner = { kind: "memory", label: "memory", broker: "MemoryBroker" };
 
 /** What a publisher needs from its connection. */
 export interface PublisherHost {
@@ -29,25 +24,6 @@ export interface PublisherHost {
   append(message: RawMessage): bigint;
   /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
   awaitReply(correlationId: string, timeoutMs: number): PendingReply;
-}
-
-/**
- * The memory broker's publish policy. It has no settings: memory publishes are confirmed as soon as
- * the message is in the topic.
- */
-export class MemoryPublish implements PublishPolicy<object, MemoryPublisher> {
-  readonly [policyMark] = "memory";
-
-  // Any connection, checked by its brand: naming the connection's class here would tie this file
-  // to memoryBroker.ts and back.
-  async pair(connected: object): Promise<MemoryPublisher> {
-    return pairedHost<PairsMemoryPublishers>(connected, owner, "pairPublisher").pairPublisher();
-  }
-}
-
-/** A memory connection, as the policy recognises it. */
-interface PairsMemoryPublishers {
-  pairPublisher(): MemoryPublisher;
 }
 
 /** Publishes to memory topics; also transactional and a requester. */

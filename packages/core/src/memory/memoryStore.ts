@@ -1,6 +1,7 @@
+import { type Coordinator, noCoordinator } from "../broker/inProcess.js";
+import type { PublishedLog } from "../broker/testableConnection.js";
 import type { Clock, ClockTimer } from "../clock.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import { type Coordinator, noCoordinator } from "../inProcess.js";
 import type { RawMessage } from "../message.js";
 import { InflightSequences } from "./inflightSequences.js";
 
@@ -24,8 +25,11 @@ export class MemoryStore {
   readonly retain: number;
   clock: Clock;
   coordinator: Coordinator = noCoordinator;
-  /** Set while an in-process connection is open: every publish, per name, for test assertions. */
-  publishedLog: Map<string, RawMessage[]> | undefined;
+  /**
+   * What the in-process connections record into, shared as a server's log would be: every publish,
+   * injection and broker-moved dead letter, per name, for `published()`.
+   */
+  publishedLog: PublishedLog | undefined;
   openConnections = 0;
 
   constructor(retain: number, clock: Clock) {
@@ -43,14 +47,6 @@ export class MemoryStore {
   }
 
   append(message: RawMessage): bigint {
-    if (this.publishedLog !== undefined) {
-      let list = this.publishedLog.get(message.name);
-      if (list === undefined) {
-        list = [];
-        this.publishedLog.set(message.name, list);
-      }
-      list.push(message);
-    }
     return this.topic(message.name).append(message);
   }
 

@@ -6,6 +6,7 @@ import {
 } from "../capabilities.js";
 import { RustStreamError } from "../errors.js";
 import { batchesMark, seekMark } from "../marks.js";
+import type { RawMessage } from "../message.js";
 import type { RetryDeclaration } from "../source.js";
 import { subscriptionIterator } from "../subscription.js";
 import { type DeliveryOwner, MemoryDelivery } from "./memoryDelivery.js";
@@ -14,7 +15,8 @@ import type { GroupWaiter, MemoryGroup } from "./memoryStore.js";
 
 /** What a subscription needs from its connection, beside core's. */
 export interface MemoryHost extends SubscriptionHost {
-  forget(subscription: MemorySubscription): void;
+  /** Keeps a copy of a message the broker moved, where the connection records for `published()`. */
+  record(message: RawMessage): void;
 }
 
 const done: IteratorResult<MemoryDelivery, undefined> = { done: true, value: undefined };
@@ -152,6 +154,9 @@ export class MemorySubscription
   }
   settled(delivery: MemoryDelivery): void {
     this.#out.delete(delivery);
+  }
+  record(message: RawMessage): void {
+    this.#host.record(message);
   }
 
   // GroupWaiter

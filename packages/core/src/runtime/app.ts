@@ -1,13 +1,13 @@
-import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker.js";
-import { brokerKind } from "../broker.js";
+import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker/contract.js";
+import { brokerKind } from "../broker/contract.js";
+import { type Coordinator, noCoordinator } from "../broker/inProcess.js";
 import { type Clock, systemClock } from "../clock.js";
 import { RustStreamError } from "../errors.js";
-import { type Coordinator, noCoordinator } from "../inProcess.js";
+import { consoleLogger, type Logger, silentLogger } from "../logger.js";
 import { AppRun, type BrokerRegistration } from "./appRun.js";
 import { BrokerScope } from "./brokerScope.js";
 import { type AppDescription, describeApp } from "./description.js";
 import type { Observer } from "./events.js";
-import { consoleLogger, type Logger, silentLogger } from "./logger.js";
 import type {
   BatchMiddleware,
   ConsumeMiddleware,

@@ -1,10 +1,17 @@
-import type { AppInfo, Broker, ConnectedBroker, ConnectOptions } from "../broker.js";
+import type {
+  AppInfo,
+  Broker,
+  ConnectedBroker,
+  ConnectionChange,
+  ConnectionState,
+  ConnectOptions,
+} from "../broker/contract.js";
+import type { Coordinator } from "../broker/inProcess.js";
 import { supportsBatches } from "../capabilities.js";
 import type { Clock } from "../clock.js";
 import { json } from "../codec/json.js";
-import type { ConnectionChange, ConnectionState } from "../connectionState.js";
 import { RustStreamError } from "../errors.js";
-import type { Coordinator } from "../inProcess.js";
+import type { Logger } from "../logger.js";
 import { brokerMark } from "../marks.js";
 import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
@@ -12,7 +19,6 @@ import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
-import type { Logger } from "./logger.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import {
   encodedHeaders,

@@ -1,10 +1,10 @@
 import type { Delivery } from "../delivery.js";
 import { RustStreamError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import type { BatchContext } from "./context.js";
 import { FAILED, type MessageDecoder, PendingDecode } from "./decoding.js";
 import type { Awaiting, DispatchHost, OutBases, OutRecord } from "./dispatchHost.js";
 import type { Flow } from "./flow.js";
-import type { Logger } from "./logger.js";
 import { ack, isOutcome, type Outcome } from "./outcome.js";
 import { isPromiseLike } from "./promiseLike.js";
 import type { Settlement } from "./settlement.js";

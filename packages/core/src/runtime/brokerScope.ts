@@ -1,4 +1,4 @@
-import type { Broker } from "../broker.js";
+import type { Broker } from "../broker/contract.js";
 import type { Codec } from "../codec/codec.js";
 import { json } from "../codec/json.js";
 import { RustStreamError } from "../errors.js";

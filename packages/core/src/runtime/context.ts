@@ -1,6 +1,6 @@
 import type { Delivery } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../logger.js";
 import type { OutPublishers } from "./out.js";
 
 /** What a handler gets beside its message; `TOptions` is its broker's per-message publish settings. */

@@ -1,9 +1,9 @@
+import { attemptOf } from "../attempt.js";
 import type { Delivery } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import { attemptOf } from "./attempt.js";
+import type { Logger } from "../logger.js";
 import type { HandlerContext } from "./context.js";
 import type { OutBases, OutRecord } from "./dispatchHost.js";
-import type { Logger } from "./logger.js";
 
 /** What every context of one subscriber shares. */
 export interface ContextShared {

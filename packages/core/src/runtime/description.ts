@@ -1,5 +1,5 @@
 import type { Bindings, JsonValue } from "../bindings.js";
-import { brokerKind } from "../broker.js";
+import { brokerKind } from "../broker/contract.js";
 import { supportsDescribeServer } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
 import { sourceMark } from "../marks.js";

@@ -1,9 +1,9 @@
+import type { Coordinator } from "../broker/inProcess.js";
 import type { Clock } from "../clock.js";
-import type { Coordinator } from "../inProcess.js";
+import type { Logger } from "../logger.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { Observer } from "./events.js";
-import type { Logger } from "./logger.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import type { OutPublisher } from "./out.js";
 import type { OutPublisherBase, PublishPipeline, PublishRoute } from "./publishing.js";

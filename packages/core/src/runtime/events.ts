@@ -1,4 +1,4 @@
-import type { ConnectionState } from "../connectionState.js";
+import type { ConnectionState } from "../broker/contract.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
 import type { OutcomeKind } from "./outcome.js";

@@ -1,8 +1,8 @@
 import type { Delivery } from "../delivery.js";
 import { hashKey } from "../keyHash.js";
+import type { Logger } from "../logger.js";
 import type { Awaiting } from "./dispatchHost.js";
 import type { Flow } from "./flow.js";
-import type { Logger } from "./logger.js";
 import type { ErasedKey } from "./subscriberSpec.js";
 
 /** Runs one decoded delivery; a promise while its handler is still running. */

@@ -1,11 +1,11 @@
+import { attemptOf } from "../attempt.js";
 import type { ClockTimer } from "../clock.js";
 import type { Delivery } from "../delivery.js";
 import { isRustStreamError } from "../errors.js";
 import { writeRetryCount } from "../headerNames.js";
+import type { Logger } from "../logger.js";
 import type { OutgoingMessage } from "../message.js";
-import { attemptOf } from "./attempt.js";
 import type { DispatchHost } from "./dispatchHost.js";
-import type { Logger } from "./logger.js";
 import type { PublishRoute } from "./publishing.js";
 import type { Settler } from "./settler.js";
 

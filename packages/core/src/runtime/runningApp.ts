@@ -1,4 +1,4 @@
-import type { Broker, ConnectedBroker } from "../broker.js";
+import type { Broker, ConnectedBroker } from "../broker/contract.js";
 import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { PublishOptions, RequestOptions } from "./out.js";

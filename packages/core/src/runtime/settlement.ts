@@ -1,8 +1,8 @@
+import { attemptOf } from "../attempt.js";
 import type { Delivery } from "../delivery.js";
-import { attemptOf } from "./attempt.js";
+import type { Logger } from "../logger.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { SettledAs } from "./events.js";
-import type { Logger } from "./logger.js";
 import type { Outcome } from "./outcome.js";
 import type { BrokerMove, Redelivery } from "./redelivery.js";
 import type { Settler } from "./settler.js";

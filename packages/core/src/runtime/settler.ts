@@ -1,7 +1,7 @@
 import type { Delivery, SettleResult } from "../delivery.js";
 import { isRustStreamError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import type { Flow } from "./flow.js";
-import type { Logger } from "./logger.js";
 import type { WorkCounter } from "./workCounter.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClosedBroker } from "../../src/broker.js";
+import type { ClosedBroker } from "../../src/broker/contract.js";
 import {
   brokerMark,
   ConnectionBase,
@@ -29,21 +29,32 @@ class Stream implements AddressedSource {
   }
 }
 
-/** The smallest connection on the base: it counts its teardowns and reads through a group. */
-class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
+/** What a test connection is made with: its log of take-backs and teardowns, and the base's options. */
+interface TestSetup {
+  readonly log?: string[];
+  readonly takeBackWithinMs?: number;
+  readonly onState?: ConnectionListener;
+}
+
+/** The smallest connection on the base: it logs its teardowns and reads through a group. */
+class TestConnection extends ConnectionBase<Stream, ClosedBroker & { readonly own: string }> {
   readonly [brokerMark] = "test";
   teardowns = 0;
   readonly #group: string | undefined;
-  constructor(group: string | undefined, onState?: ConnectionListener) {
+  readonly #log: string[];
+  constructor(group: string | undefined, setup: TestSetup = {}) {
+    const { log = [], takeBackWithinMs, onState } = setup;
     super(
       {
         label: "Test",
         accepts: "a name or a Stream",
         group: { noun: "group", option: "group", broker: "TestBroker", descriptor: "Stream" },
+        ...(takeBackWithinMs === undefined ? {} : { takeBackWithinMs }),
       },
       onState,
     );
     this.#group = group;
+    this.#log = log;
   }
   /** Stands for the broker's client seeing the server go and come back. */
   client(change: LinkChange): void {
@@ -63,12 +74,13 @@ class TestConnection extends ConnectionBase<Stream, ClosedBroker> {
   /** Stands for a subscribe whose server round trip ends after `during` ran. */
   async open<S extends HostedSubscription>(subscription: S, during: () => unknown): Promise<S> {
     await during();
-    return this.unlessClosed(subscription);
+    return this.adopt(subscription);
   }
-  protected async teardown(): Promise<ClosedBroker> {
+  protected async teardown(): Promise<{ unflushed: number; own: string }> {
     this.teardowns++;
+    this.#log.push("teardown");
     await new Promise((resolve) => setTimeout(resolve, 5));
-    return { [brokerMark]: "test", state: "closed", unflushed: 0 };
+    return { unflushed: 2, own: "fact" };
   }
 }
 
@@ -97,7 +109,7 @@ describe("ConnectionBase", () => {
 
   it("passes on each change of state the client reports, once, and `closed` at shutdown", async () => {
     const heard: ConnectionChange[] = [];
-    const connection = new TestConnection("g", (change) => heard.push(change));
+    const connection = new TestConnection("g", { onState: (change) => heard.push(change) });
     connection.client({ state: "connected" });
     connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED" });
     connection.client({ state: "reconnecting", reason: "connect ECONNREFUSED, again" });
@@ -177,16 +189,76 @@ describe("ConnectionBase", () => {
     );
     expect(log).toEqual(["revoke (closed)", "surrender"]);
   });
+
+  it("takes back what it holds before the broker's teardown, and counts it in the witness", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", { log });
+    await connection.open(recording(log, "a", 2), () => undefined);
+    await connection.open(recording(log, "b", 3), () => undefined);
+    const closed = await connection.shutdown();
+    expect(log).toEqual([
+      "a revoke (closed)",
+      "b revoke (closed)",
+      "a surrender",
+      "b surrender",
+      "teardown",
+    ]);
+    expect(closed).toEqual({
+      [brokerMark]: "test",
+      state: "closed",
+      unflushed: 2,
+      own: "fact",
+      closedSubscriptions: 2,
+      returnedDeliveries: 5,
+    });
+  });
+
+  it("reports `closed` as the shutdown begins, before it takes back a subscription or tears down", async () => {
+    const log: string[] = [];
+    const onState: ConnectionListener = (change) => log.push(change.state);
+    const connection = new TestConnection("g", { log, onState });
+    await connection.open(recording(log, "a", 1), () => undefined);
+    const closed = await connection.shutdown();
+    expect(log).toEqual(["closed", "a revoke (closed)", "a surrender", "teardown"]);
+    expect(closed).toMatchObject({ closedSubscriptions: 1, returnedDeliveries: 1 });
+  });
+
+  it("lets go of a subscription that closed itself: the shutdown neither takes it back nor counts it", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", { log });
+    const closing = await connection.open(recording(log, "closing", 4), () => undefined);
+    await connection.open(recording(log, "open", 1), () => undefined);
+    connection.forget(closing);
+    // One the connection never held changes nothing.
+    connection.forget(recording(log, "stranger", 9));
+    const closed = await connection.shutdown();
+    expect(log).toEqual(["open revoke (closed)", "open surrender", "teardown"]);
+    expect(closed).toMatchObject({ closedSubscriptions: 1, returnedDeliveries: 1 });
+  });
+
+  it("with takeBackWithinMs, a surrender that never ends does not hold the shutdown", async () => {
+    const log: string[] = [];
+    const connection = new TestConnection("g", { log, takeBackWithinMs: 20 });
+    await connection.open(recording(log, "quick", 2), () => undefined);
+    await connection.open(
+      { revoke: () => undefined, surrender: () => new Promise<number>(() => {}) },
+      () => undefined,
+    );
+    const closed = await connection.shutdown();
+    expect(closed).toMatchObject({ closedSubscriptions: 2, returnedDeliveries: 2 });
+    expect(log).toEqual(["quick revoke (closed)", "quick surrender", "teardown"]);
+  });
 });
 
-function recording(log: string[]): HostedSubscription {
+function recording(log: string[], name?: string, held = 0): HostedSubscription {
+  const prefix = name === undefined ? "" : `${name} `;
   return {
     revoke: (error) => {
-      log.push(`revoke (${error.code})`);
+      log.push(`${prefix}revoke (${error.code})`);
     },
     surrender: async () => {
-      log.push("surrender");
-      return 0;
+      log.push(`${prefix}surrender`);
+      return held;
     },
   };
 }

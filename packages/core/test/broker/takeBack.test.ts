@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type HostedSubscription, takeBack } from "../../src/brokerEntry.js";
+import { takeBack } from "../../src/broker/hostedSubscription.js";
+import type { HostedSubscription } from "../../src/brokerEntry.js";
 import { RustStreamError } from "../../src/index.js";
 
 /** A subscription that logs what it is asked, answers `held` on surrender, or fails it. */
@@ -53,5 +54,17 @@ describe("takeBack", () => {
     );
     expect(returned).toBe(5);
     expect(log).toContain("b surrendered");
+  });
+
+  it("within a bound, counts what surrendered in time and leaves the rest to finish", async () => {
+    const log: string[] = [];
+    // A surrender that never ends, as over a server that stopped answering: unbounded, this hangs.
+    const stuck: HostedSubscription = {
+      revoke: () => undefined,
+      surrender: () => new Promise<number>(() => {}),
+    };
+    const returned = await takeBack([hosted("quick", log, 2), stuck], closed, 30);
+    expect(returned).toBe(2);
+    expect(log).toContain("quick surrendered");
   });
 });

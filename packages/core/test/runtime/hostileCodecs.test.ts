@@ -123,6 +123,21 @@ describe("CBOR tags", () => {
   });
 });
 
+describe("a map key __proto__", () => {
+  test("is refused by CBOR (cbor-x would hand it over renamed __proto_) and by MessagePack", () => {
+    // An own property named __proto__, as JSON.parse makes one.
+    const value = JSON.parse('{"__proto__":1,"other":2}');
+    expect(refusal(cbor, cborEncode(value)).message).toMatch(
+      /a map key __proto__, which the decoder would rename/,
+    );
+    expect(refusal(msgpack, msgpack.encode(value)).message).toMatch(/__proto__ is not allowed/);
+    // JSON keeps it as the object's own property.
+    expect(Object.keys(json.decode(new TextEncoder().encode('{"__proto__":1}')) as object)).toEqual(
+      ["__proto__"],
+    );
+  });
+});
+
 describe("every decode failure", () => {
   test.each([
     ["json: not UTF-8", json, [0xff]],

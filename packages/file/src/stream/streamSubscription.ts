@@ -1,6 +1,7 @@
 import { RustStreamError, type SeekableSubscription, type SettleResult } from "@ruststream/core";
 import {
   type Coordinator,
+  type HostedSubscription,
   PullSubscription,
   type SubscriptionHost,
   seekMark,
@@ -24,7 +25,6 @@ export interface FileHost extends SubscriptionHost {
   readonly coordinator: Coordinator | undefined;
   /** A frame declaring a larger payload stops the reader instead of being waited for. */
   readonly maxMessageBytes: number;
-  forget(subscription: FileSubscription): void;
 }
 
 interface Named {
@@ -70,7 +70,7 @@ function withinFile(stored: StoredPosition, tip: bigint): StoredPosition {
  */
 export class FileSubscription
   extends PullSubscription<FileDelivery>
-  implements SeekableSubscription<FileDelivery>, DeliveryOwner
+  implements SeekableSubscription<FileDelivery>, DeliveryOwner, HostedSubscription
 {
   readonly [seekMark] = true as const;
   readonly name: string;
@@ -82,7 +82,11 @@ export class FileSubscription
   readonly #requeued: Requeued[] = [];
   /** File offsets of appends counted for the coordinator and not yet handed out. */
   readonly #counted = new Set<number>();
-  /** Handed out, counted, not settled for good. */
+  /**
+   * Handed out in this generation and not settled for good: the counted ones (released for the
+   * coordinator), and a named consumer's (what a shutdown hands back). An unnamed consumer's that
+   * count for nobody are not kept: nothing goes back for them.
+   */
   readonly #out = new Set<FileDelivery>();
   #fetch: Promise<DecodedMessage | undefined> | undefined;
   #wakeRequeue: (() => void) | undefined;
@@ -188,6 +192,7 @@ export class FileSubscription
   /** The next delivery, requeued ones first; `undefined` once closed. */
   async #nextOne(): Promise<FileDelivery | undefined> {
     for (;;) {
+      if (this.revokedWith !== undefined) throw this.revokedWith;
       if (this.closed) return undefined;
       const requeued = this.#requeued.shift();
       if (requeued) return this.#redeliver(requeued);
@@ -195,6 +200,8 @@ export class FileSubscription
       // go to the file (or wait for an append) waits, for the read or a requeue.
       const ready = this.#fetch === undefined ? this.#consumer.takeBuffered(1)[0] : undefined;
       const got = ready ?? (await this.#readOrRequeue());
+      // Revoked while reading: what was read stays in the file, unsettled, for the next reader.
+      if (this.revokedWith !== undefined) throw this.revokedWith;
       this.#host.assertOpen();
       if (got === "requeue") continue;
       if (got === undefined) return undefined;
@@ -269,10 +276,35 @@ export class FileSubscription
 
   async close(): Promise<void> {
     if (!this.markClosed()) return;
+    this.#host.forget(this);
+    await this.#letGo();
+  }
+
+  // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
+
+  /** A waiting pull rejects with `error`, and so does every later one. */
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
+    this.#wakeRequeue?.();
+  }
+
+  /**
+   * Lets go of the file and answers how many deliveries went back: a named consumer's handed out
+   * and unsettled, or requeued and not handed out again, stay open in its stored position, so the
+   * next subscription under its name delivers them again. An unnamed consumer keeps no position:
+   * nothing goes back (0).
+   */
+  async surrender(): Promise<number> {
+    const returned = this.#named === undefined ? 0 : this.#out.size + this.#requeued.length;
+    await this.#letGo();
+    return returned;
+  }
+
+  /** Stops reading, releases what was counted, and frees the consumer name once its store settled. */
+  async #letGo(): Promise<void> {
     this.#consumer.close();
     this.#wakeRequeue?.();
     this.#releaseAll();
-    this.#host.forget(this);
     const named = this.#named;
     if (named) {
       openConsumers.delete(named.sidecar.path);
@@ -350,7 +382,7 @@ export class FileSubscription
       count,
       this.#originOf(message),
     );
-    if (counted) this.#out.add(delivery);
+    if (counted || this.#named !== undefined) this.#out.add(delivery);
     return delivery;
   }
 
@@ -363,7 +395,7 @@ export class FileSubscription
       requeued.redeliveryCount + 1,
       this.#originOf(requeued.message),
     );
-    if (requeued.counted) this.#out.add(delivery);
+    if (requeued.counted || this.#named !== undefined) this.#out.add(delivery);
     return delivery;
   }
 
@@ -379,9 +411,8 @@ export class FileSubscription
   }
 
   #release(delivery: FileDelivery): void {
-    if (!delivery.counted) return;
+    if (!this.#out.delete(delivery) || !delivery.counted) return;
     delivery.counted = false;
-    this.#out.delete(delivery);
     this.#host.coordinator?.consumed();
   }
 
@@ -390,6 +421,7 @@ export class FileSubscription
     let n = this.#counted.size;
     this.#counted.clear();
     for (const d of this.#out) {
+      if (!d.counted) continue;
       d.counted = false;
       n++;
     }

@@ -57,7 +57,6 @@ export class KafkaTopicSubscription
   #paused = false;
   #failed: RustStreamError | undefined;
   #leaving: Promise<void> | undefined;
-  #onForget: () => void = () => {};
   /** Under `transactional`: the transactions that commit outputs and positions together. */
   #window: TransactionWindow | undefined;
 
@@ -86,10 +85,8 @@ export class KafkaTopicSubscription
       /** Under `transactional`, the transactions' producer line. */
       readonly line?: TransactionLine;
     },
-    onForget: () => void,
   ): Promise<KafkaTopicSubscription> {
     const subscription = new KafkaTopicSubscription(host, source, settings.group, settings.commit);
-    subscription.#onForget = onForget;
     if (settings.line !== undefined) {
       subscription.#window = new TransactionWindow(subscription.#windowOwner(), settings.line);
     }
@@ -358,7 +355,7 @@ export class KafkaTopicSubscription
   /** Leaves the group once; never rejects (a consumer that fails to close is gone either way). */
   #leave(): Promise<void> {
     this.#leaving ??= (async () => {
-      this.#onForget();
+      this.#host.forget(this);
       if (this.#window !== undefined) {
         this.#window.stop();
         await this.#window.flush();

@@ -26,10 +26,8 @@ export interface SubscriptionSettings {
   readonly retryTopic: string | undefined;
   readonly deadLetter: DeadLetterPolicy | undefined;
   readonly deliver: DeliveryFactory;
-  /** Gives the reader back: closes it, or lets go of a share of it (Exclusive, see broker.ts). */
+  /** Gives the reader back: closes it, or lets go of a share of it (Exclusive, see readers.ts). */
   readonly release: () => Promise<void>;
-  /** Tells the connection this subscription no longer needs stopping at shutdown. */
-  readonly forget: () => void;
 }
 
 /**
@@ -113,7 +111,7 @@ export class PulsarSubscription
 
   async close(): Promise<void> {
     if (!this.markClosed()) return;
-    this.#settings.forget();
+    this.#host.forget(this);
     this.#wakeUp();
     if (this.#out.size === 0) await this.#release();
   }

@@ -45,7 +45,6 @@ export class RedisListSubscription
   #sequence = 0n;
   #reading: Promise<readonly RedisListDelivery[]> = Promise.resolve(none);
   #nextRecovery = 0;
-  #onForget: (() => void) | undefined;
   #leave: () => void = () => {};
 
   private constructor(
@@ -64,11 +63,7 @@ export class RedisListSubscription
   }
 
   /** Opens the list's own connection; on a cluster, once its three keys are found in one slot. */
-  static async open(
-    host: RedisHost,
-    source: RedisList,
-    onForget: () => void,
-  ): Promise<RedisListSubscription> {
+  static async open(host: RedisHost, source: RedisList): Promise<RedisListSubscription> {
     const keys = source.keys(host.link.cluster !== undefined);
     if (host.link.cluster !== undefined) {
       assertScriptKeys(
@@ -79,7 +74,6 @@ export class RedisListSubscription
     }
     const reader = await host.link.blocking(source.name);
     const subscription = new RedisListSubscription(host, source, keys, reader);
-    subscription.#onForget = onForget;
     subscription.#leave =
       host.link.joined?.({ kind: "list", key: source.name, processing: keys.processing }) ??
       subscription.#leave;
@@ -113,7 +107,7 @@ export class RedisListSubscription
 
   async close(): Promise<void> {
     if (!this.markClosed()) return;
-    this.#onForget?.();
+    this.#host.forget(this);
     await this.#reader.interrupt();
     const moved = await this.#reading.catch(() => none);
     // Moved into processing by the read the close interrupted, never handed out: back in front.

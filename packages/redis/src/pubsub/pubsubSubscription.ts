@@ -30,7 +30,6 @@ export class RedisPubSubSubscription
   #sequence = 0;
   #waiting: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #dropped = 0;
-  #onForget: (() => void) | undefined;
   /** Every delivery's release, shared: the first settle tells the coordinator it was consumed. */
   readonly #release = (): void => this.#host.coordinator.consumed();
 
@@ -44,7 +43,6 @@ export class RedisPubSubSubscription
   static async open(
     host: RedisHost,
     source: RedisPubSub | RedisPubSubPattern,
-    onForget: () => void,
   ): Promise<RedisPubSubSubscription> {
     const pattern = source.copies === "named";
     if (pattern && host.link.cluster?.pubsub === "sharded") {
@@ -54,7 +52,6 @@ export class RedisPubSubSubscription
       );
     }
     const subscription = new RedisPubSubSubscription(host, source.name, pattern);
-    subscription.#onForget = onForget;
     subscription.#link = await host.link.subscriber(source.name, pattern, (channel, message) =>
       subscription.#arrived(channel, message),
     );
@@ -72,7 +69,7 @@ export class RedisPubSubSubscription
 
   async close(): Promise<void> {
     if (!this.markClosed()) return;
-    this.#onForget?.();
+    this.#host.forget(this);
     this.#settleWaiting();
     // What arrived and was never pulled is gone with the subscription, as on the server.
     this.#host.coordinator.consumed(this.#clear());

@@ -13,6 +13,12 @@ export interface StreamEntry {
   readonly unreadable: Error | undefined;
 }
 
+/** An entry as a subscription holds it, read or claimed: with the deliveries the group counted. */
+export interface HeldEntry {
+  readonly entry: StreamEntry;
+  readonly deliveryCount: number;
+}
+
 /**
  * The fields of an entry: the payload, then one `h:<name>` field per header. Bytes go as Buffers,
  * so they never pass through a string; a header value the map still holds as text goes as that

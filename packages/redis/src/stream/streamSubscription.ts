@@ -14,22 +14,17 @@ import {
 } from "@ruststream/core/broker";
 import { encodeFrame } from "../client/frame.js";
 import type { BlockingLink, Link } from "../client/link.js";
-import {
-  array,
-  type Command,
-  errorCode,
-  type RedisBytes,
-  type Reply,
-  text,
-} from "../client/resp.js";
+import { array, type Command, errorCode, type RedisBytes, type Reply } from "../client/resp.js";
 import { oneSlot } from "../client/slots.js";
 import type { RedisHost } from "../host.js";
 import { countedHeaders } from "../names.js";
 import { isRedisStreamPosition, RedisStreamPosition } from "../position.js";
 import type { RedisStream } from "../sources.js";
+import { AckBatch } from "./ackBatch.js";
 import { copyThenAckCall, copyThenAckScript } from "./copyThenAck.js";
 import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
-import { entriesOfRead, entryFields, parseEntry, type StreamEntry, xadd } from "./entry.js";
+import { entriesOfRead, entryFields, type HeldEntry, parseEntry, xadd } from "./entry.js";
+import { PendingClaims } from "./pendingClaims.js";
 import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
 
 let consumers = 0;
@@ -39,11 +34,6 @@ function uniqueConsumer(): string {
   consumers++;
   const salt = Math.floor(Math.random() * 0xffffff).toString(16);
   return `ruststream-${hostname()}-${process.pid}-${consumers}-${salt}`;
-}
-
-interface Held {
-  readonly entry: StreamEntry;
-  readonly deliveryCount: number;
 }
 
 function startId(source: RedisStream): string {
@@ -56,7 +46,10 @@ function startId(source: RedisStream): string {
 /**
  * A subscription to a stream through a consumer group. Reads `COUNT` entries at a time on its own
  * connection, hands them out one by one or in batches, and between reads moves due delayed retries
- * back onto the stream and, when asked to, reclaims entries that dead consumers left pending.
+ * back onto the stream and, when asked to, reclaims entries that dead consumers left pending
+ * (pendingClaims.ts, with the recovery of its own after a reconnect). Its acks leave batched
+ * (ackBatch.ts); a settle that moves an entry (a requeue, a delay, a dead letter, a copy) writes the
+ * copy and acks the original in one step (copyThenAck.ts).
  */
 export class RedisStreamSubscription
   extends PullSubscription<RedisStreamDelivery>
@@ -79,25 +72,19 @@ export class RedisStreamSubscription
   readonly #delayed: string | undefined;
   readonly #reader: BlockingLink;
   readonly #ownConsumer: boolean;
-  readonly #buffer: Held[] = [];
+  readonly #buffer: HeldEntry[] = [];
   /** Handed out and not yet settled: returned to the stream if the connection shuts down first. */
   readonly #out = new Set<RedisStreamDelivery>();
   #lock: Promise<unknown> = Promise.resolve();
   #nextSweep = 0;
-  #nextReclaim = 0;
-  #reclaimCursor = "0-0";
+  readonly #claims: PendingClaims;
   /** The reader's reconnects as of the last read: more since, and the next read recovers first. */
   #reconnectsSeen = 0;
   #readEndsAt = 0;
   #wakeTimer: NodeJS.Timeout | undefined;
-  #onForget: (() => void) | undefined;
   #onMoved: ((moved: RedisStreamDelivery, destination: string, reason: string) => void) | undefined;
   #leave: () => void = () => {};
-  /** Ids acked since the last `XACK` went out: one command for all of them, at the tick's end. */
-  #acks: string[] = [];
-  #acksAnswered: (() => void) | undefined;
-  #acksFailed: ((error: unknown) => void) | undefined;
-  #acksSent: Promise<void> | undefined;
+  readonly #acks: AckBatch;
   /** The read started ahead (see #readAhead), awaited by the next take before a read of its own. */
   #ahead: Promise<void> | undefined;
 
@@ -113,6 +100,8 @@ export class RedisStreamSubscription
     this.consumer = source.consumer ?? uniqueConsumer();
     this.maxAttempts = source.retry?.maxAttempts;
     this.deadLetterTarget = source.retry?.deadLetter;
+    this.#claims = new PendingClaims(host, source, this, reader);
+    this.#acks = new AckBatch((ids) => host.link.call("XACK", [this.name, this.group, ...ids]));
   }
 
   /** Creates the group when missing, then opens the subscription's own connection. */
@@ -120,12 +109,10 @@ export class RedisStreamSubscription
     host: RedisHost,
     source: RedisStream,
     group: string,
-    onForget: () => void,
   ): Promise<RedisStreamSubscription> {
     await createGroup(host, source, group);
     const reader = await host.link.blocking(source.name);
     const subscription = new RedisStreamSubscription(host, source, group, reader);
-    subscription.#onForget = onForget;
     subscription.#leave =
       host.link.joined?.({ kind: "stream", key: source.name, group }) ?? subscription.#leave;
     const delayed = subscription.#delayed;
@@ -167,8 +154,8 @@ export class RedisStreamSubscription
 
   async close(): Promise<void> {
     if (!this.markClosed()) return;
-    this.#sendAcks();
-    this.#onForget?.();
+    this.#acks.flush();
+    this.#host.forget(this);
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
     await this.#exclusive(async () => {
@@ -183,7 +170,7 @@ export class RedisStreamSubscription
 
   async revoke(error: RustStreamError): Promise<void> {
     this.markRevoked(error);
-    this.#sendAcks();
+    this.#acks.flush();
     clearTimeout(this.#wakeTimer);
     await this.#reader.interrupt();
     await this.#lock.catch(() => undefined);
@@ -191,7 +178,7 @@ export class RedisStreamSubscription
 
   async surrender(): Promise<number> {
     // Acks of this tick go out ahead of what follows on the same link (DELCONSUMER included).
-    this.#sendAcks();
+    this.#acks.flush();
     const buffered = this.#buffer.splice(0);
     const out = [...this.#out];
     this.#out.clear();
@@ -213,33 +200,10 @@ export class RedisStreamSubscription
     this.#host.assertOpen();
   }
 
-  /**
-   * The acks of one tick (a batch of handlers settling) leave as one `XACK` of every id, sent when
-   * the tick ends or before the next read, whichever comes first: one command for the server to
-   * run and one reply to read instead of one per entry. Each ack still resolves only once the
-   * server has answered, and fails with the command if it fails; what XACK answers (how many it
-   * acknowledged) was never read per entry either.
-   */
+  /** Batched with the rest of the tick's acks (ackBatch.ts); resolves once the server answered. */
   acknowledge(id: string): Promise<void> {
-    if (this.#acks.length === 0) {
-      this.#acksSent = new Promise<void>((resolve, reject) => {
-        this.#acksAnswered = resolve;
-        this.#acksFailed = reject;
-      });
-      process.nextTick(this.#sendAcks);
-    }
-    this.#acks.push(id);
-    return this.#acksSent!;
+    return this.#acks.add(id);
   }
-
-  readonly #sendAcks = (): void => {
-    const ids = this.#acks;
-    if (ids.length === 0) return;
-    this.#acks = [];
-    const answered = this.#acksAnswered!;
-    const failed = this.#acksFailed!;
-    this.#host.link.call("XACK", [this.name, this.group, ...ids]).then(() => answered(), failed);
-  };
 
   async requeue(id: string, headers: ReadonlyHeaderMap, payload: Uint8Array): Promise<void> {
     await this.#move(id, xadd(this.name, entryFields(headers, payload), this.#host.maxLen));
@@ -366,19 +330,17 @@ export class RedisStreamSubscription
         this.#reconnectsSeen = reconnects;
         if (recovered) return;
       }
-      if (this.#source.reclaimIdleMs !== undefined && now >= this.#nextReclaim) {
-        if (await this.#reclaim(this.#source.reclaimIdleMs)) return;
-      }
+      if (await this.#holdClaimed(await this.#claims.reclaimDue(now))) return;
       if (this.closed) return;
       const until = Math.min(
         now + this.#source.blockMs,
         this.#delayed === undefined ? Number.POSITIVE_INFINITY : this.#nextSweep,
-        this.#source.reclaimIdleMs === undefined ? Number.POSITIVE_INFINITY : this.#nextReclaim,
+        this.#claims.nextReclaim,
       );
       const block = Math.max(1, Math.ceil(until - now));
       this.#readEndsAt = now + block;
       // What was acked this tick goes ahead of the read, as each ack on its own did.
-      this.#sendAcks();
+      this.#acks.flush();
       const reply = await this.#reader.call("XREADGROUP", [
         "GROUP",
         this.group,
@@ -417,75 +379,19 @@ export class RedisStreamSubscription
     }
   }
 
-  /** `XAUTOCLAIM` one page; answers whether it claimed anything. */
-  async #reclaim(minIdle: number): Promise<boolean> {
-    const link = this.#host.link;
-    const reply = array(
-      await link.call("XAUTOCLAIM", [
-        this.name,
-        this.group,
-        this.consumer,
-        minIdle,
-        this.#reclaimCursor,
-        "COUNT",
-        this.#source.count,
-      ]),
-    );
-    const cursor = text(reply[0]);
-    this.#reclaimCursor = cursor === "" ? "0-0" : cursor;
-    // A full scan found nothing more: rest until the next interval.
-    if (this.#reclaimCursor === "0-0") {
-      this.#nextReclaim = link.now() + Math.min(minIdle, this.#source.blockMs);
-    }
-    const entries = array(reply[1])
-      .map(parseEntry)
-      .filter((e): e is StreamEntry => e !== undefined);
-    return this.#holdClaimed(entries);
-  }
-
   /**
-   * After the connection came back, what the group holds pending for this very consumer that the
-   * subscription does not hold itself: an entry read by a reply the cut swallowed (the server kept
-   * it pending here; nobody saw it), or one whose ack the cut swallowed. Each is handed out again,
-   * at least once rather than never: the group would keep it pending for this consumer for good,
-   * where only a reclaim (off by default) would find it. Read as this consumer's history, page by
-   * page; an entry deleted meanwhile is acked, as there is nothing left to deliver.
+   * After the connection came back, what the group holds pending for this consumer and the
+   * subscription does not (pendingClaims.ts) is handed out again. Acks settled before the cut go
+   * first (on the command connection): what they acknowledge is not pending any more, and a failed
+   * one leaves its entry pending, to be delivered again.
    */
   async #recoverOwnPending(): Promise<boolean> {
-    // Acks settled before the cut go first (on the command connection): what they acknowledge is
-    // not pending any more, and a failed one leaves its entry pending, to be delivered again.
-    this.#sendAcks();
-    await this.#acksSent?.catch(() => undefined);
+    this.#acks.flush();
+    await this.#acks.sent?.catch(() => undefined);
     const held = new Set<string>();
     for (const h of this.#buffer) held.add(h.entry.id);
     for (const d of this.#out) held.add(d.entry.id);
-    const found: StreamEntry[] = [];
-    const gone: string[] = [];
-    let cursor = "0-0";
-    for (;;) {
-      const page = entriesOfRead(
-        await this.#reader.call("XREADGROUP", [
-          "GROUP",
-          this.group,
-          this.consumer,
-          "COUNT",
-          this.#source.count,
-          "STREAMS",
-          this.name,
-          cursor,
-        ]),
-      );
-      if (page.length === 0) break;
-      for (const raw of page) {
-        const entry = parseEntry(raw);
-        const id = entry?.id ?? text(array(raw)[0]);
-        cursor = id;
-        if (entry === undefined) gone.push(id);
-        else if (!held.has(id)) found.push(entry);
-      }
-    }
-    if (gone.length > 0) await this.#host.link.call("XACK", [this.name, this.group, ...gone]);
-    return this.#holdClaimed(found);
+    return this.#holdClaimed(await this.#claims.recover(held));
   }
 
   /**
@@ -493,12 +399,9 @@ export class RedisStreamSubscription
    * delivery counts the group keeps; one already past the broker-side cap goes to the dead letter
    * unhandled. Answers whether any joined.
    */
-  async #holdClaimed(entries: readonly StreamEntry[]): Promise<boolean> {
-    if (entries.length === 0) return false;
-    const counts = await this.#pendingCounts(entries);
+  async #holdClaimed(claimed: readonly HeldEntry[]): Promise<boolean> {
     let kept = 0;
-    for (const entry of entries) {
-      const count = counts.get(entry.id) ?? 1;
+    for (const { entry, deliveryCount: count } of claimed) {
       const delivery = new RedisStreamDelivery(this, this.name, entry, count);
       if (this.deadLetterTarget !== undefined && delivery.attempt > (this.maxAttempts ?? 1)) {
         // Its last attempt ran (and crashed): past the cap, so it goes to the dead letter unhandled.
@@ -510,25 +413,6 @@ export class RedisStreamSubscription
       kept++;
     }
     return kept > 0;
-  }
-
-  /** The delivery counts of claimed entries, from one extended `XPENDING` over their range. */
-  async #pendingCounts(entries: readonly StreamEntry[]): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    const reply = await this.#host.link.call("XPENDING", [
-      this.name,
-      this.group,
-      entries[0]!.id,
-      entries[entries.length - 1]!.id,
-      entries.length * 2,
-      this.consumer,
-    ]);
-    for (const row of array(reply)) {
-      const fields = array(row);
-      const count = fields[3];
-      if (typeof count === "number") counts.set(text(fields[0]), count);
-    }
-    return counts;
   }
 
   /** A due delayed copy goes back onto the stream. */
@@ -553,7 +437,10 @@ export class RedisStreamSubscription
    * Returns held entries to the stream: copies appended, originals acked, atomically. A copy's header
    * counts the deliveries its entry had, but not the read that only buffered it.
    */
-  async #giveBack(buffered: readonly Held[], out: readonly RedisStreamDelivery[]): Promise<void> {
+  async #giveBack(
+    buffered: readonly HeldEntry[],
+    out: readonly RedisStreamDelivery[],
+  ): Promise<void> {
     if (buffered.length === 0 && out.length === 0) return;
     const commands: Command[] = [];
     const ids: string[] = [];

@@ -153,6 +153,7 @@ export const lifecycleScenarios: readonly Scenario<LifecycleContext>[] = [
       const closed = await within(10_000, "shutdown", connected.shutdown());
       expect(closed.state).toBe("closed");
       expect(typeof closed.unflushed).toBe("number");
+      expect(closed.closedSubscriptions, "subscriptions open at shutdown").toBe(1);
       expect(connected.state).toBe("closed");
       const again = await within(10_000, "second shutdown", connected.shutdown());
       expect(again.state).toBe("closed");
@@ -173,7 +174,15 @@ export const lifecycleScenarios: readonly Scenario<LifecycleContext>[] = [
         () => "resolved",
         (error: unknown) => error,
       );
-      await connected.shutdown();
+      const closed = await connected.shutdown();
+      expect(closed.closedSubscriptions, "subscriptions open at shutdown").toBe(1);
+      // The held delivery is the only one out: a broker that requeues hands it back. One that
+      // cannot may count it (handed back to a server that already let it go) or not (nothing held).
+      if (has(h.capabilities, "requeue")) {
+        expect(closed.returnedDeliveries, "deliveries handed back at shutdown").toBe(1);
+      } else {
+        expect([0, 1], "deliveries handed back at shutdown").toContain(closed.returnedDeliveries);
+      }
       const message = { name, payload: bytes("after") };
       await expectClosed("publisher used before shutdown", () => used.publish(message));
       await expectClosed("publisher kept unused", () => kept.publish(message));

@@ -3,20 +3,27 @@
 // "loaded, off" differs from "bare" only in what it loads), rows interleaved and their order turned
 // each round, so drift in the machine falls on every row alike.
 //
-//   pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only]
+//   [OTEL_AT=<ref>] pnpm --filter @ruststream/tooling-bench bench:ops [messages-per-round] [rounds] [only] [file]
 //
-// `only` keeps the rows whose name contains it (and the bare row): "metrics", "tracing".
+// `only` keeps the rows whose name contains it, or any of a comma list (and the bare row):
+// "metrics", "tracing", "tracing on,floor"; `file` names the results under results/ (default
+// ops.json, or ops-<only>.json).
 import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { runApart } from "../rows/rowProcess.js";
 import { machine, type RowSummary, summarize, tableLines } from "../stats.js";
+import { costRatioLine, costRatios } from "./costRatio.js";
 import { opsRows as allRows } from "./rows.js";
 import type { OpsRates } from "./runRow.js";
+import { otelAt } from "./tracing.js";
 
 const messages = Number(process.argv[2] ?? 300_000);
 const rounds = Number(process.argv[3] ?? 7);
-const only = process.argv[4];
+const only = process.argv[4] === "" ? undefined : process.argv[4];
+const fileArg = process.argv[5];
 const opsRows = allRows.filter(
-  (row, i) => i === 0 || only === undefined || row.name.includes(only),
+  (row, i) =>
+    i === 0 || only === undefined || only.split(",").some((part) => row.name.includes(part)),
 );
 
 const rowModule = new URL("./runRow.ts", import.meta.url).href;
@@ -26,6 +33,7 @@ async function runRow(name: string): Promise<OpsRates> {
   return (await runApart<OpsRates>({ module: rowModule, key: name, timed: messages })).measured;
 }
 
+const loadBefore = loadavg();
 const rates = new Map(
   opsRows.map((row) => [row.name, { ack: [] as number[], reply: [] as number[] }]),
 );
@@ -37,7 +45,7 @@ for (let round = 0; round < rounds; round++) {
     rates.get(row.name)!.ack.push(r.ack);
     rates.get(row.name)!.reply.push(r.reply);
   }
-  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+  process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
 }
 
 const summary: RowSummary[] = [];
@@ -70,18 +78,27 @@ for (const path of ["ack", "reply"] as const) {
   }
 }
 
+const against = costRatios(opsRows, rates);
+for (const r of against) console.log(costRatioLine(r));
+const loadAfter = loadavg();
+console.log(
+  `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
+);
+
 const result = {
   scenario:
     "operations cost: the full app on the memory broker, bare and with each operations package",
-  command: `pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}${only === undefined ? "" : ` ${only}`}`,
+  command: `${otelAt === undefined ? "" : `OTEL_AT=${otelAt} `}pnpm --filter @ruststream/tooling-bench bench:ops ${messages} ${rounds}${only === undefined ? "" : ` ${only}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
   date: new Date().toISOString(),
   machine: machine(),
+  load: { before: loadBefore, after: loadAfter },
   messagesPerRound: messages,
   rounds,
   rows: summary,
   ratios,
+  against,
 };
-const file = only === undefined ? "ops.json" : `ops-${only}.json`;
+const file = fileArg ?? (only === undefined ? "ops.json" : `ops-${only}.json`);
 writeFileSync(
   new URL(`../../results/${file}`, import.meta.url),
   `${JSON.stringify(result, null, 2)}\n`,

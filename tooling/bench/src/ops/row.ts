@@ -7,6 +7,11 @@ import type { RustStream } from "@ruststream/core";
  */
 export interface OpsRow {
   readonly name: string;
+  /**
+   * The rows this one is also held against, beside the bare row (by name): tracing against the bare
+   * SDK spans it cannot do without, so the ratio is what the package adds beyond the SDK.
+   */
+  readonly against?: readonly string[];
   /** Loads what the row needs; returns what it adds to each app (nothing for "loaded, off"). */
   prepare(): Promise<(app: RustStream) => void>;
 }

@@ -1,12 +1,12 @@
 import { cbor } from "@ruststream/core/cbor";
 import fc from "fast-check";
-import { codecTarget, depths, encodings, nestedBytes } from "./codecs.js";
+import { codecTarget, dates, depths, encodings, nestedBytes, protoKeyRefusal } from "./codecs.js";
 
 const values = fc.oneof(
   fc.jsonValue(),
   fc.uint8Array({ maxLength: 64 }),
   fc.bigInt({ min: -(2n ** 300n), max: 2n ** 300n }),
-  fc.date({ noInvalidDate: true }),
+  dates,
   fc.array(fc.oneof(fc.double(), fc.integer(), fc.string())).map((a) => new Set(a)),
 );
 
@@ -54,6 +54,7 @@ export const cborCodec = codecTarget({
         .map((tag) => tagged(tag, [0x82, 0x01, 0x80])),
     },
   ),
+  refusesValid: protoKeyRefusal,
   corpus: () => [
     { name: "a bignum of 256 KiB", input: bignum(256 * 1024) },
     { name: "2 MB of array heads", input: nestedBytes(0x81, 2_000_000, [0x80]) },

@@ -1,11 +1,11 @@
 import { msgpack } from "@ruststream/core/msgpack";
 import fc from "fast-check";
-import { codecTarget, depths, encodings, nestedBytes } from "./codecs.js";
+import { codecTarget, dates, depths, encodings, nestedBytes, protoKeyRefusal } from "./codecs.js";
 
 const values = fc.oneof(
   fc.jsonValue(),
   fc.uint8Array({ maxLength: 64 }),
-  fc.date({ noInvalidDate: true }),
+  dates,
   fc.array(fc.oneof(fc.double(), fc.integer(), fc.string())),
 );
 
@@ -22,5 +22,6 @@ export const msgpackCodec = codecTarget({
         .map(([depth, head]) => nestedBytes(head, depth, [0x90])),
     },
   ),
+  refusesValid: protoKeyRefusal,
   corpus: () => [{ name: "2 MB of array heads", input: nestedBytes(0x91, 2_000_000, [0x90]) }],
 });

@@ -163,9 +163,14 @@ export const brokerDrain =
 /**
  * The full app: a RustStream app on the Redis broker whose subscriber is typed `Order` and decoded
  * by the default JSON codec (no schema), or validated by `orderSchema` as well; the handler only
- * notes the order, the runtime acks.
+ * notes the order, the runtime acks. `configure` adds to the app before it starts what a row
+ * measures (tracing, in the operations bench's drains).
  */
-export function appDrain(redis: RedisModule, withSchema: boolean): DrainRow {
+export function appDrain(
+  redis: RedisModule,
+  withSchema: boolean,
+  configure?: (app: RustStream) => void,
+): DrainRow {
   return async (trial) => {
     const tally = new DrainTally(trial.count);
     const app = new RustStream({ name: trial.group, version: "0" }).broker(
@@ -179,6 +184,7 @@ export function appDrain(redis: RedisModule, withSchema: boolean): DrainRow {
         else b.subscriber<Order>(source).handle(handler);
       },
     );
+    configure?.(app);
     const running = await app.start();
     await tally.done;
     // Every ack the runtime sent has been answered.

@@ -1,7 +1,7 @@
-import type { Broker, ConnectedBroker, ConnectOptions } from "./broker.js";
-import type { Clock } from "./clock.js";
-import { hasMark, inProcessMark, testableMark } from "./marks.js";
-import type { OutgoingMessage, RawMessage } from "./message.js";
+import type { Clock } from "../clock.js";
+import { hasMark, inProcessMark, testableMark } from "../marks.js";
+import type { OutgoingMessage, RawMessage } from "../message.js";
+import type { Broker, ConnectedBroker, ConnectOptions } from "./contract.js";
 
 /**
  * What an in-process transport reports so a test harness knows when a reaction is over. The

@@ -1,16 +1,37 @@
-import type { ConnectionListener, ConnectionState } from "./connectionState.js";
-import type { Delivery } from "./delivery.js";
-import { brokerMark } from "./marks.js";
-import type { Publisher, PublishPolicy } from "./publisher.js";
-import type { Logger } from "./runtime/logger.js";
-import type { Source } from "./source.js";
-import type { Subscription } from "./subscription.js";
+import type { Delivery } from "../delivery.js";
+import type { Logger } from "../logger.js";
+import { brokerMark } from "../marks.js";
+import type { Publisher, PublishPolicy } from "../publisher.js";
+import type { Source } from "../source.js";
+import type { Subscription } from "../subscription.js";
 
 /** An app's name and version: what a service is, to its brokers and its docs. */
 export interface AppInfo {
   readonly name: string;
   readonly version: string;
 }
+
+/**
+ * Where a broker connection is. `connected`: requests go through. `reconnecting`: the client lost
+ * the server and retries on its own; requests wait or fail meanwhile. `lost`: the client gave up,
+ * or keeps being refused for a reason retrying cannot fix (its credentials, for one): what each
+ * broker counts as lost is in its README, and a restart (or a changed setting) is the cure.
+ * `closed`: `shutdown()` was called.
+ */
+export type ConnectionState = "connected" | "reconnecting" | "lost" | "closed";
+
+/** A connection's new state, with what the client said of it when it is `reconnecting` or `lost`. */
+export interface ConnectionChange {
+  readonly state: ConnectionState;
+  /** The client's own words (the error it retries after, the refusal it gave up on). */
+  readonly reason?: string;
+}
+
+/**
+ * Hears every change of a connection's state, synchronously, from inside the broker's client: keep
+ * it cheap and never throw (a throw is rethrown outside the client, as an uncaught exception).
+ */
+export type ConnectionListener = (change: ConnectionChange) => void;
 
 /** What the connecting side tells a broker. */
 export interface ConnectOptions {
@@ -77,13 +98,23 @@ export interface ConnectedBroker<
 
 /**
  * The witness that a broker has shut down, carrying teardown facts as plain data. It has no way to
- * publish or subscribe: the type itself says the broker is gone.
+ * publish or subscribe: the type itself says the broker is gone. Every broker reports these under
+ * these names (a connection on `ConnectionBase` gets all but `unflushed` filled in), and adds its
+ * own facts beside them.
  */
 export interface ClosedBroker {
   readonly [brokerMark]: string;
   readonly state: "closed";
   /** Messages accepted for publishing that were not confirmed by the broker before it closed. */
   readonly unflushed: number;
+  /** Subscriptions still open at shutdown, now closed (one closed before it is not counted). */
+  readonly closedSubscriptions: number;
+  /**
+   * Deliveries the subscriptions held and never saw settled (read and not handed out, or handed out
+   * and not settled), handed back at shutdown. Where they go is the broker's: back to the server,
+   * which hands them out again, or, on a wire that keeps nothing, lost (each broker's README says).
+   */
+  readonly returnedDeliveries: number;
 }
 
 /** The kind of broker a value belongs to, or `undefined` when it is not a broker. */

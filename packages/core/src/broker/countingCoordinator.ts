@@ -1,4 +1,4 @@
-import { RustStreamError } from "./errors.js";
+import { RustStreamError } from "../errors.js";
 import type { Coordinator } from "./inProcess.js";
 
 /**

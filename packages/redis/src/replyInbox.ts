@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, headerNames, type RustStreamError } from "@ruststream/core";
 import { type PendingReply, ReplyWaiters } from "@ruststream/core/broker";
-import type { BlockingLink } from "../client/link.js";
-import type { RedisHost } from "../host.js";
-import type { RequestHost } from "../publisher.js";
-import { entriesOfRead, parseEntry } from "./entry.js";
+import type { BlockingLink } from "./client/link.js";
+import type { RedisHost } from "./host.js";
+import type { RequestHost } from "./publisher.js";
+import { entriesOfRead, parseEntry } from "./stream/entry.js";
 
 /**
  * One reply inbox per connection: a stream only this connection reads (`XREAD`, no group), so a

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, HeaderMap, headerNames, type RustStreamError } from "@ruststream/core";
 import { type PendingReply, ReplyWaiters } from "@ruststream/core/broker";
-import type { Link, LinkConsumer } from "../link/link.js";
+import type { Link, LinkConsumer } from "./link/link.js";
 
 /**
  * One reply topic per connection, read only by it: `non-persistent://public/default/ruststream-

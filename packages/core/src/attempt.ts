@@ -1,5 +1,5 @@
-import type { Delivery } from "../delivery.js";
-import { readRetryCount } from "../headerNames.js";
+import type { Delivery } from "./delivery.js";
+import { readRetryCount } from "./headerNames.js";
 
 /**
  * The attempt a delivery is, counting from 1. The broker's count restarts on every republished copy,
