@@ -16,7 +16,8 @@ import {
 import { PgDriver } from "./client/pgDriver.js";
 import { SqlStore } from "./client/sqlStore.js";
 import { ConnectedPostgresBroker } from "./connection.js";
-import { MemoryServer } from "./inProcess/memoryStore.js";
+import { MemoryServer } from "./inProcess/memoryServer.js";
+import { MemoryStore } from "./inProcess/memoryStore.js";
 import { checkOptions, describePostgresServer, type PostgresBrokerOptions } from "./options.js";
 import { type QueueTable, queueTable } from "./table.js";
 
@@ -83,7 +84,7 @@ export class PostgresBroker
   async connectInProcess(options: InProcessOptions): Promise<ConnectedPostgresBroker> {
     this.#inProcess ??= new MemoryServer();
     this.#inProcess.attach(options.clock, options.coordinator);
-    return ConnectedPostgresBroker.open(this.#inProcess.store(), this.#options, {
+    return ConnectedPostgresBroker.open(new MemoryStore(this.#inProcess), this.#options, {
       clock: options.clock,
       inProcess: this.#inProcess,
       onState: options.onState,

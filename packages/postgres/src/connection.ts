@@ -20,7 +20,7 @@ import {
   TestableConnection,
 } from "@ruststream/core/broker";
 import type { NewRow, QueueStore } from "./client/store.js";
-import type { MemoryServer } from "./inProcess/memoryStore.js";
+import type { MemoryServer } from "./inProcess/memoryServer.js";
 import { describePostgresServer, type PostgresBrokerOptions } from "./options.js";
 import type { PostgresPublisher } from "./publisher.js";
 import { type PostgresPublishOptions, type PublisherHost, rowOf } from "./publisher.js";

@@ -27,7 +27,7 @@ export interface PostgresPublishOptions {
    * transaction, and any other publish in a statement of its own.
    */
   readonly transaction?: Queryable;
-  /** Claimable this many milliseconds after the insert commits (default 0). */
+  /** Claimable this many milliseconds after the insert (default 0). */
   readonly delayMs?: number;
   /** Higher first (default 0); rows of one priority go in order. */
   readonly priority?: number;

@@ -12,8 +12,13 @@ import type {
   Settle,
 } from "./store.js";
 
-/** `$n` milliseconds from now, as a timestamp. */
-const after = (n: number) => `now() + $${n}::double precision * interval '1 millisecond'`;
+/**
+ * `$n` milliseconds from now, as a timestamp. The clock's time, not the transaction's start
+ * (`now()`): a settle in a transactional handler's transaction, or an insert in a caller's, runs
+ * long after its transaction began.
+ */
+const after = (n: number) =>
+  `clock_timestamp() + $${n}::double precision * interval '1 millisecond'`;
 /** The rows a settle names, matched by id and lease: a row whose lease ended is not among them. */
 const heldRows = "unnest($1::bigint[], $2::uuid[]) AS s(id, lease)";
 const fenced = "q.id = s.id AND q.lease = s.lease";
@@ -214,7 +219,7 @@ async function settleOn(
       if (settle.kind === "ack" && settle.keep) {
         return ids(
           await on.query(
-            `UPDATE ${t.sql} AS q SET done_at = now(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
+            `UPDATE ${t.sql} AS q SET done_at = clock_timestamp(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
             params,
           ),
         );
@@ -226,6 +231,8 @@ async function settleOn(
         ),
       );
     case "retry":
+      // At once: back in its place (its run time unchanged), as a release; later: its run time moves.
+      if (settle.delayMs === 0) return settleOn(on, t, held, { kind: "release" });
       return ids(
         await on.query(
           `WITH moved AS (UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($4, queue) FROM moved`,
@@ -235,7 +242,7 @@ async function settleOn(
     case "dead-letter":
       return ids(
         await on.query(
-          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = now(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
+          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
           [...params, settle.to, settle.reason, t.channel],
         ),
       );

@@ -26,7 +26,7 @@ export interface NewRow {
   readonly partitionKey: Uint8Array | undefined;
   readonly priority: number;
   readonly dedupKey: string | undefined;
-  /** Claimable this long after the insert commits (0: at once). */
+  /** Claimable this long after the insert (0: at once). */
   readonly delayMs: number;
 }
 
@@ -39,6 +39,7 @@ export interface Held {
 /** A settle of one row, by kind; one statement settles a batch of one kind. */
 export type Settle =
   | { readonly kind: "ack"; readonly keep: boolean }
+  /** Back in its place when `delayMs` is 0 (its run time unchanged), else its run time moves. */
   | { readonly kind: "retry"; readonly delayMs: number }
   | { readonly kind: "dead-letter"; readonly to: string; readonly reason: string }
   | { readonly kind: "drop" }
