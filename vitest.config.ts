@@ -16,6 +16,7 @@ export default defineConfig({
       // above.
       "tooling/brokers/vitest.restart.config.ts",
       "packages/metrics/vitest.restart.config.ts",
+      "packages/postgres/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],

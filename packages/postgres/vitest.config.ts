@@ -8,6 +8,8 @@ export default defineProject({
   test: {
     name: "postgres",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // The server restarted under load is a project of its own (vitest.restart.config.ts).
+    exclude: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
