@@ -58,7 +58,8 @@ export class PostgresBroker
   async connect(options?: ConnectOptions): Promise<ConnectedPostgresBroker> {
     const given = this.#options.pool;
     const driver =
-      given === undefined
+      this.#options.driver ??
+      (given === undefined
         ? new PgDriver(
             {
               connectionString: this.#options.url,
@@ -67,7 +68,7 @@ export class PostgresBroker
             },
             { owned: true, applicationName: this.#appName },
           )
-        : new PgDriver(given as never, { owned: false, applicationName: this.#appName });
+        : new PgDriver(given as never, { owned: false, applicationName: this.#appName }));
     try {
       const store = await SqlStore.open(driver, this.#table, this.#options.ensureSchema ?? false);
       return await ConnectedPostgresBroker.open(store, this.#options, {

@@ -1,6 +1,6 @@
 import { RustStreamError, type ServerDescription } from "@ruststream/core";
 import { hostFromUrl } from "@ruststream/core/broker";
-import type { Queryable } from "./client/driver.js";
+import type { PostgresDriver, Queryable } from "./client/driver.js";
 
 // The broker's options, read by the broker (checked when it is built, used to connect) and by its
 // connection: in a file of their own, so broker.ts imports connection.ts and nothing imports either
@@ -15,7 +15,7 @@ export interface PgPoolLike extends Queryable {
 export interface PostgresBrokerOptions {
   /**
    * The server: a connection string (`postgres://user:password@host:5432/db`), which the broker
-   * opens a `pg.Pool` on. Give this or `pool`.
+   * opens a `pg.Pool` on. Give this, `pool` or `driver`.
    */
   readonly url?: string;
   /**
@@ -24,6 +24,12 @@ export interface PostgresBrokerOptions {
    * and your own use; the broker opens one more connection of its own, for LISTEN.
    */
   readonly pool?: PgPoolLike;
+  /**
+   * Another client behind the seam: `new PostgresJsDriver(sql)` (postgres.js) or `new
+   * PgliteDriver(db)` (PGlite), or your own `PostgresDriver`. The client stays yours; shutdown
+   * stops only the listens the broker opened on it.
+   */
+  readonly driver?: PostgresDriver;
   /** The pool size when the broker opens the pool from `url` (default 10). */
   readonly poolSize?: number;
   /**
@@ -45,6 +51,9 @@ export function describePostgresServer(options: PostgresBrokerOptions): ServerDe
   if (options.url !== undefined) {
     return { protocol: "postgres", host: hostFromUrl(options.url) };
   }
+  if (options.driver !== undefined) {
+    return { protocol: "postgres", host: options.driver.host ?? "a driver of the caller's" };
+  }
   const settings = options.pool?.options as { host?: unknown; port?: unknown } | undefined;
   const host = typeof settings?.host === "string" ? settings.host : "localhost";
   const port = typeof settings?.port === "number" ? settings.port : 5432;
@@ -56,13 +65,14 @@ export function checkOptions(options: PostgresBrokerOptions): void {
   if (typeof options !== "object" || options === null) {
     throw new RustStreamError(
       "invalid-argument",
-      'PostgresBroker needs options: new PostgresBroker({ url: "postgres://..." }) or { pool }',
+      'PostgresBroker needs options: new PostgresBroker({ url: "postgres://..." }), { pool } or { driver }',
     );
   }
-  if (options.url !== undefined && options.pool !== undefined) {
+  const given = [options.url, options.pool, options.driver].filter((v) => v !== undefined).length;
+  if (given !== 1) {
     throw new RustStreamError(
       "invalid-argument",
-      "PostgresBroker takes url or pool, not both: the pool already knows its server",
+      `PostgresBroker takes one of url, pool or driver (it was given ${given}): new PostgresBroker({ url: "postgres://..." })`,
     );
   }
   if (options.url !== undefined && (typeof options.url !== "string" || options.url === "")) {

@@ -1,8 +1,8 @@
 /**
  * The seam between the queue and a PostgreSQL client library: the three things the queue needs,
- * and nothing of any one library's types. `pg` (node-postgres) is implemented here
- * (`pgDriver.ts`); a postgres.js `sql` (`sql.unsafe`, `sql.begin`, `sql.listen`) and PGlite
- * (`query`, `transaction`, `listen`) have the same three and fit it as they are.
+ * and nothing of any one library's types. Behind it: `pg` (node-postgres, `pgDriver.ts`, what a
+ * `url` or a `pool` gets), a postgres.js `sql` (`postgresJsDriver.ts`: `sql.unsafe`, `sql.begin`,
+ * `sql.listen`) and a PGlite database (`pgliteDriver.ts`: `query`, `transaction`, `listen`).
  */
 
 /** The rows a statement answered, each a record of column to value as the library decodes it. */
@@ -40,6 +40,8 @@ export interface ListenEvents {
 
 /** The seam: statements, transactions on one connection, and LISTEN. */
 export interface PostgresDriver extends Queryable {
+  /** What the server is, for generated docs, where the driver knows (never a credential). */
+  readonly host?: string;
   /**
    * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when
    * it throws (and the throw passed on).
