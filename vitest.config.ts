@@ -17,6 +17,7 @@ export default defineConfig({
       "tooling/brokers/vitest.restart.config.ts",
       "packages/metrics/vitest.restart.config.ts",
       "packages/postgres/vitest.restart.config.ts",
+      "packages/rabbitmq/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",
     ],

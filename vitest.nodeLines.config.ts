@@ -63,6 +63,7 @@ export default defineConfig({
         "deployments",
         "slots",
       ]),
+      inProcess("rabbitmq", ["conformance.inProcess"]),
       inProcess("pulsar", [
         "conformance.inProcess",
         "names",

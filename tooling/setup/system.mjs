@@ -26,6 +26,16 @@ const command = (/** @type {string} */ name) => () =>
     }
   });
 
+/** Whether the file at `path` (off PATH: a package's own folder) is executable. */
+const executable = (/** @type {string} */ path) => () => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const hasDpkg = command("dpkg-query")();
 
 /** A C library, checked by its Debian package where there is dpkg, else through pkg-config. */
@@ -51,15 +61,14 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
     {
       what: "postgresql-15",
       why: "the PostgreSQL test cluster (tooling/brokers runs its own, never the system one)",
-      present: () => {
-        try {
-          accessSync("/usr/lib/postgresql/15/bin/initdb", constants.X_OK);
-          return true;
-        } catch {
-          return false;
-        }
-      },
+      present: executable("/usr/lib/postgresql/15/bin/initdb"),
       apt: "postgresql-15",
+    },
+    {
+      what: "rabbitmq-server",
+      why: "the RabbitMQ test node (Debian's 3.10 scripts, started by tooling/brokers; the package's own service is not used)",
+      present: executable("/usr/lib/rabbitmq/bin/rabbitmq-server"),
+      apt: "rabbitmq-server",
     },
     {
       what: "openssl",
@@ -154,20 +163,21 @@ export function ensureSystem(/** @type {{ interop: boolean }} */ options) {
     const fix = `run \`apt-get update && apt-get install -y ${names.join(" ")}\` yourself and read its error`;
     say(`installing Debian packages the tests need: ${names.join(" ")}`);
     step("apt-get update", ["apt-get", "update", "-qq"], { fix, quiet: true });
-    // A server package's postinst would start a system service the tests never use; fail() exits
-    // the process, so the policy is removed on exit too.
+    // The servers among them (rabbitmq-server, prometheus) would start their system services.
     const release = holdServiceStarts();
-    process.once("exit", release);
-    step(
-      "apt-get install",
-      ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...names],
-      {
-        fix,
-        quiet: true,
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      },
-    );
-    release();
+    try {
+      step(
+        "apt-get install",
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...names],
+        {
+          fix,
+          quiet: true,
+          env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+        },
+      );
+    } finally {
+      release();
+    }
   }
   const still = pieces(options).filter((p) => !p.present());
   if (still.length > 0) {

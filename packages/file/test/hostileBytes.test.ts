@@ -142,17 +142,20 @@ describe("a damaged length allocates nothing before its bytes exist", () => {
     const child = fileURLToPath(new URL("./child/claimedLength.ts", import.meta.url));
     const packageDir = fileURLToPath(new URL("../", import.meta.url));
     // 3 GB of address space: Node and its loader run, an allocation of the claimed size cannot.
+    // --jitless turns WebAssembly off: on Node 22 the loader's WebAssembly lexer reserves more
+    // address space than the cap and fails; Node 22 says on stderr that it turned it off.
     const run = spawnSync(
       "sh",
       [
         "-c",
-        `ulimit -v 3000000 && exec "$0" --conditions=@ruststream/source --import tsx "$1"`,
+        `ulimit -v 3000000 && exec "$0" --jitless --conditions=@ruststream/source --import tsx "$1"`,
         process.execPath,
         child,
       ],
       { cwd: packageDir, encoding: "utf8" },
     );
-    expect(run.stderr).toBe("");
+    expect(run.stderr.replace(/^Warning: disabling flag --expose_wasm .*\n/m, "")).toBe("");
+    expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       status: "damaged",
       messages: 0,

@@ -269,7 +269,9 @@ describe("idle producers", () => {
   it("a producer nothing used for producerIdleMs is closed, and the next publish opens another", async () => {
     const connected = await new PulsarBroker({
       url: requireEnv("PULSAR_URL"),
-      producerIdleMs: 200,
+      // Long enough that the admin call right after the publish sees the producer still open on a
+      // loaded machine (at 200 ms it was closed before the stats answered, under a load of 17-20).
+      producerIdleMs: 2000,
     }).connect();
     open.push(connected);
     const topic = uniqueName("idle");
@@ -278,7 +280,7 @@ describe("idle producers", () => {
     expect((await topicStats(topic)).publishers.length).toBe(1);
     await eventually(
       async () => (await topicStats(topic)).publishers.length === 0,
-      5000,
+      15_000,
       "the idle producer closed",
     );
     await publisher.publish({ name: topic, payload: bytes("two") });

@@ -13,6 +13,7 @@ import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as postgres from "./postgres.mjs";
 import * as pulsar from "./pulsar.mjs";
+import * as rabbitmq from "./rabbitmq.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
 import * as redisSentinel from "./redisSentinel.mjs";
@@ -21,6 +22,7 @@ export const brokers = {
   redis,
   kafka,
   pulsar,
+  rabbitmq,
   postgres,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
@@ -43,8 +45,8 @@ const onDemand = /** @type {const} */ (["kafka-cluster", "redis-cluster", "redis
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", "postgres", ...onDemand]
-      : ["redis", "kafka", "pulsar", "postgres"];
+      ? ["redis", "kafka", "pulsar", "rabbitmq", "postgres", ...onDemand]
+      : ["redis", "kafka", "pulsar", "rabbitmq", "postgres"];
   }
   for (const name of names) {
     if (!(name in brokers)) {

@@ -11,6 +11,7 @@ const owners = /** @type {const} */ ([
   ["REDIS_", "redis"],
   ["PULSAR_", "pulsar"],
   ["POSTGRES_", "postgres"],
+  ["RABBITMQ_", "rabbitmq"],
 ]);
 
 /**

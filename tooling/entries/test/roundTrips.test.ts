@@ -4,7 +4,7 @@
 // side publishes, then reads what the other side published. Issue 20: a CommonJS process that
 // required both Pulsar entries held two copies of the codec module, initialised ZSTD twice, and
 // published entries nobody could read (and could read none itself); under import all was well.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uniqueName } from "@ruststream/tooling-testkit";
@@ -29,6 +29,9 @@ const specifier = (p: WorkspacePackage, s: string): string =>
   s === "." ? p.name : `${p.name}/${s.slice(2)}`;
 
 const packages = workspacePackages();
+const ownManifest = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+) as { devDependencies: Record<string, string> };
 const importEntries = packages.flatMap((p) => p.subpaths.map((s) => specifier(p, s)));
 // The require() process loads every entry with a `require` condition: all but
 // @ruststream/testing/conformance, which imports vitest (ES modules only) and so is ES module only.
@@ -68,6 +71,14 @@ const consumed: Partial<Record<SideKind, Record<string, ReadReport>>> = {};
 const peeks: Record<string, { status: number; text: string }> = {};
 
 beforeAll(async () => {
+  // The sides resolve packages from this folder: a package missing from its devDependencies would
+  // fail them with a bare ERR_MODULE_NOT_FOUND, so it is named here first.
+  const listed = Object.keys(ownManifest.devDependencies);
+  const unlisted = packages.map((p) => p.name).filter((name) => !listed.includes(name));
+  if (unlisted.length > 0)
+    throw new Error(
+      `tooling/entries/package.json lacks ${unlisted.join(", ")} in its devDependencies ("workspace:*"): add them and run pnpm install`,
+    );
   // Every subscription exists before anything is published, so nothing is lost before a reader.
   for (const origin of ["require", "import"] as const)
     for (const codec of CODECS)

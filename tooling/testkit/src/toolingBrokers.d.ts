@@ -7,6 +7,7 @@ declare module "@ruststream/tooling-brokers" {
     | "kafka"
     | "pulsar"
     | "postgres"
+    | "rabbitmq"
     | "kafka-cluster"
     | "redis-cluster"
     | "redis-sentinel"
@@ -43,7 +44,13 @@ declare module "@ruststream/tooling-brokers" {
     | "PULSAR_TLS_URL"
     | "PULSAR_TLS_CA"
     | "PULSAR_LIBS"
-    | "POSTGRES_URL";
+    | "POSTGRES_URL"
+    | "RABBITMQ_URL"
+    | "RABBITMQ_TLS_URL"
+    | "RABBITMQ_TLS_CA"
+    | "RABBITMQ_MANAGEMENT_URL"
+    | "RABBITMQ_USERNAME"
+    | "RABBITMQ_PASSWORD";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -119,6 +126,17 @@ declare module "@ruststream/tooling-brokers" {
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the cluster to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    readonly rabbitmq: {
+      /**
+       * Stops the node (SIGKILL of its process group with hard, as a crash would) and starts it
+       * again on its data; `whileDown` runs in between (it starts again even when that throws).
+       */
+      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+      /** Runs `work` with the node to itself, for a test that restarts it. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+      /** The management API's JSON answer for `path` (e.g. `/api/queues/%2F/orders`), as the user. */
+      management(path: string, init?: RequestInit): Promise<unknown>;
     };
     /** Three KRaft nodes (ids 1-3), started only by the test that needs them. */
     readonly "kafka-cluster": {

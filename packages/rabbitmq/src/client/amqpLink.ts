@@ -1,0 +1,251 @@
+import { RustStreamError } from "@ruststream/core";
+import { LinkStates } from "@ruststream/core/broker";
+import amqp, { type ChannelModel } from "amqplib";
+import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
+import { directReplyTo } from "../names.js";
+import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
+import { ConsumerChannel } from "./consumerChannel.js";
+import { PublishChannel } from "./publishChannel.js";
+import { refusalOf } from "./serverError.js";
+import { checkTopology, declareTopology } from "./topologyCheck.js";
+
+export interface AmqpLinkOptions {
+  /** `amqp://` or `amqps://`, credentials and vhost in it. */
+  readonly url: string;
+  /** amqplib's socket options: TLS settings, the connect timeout. */
+  readonly socket: Readonly<Record<string, unknown>>;
+  /** How long a publish (or a declaration) waits for a lost connection to come back. */
+  readonly waitForConnectionMs: number;
+  /** The reconnect backoff: from `initialMs`, doubling, up to `maxMs`. */
+  readonly reconnect: { readonly initialMs: number; readonly maxMs: number };
+  /** Where the server is, for messages: never the credentials. */
+  readonly where: string;
+}
+
+/**
+ * Our connection to RabbitMQ on amqplib. amqplib's own recovery is not used: this link reconnects
+ * with backoff, declares again what it declared, reopens the publishing channel (with its direct
+ * reply-to consumer) and every consumer's channel, and reports each change through `states`. While
+ * the connection is down, a publish waits up to `waitForConnectionMs` for it, then fails naming why.
+ */
+export class AmqpLink implements Link {
+  readonly states = new LinkStates();
+  readonly replyTo = directReplyTo;
+  readonly #options: AmqpLinkOptions;
+  readonly #consumers = new Set<ConsumerChannel>();
+  #model: ChannelModel | undefined;
+  #publish: Promise<PublishChannel> | undefined;
+  #declared: Topology = emptyTopology;
+  #onReply: ((reply: LinkDelivery) => void) | undefined;
+  /** Those waiting for the connection to come back. */
+  #waiting = new Set<() => void>();
+  #down: string | undefined;
+  #closed = false;
+  #reconnecting = false;
+
+  private constructor(options: AmqpLinkOptions) {
+    this.#options = options;
+  }
+
+  /** Connects once; a server that refuses or cannot be reached is an error here, not a retry. */
+  static async open(options: AmqpLinkOptions): Promise<AmqpLink> {
+    const link = new AmqpLink(options);
+    try {
+      link.#adopt(await amqp.connect(options.url, options.socket));
+    } catch (error) {
+      throw new RustStreamError(
+        "broker-failure",
+        `cannot connect to RabbitMQ at ${options.where}: ${refusalOf(error).text}`,
+        { cause: error },
+      );
+    }
+    return link;
+  }
+
+  async ensure(topology: Topology, declare: boolean): Promise<void> {
+    const model = await this.#connected("declaring the topology");
+    if (declare) {
+      await declareTopology(model, topology);
+      this.#declared = mergeTopology(this.#declared, topology);
+    } else {
+      await checkTopology(model, topology);
+    }
+  }
+
+  async consume(request: ConsumeRequest): Promise<LinkConsumer> {
+    const model = await this.#connected(`consuming queue "${request.queue}"`);
+    const consumer = new ConsumerChannel(request, (c) => this.#consumers.delete(c));
+    try {
+      await consumer.attach(model, (error) => this.#reattach(consumer, error));
+    } catch (error) {
+      const refusal = refusalOf(error);
+      throw new RustStreamError(
+        refusal.code === 404 || refusal.code === 405 || refusal.code === 406
+          ? "invalid-argument"
+          : "broker-failure",
+        `cannot consume queue "${request.queue}": ${refusal.text}`,
+        { cause: error },
+      );
+    }
+    this.#consumers.add(consumer);
+    return consumer;
+  }
+
+  async publish(request: PublishRequest): Promise<void> {
+    return (await this.#publishChannel(request)).publish(request);
+  }
+
+  publishRequest(request: PublishRequest): Promise<void> {
+    return this.publish(request);
+  }
+
+  onReply(listener: (reply: LinkDelivery) => void): void {
+    this.#onReply = listener;
+    // A channel opened before the first request has no reply consumer: the next one will.
+    const current = this.#publish;
+    this.#publish = undefined;
+    void current?.then((c) => c.close()).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#wakeWaiting();
+    await Promise.allSettled([...this.#consumers].map((c) => c.cancel()));
+    const publish = this.#publish;
+    this.#publish = undefined;
+    await publish?.then((c) => c.close()).catch(() => {});
+    await this.#model?.close().catch(() => {});
+  }
+
+  async #publishChannel(request: PublishRequest): Promise<PublishChannel> {
+    for (;;) {
+      const model = await this.#connected(
+        `publishing to exchange "${request.exchange}" with routing key "${request.routingKey}"`,
+      );
+      this.#publish ??= PublishChannel.open(model, this.#onReply);
+      const opened = this.#publish;
+      try {
+        const channel = await opened;
+        if (!channel.closed) return channel;
+      } catch (error) {
+        if (this.#model === model) throw refusalError("opening a channel", error);
+      }
+      // Closed under us (a reconnect, or the server closed it): open another.
+      if (this.#publish === opened) this.#publish = undefined;
+    }
+  }
+
+  /** The live connection, or waits for it up to the bound, or fails saying why it is down. */
+  async #connected(what: string): Promise<ChannelModel> {
+    const deadline = Date.now() + this.#options.waitForConnectionMs;
+    for (;;) {
+      if (this.#closed) throw new RustStreamError("closed", `${what}: the connection is closed`);
+      if (this.#model !== undefined) return this.#model;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new RustStreamError(
+          "broker-failure",
+          `${what}: the connection to RabbitMQ at ${this.#options.where} is down (${this.#down ?? "reconnecting"}) and did not come back within ${this.#options.waitForConnectionMs} ms`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(wake, left);
+        const waiter = () => wake();
+        function wake() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.#waiting.add(waiter);
+        timer.unref?.();
+      });
+    }
+  }
+
+  #wakeWaiting(): void {
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const wake of waiting) wake();
+  }
+
+  #adopt(model: ChannelModel): void {
+    this.#model = model;
+    this.#down = undefined;
+    model.on("error", () => {});
+    model.on("close", (error?: Error) => {
+      if (this.#model !== model) return;
+      this.#model = undefined;
+      this.#publish = undefined;
+      if (this.#closed) return;
+      this.#lost(error === undefined ? "the server closed the connection" : refusalOf(error).text);
+    });
+  }
+
+  #lost(reason: string): void {
+    this.#down = reason;
+    this.states.report(this, { state: "reconnecting", reason });
+    if (this.#reconnecting) return;
+    this.#reconnecting = true;
+    void this.#reconnect().finally(() => {
+      this.#reconnecting = false;
+    });
+  }
+
+  async #reconnect(): Promise<void> {
+    let delay = this.#options.reconnect.initialMs;
+    while (!this.#closed) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.#closed) return;
+      let model: ChannelModel;
+      try {
+        model = await amqp.connect(this.#options.url, this.#options.socket);
+      } catch (error) {
+        const refusal = refusalOf(error);
+        this.#down = refusal.text;
+        // Credentials retrying does not fix: the service needs a fix, not patience.
+        const refused = /ACCESS_REFUSED|403/.test(refusal.text);
+        this.states.report(this, {
+          state: refused ? "lost" : "reconnecting",
+          reason: refusal.text,
+        });
+        delay = Math.min(delay * 2, this.#options.reconnect.maxMs);
+        continue;
+      }
+      if (this.#closed) {
+        await model.close().catch(() => {});
+        return;
+      }
+      try {
+        await declareTopology(model, this.#declared);
+        for (const consumer of this.#consumers) {
+          await consumer.attach(model, (error) => this.#reattach(consumer, error));
+        }
+      } catch (error) {
+        this.#down = refusalOf(error).text;
+        await model.close().catch(() => {});
+        delay = Math.min(delay * 2, this.#options.reconnect.maxMs);
+        continue;
+      }
+      this.#adopt(model);
+      this.states.report(this, { state: "connected" });
+      this.#wakeWaiting();
+      return;
+    }
+  }
+
+  /** A consumer's channel the server closed while the connection lives: consume again, once. */
+  #reattach(consumer: ConsumerChannel, _error: Error): void {
+    const model = this.#model;
+    if (model === undefined || consumer.cancelled) return;
+    setTimeout(() => {
+      if (this.#model !== model || consumer.cancelled) return;
+      void consumer.attach(model, (e) => this.#reattach(consumer, e)).catch(() => {});
+    }, this.#options.reconnect.initialMs).unref?.();
+  }
+}
+
+function refusalError(what: string, error: unknown): RustStreamError {
+  return new RustStreamError("broker-failure", `${what}: ${refusalOf(error).text}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,109 @@
+import { RustStreamError } from "@ruststream/core";
+import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
+import type { ConsumeRequest, LinkConsumer, LinkDelivery } from "../link.js";
+import { linkProperties } from "./properties.js";
+
+/**
+ * One consumer on a channel of its own, so its prefetch (`basic.qos`) is its own. It outlives its
+ * channels: after a reconnect (or a channel the server closed) `attach` opens a new channel and
+ * consumes again. A delivery keeps the channel it came on: settling it once that channel is gone
+ * throws, and never acks a message of the new channel that happens to have the same tag.
+ */
+export class ConsumerChannel implements LinkConsumer {
+  readonly #request: ConsumeRequest;
+  readonly #forget: (consumer: ConsumerChannel) => void;
+  #channel: Channel | undefined;
+  #tag: string | undefined;
+  #cancelled = false;
+
+  constructor(request: ConsumeRequest, forget: (consumer: ConsumerChannel) => void) {
+    this.#request = request;
+    this.#forget = forget;
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /** Opens a channel on `model` and consumes; `onChannelLost` hears a close the server made. */
+  async attach(model: ChannelModel, onChannelLost: (error: Error) => void): Promise<void> {
+    if (this.#cancelled) return;
+    const channel = await model.createChannel();
+    let closedBy: Error | undefined;
+    channel.on("error", (error: Error) => {
+      closedBy = error;
+    });
+    channel.on("close", () => {
+      if (this.#channel === channel) this.#channel = undefined;
+      if (!this.#cancelled && closedBy !== undefined) onChannelLost(closedBy);
+    });
+    await channel.prefetch(this.#request.prefetch);
+    const live = { open: true };
+    channel.on("close", () => {
+      live.open = false;
+    });
+    const consumed = await channel.consume(
+      this.#request.queue,
+      (message) => {
+        if (message === null) {
+          // basic.cancel from the server: the queue was deleted, or a quorum queue lost its leader.
+          this.#tag = undefined;
+          this.#request.onCancelled(
+            `RabbitMQ cancelled the consumer of queue "${this.#request.queue}"`,
+          );
+          return;
+        }
+        this.#request.onDelivery(delivery(this.#request.queue, channel, live, message));
+      },
+      { arguments: this.#request.arguments },
+    );
+    this.#channel = channel;
+    this.#tag = consumed.consumerTag;
+    if (this.#cancelled) await this.#closeChannel();
+  }
+
+  async cancel(): Promise<void> {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#forget(this);
+    await this.#closeChannel();
+  }
+
+  /** Stops deliveries, then closes the channel: what was handed out and not acked goes back. */
+  async #closeChannel(): Promise<void> {
+    const channel = this.#channel;
+    const tag = this.#tag;
+    this.#channel = undefined;
+    this.#tag = undefined;
+    if (channel === undefined) return;
+    if (tag !== undefined) await channel.cancel(tag).catch(() => {});
+    await channel.close().catch(() => {});
+  }
+}
+
+function delivery(
+  queue: string,
+  channel: Channel,
+  live: { readonly open: boolean },
+  message: ConsumeMessage,
+): LinkDelivery {
+  const settle = (what: string, work: () => void) => {
+    if (!live.open) {
+      throw new RustStreamError(
+        "broker-failure",
+        `cannot ${what} a delivery of queue "${queue}": the channel it came on closed (a lost connection), so RabbitMQ delivers it again`,
+      );
+    }
+    work();
+  };
+  return {
+    queue,
+    exchange: message.fields.exchange,
+    routingKey: message.fields.routingKey,
+    content: message.content,
+    properties: linkProperties(message),
+    redelivered: message.fields.redelivered,
+    ack: () => settle("ack", () => channel.ack(message)),
+    reject: (requeue) => settle("reject", () => channel.reject(message, requeue)),
+  };
+}

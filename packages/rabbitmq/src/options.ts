@@ -1,0 +1,97 @@
+import {
+  type Clock,
+  RustStreamError,
+  type ServerDescription,
+  type TlsOptions,
+} from "@ruststream/core";
+import { hostFromUrl, nodeTlsSettings, positive, resolveTls } from "@ruststream/core/broker";
+import type { AmqpLinkOptions } from "./client/amqpLink.js";
+
+// The broker's options, read by the broker (checked when it is built, used to connect) and by its
+// connection: in a file of their own, so broker.ts imports connection.ts and nothing imports either
+// back. Beside them, what is read from them alone: the defaults, and the server's description.
+
+export interface RabbitBrokerOptions {
+  /**
+   * `amqp://user:password@host:5672/vhost` (`amqps://` for TLS). The password is never shown: not in
+   * `describeServer()`, logs or docs.
+   */
+  readonly url: string;
+  /** TLS settings (CA, client certificate and key); `amqps://` implies TLS with the system's CAs. */
+  readonly tls?: boolean | TlsOptions;
+  /**
+   * Declare the queues, exchanges and bindings descriptors describe (true), or check that the server
+   * has them as described (false, the default): a descriptor's own `declare` wins.
+   */
+  readonly declare?: boolean;
+  /**
+   * How long a publish, a subscribe or a declaration waits for a lost connection to come back
+   * before it fails naming why it is down (default 10,000 ms).
+   */
+  readonly waitForConnectionMs?: number;
+  /** The reconnect backoff: from `initialMs` (default 100), doubling, up to `maxMs` (5,000). */
+  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
+  /** A connection attempt's time limit (default 10,000 ms). */
+  readonly connectTimeoutMs?: number;
+  /** The largest payload a publish may carry (default 16 MiB; the server's own limit is 128 MiB). */
+  readonly maxMessageBytes?: number;
+  /** Time for request timeouts (default: real time). */
+  readonly clock?: Clock;
+}
+
+export const defaultMaxMessageBytes = 16 * 1024 * 1024;
+
+/** The server as configured: scheme and host, never the user or password. */
+export function describeRabbitServer(options: RabbitBrokerOptions): ServerDescription {
+  return {
+    protocol: new URL(options.url).protocol === "amqps:" ? "amqps" : "amqp",
+    host: hostFromUrl(options.url),
+  };
+}
+
+/** Checks the options where the broker is built, so a mistake shows there. */
+export function checkOptions(options: RabbitBrokerOptions): void {
+  if (typeof options?.url !== "string") {
+    throw new RustStreamError(
+      "invalid-argument",
+      'RabbitBroker needs a url: new RabbitBroker({ url: "amqp://user:password@127.0.0.1:5672" })',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new RustStreamError(
+      "invalid-argument",
+      "RabbitBroker's url is not a URL: give amqp://user:password@host:port/vhost",
+    );
+  }
+  if (url.protocol !== "amqp:" && url.protocol !== "amqps:") {
+    throw new RustStreamError(
+      "invalid-argument",
+      `RabbitBroker's url: ${url.protocol}// is not amqp:// or amqps://`,
+    );
+  }
+  linkOptions(options);
+}
+
+/** What the link to the server is opened with. */
+export function linkOptions(options: RabbitBrokerOptions): AmqpLinkOptions {
+  const url = new URL(options.url);
+  const tls = resolveTls("RabbitBroker's tls", options.tls, url.protocol === "amqps:");
+  if (tls !== undefined && url.protocol === "amqp:") url.protocol = "amqps:";
+  const initialMs = positive("reconnect.initialMs", options.reconnect?.initialMs, 100);
+  return {
+    url: url.toString(),
+    socket: {
+      timeout: positive("connectTimeoutMs", options.connectTimeoutMs, 10_000),
+      ...(tls === undefined ? {} : nodeTlsSettings(tls)),
+    },
+    waitForConnectionMs: positive("waitForConnectionMs", options.waitForConnectionMs, 10_000),
+    reconnect: {
+      initialMs,
+      maxMs: Math.max(initialMs, positive("reconnect.maxMs", options.reconnect?.maxMs, 5000)),
+    },
+    where: hostFromUrl(options.url),
+  };
+}

@@ -1,0 +1,136 @@
+import {
+  type HeaderMap,
+  headerNames,
+  type ReadonlyHeaderMap,
+  readRetryCount,
+  type SettleResult,
+} from "@ruststream/core";
+import { attemptOf, DeliveryBase } from "@ruststream/core/broker";
+import { headersOf, tableNumber } from "../amqpHeaders.js";
+import type { DelayedCopy } from "../host.js";
+import type { LinkDelivery } from "../link.js";
+import { rabbitHeaderNames } from "../names.js";
+import type { RabbitPosition } from "../position.js";
+import type { QueueType } from "../topology/topology.js";
+
+/** What a delivery tells its subscription, and asks of it. */
+export interface DeliveryOwner {
+  assertOpen(): void;
+  released(delivery: QueueDelivery): void;
+  publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
+  deliveryLimit(queue: string): number | undefined;
+}
+
+/**
+ * A delivery from a queue. Ack is `basic.ack`; a drop is `basic.reject` without requeue (the
+ * queue's dead-letter exchange applies, where it has one). A requeue is `basic.reject` with requeue
+ * on a quorum queue, which counts it; a classic queue counts nothing, and a stream cannot requeue,
+ * so there it answers `unsupported` and the runtime republishes a counted copy. `nackAfter` copies
+ * the message to the queue's wait queue (its TTL brings it back), then acks: never held in memory,
+ * at worst delivered twice, never lost.
+ */
+export class QueueDelivery extends DeliveryBase<RabbitPosition> {
+  readonly position: RabbitPosition;
+  readonly #owner: DeliveryOwner;
+  readonly #message: LinkDelivery;
+  readonly #type: QueueType;
+  #headers: HeaderMap | undefined;
+
+  constructor(
+    owner: DeliveryOwner,
+    message: LinkDelivery,
+    type: QueueType,
+    position: RabbitPosition,
+  ) {
+    super();
+    this.#owner = owner;
+    this.#message = message;
+    this.#type = type;
+    this.position = position;
+  }
+
+  get name(): string {
+    return this.#message.queue;
+  }
+  get payload(): Uint8Array {
+    return this.#message.content;
+  }
+  get headers(): ReadonlyHeaderMap {
+    this.#headers ??= this.#readHeaders();
+    return this.#headers;
+  }
+  get partitionKey(): Uint8Array | undefined {
+    return this.headers.get(rabbitHeaderNames.partitionKey);
+  }
+  /** A quorum queue's count (`x-delivery-count` is the returns before this one); others keep none. */
+  get redeliveryCount(): number | undefined {
+    if (this.#type !== "quorum") return undefined;
+    return (tableNumber(this.#message.properties.headers, "x-delivery-count") ?? 0) + 1;
+  }
+
+  /**
+   * The headers, and on a copy the server moved for a quorum queue's delivery limit, the attempts
+   * it had: the server writes only `x-death`, and the limit is the source queue's, known where this
+   * connection declared or checked that queue (the count stays as it came elsewhere).
+   */
+  #readHeaders(): HeaderMap {
+    const headers = headersOf(this.#message.properties);
+    const deaths = this.#message.properties.headers["x-death"];
+    const last = Array.isArray(deaths)
+      ? (deaths[0] as Record<string, unknown> | undefined)
+      : undefined;
+    if (last?.reason === "delivery_limit" && typeof last.queue === "string") {
+      const limit = this.#owner.deliveryLimit(last.queue);
+      if (limit !== undefined) {
+        headers.set(headerNames.retryCount, String(readRetryCount(headers) + limit + 1));
+      }
+    }
+    return headers;
+  }
+
+  protected settleAck(): SettleResult {
+    this.#owner.assertOpen();
+    this.#message.ack();
+    this.#owner.released(this);
+    return "ok";
+  }
+
+  protected settleNack(requeue: boolean): SettleResult {
+    this.#owner.assertOpen();
+    if (requeue && this.#type !== "quorum") return "unsupported";
+    if (this.#type === "stream") {
+      // A stream keeps every message whatever its readers do: dropping is moving past it.
+      this.#message.ack();
+    } else {
+      this.#message.reject(requeue);
+    }
+    this.#owner.released(this);
+    return "ok";
+  }
+
+  protected override async settleNackAfter(ms: number): Promise<"ok"> {
+    this.#owner.assertOpen();
+    const delay = Math.ceil(ms);
+    const headers = { ...this.#message.properties.headers };
+    // The copy starts the server's count afresh: it carries the attempts so far in the header.
+    delete headers["x-delivery-count"];
+    headers[headerNames.retryCount] = String(attemptOf(this));
+    await this.#owner.publishLater(
+      {
+        queue: this.name,
+        content: this.#message.content,
+        properties: {
+          ...this.#message.properties,
+          headers,
+          expiration: undefined,
+          persistent: true,
+        },
+      },
+      delay,
+    );
+    this.#owner.assertOpen();
+    this.#message.ack();
+    this.#owner.released(this);
+    return "ok";
+  }
+}

@@ -1,0 +1,141 @@
+import type { RustStreamError } from "@ruststream/core";
+import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
+import type { DelayedCopy, RabbitHost } from "../host.js";
+import type { LinkConsumer, LinkDelivery } from "../link.js";
+import { RabbitPosition } from "../position.js";
+import type { QueueType, Table } from "../topology/topology.js";
+import { type DeliveryOwner, QueueDelivery } from "./queueDelivery.js";
+
+export interface QueueSubscriptionOptions {
+  readonly queue: string;
+  readonly type: QueueType;
+  readonly prefetch: number;
+  readonly arguments: Table;
+}
+
+/**
+ * A subscription to a queue: one consumer on a channel of its own, its prefetch the server's bound
+ * on what arrives ahead of the acks. Deliveries arriving while nobody pulls wait in order; a pull
+ * takes the oldest (a batch, the oldest few) or waits for one. At shutdown the consumer is
+ * cancelled and its channel closed: everything not acked goes back to the queue.
+ */
+export class QueueSubscription
+  extends PullSubscription<QueueDelivery>
+  implements DeliveryOwner, HostedSubscription
+{
+  readonly name: string;
+  readonly #host: RabbitHost;
+  readonly #options: QueueSubscriptionOptions;
+  readonly #waiting: QueueDelivery[] = [];
+  /** Handed out and not settled yet. */
+  readonly #open = new Set<QueueDelivery>();
+  #consumer: LinkConsumer | undefined;
+  #arrivals = 0;
+  #wake: (() => void) | undefined;
+  #cancelledBy: string | undefined;
+  #ended = false;
+
+  private constructor(host: RabbitHost, options: QueueSubscriptionOptions) {
+    super();
+    this.#host = host;
+    this.#options = options;
+    this.name = options.queue;
+  }
+
+  static async open(
+    host: RabbitHost,
+    options: QueueSubscriptionOptions,
+  ): Promise<QueueSubscription> {
+    const subscription = new QueueSubscription(host, options);
+    subscription.#consumer = await host.link.consume({
+      queue: options.queue,
+      prefetch: options.prefetch,
+      arguments: options.arguments,
+      onDelivery: (message) => subscription.#arrived(message),
+      onCancelled: (reason) => {
+        subscription.#cancelledBy = reason;
+        subscription.#wakeUp();
+      },
+    });
+    return subscription;
+  }
+
+  assertOpen(): void {
+    this.#host.assertOpen();
+  }
+
+  protected async pull(max: number): Promise<readonly QueueDelivery[]> {
+    while (this.#waiting.length === 0) {
+      if (this.closed || this.#cancelledBy !== undefined) break;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+    }
+    const batch = this.#waiting.splice(0, max);
+    for (const delivery of batch) this.#open.add(delivery);
+    // The server ended the consumer (its queue deleted): the subscription ends once drained.
+    if (batch.length === 0 && this.#cancelledBy !== undefined) await this.#end();
+    return batch;
+  }
+
+  async close(): Promise<void> {
+    await this.#end();
+  }
+
+  // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
+    this.#wakeUp();
+  }
+
+  /** Answers the deliveries that go back to the queue: waiting ones, and those handed out unsettled. */
+  async surrender(): Promise<number> {
+    const returned = this.#waiting.length + this.#open.size;
+    await this.#end();
+    return returned;
+  }
+
+  // DeliveryOwner
+  released(delivery: QueueDelivery): void {
+    this.#open.delete(delivery);
+  }
+
+  publishLater(copy: DelayedCopy, delayMs: number): Promise<void> {
+    return this.#host.publishLater(copy, delayMs);
+  }
+
+  deliveryLimit(queue: string): number | undefined {
+    return this.#host.deliveryLimit(queue);
+  }
+
+  #arrived(message: LinkDelivery): void {
+    if (this.#ended) return;
+    const offset = message.properties.headers["x-stream-offset"];
+    const position = new RabbitPosition(
+      this.name,
+      ++this.#arrivals,
+      typeof offset === "number" || typeof offset === "bigint" ? BigInt(offset) : undefined,
+    );
+    this.#waiting.push(new QueueDelivery(this, message, this.#options.type, position));
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  async #end(): Promise<void> {
+    this.markClosed();
+    this.#wakeUp();
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#host.forget(this);
+    this.#waiting.length = 0;
+    this.#open.clear();
+    await this.#consumer?.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,58 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+/**
+ * A TCP relay in front of the test node, for losing the connection on purpose: `cut()` closes every
+ * relayed connection and stops listening (a client sees the server gone, and its reconnects are
+ * refused), `restore()` listens again on the same port.
+ */
+export class Relay {
+  readonly #target: { host: string; port: number };
+  readonly #sockets = new Set<Socket>();
+  #server: Server | undefined;
+  port = 0;
+
+  constructor(target: { host: string; port: number }) {
+    this.#target = target;
+  }
+
+  async start(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.#target);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on("error", () => {});
+        s.on("close", () => {
+          this.#sockets.delete(s);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    this.port = (server.address() as { port: number }).port;
+    this.#server = server;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const s of this.#sockets) s.destroy();
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  restore(): Promise<void> {
+    return this.start();
+  }
+
+  /** The node's URL with the relay's port. */
+  url(nodeUrl: string): string {
+    const url = new URL(nodeUrl);
+    url.port = String(this.port);
+    return url.toString();
+  }
+}
