@@ -3,10 +3,13 @@
 // package may have created. `initdb` and the server refuse to run as root, so a root `up` runs them
 // as the `postgres` user (any other user runs them as itself). The cluster listens on 127.0.0.1 only
 // (no Unix socket), with password authentication (SCRAM) for the role and database `ruststream`.
-// State lives in stateDir("postgres"): secrets.json (the passwords), server.log, postgres.pid,
-// settings.json (what the running server was started with) and cluster/ (the data folder), unless
-// the server's user cannot reach the state folder (a root home is private): then cluster/ lives in
-// that user's home, under ruststream-brokers/<a digest of the state folder's path>.
+// Two clusters, each with its own state folder and port: the one every live test shares
+// (stateDir("postgres"), POSTGRES_PORT) and a restartable one for the tests that crash a server
+// (stateDir("postgres-restartable"), POSTGRES_RESTART_PORT), so that no test ever stops the shared
+// one. A state folder holds secrets.json (the passwords), server.log, postgres.pid, settings.json
+// (what the running server was started with) and cluster/ (the data folder), unless the server's
+// user cannot reach the state folder (a root home is private): then cluster/ lives in that user's
+// home, under ruststream-brokers/<a digest of the state folder's path>.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -32,7 +35,7 @@ import {
   waitFor,
   withLock,
 } from "./process.mjs";
-import { envPort, stateDir, stateRoot } from "./state.mjs";
+import { envPort, stateDir } from "./state.mjs";
 
 export const name = "postgres";
 
@@ -42,34 +45,6 @@ export const USER = "ruststream";
 const DATABASE = "ruststream";
 const SUPERUSER = "postgres";
 const START_BUDGET_MS = 60_000;
-
-const port = () => envPort("POSTGRES_PORT", 15432);
-
-function paths() {
-  const dir = stateDir("postgres");
-  return {
-    dir,
-    secrets: join(dir, "secrets.json"),
-    log: join(dir, "server.log"),
-    pidFile: join(dir, "postgres.pid"),
-    settings: join(dir, "settings.json"),
-    lock: join(dir, "up.lock"),
-  };
-}
-
-/** The passwords, made once per machine (mode 600); they only ever guard a loopback port. */
-export function secrets() {
-  const file = paths().secrets;
-  if (!existsSync(file)) {
-    const make = () => randomBytes(12).toString("hex");
-    writeFileSync(file, JSON.stringify({ password: make(), superPassword: make() }), {
-      mode: 0o600,
-    });
-  }
-  return /** @type {{ password: string, superPassword: string }} */ (
-    JSON.parse(readFileSync(file, "utf8"))
-  );
-}
 
 /**
  * The newest PostgreSQL server Debian installed (/usr/lib/postgresql/<major>/bin), or
@@ -136,304 +111,6 @@ function serverUser() {
 const as = (user) => (user === undefined ? {} : { uid: user.uid, gid: user.gid });
 
 /**
- * The data folder. In the state folder when the server's user can reach it; else (root's home is
- * private to root) in that user's home, named by a digest of the state folder's path so two state
- * folders never share a cluster.
- * @param {ReturnType<typeof serverUser>} user
- */
-function clusterDir(user) {
-  const inState = join(paths().dir, "cluster");
-  if (user === undefined) return inState;
-  const reachable =
-    spawnSync("test", ["-x", paths().dir], { ...as(user), stdio: "ignore" }).status === 0;
-  const parent = reachable
-    ? paths().dir
-    : join(
-        user.home,
-        "ruststream-brokers",
-        createHash("sha256").update(stateRoot()).digest("hex").slice(0, 12),
-      );
-  // Every folder from the server user's home down is theirs (the state folder's stay ours).
-  const made = reachable ? [] : [join(parent, ".."), parent];
-  const dir = join(parent, "cluster");
-  for (const folder of [...made, dir]) {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    chownSync(folder, user.uid, user.gid);
-  }
-  return dir;
-}
-
-/**
- * The server's settings, on its command line (the data folder's postgresql.conf stays initdb's):
- * loopback only, no Unix socket (the system cluster's socket folder is not ours to share).
- */
-function settings() {
-  return {
-    listen_addresses: HOST,
-    port: String(port()),
-    unix_socket_directories: "",
-    max_connections: "200",
-    // Tests open and drop many connections; their lines would drown what matters in the log.
-    log_connections: "off",
-    log_min_messages: "warning",
-  };
-}
-
-/**
- * A client on our cluster, or undefined when none answers.
- * @param {{ user: string, password: string, database: string }} login
- */
-async function connect(login) {
-  const client = new pg.Client({
-    host: HOST,
-    port: port(),
-    ...login,
-    connectionTimeoutMillis: 2000,
-  });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return client;
-  } catch {
-    await client.end().catch(() => {});
-    return undefined;
-  }
-}
-
-/**
- * Whether the server on our port is ours: our role logs in with its password, a real query answers,
- * and the server names our data folder.
- * @param {string} data
- */
-async function serves(data) {
-  const client = await connect({ user: USER, password: secrets().password, database: DATABASE });
-  if (client === undefined) return false;
-  try {
-    const result = await client.query("SELECT current_setting('data_directory') AS dir");
-    return result.rows[0]?.dir === data;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-/**
- * initdb on an empty data folder: UTF-8, the C locale, SCRAM for TCP logins, the superuser's
- * password from a file only the server's user reads (removed after).
- * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
- */
-async function initCluster(bin, data, user) {
-  const pwfile = join(data, "..", "initdb.pw");
-  writeFileSync(pwfile, `${secrets().superPassword}\n`, { mode: 0o600 });
-  if (user !== undefined) chownSync(pwfile, user.uid, user.gid);
-  try {
-    await run(
-      join(bin, "initdb"),
-      [
-        "-D",
-        data,
-        "-U",
-        SUPERUSER,
-        `--pwfile=${pwfile}`,
-        "--auth-host=scram-sha-256",
-        "--auth-local=scram-sha-256",
-        "--encoding=UTF8",
-        "--locale=C",
-        "--no-sync",
-      ],
-      { ...as(user) },
-    );
-  } finally {
-    rmSync(pwfile, { force: true });
-  }
-}
-
-/** Our role and database, made once and their password kept as secrets.json says. */
-async function ensureRole() {
-  const s = secrets();
-  const admin = await connect({ user: SUPERUSER, password: s.superPassword, database: "postgres" });
-  if (admin === undefined) throw new Error("postgres: the superuser cannot log in to our cluster");
-  try {
-    const exists = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [USER]);
-    const verb = exists.rowCount === 0 ? "CREATE" : "ALTER";
-    // A password cannot be a bound parameter in CREATE/ALTER ROLE; it is our own hex string.
-    await admin.query(`${verb} ROLE ${USER} LOGIN CREATEDB PASSWORD '${s.password}'`);
-    // current_setting('data_directory'), which `up` reads to know the server is ours.
-    await admin.query(`GRANT pg_read_all_settings TO ${USER}`);
-    const db = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
-    if (db.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE} OWNER ${USER}`);
-  } finally {
-    await admin.end().catch(() => {});
-  }
-}
-
-/**
- * Starts the server on its data folder, detached, and waits until our role's query answers.
- * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
- */
-async function launch(bin, data, user) {
-  const p = paths();
-  const wanted = settings();
-  const args = ["-D", data, ...Object.entries(wanted).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
-  writeFileSync(p.log, "");
-  const pid = startDetached({
-    command: join(bin, "postgres"),
-    args,
-    logFile: p.log,
-    pidFile: p.pidFile,
-    cwd: data,
-    ...as(user),
-  });
-  writeFileSync(p.settings, JSON.stringify({ data, ...wanted }));
-  const admin = { user: SUPERUSER, password: secrets().superPassword, database: "postgres" };
-  try {
-    await waitFor(
-      async () => {
-        const client = await connect(admin);
-        await client?.end();
-        return client !== undefined;
-      },
-      { timeoutMs: START_BUDGET_MS, pid, what: `postgres on ${HOST}:${port()}` },
-    );
-    await ensureRole();
-    await waitFor(() => serves(data), {
-      timeoutMs: 10_000,
-      pid,
-      what: `postgres: role ${USER} on ${HOST}:${port()}`,
-    });
-  } catch (error) {
-    if (isAlive(pid)) await stop(bin, data, user);
-    throw new Error(`${/** @type {Error} */ (error).message}\n--- ${p.log} ---\n${tail(p.log)}`);
-  }
-}
-
-/**
- * A fast shutdown through pg_ctl (sessions are ended, then a checkpoint), as the server's user.
- * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
- */
-async function stop(bin, data, user) {
-  const pid = runningPid(paths().pidFile);
-  if (pid === undefined) return false;
-  await run(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "60"], {
-    ...as(user),
-  }).catch(() => {
-    // pg_ctl could not stop it (its postmaster.pid gone, say): the process itself then.
-    if (isAlive(pid)) process.kill(pid, "SIGKILL");
-  });
-  await waitFor(async () => !isAlive(pid), {
-    timeoutMs: 30_000,
-    intervalMs: 50,
-    what: `postgres (pid ${pid}) stopping`,
-  });
-  rmSync(paths().pidFile, { force: true });
-  return true;
-}
-
-function setup() {
-  const bin = binDir();
-  if (bin === undefined) throw new Error("postgres: not installed (see ensureInstalled)");
-  const user = serverUser();
-  return { bin, user, data: clusterDir(user) };
-}
-
-/** Whether the running server was started with the settings `up` would give it now. */
-function sameSettings(/** @type {string} */ data) {
-  const file = paths().settings;
-  if (!existsSync(file)) return false;
-  return readFileSync(file, "utf8") === JSON.stringify({ data, ...settings() });
-}
-
-/**
- * Starts our cluster unless it runs; the caller holds `up`'s lock.
- * @param {(line: string) => void} log
- * @returns {Promise<boolean>} whether it was already running
- */
-async function upLocked(log) {
-  const { bin, user, data } = setup();
-  const pid = runningPid(paths().pidFile);
-  if (pid !== undefined && sameSettings(data) && (await serves(data))) return true;
-  if (pid !== undefined) {
-    log("[brokers] postgres: restarting ours, which does not answer as `up` would start it");
-    await stop(bin, data, user);
-  }
-  if (await portOpen(port())) {
-    throw new Error(
-      `postgres: port ${port()} is held by a process these tools did not start; stop it or set POSTGRES_PORT to a free port`,
-    );
-  }
-  if (!existsSync(join(data, "PG_VERSION"))) await initCluster(bin, data, user);
-  await launch(bin, data, user);
-  return false;
-}
-
-/** @param {(line: string) => void} log */
-export async function up(log) {
-  const begin = Date.now();
-  await ensureInstalled(log);
-  const already = await withLock(
-    paths().lock,
-    { what: "postgres", timeoutMs: START_BUDGET_MS + 30_000 },
-    () => upLocked(log),
-  );
-  return { already, address: `${HOST}:${port()}`, ms: Date.now() - begin };
-}
-
-/** @param {(line: string) => void} _log */
-export async function down(_log) {
-  if (runningPid(paths().pidFile) === undefined) return false;
-  const { bin, user, data } = setup();
-  return stop(bin, data, user);
-}
-
-/**
- * Stops the server (SIGKILL of the postmaster with `hard`, as a crash would: the next start
- * recovers from the WAL) and starts it again on the same data, under `up`'s lock. `whileDown`
- * runs once its port is released; it starts again whatever `whileDown` does (a throw is rethrown
- * after the start).
- * @param {{ hard?: boolean, whileDown?: () => Promise<void> }} [options]
- */
-export async function restart(options = {}) {
-  await withLock(
-    paths().lock,
-    { what: "postgres", timeoutMs: START_BUDGET_MS + 30_000 },
-    async () => {
-      const { bin, user, data } = setup();
-      const pid = runningPid(paths().pidFile);
-      if (options.hard && pid !== undefined) {
-        // The postmaster and every backend at once (the detached start made it a process group),
-        // as a crash of the server would: a backend left behind would hold the shared memory and
-        // refuse the next start.
-        process.kill(-pid, "SIGKILL");
-        await waitFor(async () => !groupAlive(pid), {
-          timeoutMs: 10_000,
-          intervalMs: 20,
-          what: "postgres's processes dying",
-        });
-        rmSync(paths().pidFile, { force: true });
-        // A dead postmaster not yet reaped keeps its pid, and the next start would take its lock
-        // file for a live server's; nothing of the group holds the data folder any more.
-        rmSync(join(data, "postmaster.pid"), { force: true });
-      } else {
-        await stop(bin, data, user);
-      }
-      await waitFor(async () => !(await portOpen(port())), {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: `postgres releasing port ${port()}`,
-      });
-      /** @type {{ error: unknown } | undefined} */
-      let failed;
-      await options.whileDown?.().catch((error) => {
-        failed = { error };
-      });
-      await launch(bin, data, user);
-      if (failed !== undefined) throw failed.error;
-    },
-  );
-}
-
-/**
  * Whether a live process (not a zombie: a killed postmaster whose parent is gone may wait long to
  * be reaped) is still in the process group `pid` leads.
  */
@@ -454,35 +131,404 @@ function groupAlive(/** @type {number} */ pid) {
 }
 
 /**
- * Runs `fn` holding the server alone: a test that restarts it holds it for its whole body, so two
- * such tests never restart it under each other.
- * @template T
- * @param {() => Promise<T>} fn
- * @returns {Promise<T>}
+ * One cluster of ours: its state folder (under the state root) and its port, and what runs it.
+ * @param {{ folder: string, variable: string, fallback: number }} where its port's variable and default
  */
-export function exclusive(fn) {
-  return withLock(
-    join(paths().dir, "exclusive.lock"),
-    { what: "postgres, held by a test that restarts it", timeoutMs: 10 * 60_000 },
-    fn,
-  );
-}
+function cluster(where) {
+  const port = () => envPort(where.variable, where.fallback);
 
-export async function status() {
-  const pid = runningPid(paths().pidFile);
-  /** @type {{ running: boolean, address: string, pid?: number, rssMiB?: number }} */
-  const s = { running: pid !== undefined, address: `${HOST}:${port()}` };
-  if (pid !== undefined) {
-    s.pid = pid;
-    const mem = rssMiB(pid);
-    if (mem !== undefined) s.rssMiB = mem;
+  function paths() {
+    const dir = stateDir(where.folder);
+    return {
+      dir,
+      secrets: join(dir, "secrets.json"),
+      log: join(dir, "server.log"),
+      pidFile: join(dir, "postgres.pid"),
+      settings: join(dir, "settings.json"),
+      lock: join(dir, "up.lock"),
+    };
   }
-  return [s];
+
+  /** The passwords, made once per machine (mode 600); they only ever guard a loopback port. */
+  function secrets() {
+    const file = paths().secrets;
+    if (!existsSync(file)) {
+      const make = () => randomBytes(12).toString("hex");
+      writeFileSync(file, JSON.stringify({ password: make(), superPassword: make() }), {
+        mode: 0o600,
+      });
+    }
+    return /** @type {{ password: string, superPassword: string }} */ (
+      JSON.parse(readFileSync(file, "utf8"))
+    );
+  }
+
+  /**
+   * The data folder. In the state folder when the server's user can reach it; else (root's home is
+   * private to root) in that user's home, named by a digest of its state folder's path so two state
+   * folders (two state roots, or the shared and the restartable cluster) never share a data folder.
+   * @param {ReturnType<typeof serverUser>} user
+   */
+  function clusterDir(user) {
+    const inState = join(paths().dir, "cluster");
+    if (user === undefined) return inState;
+    const reachable =
+      spawnSync("test", ["-x", paths().dir], { ...as(user), stdio: "ignore" }).status === 0;
+    const parent = reachable
+      ? paths().dir
+      : join(
+          user.home,
+          "ruststream-brokers",
+          createHash("sha256").update(paths().dir).digest("hex").slice(0, 12),
+        );
+    // Every folder from the server user's home down is theirs (the state folder's stay ours).
+    const made = reachable ? [] : [join(parent, ".."), parent];
+    const dir = join(parent, "cluster");
+    for (const folder of [...made, dir]) {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      chownSync(folder, user.uid, user.gid);
+    }
+    return dir;
+  }
+
+  /**
+   * The server's settings, on its command line (the data folder's postgresql.conf stays initdb's):
+   * loopback only, no Unix socket (the system cluster's socket folder is not ours to share).
+   */
+  function settings() {
+    return {
+      listen_addresses: HOST,
+      port: String(port()),
+      unix_socket_directories: "",
+      max_connections: "200",
+      // Tests open and drop many connections; their lines would drown what matters in the log.
+      log_connections: "off",
+      log_min_messages: "warning",
+    };
+  }
+
+  /**
+   * A client on our cluster, or undefined when none answers.
+   * @param {{ user: string, password: string, database: string }} login
+   */
+  async function connect(login) {
+    const client = new pg.Client({
+      host: HOST,
+      port: port(),
+      ...login,
+      connectionTimeoutMillis: 2000,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      return client;
+    } catch {
+      await client.end().catch(() => {});
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether the server on our port is ours: our role logs in with its password, a real query answers,
+   * and the server names our data folder.
+   * @param {string} data
+   */
+  async function serves(data) {
+    const client = await connect({ user: USER, password: secrets().password, database: DATABASE });
+    if (client === undefined) return false;
+    try {
+      const result = await client.query("SELECT current_setting('data_directory') AS dir");
+      return result.rows[0]?.dir === data;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  /**
+   * initdb on an empty data folder: UTF-8, the C locale, SCRAM for TCP logins, the superuser's
+   * password from a file only the server's user reads (removed after).
+   * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
+   */
+  async function initCluster(bin, data, user) {
+    const pwfile = join(data, "..", "initdb.pw");
+    writeFileSync(pwfile, `${secrets().superPassword}\n`, { mode: 0o600 });
+    if (user !== undefined) chownSync(pwfile, user.uid, user.gid);
+    try {
+      await run(
+        join(bin, "initdb"),
+        [
+          "-D",
+          data,
+          "-U",
+          SUPERUSER,
+          `--pwfile=${pwfile}`,
+          "--auth-host=scram-sha-256",
+          "--auth-local=scram-sha-256",
+          "--encoding=UTF8",
+          "--locale=C",
+          "--no-sync",
+        ],
+        { ...as(user) },
+      );
+    } finally {
+      rmSync(pwfile, { force: true });
+    }
+  }
+
+  /** Our role and database, made once and their password kept as secrets.json says. */
+  async function ensureRole() {
+    const s = secrets();
+    const admin = await connect({
+      user: SUPERUSER,
+      password: s.superPassword,
+      database: "postgres",
+    });
+    if (admin === undefined)
+      throw new Error("postgres: the superuser cannot log in to our cluster");
+    try {
+      const exists = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [USER]);
+      const verb = exists.rowCount === 0 ? "CREATE" : "ALTER";
+      // A password cannot be a bound parameter in CREATE/ALTER ROLE; it is our own hex string.
+      await admin.query(`${verb} ROLE ${USER} LOGIN CREATEDB PASSWORD '${s.password}'`);
+      // current_setting('data_directory'), which `up` reads to know the server is ours.
+      await admin.query(`GRANT pg_read_all_settings TO ${USER}`);
+      const db = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
+      if (db.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE} OWNER ${USER}`);
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+
+  /**
+   * Starts the server on its data folder, detached, and waits until our role's query answers.
+   * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
+   */
+  async function launch(bin, data, user) {
+    const p = paths();
+    const wanted = settings();
+    const args = ["-D", data, ...Object.entries(wanted).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
+    writeFileSync(p.log, "");
+    const pid = startDetached({
+      command: join(bin, "postgres"),
+      args,
+      logFile: p.log,
+      pidFile: p.pidFile,
+      cwd: data,
+      ...as(user),
+    });
+    writeFileSync(p.settings, JSON.stringify({ data, ...wanted }));
+    const admin = { user: SUPERUSER, password: secrets().superPassword, database: "postgres" };
+    try {
+      await waitFor(
+        async () => {
+          const client = await connect(admin);
+          await client?.end();
+          return client !== undefined;
+        },
+        { timeoutMs: START_BUDGET_MS, pid, what: `postgres on ${HOST}:${port()}` },
+      );
+      await ensureRole();
+      await waitFor(() => serves(data), {
+        timeoutMs: 10_000,
+        pid,
+        what: `postgres: role ${USER} on ${HOST}:${port()}`,
+      });
+    } catch (error) {
+      if (isAlive(pid)) await stop(bin, data, user);
+      throw new Error(`${/** @type {Error} */ (error).message}\n--- ${p.log} ---\n${tail(p.log)}`);
+    }
+  }
+
+  /**
+   * A fast shutdown through pg_ctl (sessions are ended, then a checkpoint), as the server's user.
+   * @param {string} bin @param {string} data @param {ReturnType<typeof serverUser>} user
+   */
+  async function stop(bin, data, user) {
+    const pid = runningPid(paths().pidFile);
+    if (pid === undefined) return false;
+    await run(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "60"], {
+      ...as(user),
+    }).catch(() => {
+      // pg_ctl could not stop it (its postmaster.pid gone, say): the process itself then.
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    });
+    await waitFor(async () => !isAlive(pid), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: `postgres (pid ${pid}) stopping`,
+    });
+    rmSync(paths().pidFile, { force: true });
+    return true;
+  }
+
+  function setup() {
+    const bin = binDir();
+    if (bin === undefined) throw new Error("postgres: not installed (see ensureInstalled)");
+    const user = serverUser();
+    return { bin, user, data: clusterDir(user) };
+  }
+
+  /** Whether the running server was started with the settings `up` would give it now. */
+  function sameSettings(/** @type {string} */ data) {
+    const file = paths().settings;
+    if (!existsSync(file)) return false;
+    return readFileSync(file, "utf8") === JSON.stringify({ data, ...settings() });
+  }
+
+  /**
+   * Starts our cluster unless it runs; the caller holds `up`'s lock.
+   * @param {(line: string) => void} log
+   * @returns {Promise<boolean>} whether it was already running
+   */
+  async function upLocked(log) {
+    const { bin, user, data } = setup();
+    const pid = runningPid(paths().pidFile);
+    if (pid !== undefined && sameSettings(data) && (await serves(data))) return true;
+    if (pid !== undefined) {
+      log("[brokers] postgres: restarting ours, which does not answer as `up` would start it");
+      await stop(bin, data, user);
+    }
+    if (await portOpen(port())) {
+      throw new Error(
+        `postgres: port ${port()} is held by a process these tools did not start; stop it or set ${where.variable} to a free port`,
+      );
+    }
+    if (!existsSync(join(data, "PG_VERSION"))) await initCluster(bin, data, user);
+    await launch(bin, data, user);
+    return false;
+  }
+
+  /** @param {(line: string) => void} log */
+  async function up(log) {
+    const begin = Date.now();
+    await ensureInstalled(log);
+    const already = await withLock(
+      paths().lock,
+      { what: "postgres", timeoutMs: START_BUDGET_MS + 30_000 },
+      () => upLocked(log),
+    );
+    return { already, address: `${HOST}:${port()}`, ms: Date.now() - begin };
+  }
+
+  /** @param {(line: string) => void} _log */
+  async function down(_log) {
+    if (runningPid(paths().pidFile) === undefined) return false;
+    const { bin, user, data } = setup();
+    return stop(bin, data, user);
+  }
+
+  /**
+   * Stops the server (SIGKILL of the postmaster with `hard`, as a crash would: the next start
+   * recovers from the WAL) and starts it again on the same data, under `up`'s lock. `whileDown`
+   * runs once its port is released; it starts again whatever `whileDown` does (a throw is rethrown
+   * after the start).
+   * @param {{ hard?: boolean, whileDown?: () => Promise<void> }} [options]
+   */
+  async function restart(options = {}) {
+    await withLock(
+      paths().lock,
+      { what: "postgres", timeoutMs: START_BUDGET_MS + 30_000 },
+      async () => {
+        const { bin, user, data } = setup();
+        const pid = runningPid(paths().pidFile);
+        if (options.hard && pid !== undefined) {
+          // The postmaster and every backend at once (the detached start made it a process group),
+          // as a crash of the server would: a backend left behind would hold the shared memory and
+          // refuse the next start.
+          process.kill(-pid, "SIGKILL");
+          await waitFor(async () => !groupAlive(pid), {
+            timeoutMs: 10_000,
+            intervalMs: 20,
+            what: "postgres's processes dying",
+          });
+          rmSync(paths().pidFile, { force: true });
+          // A dead postmaster not yet reaped keeps its pid, and the next start would take its lock
+          // file for a live server's; nothing of the group holds the data folder any more.
+          rmSync(join(data, "postmaster.pid"), { force: true });
+        } else {
+          await stop(bin, data, user);
+        }
+        await waitFor(async () => !(await portOpen(port())), {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+          what: `postgres releasing port ${port()}`,
+        });
+        /** @type {{ error: unknown } | undefined} */
+        let failed;
+        await options.whileDown?.().catch((error) => {
+          failed = { error };
+        });
+        await launch(bin, data, user);
+        if (failed !== undefined) throw failed.error;
+      },
+    );
+  }
+
+  /**
+   * Runs `fn` holding the server alone: a test that restarts it holds it for its whole body, so two
+   * such tests never restart it under each other.
+   * @template T
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  function exclusive(fn) {
+    return withLock(
+      join(paths().dir, "exclusive.lock"),
+      { what: "postgres, held by a test that restarts it", timeoutMs: 10 * 60_000 },
+      fn,
+    );
+  }
+
+  async function status() {
+    const pid = runningPid(paths().pidFile);
+    /** @type {{ running: boolean, address: string, pid?: number, rssMiB?: number }} */
+    const s = { running: pid !== undefined, address: `${HOST}:${port()}` };
+    if (pid !== undefined) {
+      s.pid = pid;
+      const mem = rssMiB(pid);
+      if (mem !== undefined) s.rssMiB = mem;
+    }
+    return [s];
+  }
+
+  function env() {
+    const s = secrets();
+    return {
+      POSTGRES_URL: `postgres://${USER}:${s.password}@${HOST}:${port()}/${DATABASE}`,
+    };
+  }
+
+  return { up, down, restart, exclusive, status, env };
 }
 
-export function env() {
-  const s = secrets();
-  return {
-    POSTGRES_URL: `postgres://${USER}:${s.password}@${HOST}:${port()}/${DATABASE}`,
-  };
-}
+/** The cluster every project's live tests share: started by `up`, never stopped by a test. */
+export const { up, down, status, env } = cluster({
+  folder: "postgres",
+  variable: "POSTGRES_PORT",
+  fallback: 15432,
+});
+
+const restartableCluster = cluster({
+  folder: "postgres-restartable",
+  variable: "POSTGRES_RESTART_PORT",
+  fallback: 15433,
+});
+
+/**
+ * A second cluster, for the tests that restart one (a crash and the recovery from the WAL): its own
+ * data and port (POSTGRES_RESTART_PORT, 15433), started and stopped by those tests inside
+ * `exclusive`, so the cluster the other tests share is never stopped under them.
+ */
+export const restartable = {
+  /** Starts it (idempotently); resolves with its URL, our role's password in it. */
+  async up(/** @type {(line: string) => void} */ log = () => {}) {
+    await restartableCluster.up(log);
+    return restartableCluster.env().POSTGRES_URL;
+  },
+  /** Stops it (a clean stop) when it runs: the test that started it, once done. */
+  down: () => restartableCluster.down(() => {}),
+  restart: restartableCluster.restart,
+  exclusive: restartableCluster.exclusive,
+};

@@ -120,12 +120,23 @@ declare module "@ruststream/tooling-brokers" {
     };
     readonly postgres: {
       /**
-       * Stops the cluster (with hard, the postmaster and its backends SIGKILLed at once, as a crash
-       * would) and starts it again on its data; `whileDown` runs in between.
+       * A cluster of its own on its own port (POSTGRES_RESTART_PORT, 15433), for a test that
+       * restarts a server: the shared one (POSTGRES_URL) is never stopped. The test starts it and
+       * stops it inside `exclusive`.
        */
-      restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
-      /** Runs `work` with the cluster to itself, for a test that restarts it. */
-      exclusive<T>(work: () => Promise<T>): Promise<T>;
+      readonly restartable: {
+        /** Starts it (idempotently); resolves with its URL. */
+        up(log?: (line: string) => void): Promise<string>;
+        /** Stops it when it runs. */
+        down(): Promise<boolean>;
+        /**
+         * Stops it (with hard, the postmaster and its backends SIGKILLed at once, as a crash
+         * would) and starts it again on its data; `whileDown` runs in between.
+         */
+        restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+        /** Runs `work` with the cluster to itself, for a test that restarts it. */
+        exclusive<T>(work: () => Promise<T>): Promise<T>;
+      };
     };
     readonly rabbitmq: {
       /**
