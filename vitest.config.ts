@@ -11,9 +11,9 @@ export default defineConfig({
       // setup starts them.
       "packages/redis/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
-      // The hard restart of the shared Pulsar standalone, and the metrics package's outage tests,
-      // which stop the shared Kafka node and Pulsar standalone: a group that starts after all the
-      // above.
+      // The hard restart of the shared Pulsar standalone, the metrics package's outage tests, which
+      // stop the shared Kafka node, Pulsar standalone and RabbitMQ node, and the RabbitMQ node's
+      // restart: a group that starts after all the above.
       "tooling/brokers/vitest.restart.config.ts",
       "packages/metrics/vitest.restart.config.ts",
       "packages/postgres/vitest.restart.config.ts",

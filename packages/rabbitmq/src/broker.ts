@@ -48,12 +48,14 @@ export class RabbitBroker
 
   async connect(options?: ConnectOptions): Promise<ConnectedRabbitBroker> {
     const link = await AmqpLink.open(linkOptions(this.#options));
-    return new ConnectedRabbitBroker(link, this.#options, {
-      clock: this.#options.clock ?? systemClock,
-      description: describeRabbitServer(this.#options),
-      inProcess: false,
-      onState: options?.onState,
-    });
+    return this.#withTopology(
+      new ConnectedRabbitBroker(link, this.#options, {
+        clock: this.#options.clock ?? systemClock,
+        description: describeRabbitServer(this.#options),
+        inProcess: false,
+        onState: options?.onState,
+      }),
+    );
   }
 
   /**
@@ -65,11 +67,30 @@ export class RabbitBroker
     this.#inProcess ??= new InProcessRabbit();
     const server = this.#inProcess;
     server.attach(options.clock, options.coordinator);
-    return new ConnectedRabbitBroker(server.link(), this.#options, {
-      clock: options.clock,
-      description: { protocol: "amqp", description: "in-process stand-in of a RabbitMQ vhost" },
-      inProcess: true,
-      onState: options.onState,
-    });
+    return this.#withTopology(
+      new ConnectedRabbitBroker(server.link(), this.#options, {
+        clock: options.clock,
+        description: { protocol: "amqp", description: "in-process stand-in of a RabbitMQ vhost" },
+        inProcess: true,
+        onState: options.onState,
+      }),
+    );
+  }
+
+  /**
+   * The `topology` option declared (or checked) before the connection is handed out, so a reply
+   * to a queue the service does not read has somewhere to go from the first delivery on. A refusal
+   * closes the connection and is the connect's error.
+   */
+  async #withTopology(connected: ConnectedRabbitBroker): Promise<ConnectedRabbitBroker> {
+    try {
+      for (const item of this.#options.topology ?? []) {
+        await connected.ensure(item.topology(), item.declare);
+      }
+    } catch (error) {
+      await connected.shutdown();
+      throw error;
+    }
+    return connected;
   }
 }

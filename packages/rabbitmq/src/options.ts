@@ -6,6 +6,7 @@ import {
 } from "@ruststream/core";
 import { hostFromUrl, nodeTlsSettings, positive, resolveTls } from "@ruststream/core/broker";
 import type { AmqpLinkOptions } from "./client/amqpLink.js";
+import type { Topology } from "./topology/topology.js";
 
 // The broker's options, read by the broker (checked when it is built, used to connect) and by its
 // connection: in a file of their own, so broker.ts imports connection.ts and nothing imports either
@@ -37,6 +38,20 @@ export interface RabbitBrokerOptions {
   readonly maxMessageBytes?: number;
   /** Time for request timeouts (default: real time). */
   readonly clock?: Clock;
+  /**
+   * Queues and exchanges this service publishes to without reading them (a reply's queue, a
+   * dead letter's, an exchange a publish goes to): declared at connect (`declare`, the descriptor's
+   * own first), else checked, as subscribing does for what it reads. Without them a reply to a
+   * queue nobody declared yet is unroutable, which `mandatory` makes an error.
+   */
+  readonly topology?: readonly TopologyOf[];
+}
+
+/** A descriptor whose topology the broker declares or checks at connect. */
+export interface TopologyOf {
+  readonly name: string;
+  readonly declare?: boolean | undefined;
+  topology(): Topology;
 }
 
 export const defaultMaxMessageBytes = 16 * 1024 * 1024;
@@ -73,6 +88,17 @@ export function checkOptions(options: RabbitBrokerOptions): void {
     );
   }
   linkOptions(options);
+  const topology: unknown = options.topology;
+  if (
+    topology !== undefined &&
+    (!Array.isArray(topology) ||
+      !topology.every((item) => typeof (item as Partial<TopologyOf>)?.topology === "function"))
+  ) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "RabbitBroker's topology: give a list of RabbitQueue, RabbitQuorumQueue, RabbitStream or RabbitExchange",
+    );
+  }
 }
 
 /** What the link to the server is opened with. */

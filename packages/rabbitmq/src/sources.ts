@@ -2,11 +2,12 @@ import {
   type AddressedSource,
   type Bindings,
   type BrokerMovesSource,
+  type JsonValue,
   type RetryDeclaration,
   RustStreamError,
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
-import { bindingSpec, type RabbitBinding } from "./topology/binding.js";
+import { bindingFacts, bindingSpec, type RabbitBinding } from "./topology/binding.js";
 import {
   emptyTopology,
   mergeTopology,
@@ -90,10 +91,31 @@ abstract class QueueBase {
     this.#options = options;
   }
 
+  /**
+   * The queue as generated docs describe it, in this package's words (the AsyncAPI generator maps
+   * them onto the `amqp` bindings): its name and flags, its type, its prefetch, what it is bound
+   * to. Facts of the descriptor only: the vhost is the broker's URL's, never seen here.
+   */
   get bindings(): Bindings {
+    const spec = this.spec;
+    const bound = (this.#options.bindings ?? []).map(bindingFacts);
     return {
-      amqp: { is: "queue", queue: { name: this.name, type: this.type } },
-    } as unknown as Bindings;
+      amqp: {
+        queue: spec.name,
+        queueType: this.type,
+        durable: spec.durable,
+        exclusive: spec.exclusive,
+        autoDelete: spec.autoDelete,
+        prefetch: this.prefetch,
+        ...(bound.length === 0 ? {} : { bindings: bound }),
+        ...this.readFacts(),
+      },
+    };
+  }
+
+  /** Where a subscription starts reading, for docs (a stream's offset). */
+  protected readFacts(): { readonly [key: string]: JsonValue } {
+    return {};
   }
 
   /** The queue's declaration: what is declared, or checked against the server. */
@@ -273,6 +295,13 @@ export class RabbitStream extends QueueBase implements AddressedSource {
 
   get redeliveryAddress(): string {
     return this.name;
+  }
+
+  protected override readFacts(): { readonly [key: string]: JsonValue } {
+    const o = this.offset;
+    return {
+      offset: o instanceof Date ? o.toISOString() : typeof o === "bigint" ? o.toString() : o,
+    };
   }
 
   override consumeArguments(): Table {

@@ -1,6 +1,7 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
-// Starts Kafka and Pulsar (idempotently) and exports KAFKA_BROKERS and PULSAR_URL to the workers.
+// Starts Kafka, Pulsar and RabbitMQ (idempotently) and exports KAFKA_BROKERS, PULSAR_URL and
+// RABBITMQ_URL to the workers.
 export default async function setup(): Promise<void> {
-  await ensureBrokers(["kafka", "pulsar"]);
+  await ensureBrokers(["kafka", "pulsar", "rabbitmq"]);
 }

@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { type JsonValue, RustStreamError } from "@ruststream/core";
 import type { BindingSpec, Table, Topology } from "./topology.js";
 
 /** Something with an exchange's name and, when this package describes it, its topology. */
@@ -56,5 +56,24 @@ export function bindingSpec(
       arguments: args,
     },
     exchange: typeof binding.exchange === "string" ? undefined : binding.exchange.topology(),
+  };
+}
+
+/**
+ * A binding as generated docs describe it: the exchange's name (and type, where this package
+ * describes the exchange), and the routing key or the headers it matches.
+ */
+export function bindingFacts(binding: RabbitBinding): { readonly [key: string]: JsonValue } {
+  const exchange = typeof binding.exchange === "string" ? binding.exchange : binding.exchange.name;
+  const type =
+    typeof binding.exchange === "string"
+      ? undefined
+      : binding.exchange.topology().exchanges.find((e) => e.name === exchange)?.type;
+  return {
+    exchange,
+    ...(type === undefined ? {} : { exchangeType: type }),
+    ...(binding.headers === undefined
+      ? { routingKey: binding.routingKey ?? "" }
+      : { headers: { ...binding.headers }, match: binding.match ?? "all" }),
   };
 }
