@@ -5,7 +5,7 @@
 
 // The broker packages, and the template a new one is copied from: as a file of the workspace, and
 // as the name of a package an import could not resolve (one not among the importer's dependencies).
-const brokers = "(file|redis|kafka|pulsar|rabbitmq|nats|broker-template)";
+const brokers = "(file|redis|kafka|pulsar|rabbitmq|nats|postgres|broker-template)";
 const broker = `^(?:packages|examples)/${brokers}/`;
 const brokerName = `^@ruststream/(?:example-)?${brokers}(?:/|$)`;
 

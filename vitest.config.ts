@@ -14,10 +14,11 @@ export default defineConfig({
       "packages/nats/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
       // The hard restart of the shared Pulsar standalone, the metrics package's outage tests, which
-      // stop the shared Kafka node, Pulsar standalone and RabbitMQ node, and the RabbitMQ node's
-      // restart: a group that starts after all the above.
+      // stop the shared Kafka node, Pulsar standalone and RabbitMQ node, the RabbitMQ node's
+      // restart, and PostgreSQL's (on a cluster of its own): a group that starts after all the above.
       "tooling/brokers/vitest.restart.config.ts",
       "packages/metrics/vitest.restart.config.ts",
+      "packages/postgres/vitest.restart.config.ts",
       "packages/rabbitmq/vitest.restart.config.ts",
       "examples/*/vitest.config.ts",
       "docs/vitest.config.ts",

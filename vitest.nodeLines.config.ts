@@ -73,6 +73,7 @@ export default defineConfig({
         "readmeExample",
       ]),
       inProcess("nats", ["conformance.inProcess"]),
+      inProcess("postgres", ["conformance.inProcess", "store.memory"]),
       // The CLI and metrics files that start no broker (their projects' global setups start Redis).
       inProcess(
         "cli",

@@ -59,6 +59,12 @@ function pieces(/** @type {{ interop: boolean }} */ options) {
       apt: "redis-server",
     },
     {
+      what: "postgresql-15",
+      why: "the PostgreSQL test cluster (tooling/brokers runs its own, never the system one)",
+      present: executable("/usr/lib/postgresql/15/bin/initdb"),
+      apt: "postgresql-15",
+    },
+    {
       what: "rabbitmq-server",
       why: "the RabbitMQ test node (Debian's 3.10 scripts, started by tooling/brokers; the package's own service is not used)",
       present: executable("/usr/lib/rabbitmq/bin/rabbitmq-server"),

@@ -41,15 +41,18 @@ export function runningPid(pidFile) {
 
 /**
  * Starts a long-running process detached from this one (it outlives `up`), its output appended to
- * a log file, its pid written to a pid file.
- * @param {{ command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv, logFile: string, pidFile: string }} opts
+ * a log file, its pid written to a pid file. `uid`/`gid` run it as another user (from root: servers
+ * that refuse root); the log file is opened here, so that user need not reach it.
+ * @param {{ command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv, logFile: string, pidFile: string, uid?: number, gid?: number }} opts
  * @returns {number} the pid
  */
-export function startDetached({ command, args, cwd, env, logFile, pidFile }) {
+export function startDetached({ command, args, cwd, env, logFile, pidFile, uid, gid }) {
   const out = openSync(logFile, "a");
   const child = spawn(command, args, {
     cwd,
     env: env ?? process.env,
+    ...(uid === undefined ? {} : { uid }),
+    ...(gid === undefined ? {} : { gid }),
     detached: true,
     stdio: ["ignore", out, out],
   });
@@ -139,7 +142,7 @@ export function tail(file, lines = 40) {
  * Runs a command to completion, resolving its output, rejecting with its output on failure.
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, input?: string }} [opts]
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, input?: string, uid?: number, gid?: number }} [opts]
  * @returns {Promise<string>}
  */
 export function run(command, args, opts = {}) {
@@ -147,6 +150,8 @@ export function run(command, args, opts = {}) {
     const child = spawn(command, args, {
       cwd: opts.cwd,
       env: opts.env ?? process.env,
+      ...(opts.uid === undefined ? {} : { uid: opts.uid }),
+      ...(opts.gid === undefined ? {} : { gid: opts.gid }),
       stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     let output = "";

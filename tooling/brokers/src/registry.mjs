@@ -13,6 +13,7 @@ import * as kafka from "./kafka.mjs";
 import * as kafkaCluster from "./kafkaCluster.mjs";
 import * as nats from "./nats.mjs";
 import * as natsCluster from "./natsCluster.mjs";
+import * as postgres from "./postgres.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as rabbitmq from "./rabbitmq.mjs";
 import * as redis from "./redis.mjs";
@@ -25,6 +26,7 @@ export const brokers = {
   pulsar,
   rabbitmq,
   nats,
+  postgres,
   "kafka-cluster": kafkaCluster,
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
@@ -52,8 +54,8 @@ const onDemand = /** @type {const} */ ([
 export function parseNames(names, options = {}) {
   if (names.length === 0 || names.includes("all")) {
     return options.withCluster
-      ? ["redis", "kafka", "pulsar", "rabbitmq", "nats", ...onDemand]
-      : ["redis", "kafka", "pulsar", "rabbitmq", "nats"];
+      ? ["redis", "kafka", "pulsar", "rabbitmq", "nats", "postgres", ...onDemand]
+      : ["redis", "kafka", "pulsar", "rabbitmq", "nats", "postgres"];
   }
   for (const name of names) {
     if (!(name in brokers)) {

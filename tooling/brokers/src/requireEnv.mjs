@@ -10,6 +10,7 @@ const owners = /** @type {const} */ ([
   ["REDIS_SENTINEL", "redis-sentinel"],
   ["REDIS_", "redis"],
   ["PULSAR_", "pulsar"],
+  ["POSTGRES_", "postgres"],
   ["RABBITMQ_", "rabbitmq"],
   ["NATS_CLUSTER_", "nats-cluster"],
   ["NATS_", "nats"],

@@ -6,6 +6,7 @@ declare module "@ruststream/tooling-brokers" {
     | "redis"
     | "kafka"
     | "pulsar"
+    | "postgres"
     | "rabbitmq"
     | "nats"
     | "kafka-cluster"
@@ -45,6 +46,7 @@ declare module "@ruststream/tooling-brokers" {
     | "PULSAR_TLS_URL"
     | "PULSAR_TLS_CA"
     | "PULSAR_LIBS"
+    | "POSTGRES_URL"
     | "RABBITMQ_URL"
     | "RABBITMQ_TLS_URL"
     | "RABBITMQ_TLS_CA"
@@ -137,6 +139,26 @@ declare module "@ruststream/tooling-brokers" {
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the standalone to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    readonly postgres: {
+      /**
+       * A cluster of its own on its own port (POSTGRES_RESTART_PORT, 15433), for a test that
+       * restarts a server: the shared one (POSTGRES_URL) is never stopped. The test starts it and
+       * stops it inside `exclusive`.
+       */
+      readonly restartable: {
+        /** Starts it (idempotently); resolves with its URL. */
+        up(log?: (line: string) => void): Promise<string>;
+        /** Stops it when it runs. */
+        down(): Promise<boolean>;
+        /**
+         * Stops it (with hard, the postmaster and its backends SIGKILLed at once, as a crash
+         * would) and starts it again on its data; `whileDown` runs in between.
+         */
+        restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
+        /** Runs `work` with the cluster to itself, for a test that restarts it. */
+        exclusive<T>(work: () => Promise<T>): Promise<T>;
+      };
     };
     readonly rabbitmq: {
       /**

@@ -1,0 +1,94 @@
+import {
+  type Broker,
+  type ConnectOptions,
+  type DescribesServer,
+  type ServerDescription,
+  systemClock,
+} from "@ruststream/core";
+import {
+  brokerMark,
+  describeMark,
+  type InProcessBroker,
+  type InProcessOptions,
+  inProcessMark,
+  positive,
+} from "@ruststream/core/broker";
+import { PgDriver } from "./client/pgDriver.js";
+import { SqlStore } from "./client/sqlStore.js";
+import { ConnectedPostgresBroker } from "./connection.js";
+import { MemoryServer } from "./inProcess/memoryServer.js";
+import { MemoryStore } from "./inProcess/memoryStore.js";
+import { checkOptions, describePostgresServer, type PostgresBrokerOptions } from "./options.js";
+import { type QueueTable, queueTable } from "./table.js";
+
+/**
+ * A PostgreSQL queue broker before it connects: the constructor only checks and records its
+ * configuration (no I/O, no timers). `connect()` opens the pool (or takes yours), checks or creates
+ * the queue table and listens for wake-ups; `connectInProcess()` runs the same descriptors,
+ * publishers and settlement code against an in-process stand-in of the table, for TestApp.
+ */
+export class PostgresBroker
+  implements
+    Broker<ConnectedPostgresBroker>,
+    InProcessBroker<ConnectedPostgresBroker>,
+    DescribesServer
+{
+  readonly [brokerMark] = "postgres";
+  readonly [inProcessMark] = true as const;
+  readonly [describeMark] = true as const;
+  readonly #options: PostgresBrokerOptions;
+  readonly #table: QueueTable;
+  readonly #poolSize: number;
+  readonly #appName: string;
+  /** The in-process stand-in of the table: this broker object's own. */
+  #inProcess: MemoryServer | undefined;
+
+  constructor(options: PostgresBrokerOptions) {
+    checkOptions(options);
+    this.#table = queueTable(options.table);
+    this.#poolSize = positive("poolSize", options.poolSize, 10);
+    this.#appName = options.applicationName ?? "ruststream";
+    this.#options = options;
+  }
+
+  describeServer(): ServerDescription {
+    return describePostgresServer(this.#options);
+  }
+
+  async connect(options?: ConnectOptions): Promise<ConnectedPostgresBroker> {
+    const given = this.#options.pool;
+    const driver =
+      this.#options.driver ??
+      (given === undefined
+        ? new PgDriver(
+            {
+              connectionString: this.#options.url,
+              max: this.#poolSize,
+              application_name: this.#appName,
+            },
+            { owned: true, applicationName: this.#appName },
+          )
+        : new PgDriver(given as never, { owned: false, applicationName: this.#appName }));
+    try {
+      const store = await SqlStore.open(driver, this.#table, this.#options.ensureSchema ?? false);
+      return await ConnectedPostgresBroker.open(store, this.#options, {
+        clock: systemClock,
+        inProcess: undefined,
+        onState: options?.onState,
+      });
+    } catch (error) {
+      await driver.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async connectInProcess(options: InProcessOptions): Promise<ConnectedPostgresBroker> {
+    this.#inProcess ??= new MemoryServer();
+    this.#inProcess.attach(options.clock, options.coordinator);
+    return ConnectedPostgresBroker.open(new MemoryStore(this.#inProcess), this.#options, {
+      clock: options.clock,
+      inProcess: this.#inProcess,
+      onState: options.onState,
+    });
+  }
+}

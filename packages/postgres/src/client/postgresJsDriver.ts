@@ -1,0 +1,80 @@
+import type { ListenEvents, Listening, PostgresDriver, Queryable, QueryResult } from "./driver.js";
+
+/** A statement of postgres.js: a thenable of its rows. */
+type Rows = PromiseLike<readonly Record<string, unknown>[]>;
+
+/**
+ * What the queue uses of a postgres.js `sql` (the `postgres` package), by its shape: the package
+ * needs no dependency on postgres.js to take one.
+ */
+export interface PostgresJsLike {
+  unsafe(text: string, values?: unknown[]): Rows;
+  begin<T>(
+    work: (sql: { unsafe(text: string, values?: unknown[]): Rows }) => Promise<T>,
+  ): Promise<T>;
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onListen?: () => void,
+  ): Promise<{ unlisten(): Promise<void> }>;
+}
+
+/** A postgres.js connection (or transaction) as the seam's `Queryable`. */
+function queryable(sql: { unsafe(text: string, values?: unknown[]): Rows }): Queryable {
+  return {
+    query: async (text, values) => ({ rows: [...(await sql.unsafe(text, values ?? []))] }),
+  };
+}
+
+/**
+ * The seam over a postgres.js `sql`: `unsafe` for statements with positional parameters, `begin`
+ * for transactions, `listen` for wake-ups. postgres.js listens again by itself after a lost
+ * connection and says so by calling `onListen` again: each later call is reported as restored
+ * (there is no word of the loss itself). The `sql` stays the caller's: `close()` only stops the
+ * listens this opened.
+ */
+export class PostgresJsDriver implements PostgresDriver {
+  readonly host = "postgres.js";
+  readonly #sql: PostgresJsLike;
+  readonly #listens = new Set<{ unlisten(): Promise<void> }>();
+
+  constructor(sql: PostgresJsLike) {
+    this.#sql = sql;
+  }
+
+  query(text: string, values?: unknown[]): Promise<QueryResult> {
+    return queryable(this.#sql).query(text, values);
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#sql.begin((tx) => work(queryable(tx)));
+  }
+
+  async listen(channel: string, events: ListenEvents): Promise<Listening> {
+    let listened = 0;
+    const meta = await this.#sql.listen(
+      channel,
+      (payload) => events.notified(payload),
+      () => {
+        listened += 1;
+        if (listened > 1) events.restored();
+      },
+    );
+    this.#listens.add(meta);
+    let closed = false;
+    return {
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.#listens.delete(meta);
+        await meta.unlisten();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const listens = [...this.#listens];
+    this.#listens.clear();
+    await Promise.all(listens.map((meta) => meta.unlisten()));
+  }
+}

@@ -1,0 +1,327 @@
+import { RustStreamError } from "@ruststream/core";
+import { statements } from "../schema.js";
+import type { QueueTable } from "../table.js";
+import type { PostgresDriver, Queryable, QueryResult } from "./driver.js";
+import type {
+  Claim,
+  ClaimedRow,
+  Held,
+  HeldTransaction,
+  NewRow,
+  QueueStore,
+  Settle,
+} from "./store.js";
+
+/**
+ * `$n` milliseconds from now, as a timestamp. The clock's time, not the transaction's start
+ * (`now()`): a settle in a transactional handler's transaction, or an insert in a caller's, runs
+ * long after its transaction began.
+ */
+const after = (n: number) =>
+  `clock_timestamp() + $${n}::double precision * interval '1 millisecond'`;
+/** The rows a settle names, matched by id and lease: a row whose lease ended is not among them. */
+const heldRows = "unnest($1::bigint[], $2::uuid[]) AS s(id, lease)";
+const fenced = "q.id = s.id AND q.lease = s.lease";
+const unleased = "lease = NULL, locked_until = NULL";
+/** How many done rows one purge statement deletes at most. */
+const purgeBatch = 1000;
+
+/** The queue table over the seam: every statement of the queue, written once. */
+export class SqlStore implements QueueStore {
+  readonly #driver: PostgresDriver;
+  readonly #t: QueueTable;
+  readonly #sql: ReturnType<typeof statementsFor>;
+
+  private constructor(driver: PostgresDriver, table: QueueTable) {
+    this.#driver = driver;
+    this.#t = table;
+    this.#sql = statementsFor(table);
+  }
+
+  /**
+   * The store on `table`: created first when `ensureSchema` (under an advisory lock, so replicas
+   * starting together do not race), else checked to exist.
+   */
+  static async open(
+    driver: PostgresDriver,
+    table: QueueTable,
+    ensureSchema: boolean,
+  ): Promise<SqlStore> {
+    if (ensureSchema) {
+      await driver.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table.name]);
+        for (const statement of statements(table)) await tx.query(statement);
+      });
+    } else {
+      const found = await driver.query("SELECT to_regclass($1) IS NOT NULL AS found", [table.sql]);
+      if (found.rows[0]?.found !== true) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `the queue table ${table.name} does not exist: pass ensureSchema: true to PostgresBroker to create it, or run the SQL of schemaSql(${JSON.stringify(table.name)}) in a migration`,
+        );
+      }
+    }
+    return new SqlStore(driver, table);
+  }
+
+  async insert(rows: readonly NewRow[], via?: Queryable): Promise<void> {
+    if (rows.length === 0) return;
+    const values: unknown[] = [this.#t.channel];
+    const tuples = rows.map((row) => {
+      const at = values.length;
+      values.push(
+        row.queue,
+        row.payload,
+        row.headerNames,
+        row.headerValues,
+        row.partitionKey ?? null,
+        row.priority,
+        row.dedupKey ?? null,
+        row.delayMs,
+      );
+      const p = (k: number) => `$${at + k}`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}::text[], ${p(4)}::bytea[], ${p(5)}::bytea, ${p(6)}::integer, ${p(7)}::text, ${after(at + 8)})`;
+    });
+    const text = `WITH ins AS (INSERT INTO ${this.#t.sql} (queue, payload, header_names, header_values, partition_key, priority, dedup_key, run_at) VALUES ${tuples.join(", ")} ON CONFLICT (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL DO NOTHING RETURNING queue) SELECT pg_notify($1, w.queue) FROM (SELECT DISTINCT queue FROM ins) AS w`;
+    await (via ?? this.#driver).query(text, values);
+  }
+
+  async claim(claim: Claim): Promise<ClaimedRow[]> {
+    const result = await this.#driver.query(this.#sql.claim, [
+      claim.queue,
+      claim.max,
+      claim.lease,
+      claim.leaseMs,
+      claim.keyOrder,
+      claim.ownLeases,
+    ]);
+    return result.rows.map(claimedRow).sort(claimOrder);
+  }
+
+  settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>> {
+    return settleOn(this.#driver, this.#t, held, settle);
+  }
+
+  async extend(held: readonly Held[], leaseMs: number): Promise<Set<bigint>> {
+    if (held.length === 0) return new Set();
+    return ids(await this.#driver.query(this.#sql.extend, [...heldParams(held), leaseMs]));
+  }
+
+  async nextDue(queue: string): Promise<number | undefined> {
+    const result = await this.#driver.query(this.#sql.nextDue, [queue]);
+    const ms = result.rows[0]?.ms;
+    return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(Number(ms)));
+  }
+
+  async redrive(deadLetter: string, source: string | undefined): Promise<number> {
+    const result = await this.#driver.query(this.#sql.redrive, [
+      deadLetter,
+      source ?? null,
+      this.#t.channel,
+    ]);
+    return Number(result.rows[0]?.moved ?? 0);
+  }
+
+  async purgeDone(olderThanMs: number): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const result = await this.#driver.query(this.#sql.purge, [olderThanMs]);
+      const n = Number(result.rows[0]?.purged ?? 0);
+      purged += n;
+      if (n < purgeBatch) return purged;
+    }
+  }
+
+  async listen(events: {
+    wake(queue: string): void;
+    lost(reason: string): void;
+    restored(): void;
+  }): Promise<() => Promise<void>> {
+    const listening = await this.#driver.listen(this.#t.channel, {
+      notified: (queue) => events.wake(queue),
+      lost: (reason) => events.lost(reason),
+      restored: () => events.restored(),
+    });
+    return () => listening.close();
+  }
+
+  hold(held: Held): Promise<HeldTransaction | undefined> {
+    const table = this.#t;
+    return new Promise((resolve, reject) => {
+      let handedOut = false;
+      const done = this.#driver.transaction(async (tx) => {
+        const locked = await tx.query(
+          `SELECT 1 FROM ${table.sql} WHERE id = $1 AND lease = $2 FOR UPDATE`,
+          [held.id, held.lease],
+        );
+        if (locked.rows.length === 0) return resolve(undefined);
+        await tx.query("SAVEPOINT ruststream_handler");
+        const finish = deferred<{ settle: Settle; undo: boolean } | undefined>();
+        handedOut = true;
+        resolve({
+          tx,
+          settle: async (settle, undo) => {
+            finish.resolve({ settle, undo });
+            return (await done) === true;
+          },
+          abandon: async () => {
+            finish.resolve(undefined);
+            await done.catch(() => {});
+          },
+        });
+        const how = await finish.promise;
+        if (how === undefined) throw abandoned;
+        if (how.undo) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
+        const settled = await settleOn(tx, table, [held], how.settle);
+        // The row is locked by this transaction, so its lease cannot have moved; checked anyway.
+        if (!settled.has(held.id)) throw abandoned;
+        return true;
+      });
+      done.catch((error: unknown) => {
+        if (!handedOut) reject(error);
+      });
+    });
+  }
+
+  subscribed(): () => void {
+    return () => {};
+  }
+
+  close(): Promise<void> {
+    return this.#driver.close();
+  }
+}
+
+/** The reason a held transaction rolls back on purpose. */
+const abandoned = new Error("the held transaction was abandoned");
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** One settle statement for a batch of one kind, on the pool or a held transaction. */
+async function settleOn(
+  on: Queryable,
+  t: QueueTable,
+  held: readonly Held[],
+  settle: Settle,
+): Promise<Set<bigint>> {
+  if (held.length === 0) return new Set();
+  const params = heldParams(held);
+  const returning = "RETURNING q.id::text AS id";
+  switch (settle.kind) {
+    case "drop":
+    case "ack":
+      if (settle.kind === "ack" && settle.keep) {
+        return ids(
+          await on.query(
+            `UPDATE ${t.sql} AS q SET done_at = clock_timestamp(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
+            params,
+          ),
+        );
+      }
+      return ids(
+        await on.query(
+          `DELETE FROM ${t.sql} AS q USING ${heldRows} WHERE ${fenced} ${returning}`,
+          params,
+        ),
+      );
+    case "retry":
+      // At once: back in its place (its run time unchanged), as a release; later: its run time moves.
+      if (settle.delayMs === 0) return settleOn(on, t, held, { kind: "release" });
+      return ids(
+        await on.query(
+          `WITH moved AS (UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($4, queue) FROM moved`,
+          [...params, settle.delayMs, t.channel],
+        ),
+      );
+    case "dead-letter":
+      return ids(
+        await on.query(
+          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
+          [...params, settle.to, settle.reason, t.channel],
+        ),
+      );
+    case "release":
+      return ids(
+        await on.query(
+          `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
+          [...params, t.channel],
+        ),
+      );
+  }
+}
+
+/** The statements that depend only on the table, built once per store. */
+function statementsFor(t: QueueTable) {
+  return {
+    claim: `WITH picked AS (
+  SELECT q.id FROM ${t.sql} AS q
+  WHERE q.queue = $1 AND q.done_at IS NULL AND q.run_at <= now()
+    AND (q.locked_until IS NULL OR q.locked_until <= now())
+    AND (NOT $5::boolean OR q.partition_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM ${t.sql} AS h
+      WHERE h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id
+        AND NOT COALESCE(h.lease = ANY($6::uuid[]) AND h.locked_until > now(), false)))
+  ORDER BY q.priority DESC, q.run_at, q.id
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED)
+UPDATE ${t.sql} AS q SET attempts = q.attempts + 1, lease = $3::uuid, locked_until = ${after(4)}
+FROM picked WHERE q.id = picked.id
+RETURNING q.id::text AS id, q.queue, q.payload, q.header_names, q.header_values, q.partition_key,
+  q.priority, q.run_at, q.attempts, q.dead_source, q.dead_reason, q.dead_attempts`,
+    extend: `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} RETURNING q.id::text AS id`,
+    nextDue: `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
+    redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
+  WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
+    AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue),
+  woken AS (SELECT pg_notify($3, queue) FROM (SELECT DISTINCT queue FROM moved) AS w)
+SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS woken`,
+    purge: `WITH gone AS (DELETE FROM ${t.sql} WHERE id IN (SELECT id FROM ${t.sql} WHERE done_at IS NOT NULL AND done_at < now() - $1::double precision * interval '1 millisecond' LIMIT ${purgeBatch}) RETURNING 1) SELECT count(*) AS purged FROM gone`,
+  };
+}
+
+function heldParams(held: readonly Held[]): [string[], string[]] {
+  return [held.map((h) => h.id.toString()), held.map((h) => h.lease)];
+}
+
+function ids(result: QueryResult): Set<bigint> {
+  return new Set(result.rows.map((row) => BigInt(row.id as string)));
+}
+
+/** A claimed row as the library decoded it (bytea as bytes, arrays as arrays, int8 as text). */
+function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number } {
+  return {
+    id: BigInt(row.id as string),
+    queue: row.queue as string,
+    payload: plain(row.payload as Uint8Array),
+    headerNames: row.header_names as string[],
+    headerValues: (row.header_values as Uint8Array[]).map(plain),
+    partitionKey: row.partition_key === null ? undefined : plain(row.partition_key as Uint8Array),
+    priority: Number(row.priority),
+    runAt: new Date(row.run_at as string | Date).getTime(),
+    attempts: Number(row.attempts),
+    deadSource: (row.dead_source as string | null) ?? undefined,
+    deadReason: (row.dead_reason as string | null) ?? undefined,
+    deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
+  };
+}
+
+/**
+ * Bytes as a plain `Uint8Array` of their own: `pg` decodes bytea to a `Buffer` (a subclass, which
+ * a caller comparing bytes may tell apart), possibly a view into a larger one.
+ */
+function plain(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
+/** The claim's order (UPDATE ... RETURNING keeps none): priority, then run time, then id. */
+function claimOrder(a: ClaimedRow & { runAt: number }, b: ClaimedRow & { runAt: number }): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.runAt !== b.runAt) return a.runAt - b.runAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,0 +1,117 @@
+import type { Queryable } from "./driver.js";
+
+/** A row as a claim hands it over. */
+export interface ClaimedRow {
+  readonly id: bigint;
+  readonly queue: string;
+  readonly payload: Uint8Array;
+  readonly headerNames: readonly string[];
+  readonly headerValues: readonly Uint8Array[];
+  readonly partitionKey: Uint8Array | undefined;
+  readonly priority: number;
+  /** Claims so far, this one included. */
+  readonly attempts: number;
+  readonly deadSource: string | undefined;
+  readonly deadReason: string | undefined;
+  /** Claims it had where it came from, on a dead-lettered row. */
+  readonly deadAttempts: number | undefined;
+}
+
+/** A row to insert. */
+export interface NewRow {
+  readonly queue: string;
+  readonly payload: Uint8Array;
+  readonly headerNames: readonly string[];
+  readonly headerValues: readonly Uint8Array[];
+  readonly partitionKey: Uint8Array | undefined;
+  readonly priority: number;
+  readonly dedupKey: string | undefined;
+  /** Claimable this long after the insert (0: at once). */
+  readonly delayMs: number;
+}
+
+/** A claimed row as a settle names it: its id and the lease it was claimed under. */
+export interface Held {
+  readonly id: bigint;
+  readonly lease: string;
+}
+
+/** A settle of one row, by kind; one statement settles a batch of one kind. */
+export type Settle =
+  | { readonly kind: "ack"; readonly keep: boolean }
+  /** Back in its place when `delayMs` is 0 (its run time unchanged), else its run time moves. */
+  | { readonly kind: "retry"; readonly delayMs: number }
+  | { readonly kind: "dead-letter"; readonly to: string; readonly reason: string }
+  | { readonly kind: "drop" }
+  | { readonly kind: "release" };
+
+/** A claim: up to `max` ready rows of `queue`, leased to `lease` for `leaseMs`. */
+export interface Claim {
+  readonly queue: string;
+  readonly max: number;
+  readonly lease: string;
+  readonly leaseMs: number;
+  /**
+   * Per-key order: a row with a partition key is claimed only while every earlier undone row of
+   * its key is held by one of `ownLeases` (the claimant's leases still in work), so one claimant
+   * at a time works through a key, in order, and no other takes a row of it meanwhile.
+   */
+  readonly keyOrder: boolean;
+  readonly ownLeases: readonly string[];
+}
+
+/**
+ * What a subscription and a publisher need from the queue table: the statements, behind one
+ * interface, so the in-process stand-in (`inProcess/memoryStore.ts`) answers exactly as the SQL
+ * does (`client/sqlStore.ts`). Every settle is fenced by the lease: the ids answered are the rows
+ * settled, and a row whose lease ended (another claim has it, or may) is left alone.
+ */
+export interface QueueStore {
+  /** Inserts rows; with `via` (a caller's open transaction) on that connection, in that transaction. */
+  insert(rows: readonly NewRow[], via?: Queryable): Promise<void>;
+  claim(claim: Claim): Promise<ClaimedRow[]>;
+  /** Settles rows of one kind; answers the ids settled (those whose lease still held). */
+  settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>>;
+  /** Extends the leases; answers the ids still held. */
+  extend(held: readonly Held[], leaseMs: number): Promise<Set<bigint>>;
+  /**
+   * Milliseconds until a row of `queue` may next become claimable (its run time, or its lease's
+   * end), `0` when one is ready now, `undefined` when the queue holds no undone row.
+   */
+  nextDue(queue: string): Promise<number | undefined>;
+  /** Moves the dead letters in `deadLetter` back where they came from (only those from `source`). */
+  redrive(deadLetter: string, source: string | undefined): Promise<number>;
+  /** Deletes rows acked with `keep` more than `olderThanMs` ago; answers how many. */
+  purgeDone(olderThanMs: number): Promise<number>;
+  /**
+   * Calls `wake(queue)` when rows of `queue` may have been published; `lost`/`restored` when the
+   * listening connection goes and comes back.
+   */
+  listen(events: {
+    wake(queue: string): void;
+    lost(reason: string): void;
+    restored(): void;
+  }): Promise<() => Promise<void>>;
+  /**
+   * Runs `work` in a transaction holding `held`'s row (locked, fenced by its lease): a
+   * transactional handler's writes and the row's settle commit together. `undefined` when the
+   * lease no longer holds.
+   */
+  hold(held: Held): Promise<HeldTransaction | undefined>;
+  /**
+   * A subscription opened on `queue`; answers the function its end calls. The stand-in counts for
+   * the test's coordinator from here; the server needs nothing.
+   */
+  subscribed(queue: string): () => void;
+  close(): Promise<void>;
+}
+
+/** An open transaction holding one claimed row, for a transactional handler. */
+export interface HeldTransaction {
+  /** What the handler runs its statements on. */
+  readonly tx: Queryable;
+  /** Undoes the handler's statements, settles the row, and commits; answers whether it settled. */
+  settle(settle: Settle, undoHandler: boolean): Promise<boolean>;
+  /** Rolls everything back (the row stays leased until its lease ends). */
+  abandon(): Promise<void>;
+}

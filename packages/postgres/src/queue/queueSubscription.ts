@@ -1,0 +1,363 @@
+import { randomUUID } from "node:crypto";
+import { type Clock, type ClockTimer, type Delivery, RustStreamError } from "@ruststream/core";
+import {
+  type HostedSubscription,
+  type LinkChange,
+  movesMark,
+  PullSubscription,
+  type ReportsMoves,
+  type SubscriptionHost,
+} from "@ruststream/core/broker";
+import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
+import { isTransient, reasonOf } from "../client/transient.js";
+import type { PostgresQueue } from "../sources.js";
+import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
+import { SettleBatch } from "./settleBatch.js";
+
+/** What a queue subscription needs from its connection: no more, so it never imports it. */
+export interface QueueHost extends SubscriptionHost {
+  readonly store: QueueStore;
+  readonly clock: Clock;
+  /** Calls `wake` whenever rows of `queue` may be ready; answers the function that stops it. */
+  wakes(queue: string, wake: () => void): () => void;
+  /** A link's state (the subscription's statements reaching the server, or not). */
+  reportLink(link: object, change: LinkChange): void;
+  forgetLink(link: object): void;
+}
+
+const none: readonly PostgresQueueDelivery[] = [];
+/** The first and the longest wait before a claim is tried again after the server failed it. */
+const retryFirstMs = 100;
+const retryMaxMs = 5000;
+/** The shortest wait when rows are due but none could be claimed (locked, or behind their key). */
+const busyFirstMs = 25;
+/** The kept done rows are swept at most this often. */
+const purgeEveryMs = 60_000;
+
+/**
+ * A subscription to a queue: a pull claims up to `claim` ready rows under a new lease (one
+ * statement), renews the leases of the rows in work every third of the lease, and settles in
+ * batches (one statement per kind). With nothing ready it waits for a wake-up (a publish's NOTIFY,
+ * a local settle), the next due time, or the poll. A row claimed more often than the declared cap
+ * moves to the dead letter without being handed over.
+ */
+export class PostgresQueueSubscription
+  extends PullSubscription<PostgresQueueDelivery>
+  implements QueueDeliveryOwner, HostedSubscription, ReportsMoves
+{
+  readonly [movesMark] = true as const;
+  readonly name: string;
+  readonly #host: QueueHost;
+  readonly #source: PostgresQueue;
+  /** Handed out (or claimed for a pull) and not settled: their leases are renewed. */
+  readonly #held = new Map<bigint, PostgresQueueDelivery>();
+  readonly #batch: SettleBatch;
+  readonly #stopWakes: () => void;
+  readonly #leaveStore: () => void;
+  #moved: ((moved: Delivery, destination: string, reason: string) => void) | undefined;
+  /** A wake-up came since the last claim began: claim again before waiting. */
+  #woken = false;
+  #wake: (() => void) | undefined;
+  #renewal: ClockTimer | undefined;
+  #lastPurge = Number.NEGATIVE_INFINITY;
+  /** The claim under way, if any, until what it took is handed out or given back. */
+  #claiming: Promise<void> = Promise.resolve();
+
+  constructor(host: QueueHost, source: PostgresQueue) {
+    super();
+    this.#host = host;
+    this.#source = source;
+    this.name = source.name;
+    this.#batch = new SettleBatch(host.store, () => this.#wakeUp());
+    this.#stopWakes = host.wakes(source.name, () => this.#wakeUp());
+    this.#leaveStore = host.store.subscribed(source.name);
+  }
+
+  onMoved(listener: (moved: Delivery, destination: string, reason: string) => void): void {
+    this.#moved = listener;
+  }
+
+  protected async pull(max: number): Promise<readonly PostgresQueueDelivery[]> {
+    let failures = 0;
+    let busy = 0;
+    for (;;) {
+      const revoked = this.revokedWith;
+      if (revoked !== undefined) throw revoked;
+      if (this.closed) return none;
+      this.#woken = false;
+      let deliveries: readonly PostgresQueueDelivery[];
+      try {
+        const claiming = this.#claimOnce(Math.min(max, this.#source.claim));
+        this.#claiming = claiming.then(
+          () => undefined,
+          () => undefined,
+        );
+        deliveries = await claiming;
+        if (failures > 0) this.#host.reportLink(this, { state: "connected" });
+        failures = 0;
+      } catch (error) {
+        if (this.closed) return none;
+        if (!isTransient(error)) {
+          throw new RustStreamError(
+            "broker-failure",
+            `claiming rows of "${this.name}" failed: ${reasonOf(error)}`,
+            { cause: error },
+          );
+        }
+        // The server is away (a restart, a lost socket): try again, saying so meanwhile.
+        this.#host.reportLink(this, { state: "reconnecting", reason: reasonOf(error) });
+        await this.#waitFor(Math.min(retryFirstMs * 2 ** failures, retryMaxMs));
+        failures += 1;
+        continue;
+      }
+      if (this.revokedWith !== undefined) throw this.revokedWith;
+      if (this.closed) return none;
+      if (deliveries.length > 0) {
+        for (const delivery of deliveries) this.#held.set(delivery.held.id, delivery);
+        this.#scheduleRenewal();
+        return deliveries;
+      }
+      if (this.#woken) continue;
+      const due = await this.#host.store.nextDue(this.name).catch(() => undefined);
+      if (this.#woken) continue;
+      await this.#purgeDone();
+      // Rows due now that no claim took are locked or behind their key: look again soon, then
+      // less often, since their settle elsewhere sends no wake-up.
+      const poll = this.#source.pollMs;
+      const wait =
+        due === undefined
+          ? poll
+          : due > 0
+            ? Math.min(due, poll)
+            : Math.min(busyFirstMs * 2 ** busy++, poll);
+      if (due !== 0) busy = 0;
+      await this.#waitFor(wait);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.markClosed()) return;
+    this.#host.forget(this);
+    this.#stopWakes();
+    this.#host.forgetLink(this);
+    this.#wakeUp();
+    // Deliveries handed out stay valid: their leases are renewed until they are settled.
+  }
+
+  // HostedSubscription
+
+  revoke(error: RustStreamError): void {
+    this.markRevoked(error);
+    this.#wakeUp();
+  }
+
+  /** Gives back every row it holds (leases released, transactions rolled back); answers how many. */
+  async surrender(): Promise<number> {
+    this.markClosed();
+    this.#stopWakes();
+    this.#host.forgetLink(this);
+    // A claim under way when the subscription was revoked gives back what it took itself: wait for
+    // it, so nothing it took stays leased past the connection.
+    await this.#claiming;
+    const held = [...this.#held.values()].filter((d) => !d.settled);
+    this.#held.clear();
+    this.#stopRenewal();
+    await this.#batch.drain();
+    await this.#release(held);
+    this.#leaveStore();
+    return held.length;
+  }
+
+  // QueueDeliveryOwner
+
+  assertOpen(): void {
+    this.#host.assertOpen();
+  }
+
+  async settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok"> {
+    const settle = this.#statementOf(delivery, verb);
+    let settled: boolean;
+    if (delivery.transaction !== undefined) {
+      // A handler that failed is undone; an ack commits its writes with the settle.
+      settled = await delivery.transaction.settle(settle, verb.kind !== "ack");
+      this.#wakeUp();
+    } else {
+      settled = await this.#batch.settle(delivery.held, settle);
+    }
+    this.#held.delete(delivery.held.id);
+    if (this.#held.size === 0) this.#stopRenewal();
+    if (!settled) {
+      throw new RustStreamError(
+        "broker-failure",
+        `the lease on row ${delivery.held.id} of "${this.name}" ended before its settle (a renewal failed, or the server was away longer than leaseMs ${this.#source.leaseMs}): the row goes to the next claim`,
+      );
+    }
+    return "ok";
+  }
+
+  #statementOf(delivery: PostgresQueueDelivery, verb: Verb): Settle {
+    switch (verb.kind) {
+      case "ack":
+        return { kind: "ack", keep: this.#source.ack === "keep" };
+      case "requeue": {
+        // The cap's last delivery failed: the broker moves it, as it promised at subscribe.
+        const { maxAttempts, deadLetter } = this.#source.retry ?? {};
+        if (
+          maxAttempts !== undefined &&
+          deadLetter !== undefined &&
+          delivery.redeliveryCount >= maxAttempts
+        ) {
+          return { kind: "dead-letter", to: deadLetter, reason: "max-attempts" };
+        }
+        return { kind: "retry", delayMs: verb.delayMs };
+      }
+      case "drop": {
+        const deadLetter = this.#source.retry?.deadLetter;
+        if (deadLetter === undefined) return { kind: "drop" };
+        const cap = this.#source.retry?.maxAttempts ?? Number.POSITIVE_INFINITY;
+        const reason = delivery.redeliveryCount >= cap ? "max-attempts" : "rejected";
+        return { kind: "dead-letter", to: deadLetter, reason };
+      }
+    }
+  }
+
+  /** One claim; what it took as the subscription ended goes back at once, never handed out. */
+  async #claimOnce(max: number): Promise<readonly PostgresQueueDelivery[]> {
+    const deliveries = await this.#claim(max);
+    if (this.revokedWith === undefined && !this.closed) return deliveries;
+    await this.#release(deliveries).catch(() => undefined);
+    return none;
+  }
+
+  /**
+   * One claim: the rows, each under the new lease (and in a transaction of its own when the
+   * subscription is transactional); rows past the declared cap are moved to the dead letter.
+   */
+  async #claim(max: number): Promise<readonly PostgresQueueDelivery[]> {
+    const source = this.#source;
+    const store = this.#host.store;
+    const lease = randomUUID();
+    const rows = await store.claim({
+      queue: this.name,
+      max,
+      lease,
+      leaseMs: source.leaseMs,
+      keyOrder: source.keyOrder,
+      ownLeases: [
+        ...new Set([...this.#held.values()].filter((d) => !d.settled).map((d) => d.held.lease)),
+      ],
+    });
+    if (rows.length === 0) return none;
+    const cap = source.retry?.maxAttempts;
+    const deadLetter = source.retry?.deadLetter;
+    const kept: ClaimedRow[] = [];
+    const spent: ClaimedRow[] = [];
+    for (const row of rows) {
+      if (cap !== undefined && deadLetter !== undefined && row.attempts > cap) spent.push(row);
+      else kept.push(row);
+    }
+    if (spent.length > 0 && deadLetter !== undefined)
+      await this.#moveSpent(spent, lease, deadLetter);
+    if (!source.transactional) {
+      return kept.map((row) => new PostgresQueueDelivery(this, row, lease, undefined));
+    }
+    const deliveries: PostgresQueueDelivery[] = [];
+    try {
+      for (const row of kept) {
+        const transaction = await store.hold({ id: row.id, lease });
+        if (transaction !== undefined) {
+          deliveries.push(new PostgresQueueDelivery(this, row, lease, transaction));
+        }
+      }
+    } catch (error) {
+      await this.#release(deliveries).catch(() => undefined);
+      throw error;
+    }
+    return deliveries;
+  }
+
+  /**
+   * Rows claimed past the cap (their worker died each time, before any settle): moved to the dead
+   * letter unseen, and reported as moved once the move is done.
+   */
+  async #moveSpent(rows: readonly ClaimedRow[], lease: string, deadLetter: string): Promise<void> {
+    const held = rows.map((row): Held => ({ id: row.id, lease }));
+    const moved = await this.#host.store.settle(held, {
+      kind: "dead-letter",
+      to: deadLetter,
+      reason: "max-attempts",
+    });
+    for (const row of rows) {
+      if (!moved.has(row.id)) continue;
+      this.#moved?.(
+        new PostgresQueueDelivery(this, row, lease, undefined),
+        deadLetter,
+        "max-attempts",
+      );
+    }
+  }
+
+  /** Puts rows back as they were (their attempt stays counted), rolling back their transactions. */
+  async #release(deliveries: readonly PostgresQueueDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await Promise.all(deliveries.map((d) => d.transaction?.abandon()));
+    await this.#host.store.settle(
+      deliveries.map((d) => d.held),
+      { kind: "release" },
+    );
+  }
+
+  #scheduleRenewal(): void {
+    if (this.#renewal !== undefined || this.#source.transactional) return;
+    // A transactional claim's row is locked by its transaction: no other claim takes it, so its
+    // lease needs no renewal (it counts only once the transaction is gone, after a crash).
+    const every = Math.max(1, Math.floor(this.#source.leaseMs / 3));
+    this.#renewal = this.#host.clock.setTimer(every, () => {
+      this.#renewal = undefined;
+      void this.#renew();
+    });
+  }
+
+  async #renew(): Promise<void> {
+    const held = [...this.#held.values()].filter((d) => !d.settled).map((d) => d.held);
+    if (held.length === 0) return;
+    try {
+      await this.#host.store.extend(held, this.#source.leaseMs);
+    } catch {
+      // Tried again at the next turn; a lease that ends meanwhile fails its settle, saying so.
+    }
+    if (this.#held.size > 0) this.#scheduleRenewal();
+  }
+
+  #stopRenewal(): void {
+    this.#renewal?.cancel();
+    this.#renewal = undefined;
+  }
+
+  async #purgeDone(): Promise<void> {
+    if (this.#source.ack !== "keep") return;
+    const now = this.#host.clock.now();
+    if (now - this.#lastPurge < purgeEveryMs) return;
+    this.#lastPurge = now;
+    await this.#host.store.purgeDone(this.#source.retainMs).catch(() => undefined);
+  }
+
+  /** Waits `ms` on the clock, or less when woken or closed. */
+  #waitFor(ms: number): Promise<void> {
+    if (this.#woken || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = this.#host.clock.setTimer(ms, () => this.#wakeUp());
+      this.#wake = () => {
+        timer.cancel();
+        resolve();
+      };
+    });
+  }
+
+  #wakeUp(): void {
+    this.#woken = true;
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

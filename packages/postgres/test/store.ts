@@ -1,0 +1,232 @@
+import { randomUUID } from "node:crypto";
+import { expect, it } from "vitest";
+import type { Held, NewRow, QueueStore } from "../src/client/store.js";
+
+// The statements of the queue, checked one by one on a store: run on the SQL store against the
+// real server and on the in-process stand-in, so both answer alike (store.sql.test.ts,
+// store.memory.test.ts).
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+export function row(queue: string, payload: string, extra: Partial<NewRow> = {}): NewRow {
+  return {
+    queue,
+    payload: bytes(payload),
+    headerNames: ["h"],
+    headerValues: [new Uint8Array([0, 255])],
+    partitionKey: undefined,
+    priority: 0,
+    dedupKey: undefined,
+    delayMs: 0,
+    ...extra,
+  };
+}
+
+export interface StoreFixture {
+  /** A store on the shared table (or server). */
+  store(): QueueStore;
+  /** Moves the store's clock by `ms` (the real server's by waiting). */
+  pass(ms: number): Promise<void>;
+}
+
+const lease = () => randomUUID();
+const unique = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
+
+async function claimAll(
+  store: QueueStore,
+  queue: string,
+  max = 10,
+  keyOrder = false,
+  ownLeases: readonly string[] = [],
+) {
+  const held = lease();
+  const rows = await store.claim({ queue, max, lease: held, leaseMs: 30_000, keyOrder, ownLeases });
+  return { rows, held: rows.map((r): Held => ({ id: r.id, lease: held })) };
+}
+
+export function storeContract(f: StoreFixture): void {
+  it("a claim hands rows over by priority, then in order, counts the attempt, and leases them", async () => {
+    const s = f.store();
+    const q = unique("order");
+    await s.insert([row(q, "a"), row(q, "b"), row(q, "urgent", { priority: 5 }), row(q, "c")]);
+    const first = await claimAll(s, q, 3);
+    expect(first.rows.map((r) => text(r.payload))).toEqual(["urgent", "a", "b"]);
+    expect(first.rows.map((r) => r.attempts)).toEqual([1, 1, 1]);
+    expect([...first.rows[0]!.headerValues[0]!]).toEqual([0, 255]);
+    // Leased: another claim skips them.
+    const second = await claimAll(s, q);
+    expect(second.rows.map((r) => text(r.payload))).toEqual(["c"]);
+    expect((await claimAll(s, q)).rows).toEqual([]);
+  });
+
+  it("settles are fenced by the lease: a stale lease settles nothing", async () => {
+    const s = f.store();
+    const q = unique("fence");
+    await s.insert([row(q, "x")]);
+    const { rows, held } = await claimAll(s, q);
+    const stale = [{ id: rows[0]!.id, lease: lease() }];
+    expect((await s.settle(stale, { kind: "ack", keep: false })).size).toBe(0);
+    expect([...(await s.extend(stale, 1000))]).toEqual([]);
+    expect([...(await s.extend(held, 30_000))]).toEqual([rows[0]!.id]);
+    expect([...(await s.settle(held, { kind: "ack", keep: false }))]).toEqual([rows[0]!.id]);
+    // Gone: a second settle under the same lease finds nothing.
+    expect((await s.settle(held, { kind: "ack", keep: false })).size).toBe(0);
+    expect(await s.nextDue(q)).toBeUndefined();
+  });
+
+  it("a retry keeps the count (at once in its place, later by its delay); a release gives the row back as it was", async () => {
+    const s = f.store();
+    const q = unique("retry");
+    await s.insert([row(q, "again")]);
+    const first = await claimAll(s, q);
+    await s.settle(first.held, { kind: "retry", delayMs: 0 });
+    const second = await claimAll(s, q);
+    expect(second.rows.map((r) => r.attempts)).toEqual([2]);
+    await s.settle(second.held, { kind: "release" });
+    const third = await claimAll(s, q);
+    expect(third.rows.map((r) => r.attempts)).toEqual([3]);
+    await s.settle(third.held, { kind: "retry", delayMs: 60_000 });
+    expect((await claimAll(s, q)).rows).toEqual([]);
+    const due = await s.nextDue(q);
+    expect(due).toBeGreaterThan(50_000);
+    expect(due).toBeLessThanOrEqual(60_000);
+  });
+
+  it("an expired lease gives the row to the next claim", async () => {
+    const s = f.store();
+    const q = unique("expiry");
+    await s.insert([row(q, "crashed")]);
+    const held = lease();
+    const rows = await s.claim({
+      queue: q,
+      max: 1,
+      lease: held,
+      leaseMs: 200,
+      keyOrder: false,
+      ownLeases: [],
+    });
+    expect(rows).toHaveLength(1);
+    expect((await claimAll(s, q)).rows).toEqual([]);
+    await f.pass(250);
+    const again = await claimAll(s, q);
+    expect(again.rows.map((r) => [text(r.payload), r.attempts])).toEqual([["crashed", 2]]);
+    // The first claim's lease is over: its settle is refused.
+    expect(
+      (await s.settle([{ id: rows[0]!.id, lease: held }], { kind: "ack", keep: false })).size,
+    ).toBe(0);
+  });
+
+  it("a dead letter moves the row with its origin, and a redrive brings it back", async () => {
+    const s = f.store();
+    const q = unique("source");
+    const dlq = unique("dlq");
+    await s.insert([row(q, "poison")]);
+    const { held } = await claimAll(s, q);
+    await s.settle(held, { kind: "dead-letter", to: dlq, reason: "max-attempts" });
+    expect((await claimAll(s, q)).rows).toEqual([]);
+    const dead = await claimAll(s, dlq);
+    expect(
+      dead.rows.map((r) => [
+        text(r.payload),
+        r.deadSource,
+        r.deadReason,
+        r.deadAttempts,
+        r.attempts,
+      ]),
+    ).toEqual([["poison", q, "max-attempts", 1, 1]]);
+    // Leased in the dead letter: a redrive leaves it until it is free.
+    expect(await s.redrive(dlq, undefined)).toBe(0);
+    await s.settle(dead.held, { kind: "release" });
+    expect(await s.redrive(dlq, unique("other"))).toBe(0);
+    expect(await s.redrive(dlq, q)).toBe(1);
+    const back = await claimAll(s, q);
+    expect(
+      back.rows.map((r) => [text(r.payload), r.deadSource, r.deadAttempts, r.attempts]),
+    ).toEqual([["poison", undefined, undefined, 1]]);
+  });
+
+  it("per-key order: a key is worked through by one claimant at a time, in order", async () => {
+    const s = f.store();
+    const q = unique("keys");
+    const k1 = bytes("k1");
+    const k2 = bytes("k2");
+    await s.insert([
+      row(q, "k1-a", { partitionKey: k1 }),
+      row(q, "k1-b", { partitionKey: k1 }),
+      row(q, "k2-a", { partitionKey: k2 }),
+      row(q, "free"),
+      row(q, "k2-b", { partitionKey: k2 }),
+    ]);
+    // One claim takes the head of each key.
+    const first = await claimAll(s, q, 10, true);
+    expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-a", "free"]);
+    const mine = first.held[0]!.lease;
+    // Another claimant gets nothing of a key while its head is in work.
+    expect((await claimAll(s, q, 10, true)).rows).toEqual([]);
+    // The claimant holding the heads takes the next of each key.
+    const second = await claimAll(s, q, 10, true, [mine]);
+    expect(second.rows.map((r) => text(r.payload))).toEqual(["k1-b", "k2-b"]);
+    await s.settle(second.held, { kind: "release" });
+    // The head of k1 retried: back in its place, and k1-b waits behind it, even for its claimant.
+    await s.settle(first.held.slice(0, 1), { kind: "retry", delayMs: 0 });
+    const third = await claimAll(s, q, 10, true, [mine]);
+    expect(third.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-b"]);
+    await s.settle([...third.held, ...first.held.slice(1)], { kind: "ack", keep: false });
+    const fourth = await claimAll(s, q, 10, true);
+    expect(fourth.rows.map((r) => text(r.payload))).toEqual(["k1-b"]);
+  });
+
+  it("a deduplication key keeps one undone row per queue and key", async () => {
+    const s = f.store();
+    const q = unique("dedup");
+    await s.insert([row(q, "first", { dedupKey: "order-1" })]);
+    await s.insert([
+      row(q, "second", { dedupKey: "order-1" }),
+      row(q, "other", { dedupKey: "order-2" }),
+    ]);
+    const { rows, held } = await claimAll(s, q);
+    expect(rows.map((r) => text(r.payload))).toEqual(["first", "other"]);
+    // Done and kept: the key is free again.
+    await s.settle(held, { kind: "ack", keep: true });
+    await s.insert([row(q, "third", { dedupKey: "order-1" })]);
+    expect((await claimAll(s, q)).rows.map((r) => text(r.payload))).toEqual(["third"]);
+  });
+
+  it("a delayed insert is claimable once due; kept done rows are purged after their retention", async () => {
+    const s = f.store();
+    const q = unique("delayed");
+    await s.insert([row(q, "later", { delayMs: 300 })]);
+    expect((await claimAll(s, q)).rows).toEqual([]);
+    await f.pass(350);
+    const { held } = await claimAll(s, q);
+    expect(held).toHaveLength(1);
+    await s.settle(held, { kind: "ack", keep: true });
+    expect((await claimAll(s, q)).rows).toEqual([]);
+    await f.pass(50);
+    expect(await s.purgeDone(10)).toBeGreaterThanOrEqual(1);
+    expect(await s.nextDue(q)).toBeUndefined();
+  });
+
+  it("a publish wakes the listeners with its queue", async () => {
+    const s = f.store();
+    const q = unique("wake");
+    const woken: string[] = [];
+    let heard: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    const stop = await s.listen({
+      wake: (queue) => {
+        woken.push(queue);
+        if (queue === q) heard();
+      },
+      lost: () => {},
+      restored: () => {},
+    });
+    await s.insert([row(q, "ping")]);
+    await arrived;
+    expect(woken).toContain(q);
+    await stop();
+  });
+}
