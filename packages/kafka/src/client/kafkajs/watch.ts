@@ -8,9 +8,10 @@ import type { KjsAdmin, KjsConsumer } from "./kafkajs.js";
 // while the cluster is gone: by kafkajs itself (`restart`), or by the engine (consumer.ts) when the
 // crash is one kafkajs does not restart from but the cluster being away explains (errors.ts); it
 // connects again once the cluster is back (GROUP_JOIN). A crash nobody restarts from (a refused
-// login, a permission, any error not known to be transient) ends it for good. A producer has no such events: its produce requests fail on their connection
-// once their retries run out, and it is back when a request goes through, or when the cluster
-// answers the link's admin client again (the probe), whichever comes first.
+// login, a permission, any error not known to be transient) ends it for good. A producer has no
+// such events: its produce requests fail on their connection once their retries run out, and it is
+// back when a request goes through, or when the cluster answers the link's admin client again (the
+// probe), whichever comes first.
 
 /**
  * Counts a consumer in `states` from its events: `reconnecting` from a crash it is started again
