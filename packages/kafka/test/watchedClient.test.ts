@@ -2,7 +2,7 @@
 // are its connection failing: no cluster needed, the probe is the test's.
 import { LinkStates } from "@ruststream/core/broker";
 import { describe, expect, it } from "vitest";
-import { connectionFailure } from "../src/client/kafkajs/watch.js";
+import { connectionFailure } from "../src/client/kafkajs/errors.js";
 import { WatchedClient } from "../src/client/watchedClient.js";
 
 function following() {

@@ -7,7 +7,15 @@ import {
   partitionKey,
   type TopicPartition,
 } from "../link.js";
-import type { KjsAdmin, KjsConsumer, KjsEachBatchPayload, KjsMessage } from "./kafkajs.js";
+import { crashOutcome } from "./errors.js";
+import type {
+  KjsAdmin,
+  KjsConsumer,
+  KjsEachBatchPayload,
+  KjsEventPayload,
+  KjsMessage,
+} from "./kafkajs.js";
+import { Restarts } from "./restarts.js";
 
 const CLOSE_WAIT_MS = 10_000;
 const PAUSE_POLL_MS = 100;
@@ -48,7 +56,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * it. kafkajs has no revocation callback: a rebalance is learnt from its REBALANCING event and the
  * next GROUP_JOIN, and every partition held before counts as revoked (kafkajs's groups are eager).
  * Under `tracked` nothing is committed by kafkajs itself: positions the subscription stores are
- * committed here, shortly after they move.
+ * committed here, shortly after they move. A crash kafkajs does not restart from, when the cluster
+ * being away explains it, is started again here (restarts.ts); the group then assigns anew, and
+ * every partition held before counts as revoked, as in a rebalance, so nothing uncommitted is lost.
  */
 export class KafkajsConsumer implements LinkConsumer {
   readonly #consumer: KjsConsumer;
@@ -71,6 +81,7 @@ export class KafkajsConsumer implements LinkConsumer {
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> = Promise.resolve();
   readonly #unlisten: Array<() => void> = [];
+  readonly #restarts = new Restarts(() => this.#run());
 
   constructor(
     consumer: KjsConsumer,
@@ -96,13 +107,12 @@ export class KafkajsConsumer implements LinkConsumer {
   async start(): Promise<void> {
     const events = this.#consumer.events;
     this.#unlisten.push(
-      this.#consumer.on(events.GROUP_JOIN!, ({ payload }) =>
-        this.#joined(payload.memberAssignment ?? {}),
-      ),
-      this.#consumer.on(events.REBALANCING!, () => this.#rebalancing()),
-      this.#consumer.on(events.CRASH!, ({ payload }) => {
-        if (payload.restart !== true && !this.#closing) this.#hooks.failed(payload.error);
+      this.#consumer.on(events.GROUP_JOIN!, ({ payload }) => {
+        this.#restarts.joined();
+        this.#joined(payload.memberAssignment ?? {});
       }),
+      this.#consumer.on(events.REBALANCING!, () => this.#rebalancing()),
+      this.#consumer.on(events.CRASH!, ({ payload }) => this.#crashed(payload)),
     );
     await this.#consumer.connect();
     await this.#consumer.subscribe({
@@ -110,12 +120,33 @@ export class KafkajsConsumer implements LinkConsumer {
       fromBeginning: this.#fromBeginning,
     });
     this.#running = true;
-    await this.#consumer.run({
-      autoCommit: !this.#tracked,
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.#batch(payload),
-    });
+    await this.#run();
     await this.#firstAssignment.wait();
+  }
+
+  /**
+   * Runs the consumer: the first time, and again after a crash. kafkajs's own crash handling has
+   * disconnected it by then (its group and runner gone), so `run` builds them anew and connects;
+   * a start that fails on its way ends in a CRASH event, or here.
+   */
+  async #run(): Promise<void> {
+    if (this.#closing) return;
+    try {
+      await this.#consumer.run({
+        autoCommit: !this.#tracked,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.#batch(payload),
+      });
+    } catch (error) {
+      this.#crashed({ error, restart: false });
+    }
+  }
+
+  /** kafkajs's CRASH: started again by kafkajs, by this engine, or the end of the consumer. */
+  #crashed({ error, restart }: KjsEventPayload): void {
+    if (this.#closing || restart === true) return;
+    if (crashOutcome(error) === "restart") this.#restarts.schedule();
+    else this.#hooks.failed(error);
   }
 
   async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
@@ -174,6 +205,7 @@ export class KafkajsConsumer implements LinkConsumer {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    this.#restarts.stop();
     clearTimeout(this.#commitTimer);
     await this.#ready.catch(() => undefined);
     if (this.#tracked) {
