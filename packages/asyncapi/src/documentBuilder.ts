@@ -1,4 +1,4 @@
-import type { BrokerDescription, SubscriberDescription } from "@ruststream/core";
+import type { Bindings, BrokerDescription, SubscriberDescription } from "@ruststream/core";
 import { channelBindings, messageBindings, sourceBindings } from "./bindings/bindings.js";
 import type {
   AsyncApiDocument,
@@ -26,6 +26,8 @@ interface MutableChannel {
   readonly messages: Record<string, Reference>;
   readonly server: string | undefined;
   readonly kind: string;
+  /** The bindings of the descriptor the first subscriber reading this channel reads it through. */
+  source?: Bindings | undefined;
 }
 
 interface Received {
@@ -101,6 +103,8 @@ export class DocumentBuilder {
   #receive(entry: BrokerInDocument, index: number, subscriber: SubscriberDescription): Received {
     const address = subscriber.source.name;
     const channel = this.#channel(index, address, entry);
+    const read = this.#channels.get(channel);
+    if (read !== undefined) read.source ??= subscriber.source.bindings;
     const schema = subscriber.message.schema;
     const title = schema?.jsonSchema?.title;
     const message = this.#catalog.add({
@@ -157,7 +161,7 @@ export class DocumentBuilder {
   ): void {
     const kind = entry.broker.kind;
     const tags = [{ name: kind }];
-    const facts = sourceBindings(subscriber.source.bindings);
+    const facts = sourceBindings(kind, subscriber.source.bindings);
     let reply: OperationReply | undefined;
     if (subscriber.reply !== undefined) {
       const target = subscriber.reply.name ?? null;
@@ -270,7 +274,9 @@ export class DocumentBuilder {
     const out: Record<string, Channel> = {};
     for (const [id, channel] of this.#channels) {
       const bindings =
-        channel.address === null ? undefined : channelBindings(channel.kind, channel.address);
+        channel.address === null
+          ? undefined
+          : channelBindings(channel.kind, channel.address, channel.source);
       out[id] = {
         address: channel.address,
         ...(channel.title === undefined ? {} : { title: channel.title }),

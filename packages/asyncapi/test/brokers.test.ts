@@ -1,5 +1,6 @@
 import type { AsyncAPIDocumentInterface } from "@asyncapi/parser";
-import { silentLogger } from "@ruststream/core";
+import { RustStream, silentLogger } from "@ruststream/core";
+import { RabbitBroker, RabbitStream } from "@ruststream/rabbitmq";
 import { describe, expect, test } from "vitest";
 import {
   asyncapiDocument,
@@ -59,6 +60,11 @@ describe("servers and bindings", () => {
     expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
       memory: { group: "billing" },
     });
+    // A bare name states no facts: no extension, on every broker without AsyncAPI bindings.
+    for (const kind of ["memory", "file", "redis"] as const) {
+      const { doc } = await documentOn(kind);
+      expect(doc.operations?.receive_quotes?.["x-ruststream-bindings"]).toBeUndefined();
+    }
   });
 
   test("redis: the server's host, and no binding (AsyncAPI's Redis binding has no fields)", async () => {
@@ -105,6 +111,55 @@ describe("servers and bindings", () => {
     });
     expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
       pulsar: { subscriptionType: "Key_Shared", subscription: "billing" },
+    });
+  });
+
+  test("rabbitmq: the queue as the channel binding, acks on the operation, the rest in the extension", async () => {
+    const { doc, parsed } = await documentOn("rabbitmq");
+    expect(doc.servers).toEqual({ rabbitmq: { host: "rabbit.internal:5672", protocol: "amqp" } });
+    const orders = channel(parsed, "orders").bindings().get("amqp");
+    expect(orders?.value()).toEqual({
+      is: "queue",
+      queue: { name: "orders", durable: true, exclusive: false, autoDelete: false },
+    });
+    expect(orders?.version()).toBe("0.3.0");
+    const receive = parsed.operations().get("receive_orders");
+    expect(receive?.bindings().get("amqp")?.value()).toEqual({ ack: true });
+    // AMQP's message binding has only a content encoding and a message type: nothing to say.
+    expect(receive?.messages().all()[0]?.bindings().get("amqp")).toBeUndefined();
+    // Published to through the default exchange, where a routing key is a queue's name: the name
+    // alone, since no descriptor states its flags; a bare name read likewise.
+    for (const address of ["receipts", "quotes"]) {
+      expect(channel(parsed, address).bindings().get("amqp")?.value()).toEqual({
+        is: "queue",
+        queue: { name: address },
+      });
+    }
+    expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
+      amqp: {
+        queueType: "quorum",
+        prefetch: 64,
+        bindings: [
+          { exchange: "events", exchangeType: "topic", routingKey: "orders.*" },
+          { exchange: "audit", headers: { region: "eu" }, match: "any" },
+        ],
+      },
+    });
+    expect(doc.operations?.receive_quotes?.bindings).toEqual({
+      amqp: { ack: true, bindingVersion: "0.3.0" },
+    });
+  });
+
+  test("rabbitmq: a stream's offset stays in the extension", () => {
+    const app = new RustStream({ name: "ledger", version: "1.0.0" });
+    app.broker(new RabbitBroker({ url: "amqp://rabbit.internal:5672" }), (b) => {
+      b.subscriber(new RabbitStream("ledger", { offset: new Date("2026-12-01T00:00:00Z") })).handle(
+        () => {},
+      );
+    });
+    const doc = asyncapiDocument(app, { logger: silentLogger });
+    expect(doc.operations?.receive_ledger?.["x-ruststream-bindings"]).toEqual({
+      amqp: { queueType: "stream", prefetch: 32, offset: "2026-12-01T00:00:00.000Z" },
     });
   });
 });

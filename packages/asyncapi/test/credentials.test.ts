@@ -1,6 +1,7 @@
 import { MemoryBroker, MemoryTopic, RustStream, silentLogger } from "@ruststream/core";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
 import { PulsarBroker, PulsarShared } from "@ruststream/pulsar";
+import { RabbitBroker, RabbitQueue } from "@ruststream/rabbitmq";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
 import { expect, test } from "vitest";
 import { asyncapiDocument, asyncapiJson, asyncapiViewerHtml, asyncapiYaml } from "../src/index.js";
@@ -13,6 +14,8 @@ const secrets = {
   kafkaUser: "kafkauserzq",
   kafkaPassword: "kafkapasswordzq",
   pulsarToken: "pulsartokenzq",
+  rabbitUser: "rabbituserzq",
+  rabbitPassword: "rabbitpasswordzq",
   memoryUser: "memuserzq",
   memoryPassword: "mempasswordzq",
 };
@@ -48,6 +51,14 @@ function serviceWithCredentials(): RustStream {
     },
   );
   app.broker(
+    new RabbitBroker({
+      url: `amqps://${secrets.rabbitUser}:${secrets.rabbitPassword}@rabbit.internal:5671/billing?heartbeat=${secrets.rabbitPassword}`,
+    }),
+    (b) => {
+      b.subscriber(new RabbitQueue("charges")).handle(() => {});
+    },
+  );
+  app.broker(
     new MemoryBroker({
       url: `memory://${secrets.memoryUser}:${secrets.memoryPassword}@local.internal:1`,
     }),
@@ -80,6 +91,7 @@ test("brokers configured with credentials: the document holds none of them", asy
       description: "Kafka cluster (SASL SCRAM-SHA-512 over TLS)",
     },
     pulsar: { host: "pulsar.internal:6651", protocol: "pulsar+ssl" },
+    rabbitmq: { host: "rabbit.internal:5671", protocol: "amqps" },
     memory: {
       host: "local.internal:1",
       protocol: "memory",

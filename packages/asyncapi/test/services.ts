@@ -4,6 +4,7 @@ import { bytes, MemoryBroker, MemoryTopic, RustStream, type Source } from "@rust
 import { FileBroker, FileStream } from "@ruststream/file";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
 import { PulsarBroker, PulsarKeyShared } from "@ruststream/pulsar";
+import { RabbitBroker, RabbitExchange, RabbitQuorumQueue } from "@ruststream/rabbitmq";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
 import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { type } from "arktype";
@@ -71,5 +72,15 @@ export const brokers = {
   pulsar: () => ({
     broker: new PulsarBroker({ url: "pulsar://pulsar.internal:6650" }),
     orders: new PulsarKeyShared("persistent://shop/sales/orders", { subscription: "billing" }),
+  }),
+  rabbitmq: () => ({
+    broker: new RabbitBroker({ url: "amqp://rabbit.internal:5672/shop" }),
+    orders: new RabbitQuorumQueue("orders", {
+      bindings: [
+        { exchange: new RabbitExchange("events", { type: "topic" }), routingKey: "orders.*" },
+        { exchange: "audit", headers: { region: "eu" }, match: "any" },
+      ],
+      prefetch: 64,
+    }),
   }),
 } as const;

@@ -1,5 +1,6 @@
 import type { Bindings } from "@ruststream/core";
 import type { BindingsObject, SchemaObject } from "../document.js";
+import { amqpBindings } from "./amqpBindings.js";
 import { kafkaBindings } from "./kafkaBindings.js";
 import type { ProtocolBindings } from "./protocolBindings.js";
 import { pulsarBindings } from "./pulsarBindings.js";
@@ -10,6 +11,7 @@ import { pulsarBindings } from "./pulsarBindings.js";
  * file brokers have none, so their facts are kept in `x-ruststream-bindings` alone.
  */
 const protocols: Readonly<Record<string, ProtocolBindings>> = {
+  amqp: amqpBindings,
   kafka: kafkaBindings,
   pulsar: pulsarBindings,
 };
@@ -18,14 +20,31 @@ function one(protocol: string, binding: SchemaObject | undefined): BindingsObjec
   return binding === undefined ? undefined : { [protocol]: binding };
 }
 
-/** The channel bindings of `address` on a broker of `kind`. */
-export function channelBindings(kind: string, address: string): BindingsObject | undefined {
-  return one(kind, protocols[kind]?.channel(address));
+/**
+ * The channel bindings of `address` on a broker of `kind`, from the bindings of the descriptor a
+ * subscriber reads it through, where one does.
+ */
+export function channelBindings(
+  kind: string,
+  address: string,
+  source: Bindings | undefined,
+): BindingsObject | undefined {
+  const protocol = protocolOf(kind);
+  return one(protocol, protocols[protocol]?.channel(address, source?.[protocol]));
 }
 
 /** The bindings of every message on a broker of `kind`. */
 export function messageBindings(kind: string): BindingsObject | undefined {
-  return one(kind, protocols[kind]?.message());
+  const protocol = protocolOf(kind);
+  return one(protocol, protocols[protocol]?.message());
+}
+
+/**
+ * The AsyncAPI protocol of a broker kind: its own name, but RabbitMQ's, which speaks AMQP 0.9.1
+ * (the binding AsyncAPI names `amqp`, the key its descriptors state their facts under).
+ */
+function protocolOf(kind: string): string {
+  return kind === "rabbitmq" ? "amqp" : kind;
 }
 
 /** What a descriptor's bindings say, split into AsyncAPI's bindings and the facts they leave. */
@@ -35,11 +54,22 @@ export interface SourceBindings {
   readonly retryDestination: string | undefined;
 }
 
-export function sourceBindings(bindings: Bindings | undefined): SourceBindings {
+/**
+ * The receive operation's bindings on a broker of `kind`, from the bindings of the descriptor it
+ * reads through. The broker's own protocol is asked even where the source states nothing (a bare
+ * name), since some of its operation's facts hold for every subscription (AMQP's acks).
+ */
+export function sourceBindings(kind: string, bindings: Bindings | undefined): SourceBindings {
   const operation: Record<string, SchemaObject> = {};
   const unmapped: Record<string, SchemaObject> = {};
   let retryDestination: string | undefined;
-  for (const [protocol, facts] of Object.entries(bindings ?? {})) {
+  const own = protocolOf(kind);
+  // Only a protocol with AsyncAPI bindings is asked on a bare name: the others' nothing stays out.
+  const stated: Record<string, SchemaObject> = {
+    ...(protocols[own] === undefined ? {} : { [own]: {} }),
+    ...bindings,
+  };
+  for (const [protocol, facts] of Object.entries(stated)) {
     const mapper = protocols[protocol];
     const binding = mapper?.operation(facts);
     if (binding !== undefined) operation[protocol] = binding;

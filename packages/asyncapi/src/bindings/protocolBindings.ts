@@ -7,8 +7,11 @@ import type { SchemaObject } from "../document.js";
  * stay in the operation's `x-ruststream-bindings`.
  */
 export interface ProtocolBindings {
-  /** The channel binding of an address on this protocol's broker. */
-  channel(address: string): SchemaObject | undefined;
+  /**
+   * The channel binding of an address on this protocol's broker; `facts` are the descriptor's of
+   * the subscriber that reads the channel, where one does.
+   */
+  channel(address: string, facts: SchemaObject | undefined): SchemaObject | undefined;
   /** The binding every message on this protocol carries. */
   message(): SchemaObject | undefined;
   /** The receive operation's binding, from the descriptor's facts. */
