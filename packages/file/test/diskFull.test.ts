@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isRustStreamError } from "@ruststream/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -42,6 +42,17 @@ vi.mock("node:fs", async (importOriginal) => {
     full.room -= n;
     return n;
   };
+  // The writer lock's pid: refused on a disk with no room at all, as writev.
+  const writeSync = ((fd: number, data: string) => {
+    if (full.on && full.room === 0) {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+        code: "ENOSPC",
+        errno: -28,
+        syscall: "write",
+      });
+    }
+    return fs.writeSync(fd, data);
+  }) as typeof fs.writeSync;
   type ReadDone = (
     error: NodeJS.ErrnoException | null,
     n: number,
@@ -52,7 +63,13 @@ vi.mock("node:fs", async (importOriginal) => {
       if (error === null && typeof position === "number") readEnds.push(position + n);
       done(error, n, b);
     })) as typeof fs.read;
-  return { ...fs, default: { ...fs, writevSync, read }, writevSync, read };
+  return {
+    ...fs,
+    default: { ...fs, writevSync, writeSync, read },
+    writevSync,
+    writeSync,
+    read,
+  };
 });
 
 /** Fills the disk, leaving `room` bytes. */
@@ -123,6 +140,25 @@ describe("a full disk under the writer", () => {
     expect(receipt.position).toBe("2");
     await broker.shutdown();
     expect(inFile(path, "k")).toEqual({ payloads: ["before", "after"], status: "clean" });
+  });
+
+  it("a disk full before the first publish leaves no lock behind: once freed, the next publish is written", async () => {
+    const path = fresh();
+    const broker = await new FileBroker({ path }).connect();
+    const publisher = await broker.defaultPublishPolicy().pair(broker);
+
+    fill(0);
+    const error = await rejection(() => publisher.publish({ name: "k", payload: utf8("refused") }));
+    expect(String(error)).toContain("ENOSPC");
+    // Before the fix, the lock file stayed behind empty and every later publish, in this process
+    // or the next, was refused as "being written by another process".
+    expect(existsSync(`${path}.lock`)).toBe(false);
+
+    full.on = false;
+    const receipt = await publisher.publish({ name: "k", payload: utf8("after") });
+    expect(receipt.position).toBe("1");
+    await broker.shutdown();
+    expect(inFile(path, "k")).toEqual({ payloads: ["after"], status: "clean" });
   });
 
   it("never shows a follower the half frame: it reads on past it to what was written after", async () => {

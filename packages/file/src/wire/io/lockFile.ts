@@ -41,9 +41,14 @@ function tryCreate(lockPath: string): boolean {
   }
   try {
     writeSync(fd, `${process.pid}\n`);
-  } finally {
+  } catch (error) {
+    // A lock without our pid (a full disk refused it) would read as held forever, by this process
+    // and every later one: it goes, and the caller's next try (the disk freed) creates it again.
     closeSync(fd);
+    unlinkSync(lockPath);
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 
