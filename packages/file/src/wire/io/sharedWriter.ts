@@ -24,6 +24,7 @@ import type { StreamState } from "../format/types.js";
 import { signalAppend } from "./appendSignal.js";
 import { fileReader } from "./fileReader.js";
 import { acquireLock, type FileLock } from "./lockFile.js";
+import { type Pending, PendingValue } from "./pendingWrite.js";
 
 export interface WriterOptions {
   /** Bytes between beacons for a new file (default 1 MiB); an existing file keeps its own. */
@@ -51,14 +52,6 @@ export interface SendReceipt {
 export interface RunMessage {
   readonly streamKey: string;
   readonly payload: Uint8Array;
-}
-
-/** Bytes to write in one piece: one frame, or a run of them. */
-interface Pending {
-  readonly bytes: Uint8Array;
-  /** Called once every byte is written. */
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
 }
 
 const writers = new Map<string, SharedWriter>();
@@ -188,7 +181,7 @@ export class SharedWriter {
     this.#check(streamKey, payload);
     const { bytes, receipt } = this.#frame(streamKey, payload, timestamp);
     const written = new Promise<SendReceipt>((resolve, reject) => {
-      this.#queue.push({ bytes, resolve: () => resolve(receipt), reject });
+      this.#queue.push(new PendingValue(bytes, receipt, resolve, reject));
     });
     this.#schedule();
     return { receipt, written };
@@ -220,7 +213,7 @@ export class SharedWriter {
     }
     const bytes = concatBytes(chunks);
     const written = new Promise<SendReceipt[]>((resolve, reject) => {
-      this.#queue.push({ bytes, resolve: () => resolve(receipts), reject });
+      this.#queue.push(new PendingValue(bytes, receipts, resolve, reject));
     });
     this.#schedule();
     return { receipts, written };
