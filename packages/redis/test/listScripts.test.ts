@@ -5,7 +5,7 @@ import { IoredisLink } from "../src/client/ioredisLink.js";
 import type { Link } from "../src/client/link.js";
 import { errorCode, type Reply, text } from "../src/client/resp.js";
 import { MemoryRedis } from "../src/inProcess/memoryRedis.js";
-import { forwardScript, recoverScript, takeScript } from "../src/list/listScripts.js";
+import { recoverScript, settleScript, takeScript } from "../src/list/listScripts.js";
 
 // A reliable list's scripts, run on the server and on the in-process stand-in: the same replies,
 // the same errors and the same keys afterwards, and what each must do on both.
@@ -83,7 +83,7 @@ async function forwardTranscript(link: Link): Promise<Record<string, unknown>> {
   const forward = (value: string, claim: Buffer | "", target = dead) =>
     step(() =>
       link.script(
-        forwardScript,
+        settleScript,
         [processing, recovery, target],
         [value, claim, "LPUSH", `${value}!`],
       ),

@@ -98,23 +98,28 @@ return moved`,
 };
 
 /**
- * Writes a copy of a held value elsewhere (the runtime's dead letter of it) and releases the value,
- * in one step, and only while the value is still held: ARGV[1] the value as it sits in processing,
- * ARGV[2] its claim (empty with recovery off), ARGV[3] the copy's command (`LPUSH`, `XADD`), ARGV[4..]
- * its arguments after its key. KEYS: the processing list, the recovery set, where the copy goes.
- * Written as a publish and then a release, a kill or a cut reply between the two left the value in
- * processing, and the sweeper gave it back to be dead-lettered again. A value whose claim is gone
- * went back already (its holder was taken for dead): nothing is written, and the answer is nil. The
- * copy is written before anything is removed, so a copy the server refuses (a key of another type)
- * leaves the value where it was. With recovery off no claim tells two equal values apart: then the
- * value is found by its bytes.
+ * Releases a held value (processing list and claim), writing a copy of it first when one is given,
+ * in one step and only while the value is still held: ARGV[1] the value as it sits in processing,
+ * ARGV[2] its claim (empty with recovery off), ARGV[3] the copy's command (`LPUSH`, `RPUSH`, `XADD`;
+ * empty for none), ARGV[4..] its arguments after its key. KEYS: the processing list, the recovery
+ * set, where the copy goes. Every settlement of a list value goes through it: the ack (no copy), a
+ * retry or a give-back (a counted copy onto the queue), the runtime's dead letter (a copy elsewhere).
+ * Written as a `MULTI` of a write and a release, a kill or a cut reply between the two left the
+ * value in processing to be recovered and handled again, and a cut reply made the client send the
+ * transaction again after reconnecting, which wrote a second copy (and a second `LREM` could take an
+ * equal value another delivery holds). A value whose claim is gone went back already (its holder
+ * was taken for dead): nothing is written, and the answer is nil. The copy is written before
+ * anything is removed, so a copy the server refuses (a key of another type) leaves the value where
+ * it was. With recovery off no claim tells two equal values apart: then the value is found by its
+ * bytes. Answers the copy's reply, or 1 for a release without one.
  */
-export const forwardScript: RedisScript = {
-  name: "ruststreamListForward",
+export const settleScript: RedisScript = {
+  name: "ruststreamListSettle",
   keys: 3,
   lua: `if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return false end
 if not redis.call('LPOS', KEYS[1], ARGV[1]) then return false end
-local reply = redis.call(ARGV[3], KEYS[3], unpack(ARGV, 4))
+local reply = 1
+if ARGV[3] ~= '' then reply = redis.call(ARGV[3], KEYS[3], unpack(ARGV, 4)) end
 redis.call('LREM', KEYS[1], 1, ARGV[1])
 if ARGV[2] ~= '' then redis.call('ZREM', KEYS[2], ARGV[2]) end
 return reply`,
@@ -124,7 +129,8 @@ return reply`,
     const claimed = asBytes(claim).length > 0;
     if (claimed && call("ZSCORE", [recovery, claim]) === null) return null;
     if (call("LPOS", [processing, value]) === null) return null;
-    const reply = call(String(name), [target, ...args.slice(3)]);
+    const command = String(name);
+    const reply = command === "" ? 1 : call(command, [target, ...args.slice(3)]);
     call("LREM", [processing, 1, value]);
     if (claimed) call("ZREM", [recovery, claim]);
     return reply;

@@ -10,9 +10,9 @@ import type { RedisList } from "../sources.js";
 import { type ListDeliveryOwner, RedisListDelivery } from "./listDelivery.js";
 import {
   claimMember,
-  forwardScript,
   recoverScript,
   SALT_LENGTH,
+  settleScript,
   takeScript,
 } from "./listScripts.js";
 
@@ -141,55 +141,48 @@ export class RedisListSubscription
   }
 
   async remove(delivery: RedisListDelivery): Promise<void> {
-    await this.#host.link.transaction(this.#release(delivery));
+    await this.#settle(delivery);
   }
 
   async requeue(delivery: RedisListDelivery): Promise<void> {
     // LPUSH: the far end from where consumers pop, so a failing message waits its turn again.
-    await this.#host.link.transaction([
-      {
-        name: "LPUSH",
-        args: [this.name, encodeFrame(countedHeaders(delivery.headers, 1), delivery.payload)],
-      },
-      ...this.#release(delivery),
-    ]);
+    const frame = encodeFrame(countedHeaders(delivery.headers, 1), delivery.payload);
+    await this.#settle(delivery, { name: "LPUSH", args: [this.name, frame] });
   }
 
-  /**
-   * Writes `copy` and releases the value as one step, only while it is still held (see
-   * listScripts.ts forwardScript). On a cluster whose copy lies in another slot than the list no
-   * script reaches both: the copy is written first and the value released after, so a cut between
-   * the two leaves a duplicate, never a loss.
-   */
   forward(delivery: RedisListDelivery, copy: Command, link: Link): Promise<Reply> | undefined {
-    if (link !== this.#host.link) return undefined;
-    const [target, ...rest] = copy.args;
-    const keys = [this.#processing, this.#recovery, String(target)];
-    if (link.cluster === undefined || oneSlot(keys)) {
-      return link.script(forwardScript, keys, [
-        delivery.raw,
-        delivery.claim ?? "",
-        copy.name,
-        ...rest,
-      ]);
-    }
-    return (async () => {
-      const reply = await link.call(copy.name, copy.args);
-      await link.transaction(this.#release(delivery));
-      return reply;
-    })();
+    return link === this.#host.link ? this.#settle(delivery, copy) : undefined;
   }
 
   settled(delivery: RedisListDelivery): void {
     this.#out.delete(delivery);
   }
 
-  #release(delivery: RedisListDelivery): Command[] {
-    const commands: Command[] = [{ name: "LREM", args: [this.#processing, 1, delivery.raw] }];
-    if (delivery.claim !== undefined) {
-      commands.push({ name: "ZREM", args: [this.#recovery, delivery.claim] });
+  /**
+   * Writes `copy` (if any) and releases the value as one step, only while it is still held (see
+   * listScripts.ts settleScript): nil when it was not, and nothing written. On a cluster whose copy
+   * or recovery set lies in another slot than the processing list no script reaches them all: the
+   * copy is written first and the value released after, so a cut between the two leaves a
+   * duplicate, never a loss.
+   */
+  #settle(delivery: RedisListDelivery, copy?: Command): Promise<Reply> {
+    const link = this.#host.link;
+    const target = copy === undefined ? this.#processing : String(copy.args[0]);
+    const keys = [this.#processing, this.#recovery, target];
+    if (link.cluster === undefined || oneSlot(keys)) {
+      return link.script(settleScript, keys, [
+        delivery.raw,
+        delivery.claim ?? "",
+        copy?.name ?? "",
+        ...(copy?.args.slice(1) ?? []),
+      ]);
     }
-    return commands;
+    return (async () => {
+      const reply = copy === undefined ? 1 : await link.call(copy.name, copy.args);
+      await link.call("LREM", [this.#processing, 1, delivery.raw]);
+      if (delivery.claim !== undefined) await link.call("ZREM", [this.#recovery, delivery.claim]);
+      return reply;
+    })();
   }
 
   /**
@@ -291,19 +284,21 @@ export class RedisListSubscription
 
   /**
    * Puts held values back at the head of the queue (the end consumers pop from), in the order they
-   * were taken, each counted as an attempt, and removes them from processing, atomically.
+   * were taken, each counted as an attempt. One pipeline, RPUSHing the last first so the first taken
+   * is popped first again; each value is released with its copy, and one no longer held (taken for
+   * dead and given back already) is given back by no one.
    */
   async #giveBack(deliveries: readonly RedisListDelivery[]): Promise<void> {
-    const ordered = [...deliveries].sort((a, b) =>
-      a.position.sequence < b.position.sequence ? -1 : 1,
+    const lastFirst = [...deliveries].sort((a, b) =>
+      a.position.sequence < b.position.sequence ? 1 : -1,
     );
-    const commands: Command[] = [];
-    // RPUSH the last first, so the first taken is popped first again.
-    for (const d of [...ordered].reverse()) {
-      const frame = encodeFrame(countedHeaders(d.headers, 1), d.payload);
-      commands.push({ name: "RPUSH", args: [this.name, frame] });
-    }
-    for (const d of ordered) commands.push(...this.#release(d));
-    await this.#host.link.transaction(commands);
+    await Promise.all(
+      lastFirst.map((d) =>
+        this.#settle(d, {
+          name: "RPUSH",
+          args: [this.name, encodeFrame(countedHeaders(d.headers, 1), d.payload)],
+        }),
+      ),
+    );
   }
 }
