@@ -3,6 +3,7 @@
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
 export { attemptOf } from "./attempt.js";
+export { Arrivals } from "./broker/arrivals.js";
 export type { ConnectionIdentity, GroupSetting, TeardownFacts } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
 export { brokerKind } from "./broker/contract.js";

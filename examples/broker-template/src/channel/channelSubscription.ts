@@ -1,5 +1,6 @@
 import type { RustStreamError } from "@ruststream/core";
 import {
+  Arrivals,
   type Coordinator,
   type HostedSubscription,
   PullSubscription,
@@ -26,12 +27,11 @@ export class ChannelSubscription
 {
   readonly name: string;
   readonly #host: ChannelHost;
-  readonly #queue: ChannelDelivery[] = [];
+  readonly #waiting = new Arrivals<ChannelDelivery>();
   /** Counted for the coordinator and not yet released. */
   readonly #counted = new Set<ChannelDelivery>();
   readonly #unlisten: () => void;
   #arrivals = 0n;
-  #wake: (() => void) | undefined;
   /** Stopped listening and left the connection (closed, or surrendered): once only. */
   #unlistened = false;
 
@@ -43,16 +43,10 @@ export class ChannelSubscription
   }
 
   protected async pull(max: number): Promise<readonly ChannelDelivery[]> {
-    if (this.#queue.length === 0) {
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      // Woken by a shutdown: the connection is gone, and says so.
-      const revoked = this.revokedWith;
-      if (revoked !== undefined) throw revoked;
-    }
+    // Woken by a shutdown, this throws: the connection is gone, and says so.
+    if (this.#waiting.length === 0) await this.arrivalOn(this.#waiting);
     // Empty when woken by a close.
-    return this.#queue.splice(0, max);
+    return this.#waiting.take(max);
   }
 
   async close(): Promise<void> {
@@ -62,12 +56,12 @@ export class ChannelSubscription
   // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
   revoke(error: RustStreamError): void {
     this.markRevoked(error);
-    this.#wakeUp();
+    this.#waiting.wake();
   }
 
   /** Answers the deliveries that had arrived and were never pulled, lost with the connection. */
   async surrender(): Promise<number> {
-    const dropped = this.#queue.length;
+    const dropped = this.#waiting.length;
     this.#closeNow();
     return dropped;
   }
@@ -84,14 +78,7 @@ export class ChannelSubscription
     const delivery = new ChannelDelivery(this, frame, new ChannelPosition(++this.#arrivals));
     this.#counted.add(delivery);
     this.#host.coordinator.enqueued();
-    this.#queue.push(delivery);
-    this.#wakeUp();
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    this.#waiting.push(delivery);
   }
 
   #closeNow(): void {
@@ -101,7 +88,6 @@ export class ChannelSubscription
     this.#unlisten();
     this.#host.forget(this);
     // Never handed out, so never to be settled: a fire-and-forget wire loses them, as it says.
-    for (const delivery of this.#queue.splice(0)) this.released(delivery);
-    this.#wakeUp();
+    for (const delivery of this.#waiting.clear()) this.released(delivery);
   }
 }

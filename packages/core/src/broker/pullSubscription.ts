@@ -3,6 +3,7 @@ import type { Delivery } from "../delivery.js";
 import { RustStreamError } from "../errors.js";
 import { batchesMark } from "../marks.js";
 import { subscriptionIterator } from "../subscription.js";
+import type { Arrivals } from "./arrivals.js";
 
 /**
  * The pulling every subscription shares, written once: `next()` and `nextBatch()` check the
@@ -54,6 +55,15 @@ export abstract class PullSubscription<TDelivery extends Delivery>
   /** The error the connection revoked the subscription with, if it did. */
   protected get revokedWith(): RustStreamError | undefined {
     return this.#revoked;
+  }
+
+  /**
+   * Waits for the next arrival on `arrivals` or a wake-up, then throws the revoke error when the
+   * wake-up was the connection taking the subscription back (the shutdown revokes, then wakes).
+   */
+  protected async arrivalOn(arrivals: Arrivals<TDelivery>): Promise<void> {
+    await arrivals.arrival();
+    if (this.#revoked !== undefined) throw this.#revoked;
   }
 
   /** Marks the subscription closed; answers `false` when it already was, so a close runs once. */

@@ -1,5 +1,5 @@
 import { HeaderMap, headerNames, type RustStreamError } from "@ruststream/core";
-import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
+import { Arrivals, type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import type { Listener, Received } from "../client/link.js";
 import type { NatsHost } from "../host.js";
 import { CoreDelivery, type CoreDeliveryOwner } from "./coreDelivery.js";
@@ -15,14 +15,13 @@ export class CoreSubscription
 {
   readonly name: string;
   readonly #host: NatsHost;
-  readonly #queue: CoreDelivery[] = [];
+  readonly #waiting = new Arrivals<CoreDelivery>();
   /** Counted for the coordinator and not yet released. */
   readonly #counted = new Set<CoreDelivery>();
   readonly #listener: Listener;
   readonly #maxBuffered: number;
   #arrivals = 0n;
   #dropped = 0;
-  #wake: (() => void) | undefined;
   #unlistened = false;
 
   constructor(host: NatsHost, subject: string, queue: string | undefined, maxBuffered: number) {
@@ -39,14 +38,9 @@ export class CoreSubscription
   }
 
   protected async pull(max: number): Promise<readonly CoreDelivery[]> {
-    if (this.#queue.length === 0) {
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      const revoked = this.revokedWith;
-      if (revoked !== undefined) throw revoked;
-    }
-    return this.#queue.splice(0, max);
+    // Empty when woken by a close.
+    if (this.#waiting.length === 0) await this.arrivalOn(this.#waiting);
+    return this.#waiting.take(max);
   }
 
   async close(): Promise<void> {
@@ -55,12 +49,12 @@ export class CoreSubscription
 
   revoke(error: RustStreamError): void {
     this.markRevoked(error);
-    this.#wakeUp();
+    this.#waiting.wake();
   }
 
   /** Answers the messages that had arrived and were never pulled, lost with the subscription. */
   async surrender(): Promise<number> {
-    const dropped = this.#queue.length;
+    const dropped = this.#waiting.length;
     this.#closeNow();
     return dropped;
   }
@@ -76,21 +70,14 @@ export class CoreSubscription
   #arrived(message: Received): void {
     // A status (a request's "no responders") is the server's, not a message to hand over.
     if (message.status !== undefined || this.closed) return;
-    if (this.#queue.length >= this.#maxBuffered) {
+    if (this.#waiting.length >= this.#maxBuffered) {
       this.#dropped++;
       return;
     }
     const delivery = new CoreDelivery(this, withReplyTo(message), ++this.#arrivals);
     this.#counted.add(delivery);
     this.#host.coordinator.enqueued();
-    this.#queue.push(delivery);
-    this.#wakeUp();
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    this.#waiting.push(delivery);
   }
 
   #closeNow(): void {
@@ -99,8 +86,7 @@ export class CoreSubscription
     this.#unlistened = true;
     this.#listener.close();
     this.#host.forget(this);
-    for (const delivery of this.#queue.splice(0)) this.released(delivery);
-    this.#wakeUp();
+    for (const delivery of this.#waiting.clear()) this.released(delivery);
   }
 }
 

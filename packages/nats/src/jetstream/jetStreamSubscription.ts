@@ -1,5 +1,10 @@
 import { type ClockTimer, RustStreamError, type SeekableSubscription } from "@ruststream/core";
-import { type HostedSubscription, PullSubscription, seekMark } from "@ruststream/core/broker";
+import {
+  Arrivals,
+  type HostedSubscription,
+  PullSubscription,
+  seekMark,
+} from "@ruststream/core/broker";
 import type { ConsumerLink, ConsumerSpec, PullRequest, Stored } from "../client/link.js";
 import type { NatsHost } from "../host.js";
 import {
@@ -31,13 +36,12 @@ export class JetStreamSubscription
   readonly #host: NatsHost;
   readonly #source: JetStreamSubject;
   #consumer: ConsumerLink;
-  readonly #queue: JetStreamDelivery[] = [];
+  readonly #queue = new Arrivals<JetStreamDelivery>();
   /** Handed over by the server and not settled: what the beat keeps alive. */
   readonly #held = new Set<JetStreamDelivery>();
   #request: PullRequest | undefined;
   #retry: ClockTimer | undefined;
   #beat: ClockTimer | undefined;
-  #wake: (() => void) | undefined;
   /** Bumped by a seek: messages of a pull made before it are the old consumer's. */
   #epoch = 0;
   #letGo = false;
@@ -70,14 +74,10 @@ export class JetStreamSubscription
       this.#pump();
       // The pull may have been answered at once (the stand-in answers synchronously).
       if (this.#queue.length > 0) break;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      const revoked = this.revokedWith;
-      if (revoked !== undefined) throw revoked;
+      await this.arrivalOn(this.#queue);
       if (this.closed) return [];
     }
-    const taken = this.#queue.splice(0, max);
+    const taken = this.#queue.take(max);
     // Ask for more before the queue runs dry, so a busy consumer does not wait a round trip.
     if (this.#queue.length < this.#source.settings.fetchSize / 2) this.#pump();
     return taken;
@@ -93,7 +93,7 @@ export class JetStreamSubscription
     this.#request?.stop();
     this.#request = undefined;
     // What waits here came from the old consumer: handed back, so nothing stays held for it.
-    const waiting = this.#queue.splice(0);
+    const waiting = this.#queue.take(this.#queue.length);
     for (const delivery of waiting) this.#held.delete(delivery);
     const old = this.#consumer;
     await old.giveBack(waiting.map((delivery) => delivery.message));
@@ -118,7 +118,7 @@ export class JetStreamSubscription
 
   revoke(error: RustStreamError): void {
     this.markRevoked(error);
-    this.#wakeUp();
+    this.#queue.wake();
   }
 
   /** Gives back every delivery held (waiting here, or handed out and not settled): `nak`, at once. */
@@ -146,8 +146,7 @@ export class JetStreamSubscription
     this.#stopBeat();
     const held = [...this.#held];
     this.#held.clear();
-    this.#queue.length = 0;
-    this.#wakeUp();
+    this.#queue.clear();
     await this.#consumer.giveBack(held.map((delivery) => delivery.message));
     await this.#consumer.close();
     return held.length;
@@ -167,7 +166,7 @@ export class JetStreamSubscription
       () => {
         if (this.#request !== request) return;
         this.#request = undefined;
-        if (this.#wake !== undefined) this.#pump();
+        if (this.#queue.awaited) this.#pump();
       },
       () => {
         if (this.#request !== request) return;
@@ -177,7 +176,7 @@ export class JetStreamSubscription
         this.#retry = this.#host.clock.setTimer(RETRY_PULL_MS, () => {
           void this.#recover().finally(() => {
             this.#retry = undefined;
-            if (this.#wake !== undefined) this.#pump();
+            if (this.#queue.awaited) this.#pump();
           });
         });
       },
@@ -213,7 +212,6 @@ export class JetStreamSubscription
     this.#held.add(delivery);
     this.#startBeat();
     this.#queue.push(delivery);
-    this.#wakeUp();
   }
 
   #startBeat(): void {
@@ -236,12 +234,6 @@ export class JetStreamSubscription
   #stopBeat(): void {
     this.#beat?.cancel();
     this.#beat = undefined;
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
   }
 
   /** A sequence the stream still holds, or the next one it will write; else `unknown-position`. */

@@ -1,5 +1,5 @@
 import type { RustStreamError } from "@ruststream/core";
-import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
+import { Arrivals, type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import type { DelayedCopy, RabbitHost } from "../host.js";
 import type { LinkConsumer, LinkDelivery } from "../link.js";
 import { RabbitPosition } from "../position.js";
@@ -26,12 +26,11 @@ export class QueueSubscription
   readonly name: string;
   readonly #host: RabbitHost;
   readonly #options: QueueSubscriptionOptions;
-  readonly #waiting: QueueDelivery[] = [];
+  readonly #waiting = new Arrivals<QueueDelivery>();
   /** Handed out and not settled yet. */
   readonly #open = new Set<QueueDelivery>();
   #consumer: LinkConsumer | undefined;
   #arrivals = 0;
-  #wake: (() => void) | undefined;
   #cancelledBy: string | undefined;
   #ended = false;
 
@@ -54,7 +53,7 @@ export class QueueSubscription
       onDelivery: (message) => subscription.#arrived(message),
       onCancelled: (reason) => {
         subscription.#cancelledBy = reason;
-        subscription.#wakeUp();
+        subscription.#waiting.wake();
       },
     });
     return subscription;
@@ -67,13 +66,9 @@ export class QueueSubscription
   protected async pull(max: number): Promise<readonly QueueDelivery[]> {
     while (this.#waiting.length === 0) {
       if (this.closed || this.#cancelledBy !== undefined) break;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      const revoked = this.revokedWith;
-      if (revoked !== undefined) throw revoked;
+      await this.arrivalOn(this.#waiting);
     }
-    const batch = this.#waiting.splice(0, max);
+    const batch = this.#waiting.take(max);
     for (const delivery of batch) this.#open.add(delivery);
     // The server ended the consumer (its queue deleted): the subscription ends once drained.
     if (batch.length === 0 && this.#cancelledBy !== undefined) await this.#end();
@@ -87,7 +82,7 @@ export class QueueSubscription
   // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
   revoke(error: RustStreamError): void {
     this.markRevoked(error);
-    this.#wakeUp();
+    this.#waiting.wake();
   }
 
   /** Answers the deliveries that go back to the queue: waiting ones, and those handed out unsettled. */
@@ -119,22 +114,15 @@ export class QueueSubscription
       typeof offset === "number" || typeof offset === "bigint" ? BigInt(offset) : undefined,
     );
     this.#waiting.push(new QueueDelivery(this, message, this.#options.type, position));
-    this.#wakeUp();
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
   }
 
   async #end(): Promise<void> {
     this.markClosed();
-    this.#wakeUp();
+    this.#waiting.wake();
     if (this.#ended) return;
     this.#ended = true;
     this.#host.forget(this);
-    this.#waiting.length = 0;
+    this.#waiting.clear();
     this.#open.clear();
     await this.#consumer?.cancel().catch(() => {});
   }
