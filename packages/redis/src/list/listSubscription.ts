@@ -141,7 +141,13 @@ export class RedisListSubscription
   }
 
   async remove(delivery: RedisListDelivery): Promise<void> {
-    await this.#settle(delivery);
+    // With recovery off no claim tells two equal values apart, so the script would find the value
+    // by its bytes, as `LREM` does: one plain command then, for the same effect, resent or not.
+    if (delivery.claim === undefined) {
+      await this.#host.link.call("LREM", [this.#processing, 1, delivery.raw]);
+    } else {
+      await this.#settle(delivery);
+    }
   }
 
   async requeue(delivery: RedisListDelivery): Promise<void> {
