@@ -143,16 +143,18 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
   }
 
   /**
-   * A dead letter the runtime publishes, to a stream or a list, for an entry of a stream or a value
-   * of a reliable list read on this connection goes with that delivery's ack, in one step, and only
-   * while the delivery is still its consumer's (RedisStreamDelivery and RedisListDelivery
-   * forwardWith); everything else is one command.
+   * A copy that takes its cause's place (the runtime's retry copy and dead letter, `replacesCause`),
+   * to a stream or a list, for an entry of a stream or a value of a reliable list read on this
+   * connection goes with that delivery's ack, in one step, and only while the delivery is still its
+   * consumer's (RedisStreamDelivery and RedisListDelivery forwardWith); everything else is one
+   * command. Written as a publish and then an ack, a kill between the two left the original to be
+   * delivered again beside its copy: two copies, each retried and dead-lettered in turn.
    */
   #send(message: OutgoingMessage, command: Command, transport: RedisTransport): Promise<Reply> {
     const cause = message.cause;
     if (
       transport !== "pubsub" &&
-      message.deadLetterOrigin !== undefined &&
+      message.replacesCause === true &&
       (cause instanceof RedisStreamDelivery || cause instanceof RedisListDelivery)
     ) {
       const moved = cause.forwardWith(this.#host.link, command);

@@ -46,13 +46,14 @@ async function move(connected: ConnectedRedisBroker, d: Delivery, how: Move): Pr
   if (how === "requeue") return d.nack({ requeue: true });
   if (how === "later") return d.nackAfter(60_000);
   if (how === "broker dead letter") return d.nack({ requeue: false });
-  // As the runtime dead-letters: a publish naming the delivery as its cause, then the ack.
+  // As the runtime dead-letters: a publish naming the delivery as the cause it replaces, then the ack.
   const publisher = await new RedisPublish().pair(connected);
   const receipt = await publisher.publish({
     name: `${d.name}.dlq`,
     payload: d.payload,
     deadLetterOrigin: { source: d.name, position: String(d.position), reason: "rejected" },
     cause: d,
+    replacesCause: true,
   });
   return `published (${receipt.position === undefined ? "no position" : "at a position"})`;
 }

@@ -1,4 +1,5 @@
 import { type Delivery, readRetryCount } from "@ruststream/core";
+import { writeRetryCount } from "@ruststream/core/broker";
 import { bytes } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -20,7 +21,11 @@ import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 const HELD_FOR_DEAD_MS = 100;
 
 function list(key: string, recoveryIdleMs?: number): RedisList {
-  return new RedisList(key, { count: 2, blockMs: 50, recoveryIdleMs });
+  return new RedisList(key, {
+    count: 2,
+    blockMs: 50,
+    ...(recoveryIdleMs === undefined ? {} : { recoveryIdleMs }),
+  });
 }
 
 /** What the server holds for `key`: queued, held, claimed. */
@@ -64,6 +69,35 @@ function retryTwice(recoveryIdleMs?: number) {
     await a.close();
     return log;
   };
+}
+
+/**
+ * The retry copy the runtime publishes (a delayed retry's, once its delay is over) names the value
+ * it replaces: written with the value's release, once, however often it is sent.
+ */
+async function retryCopyTwice(connected: ConnectedRedisBroker, key: string): Promise<string[]> {
+  const log: string[] = [];
+  await publish(connected, key, "m");
+  const a = (await connected.subscribe(list(key, 60_000))) as RedisListSubscription;
+  const d = await first(a);
+  const publisher = await new RedisPublish({ transport: "list" }).pair(connected);
+  const copy = {
+    name: key,
+    payload: d.payload,
+    headers: writeRetryCount(d.headers.clone(), 1),
+    cause: d,
+    replacesCause: true,
+  };
+  await publisher.publish(copy);
+  log.push(`retry copy -> ${await counts(connected, key)}`);
+  await publisher.publish(copy);
+  log.push(`sent again -> ${await counts(connected, key)}`);
+  log.push(`then ack -> ${await d.ack()}; ${await counts(connected, key)}`);
+  const next = await first(a);
+  log.push(`the copy's retry count ${retries(next)}`);
+  await next.ack();
+  await a.close();
+  return log;
 }
 
 /** Two equal values held, the first acked twice: the second stays held. */
@@ -117,6 +151,15 @@ describe("a reliable list's value is settled once, by its holder: server and in-
     expect(await sameOnServerAndStandIn("listretrytwiceoff", retryTwice())).toEqual([
       "retry -> queue 1, processing 0, claims 0",
       "sent again -> queue 1, processing 0, claims 0",
+      "the copy's retry count 1",
+    ]);
+  });
+
+  it("the runtime's retry copy is written with the value's release, once however often it is sent", async () => {
+    expect(await sameOnServerAndStandIn("listretrycopy", retryCopyTwice)).toEqual([
+      "retry copy -> queue 1, processing 0, claims 0",
+      "sent again -> queue 1, processing 0, claims 0",
+      "then ack -> ok; queue 1, processing 0, claims 0",
       "the copy's retry count 1",
     ]);
   });
