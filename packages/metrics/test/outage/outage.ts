@@ -4,8 +4,8 @@
 // and both polled back, and a message published after the recovery handled.
 import { type Broker, type RunningApp, RustStream, type SourceOf } from "@ruststream/core";
 import { type HttpServer, health, serveHttp } from "@ruststream/health";
-import { expect } from "vitest";
 import { uniqueName } from "@ruststream/tooling-testkit";
+import { expect } from "vitest";
 import { prometheusMetrics } from "../../src/index.js";
 
 /** An answer of the app's HTTP server: the status and the parsed JSON body. */
