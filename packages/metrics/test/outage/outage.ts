@@ -2,8 +2,10 @@
 // /health/ready and /health/live answered over HTTP, /metrics scraped over HTTP, each polled until
 // it shows what the step waits for (or its deadline fails the test), then the server started again
 // and both polled back, and a message published after the recovery handled.
-import type { RunningApp, RustStream } from "@ruststream/core";
+import { type Broker, type RunningApp, RustStream, type SourceOf } from "@ruststream/core";
 import { type HttpServer, health, serveHttp } from "@ruststream/health";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { expect } from "vitest";
 import { prometheusMetrics } from "../../src/index.js";
 
 /** An answer of the app's HTTP server: the status and the parsed JSON body. */
@@ -47,6 +49,33 @@ export interface OutageSubject {
   publish(running: RunningApp, value: unknown): Promise<void>;
   /** How long each step may wait for the app to see it (the client's own retry cadence). */
   readonly deadlineMs: number;
+}
+
+/**
+ * The app of an outage test: `broker` with one subscriber on `source`, whose handler records each
+ * message, and a publish through the broker's default policy to `name` (where `source` reads).
+ */
+export function subscribedApp<TBroker extends Broker>(
+  broker: TBroker,
+  source: string | SourceOf<TBroker>,
+  name: string,
+): Pick<OutageSubject, "app" | "handled" | "publish"> {
+  const handled: unknown[] = [];
+  const app = new RustStream({ name: uniqueName("outage"), version: "1.0.0" }).broker(
+    broker,
+    (b) => {
+      b.subscriber(source).handle((message) => {
+        handled.push(message);
+      });
+    },
+  );
+  return {
+    app,
+    handled,
+    publish: async (running, value) => {
+      await running.publish(name, value);
+    },
+  };
 }
 
 export interface OutageRecord {
@@ -172,4 +201,21 @@ export async function throughOutage(subject: OutageSubject): Promise<OutageRecor
     await running.stop();
     await server.close();
   }
+}
+
+/**
+ * Runs `throughOutage` and checks what every outage test expects of it: ready before; while the
+ * server is down, not ready because the broker is reconnecting (the `why` naming it), and still
+ * live; ready again after; and the one message published after the recovery handled.
+ */
+export async function expectRecovery(subject: OutageSubject): Promise<OutageRecord> {
+  const seen = await throughOutage(subject);
+  expect(seen.before.ready).toEqual({ status: 200, body: { ready: true, state: "ready" } });
+  expect(seen.during.ready.body.why).toEqual([
+    expect.stringMatching(new RegExp(`^broker ${subject.broker} is reconnecting: `)),
+  ]);
+  expect(seen.during.live.status).toBe(200);
+  expect(seen.after.ready.status).toBe(200);
+  expect(subject.handled).toEqual([{ after: "recovery" }]);
+  return seen;
 }
