@@ -189,12 +189,9 @@ export class RabbitPublisher
     // Checked again: the broker may have shut down while `work` ran.
     this.#host.assertOpen();
     if (staged.length === 0) return result;
-    try {
-      await this.#host.commit(staged.map((s) => s.request));
-    } catch (error) {
-      if (this.#host.isClosed) throw this.#host.closedError("publisher");
-      throw error;
-    }
+    // The link's refusal as it is, also after a shutdown: it says whether the commit was sent
+    // (`closed` when it was not, of unknown outcome when it was), which a plain `closed` would hide.
+    await this.#host.commit(staged.map((s) => s.request));
     for (const { raw } of staged) this.#host.record(raw);
     return result;
   }
