@@ -147,6 +147,16 @@ export class ConnectedRabbitBroker
     }
   }
 
+  async commit(requests: readonly PublishRequest[]): Promise<void> {
+    this.assertOpen();
+    this.#inflight += requests.length;
+    try {
+      await this.link.commit(requests);
+    } finally {
+      this.#inflight -= requests.length;
+    }
+  }
+
   async awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply> {
     this.assertOpen();
     return this.#inbox.awaitReply(correlationId, timeoutMs);

@@ -71,6 +71,17 @@ export interface Link {
   /** Resolves once the server confirmed the message; rejects on its nack or a return. */
   publish(request: PublishRequest): Promise<void>;
   /**
+   * Publishes `requests` in one AMQP transaction (tx.select, the publishes, tx.commit), after the
+   * link's earlier transactions. Resolves once the server committed every message with each
+   * `mandatory` one routed. Rejects with a `RustStreamError` that says what became of them
+   * (transactionRefusal.ts): `broker-failure`, nothing committed, when the server refused a message
+   * before the commit (a missing exchange) or the channel was closed before it was sent;
+   * `publish-refused` when the commit returned mandatory messages as unroutable (the rest is
+   * committed: RabbitMQ routes at commit and takes nothing back); `broker-failure`, the outcome
+   * unknown, when the commit got no answer.
+   */
+  commit(requests: readonly PublishRequest[]): Promise<void>;
+  /**
    * Publishes a request whose replies come back by direct reply-to: the answer names the address
    * to put in `reply-to`, and each reply reaches `onReply`, set once per link.
    */

@@ -5,6 +5,8 @@ import {
   type Requester,
   type RequestOptions,
   RustStreamError,
+  type Transaction,
+  type TransactionalPublisher,
 } from "@ruststream/core";
 import {
   assertPayloadBytes,
@@ -12,6 +14,8 @@ import {
   type PendingReply,
   publishRequest,
   requestMark,
+  stageTransaction,
+  transactionsMark,
   wireHeaders,
 } from "@ruststream/core/broker";
 import { propertiesOf } from "./amqpHeaders.js";
@@ -50,6 +54,8 @@ export interface PublisherHost {
   closedError(what: string): RustStreamError;
   /** Publishes with a confirm; `request` puts it on the channel replies come back to. */
   send(request: PublishRequest, kind: "publish" | "request"): Promise<void>;
+  /** Publishes `requests` in one AMQP transaction (Link.commit says what a failure means). */
+  commit(requests: readonly PublishRequest[]): Promise<void>;
   /** Keeps a copy of what is published, on an in-process connection, for the test's `published()`. */
   record(message: RawMessage): void;
   awaitReply(correlationId: string, timeoutMs: number): Promise<PendingReply>;
@@ -87,7 +93,7 @@ export function prepare(
   const content = message.payload.slice();
   // A reply to direct reply-to goes without `mandatory`: 3.10 returns such a reply as unroutable
   // although it delivers it.
-  const toReplyAddress = settings.exchange === "" && message.name.startsWith(`${directReplyTo}.`);
+  const toReplyAddress = isReplyAddress({ exchange: settings.exchange, routingKey: message.name });
   const request: PublishRequest = {
     exchange: settings.exchange,
     routingKey: message.name,
@@ -102,6 +108,11 @@ export function prepare(
   };
   const partitionKey = headers.get(rabbitHeaderNames.partitionKey);
   return { request, raw: { name: message.name, payload: content, headers, partitionKey } };
+}
+
+/** A publish to a requester's direct reply-to address (the default exchange, `amq.rabbitmq.reply-to.…`). */
+function isReplyAddress(request: Pick<PublishRequest, "exchange" | "routingKey">): boolean {
+  return request.exchange === "" && request.routingKey.startsWith(`${directReplyTo}.`);
 }
 
 function checkedOptions(
@@ -133,10 +144,15 @@ function checkedOptions(
  * Publishes to one exchange, each name a routing key; each publish resolves on the server's confirm
  * and rejects on its nack, or when the server could route it nowhere under `mandatory`. A
  * requester: replies come back by direct reply-to on the channel the request went out on, many in
- * flight at once, matched by correlation id.
+ * flight at once, matched by correlation id. Transactional: `transaction(work)` checks and stages
+ * each `tx.publish` as it is made, and once `work` resolves publishes them in one AMQP transaction
+ * (tx.commit on a channel of its own); nothing is sent when it throws.
  */
-export class RabbitPublisher implements Requester<RabbitPublishOptions> {
+export class RabbitPublisher
+  implements Requester<RabbitPublishOptions>, TransactionalPublisher<RabbitPublishOptions>
+{
   readonly [requestMark] = true as const;
+  readonly [transactionsMark] = true as const;
   readonly #host: PublisherHost;
   readonly #settings: RabbitPublishSettings;
 
@@ -148,6 +164,36 @@ export class RabbitPublisher implements Requester<RabbitPublishOptions> {
   async publish(message: OutgoingMessage<RabbitPublishOptions>): Promise<Receipt> {
     await this.#send(message, "publish");
     return { name: message.name };
+  }
+
+  /**
+   * Runs `work` in a transaction: publishes what it staged when it resolves, nothing when it throws
+   * (and rethrows). Resolves once RabbitMQ committed every message (each `mandatory` one routed);
+   * a failed commit rejects saying whether nothing, part or an unknown share was published.
+   */
+  async transaction<T>(work: (tx: Transaction<RabbitPublishOptions>) => Promise<T>): Promise<T> {
+    this.#host.assertOpen();
+    const staged: Array<{ request: PublishRequest; raw: RawMessage }> = [];
+    const result = await stageTransaction(work, (message) => {
+      const prepared = this.#prepare(message);
+      if (isReplyAddress(prepared.request)) {
+        // RabbitMQ hands a reply to its requester when the publish arrives, tx mode or not: in a
+        // transaction it would go out before the commit, and even if the transaction aborted.
+        throw new RustStreamError(
+          "unsupported",
+          `a reply to direct reply-to ("${message.name}") cannot be part of a transaction: RabbitMQ delivers it at once, outside the transaction; publish it with publisher.publish after the transaction`,
+        );
+      }
+      staged.push(prepared);
+    });
+    // Checked again: the broker may have shut down while `work` ran.
+    this.#host.assertOpen();
+    if (staged.length === 0) return result;
+    // The link's refusal as it is, also after a shutdown: it says whether the commit was sent
+    // (`closed` when it was not, of unknown outcome when it was), which a plain `closed` would hide.
+    await this.#host.commit(staged.map((s) => s.request));
+    for (const { raw } of staged) this.#host.record(raw);
+    return result;
   }
 
   async request(
@@ -166,8 +212,7 @@ export class RabbitPublisher implements Requester<RabbitPublishOptions> {
     message: OutgoingMessage<RabbitPublishOptions>,
     kind: "publish" | "request",
   ): Promise<void> {
-    this.#host.assertOpen();
-    const { request, raw } = prepare(message, this.#settings, this.#host.maxMessageBytes);
+    const { request, raw } = this.#prepare(message);
     this.#host.record(raw);
     try {
       await this.#host.send(request, kind);
@@ -175,5 +220,13 @@ export class RabbitPublisher implements Requester<RabbitPublishOptions> {
       if (this.#host.isClosed) throw this.#host.closedError("publisher");
       throw error;
     }
+  }
+
+  #prepare(message: OutgoingMessage<RabbitPublishOptions>): {
+    readonly request: PublishRequest;
+    readonly raw: RawMessage;
+  } {
+    this.#host.assertOpen();
+    return prepare(message, this.#settings, this.#host.maxMessageBytes);
   }
 }

@@ -1,4 +1,4 @@
-import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What each queue type does, declared once for the real node and the in-process stand-in alike: the
 // suites hold both to it. `false` is what RabbitMQ or the queue type cannot do; `notBuilt` is what
@@ -21,7 +21,7 @@ export const classicCapabilities: Capabilities = {
   batches: true,
   // A queue keeps no offsets to go back to.
   seek: false,
-  transactions: notBuilt("the transactional publisher on confirms is not built yet"),
+  transactions: true,
   request: true,
 };
 

@@ -3,12 +3,14 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 /**
  * A TCP relay in front of the test node, for losing the connection on purpose: `cut()` closes every
  * relayed connection and stops listening (a client sees the server gone, and its reconnects are
- * refused), `restore()` listens again on the same port.
+ * refused), `restore()` listens again on the same port. `mute()` drops what the server sends from
+ * then on (a reply lost on the way), while what the client sends still reaches the server.
  */
 export class Relay {
   readonly #target: { host: string; port: number };
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
+  #muted = false;
   port = 0;
 
   constructor(target: { host: string; port: number }) {
@@ -28,7 +30,9 @@ export class Relay {
         });
       }
       client.pipe(upstream);
-      upstream.pipe(client);
+      upstream.on("data", (chunk: Buffer) => {
+        if (!this.#muted) client.write(chunk);
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -36,6 +40,10 @@ export class Relay {
     });
     this.port = (server.address() as { port: number }).port;
     this.#server = server;
+  }
+
+  mute(): void {
+    this.#muted = true;
   }
 
   async cut(): Promise<void> {
@@ -46,6 +54,7 @@ export class Relay {
   }
 
   restore(): Promise<void> {
+    this.#muted = false;
     return this.start();
   }
 

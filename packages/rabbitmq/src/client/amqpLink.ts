@@ -4,10 +4,12 @@ import amqp, { type ChannelModel } from "amqplib";
 import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
 import { directReplyTo } from "../names.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
+import { ChannelSlot, type ClosableChannel } from "./channelSlot.js";
 import { ConsumerChannel } from "./consumerChannel.js";
 import { PublishChannel } from "./publishChannel.js";
 import { refusalOf } from "./serverError.js";
 import { checkTopology, declareTopology } from "./topologyCheck.js";
+import { TxChannel } from "./txChannel.js";
 
 export interface AmqpLinkOptions {
   /** `amqp://` or `amqps://`, credentials and vhost in it. */
@@ -27,6 +29,7 @@ export interface AmqpLinkOptions {
  * with backoff, declares again what it declared, reopens the publishing channel (with its direct
  * reply-to consumer) and every consumer's channel, and reports each change through `states`. While
  * the connection is down, a publish waits up to `waitForConnectionMs` for it, then fails naming why.
+ * Transactions go on a channel of their own (AMQP's tx mode excludes confirms), one after another.
  */
 export class AmqpLink implements Link {
   readonly states = new LinkStates();
@@ -34,7 +37,10 @@ export class AmqpLink implements Link {
   readonly #options: AmqpLinkOptions;
   readonly #consumers = new Set<ConsumerChannel>();
   #model: ChannelModel | undefined;
-  #publish: Promise<PublishChannel> | undefined;
+  readonly #publish = new ChannelSlot((model) => PublishChannel.open(model, this.#onReply));
+  readonly #tx = new ChannelSlot(TxChannel.open);
+  /** The last transaction's commit: the next one starts after it (one open transaction per channel). */
+  #commits: Promise<unknown> = Promise.resolve();
   #declared: Topology = emptyTopology;
   #onReply: ((reply: LinkDelivery) => void) | undefined;
   /** Those waiting for the connection to come back. */
@@ -92,7 +98,16 @@ export class AmqpLink implements Link {
   }
 
   async publish(request: PublishRequest): Promise<void> {
-    return (await this.#publishChannel(request)).publish(request);
+    const what = `publishing to exchange "${request.exchange}" with routing key "${request.routingKey}"`;
+    return (await this.#channel(this.#publish, what)).publish(request);
+  }
+
+  commit(requests: readonly PublishRequest[]): Promise<void> {
+    const run = this.#commits.then(async () =>
+      (await this.#channel(this.#tx, "committing a transaction")).commit(requests),
+    );
+    this.#commits = run.catch(() => {});
+    return run;
   }
 
   publishRequest(request: PublishRequest): Promise<void> {
@@ -102,9 +117,7 @@ export class AmqpLink implements Link {
   onReply(listener: (reply: LinkDelivery) => void): void {
     this.#onReply = listener;
     // A channel opened before the first request has no reply consumer: the next one will.
-    const current = this.#publish;
-    this.#publish = undefined;
-    void current?.then((c) => c.close()).catch(() => {});
+    void this.#publish.close();
   }
 
   async close(): Promise<void> {
@@ -112,27 +125,21 @@ export class AmqpLink implements Link {
     this.#closed = true;
     this.#wakeWaiting();
     await Promise.allSettled([...this.#consumers].map((c) => c.cancel()));
-    const publish = this.#publish;
-    this.#publish = undefined;
-    await publish?.then((c) => c.close()).catch(() => {});
+    await Promise.all([this.#publish.close(), this.#tx.close()]);
     await this.#model?.close().catch(() => {});
   }
 
-  async #publishChannel(request: PublishRequest): Promise<PublishChannel> {
+  /** The slot's channel on the live connection, opening another when it closed under us. */
+  async #channel<T extends ClosableChannel>(slot: ChannelSlot<T>, what: string): Promise<T> {
     for (;;) {
-      const model = await this.#connected(
-        `publishing to exchange "${request.exchange}" with routing key "${request.routingKey}"`,
-      );
-      this.#publish ??= PublishChannel.open(model, this.#onReply);
-      const opened = this.#publish;
+      const model = await this.#connected(what);
       try {
-        const channel = await opened;
-        if (!channel.closed) return channel;
+        const channel = await slot.on(model);
+        if (channel !== undefined) return channel;
       } catch (error) {
         if (this.#model === model) throw refusalError("opening a channel", error);
       }
       // Closed under us (a reconnect, or the server closed it): open another.
-      if (this.#publish === opened) this.#publish = undefined;
     }
   }
 
@@ -175,7 +182,8 @@ export class AmqpLink implements Link {
     model.on("close", (error?: Error) => {
       if (this.#model !== model) return;
       this.#model = undefined;
-      this.#publish = undefined;
+      this.#publish.forget();
+      this.#tx.forget();
       if (this.#closed) return;
       this.#lost(error === undefined ? "the server closed the connection" : refusalOf(error).text);
     });

@@ -4,29 +4,23 @@ import type { LinkDelivery, PublishRequest } from "../link.js";
 import { directReplyTo } from "../names.js";
 import { unroutable } from "../topology/refusal.js";
 import { contentBuffer, linkProperties, publishOptions } from "./properties.js";
+import { type AwaitingReturn, matchReturn } from "./returns.js";
 import { brokerFailure } from "./serverError.js";
-
-interface Pending {
-  readonly request: PublishRequest;
-  /** The server's `basic.return` text, when it could route the message nowhere. */
-  returned: string | undefined;
-}
 
 /**
  * The connection's publishing channel, in confirm mode: a publish resolves on the server's ack and
  * rejects on its nack. With `mandatory`, the server returns a message it could route nowhere before
- * it acks it; a return carries no delivery tag, so it is matched to the earliest waiting publish
- * with the same exchange, routing key and body (two such publishes are the same to their callers).
+ * it acks it (matched to its publish as `matchReturn` says).
  * The channel also consumes direct reply-to, so the requests it publishes get their replies here.
  */
 export class PublishChannel {
   readonly #channel: ConfirmChannel;
-  readonly #pending = new Set<Pending>();
+  readonly #pending = new Set<AwaitingReturn>();
   #closed: Error | undefined;
 
   private constructor(channel: ConfirmChannel) {
     this.#channel = channel;
-    channel.on("return", (message: Message) => this.#returned(message));
+    channel.on("return", (message: Message) => matchReturn(this.#pending, message));
     channel.on("error", (error: Error) => {
       this.#closed ??= error;
     });
@@ -61,7 +55,7 @@ export class PublishChannel {
     if (this.#closed !== undefined) {
       return Promise.reject(brokerFailure("publishing to RabbitMQ", this.#closed));
     }
-    const entry: Pending = { request, returned: undefined };
+    const entry: AwaitingReturn = { request, returned: undefined };
     this.#pending.add(entry);
     return new Promise<void>((resolve, reject) => {
       this.#channel.publish(
@@ -95,22 +89,6 @@ export class PublishChannel {
 
   async close(): Promise<void> {
     await this.#channel.close().catch(() => {});
-  }
-
-  #returned(message: Message): void {
-    const { exchange, routingKey, replyText } = message.fields as unknown as {
-      exchange: string;
-      routingKey: string;
-      replyText?: string;
-    };
-    for (const entry of this.#pending) {
-      const r = entry.request;
-      if (entry.returned !== undefined) continue;
-      if (r.exchange !== exchange || r.routingKey !== routingKey) continue;
-      if (!contentBuffer(r.content).equals(message.content)) continue;
-      entry.returned = replyText ?? "NO_ROUTE";
-      return;
-    }
   }
 }
 

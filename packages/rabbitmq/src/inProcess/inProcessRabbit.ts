@@ -10,6 +10,7 @@ import type {
   Table,
   Topology,
 } from "../topology/topology.js";
+import { nothingCommitted, unroutableAtCommit } from "../transactionRefusal.js";
 import { matches, pickByHash } from "./routing.js";
 import { StandInLink, type StandInServer } from "./standInLink.js";
 import { type QueueHost, StandInQueue } from "./standInQueue.js";
@@ -26,7 +27,8 @@ function builtIn(name: string, type: ExchangeType): ExchangeSpec {
  * An in-process stand-in of a RabbitMQ vhost, for TestApp: exchanges of every type the package
  * uses and their bindings (to queues and to other exchanges), queues with prefetch, ack and reject,
  * a quorum queue's delivery count and limit, TTLs and dead-letter exchanges, confirms (a publish
- * resolves once routed), mandatory returns, and direct reply-to. Declarations are checked as the
+ * resolves once routed), transactions (routed at their commit), mandatory returns, and direct
+ * reply-to. Declarations are checked as the
  * server checks them: a queue or exchange declared again with other settings is refused with the
  * server's code and words, a passive check of a missing one too. One per broker object, so a
  * second connection finds what the first left.
@@ -100,32 +102,53 @@ export class InProcessRabbit implements QueueHost, StandInServer {
 
   /** Routes a published message; with `mandatory`, a message routed nowhere is refused. */
   publish(request: PublishRequest): void {
+    const missing = this.#missingExchange(request);
+    if (missing !== undefined) {
+      throw new RustStreamError("broker-failure", `publishing to RabbitMQ: ${missing}`);
+    }
+    if (!this.#deliver(request) && request.mandatory) {
+      throw unroutable(request.exchange, request.routingKey, "NO_ROUTE");
+    }
+  }
+
+  /**
+   * A transaction's commit, as the server makes it: a publish to a missing exchange is refused
+   * when it arrives (closing the channel, which discards the transaction: nothing is routed);
+   * otherwise every message is routed at once, and the `mandatory` ones routed nowhere are
+   * returned while the rest stay published.
+   */
+  commit(requests: readonly PublishRequest[]): void {
+    for (const request of requests) {
+      const missing = this.#missingExchange(request);
+      if (missing !== undefined) throw nothingCommitted(requests, missing);
+    }
+    const returned = requests.filter((r) => !this.#deliver(r) && r.mandatory);
+    if (returned.length > 0) throw unroutableAtCommit(requests, returned, "NO_ROUTE");
+  }
+
+  /** The server's words for a publish to an exchange that does not exist, else nothing. */
+  #missingExchange(request: PublishRequest): string | undefined {
+    if (this.#exchanges.has(request.exchange)) return undefined;
+    if (request.exchange === "" && request.routingKey.startsWith(replyPrefix)) return undefined;
+    return `NOT_FOUND - no exchange '${request.exchange}' in vhost '/'`;
+  }
+
+  /** Enqueues the message wherever it routes, or hands a reply to its inbox; false if nowhere. */
+  #deliver(request: PublishRequest): boolean {
     if (request.exchange === "" && request.routingKey.startsWith(replyPrefix)) {
       const inbox = this.#replyInboxes.get(request.routingKey);
-      if (inbox === undefined) {
-        if (request.mandatory) throw unroutable("", request.routingKey, "NO_ROUTE");
-        return;
-      }
+      if (inbox === undefined) return false;
       const reply = stored("", request.routingKey, request.content.slice(), request.properties);
       queueMicrotask(() => inbox(replyOf(reply)));
-      return;
-    }
-    if (!this.#exchanges.has(request.exchange)) {
-      throw new RustStreamError(
-        "broker-failure",
-        `publishing to RabbitMQ: NOT_FOUND - no exchange '${request.exchange}' in vhost '/'`,
-      );
+      return true;
     }
     const queues = this.#route(request.exchange, request.routingKey, request.properties.headers);
-    if (queues.size === 0) {
-      if (request.mandatory) throw unroutable(request.exchange, request.routingKey, "NO_ROUTE");
-      return;
-    }
     for (const queue of queues) {
       queue.enqueue(
         stored(request.exchange, request.routingKey, request.content.slice(), request.properties),
       );
     }
+    return queues.size > 0;
   }
 
   /** Where replies to a link's requests go: its own address under direct reply-to. */

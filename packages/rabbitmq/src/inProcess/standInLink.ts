@@ -7,6 +7,7 @@ export interface StandInServer {
   ensure(topology: Topology, declare: boolean): void;
   queue(name: string): StandInQueue;
   publish(request: PublishRequest): void;
+  commit(requests: readonly PublishRequest[]): void;
   openReplyInbox(id: string, deliver: (reply: LinkDelivery) => void): string;
   closeReplyInbox(address: string): void;
 }
@@ -54,6 +55,10 @@ export class StandInLink implements Link {
 
   async publish(request: PublishRequest): Promise<void> {
     this.#server.publish(request);
+  }
+
+  async commit(requests: readonly PublishRequest[]): Promise<void> {
+    this.#server.commit(requests);
   }
 
   async publishRequest(request: PublishRequest): Promise<void> {
