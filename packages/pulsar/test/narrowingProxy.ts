@@ -18,7 +18,7 @@ export interface NarrowingProxy {
 
 /** The broker's frames, rewritten where they must be; whole frames out, each once complete. */
 function rewriter(maxMessageSize: number, url: string): (chunk: Buffer) => Buffer[] {
-  let buffered = Buffer.alloc(0);
+  let buffered: Buffer = Buffer.alloc(0);
   return (chunk) => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
     const out: Buffer[] = [];
