@@ -203,7 +203,7 @@ describe("a frame over the connection's limit", () => {
     const connection = b.connections[0]!;
     // Acked (an ordinary ack) once the handler resolved.
     await eventually(
-      () => connection.received.some((c) => c.ack?.messageId[0]?.entryId === 1n),
+      () => connection.received.some((c) => c.ack?.messageId?.[0]?.entryId === 1n),
       5000,
       "the ack of the entry over the limit",
     );
