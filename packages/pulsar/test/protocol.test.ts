@@ -241,11 +241,16 @@ describe("framing", () => {
     }
   });
 
-  it("refuses a frame larger than the limit before buffering it", () => {
+  it("refuses a frame larger than the limit that holds no MESSAGE, once its first bytes are in", () => {
+    // (A MESSAGE that large is skipped instead: oversizedFrameReader.test.ts.)
     const reader = new FrameReader(1000);
-    const header = Buffer.alloc(8);
-    header.writeUInt32BE(5000, 0);
-    expect(() => reader.push(header)).toThrow(/exceeds the limit/);
+    const frame = Buffer.alloc(5004);
+    frame.set(encodeCommandFrame({ type: CommandType.PING, ping: {} }));
+    frame.writeUInt32BE(5000, 0);
+    expect(reader.push(frame.subarray(0, 8))).toEqual([]);
+    expect(() => reader.push(frame.subarray(8))).toThrow(
+      "a frame of 5000 bytes exceeds the limit of 1000: a PING command, which is no entry to skip",
+    );
   });
 });
 

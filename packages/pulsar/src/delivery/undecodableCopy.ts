@@ -8,7 +8,8 @@ import type { UndecodableEntry } from "../wire/undecodable.js";
 /**
  * The dead letter of an entry the consumer could not decode. Nothing decoded from it can be
  * trusted, so its payload is the entry's payload as it travelled (compressed; a batch's messages
- * concatenated), with the headers that say how to read it, the entry's own properties (a single
+ * concatenated; empty when its frame was over the limit and skipped unread, which the reason
+ * says), with the headers that say how to read it, the entry's own properties (a single
  * message's headers; a batch keeps its messages' inside the payload), its key, and core's origin,
  * which the publisher writes with Pulsar's REAL_TOPIC and ORIGIN_MESSAGE_ID.
  */

@@ -18,12 +18,13 @@ import type {
   CommandSendReceipt,
   CommandTopicMigrated,
 } from "./commands/shapes.js";
-import { serverFailure } from "./errors.js";
+import { ProtocolFailure, serverFailure } from "./errors.js";
 import {
+  BROKER_FRAME_HEADROOM,
   DEFAULT_MAX_MESSAGE_SIZE,
   encodeCommandFrame,
-  FRAME_PADDING,
   type Frame,
+  FrameError,
   FrameReader,
   type PayloadSection,
 } from "./frame.js";
@@ -318,6 +319,7 @@ export class Connection {
     try {
       frames = this.#reader.push(chunk);
     } catch (error) {
+      this.#refuseAnswer(error);
       this.#destroy(
         new RustStreamError(
           "broker-failure",
@@ -344,6 +346,25 @@ export class Connection {
         );
       }
     }
+  }
+
+  /**
+   * A command over the limit that answers a request fails that request for good, before the
+   * connection closes: asked again on the next connection, it would get the same answer, and the
+   * client would loop through reconnects. (Only a MESSAGE over the limit is skipped: it is an
+   * entry, which the consumer handles as undecodable.)
+   */
+  #refuseAnswer(error: unknown): void {
+    if (!(error instanceof FrameError) || error.command === undefined) return;
+    const requestId = error.command.error?.requestId ?? responseRequestId(error.command);
+    const pending = requestId === undefined ? undefined : this.#take(requestId);
+    pending?.reject(
+      new RustStreamError(
+        "broker-failure",
+        `${pending.what}: the broker's answer is larger than this connection reads (${error.message}); not asked again, as the answer would be the same`,
+        { cause: new ProtocolFailure(error.message, { cause: error }) },
+      ),
+    );
   }
 
   #dispatch(frame: Frame): void {
@@ -434,7 +455,7 @@ export class Connection {
     if (connected.maxMessageSize !== undefined && connected.maxMessageSize > 0)
       this.maxMessageSize = connected.maxMessageSize;
     // Frames from the broker may carry broker entry metadata and command bytes beyond the limit.
-    this.#reader.maxFrameSize = this.maxMessageSize + FRAME_PADDING * 4;
+    this.#reader.maxFrameSize = this.maxMessageSize + BROKER_FRAME_HEADROOM;
     const interval = this.#settings.keepAliveIntervalMs ?? 30_000;
     this.#lastReceivedAt = Date.now();
     this.#keepAlive = setInterval(() => this.#checkAlive(interval), interval);

@@ -17,6 +17,12 @@ export const MAGIC_CRC32C = 0x0e01;
 export const MAGIC_BROKER_ENTRY_METADATA = 0x0e02;
 /** What a frame may carry beyond the broker's max_message_size (commands, metadata), as the Java client allows. */
 export const FRAME_PADDING = 10 * 1024;
+/**
+ * What a frame from the broker may carry beyond the max message size: its command and the broker's
+ * entry metadata. A frame over the limit is read this far (its command, and the start of its
+ * payload section) before the rest of it is skipped.
+ */
+export const BROKER_FRAME_HEADROOM = 4 * FRAME_PADDING;
 /** The broker's default max_message_size (5 MiB), assumed until CONNECTED says otherwise. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024;
 
@@ -109,6 +115,12 @@ export interface PayloadSection {
    * and the connection goes on.
    */
   readonly unreadable?: string;
+  /**
+   * Set, saying so, when the frame was larger than the reader's limit: its payload was skipped as
+   * it arrived, unread and unchecked (`payload` is empty; `checksumValid` means nothing). Its
+   * metadata is what its first bytes held (none when it did not fit there), to count its messages.
+   */
+  readonly oversized?: string;
 }
 
 /** One decoded frame. */
@@ -120,6 +132,16 @@ export interface Frame {
 /** Thrown for bytes that cannot be a frame: the connection must be dropped, since framing is lost. */
 export class FrameError extends DecodeError {
   override readonly name = "FrameError";
+  /**
+   * The command of a frame over the limit that is no MESSAGE, so no entry to skip: the answer to a
+   * request, perhaps, which its connection then fails for good rather than ask again.
+   */
+  readonly command: BaseCommand | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; command?: BaseCommand }) {
+    super(message, options);
+    this.command = options?.command;
+  }
 }
 
 /**
@@ -175,8 +197,9 @@ const noMetadata = (): MessageMetadata => ({ producerName: "", sequenceId: 0n, p
 /**
  * The section after a payload frame's command. It never throws: what cannot be read is reported in
  * `unreadable`, since the frame's total size already delimited it and the connection is sound.
+ * Without `verify`, the checksum is not computed (the section is only the start of one).
  */
-function decodePayloadSection(bytes: Buffer): PayloadSection {
+function decodePayloadSection(bytes: Buffer, verify = true): PayloadSection {
   let at = 0;
   let entryMetadata: BrokerEntryMetadata | undefined;
   let checksummed = false;
@@ -203,7 +226,7 @@ function decodePayloadSection(bytes: Buffer): PayloadSection {
     checksummed = true;
     const expected = bytes.readUInt32BE(at + 2);
     at += 6;
-    checksumValid = crc32c(bytes.subarray(at)) === expected;
+    checksumValid = !verify || crc32c(bytes.subarray(at)) === expected;
   }
   if (bytes.length < at + 4) return unreadable("the payload section ends before its metadata size");
   const metadataSize = bytes.readUInt32BE(at);
@@ -225,13 +248,19 @@ function decodePayloadSection(bytes: Buffer): PayloadSection {
 
 /**
  * Cuts a byte stream into frames. Chunks are kept as they arrived and joined once per frame, so a
- * 5 MiB frame arriving in 64 KiB pieces is copied once, not once per piece.
+ * 5 MiB frame arriving in 64 KiB pieces is copied once, not once per piece. A frame over the limit
+ * is never buffered: see #skipOversized.
  */
 export class FrameReader {
   readonly #chunks: Buffer[] = [];
   #buffered = 0;
+  /** Bytes of a frame over the limit not dropped yet: dropped as they arrive. */
+  #skipping = 0;
 
-  /** @param maxFrameSize the largest totalSize accepted; a larger one is a lost stream. */
+  /**
+   * @param maxFrameSize the largest totalSize read whole; a larger frame is skipped when it holds a
+   * MESSAGE (its entry undecodable), and is a FrameError otherwise.
+   */
   constructor(public maxFrameSize: number = DEFAULT_MAX_MESSAGE_SIZE + FRAME_PADDING) {}
 
   /** Adds bytes from the socket and returns the frames they complete, in order. */
@@ -239,16 +268,75 @@ export class FrameReader {
     const chunk = asBuffer(bytes);
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
+    if (this.#skipping > 0) this.#drop();
     const frames: Frame[] = [];
     while (this.#buffered >= 4) {
       const total = this.#peekTotalSize();
-      if (total > this.maxFrameSize)
-        throw new FrameError(`frame of ${total} bytes exceeds the limit of ${this.maxFrameSize}`);
+      if (total > this.maxFrameSize) {
+        const skipped = this.#skipOversized(total);
+        if (skipped === undefined) break;
+        frames.push(skipped);
+        continue;
+      }
       if (this.#buffered < 4 + total) break;
       const frame = this.#take(4 + total);
       frames.push(decodeFrame(frame.subarray(4)));
     }
     return frames;
+  }
+
+  /**
+   * A frame over the limit, once its first bytes are in (its command, and the start of its payload
+   * section, within BROKER_FRAME_HEADROOM): a MESSAGE comes out with its section marked
+   * `oversized` and the rest of the frame is dropped as it arrives, so its entry is undecodable and
+   * the stream goes on. Any other command is a FrameError carrying it; a command that is not within
+   * the first bytes, or cannot be read, is a lost stream.
+   */
+  #skipOversized(total: number): Frame | undefined {
+    const headSize = Math.min(4 + total, BROKER_FRAME_HEADROOM);
+    if (this.#buffered < headSize) return undefined;
+    const head = this.#take(headSize, true).subarray(0, headSize);
+    const why = `a frame of ${total} bytes exceeds the limit of ${this.maxFrameSize}`;
+    if (headSize < 8) throw new FrameError(`${why}, and has no command size`);
+    const commandSize = head.readUInt32BE(4);
+    if (8 + commandSize > headSize)
+      throw new FrameError(
+        `${why}, and its command of ${commandSize} bytes is not within its first ${headSize}: the stream is lost`,
+      );
+    const command = decodeCommand(head.subarray(8, 8 + commandSize));
+    if (command.type !== CommandType.MESSAGE)
+      throw new FrameError(
+        `${why}: a ${commandNames.get(command.type)} command, which is no entry to skip`,
+        { command },
+      );
+    const start = decodePayloadSection(head.subarray(8 + commandSize), false);
+    this.#skipping = 4 + total;
+    this.#drop();
+    const payload: PayloadSection = {
+      metadata: start.metadata,
+      payload: new Uint8Array(0),
+      checksumValid: true,
+      checksummed: start.checksummed,
+      oversized: `${why}: its payload was skipped unread`,
+    };
+    return {
+      command,
+      payload: start.brokerEntryMetadata
+        ? { brokerEntryMetadata: start.brokerEntryMetadata, ...payload }
+        : payload,
+    };
+  }
+
+  /** Drops what is buffered of the frame being skipped. */
+  #drop(): void {
+    while (this.#skipping > 0 && this.#chunks.length > 0) {
+      const first = this.#chunks[0]!;
+      const n = Math.min(first.length, this.#skipping);
+      if (n === first.length) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(n);
+      this.#buffered -= n;
+      this.#skipping -= n;
+    }
   }
 
   #peekTotalSize(): number {

@@ -1,5 +1,5 @@
 // Entries a consumer cannot decode: a checksum that does not match or metadata that cannot be read,
-// a declared size above the max message size, a payload its codec cannot decompress within it, a
+// a frame or a declared size above the max message size, a payload its codec cannot decompress within it, a
 // batch that does not add up. Pulsar's Java client acks such an entry with the
 // validation error and delivers none of its messages; so does this one where nobody says
 // otherwise, but never silently: every one is logged at error, with its message id and why. A
@@ -32,7 +32,10 @@ export interface UndecodableEntry {
   readonly error: string;
   /** Its metadata as read (on a checksum mismatch, not to be trusted). */
   readonly metadata: MessageMetadata;
-  /** Its payload as it travelled: compressed, and for a batch the concatenated entries. */
+  /**
+   * Its payload as it travelled: compressed, and for a batch the concatenated entries. Empty for
+   * an entry whose frame was over the limit: its bytes were skipped as they arrived, never held.
+   */
   readonly payload: Uint8Array;
   /** 0 on first delivery; counted by the broker on Shared and Key_Shared subscriptions. */
   readonly redeliveryCount: number;

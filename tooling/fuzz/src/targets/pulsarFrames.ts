@@ -1,7 +1,17 @@
 // pulsar-frames: the frame reader on a byte stream, whole and in pieces. Frames of any kind a broker
 // sends, one after another, mutated: totals, command sizes, checksums and payload sections damaged.
+// A frame over the limit is read by its first bytes and the rest skipped as it arrives: whole and
+// in pieces, the same frame comes out marked oversized (a MESSAGE), or the same error ends the read.
 import fc from "fast-check";
-import { type Frame, FrameReader } from "../../../../packages/pulsar/src/wire/frame.js";
+import { CommandType } from "../../../../packages/pulsar/src/wire/commands/enums.js";
+import {
+  BROKER_FRAME_HEADROOM,
+  encodeCommandFrame,
+  encodeMessageSection,
+  encodePayloadFrame,
+  type Frame,
+  FrameReader,
+} from "../../../../packages/pulsar/src/wire/frame.js";
 import { type Mutated, mutated } from "../mutate.js";
 import { fuzzTarget } from "../target.js";
 import {
@@ -23,7 +33,7 @@ interface Read {
 }
 
 const summary = (frame: Frame): string =>
-  `${frame.command.type}:${frame.payload ? Buffer.from(frame.payload.payload).toString("hex") : "-"}:${frame.payload?.unreadable ?? ""}`;
+  `${frame.command.type}:${frame.payload ? Buffer.from(frame.payload.payload).toString("hex") : "-"}:${frame.payload?.unreadable ?? ""}:${frame.payload?.oversized ?? ""}`;
 
 function read(bytes: Uint8Array, pieces: readonly number[]): Read {
   const reader = new FrameReader(FUZZ_MAX_MESSAGE_SIZE);
@@ -71,6 +81,29 @@ function streams(): Uint8Array[] {
   );
 }
 
+/** A MESSAGE frame one byte over the limit, then a PING: the PING must still be read. */
+function messageOverTheLimit(): Uint8Array {
+  const message = encodePayloadFrame(
+    {
+      type: CommandType.MESSAGE,
+      message: { consumerId: 1, messageId: { ledgerId: 1n, entryId: 2n } },
+    },
+    encodeMessageSection({ producerName: "p", sequenceId: 0n, publishTime: 1 }, new Uint8Array(0)),
+  );
+  const padded = Buffer.alloc(4 + FUZZ_MAX_MESSAGE_SIZE + 1);
+  padded.set(message);
+  padded.writeUInt32BE(FUZZ_MAX_MESSAGE_SIZE + 1, 0);
+  return Buffer.concat([padded, encodeCommandFrame({ type: CommandType.PING, ping: {} })]);
+}
+
+/** The first bytes of a SUCCESS frame declaring 4 GiB - 1: the error comes once they are in. */
+function answerOverTheLimit(): Uint8Array {
+  const head = Buffer.alloc(BROKER_FRAME_HEADROOM);
+  head.set(encodeCommandFrame({ type: CommandType.SUCCESS, success: { requestId: 1 } }));
+  head.writeUInt32BE(0xffff_ffff, 0);
+  return head;
+}
+
 export const pulsarFrames = fuzzTarget<Mutated>({
   name: "pulsar-frames",
   decoder: "FrameReader and decodeFrame, whole and in pieces (@ruststream/pulsar/wire)",
@@ -95,6 +128,14 @@ export const pulsarFrames = fuzzTarget<Mutated>({
     {
       name: "a MESSAGE without its body",
       input: unchanged(Uint8Array.of(0, 0, 0, 6, 0, 0, 0, 2, 0x08, 9)),
+    },
+    {
+      name: "a MESSAGE over the limit, then a PING (a lost stream before: the entry came again after every reconnect)",
+      input: unchanged(messageOverTheLimit()),
+    },
+    {
+      name: "a SUCCESS declaring 4 GiB - 1",
+      input: unchanged(answerOverTheLimit()),
     },
   ],
   size: (input) => input.bytes.length,

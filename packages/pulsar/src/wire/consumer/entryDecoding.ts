@@ -48,6 +48,9 @@ export function decodeEntry(
   source: EntrySource,
   queue: Queue<Message>,
 ): number | Undecodable {
+  // Over the limit, as Pulsar's Java client reports a payload larger than the max message size.
+  if (section.oversized !== undefined)
+    return { reason: "UncompressedSizeCorruption", error: section.oversized };
   if (!section.checksumValid)
     return {
       reason: "ChecksumMismatch",
