@@ -98,7 +98,8 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   return new ClientLink(nc, jetstream(nc, { timeout }), jsm);
 }
 
-function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
+/** A frame's header lines as the client sends them (none: no header block). */
+export function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
   if (frame.headers.length === 0) return undefined;
   const h = natsHeaders();
   for (const [name, value] of frame.headers) h.set(name, value);

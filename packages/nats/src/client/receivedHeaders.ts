@@ -1,6 +1,6 @@
 import { MsgImpl } from "@nats-io/transport-node";
 import { HeaderMap, RustStreamError } from "@ruststream/core";
-import { headerMapOf } from "../headerValues.js";
+import { headerMapOf, headerName } from "../headerValues.js";
 
 // A message's headers as its sender wrote them: a block of lines, `NATS/1.0[ status]` and then
 // `name: value`. They are read here, from the block's bytes, rather than through the client's
@@ -23,13 +23,6 @@ export interface ReadHeaders {
 const HEAD = "NATS/1.0";
 /** Lenient, as the client decodes a block: a byte that is not UTF-8 reads as U+FFFD. */
 const utf8 = new TextDecoder();
-/** A header name: printable ASCII other than the colon (which ends it). */
-const headerName = /^[!-9;-~]+$/;
-const noHeaders: ReadHeaders = {
-  headers: new HeaderMap(),
-  unreadable: undefined,
-  status: undefined,
-};
 
 /** The header block of `message` as the server sent it, or `undefined` when it carried none. */
 function headerBlock(message: object): Uint8Array | undefined {

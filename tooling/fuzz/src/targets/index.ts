@@ -5,6 +5,7 @@ import { fileFrames } from "./fileFrames.js";
 import { fileResume } from "./fileResume.js";
 import { jsonCodec } from "./jsonCodec.js";
 import { msgpackCodec } from "./msgpackCodec.js";
+import { natsHeaders } from "./natsHeaders.js";
 import { pulsarBatches } from "./pulsarBatches.js";
 import { pulsarCommands } from "./pulsarCommands.js";
 import { pulsarDecompressLz4 } from "./pulsarDecompressLz4.js";
@@ -37,4 +38,5 @@ export const targets: readonly FuzzTarget[] = [
   pulsarDecompressZlib,
   pulsarDecompressZstd,
   pulsarDecompressSnappy,
+  natsHeaders,
 ];
