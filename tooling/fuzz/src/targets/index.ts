@@ -14,6 +14,7 @@ import { pulsarDecompressZlib } from "./pulsarDecompressZlib.js";
 import { pulsarDecompressZstd } from "./pulsarDecompressZstd.js";
 import { pulsarEntries } from "./pulsarEntries.js";
 import { pulsarFrames } from "./pulsarFrames.js";
+import { rabbitmqHeaders } from "./rabbitmqHeaders.js";
 import { redisFrame } from "./redisFrame.js";
 import { redisStreamEntry } from "./redisStreamEntry.js";
 
@@ -39,4 +40,5 @@ export const targets: readonly FuzzTarget[] = [
   pulsarDecompressZstd,
   pulsarDecompressSnappy,
   natsHeaders,
+  rabbitmqHeaders,
 ];
