@@ -6,6 +6,7 @@ import { fileResume } from "./fileResume.js";
 import { jsonCodec } from "./jsonCodec.js";
 import { msgpackCodec } from "./msgpackCodec.js";
 import { natsHeaders } from "./natsHeaders.js";
+import { postgresRow } from "./postgresRow.js";
 import { pulsarBatches } from "./pulsarBatches.js";
 import { pulsarCommands } from "./pulsarCommands.js";
 import { pulsarDecompressLz4 } from "./pulsarDecompressLz4.js";
@@ -41,4 +42,5 @@ export const targets: readonly FuzzTarget[] = [
   pulsarDecompressSnappy,
   natsHeaders,
   rabbitmqHeaders,
+  postgresRow,
 ];
