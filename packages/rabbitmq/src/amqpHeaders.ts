@@ -25,6 +25,14 @@ export function propertiesOf(
         typeof value === "string" ? value : propertyText(value, name, destination);
       continue;
     }
+    if (name === "__proto__") {
+      // A table entry of this name is its table's prototype to JavaScript: it would have been lost
+      // here without a word, and amqplib reads one a peer sent as the table's prototype too.
+      throw new RustStreamError(
+        "publish-refused",
+        `a header named "__proto__" on a message for ${destination} cannot travel in an AMQP table read by JavaScript: rename it`,
+      );
+    }
     if (Buffer.byteLength(name) > maxNameBytes) {
       throw new RustStreamError(
         "publish-refused",

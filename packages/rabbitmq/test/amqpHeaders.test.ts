@@ -37,6 +37,16 @@ describe("headersOf", () => {
     expect(String(refused)).toContain("content-type");
   });
 
+  it("refuses a header named __proto__: the table would take it as its prototype, and lose it", () => {
+    let refused: unknown;
+    try {
+      propertiesOf(new HeaderMap([["__proto__", "x"]]), "q");
+    } catch (error) {
+      refused = error;
+    }
+    expect(isRustStreamError(refused, "publish-refused"), String(refused)).toBe(true);
+  });
+
   it("a header nested 4,500 deep is left out with core's error, and the others arrive", () => {
     const read = headersOf({ headers: { deep: nested(4500), "x-kept": "yes" } });
     expect(isRustStreamError(read.unreadable, "invalid-argument"), String(read.unreadable)).toBe(
