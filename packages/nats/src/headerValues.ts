@@ -6,6 +6,9 @@ import { HeaderMap } from "@ruststream/core";
 // starts with the prefix is encoded too, so reading back is never ambiguous. Text values, all a
 // RustStream service written in Rust sends, go as they are.
 
+/** A header name NATS carries: printable ASCII other than the colon (which ends it). */
+export const headerName = /^[!-9;-~]+$/;
+
 /** What starts an encoded value: base64 of the value's bytes follows. */
 export const encodedValuePrefix = "=?rs-b64?";
 

@@ -17,7 +17,7 @@ import {
   writeDeadLetterOrigin,
 } from "@ruststream/core/broker";
 import type { Frame, NatsLink } from "./client/link.js";
-import { headerLine } from "./headerValues.js";
+import { headerLine, headerName } from "./headerValues.js";
 import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
 import { JetStreamPosition } from "./position.js";
 
@@ -114,8 +114,6 @@ export class NatsPublisher implements Requester<NatsPublishOptions> {
     return this.#flushing;
   }
 }
-
-const headerName = /^[!-9;-~]+$/;
 
 /**
  * The frame a message goes out as, or the refusal, before anything is sent: what every publish,

@@ -1,23 +1,70 @@
-import { ManualClock } from "@ruststream/core";
+import { connect as tcpConnect } from "node:net";
+import { isRustStreamError, ManualClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   type CoreSubscription,
+  JetStreamSubject,
   NatsBroker,
   NatsSubject,
 } from "../src/index.js";
-import { rawClient } from "./env.live.js";
+import { deleteStreams, rawClient } from "./env.live.js";
 
 // What bounds a subscription against a flood or odd input: core NATS pushes whatever is published,
 // so what waits for the handler is capped; a header value that is not one line of text is carried
 // encoded and read back to its bytes, and a plain client's text that looks encoded is still text.
 
 const connections: ConnectedNatsBroker[] = [];
+const streams: string[] = [];
 afterEach(async () => {
   await Promise.all(connections.splice(0).map((c) => c.shutdown()));
+  await deleteStreams(...streams.splice(0));
 });
+
+/**
+ * A core subscription the server has registered: a message published on the broker's own connection
+ * after it arrived back, so what another connection publishes next reaches it.
+ */
+async function registered(connected: ConnectedNatsBroker, subject: string) {
+  const subscription = await connected.subscribe(subject);
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
+  await publisher.publish({ name: subject, payload: bytes("ready") });
+  const ready = (await subscription.next()).value;
+  expect(text(ready!.payload)).toBe("ready");
+  return subscription;
+}
+
+/**
+ * Publishes `header` (one line) and `payload` with the protocol's HPUB on a socket of its own: the
+ * official client refuses to send a header name that is not printable ASCII, and the server, or a
+ * client in another language, does not.
+ */
+async function publishRaw(subject: string, header: string, payload: string): Promise<void> {
+  const url = new URL(requireEnv("NATS_URL"));
+  const socket = tcpConnect(Number(url.port), url.hostname);
+  try {
+    const block = Buffer.from(`NATS/1.0\r\n${header}\r\n\r\n`);
+    const body = Buffer.from(payload);
+    let seen = "";
+    await new Promise<void>((resolve, reject) => {
+      socket.on("error", reject);
+      socket.on("data", (chunk) => {
+        seen += chunk.toString("latin1");
+        if (seen.includes("-ERR")) reject(new Error(`the server refused: ${seen}`));
+        else if (seen.includes("PONG")) resolve();
+      });
+      socket.write(
+        'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true}\r\n',
+      );
+      socket.write(`HPUB ${subject} ${block.length} ${block.length + body.length}\r\n`);
+      socket.write(Buffer.concat([block, body, Buffer.from("\r\nPING\r\n")]));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
 
 const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
   ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
@@ -70,5 +117,70 @@ describe("header values from a plain NATS client", () => {
     const d = (await subscription.next()).value;
     // Decoded as base64 (the prefix is ours): whatever it reads is no longer than what was sent.
     expect(d?.headers.get("x-odd")?.length ?? 0).toBeLessThan(20);
+  });
+});
+
+describe("header blocks another client wrote", () => {
+  // The client parses the header block when it is read and throws on a name with a space: the
+  // message must still arrive, marked unreadable for the decode policy, and the next one after it.
+  it("a core message arrives marked unreadable, with its payload, and the next one arrives", async () => {
+    const connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    connections.push(connected);
+    const subject = uniqueName("bad-header");
+    const subscription = await registered(connected, subject);
+    await publishRaw(subject, "bad name: v", "first");
+    await publishRaw(subject, "good-name: v", "second");
+    const first = (await subscription.next()).value;
+    expect(text(first!.payload)).toBe("first");
+    expect(
+      isRustStreamError(first!.decodeError, "invalid-argument"),
+      String(first!.decodeError),
+    ).toBe(true);
+    expect(String(first!.decodeError)).toContain("header name");
+    const second = (await subscription.next()).value;
+    expect(text(second!.payload)).toBe("second");
+    expect(second!.decodeError).toBeUndefined();
+    expect(second!.headers.getString("good-name")).toBe("v");
+  });
+
+  it("a block of 60,000 headers (600 KB) arrives whole, in well under the test's time", async () => {
+    // The client's own parse looked up every name it held for each line: 11 s for 30,000.
+    const connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    connections.push(connected);
+    const subject = uniqueName("many-headers");
+    const subscription = await registered(connected, subject);
+    const count = 60_000;
+    const lines = Array.from({ length: count }, (_, i) => `h${i}: ${i}`).join("\r\n");
+    await publishRaw(subject, lines, "many");
+    const got = (await subscription.next()).value;
+    expect(got!.decodeError).toBeUndefined();
+    expect(got!.headers.size).toBe(count);
+    expect(got!.headers.getString(`h${count - 1}`)).toBe(String(count - 1));
+  });
+
+  it("a JetStream message arrives marked unreadable, and the pull goes on", async () => {
+    const connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    connections.push(connected);
+    const subject = uniqueName("bad-header-js");
+    streams.push(subject);
+    const subscription = await connected.subscribe(
+      new JetStreamSubject(subject, {
+        stream: subject,
+        declare: { subjects: [subject], storage: "memory" },
+      }),
+    );
+    await publishRaw(subject, "bad name: v", "first");
+    await publishRaw(subject, "x-n: 2", "second");
+    const first = (await subscription.next()).value;
+    expect(text(first!.payload)).toBe("first");
+    expect(
+      isRustStreamError(first!.decodeError, "invalid-argument"),
+      String(first!.decodeError),
+    ).toBe(true);
+    await first!.ack();
+    const second = (await subscription.next()).value;
+    expect(text(second!.payload)).toBe("second");
+    expect(second!.decodeError).toBeUndefined();
+    await second!.ack();
   });
 });

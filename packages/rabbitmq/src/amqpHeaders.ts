@@ -22,8 +22,16 @@ export function propertiesOf(
     const property = propertyOf(name);
     if (property !== undefined) {
       properties[property] =
-        typeof value === "string" ? value : Buffer.from(value).toString("utf8");
+        typeof value === "string" ? value : propertyText(value, name, destination);
       continue;
+    }
+    if (name === "__proto__") {
+      // A table entry of this name is its table's prototype to JavaScript: it would have been lost
+      // here without a word, and amqplib reads one a peer sent as the table's prototype too.
+      throw new RustStreamError(
+        "publish-refused",
+        `a header named "__proto__" on a message for ${destination} cannot travel in an AMQP table read by JavaScript: rename it`,
+      );
     }
     if (Buffer.byteLength(name) > maxNameBytes) {
       throw new RustStreamError(
@@ -36,6 +44,23 @@ export function propertiesOf(
   return { headers: table, ...properties };
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A property's bytes as text: amqplib writes and reads a property as UTF-8, so bytes that are not
+ * would arrive as other bytes (each bad sequence a U+FFFD).
+ */
+function propertyText(bytes: Uint8Array, name: string, destination: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new RustStreamError(
+      "publish-refused",
+      `the header "${name}" on a message for ${destination} is not UTF-8 text: AMQP carries it as a property of text; give it as text`,
+    );
+  }
+}
+
 function propertyOf(name: string): keyof typeof propertyHeaders | undefined {
   for (const [property, header] of Object.entries(propertyHeaders)) {
     if (header === name) return property as keyof typeof propertyHeaders;
@@ -43,18 +68,53 @@ function propertyOf(name: string): keyof typeof propertyHeaders | undefined {
   return undefined;
 }
 
+/**
+ * How deep a header's tables and arrays may nest (`x-death`, the deepest the server writes, is 3):
+ * past this its text would be made by recursion as deep as what a peer wrote, and amqplib decodes
+ * tables nested a few thousand deep that then overflow the stack here.
+ */
+export const maxHeaderNesting = 64;
+
+/** A delivery's headers, and why one of them could not be read (it is left out), if one could not. */
+export interface ReadHeaders {
+  readonly headers: HeaderMap;
+  readonly unreadable: RustStreamError | undefined;
+}
+
 /** A delivery's headers: the table's entries (each as text or bytes), then the properties. */
-export function headersOf(properties: LinkProperties): HeaderMap {
+export function headersOf(properties: LinkProperties): ReadHeaders {
   const headers = new HeaderMap();
+  let unreadable: RustStreamError | undefined;
   for (const [name, value] of Object.entries(properties.headers)) {
+    if (name.length === 0) continue;
+    if (!nestedWithin(value, maxHeaderNesting)) {
+      unreadable ??= new RustStreamError(
+        "invalid-argument",
+        `the header "${name.slice(0, 64)}" nests tables or arrays more than ${maxHeaderNesting} deep: a header holds text, bytes, or a shallow table; fix the sender`,
+      );
+      continue;
+    }
     const held = heldValue(value);
-    if (held !== undefined && name.length > 0) headers.set(name, held);
+    if (held !== undefined) headers.set(name, held);
   }
   for (const [property, header] of Object.entries(propertyHeaders)) {
     const value = properties[property as keyof typeof propertyHeaders];
     if (typeof value === "string") headers.set(header, value);
   }
-  return headers;
+  return { headers, unreadable };
+}
+
+// A table amqplib decoded is a plain object filled entry by entry, so an entry named `__proto__`
+// sets its prototype: one holding bytes makes it pass for a Uint8Array (`instanceof`) while reading
+// its length throws. Bytes are told by ArrayBuffer.isView, which reads what the value is.
+
+/** Whether `value`'s tables and arrays nest at most `levels` deep (a recursion of at most that). */
+function nestedWithin(value: TableValue | undefined, levels: number): boolean {
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return true;
+  if (levels === 0) return false;
+  const inner = Array.isArray(value) ? value : Object.values(value);
+  for (const item of inner) if (!nestedWithin(item, levels - 1)) return false;
+  return true;
 }
 
 /**
@@ -65,17 +125,30 @@ function heldValue(value: TableValue | undefined): string | Uint8Array | undefin
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value;
   // A plain Uint8Array over the same bytes: amqplib hands Buffers, headers hold bytes.
-  if (value instanceof Uint8Array)
+  if (ArrayBuffer.isView(value))
     return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v instanceof Uint8Array ||
-    (typeof v === "object" && v !== null && (v as { type?: unknown }).type === "Buffer")
-      ? Buffer.from(v instanceof Uint8Array ? v : (v as { data: number[] }).data).toString("base64")
-      : typeof v === "bigint"
-        ? v.toString()
-        : v,
-  );
+  return JSON.stringify(plainValue(value));
+}
+
+/** A nested value as plain JSON data: bytes as base64, a bigint as its digits, tables' own entries. */
+function plainValue(value: TableValue): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value !== "object" || value === null) return value;
+  if (ArrayBuffer.isView(value)) {
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+  }
+  if (Array.isArray(value)) return value.map(plainValue);
+  const plain: Record<string, unknown> = {};
+  for (const [name, inner] of Object.entries(value)) {
+    Object.defineProperty(plain, name, {
+      value: plainValue(inner),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return plain;
 }
 
 /** A whole number the server wrote in a table (`x-delivery-count`), if it is one. */

@@ -34,7 +34,8 @@ export class ReplyInbox {
   }
 
   #replied(reply: LinkDelivery): void {
-    const headers = headersOf(reply.properties);
+    // A header nested past the limit is left out: the reply still reaches its request.
+    const { headers } = headersOf(reply.properties);
     const raw: RawMessage = {
       name: reply.routingKey,
       payload: reply.content,

@@ -24,6 +24,11 @@ export interface Received {
   readonly reply: string | undefined;
   /** A status the server sent instead of a message: 503 answers a request nobody listens to. */
   readonly status: number | undefined;
+  /**
+   * Why its headers could not be read (core's error; the headers are then empty), or `undefined`:
+   * the delivery's `decodeError`, which the runtime settles by the decode policy.
+   */
+  readonly decodeError: Error | undefined;
 }
 
 /** A message a JetStream consumer delivered, with the verbs that settle it at the server. */

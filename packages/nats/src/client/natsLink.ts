@@ -22,9 +22,8 @@ import {
   headers as natsHeaders,
   nkeyAuthenticator,
 } from "@nats-io/transport-node";
-import { HeaderMap, RustStreamError } from "@ruststream/core";
+import { RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
-import { headerMapOf } from "../headerValues.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
 import type {
@@ -38,6 +37,7 @@ import type {
   Received,
   Stored,
 } from "./link.js";
+import { readHeaders } from "./receivedHeaders.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
 /** An ephemeral consumer the server deletes once nobody pulled from it for this long. */
@@ -98,18 +98,8 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   return new ClientLink(nc, jetstream(nc, { timeout }), jsm);
 }
 
-/** Our header map from a NATS message's headers (the first value of a repeated name). */
-function headersOf(headers: MsgHdrs | undefined): HeaderMap {
-  if (headers === undefined) return new HeaderMap();
-  const lines: [string, string][] = [];
-  for (const [name, values] of headers) {
-    const [first] = values;
-    if (first !== undefined) lines.push([name, first]);
-  }
-  return headerMapOf(lines);
-}
-
-function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
+/** A frame's header lines as the client sends them (none: no header block). */
+export function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
   if (frame.headers.length === 0) return undefined;
   const h = natsHeaders();
   for (const [name, value] of frame.headers) h.set(name, value);
@@ -117,24 +107,27 @@ function natsHeadersOf(frame: Frame): MsgHdrs | undefined {
 }
 
 function received(m: Msg): Received {
-  const code = m.headers?.code;
+  const read = readHeaders(m);
   return {
     subject: m.subject,
     payload: m.data,
-    headers: headersOf(m.headers),
+    headers: read.headers,
     reply: m.reply === "" ? undefined : m.reply,
-    status: code !== undefined && code > 0 ? code : undefined,
+    status: read.status,
+    decodeError: read.unreadable,
   };
 }
 
 function stored(m: JsMsg): Stored {
   const info = m.info;
+  const read = readHeaders(m);
   return {
     subject: m.subject,
     payload: m.data,
-    headers: headersOf(m.headers),
+    headers: read.headers,
     reply: undefined,
     status: undefined,
+    decodeError: read.unreadable,
     stream: info.stream,
     consumer: info.consumer,
     streamSequence: BigInt(info.streamSequence),

@@ -37,6 +37,10 @@ export class CoreDelivery extends DeliveryBase<NatsArrivalPosition> {
   get headers(): ReadonlyHeaderMap {
     return this.#message.headers;
   }
+  /** Headers its sender wrote that could not be read: the runtime settles it by the decode policy. */
+  override get decodeError(): Error | undefined {
+    return this.#message.decodeError;
+  }
   get partitionKey(): Uint8Array | undefined {
     return this.#message.headers.get(natsHeaderNames.partitionKey);
   }

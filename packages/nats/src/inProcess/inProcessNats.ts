@@ -63,6 +63,7 @@ export class InProcessNats {
       headers: headerMapOf(frame.headers),
       reply: frame.reply,
       status: undefined,
+      decodeError: undefined,
     };
     const groups = new Map<string, Subscriber[]>();
     const plain: Subscriber[] = [];
@@ -95,6 +96,7 @@ export class InProcessNats {
       headers: new HeaderMap(),
       reply: undefined,
       status,
+      decodeError: undefined,
     };
     for (const s of this.#subscribers) if (subjectMatches(s.subject, subject)) s.onMessage(message);
   }

@@ -267,6 +267,7 @@ export class StandInConsumer {
       headers: headerMapOf(entry.headers),
       reply: undefined,
       status: undefined,
+      decodeError: undefined,
       stream: this.stream.name,
       consumer: this.name,
       streamSequence: sequence,

@@ -44,6 +44,10 @@ export class JetStreamDelivery extends DeliveryBase<JetStreamSeekPosition> {
   get headers(): ReadonlyHeaderMap {
     return this.message.headers;
   }
+  /** Headers its sender wrote that could not be read: the runtime settles it by the decode policy. */
+  override get decodeError(): Error | undefined {
+    return this.message.decodeError;
+  }
   get partitionKey(): Uint8Array | undefined {
     return this.message.headers.get(natsHeaderNames.partitionKey);
   }

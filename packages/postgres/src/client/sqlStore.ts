@@ -2,6 +2,7 @@ import { RustStreamError } from "@ruststream/core";
 import { statements } from "../schema.js";
 import type { QueueTable } from "../table.js";
 import type { PostgresDriver, Queryable, QueryResult } from "./driver.js";
+import { headerArrays, plain } from "./headerArrays.js";
 import type {
   Claim,
   ClaimedRow,
@@ -294,13 +295,14 @@ function ids(result: QueryResult): Set<bigint> {
 }
 
 /** A claimed row as the library decoded it (bytea as bytes, arrays as arrays, int8 as text). */
-function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number } {
+export function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number } {
+  const id = row.id as string;
+  const queue = row.queue as string;
   return {
-    id: BigInt(row.id as string),
-    queue: row.queue as string,
+    id: BigInt(id),
+    queue,
     payload: plain(row.payload as Uint8Array),
-    headerNames: row.header_names as string[],
-    headerValues: (row.header_values as Uint8Array[]).map(plain),
+    ...headerArrays(id, queue, row.header_names, row.header_values),
     partitionKey: row.partition_key === null ? undefined : plain(row.partition_key as Uint8Array),
     priority: Number(row.priority),
     runAt: new Date(row.run_at as string | Date).getTime(),
@@ -309,14 +311,6 @@ function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number 
     deadReason: (row.dead_reason as string | null) ?? undefined,
     deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
   };
-}
-
-/**
- * Bytes as a plain `Uint8Array` of their own: `pg` decodes bytea to a `Buffer` (a subclass, which
- * a caller comparing bytes may tell apart), possibly a view into a larger one.
- */
-function plain(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes);
 }
 
 /** The claim's order (UPDATE ... RETURNING keeps none): priority, then run time, then id. */

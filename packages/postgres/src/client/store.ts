@@ -15,6 +15,11 @@ export interface ClaimedRow {
   readonly deadReason: string | undefined;
   /** Claims it had where it came from, on a dead-lettered row. */
   readonly deadAttempts: number | undefined;
+  /**
+   * Why its headers are not headers (another writer's arrays; they are then empty), or
+   * `undefined`: the delivery's `decodeError`.
+   */
+  readonly unreadable: Error | undefined;
 }
 
 /** A row to insert. */

@@ -140,6 +140,8 @@ export class MemoryServer {
       deadSource: r.deadSource,
       deadReason: r.deadReason,
       deadAttempts: r.deadAttempts,
+      // The stand-in holds only rows this package wrote.
+      unreadable: undefined,
     }));
   }
 

@@ -22,6 +22,23 @@ export interface QueueDeliveryOwner {
   settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok">;
 }
 
+/** A claimed row's headers; a dead-lettered row's origin beside them, in core's names. */
+export function rowHeaders(row: ClaimedRow): HeaderMap {
+  const headers = new HeaderMap();
+  row.headerNames.forEach((name, i) => {
+    headers.set(name, row.headerValues[i] ?? new Uint8Array());
+  });
+  if (row.deadSource !== undefined) {
+    const names = postgresHeaderNames.deadLetter;
+    headers.set(names.source, row.deadSource);
+    headers.set(names.reason, row.deadReason ?? "");
+    // The deliveries it had, as the runtime's own dead letters say: what it carried, plus the
+    // claims of its queue.
+    writeRetryCount(headers, readRetryCount(headers) + (row.deadAttempts ?? 0));
+  }
+  return headers;
+}
+
 /**
  * A claimed row. Its settle is fenced by the lease it was claimed under; a transactional
  * subscription's delivery also holds the claim's transaction, which its handler writes in
@@ -58,23 +75,13 @@ export class PostgresQueueDelivery extends DeliveryBase<PostgresQueuePosition> {
 
   /** The row's headers; a dead-lettered row's origin beside them, in core's names. */
   get headers(): ReadonlyHeaderMap {
-    if (this.#headers === undefined) {
-      const row = this.#row;
-      const headers = new HeaderMap();
-      row.headerNames.forEach((name, i) => {
-        headers.set(name, row.headerValues[i] ?? new Uint8Array());
-      });
-      if (row.deadSource !== undefined) {
-        const names = postgresHeaderNames.deadLetter;
-        headers.set(names.source, row.deadSource);
-        headers.set(names.reason, row.deadReason ?? "");
-        // The deliveries it had, as the runtime's own dead letters say: what it carried, plus the
-        // claims of its queue.
-        writeRetryCount(headers, readRetryCount(headers) + (row.deadAttempts ?? 0));
-      }
-      this.#headers = headers;
-    }
+    this.#headers ??= rowHeaders(this.#row);
     return this.#headers;
+  }
+
+  /** Header arrays another writer left that are not headers: settled by the decode policy. */
+  override get decodeError(): Error | undefined {
+    return this.#row.unreadable;
   }
 
   get partitionKey(): Uint8Array | undefined {

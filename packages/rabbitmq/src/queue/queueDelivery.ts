@@ -1,12 +1,11 @@
 import {
-  type HeaderMap,
   headerNames,
   type ReadonlyHeaderMap,
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
 import { attemptOf, DeliveryBase } from "@ruststream/core/broker";
-import { headersOf, tableNumber } from "../amqpHeaders.js";
+import { headersOf, type ReadHeaders, tableNumber } from "../amqpHeaders.js";
 import type { DelayedCopy } from "../host.js";
 import type { LinkDelivery } from "../link.js";
 import { rabbitHeaderNames } from "../names.js";
@@ -34,7 +33,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   readonly #owner: DeliveryOwner;
   readonly #message: LinkDelivery;
   readonly #type: QueueType;
-  #headers: HeaderMap | undefined;
+  #read: ReadHeaders | undefined;
 
   constructor(
     owner: DeliveryOwner,
@@ -56,8 +55,13 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     return this.#message.content;
   }
   get headers(): ReadonlyHeaderMap {
-    this.#headers ??= this.#readHeaders();
-    return this.#headers;
+    this.#read ??= this.#readHeaders();
+    return this.#read.headers;
+  }
+  /** A header the sender nested past the limit: the runtime settles it by the decode policy. */
+  override get decodeError(): Error | undefined {
+    this.#read ??= this.#readHeaders();
+    return this.#read.unreadable;
   }
   get partitionKey(): Uint8Array | undefined {
     return this.headers.get(rabbitHeaderNames.partitionKey);
@@ -73,8 +77,9 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
    * it had: the server writes only `x-death`, and the limit is the source queue's, known where this
    * connection declared or checked that queue (the count stays as it came elsewhere).
    */
-  #readHeaders(): HeaderMap {
-    const headers = headersOf(this.#message.properties);
+  #readHeaders(): ReadHeaders {
+    const read = headersOf(this.#message.properties);
+    const headers = read.headers;
     const deaths = this.#message.properties.headers["x-death"];
     const last = Array.isArray(deaths)
       ? (deaths[0] as Record<string, unknown> | undefined)
@@ -85,7 +90,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
         headers.set(headerNames.retryCount, String(readRetryCount(headers) + limit + 1));
       }
     }
-    return headers;
+    return read;
   }
 
   protected settleAck(): SettleResult {

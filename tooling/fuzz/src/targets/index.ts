@@ -5,6 +5,8 @@ import { fileFrames } from "./fileFrames.js";
 import { fileResume } from "./fileResume.js";
 import { jsonCodec } from "./jsonCodec.js";
 import { msgpackCodec } from "./msgpackCodec.js";
+import { natsHeaders } from "./natsHeaders.js";
+import { postgresRow } from "./postgresRow.js";
 import { pulsarBatches } from "./pulsarBatches.js";
 import { pulsarCommands } from "./pulsarCommands.js";
 import { pulsarDecompressLz4 } from "./pulsarDecompressLz4.js";
@@ -13,6 +15,7 @@ import { pulsarDecompressZlib } from "./pulsarDecompressZlib.js";
 import { pulsarDecompressZstd } from "./pulsarDecompressZstd.js";
 import { pulsarEntries } from "./pulsarEntries.js";
 import { pulsarFrames } from "./pulsarFrames.js";
+import { rabbitmqHeaders } from "./rabbitmqHeaders.js";
 import { redisFrame } from "./redisFrame.js";
 import { redisStreamEntry } from "./redisStreamEntry.js";
 
@@ -37,4 +40,7 @@ export const targets: readonly FuzzTarget[] = [
   pulsarDecompressZlib,
   pulsarDecompressZstd,
   pulsarDecompressSnappy,
+  natsHeaders,
+  rabbitmqHeaders,
+  postgresRow,
 ];
