@@ -1,4 +1,4 @@
-import { MsgImpl } from "@nats-io/transport-node";
+import { type MsgHdrs, MsgImpl } from "@nats-io/transport-node";
 import { HeaderMap, RustStreamError } from "@ruststream/core";
 import { headerMapOf, headerName } from "../headerValues.js";
 
@@ -24,24 +24,35 @@ const HEAD = "NATS/1.0";
 /** Lenient, as the client decodes a block: a byte that is not UTF-8 reads as U+FFFD. */
 const utf8 = new TextDecoder();
 
-/** The header block of `message` as the server sent it, or `undefined` when it carried none. */
-function headerBlock(message: object): Uint8Array | undefined {
+/**
+ * The header block of `message` as the server sent it, `undefined` when it carried none, or `null`
+ * when the client keeps it where this package does not read: another client version than the one
+ * it was written against (its message's own fields, not its API). Then the client's own parse
+ * reads the headers (`fromClient`): slower on many headers, never a message marked unreadable for
+ * the client's sake.
+ */
+function headerBlock(message: object): Uint8Array | undefined | null {
   // A JetStream message wraps the core one it arrived as.
   const core = message instanceof MsgImpl ? message : (message as { msg?: unknown }).msg;
-  if (!(core instanceof MsgImpl)) {
-    throw new RustStreamError(
-      "unsupported",
-      "the NATS client handed over a message that is not its own MsgImpl: this version of @nats-io/transport-node is not one this package reads",
-    );
-  }
-  const length = core._msg.hdr;
-  return length > -1 ? core._rdata.subarray(0, length) : undefined;
+  if (!(core instanceof MsgImpl)) return null;
+  const fields = core as unknown as { _msg?: { hdr?: unknown }; _rdata?: unknown };
+  const length = fields._msg?.hdr;
+  const data = fields._rdata;
+  if (typeof length !== "number" || !(data instanceof Uint8Array)) return null;
+  return length > -1 ? data.subarray(0, length) : undefined;
+}
+
+/** A message as the client hands it over: its public `headers`, parsed by the client when read. */
+export interface ClientMessage {
+  readonly subject: string;
+  readonly headers?: MsgHdrs | undefined;
 }
 
 /** The headers of `message` (the first value of a repeated name), or why they cannot be read. */
-export function readHeaders(message: { readonly subject: string }): ReadHeaders {
+export function readHeaders(message: ClientMessage): ReadHeaders {
   try {
     const block = headerBlock(message);
+    if (block === null) return fromClient(message.headers);
     return block === undefined
       ? { headers: new HeaderMap(), unreadable: undefined, status: undefined }
       : parseHeaderBlock(block);
@@ -56,6 +67,24 @@ export function readHeaders(message: { readonly subject: string }): ReadHeaders 
       status: undefined,
     };
   }
+}
+
+/** The headers as the client parsed them (it throws on a name that is not printable ASCII). */
+function fromClient(parsed: MsgHdrs | undefined): ReadHeaders {
+  if (parsed === undefined) {
+    return { headers: new HeaderMap(), unreadable: undefined, status: undefined };
+  }
+  const lines: [string, string][] = [];
+  for (const [name, values] of parsed) {
+    const [first] = values;
+    if (first !== undefined) lines.push([name, first]);
+  }
+  const code = parsed.code;
+  return {
+    headers: headerMapOf(lines),
+    unreadable: undefined,
+    status: code !== undefined && code > 0 ? code : undefined,
+  };
 }
 
 /**
