@@ -33,6 +33,8 @@ export interface ConsumedRecord {
   readonly headers: ReadonlyArray<readonly [string, Uint8Array]>;
   /** The record's timestamp, milliseconds since the epoch. */
   readonly timestamp: number;
+  /** Why the record cannot be read (a batch the client refused to inflate), if it cannot. */
+  readonly decodeError?: Error;
 }
 
 /** A record to produce. */

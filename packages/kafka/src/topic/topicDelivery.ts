@@ -61,6 +61,9 @@ export class KafkaDelivery extends DeliveryBase<KafkaPosition> {
   get payload(): Uint8Array {
     return this.record.value;
   }
+  override get decodeError(): Error | undefined {
+    return this.record.decodeError;
+  }
   get headers(): ReadonlyHeaderMap {
     this.#headers ??= new HeaderMap(this.record.headers);
     return this.#headers;

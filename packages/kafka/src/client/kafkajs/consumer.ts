@@ -1,3 +1,4 @@
+import { RustStreamError } from "@ruststream/core";
 import { FirstAssignment } from "../assignmentWait.js";
 import {
   type ConsumedRecord,
@@ -7,6 +8,7 @@ import {
   partitionKey,
   type TopicPartition,
 } from "../link.js";
+import { refusedBatchHeader } from "./boundedGzip.js";
 import { crashOutcome } from "./errors.js";
 import type {
   KjsAdmin,
@@ -36,7 +38,7 @@ function recordOf(topic: string, partition: number, message: KjsMessage): Consum
     if (Array.isArray(value)) for (const v of value) headers.push([name, bytes(v)]);
     else headers.push([name, bytes(value)]);
   }
-  return {
+  const record: ConsumedRecord = {
     topic,
     partition,
     offset: BigInt(message.offset),
@@ -44,6 +46,16 @@ function recordOf(topic: string, partition: number, message: KjsMessage): Consum
     value: bytes(message.value),
     headers,
     timestamp: Number(message.timestamp),
+  };
+  const refused = message.headers?.[refusedBatchHeader];
+  if (refused === undefined) return record;
+  // A record standing for a batch the gzip codec refused (boundedGzip.ts): undecodable.
+  return {
+    ...record,
+    decodeError: new RustStreamError(
+      "invalid-argument",
+      `${String(Array.isArray(refused) ? refused[0] : refused)} (the kafkajs engine; librdkafka reads batches itself)`,
+    ),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { KjsCodec } from "./boundedGzip.js";
 // The part of kafkajs this engine uses, typed narrowly here so kafkajs's own declarations stay out
 // of everything above src/client/. The module is loaded when a broker connects (load.ts).
 
@@ -140,4 +141,6 @@ export interface KjsModule {
   readonly PartitionAssigners: { readonly roundRobin: unknown };
   readonly ConfigResourceTypes: Readonly<Record<string, number>>;
   readonly CompressionTypes: Readonly<Record<"None" | "GZIP", number>>;
+  /** The codecs kafkajs compresses and decompresses batches with, by type: one registry a process. */
+  readonly CompressionCodecs: Record<number, () => KjsCodec>;
 }

@@ -17,6 +17,7 @@ import { loadClient } from "../load.js";
 import { KeyPartitioner } from "../partitioners.js";
 import { closingWatch } from "../watchedClient.js";
 import { KafkajsAdmin } from "./admin.js";
+import { boundedGzipCodec } from "./boundedGzip.js";
 import { applyOptions, clientConfig } from "./config.js";
 import { KafkajsConsumer } from "./consumer.js";
 import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from "./kafkajs.js";
@@ -58,6 +59,9 @@ export class KafkajsLink implements Link {
     connectTimeoutMs: number,
   ): Promise<KafkajsLink> {
     const module = await loadClient<KjsModule>("kafkajs", () => import("kafkajs"));
+    // Every kafkajs of the process inflates gzip through the registry: bounded from here on.
+    const gzipCodec = boundedGzipCodec();
+    module.CompressionCodecs[module.CompressionTypes.GZIP] = () => gzipCodec;
     const config = clientConfig(connection, module.logLevel.NOTHING);
     config.connectionTimeout ??= Math.min(connectTimeoutMs, 10_000);
     const kafka = new module.Kafka(config);
