@@ -1,12 +1,12 @@
 import { type Delivery, readRetryCount } from "@ruststream/core";
-import { bytes, text } from "@ruststream/tooling-testkit";
+import { sleep, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
-  RedisList,
   type RedisListSubscription,
   RedisPublish,
 } from "../src/index.js";
+import { first, HELD_FOR_DEAD_MS, held, list, publish } from "./listHelpers.js";
 import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 
 // The runtime dead-letters a value of a reliable list as a publish naming the value as its cause,
@@ -16,20 +16,10 @@ import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 // dead-lettered a second time. Each case runs against the real server and the in-process stand-in,
 // which must agree.
 
-const HELD_FOR_DEAD_MS = 100;
-
-function list(key: string, recoveryIdleMs: number): RedisList {
-  return new RedisList(key, { count: 2, blockMs: 50, recoveryIdleMs });
-}
-
 /** What the server holds for `key`: queued, held, claimed, dead-lettered. */
 async function counts(connected: ConnectedRedisBroker, key: string): Promise<string> {
-  const link = connected.link;
-  const queue = await link.call("LLEN", [key]);
-  const processing = await link.call("LLEN", [`${key}.processing`]);
-  const claims = await link.call("ZCARD", [`${key}.recovery`]);
-  const dead = await link.call("LLEN", [`${key}.dlq`]);
-  return `queue ${queue}, processing ${processing}, claims ${claims}, dead ${dead}`;
+  const dead = await connected.link.call("LLEN", [`${key}.dlq`]);
+  return `${await held(connected, key)}, dead ${dead}`;
 }
 
 /** As the runtime dead-letters: a publish to the list's dead letter naming the delivery its cause. */
@@ -44,19 +34,6 @@ async function deadLetter(connected: ConnectedRedisBroker, d: Delivery): Promise
   });
   return "published";
 }
-
-async function first(sub: RedisListSubscription): Promise<Delivery> {
-  const next = await sub.next();
-  if (next.done) throw new Error("the subscription ended");
-  return next.value;
-}
-
-async function publish(connected: ConnectedRedisBroker, key: string, ...payloads: string[]) {
-  const publisher = await new RedisPublish({ transport: "list" }).pair(connected);
-  for (const payload of payloads) await publisher.publish({ name: key, payload: bytes(payload) });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Two equal values held; the first dead-lettered, twice (a lost reply), then acked. */
 async function holder(connected: ConnectedRedisBroker, key: string): Promise<string[]> {

@@ -1,14 +1,13 @@
 import { type Delivery, readRetryCount } from "@ruststream/core";
 import { writeRetryCount } from "@ruststream/core/broker";
-import { bytes } from "@ruststream/tooling-testkit";
+import { sleep } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedRedisBroker,
-  RedisList,
   type RedisListSubscription,
   RedisPublish,
 } from "../src/index.js";
-import type { RedisListDelivery } from "../src/list/listDelivery.js";
+import { first, HELD_FOR_DEAD_MS, held, list, publish } from "./listHelpers.js";
 import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 
 // Every settlement of a reliable list's value (ack, retry, give-back) releases it only while its
@@ -17,38 +16,6 @@ import { sameOnServerAndStandIn } from "./serverAndStandIn.js";
 // MULTI of a push and a release, a retry sent twice wrote two copies (both later reached the dead
 // letter), and an ack sent twice took an equal value another delivery held. Each case calls the
 // settlement twice, as the resend does, against the real server and the in-process stand-in.
-
-const HELD_FOR_DEAD_MS = 100;
-
-function list(key: string, recoveryIdleMs?: number): RedisList {
-  return new RedisList(key, {
-    count: 2,
-    blockMs: 50,
-    ...(recoveryIdleMs === undefined ? {} : { recoveryIdleMs }),
-  });
-}
-
-/** What the server holds for `key`: queued, held, claimed. */
-async function counts(connected: ConnectedRedisBroker, key: string): Promise<string> {
-  const link = connected.link;
-  const queue = await link.call("LLEN", [key]);
-  const processing = await link.call("LLEN", [`${key}.processing`]);
-  const claims = await link.call("ZCARD", [`${key}.recovery`]);
-  return `queue ${queue}, processing ${processing}, claims ${claims}`;
-}
-
-async function first(sub: RedisListSubscription): Promise<RedisListDelivery> {
-  const next = await sub.next();
-  if (next.done) throw new Error("the subscription ended");
-  return next.value;
-}
-
-async function publish(connected: ConnectedRedisBroker, key: string, ...payloads: string[]) {
-  const publisher = await new RedisPublish({ transport: "list" }).pair(connected);
-  for (const payload of payloads) await publisher.publish({ name: key, payload: bytes(payload) });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const retries = (d: Delivery) => readRetryCount(d.headers);
 
@@ -60,9 +27,9 @@ function retryTwice(recoveryIdleMs?: number) {
     const a = (await connected.subscribe(list(key, recoveryIdleMs))) as RedisListSubscription;
     const d = await first(a);
     await a.requeue(d);
-    log.push(`retry -> ${await counts(connected, key)}`);
+    log.push(`retry -> ${await held(connected, key)}`);
     await a.requeue(d);
-    log.push(`sent again -> ${await counts(connected, key)}`);
+    log.push(`sent again -> ${await held(connected, key)}`);
     const copy = await first(a);
     log.push(`the copy's retry count ${retries(copy)}`);
     await copy.ack();
@@ -89,10 +56,10 @@ async function retryCopyTwice(connected: ConnectedRedisBroker, key: string): Pro
     replacesCause: true,
   };
   await publisher.publish(copy);
-  log.push(`retry copy -> ${await counts(connected, key)}`);
+  log.push(`retry copy -> ${await held(connected, key)}`);
   await publisher.publish(copy);
-  log.push(`sent again -> ${await counts(connected, key)}`);
-  log.push(`then ack -> ${await d.ack()}; ${await counts(connected, key)}`);
+  log.push(`sent again -> ${await held(connected, key)}`);
+  log.push(`then ack -> ${await d.ack()}; ${await held(connected, key)}`);
   const next = await first(a);
   log.push(`the copy's retry count ${retries(next)}`);
   await next.ack();
@@ -107,11 +74,11 @@ async function ackTwice(connected: ConnectedRedisBroker, key: string): Promise<s
   const a = (await connected.subscribe(list(key, 60_000))) as RedisListSubscription;
   const [d1, d2] = [await first(a), await first(a)];
   await a.remove(d1);
-  log.push(`ack -> ${await counts(connected, key)}`);
+  log.push(`ack -> ${await held(connected, key)}`);
   await a.remove(d1);
-  log.push(`sent again -> ${await counts(connected, key)}`);
+  log.push(`sent again -> ${await held(connected, key)}`);
   await d2.ack();
-  log.push(`second ack -> ${await counts(connected, key)}`);
+  log.push(`second ack -> ${await held(connected, key)}`);
   await a.close();
   return log;
 }
@@ -129,9 +96,9 @@ function afterTheSweep(settle: "retry" | "give back") {
     log.push(`recovered by b, retry count ${retries(recovered)}`);
     if (settle === "retry") await a.requeue(d);
     else log.push(`a surrenders ${await a.surrender()} held`);
-    log.push(`a: ${settle} -> ${await counts(connected, key)}`);
+    log.push(`a: ${settle} -> ${await held(connected, key)}`);
     await recovered.ack();
-    log.push(`b: ack -> ${await counts(connected, key)}`);
+    log.push(`b: ack -> ${await held(connected, key)}`);
     await a.close();
     await b.close();
     return log;
