@@ -1,6 +1,6 @@
 import { HeaderMap, type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import type { LinkProperties } from "./link.js";
-import { propertyHeaders } from "./names.js";
+import { propertyHeaders, unreadableHeaders } from "./names.js";
 import type { Table, TableValue } from "./topology/topology.js";
 
 // A message's headers on AMQP: the four the framework names that AMQP has properties for
@@ -75,6 +75,11 @@ function propertyOf(name: string): keyof typeof propertyHeaders | undefined {
  */
 export const maxHeaderNesting = 64;
 
+/** Why a header nested past `maxHeaderNesting` is not read, here or by the frame guard. */
+export function nestingRefusal(name: string): string {
+  return `the header "${name.slice(0, 64)}" nests tables or arrays more than ${maxHeaderNesting} deep: a header holds text, bytes, or a shallow table; fix the sender`;
+}
+
 /** A delivery's headers, and why one of them could not be read (it is left out), if one could not. */
 export interface ReadHeaders {
   readonly headers: HeaderMap;
@@ -87,11 +92,13 @@ export function headersOf(properties: LinkProperties): ReadHeaders {
   let unreadable: RustStreamError | undefined;
   for (const [name, value] of Object.entries(properties.headers)) {
     if (name.length === 0) continue;
+    if (name === unreadableHeaders && typeof value === "string") {
+      // The frame guard's mark (client/contentHeader.ts): the table as sent was not safe to read.
+      unreadable ??= new RustStreamError("invalid-argument", value);
+      continue;
+    }
     if (!nestedWithin(value, maxHeaderNesting)) {
-      unreadable ??= new RustStreamError(
-        "invalid-argument",
-        `the header "${name.slice(0, 64)}" nests tables or arrays more than ${maxHeaderNesting} deep: a header holds text, bytes, or a shallow table; fix the sender`,
-      );
+      unreadable ??= new RustStreamError("invalid-argument", nestingRefusal(name));
       continue;
     }
     const held = heldValue(value);

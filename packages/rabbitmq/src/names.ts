@@ -21,6 +21,13 @@ export const propertyHeaders = {
   messageId: headerNames.messageId,
 } as const;
 
+/**
+ * The header table entry that replaces a table which could not be read safely (nested too deep,
+ * or not well-formed), holding why: the delivery's decode error. Written by the frame guard
+ * (client/contentHeader.ts) in place of what the sender wrote, never sent.
+ */
+export const unreadableHeaders = "x-ruststream-unreadable-headers";
+
 /** The wait queue of a delayed retry: one per queue and delay, its TTL dead-lettering back. */
 export function waitQueueName(queue: string, delayMs: number): string {
   return `${queue}.wait.${delayMs}`;

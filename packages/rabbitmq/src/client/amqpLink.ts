@@ -6,6 +6,7 @@ import { directReplyTo } from "../names.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
 import { ChannelSlot, type ClosableChannel } from "./channelSlot.js";
 import { ConsumerChannel } from "./consumerChannel.js";
+import { guardFrames } from "./frameGuard.js";
 import { PublishChannel } from "./publishChannel.js";
 import { refusalOf } from "./serverError.js";
 import { checkTopology, declareTopology } from "./topologyCheck.js";
@@ -57,7 +58,7 @@ export class AmqpLink implements Link {
   static async open(options: AmqpLinkOptions): Promise<AmqpLink> {
     const link = new AmqpLink(options);
     try {
-      link.#adopt(await amqp.connect(options.url, options.socket));
+      link.#adopt(await connectGuarded(options));
     } catch (error) {
       throw new RustStreamError(
         "broker-failure",
@@ -206,7 +207,7 @@ export class AmqpLink implements Link {
       if (this.#closed) return;
       let model: ChannelModel;
       try {
-        model = await amqp.connect(this.#options.url, this.#options.socket);
+        model = await connectGuarded(this.#options);
       } catch (error) {
         const refusal = refusalOf(error);
         this.#down = refusal.text;
@@ -250,6 +251,18 @@ export class AmqpLink implements Link {
       void consumer.attach(model, (e) => this.#reattach(consumer, e)).catch(() => {});
     }, this.#options.reconnect.initialMs).unref?.();
   }
+}
+
+/** A connection whose content headers are checked before amqplib decodes them (frameGuard.ts). */
+async function connectGuarded(options: AmqpLinkOptions): Promise<ChannelModel> {
+  const model = await amqp.connect(options.url, options.socket);
+  try {
+    guardFrames(model);
+  } catch (error) {
+    await model.close().catch(() => {});
+    throw error;
+  }
+  return model;
 }
 
 function refusalError(what: string, error: unknown): RustStreamError {

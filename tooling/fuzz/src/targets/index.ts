@@ -15,6 +15,7 @@ import { pulsarDecompressZlib } from "./pulsarDecompressZlib.js";
 import { pulsarDecompressZstd } from "./pulsarDecompressZstd.js";
 import { pulsarEntries } from "./pulsarEntries.js";
 import { pulsarFrames } from "./pulsarFrames.js";
+import { rabbitmqContentHeader } from "./rabbitmqContentHeader.js";
 import { rabbitmqHeaders } from "./rabbitmqHeaders.js";
 import { redisFrame } from "./redisFrame.js";
 import { redisStreamEntry } from "./redisStreamEntry.js";
@@ -42,5 +43,6 @@ export const targets: readonly FuzzTarget[] = [
   pulsarDecompressSnappy,
   natsHeaders,
   rabbitmqHeaders,
+  rabbitmqContentHeader,
   postgresRow,
 ];
