@@ -5,9 +5,12 @@ import { asyncapiDocument, asyncapiJson } from "../src/index.js";
 import { brokers, orderService } from "./services.js";
 import { parserErrors, validated } from "./validated.js";
 
-function documentOf(subscribe: (b: Parameters<Parameters<RustStream["broker"]>[1]>[0]) => void) {
+/** The document of an app with one subscriber, on `source`. */
+function documentOf(source: NatsSubject | JetStreamSubject) {
   const app = new RustStream({ name: "billing", version: "1.0.0" });
-  app.broker(new NatsBroker({ servers: "nats://nats.internal:4222" }), subscribe);
+  app.broker(new NatsBroker({ servers: "nats://nats.internal:4222" }), (b) => {
+    b.subscriber(source).handle(() => {});
+  });
   return asyncapiDocument(app, { logger: silentLogger });
 }
 
@@ -32,11 +35,9 @@ test("nats: the server, and a core queue group as the operation's binding", asyn
 });
 
 test("nats: a JetStream consumer has no field in the binding, so its facts stay in the extension", async () => {
-  const doc = documentOf((b) => {
-    b.subscriber(
-      new JetStreamSubject("orders.created", { stream: "ORDERS", durable: "billing" }),
-    ).handle(() => {});
-  });
+  const doc = documentOf(
+    new JetStreamSubject("orders.created", { stream: "ORDERS", durable: "billing" }),
+  );
   await validated(asyncapiJson(doc));
   const receive = doc.operations?.["receive_orders.created"];
   expect(receive?.bindings).toBeUndefined();
@@ -48,16 +49,12 @@ test("nats: a JetStream consumer has no field in the binding, so its facts stay 
 test("nats: a queue group's name past the binding's 255 characters stays in the extension", async () => {
   const queue = "q".repeat(256);
   // What the rule keeps out: the parser refuses the binding with such a name.
-  const bound = documentOf((b) => {
-    b.subscriber(new NatsSubject("orders", { queue: "billing" })).handle(() => {});
-  });
+  const bound = documentOf(new NatsSubject("orders", { queue: "billing" }));
   const text = asyncapiJson(bound).replace('"queue": "billing"', `"queue": "${queue}"`);
   expect(text).toContain(queue);
   expect((await parserErrors(text)).join("\n")).toMatch(/queue/);
 
-  const doc = documentOf((b) => {
-    b.subscriber(new NatsSubject("orders", { queue })).handle(() => {});
-  });
+  const doc = documentOf(new NatsSubject("orders", { queue }));
   await validated(asyncapiJson(doc));
   expect(doc.operations?.receive_orders?.bindings).toBeUndefined();
   expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({ nats: { queue } });

@@ -17,8 +17,10 @@ const maxQueueLength = 255;
 export const natsBindings: ProtocolBindings = {
   channel: () => undefined,
   message: () => undefined,
-  operation: (facts) =>
-    queueOf(facts) === undefined ? undefined : { queue: queueOf(facts), bindingVersion },
+  operation: (facts) => {
+    const queue = queueOf(facts);
+    return queue === undefined ? undefined : { queue, bindingVersion };
+  },
   unmapped: (facts) =>
     without(facts, queueOf(facts) === undefined ? ["subject"] : ["subject", "queue"]),
   retryDestination: () => undefined,
