@@ -37,6 +37,7 @@ export default defineConfig({
       ...["redis", "kafka", "pulsar", "rabbitmq"].map((broker) =>
         inProcess(`example-${broker}`, ["app"], "in-process", `examples/${broker}`),
       ),
+      inProcess("example-nats", ["app"], "in-process", "examples/nats"),
       // The guides' code on each line; the site's own build and browser test run on the main one.
       {
         root: "docs",

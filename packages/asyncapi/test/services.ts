@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { bytes, MemoryBroker, MemoryTopic, RustStream, type Source } from "@ruststream/core";
 import { FileBroker, FileStream } from "@ruststream/file";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
+import { NatsBroker, NatsSubject } from "@ruststream/nats";
 import { PulsarBroker, PulsarKeyShared } from "@ruststream/pulsar";
 import { RabbitBroker, RabbitExchange, RabbitQuorumQueue } from "@ruststream/rabbitmq";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
@@ -82,5 +83,11 @@ export const brokers = {
       ],
       prefetch: 64,
     }),
+  }),
+  nats: () => ({
+    broker: new NatsBroker({
+      servers: ["nats://nats-1.internal:4222", "nats://nats-2.internal:4222"],
+    }),
+    orders: new NatsSubject("orders", { queue: "billing" }),
   }),
 } as const;

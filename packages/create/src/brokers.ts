@@ -1,5 +1,5 @@
 /** The brokers a new service can start on: each is one of the repository's examples. */
-export const brokerNames = ["file", "redis", "kafka", "pulsar"] as const;
+export const brokerNames = ["file", "redis", "kafka", "pulsar", "nats"] as const;
 export type BrokerName = (typeof brokerNames)[number];
 
 /**
@@ -44,6 +44,11 @@ export const brokers: Readonly<Record<BrokerName, BrokerInfo>> = {
     package: "@ruststream/pulsar",
     title: "Apache Pulsar",
     runs: "A Pulsar 4 broker at `PULSAR_URL` (default `pulsar://127.0.0.1:6650`).",
+  },
+  nats: {
+    package: "@ruststream/nats",
+    title: "NATS JetStream",
+    runs: "A NATS server with JetStream enabled (`nats-server -js`) at `NATS_URL` (default `nats://127.0.0.1:4222`); the stream is `ORDERS_STREAM` (default `ORDERS`), declared if it is missing.",
   },
 };
 

@@ -56,7 +56,7 @@ describe("parseCreateArgs", () => {
 
   it("refuses, as a usage error naming the fix, what it cannot use", () => {
     expect(refusal(["--broker", "rabbit"]).message).toMatch(
-      /--broker rabbit: give one of file, redis, kafka, pulsar/,
+      /--broker rabbit: give one of file, redis, kafka, pulsar, nats/,
     );
     expect(refusal(["--broker", "kafka", "--engine", "rdkafka"]).message).toMatch(
       /give kafkajs, or librdkafka/,

@@ -57,7 +57,7 @@ describe("without a terminal", () => {
       /no directory given .*--yes/,
     );
     await expect(resolveChoices(parseCreateArgs(["svc"]), cwd, undefined)).rejects.toThrow(
-      /no broker given .*--broker file\|redis\|kafka\|pulsar, or --yes for file/,
+      /no broker given .*--broker file\|redis\|kafka\|pulsar\|nats, or --yes for file/,
     );
   });
 
@@ -92,7 +92,7 @@ describe("on a terminal", () => {
     const choices = await resolveChoices(parseCreateArgs(["svc"]), cwd, terminal);
     expect(choices).toMatchObject({ broker: "pulsar", name: "good-name" });
     expect(terminal.told).toEqual([
-      "rabbit: give a number from 1 to 4, or a name",
+      "rabbit: give a number from 1 to 5, or a name",
       '"Bad Name" is not a valid npm package name: it has capital letters',
     ]);
   });

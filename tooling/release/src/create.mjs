@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { run, tail } from "./run.mjs";
 
-export const scaffoldBrokers = ["file", "redis", "kafka", "pulsar"];
+export const scaffoldBrokers = ["file", "redis", "kafka", "pulsar", "nats"];
 
 /**
  * @param {{ scratch: string, version: string | undefined, registry: string, env: NodeJS.ProcessEnv,
@@ -24,6 +24,10 @@ export async function rehearseCreate({ scratch, version, registry, env, work, re
   const runEnv = {
     ...env,
     npm_config_registry: registry,
+    // A cache of this rehearsal's own: npx keeps each package it ran by name and version
+    // (`<cache>/_npx`), and every rehearsal publishes the same version, so with the user's cache
+    // `npm init` would run the @ruststream/create of an earlier rehearsal, not this one's.
+    npm_config_cache: join(work, "npm-cache"),
     CKJS_LINKING: env.CKJS_LINKING ?? "dynamic",
   };
   for (const broker of scaffoldBrokers) {

@@ -17,7 +17,7 @@ import { readmeExample } from "./readme.mjs";
 import { startRegistry } from "./registry.mjs";
 import { Report, say } from "./report.mjs";
 import { run, stopAll, tail } from "./run.mjs";
-import { brokerClients, scenarios } from "./scenarios.mjs";
+import { brokerClients, scenarios, serverBrokers } from "./scenarios.mjs";
 import {
   addRehearsalChangeset,
   copyWorkspace,
@@ -162,7 +162,7 @@ async function rehearse() {
     checkPackage(published[name], report, { released: true });
   }
 
-  const brokers = new Set(["redis", "kafka", "pulsar"]);
+  const brokers = new Set(serverBrokers);
   const all = scenarios(published, {});
   const only = options.only?.split(",").filter(Boolean);
   const chosen = only ? all.filter((scenario) => only.includes(scenario.id)) : all;

@@ -4,7 +4,7 @@
 // its services reach their broker; the brokers' own clients come from the packages' manifests.
 
 /**
- * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar", install: string[],
+ * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "nats", install: string[],
  *   code: (folder: string) => import("./templates.mjs").BrokerCode, env?: NodeJS.ProcessEnv }} Scenario
  */
 
@@ -14,7 +14,11 @@ const brokerModule = {
   redis: "@ruststream/redis",
   kafka: "@ruststream/kafka",
   pulsar: "@ruststream/pulsar",
+  nats: "@ruststream/nats",
 };
+
+/** The brokers that run on a server (tooling/brokers starts it): every one but the stream file. */
+export const serverBrokers = Object.keys(brokerModule).filter((broker) => broker !== "file");
 
 /**
  * @param {Record<string, import("./tarball.mjs").Published>} published by name
@@ -89,18 +93,34 @@ export function scenarios(published, brokers) {
         construct: `new PulsarBroker({ url: ${JSON.stringify(brokers.PULSAR_URL)} })`,
       }),
     },
+    {
+      id: "nats",
+      broker: "nats",
+      // Both clients are the package's peers: a user installs them beside it.
+      install: [
+        at("@ruststream/core"),
+        at("@ruststream/nats"),
+        peer("@ruststream/nats", "@nats-io/transport-node"),
+        peer("@ruststream/nats", "@nats-io/jetstream"),
+      ],
+      code: () => ({
+        module: "@ruststream/nats",
+        className: "NatsBroker",
+        construct: `new NatsBroker({ servers: ${JSON.stringify(brokers.NATS_URL)} })`,
+      }),
+    },
   ];
 }
 
 /**
  * Each broker package's clients: its dependencies and peers that are not @ruststream packages.
  * @param {Record<string, import("./tarball.mjs").Published>} published
- * @returns {Record<string, string[]>} by broker ("redis", "kafka", "pulsar")
+ * @returns {Record<string, string[]>} by broker ("redis", "kafka", ...: each but the file broker)
  */
 export function brokerClients(published) {
   /** @type {Record<string, string[]>} */
   const clients = {};
-  for (const broker of ["redis", "kafka", "pulsar"]) {
+  for (const broker of serverBrokers) {
     const manifest = published[brokerModule[broker] ?? ""]?.manifest ?? {};
     clients[broker] = Object.keys({
       ...manifest.dependencies,

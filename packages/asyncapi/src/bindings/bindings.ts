@@ -2,6 +2,7 @@ import type { Bindings } from "@ruststream/core";
 import type { BindingsObject, SchemaObject } from "../document.js";
 import { amqpBindings } from "./amqpBindings.js";
 import { kafkaBindings } from "./kafkaBindings.js";
+import { natsBindings } from "./natsBindings.js";
 import type { ProtocolBindings } from "./protocolBindings.js";
 import { pulsarBindings } from "./pulsarBindings.js";
 
@@ -13,6 +14,7 @@ import { pulsarBindings } from "./pulsarBindings.js";
 const protocols: Readonly<Record<string, ProtocolBindings>> = {
   amqp: amqpBindings,
   kafka: kafkaBindings,
+  nats: natsBindings,
   pulsar: pulsarBindings,
 };
 
