@@ -1,5 +1,5 @@
 /** The brokers a new service can start on: each is one of the repository's examples. */
-export const brokerNames = ["file", "redis", "kafka", "pulsar"] as const;
+export const brokerNames = ["file", "redis", "kafka", "pulsar", "postgres"] as const;
 export type BrokerName = (typeof brokerNames)[number];
 
 /**
@@ -44,6 +44,11 @@ export const brokers: Readonly<Record<BrokerName, BrokerInfo>> = {
     package: "@ruststream/pulsar",
     title: "Apache Pulsar",
     runs: "A Pulsar 4 broker at `PULSAR_URL` (default `pulsar://127.0.0.1:6650`).",
+  },
+  postgres: {
+    package: "@ruststream/postgres",
+    title: "a queue in PostgreSQL",
+    runs: "A PostgreSQL 13 or newer database at `DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`); the queue table, `ruststream_queue`, is created at connect when missing.",
   },
 };
 
