@@ -21,6 +21,7 @@ export const guideOrder = [
   "redis.md",
   "kafka.md",
   "pulsar.md",
+  "postgres.md",
   "handlers.md",
   "retries.md",
   "concurrency.md",
