@@ -4,7 +4,8 @@
 // its services reach their broker; the brokers' own clients come from the packages' manifests.
 
 /**
- * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar", install: string[],
+ * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "postgres",
+ *   install: string[],
  *   code: (folder: string) => import("./templates.mjs").BrokerCode, env?: NodeJS.ProcessEnv }} Scenario
  */
 
@@ -14,6 +15,7 @@ const brokerModule = {
   redis: "@ruststream/redis",
   kafka: "@ruststream/kafka",
   pulsar: "@ruststream/pulsar",
+  postgres: "@ruststream/postgres",
 };
 
 /**
@@ -89,18 +91,34 @@ export function scenarios(published, brokers) {
         construct: `new PulsarBroker({ url: ${JSON.stringify(brokers.PULSAR_URL)} })`,
       }),
     },
+    {
+      id: "postgres",
+      broker: "postgres",
+      // pg is the package's peer, installed beside it at the peer's range. The services create the
+      // queue table on the cluster tooling/brokers started, where it may already be.
+      install: [
+        at("@ruststream/core"),
+        at("@ruststream/postgres"),
+        peer("@ruststream/postgres", "pg"),
+      ],
+      code: () => ({
+        module: "@ruststream/postgres",
+        className: "PostgresBroker",
+        construct: `new PostgresBroker({ url: ${JSON.stringify(brokers.POSTGRES_URL)}, ensureSchema: true })`,
+      }),
+    },
   ];
 }
 
 /**
  * Each broker package's clients: its dependencies and peers that are not @ruststream packages.
  * @param {Record<string, import("./tarball.mjs").Published>} published
- * @returns {Record<string, string[]>} by broker ("redis", "kafka", "pulsar")
+ * @returns {Record<string, string[]>} by broker ("redis", "kafka", "pulsar", "postgres")
  */
 export function brokerClients(published) {
   /** @type {Record<string, string[]>} */
   const clients = {};
-  for (const broker of ["redis", "kafka", "pulsar"]) {
+  for (const broker of ["redis", "kafka", "pulsar", "postgres"]) {
     const manifest = published[brokerModule[broker] ?? ""]?.manifest ?? {};
     clients[broker] = Object.keys({
       ...manifest.dependencies,
