@@ -88,8 +88,12 @@ describe("writeProject", () => {
       readFileSync(new URL("../../../examples/postgres/package.json", import.meta.url), "utf8"),
     ) as { dependencies: Record<string, string> };
     expect(dependencies.pg).toBe(example.dependencies.pg);
-    expect(read("pg-svc", "src/app.ts")).toMatch(/new PostgresBroker\(\{ url, ensureSchema: true \}\)/);
-    expect(read("pg-svc", "README.md")).toMatch(/a queue in PostgreSQL .*DATABASE_URL/s);
+    expect(read("pg-svc", "src/app.ts")).toMatch(
+      /new PostgresBroker\(\{ url, ensureSchema: true \}\)/,
+    );
+    expect(read("pg-svc", "README.md")).toMatch(
+      /service on a queue in PostgreSQL\s[\s\S]*`DATABASE_URL`/,
+    );
   });
 
   it("writes into an empty directory that exists, and refuses one that is not empty", async () => {
