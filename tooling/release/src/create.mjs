@@ -24,6 +24,10 @@ export async function rehearseCreate({ scratch, version, registry, env, work, re
   const runEnv = {
     ...env,
     npm_config_registry: registry,
+    // npm init runs the package through npx, which reuses what its cache already installed for the
+    // same spec without asking the registry: every rehearsal publishes the same version, so a
+    // user's cache would run an earlier rehearsal's @ruststream/create. A cache of this run's own.
+    npm_config_cache: join(work, "npm-cache"),
     CKJS_LINKING: env.CKJS_LINKING ?? "dynamic",
   };
   for (const broker of scaffoldBrokers) {
