@@ -34,7 +34,7 @@ export default defineConfig({
       "examples/broker-template/vitest.config.ts",
       "examples/file/vitest.config.ts",
       "examples/orders/vitest.config.ts",
-      ...["redis", "kafka", "pulsar", "rabbitmq"].map((broker) =>
+      ...["redis", "kafka", "pulsar", "rabbitmq", "postgres"].map((broker) =>
         inProcess(`example-${broker}`, ["app"], "in-process", `examples/${broker}`),
       ),
       inProcess("example-nats", ["app"], "in-process", "examples/nats"),

@@ -1,5 +1,5 @@
 /** The brokers a new service can start on: each is one of the repository's examples. */
-export const brokerNames = ["file", "redis", "kafka", "pulsar", "nats"] as const;
+export const brokerNames = ["file", "redis", "kafka", "pulsar", "nats", "postgres"] as const;
 export type BrokerName = (typeof brokerNames)[number];
 
 /**
@@ -49,6 +49,11 @@ export const brokers: Readonly<Record<BrokerName, BrokerInfo>> = {
     package: "@ruststream/nats",
     title: "NATS JetStream",
     runs: "A NATS server with JetStream enabled (`nats-server -js`) at `NATS_URL` (default `nats://127.0.0.1:4222`); the stream is `ORDERS_STREAM` (default `ORDERS`), declared if it is missing.",
+  },
+  postgres: {
+    package: "@ruststream/postgres",
+    title: "a queue in PostgreSQL",
+    runs: "A PostgreSQL 13 or newer database at `DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`); the queue table, `ruststream_queue`, is created at connect when missing.",
   },
 };
 

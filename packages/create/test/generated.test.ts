@@ -47,6 +47,7 @@ const cases = [
   { broker: "kafka", flags: ["--engine", "librdkafka"] },
   { broker: "pulsar", flags: [] },
   { broker: "nats", flags: [] },
+  { broker: "postgres", flags: [] },
 ];
 
 describe.each(cases)("a new $broker project $flags", ({ broker, flags }) => {

@@ -79,6 +79,23 @@ describe("writeProject", () => {
     );
   });
 
+  it("gives a PostgreSQL project its client, pg, and says where the database is", async () => {
+    await writeProject(choices("pg-svc", "postgres"), "1.2.3", templates);
+    const { dependencies } = pkg("pg-svc");
+    expect(dependencies["@ruststream/postgres"]).toBe("1.2.3");
+    // pg is the package's peer: the project installs it, at the example's version.
+    const example = JSON.parse(
+      readFileSync(new URL("../../../examples/postgres/package.json", import.meta.url), "utf8"),
+    ) as { dependencies: Record<string, string> };
+    expect(dependencies.pg).toBe(example.dependencies.pg);
+    expect(read("pg-svc", "src/app.ts")).toMatch(
+      /new PostgresBroker\(\{ url, ensureSchema: true \}\)/,
+    );
+    expect(read("pg-svc", "README.md")).toMatch(
+      /service on a queue in PostgreSQL\s[\s\S]*`DATABASE_URL`/,
+    );
+  });
+
   it("writes into an empty directory that exists, and refuses one that is not empty", async () => {
     mkdirSync(join(dir, "empty"));
     await writeProject(choices("empty", "file"), "1.2.3", templates);

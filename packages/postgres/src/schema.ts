@@ -11,7 +11,7 @@ import { type QueueTable, queueTable } from "./table.js";
  * - `attempts`: claims so far, counted as the claim is made.
  * - `partition_key`: rows with one key are claimed one at a time, in order.
  * - `dedup_key`: at most one undone row per queue and key.
- * - `done_at`: set by an ack that keeps the row (`ack: "mark-done"`) until the retention sweep.
+ * - `done_at`: set by an ack that keeps the row (`ack: "keep"`) until the retention sweep.
  * - `dead_source`, `dead_reason`, `dead_attempts`: where a dead-lettered row came from, why, and
  *   after how many claims (a redrive reads the first, and clears all three).
  */

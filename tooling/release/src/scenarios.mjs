@@ -4,7 +4,8 @@
 // its services reach their broker; the brokers' own clients come from the packages' manifests.
 
 /**
- * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "nats", install: string[],
+ * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "nats" | "postgres",
+ *   install: string[],
  *   code: (folder: string) => import("./templates.mjs").BrokerCode, env?: NodeJS.ProcessEnv }} Scenario
  */
 
@@ -15,6 +16,7 @@ const brokerModule = {
   kafka: "@ruststream/kafka",
   pulsar: "@ruststream/pulsar",
   nats: "@ruststream/nats",
+  postgres: "@ruststream/postgres",
 };
 
 /** The brokers that run on a server (tooling/brokers starts it): every one but the stream file. */
@@ -107,6 +109,22 @@ export function scenarios(published, brokers) {
         module: "@ruststream/nats",
         className: "NatsBroker",
         construct: `new NatsBroker({ servers: ${JSON.stringify(brokers.NATS_URL)} })`,
+      }),
+    },
+    {
+      id: "postgres",
+      broker: "postgres",
+      // pg is the package's peer, installed beside it at the peer's range. The services create the
+      // queue table on the cluster tooling/brokers started, where it may already be.
+      install: [
+        at("@ruststream/core"),
+        at("@ruststream/postgres"),
+        peer("@ruststream/postgres", "pg"),
+      ],
+      code: () => ({
+        module: "@ruststream/postgres",
+        className: "PostgresBroker",
+        construct: `new PostgresBroker({ url: ${JSON.stringify(brokers.POSTGRES_URL)}, ensureSchema: true })`,
       }),
     },
   ];
