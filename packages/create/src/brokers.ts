@@ -1,5 +1,5 @@
 /** The brokers a new service can start on: each is one of the repository's examples. */
-export const brokerNames = ["file", "redis", "kafka", "pulsar"] as const;
+export const brokerNames = ["file", "redis", "kafka", "pulsar", "rabbitmq"] as const;
 export type BrokerName = (typeof brokerNames)[number];
 
 /**
@@ -44,6 +44,11 @@ export const brokers: Readonly<Record<BrokerName, BrokerInfo>> = {
     package: "@ruststream/pulsar",
     title: "Apache Pulsar",
     runs: "A Pulsar 4 broker at `PULSAR_URL` (default `pulsar://127.0.0.1:6650`).",
+  },
+  rabbitmq: {
+    package: "@ruststream/rabbitmq",
+    title: "RabbitMQ",
+    runs: "A RabbitMQ node (3.10 or later) at `RABBITMQ_URL` (default `amqp://guest:guest@127.0.0.1:5672`); the service declares its `orders` and `receipts` quorum queues when it starts.",
   },
 };
 

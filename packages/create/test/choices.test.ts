@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCreateArgs } from "../src/args.js";
+import { brokerNames } from "../src/brokers.js";
 import { type Prompter, resolveChoices } from "../src/choices.js";
 
 /** A terminal whose person gives `answers` in turn; what they were asked and told is kept. */
@@ -57,7 +58,7 @@ describe("without a terminal", () => {
       /no directory given .*--yes/,
     );
     await expect(resolveChoices(parseCreateArgs(["svc"]), cwd, undefined)).rejects.toThrow(
-      /no broker given .*--broker file\|redis\|kafka\|pulsar, or --yes for file/,
+      /no broker given .*--broker file\|redis\|kafka\|pulsar\|[\w|]*rabbitmq[\w|]*, or --yes for file/,
     );
   });
 
@@ -92,7 +93,7 @@ describe("on a terminal", () => {
     const choices = await resolveChoices(parseCreateArgs(["svc"]), cwd, terminal);
     expect(choices).toMatchObject({ broker: "pulsar", name: "good-name" });
     expect(terminal.told).toEqual([
-      "rabbit: give a number from 1 to 4, or a name",
+      `rabbit: give a number from 1 to ${brokerNames.length}, or a name`,
       '"Bad Name" is not a valid npm package name: it has capital letters',
     ]);
   });

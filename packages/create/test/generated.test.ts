@@ -46,6 +46,7 @@ const cases = [
   { broker: "kafka", flags: [] },
   { broker: "kafka", flags: ["--engine", "librdkafka"] },
   { broker: "pulsar", flags: [] },
+  { broker: "rabbitmq", flags: [] },
 ];
 
 describe.each(cases)("a new $broker project $flags", ({ broker, flags }) => {
