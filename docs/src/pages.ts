@@ -21,6 +21,7 @@ export const guideOrder = [
   "redis.md",
   "kafka.md",
   "pulsar.md",
+  "rabbitmq.md",
   "handlers.md",
   "retries.md",
   "concurrency.md",
