@@ -162,7 +162,7 @@ async function rehearse() {
     checkPackage(published[name], report, { released: true });
   }
 
-  const brokers = new Set(["redis", "kafka", "pulsar"]);
+  const brokers = new Set(["redis", "kafka", "pulsar", "rabbitmq"]);
   const all = scenarios(published, {});
   const only = options.only?.split(",").filter(Boolean);
   const chosen = only ? all.filter((scenario) => only.includes(scenario.id)) : all;

@@ -4,7 +4,7 @@
 // its services reach their broker; the brokers' own clients come from the packages' manifests.
 
 /**
- * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar", install: string[],
+ * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "rabbitmq", install: string[],
  *   code: (folder: string) => import("./templates.mjs").BrokerCode, env?: NodeJS.ProcessEnv }} Scenario
  */
 
@@ -14,6 +14,7 @@ const brokerModule = {
   redis: "@ruststream/redis",
   kafka: "@ruststream/kafka",
   pulsar: "@ruststream/pulsar",
+  rabbitmq: "@ruststream/rabbitmq",
 };
 
 /**
@@ -89,18 +90,38 @@ export function scenarios(published, brokers) {
         construct: `new PulsarBroker({ url: ${JSON.stringify(brokers.PULSAR_URL)} })`,
       }),
     },
+    {
+      id: "rabbitmq",
+      broker: "rabbitmq",
+      // amqplib is the package's peer, at the range it names.
+      install: [
+        at("@ruststream/core"),
+        at("@ruststream/rabbitmq"),
+        peer("@ruststream/rabbitmq", "amqplib"),
+      ],
+      // `declare`: a bare name is a classic queue, declared at subscribe, so a publish to it
+      // (mandatory, through the default exchange) has its queue to land in. The README's service
+      // replies to "receipts", which it does not read: `topology` declares that queue at connect, as
+      // examples/rabbitmq does (the same quorum queue), else the first reply is unroutable.
+      code: () => ({
+        module: "@ruststream/rabbitmq",
+        className: "RabbitBroker",
+        imports: ["RabbitQuorumQueue"],
+        construct: `new RabbitBroker({ url: ${JSON.stringify(brokers.RABBITMQ_URL)}, declare: true, topology: [new RabbitQuorumQueue("receipts")] })`,
+      }),
+    },
   ];
 }
 
 /**
  * Each broker package's clients: its dependencies and peers that are not @ruststream packages.
  * @param {Record<string, import("./tarball.mjs").Published>} published
- * @returns {Record<string, string[]>} by broker ("redis", "kafka", "pulsar")
+ * @returns {Record<string, string[]>} by broker ("redis", "kafka", "pulsar", "rabbitmq")
  */
 export function brokerClients(published) {
   /** @type {Record<string, string[]>} */
   const clients = {};
-  for (const broker of ["redis", "kafka", "pulsar"]) {
+  for (const broker of ["redis", "kafka", "pulsar", "rabbitmq"]) {
     const manifest = published[brokerModule[broker] ?? ""]?.manifest ?? {};
     clients[broker] = Object.keys({
       ...manifest.dependencies,
