@@ -9,19 +9,22 @@ import { broker, orders, toEvents } from "./fixtures/readmeTopology.js";
 // src/app.ts (the example's tests run it, in process and on the node), the second
 // test/fixtures/readmeTopology.ts, whose descriptors the last test runs on the stand-in.
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const blocks = (heading: string) =>
-  [...(new RegExp(`## ${heading}\\n([\\s\\S]*?)(?=\\n## )`).exec(readme)?.[1] ?? "").matchAll(
-    /```ts\n([\s\S]*?)```\n/g,
-  )].map((match) => match[1]);
+const section = /## Start from the example\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? "";
+const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```\n/g)].map((match) => match[1]);
 
 it("the README's first example is examples/rabbitmq/src/app.ts", () => {
-  const app = readFileSync(new URL("../../../examples/rabbitmq/src/app.ts", import.meta.url), "utf8");
-  expect(blocks("Start from the example")[0], "copy examples/rabbitmq/src/app.ts into the README's first block").toBe(app);
+  const app = readFileSync(
+    new URL("../../../examples/rabbitmq/src/app.ts", import.meta.url),
+    "utf8",
+  );
+  expect(blocks[0], "copy examples/rabbitmq/src/app.ts into the README's first block").toBe(app);
 });
 
 it("the README's descriptors are test/fixtures/readmeTopology.ts", () => {
   const fixture = readFileSync(new URL("./fixtures/readmeTopology.ts", import.meta.url), "utf8");
-  expect(blocks("Start from the example")[1], "copy test/fixtures/readmeTopology.ts into the README's second block").toBe(fixture);
+  expect(blocks[1], "copy test/fixtures/readmeTopology.ts into the README's second block").toBe(
+    fixture,
+  );
 });
 
 it("the README's descriptors route orders.* through the topic exchange to the quorum queue, and refuse what nothing binds", async () => {

@@ -10,13 +10,7 @@ import { bytesText, inventory, packageCount } from "./nodeModules.mjs";
 import { onBroker } from "./readme.mjs";
 import { run, tail } from "./run.mjs";
 import { foreignClients } from "./scenarios.mjs";
-import {
-  entriesScript,
-  importedNames,
-  serviceScript,
-  serviceTs,
-  tsconfig,
-} from "./templates.mjs";
+import { entriesScript, importedNames, serviceScript, serviceTs, tsconfig } from "./templates.mjs";
 
 /**
  * @typedef {{ name: "npm" | "pnpm", add: (specs: string[], dev: boolean) => string[] }} Manager
