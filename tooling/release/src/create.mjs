@@ -24,6 +24,10 @@ export async function rehearseCreate({ scratch, version, registry, env, work, re
   const runEnv = {
     ...env,
     npm_config_registry: registry,
+    // An npm cache of this run's own: npx keeps the packages it ran under the cache, by name and
+    // version, and every rehearsal publishes the same version, so with the user's cache
+    // `npm init @ruststream@<version>` ran an earlier rehearsal's scaffolder, not this one's.
+    npm_config_cache: join(work, "npm-cache"),
     CKJS_LINKING: env.CKJS_LINKING ?? "dynamic",
   };
   for (const broker of scaffoldBrokers) {
