@@ -64,7 +64,7 @@ export default defineConfig({
         "deployments",
         "slots",
       ]),
-      inProcess("rabbitmq", ["conformance.inProcess"]),
+      inProcess("rabbitmq", ["conformance.inProcess", "readmeExample"]),
       inProcess("pulsar", [
         "conformance.inProcess",
         "names",

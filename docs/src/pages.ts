@@ -22,6 +22,7 @@ export const guideOrder = [
   "kafka.md",
   "pulsar.md",
   "nats.md",
+  "rabbitmq.md",
   "postgres.md",
   "handlers.md",
   "retries.md",

@@ -1,5 +1,13 @@
 /** The brokers a new service can start on: each is one of the repository's examples. */
-export const brokerNames = ["file", "redis", "kafka", "pulsar", "nats", "postgres"] as const;
+export const brokerNames = [
+  "file",
+  "redis",
+  "kafka",
+  "pulsar",
+  "nats",
+  "rabbitmq",
+  "postgres",
+] as const;
 export type BrokerName = (typeof brokerNames)[number];
 
 /**
@@ -49,6 +57,11 @@ export const brokers: Readonly<Record<BrokerName, BrokerInfo>> = {
     package: "@ruststream/nats",
     title: "NATS JetStream",
     runs: "A NATS server with JetStream enabled (`nats-server -js`) at `NATS_URL` (default `nats://127.0.0.1:4222`); the stream is `ORDERS_STREAM` (default `ORDERS`), declared if it is missing.",
+  },
+  rabbitmq: {
+    package: "@ruststream/rabbitmq",
+    title: "RabbitMQ",
+    runs: "A RabbitMQ node (3.10 or later) at `RABBITMQ_URL` (default `amqp://guest:guest@127.0.0.1:5672`); the service declares its `orders` and `receipts` quorum queues when it starts.",
   },
   postgres: {
     package: "@ruststream/postgres",

@@ -47,6 +47,7 @@ const cases = [
   { broker: "kafka", flags: ["--engine", "librdkafka"] },
   { broker: "pulsar", flags: [] },
   { broker: "nats", flags: [] },
+  { broker: "rabbitmq", flags: [] },
   { broker: "postgres", flags: [] },
 ];
 

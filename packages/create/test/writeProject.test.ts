@@ -79,6 +79,19 @@ describe("writeProject", () => {
     );
   });
 
+  it("gives a RabbitMQ project the broker package's client peer, amqplib", async () => {
+    await writeProject(choices("rabbit", "rabbitmq"), "1.2.3", templates);
+    const { peerDependencies } = JSON.parse(
+      readFileSync(new URL("../../rabbitmq/package.json", import.meta.url), "utf8"),
+    ) as { peerDependencies: Record<string, string> };
+    const clients = Object.keys(peerDependencies).filter((d) => !d.startsWith("@ruststream/"));
+    expect(clients).toEqual(["amqplib"]);
+    const { dependencies } = pkg("rabbit");
+    expect(dependencies["@ruststream/rabbitmq"]).toBe("1.2.3");
+    expect(Object.keys(dependencies)).toEqual(expect.arrayContaining(clients));
+    expect(read("rabbit", "README.md")).toMatch(/RABBITMQ_URL/);
+  });
+
   it("gives a PostgreSQL project its client, pg, and says where the database is", async () => {
     await writeProject(choices("pg-svc", "postgres"), "1.2.3", templates);
     const { dependencies } = pkg("pg-svc");

@@ -10,7 +10,7 @@ import { bytesText, inventory, packageCount } from "./nodeModules.mjs";
 import { onBroker } from "./readme.mjs";
 import { run, tail } from "./run.mjs";
 import { foreignClients } from "./scenarios.mjs";
-import { entriesScript, serviceScript, serviceTs, tsconfig } from "./templates.mjs";
+import { entriesScript, importedNames, serviceScript, serviceTs, tsconfig } from "./templates.mjs";
 
 /**
  * @typedef {{ name: "npm" | "pnpm", add: (specs: string[], dev: boolean) => string[] }} Manager
@@ -187,7 +187,7 @@ async function typecheck(scenario, where, folder, env, { readme, report }) {
     scenario.broker === "file"
       ? readme.service
       : onBroker(readme.service, {
-          importLine: `import { ${code.className} } from "${code.module}";`,
+          importLine: `import { ${importedNames(code)} } from "${code.module}";`,
           construct: code.construct,
         });
   writeFileSync(join(folder, "app.ts"), app);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { run, tail } from "./run.mjs";
 
-export const scaffoldBrokers = ["file", "redis", "kafka", "pulsar", "nats", "postgres"];
+export const scaffoldBrokers = ["file", "redis", "kafka", "pulsar", "nats", "rabbitmq", "postgres"];
 
 /**
  * @param {{ scratch: string, version: string | undefined, registry: string, env: NodeJS.ProcessEnv,

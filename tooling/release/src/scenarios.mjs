@@ -4,8 +4,8 @@
 // its services reach their broker; the brokers' own clients come from the packages' manifests.
 
 /**
- * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "nats" | "postgres",
- *   install: string[],
+ * @typedef {{ id: string, broker: "file" | "redis" | "kafka" | "pulsar" | "nats" | "rabbitmq"
+ *   | "postgres", install: string[],
  *   code: (folder: string) => import("./templates.mjs").BrokerCode, env?: NodeJS.ProcessEnv }} Scenario
  */
 
@@ -16,6 +16,7 @@ const brokerModule = {
   kafka: "@ruststream/kafka",
   pulsar: "@ruststream/pulsar",
   nats: "@ruststream/nats",
+  rabbitmq: "@ruststream/rabbitmq",
   postgres: "@ruststream/postgres",
 };
 
@@ -109,6 +110,26 @@ export function scenarios(published, brokers) {
         module: "@ruststream/nats",
         className: "NatsBroker",
         construct: `new NatsBroker({ servers: ${JSON.stringify(brokers.NATS_URL)} })`,
+      }),
+    },
+    {
+      id: "rabbitmq",
+      broker: "rabbitmq",
+      // amqplib is the package's peer, at the range it names.
+      install: [
+        at("@ruststream/core"),
+        at("@ruststream/rabbitmq"),
+        peer("@ruststream/rabbitmq", "amqplib"),
+      ],
+      // `declare`: a bare name is a classic queue, declared at subscribe, so a publish to it
+      // (mandatory, through the default exchange) has its queue to land in. The README's service
+      // replies to "receipts", which it does not read: `topology` declares that queue at connect, as
+      // examples/rabbitmq does (the same quorum queue), else the first reply is unroutable.
+      code: () => ({
+        module: "@ruststream/rabbitmq",
+        className: "RabbitBroker",
+        imports: ["RabbitQuorumQueue"],
+        construct: `new RabbitBroker({ url: ${JSON.stringify(brokers.RABBITMQ_URL)}, declare: true, topology: [new RabbitQuorumQueue("receipts")] })`,
       }),
     },
     {

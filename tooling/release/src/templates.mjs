@@ -3,7 +3,16 @@
 // message and handling it on the real broker (a stream file for the file broker), and a TypeScript
 // one that is only type-checked. Each names its own topic, so runs never read each other's messages.
 
-/** @typedef {{ module: string, className: string, construct: string }} BrokerCode */
+/**
+ * How a service makes its broker: the class, imported from `module`, and the expression that
+ * constructs it; `imports` names what else of `module` that expression uses.
+ * @typedef {{ module: string, className: string, construct: string, imports?: string[] }} BrokerCode
+ */
+
+/** The names a service imports from its broker's module. */
+export function importedNames(/** @type {BrokerCode} */ broker) {
+  return [broker.className, ...(broker.imports ?? [])].join(", ");
+}
 
 /**
  * @param {BrokerCode} broker
@@ -36,12 +45,12 @@ console.log(\`${kind}: published to \${topic} and handled \${JSON.stringify(valu
     "// Written by the release rehearsal (tooling/release): one message published and handled.\n";
   if (kind === "esm")
     return `${header}import { RustStream } from "@ruststream/core";
-import { ${broker.className} } from "${broker.module}";
+import { ${importedNames(broker)} } from "${broker.module}";
 
 ${body}
 `;
   return `${header}const { RustStream } = require("@ruststream/core");
-const { ${broker.className} } = require("${broker.module}");
+const { ${importedNames(broker)} } = require("${broker.module}");
 
 async function main() {
 ${indent(body)}
@@ -60,7 +69,7 @@ main().catch((error) => {
 export function serviceTs(broker) {
   return `// Written by the release rehearsal (tooling/release): type-checked, not run.
 import { RustStream, type RunningApp } from "@ruststream/core";
-import { ${broker.className} } from "${broker.module}";
+import { ${importedNames(broker)} } from "${broker.module}";
 
 const app = new RustStream({ name: "rehearsal", version: "1.0.0" });
 app.broker(${broker.construct}, (b) => {

@@ -1,7 +1,7 @@
 import type { Clock } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
 import type { LinkDelivery } from "../link.js";
-import { type QueueSpec, queueTypeOf } from "../topology/topology.js";
+import { type QueueSpec, queueTypeOf, type Table } from "../topology/topology.js";
 import type { DeathReason, StoredMessage } from "./storedMessage.js";
 
 /** What a queue needs from the stand-in server around it. */
@@ -172,7 +172,7 @@ export class StandInQueue {
   }
 
   #delivery(consumer: StandInConsumer, message: StoredMessage): LinkDelivery {
-    const quorumCount =
+    const quorumCount: Table =
       queueTypeOf(this.spec) === "quorum" && message.deliveryCount > 0
         ? { "x-delivery-count": message.deliveryCount }
         : {};

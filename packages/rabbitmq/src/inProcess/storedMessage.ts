@@ -70,7 +70,7 @@ export function deathHeaders(
   } as unknown as TableValue;
   if (same >= 0) deaths.splice(same, 1);
   deaths.unshift(entry);
-  const first =
+  const first: Table =
     headers["x-first-death-queue"] === undefined
       ? {
           "x-first-death-queue": queue,
