@@ -85,7 +85,9 @@ export function ordersModule(topics: Topics): new () => object {
       this.#orders = orders;
     }
 
-    @EventPattern(topics.created)
+    // `<string>`: Nest 12 would otherwise type the payload from a map of topics, whose handlers
+    // take nothing typed after it (no `@Ctx()`); these topics are named at run time.
+    @EventPattern<string>(topics.created)
     handleOrderCreated(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
       this.#orders.record({
         order,
@@ -100,7 +102,7 @@ export function ordersModule(topics: Topics): new () => object {
       return this.#orders.sum(numbers);
     }
 
-    @EventPattern(topics.declined, {
+    @EventPattern<string>(topics.declined, {
       ruststream: { maxAttempts: 3, deadLetter: topics.deadLetters },
     })
     handleDeclined(@Payload() _order: Order, @Ctx() ctx: RustStreamContext): void {
@@ -109,7 +111,7 @@ export function ordersModule(topics: Topics): new () => object {
 
     // The dead-lettered copy counts the deliveries it had (three), and its reader counts on from
     // there: a cap above them lets this handler see it.
-    @EventPattern(topics.deadLetters, { ruststream: { maxAttempts: 10 } })
+    @EventPattern<string>(topics.deadLetters, { ruststream: { maxAttempts: 10 } })
     handleDeadLetter(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
       this.#orders.deadLettered({ order, origin: readDeadLetterOrigin(ctx.getHeaders()) });
     }
