@@ -34,6 +34,7 @@ export class RustStreamServer
   /** The runtime counts and logs an event handler's failure, so Nest need not report it too. */
   override readonly propagatesEventHandlerErrors = true;
   readonly #options: RustStreamServerOptions;
+  #starting: Promise<RunningApp> | undefined;
   #running: RunningApp | undefined;
 
   constructor(options: RustStreamServerOptions) {
@@ -57,17 +58,28 @@ export class RustStreamServer
 
   /** Builds the app from the registered handlers and starts it; Nest calls it in `listen()`. */
   listen(callback: (error?: unknown) => void): void {
-    this.#start().then(
-      () => callback(),
+    const starting = this.#start();
+    this.#starting = starting;
+    starting.then(
+      (running) => {
+        this.#running = running;
+        callback();
+      },
       (error: unknown) => callback(error),
     );
   }
 
-  /** Stops the app: stops pulling, drains running handlers, shuts the broker down. */
+  /**
+   * Stops the app: stops pulling, drains running handlers, shuts the broker down. A close while
+   * the app still starts waits for it, so nothing it opens is left running.
+   */
   async close(): Promise<void> {
-    const running = this.#running;
+    const starting = this.#starting;
+    this.#starting = undefined;
     this.#running = undefined;
-    if (running !== undefined) await running.stop();
+    if (starting === undefined) return;
+    const running = await starting.catch(() => undefined);
+    await running?.stop();
   }
 
   /** The running RustStream app (its `publish`, `request`, `whenIdle`, `connection`). */
@@ -89,7 +101,7 @@ export class RustStreamServer
     );
   }
 
-  async #start(): Promise<void> {
+  async #start(): Promise<RunningApp> {
     const options = this.#options;
     const defaults = options.defaults ?? {};
     const app = new RustStream({
@@ -112,7 +124,7 @@ export class RustStreamServer
     app.observe((event) => {
       if (event.type === "broker-connection") this._status$.next(event.state);
     });
-    this.#running = await app.start();
+    return app.start();
   }
 
   /**

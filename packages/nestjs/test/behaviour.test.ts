@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { Controller, type INestMicroservice, Inject, Injectable, Module } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Ctx, EventPattern, MessagePattern, Payload } from "@nestjs/microservices";
-import { deadLetter, isRustStreamError, readDeadLetterOrigin } from "@ruststream/core";
+import {
+  deadLetter,
+  isRustStreamError,
+  type RunningApp,
+  readDeadLetterOrigin,
+} from "@ruststream/core";
 import { FileBroker } from "@ruststream/file";
 import { within } from "@ruststream/tooling-testkit";
 import { from, lastValueFrom, of, throwError } from "rxjs";
@@ -187,6 +192,33 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
       seen.until(() => seen.of("observed").length === 1),
     );
     expect(seen.calls).toEqual([{ pattern: "observed", attempt: 1, tenant: "acme" }]);
+  });
+});
+
+describe("the strategy's state", () => {
+  it("status follows the broker's connection, and unwrap() is the running app", async () => {
+    const path = join(dir, `state-${++files}.ss`);
+    const server = new RustStreamServer({
+      broker: new FileBroker({ path, consumer: "state" }),
+      name: "state",
+    });
+    const states: string[] = [];
+    const watching = server.status.subscribe((state) => states.push(state));
+    const app = await NestFactory.createMicroservice(BehaviourModule, {
+      strategy: server,
+      logger: false,
+    });
+    await app.listen();
+    const running = server.unwrap<RunningApp>();
+    expect(running.state).toBe("ready");
+    expect([...running.subscribers].sort()).toEqual(
+      ["erroring", "given-up", "nothing", "observed", "promised", "refused", "stream"].sort(),
+    );
+    await app.close();
+    watching.unsubscribe();
+    expect(running.state).toBe("stopped");
+    expect(states).toEqual(["connected", "closed"]);
+    expect(() => server.unwrap()).toThrow(/after app.listen\(\)/);
   });
 });
 
