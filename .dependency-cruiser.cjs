@@ -113,6 +113,14 @@ module.exports = {
       },
     },
     {
+      name: "nestjs-imports-no-broker",
+      comment:
+        "@ruststream/nestjs serves a Nest application's handlers from any broker through @ruststream/core alone (nestjs/README.md): its src imports no broker package; its tests do, to run a real application on each.",
+      severity: "error",
+      from: { path: "^packages/nestjs/src/" },
+      to: { path: [broker, brokerName] },
+    },
+    {
       name: "nothing-imports-the-broker-or-its-connection-back",
       comment:
         "In a broker package broker.ts imports connection.ts, connection.ts imports the rest, and nothing else imports either but index.ts (core's README, 'One layout for a broker package'): a mode, the publisher or the reply inbox declares the host interface it needs instead.",

@@ -92,6 +92,8 @@ export default defineConfig({
         "no broker",
       ),
       inProcess("metrics", ["series", "readme"], "no broker"),
+      // The NestJS transport on the file broker (its Redis file needs the server).
+      inProcess("nestjs", ["file", "behaviour"], "no broker"),
       // The scaffolder's unit tests; its generated projects' test runs on the whole suite's line.
       inProcess("create", ["args", "packageName", "choices", "writeProject", "main"], "unit"),
     ],

@@ -1,0 +1,139 @@
+import { ClientProxy, type ReadPacket, type WritePacket } from "@nestjs/microservices";
+import {
+  type ConnectionState,
+  type RunningApp,
+  RustStream,
+  RustStreamError,
+} from "@ruststream/core";
+import type { ClientRustStreamOptions } from "./clientOptions.js";
+import { nestLogger } from "./nestLogger.js";
+
+const defaultTimeoutMs = 30_000;
+
+/**
+ * A Nest `ClientProxy` on a RustStream broker: `emit(pattern, data)` publishes `data` to the
+ * pattern's topic (the Observable completes once the broker confirmed it), `send(pattern, data)`
+ * requests through the broker's request/reply and emits the reply. The pattern is the topic as
+ * `RustStreamServer` reads it (an object pattern as Nest writes it, keys sorted); `packet.metadata`
+ * (set by a dispatch hook) travels as headers.
+ */
+export class ClientRustStream extends ClientProxy<Record<never, never>, ConnectionState> {
+  readonly #options: ClientRustStreamOptions;
+  readonly #timeoutMs: number;
+  #starting: Promise<RunningApp> | undefined;
+  #running: RunningApp | undefined;
+
+  constructor(options: ClientRustStreamOptions) {
+    super();
+    if (typeof options !== "object" || options === null || options.broker === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "new ClientRustStream({ broker }) needs a broker, for example new RedisBroker({ url })",
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `ClientRustStream timeoutMs: ${timeoutMs}; give a positive number of milliseconds`,
+      );
+    }
+    this.#options = options;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Connects the broker (once; `send` and `emit` call it themselves). */
+  connect(): Promise<RunningApp> {
+    if (this.#starting === undefined) {
+      const starting = this.#start();
+      this.#starting = starting;
+      // A failed connect is not kept: the next call tries again.
+      starting.catch(() => {
+        if (this.#starting === starting) this.#starting = undefined;
+      });
+    }
+    return this.#starting;
+  }
+
+  /** Shuts the broker down; waiting requests reject with code `closed`. */
+  async close(): Promise<void> {
+    const starting = this.#starting;
+    this.#starting = undefined;
+    this.#running = undefined;
+    if (starting === undefined) return;
+    const running = await starting.catch(() => undefined);
+    await running?.stop();
+  }
+
+  /** The client's running RustStream app (its `publish`, `request`, `connection`). */
+  unwrap<T>(): T {
+    if (this.#running === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "the client is not connected: call connect() (or send or emit) first",
+      );
+    }
+    return this.#running as T;
+  }
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    let unsubscribed = false;
+    const topic = this.normalizePattern(packet.pattern);
+    this.connect()
+      .then((running) =>
+        running.request(topic, packet.data, {
+          timeoutMs: this.#timeoutMs,
+          ...this.#encoding(packet),
+        }),
+      )
+      .then(
+        (response) => {
+          if (!unsubscribed) callback({ response, isDisposed: true });
+        },
+        (err: unknown) => {
+          if (!unsubscribed) callback({ err, isDisposed: true });
+        },
+      );
+    // Unsubscribing stops the reply from being emitted; the request itself stays published.
+    return () => {
+      unsubscribed = true;
+    };
+  }
+
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const running = await this.connect();
+    await running.publish(
+      this.normalizePattern(packet.pattern),
+      packet.data,
+      this.#encoding(packet),
+    );
+    return undefined as T;
+  }
+
+  #encoding(packet: ReadPacket): {
+    headers?: Readonly<Record<string, string>>;
+    codec?: NonNullable<ClientRustStreamOptions["codec"]>;
+  } {
+    const metadata = (packet as { metadata?: Readonly<Record<string, string>> }).metadata;
+    return {
+      ...(metadata === undefined ? {} : { headers: metadata }),
+      ...(this.#options.codec === undefined ? {} : { codec: this.#options.codec }),
+    };
+  }
+
+  async #start(): Promise<RunningApp> {
+    const options = this.#options;
+    const app = new RustStream({
+      name: options.name ?? "nestjs-client",
+      version: "0.0.0",
+      logger: options.logger ?? nestLogger(ClientRustStream.name),
+    });
+    app.broker(options.broker);
+    app.observe((event) => {
+      if (event.type === "broker-connection") this._status$.next(event.state);
+    });
+    const running = await app.start();
+    this.#running = running;
+    return running;
+  }
+}

@@ -1,0 +1,9 @@
+// @ruststream/nestjs: a Nest microservice's handlers on RustStream brokers, and a ClientProxy that
+// publishes and requests through them.
+export type { ClientRustStreamOptions } from "./clientOptions.js";
+export { ClientRustStream } from "./clientRustStream.js";
+export type { PatternExtras, PatternOptions, PatternSource } from "./patternOptions.js";
+export { RustStreamContext } from "./rustStreamContext.js";
+export { RustStreamServer } from "./rustStreamServer.js";
+export type { RustStreamServerOptions } from "./serverOptions.js";
+export { rustStreamTransport } from "./transport.js";

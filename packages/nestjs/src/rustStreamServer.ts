@@ -1,0 +1,170 @@
+import { type CustomTransportStrategy, type MessageHandler, Server } from "@nestjs/microservices";
+import {
+  type ConnectionState,
+  type HandlerContext,
+  headerNames,
+  isOutcome,
+  type RunningApp,
+  RustStream,
+  RustStreamError,
+} from "@ruststream/core";
+import { lastValueFrom } from "rxjs";
+import { handlerFailure } from "./handlerFailure.js";
+import { mergeOptions, mountPattern } from "./mountPattern.js";
+import { nestLogger } from "./nestLogger.js";
+import { assertKnownKeys, readPatternExtras } from "./patternOptions.js";
+import { RustStreamContext } from "./rustStreamContext.js";
+import type { RustStreamServerOptions } from "./serverOptions.js";
+import { rustStreamTransport } from "./transport.js";
+
+/**
+ * A Nest microservice transport on any RustStream broker:
+ * `NestFactory.createMicroservice(AppModule, { strategy: new RustStreamServer({ broker, name }) })`.
+ * Each `@EventPattern` and `@MessagePattern` becomes a subscriber of a RustStream app the strategy
+ * starts in `listen` and stops in `close`, so retries with backoff, dead letters, keyed lanes and
+ * acks after the work come from the runtime. A handler that throws, or whose Observable errors, is
+ * a failed attempt; what a `@MessagePattern` handler returns (its Observable's last value) is the
+ * reply to the message's `reply-to`.
+ */
+export class RustStreamServer
+  extends Server<Record<string, never>, ConnectionState>
+  implements CustomTransportStrategy
+{
+  override transportId = rustStreamTransport;
+  /** The runtime counts and logs an event handler's failure, so Nest need not report it too. */
+  override readonly propagatesEventHandlerErrors = true;
+  readonly #options: RustStreamServerOptions;
+  #starting: Promise<RunningApp> | undefined;
+  #running: RunningApp | undefined;
+
+  constructor(options: RustStreamServerOptions) {
+    super();
+    if (typeof options !== "object" || options === null || options.broker === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "new RustStreamServer({ broker, name }) needs a broker, for example new RedisBroker({ url })",
+      );
+    }
+    if (typeof options.name !== "string" || options.name.length === 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "new RustStreamServer({ broker, name }) needs the service's name (consumer groups derive from it)",
+      );
+    }
+    if (options.defaults !== undefined)
+      assertKnownKeys("RustStreamServer defaults", options.defaults);
+    this.#options = options;
+  }
+
+  /** Builds the app from the registered handlers and starts it; Nest calls it in `listen()`. */
+  listen(callback: (error?: unknown) => void): void {
+    const starting = this.#start();
+    this.#starting = starting;
+    starting.then(
+      (running) => {
+        this.#running = running;
+        callback();
+      },
+      (error: unknown) => callback(error),
+    );
+  }
+
+  /**
+   * Stops the app: stops pulling, drains running handlers, shuts the broker down. A close while
+   * the app still starts waits for it, so nothing it opens is left running.
+   */
+  async close(): Promise<void> {
+    const starting = this.#starting;
+    this.#starting = undefined;
+    this.#running = undefined;
+    if (starting === undefined) return;
+    const running = await starting.catch(() => undefined);
+    await running?.stop();
+  }
+
+  /** The running RustStream app (its `publish`, `request`, `whenIdle`, `connection`). */
+  unwrap<T>(): T {
+    if (this.#running === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "the RustStream app runs once the microservice listens: call unwrap() after app.listen()",
+      );
+    }
+    return this.#running as T;
+  }
+
+  /** Nest's transport events are not emitted: observe `status`, or the app through `unwrap()`. */
+  on(): never {
+    throw new RustStreamError(
+      "unsupported",
+      "RustStreamServer emits no transport events: subscribe to server.status for the connection state",
+    );
+  }
+
+  async #start(): Promise<RunningApp> {
+    const options = this.#options;
+    const defaults = options.defaults ?? {};
+    const app = new RustStream({
+      name: options.name,
+      version: options.version ?? "0.0.0",
+      logger: options.logger ?? nestLogger(RustStreamServer.name),
+      ...(options.shutdownTimeoutMs === undefined
+        ? {}
+        : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
+    });
+    app.broker(options.broker, (scope) => {
+      for (const [pattern, handler] of this.getHandlers()) {
+        const own = readPatternExtras(pattern, handler.extras);
+        const replies = handler.isEventHandler !== true;
+        mountPattern(scope, pattern, mergeOptions(defaults, own), replies, (data, ctx) =>
+          this.#serve(pattern, handler, data, ctx as HandlerContext, replies),
+        );
+      }
+    });
+    app.observe((event) => {
+      if (event.type === "broker-connection") this._status$.next(event.state);
+    });
+    return app.start();
+  }
+
+  /**
+   * Runs one Nest handler as the runtime's handler, between Nest's processing hooks: its result (a
+   * value, a Promise or an Observable) is awaited to its last value, which is the reply where the
+   * message asked for one (`reply-to`: a `send`; an `emit` to a message pattern is served as an
+   * event, as Nest's transports do). A failure rejects, a failed attempt for the runtime; one of
+   * the runtime's outcomes (`retryAfter(ms)`, `drop()`, `deadLetter(reason)`) is applied as it is.
+   */
+  #serve(
+    pattern: string,
+    handler: MessageHandler,
+    data: unknown,
+    ctx: HandlerContext,
+    replies: boolean,
+  ): Promise<unknown> {
+    const context = new RustStreamContext([ctx, pattern]);
+    const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
+    return new Promise((resolve, reject) => {
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        this.onProcessingEndHook?.(this.transportId, context);
+      };
+      this.onProcessingStartHook(this.transportId, context, async () => {
+        try {
+          const result = await lastValueFrom(
+            this.transformToObservable(await handler(data, context)),
+            { defaultValue: undefined },
+          );
+          end();
+          if (isOutcome(result)) resolve(result);
+          // JSON has no undefined: a handler that answers nothing answers null.
+          else resolve(answers ? (result ?? null) : undefined);
+        } catch (error) {
+          end();
+          reject(handlerFailure(pattern, error));
+        }
+      });
+    });
+  }
+}

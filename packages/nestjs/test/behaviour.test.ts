@@ -1,0 +1,265 @@
+// What a handler returns and how it fails, as Nest's own transports treat it, on the file broker:
+// a Promise or an Observable answers with its last value, nothing answers null, an emit to a
+// message pattern is served as an event, an erroring Observable is a failed attempt, and one of
+// the runtime's outcomes is applied as returned. Options the strategy cannot read are refused.
+import "reflect-metadata";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Controller, type INestMicroservice, Inject, Injectable, Module } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { Ctx, EventPattern, MessagePattern, Payload } from "@nestjs/microservices";
+import {
+  deadLetter,
+  isRustStreamError,
+  type RunningApp,
+  readDeadLetterOrigin,
+} from "@ruststream/core";
+import { FileBroker } from "@ruststream/file";
+import { within } from "@ruststream/tooling-testkit";
+import { from, lastValueFrom, of, throwError } from "rxjs";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ClientRustStream, type RustStreamContext, RustStreamServer } from "../src/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "rs-nestjs-behaviour-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+@Injectable()
+class Seen {
+  readonly calls: {
+    readonly pattern: string;
+    readonly attempt: number;
+    readonly tenant?: string;
+  }[] = [];
+  readonly #waiters: { readonly done: () => boolean; readonly resolve: () => void }[] = [];
+
+  saw(pattern: string, ctx: RustStreamContext): void {
+    const tenant = ctx.getHeaders().getString("x-tenant");
+    this.calls.push({
+      pattern,
+      attempt: ctx.getAttempt(),
+      ...(tenant === undefined ? {} : { tenant }),
+    });
+    for (const waiter of [...this.#waiters]) {
+      if (!waiter.done()) continue;
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+
+  until(done: () => boolean): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
+  }
+
+  of(pattern: string): number[] {
+    return this.calls.filter((c) => c.pattern === pattern).map((c) => c.attempt);
+  }
+}
+
+@Controller()
+class BehaviourController {
+  readonly #seen: Seen;
+
+  constructor(@Inject(Seen) seen: Seen) {
+    this.#seen = seen;
+  }
+
+  @MessagePattern("stream")
+  stream(@Payload() n: number) {
+    return from([n, n * 2, n * 3]);
+  }
+
+  @MessagePattern("promised")
+  async promised(@Payload() text: string): Promise<string> {
+    return text.toUpperCase();
+  }
+
+  @MessagePattern("nothing")
+  nothing(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
+    this.#seen.saw("nothing", ctx);
+  }
+
+  @EventPattern<string>("erroring", {
+    ruststream: { maxAttempts: 2, deadLetter: "given-up" },
+  })
+  erroring(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("erroring", ctx);
+    return throwError(() => new Error("the stream failed"));
+  }
+
+  @EventPattern<string>("refused", { ruststream: { deadLetter: "given-up" } })
+  refused(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("refused", ctx);
+    return deadLetter("not for this service");
+  }
+
+  // A dead-lettered copy counts the deliveries it had: a cap above them lets this handler see it.
+  @EventPattern<string>("given-up", { ruststream: { maxAttempts: 10 } })
+  givenUp(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    const origin = readDeadLetterOrigin(ctx.getHeaders());
+    this.#seen.saw(`given-up from ${origin?.source}: ${origin?.reason}`, ctx);
+  }
+
+  @EventPattern<string>("observed")
+  observed(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("observed", ctx);
+    return of(undefined);
+  }
+}
+
+@Module({ controllers: [BehaviourController], providers: [Seen] })
+class BehaviourModule {}
+
+describe("what a Nest handler returns, on the RustStream transport", () => {
+  let running: { app: INestMicroservice; client: ClientRustStream } | undefined;
+
+  afterEach(async () => {
+    const current = running;
+    running = undefined;
+    await current?.client.close();
+    await current?.app.close();
+  });
+
+  async function start(): Promise<{ seen: Seen; client: ClientRustStream }> {
+    const path = join(dir, `behaviour-${++files}.ss`);
+    const app = await NestFactory.createMicroservice(BehaviourModule, {
+      strategy: new RustStreamServer({
+        broker: new FileBroker({ path, consumer: "behaviour" }),
+        name: "behaviour",
+        defaults: { failure: { backoff: { initialMs: 10, maxMs: 50 } } },
+      }),
+      logger: false,
+    });
+    await app.listen();
+    const client = new ClientRustStream({ broker: new FileBroker({ path }), timeoutMs: 20_000 });
+    running = { app, client };
+    return { seen: app.get(Seen), client };
+  }
+
+  it("an Observable answers with its last value, a Promise with what it resolves to", async () => {
+    const { client } = await start();
+    await expect(lastValueFrom(client.send("stream", 2))).resolves.toBe(6);
+    await expect(lastValueFrom(client.send("promised", "ok"))).resolves.toBe("OK");
+  });
+
+  it("a message handler that returns nothing answers null; emitted to, it runs as an event", async () => {
+    const { seen, client } = await start();
+    await expect(lastValueFrom(client.send("nothing", 1))).resolves.toBeNull();
+    await lastValueFrom(client.emit("nothing", 2), { defaultValue: undefined });
+    await within(
+      20_000,
+      "the emitted message handled",
+      seen.until(() => seen.of("nothing").length === 2),
+    );
+    expect(seen.of("nothing")).toEqual([1, 1]);
+  });
+
+  it("an Observable that errors is a failed attempt, until maxAttempts from the pattern's extras", async () => {
+    const { seen, client } = await start();
+    await lastValueFrom(client.emit("erroring", {}), { defaultValue: undefined });
+    const given = "given-up from erroring: max-attempts";
+    await within(
+      20_000,
+      "the dead letter",
+      seen.until(() => seen.of(given).length === 1),
+    );
+    expect(seen.of("erroring")).toEqual([1, 2]);
+  });
+
+  it("a runtime outcome returned by a handler is applied: deadLetter(reason) at the first attempt", async () => {
+    const { seen, client } = await start();
+    await lastValueFrom(client.emit("refused", {}), { defaultValue: undefined });
+    const given = "given-up from refused: not for this service";
+    await within(
+      20_000,
+      "the dead letter",
+      seen.until(() => seen.of(given).length === 1),
+    );
+    expect(seen.of("refused")).toEqual([1]);
+  });
+
+  it("the client's packet metadata reaches the handler as headers", async () => {
+    const { seen, client } = await start();
+    client.setOnDispatchHook((packet) => {
+      packet.metadata = { "x-tenant": "acme" };
+    });
+    await lastValueFrom(client.emit("observed", {}), { defaultValue: undefined });
+    await within(
+      20_000,
+      "the observed event handled",
+      seen.until(() => seen.of("observed").length === 1),
+    );
+    expect(seen.calls).toEqual([{ pattern: "observed", attempt: 1, tenant: "acme" }]);
+  });
+});
+
+describe("the strategy's state", () => {
+  it("status follows the broker's connection, and unwrap() is the running app", async () => {
+    const path = join(dir, `state-${++files}.ss`);
+    const server = new RustStreamServer({
+      broker: new FileBroker({ path, consumer: "state" }),
+      name: "state",
+    });
+    const states: string[] = [];
+    const watching = server.status.subscribe((state) => states.push(state));
+    const app = await NestFactory.createMicroservice(BehaviourModule, {
+      strategy: server,
+      logger: false,
+    });
+    await app.listen();
+    const running = server.unwrap<RunningApp>();
+    expect(running.state).toBe("ready");
+    expect([...running.subscribers].sort()).toEqual(
+      ["erroring", "given-up", "nothing", "observed", "promised", "refused", "stream"].sort(),
+    );
+    await app.close();
+    watching.unsubscribe();
+    expect(running.state).toBe("stopped");
+    expect(states).toEqual(["connected", "closed"]);
+    expect(() => server.unwrap()).toThrow(/after app.listen\(\)/);
+  });
+});
+
+describe("what the strategy refuses", () => {
+  it("an option it does not know, in a pattern's extras, fails listen() naming it", async () => {
+    @Controller()
+    class Misspelt {
+      @EventPattern<string>("orders", { ruststream: { maxAttempt: 5 } })
+      handle(): void {}
+    }
+    @Module({ controllers: [Misspelt] })
+    class MisspeltModule {}
+    const app = await NestFactory.createMicroservice(MisspeltModule, {
+      strategy: new RustStreamServer({
+        broker: new FileBroker({ path: join(dir, `misspelt-${++files}.ss`) }),
+        name: "misspelt",
+      }),
+      logger: false,
+    });
+    const refused = await app.listen().catch((error: unknown) => error);
+    await app.close();
+    expect(isRustStreamError(refused, "invalid-argument")).toBe(true);
+    expect(String(refused)).toContain('unknown option "maxAttempt"');
+  });
+
+  it("a strategy or a client without a broker, and defaults it cannot read, are refused when made", () => {
+    const broker = new FileBroker({ path: join(dir, "unused.ss") });
+    const made = [
+      () => new RustStreamServer({ name: "x" } as never),
+      () => new RustStreamServer({ broker, name: "" }),
+      () => new RustStreamServer({ broker, name: "x", defaults: { deadletter: "d" } as never }),
+      () => new ClientRustStream({} as never),
+      () => new ClientRustStream({ broker, timeoutMs: 0 }),
+    ].map((make) => {
+      try {
+        make();
+        return "made";
+      } catch (error) {
+        return isRustStreamError(error, "invalid-argument") ? "invalid-argument" : String(error);
+      }
+    });
+    expect(made).toEqual(Array(5).fill("invalid-argument"));
+  });
+});

@@ -1,0 +1,92 @@
+// The documented service on one broker, through Nest as its users run it: the microservice made by
+// `NestFactory.createMicroservice` with our strategy, and a `ClientRustStream` for the callers.
+import "reflect-metadata";
+import type { INestMicroservice } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import type { Broker } from "@ruststream/core";
+import { within } from "@ruststream/tooling-testkit";
+import { lastValueFrom } from "rxjs";
+import { afterEach, expect, it } from "vitest";
+import { ClientRustStream, RustStreamServer } from "../src/index.js";
+import { OrdersService, ordersModule, type Topics } from "./ordersApp.js";
+
+export interface Setup {
+  readonly topics: Topics;
+  /** A broker for the microservice, and one for the client (configured alike). */
+  readonly server: Broker;
+  readonly client: Broker;
+}
+
+export function documentedServiceTests(setup: () => Setup): void {
+  let running: { app: INestMicroservice; client: ClientRustStream } | undefined;
+
+  afterEach(async () => {
+    const current = running;
+    running = undefined;
+    await current?.client.close();
+    await current?.app.close();
+  });
+
+  async function start(): Promise<{
+    topics: Topics;
+    orders: OrdersService;
+    client: ClientRustStream;
+  }> {
+    const { topics, server, client: clientBroker } = setup();
+    const app = await NestFactory.createMicroservice(ordersModule(topics), {
+      strategy: new RustStreamServer({
+        broker: server,
+        name: "orders",
+        // Short backoffs for every pattern, so the declined order's attempts come quickly.
+        defaults: { failure: { backoff: { initialMs: 10, maxMs: 50 } } },
+      }),
+      logger: false,
+    });
+    await app.listen();
+    const client = new ClientRustStream({ broker: clientBroker, timeoutMs: 20_000 });
+    running = { app, client };
+    return { topics, orders: app.get(OrdersService), client };
+  }
+
+  it("an @EventPattern handler gets what the client emits, with its topic and attempt", async () => {
+    const { topics, orders, client } = await start();
+    await lastValueFrom(client.emit(topics.created, { id: 1, sku: "apple" }), {
+      defaultValue: undefined,
+    });
+    await lastValueFrom(client.emit(topics.created, { id: 2, sku: "pear" }), {
+      defaultValue: undefined,
+    });
+    await within(
+      20_000,
+      "both orders handled",
+      orders.until(() => orders.handled.length === 2),
+    );
+    expect(orders.handled).toEqual([
+      { order: { id: 1, sku: "apple" }, topic: topics.created, attempt: 1, key: undefined },
+      { order: { id: 2, sku: "pear" }, topic: topics.created, attempt: 1, key: undefined },
+    ]);
+  });
+
+  it("a @MessagePattern handler answers the client's send, through the provider", async () => {
+    const { topics, client } = await start();
+    await expect(lastValueFrom(client.send<number>(topics.sum, [1, 2, 3, 4]))).resolves.toBe(10);
+    await expect(lastValueFrom(client.send<number>(topics.sum, [5]))).resolves.toBe(5);
+  });
+
+  it("an event whose handler throws gets its three attempts, then lands in the dead letter with its origin", async () => {
+    const { topics, orders, client } = await start();
+    await lastValueFrom(client.emit(topics.declined, { id: 7, sku: "plum" }), {
+      defaultValue: undefined,
+    });
+    await within(
+      20_000,
+      "the declined order dead-lettered",
+      orders.until(() => orders.deadLetters.length === 1),
+    );
+    expect(orders.declinedAttempts).toEqual([1, 2, 3]);
+    const [dead] = orders.deadLetters;
+    expect(dead?.order).toEqual({ id: 7, sku: "plum" });
+    expect(dead?.origin).toMatchObject({ source: topics.declined, reason: "max-attempts" });
+    expect(dead?.origin?.position).toEqual(expect.any(String));
+  });
+}
