@@ -5,6 +5,7 @@ import {
   RustStream,
   RustStreamError,
 } from "@ruststream/core";
+import { AppSlot } from "./appSlot.js";
 import type { ClientRustStreamOptions } from "./clientOptions.js";
 import { nestLogger } from "./nestLogger.js";
 
@@ -20,8 +21,9 @@ const defaultTimeoutMs = 30_000;
 export class ClientRustStream extends ClientProxy<Record<never, never>, ConnectionState> {
   readonly #options: ClientRustStreamOptions;
   readonly #timeoutMs: number;
-  #starting: Promise<RunningApp> | undefined;
-  #running: RunningApp | undefined;
+  readonly #app = new AppSlot(
+    "the client is not connected: call connect() (or send or emit) first",
+  );
 
   constructor(options: ClientRustStreamOptions) {
     super();
@@ -42,38 +44,19 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Connects the broker (once; `send` and `emit` call it themselves). */
+  /** Connects the broker (once; `send` and `emit` call it themselves; a failed one is tried again). */
   connect(): Promise<RunningApp> {
-    if (this.#starting === undefined) {
-      const starting = this.#start();
-      this.#starting = starting;
-      // A failed connect is not kept: the next call tries again.
-      starting.catch(() => {
-        if (this.#starting === starting) this.#starting = undefined;
-      });
-    }
-    return this.#starting;
+    return this.#app.start(() => this.#start());
   }
 
   /** Shuts the broker down; waiting requests reject with code `closed`. */
-  async close(): Promise<void> {
-    const starting = this.#starting;
-    this.#starting = undefined;
-    this.#running = undefined;
-    if (starting === undefined) return;
-    const running = await starting.catch(() => undefined);
-    await running?.stop();
+  close(): Promise<void> {
+    return this.#app.close();
   }
 
   /** The client's running RustStream app (its `publish`, `request`, `connection`). */
   unwrap<T>(): T {
-    if (this.#running === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "the client is not connected: call connect() (or send or emit) first",
-      );
-    }
-    return this.#running as T;
+    return this.#app.unwrap<T>();
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
@@ -132,8 +115,6 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
     app.observe((event) => {
       if (event.type === "broker-connection") this._status$.next(event.state);
     });
-    const running = await app.start();
-    this.#running = running;
-    return running;
+    return app.start();
   }
 }

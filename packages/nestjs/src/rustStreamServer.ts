@@ -9,6 +9,7 @@ import {
   RustStreamError,
 } from "@ruststream/core";
 import { lastValueFrom } from "rxjs";
+import { AppSlot } from "./appSlot.js";
 import { handlerFailure } from "./handlerFailure.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
 import { nestLogger } from "./nestLogger.js";
@@ -34,8 +35,9 @@ export class RustStreamServer
   /** The runtime counts and logs an event handler's failure, so Nest need not report it too. */
   override readonly propagatesEventHandlerErrors = true;
   readonly #options: RustStreamServerOptions;
-  #starting: Promise<RunningApp> | undefined;
-  #running: RunningApp | undefined;
+  readonly #app = new AppSlot(
+    "the RustStream app runs once the microservice listens: call unwrap() after app.listen()",
+  );
 
   constructor(options: RustStreamServerOptions) {
     super();
@@ -58,39 +60,25 @@ export class RustStreamServer
 
   /** Builds the app from the registered handlers and starts it; Nest calls it in `listen()`. */
   listen(callback: (error?: unknown) => void): void {
-    const starting = this.#start();
-    this.#starting = starting;
-    starting.then(
-      (running) => {
-        this.#running = running;
-        callback();
-      },
-      (error: unknown) => callback(error),
-    );
+    this.#app
+      .start(() => this.#start())
+      .then(
+        () => callback(),
+        (error: unknown) => callback(error),
+      );
   }
 
   /**
    * Stops the app: stops pulling, drains running handlers, shuts the broker down. A close while
    * the app still starts waits for it, so nothing it opens is left running.
    */
-  async close(): Promise<void> {
-    const starting = this.#starting;
-    this.#starting = undefined;
-    this.#running = undefined;
-    if (starting === undefined) return;
-    const running = await starting.catch(() => undefined);
-    await running?.stop();
+  close(): Promise<void> {
+    return this.#app.close();
   }
 
   /** The running RustStream app (its `publish`, `request`, `whenIdle`, `connection`). */
   unwrap<T>(): T {
-    if (this.#running === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "the RustStream app runs once the microservice listens: call unwrap() after app.listen()",
-      );
-    }
-    return this.#running as T;
+    return this.#app.unwrap<T>();
   }
 
   /** Nest's transport events are not emitted: observe `status`, or the app through `unwrap()`. */
