@@ -36,6 +36,12 @@ export function headersSchema(): SchemaObject {
         description:
           "Deliveries a republished retry copy or a dead-lettered copy had before, in ASCII decimal; absent means 0.",
       },
+      [headerNames.deadLetterRetryCount]: {
+        type: "string",
+        pattern: decimal,
+        description:
+          "On a dead-lettered copy, the retry count it was moved with: its attempts at the dead letter count from there.",
+      },
       [headerNames.traceparent]: {
         type: "string",
         pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",

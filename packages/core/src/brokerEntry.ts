@@ -2,7 +2,7 @@
 // author's entry (@ruststream/core): the marks a capability is found by, the delivery base, the
 // in-process coordinator, and the helpers every broker would otherwise write again.
 
-export { attemptOf } from "./attempt.js";
+export { attemptOf, deliveriesOf } from "./attempt.js";
 export { Arrivals } from "./broker/arrivals.js";
 export type { ConnectionIdentity, GroupSetting, TeardownFacts } from "./broker/connectionBase.js";
 export { ConnectionBase } from "./broker/connectionBase.js";
@@ -32,7 +32,7 @@ export { commitModes } from "./commitMode.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";
 export { DeliveryBase } from "./delivery.js";
-export { writeRetryCount } from "./headerNames.js";
+export { writeDeadLetterRetryCount, writeRetryCount } from "./headerNames.js";
 export {
   batchesMark,
   brokerMark,

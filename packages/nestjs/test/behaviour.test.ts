@@ -95,8 +95,8 @@ class BehaviourController {
     return deadLetter("not for this service");
   }
 
-  // A dead-lettered copy counts the deliveries it had: a cap above them lets this handler see it.
-  @EventPattern<string>("given-up", { ruststream: { maxAttempts: 10 } })
+  // The dead-lettered copy is this pattern's first attempt, under the default cap.
+  @EventPattern<string>("given-up")
   givenUp(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
     const origin = readDeadLetterOrigin(ctx.getHeaders());
     this.#seen.saw(`given-up from ${origin?.source}: ${origin?.reason}`, ctx);
@@ -166,6 +166,8 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
       seen.until(() => seen.of(given).length === 1),
     );
     expect(seen.of("erroring")).toEqual([1, 2]);
+    // The dead letter's handler counts its own attempts: the copy is its first.
+    expect(seen.of(given)).toEqual([1]);
   });
 
   it("a runtime outcome returned by a handler is applied: deadLetter(reason) at the first attempt", async () => {

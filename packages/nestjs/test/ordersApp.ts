@@ -109,9 +109,8 @@ export function ordersModule(topics: Topics): new () => object {
       this.#orders.decline(ctx.getAttempt());
     }
 
-    // The dead-lettered copy counts the deliveries it had (three), and its reader counts on from
-    // there: a cap above them lets this handler see it.
-    @EventPattern<string>(topics.deadLetters, { ruststream: { maxAttempts: 10 } })
+    // The dead-lettered copy is this handler's first attempt, under the default cap.
+    @EventPattern<string>(topics.deadLetters)
     handleDeadLetter(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
       this.#orders.deadLettered({ order, origin: readDeadLetterOrigin(ctx.getHeaders()) });
     }

@@ -56,6 +56,8 @@ async function expectOneDeadLetter(dlq: string, source: string, deliveries: stri
   expect(origin?.position).toMatch(/^(\d+-\d+|#\d+)$/);
   // Every delivery the message had, as RustStream's dead letters count them.
   expect(moved!.headers.getString(headerNames.retryCount)).toBe(deliveries);
+  // ...and the count it was moved with, from which the dead letter's own subscriber counts.
+  expect(moved!.headers.getString(headerNames.deadLetterRetryCount)).toBe(deliveries);
   expect(moved!.headers.getString("x-trace")).toBe("t-9");
 }
 

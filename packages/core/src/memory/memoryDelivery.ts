@@ -1,8 +1,8 @@
-import { attemptOf } from "../attempt.js";
+import { deliveriesOf } from "../attempt.js";
 import { writeDeadLetterOrigin } from "../deadLetter.js";
 import { DeliveryBase, type SettleResult } from "../delivery.js";
 import type { ReadonlyHeaderMap } from "../headerMap.js";
-import { writeRetryCount } from "../headerNames.js";
+import { writeDeadLetterRetryCount } from "../headerNames.js";
 import { hashKey } from "../keyHash.js";
 import type { RawMessage } from "../message.js";
 import type { RetryDeclaration } from "../source.js";
@@ -108,7 +108,7 @@ export class MemoryDelivery extends DeliveryBase<MemoryPosition> {
   // delivery it had in its retry count, as the runtime's own dead letters count them.
   #deadLetter(target: string, reason: string): void {
     const message = this.#message;
-    const headers = writeRetryCount(message.headers.clone(), attemptOf(this));
+    const headers = writeDeadLetterRetryCount(message.headers.clone(), deliveriesOf(this));
     writeDeadLetterOrigin(headers, {
       source: message.name,
       position: message.sequence.toString(),

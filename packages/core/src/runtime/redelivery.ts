@@ -1,8 +1,8 @@
-import { attemptOf } from "../attempt.js";
+import { deliveriesOf } from "../attempt.js";
 import type { ClockTimer } from "../clock.js";
 import type { Delivery } from "../delivery.js";
 import { isRustStreamError } from "../errors.js";
-import { writeRetryCount } from "../headerNames.js";
+import { writeDeadLetterRetryCount, writeRetryCount } from "../headerNames.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingMessage } from "../message.js";
 import type { DispatchHost } from "./dispatchHost.js";
@@ -78,7 +78,7 @@ export class Redelivery {
     this.#publishDeadLetter(delivery, {
       name: destination,
       payload: delivery.payload,
-      headers: writeRetryCount(delivery.headers.clone(), attemptOf(delivery)),
+      headers: writeDeadLetterRetryCount(delivery.headers.clone(), deliveriesOf(delivery)),
       ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
       deadLetterOrigin: {
         source: delivery.name,
@@ -154,8 +154,8 @@ export class Redelivery {
   }
 
   // Copy first, ack after: a crash in between delivers twice, never zero times.
-  copyThenAck(delivery: Delivery, attempt: number): void {
-    const copy = this.#copyOf(delivery, attempt);
+  copyThenAck(delivery: Delivery): void {
+    const copy = this.#copyOf(delivery);
     if (copy === undefined) {
       this.#settler.drop(delivery);
       return;
@@ -168,8 +168,8 @@ export class Redelivery {
   // broker, which delivers it again (twice at worst, never zero times). Holding it keeps a tracked
   // position (a file's, Kafka's) from moving past it meanwhile, the price of a delay the broker
   // cannot keep.
-  copyLaterThenAck(delivery: Delivery, attempt: number, delayMs: number): void {
-    const message = this.#copyOf(delivery, attempt);
+  copyLaterThenAck(delivery: Delivery, delayMs: number): void {
+    const message = this.#copyOf(delivery);
     if (message === undefined) {
       this.#settler.drop(delivery);
       return;
@@ -213,7 +213,7 @@ export class Redelivery {
     }
   }
 
-  #copyOf(delivery: Delivery, attempt: number): OutgoingMessage | undefined {
+  #copyOf(delivery: Delivery): OutgoingMessage | undefined {
     const address = this.#options.redeliveryAddress;
     if (address === undefined) {
       this.#options.log.error(
@@ -225,7 +225,7 @@ export class Redelivery {
     return {
       name: address,
       payload: delivery.payload.slice(),
-      headers: writeRetryCount(delivery.headers.clone(), attempt),
+      headers: writeRetryCount(delivery.headers.clone(), deliveriesOf(delivery)),
       ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
       cause: delivery,
       replacesCause: true,

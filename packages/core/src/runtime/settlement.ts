@@ -193,14 +193,14 @@ export class Settlement {
     if (delayMs === undefined) {
       this.#settler.settle(
         () => delivery.nack({ requeue: true }),
-        () => redelivery.copyThenAck(delivery, attempt),
+        () => redelivery.copyThenAck(delivery),
       );
       this.emit(delivery, message, "retry", started, error, handled);
       return;
     }
     this.#settler.settle(
       () => delivery.nackAfter(delayMs),
-      () => redelivery.copyLaterThenAck(delivery, attempt, delayMs),
+      () => redelivery.copyLaterThenAck(delivery, delayMs),
     );
     this.emit(delivery, message, "retry-after", started, error, handled);
   }

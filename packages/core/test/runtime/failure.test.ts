@@ -136,6 +136,50 @@ describe("maxAttempts + deadLetter: exactly n deliveries, whichever way the mess
   });
 });
 
+describe("a subscriber on a dead letter counts its own attempts", () => {
+  // The copy keeps every delivery it had in its retry count (RustStream's dead letters say so), and
+  // the count it was moved with beside it: the dead letter's subscriber starts again at attempt 1,
+  // where it once started past a cap of 3 and dropped the message before its handler ran.
+  test.each([
+    ["a broker that requeues", () => new MemoryBroker()],
+    ["a broker that cannot (retries are copies)", () => new CopyOnlyBroker()],
+  ] as const)("%s", async (_, makeBroker) => {
+    const seen: [string, number][] = [];
+    const app = new RustStream({ name: "t", version: "0" }).broker(makeBroker(), (b) => {
+      b.subscriber("orders")
+        .maxAttempts(3)
+        .deadLetter("orders-dlq")
+        .handle((_message, ctx) => {
+          seen.push(["orders", ctx.attempt]);
+          return retry();
+        });
+      b.subscriber("orders-dlq")
+        .maxAttempts(3)
+        .deadLetter("orders-parked")
+        .handle((_message, ctx) => {
+          seen.push(["orders-dlq", ctx.attempt]);
+          return retry();
+        });
+    });
+    const h = await startInProcess(app);
+    await h.publish("orders", { id: 1 });
+    expect(seen).toEqual([
+      ["orders", 1],
+      ["orders", 2],
+      ["orders", 3],
+      ["orders-dlq", 1],
+      ["orders-dlq", 2],
+      ["orders-dlq", 3],
+    ]);
+    // Each dead letter still carries every delivery the message had.
+    expect(readRetryCount(h.published("orders-dlq")[0]!.headers)).toBe(3);
+    const parked = h.published("orders-parked");
+    expect(parked.map((m) => readRetryCount(m.headers))).toEqual([6]);
+    expect(readDeadLetterOrigin(parked[0]!.headers)?.source).toBe("orders-dlq");
+    await h.running.stop();
+  });
+});
+
 describe("failure policies", () => {
   test("decode failure: dead letter when declared, never retried", async () => {
     const app = new RustStream({ name: "t", version: "0" }).broker(new MemoryBroker(), (b) => {

@@ -4,7 +4,7 @@ import {
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
-import { DeliveryBase, writeRetryCount } from "@ruststream/core/broker";
+import { DeliveryBase, writeDeadLetterRetryCount } from "@ruststream/core/broker";
 import type { Queryable } from "../client/driver.js";
 import type { ClaimedRow, Held, HeldTransaction } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
@@ -34,7 +34,7 @@ export function rowHeaders(row: ClaimedRow): HeaderMap {
     headers.set(names.reason, row.deadReason ?? "");
     // The deliveries it had, as the runtime's own dead letters say: what it carried, plus the
     // claims of its queue.
-    writeRetryCount(headers, readRetryCount(headers) + (row.deadAttempts ?? 0));
+    writeDeadLetterRetryCount(headers, readRetryCount(headers) + (row.deadAttempts ?? 0));
   }
   return headers;
 }

@@ -1,10 +1,5 @@
-import {
-  HeaderMap,
-  type OutgoingMessage,
-  type ReadonlyHeaderMap,
-  readRetryCount,
-} from "@ruststream/core";
-import { DeliveryBase } from "@ruststream/core/broker";
+import { HeaderMap, type OutgoingMessage, type ReadonlyHeaderMap } from "@ruststream/core";
+import { attemptOf, DeliveryBase } from "@ruststream/core/broker";
 import type { LinkMessage } from "../link/link.js";
 import type { PulsarPosition } from "../position.js";
 import { PulsarMessagePosition } from "../position.js";
@@ -113,9 +108,9 @@ export abstract class PulsarDelivery extends DeliveryBase<PulsarPosition> {
     return partition >= 0 ? partition : undefined;
   }
 
-  /** The runtime's attempt: the retry-count header plus the broker's count (1 where it has none). */
+  /** The runtime's attempt at this topic, the one a cap is checked against. */
   get attempt(): number {
-    return readRetryCount(this.headers) + (this.redeliveryCount ?? 1);
+    return attemptOf(this);
   }
 
   /**

@@ -1,5 +1,5 @@
-import { type ReadonlyHeaderMap, readRetryCount, type SettleResult } from "@ruststream/core";
-import { writeRetryCount } from "@ruststream/core/broker";
+import type { ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
+import { deliveriesOf, writeDeadLetterRetryCount, writeRetryCount } from "@ruststream/core/broker";
 import type { LinkMessage } from "../link/link.js";
 import { type DeliveryOwner, PulsarDelivery } from "./pulsarDelivery.js";
 
@@ -77,7 +77,10 @@ export class SharedDelivery extends PulsarDelivery {
    */
   #moveTo(deadLetter: DeadLetterPolicy, reason: string): Promise<"ok"> {
     const copy = {
-      ...this.copyFor(deadLetter.topic, this.#counted()),
+      ...this.copyFor(
+        deadLetter.topic,
+        writeDeadLetterRetryCount(this.headers.clone(), deliveriesOf(this)),
+      ),
       deadLetterOrigin: {
         source: this.name,
         ...(this.partition === undefined ? {} : { partition: this.partition }),
@@ -90,9 +93,6 @@ export class SharedDelivery extends PulsarDelivery {
 
   // The copy carries the deliveries the original had, so its own first delivery counts one more.
   #counted(): ReadonlyHeaderMap {
-    return writeRetryCount(
-      this.headers.clone(),
-      readRetryCount(this.headers) + this.redeliveryCount,
-    );
+    return writeRetryCount(this.headers.clone(), deliveriesOf(this));
   }
 }

@@ -4,7 +4,7 @@ import {
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
-import { attemptOf, DeliveryBase } from "@ruststream/core/broker";
+import { DeliveryBase, deliveriesOf, writeDeadLetterRetryCount } from "@ruststream/core/broker";
 import { headersOf, type ReadHeaders, tableNumber } from "../amqpHeaders.js";
 import type { DelayedCopy } from "../host.js";
 import type { LinkDelivery } from "../link.js";
@@ -87,7 +87,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     if (last?.reason === "delivery_limit" && typeof last.queue === "string") {
       const limit = this.#owner.deliveryLimit(last.queue);
       if (limit !== undefined) {
-        headers.set(headerNames.retryCount, String(readRetryCount(headers) + limit + 1));
+        writeDeadLetterRetryCount(headers, readRetryCount(headers) + limit + 1);
       }
     }
     return read;
@@ -119,7 +119,11 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     const headers = { ...this.#message.properties.headers };
     // The copy starts the server's count afresh: it carries the attempts so far in the header.
     delete headers["x-delivery-count"];
-    headers[headerNames.retryCount] = String(attemptOf(this));
+    headers[headerNames.retryCount] = String(deliveriesOf(this));
+    // A copy of a message the node moved carries the count it was moved with, which only its
+    // delivery knew (the node writes `x-death`, and the wait queue's own death goes first in it).
+    const moved = this.headers.getString(headerNames.deadLetterRetryCount);
+    if (moved !== undefined) headers[headerNames.deadLetterRetryCount] = moved;
     await this.#owner.publishLater(
       {
         queue: this.name,

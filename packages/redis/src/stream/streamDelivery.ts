@@ -1,10 +1,11 @@
+import type { HeaderMap, ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
 import {
-  type HeaderMap,
-  type ReadonlyHeaderMap,
-  readRetryCount,
-  type SettleResult,
-} from "@ruststream/core";
-import { DeliveryBase, writeDeadLetterOrigin, writeRetryCount } from "@ruststream/core/broker";
+  attemptOf,
+  DeliveryBase,
+  deliveriesOf,
+  writeDeadLetterOrigin,
+  writeDeadLetterRetryCount,
+} from "@ruststream/core/broker";
 import type { Link } from "../client/link.js";
 import type { Command, Reply } from "../client/resp.js";
 import { countedHeaders, redisHeaders } from "../names.js";
@@ -62,9 +63,9 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     this.redeliveryCount = deliveryCount;
   }
 
-  /** Every delivery of the message so far, this one included: what a cap is checked against. */
+  /** The attempt at this stream, as the runtime counts it: what a cap is checked against. */
   get attempt(): number {
-    return readRetryCount(this.entry.headers) + this.deliveryCount;
+    return attemptOf(this);
   }
 
   get payload(): Uint8Array {
@@ -123,7 +124,7 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     headers.set(redisHeaders.deadLetterReason, reason);
     // Every delivery the message had, the count its cap was checked against, in the retry count as
     // RustStream's dead letters write it; and this entry's own deliveries, as its reclaim reports.
-    writeRetryCount(headers, this.attempt);
+    writeDeadLetterRetryCount(headers, deliveriesOf(this));
     headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
   }

@@ -4,6 +4,7 @@ import {
   headerNames,
   type ReadonlyHeaderMap,
 } from "@ruststream/core";
+import { attemptOf } from "@ruststream/core/broker";
 import { expect } from "vitest";
 import { bytes, text } from "../helpers/payloadText.js";
 import { uniqueName } from "../helpers/uniqueName.js";
@@ -240,6 +241,9 @@ export const brokerMovedRetryScenarios: readonly Scenario<BrokerMovedContext>[] 
           moved!.headers.getString(headerNames.retryCount),
           "the dead-lettered copy's retry count",
         ).toBe(String(attempts));
+        // ...and its first delivery there is attempt 1, so the dead letter's own subscriber gets
+        // its own attempts rather than starting past the source's cap.
+        expect(attemptOf(moved!), "the dead-lettered copy's attempt at the dead letter").toBe(1);
         await moved!.ack();
         // Sentinels behind the last nack and the move, each arriving next, show that no further
         // delivery and no second dead-lettered copy was on its way, however slowly.
