@@ -3,6 +3,7 @@
 export type { ClientRustStreamOptions } from "./clientOptions.js";
 export { ClientRustStream } from "./clientRustStream.js";
 export type { PatternExtras, PatternOptions, PatternSource } from "./patternOptions.js";
+export { PayloadRejectionFilter } from "./payloadRejection.js";
 export { RustStreamContext } from "./rustStreamContext.js";
 export { RustStreamServer } from "./rustStreamServer.js";
 export type { RustStreamServerOptions } from "./serverOptions.js";

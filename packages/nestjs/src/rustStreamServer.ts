@@ -3,18 +3,16 @@ import {
   type ConnectionState,
   type HandlerContext,
   headerNames,
-  isOutcome,
   type RunningApp,
   RustStream,
   RustStreamError,
 } from "@ruststream/core";
-import { lastValueFrom } from "rxjs";
 import { AppSlot } from "./appSlot.js";
-import { handlerFailure } from "./handlerFailure.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
 import { nestLogger } from "./nestLogger.js";
-import { assertKnownKeys, readPatternExtras } from "./patternOptions.js";
+import { assertKnownKeys, type PatternExtras, readPatternExtras } from "./patternOptions.js";
 import { RustStreamContext } from "./rustStreamContext.js";
+import { serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
 import { rustStreamTransport } from "./transport.js";
 
@@ -23,9 +21,11 @@ import { rustStreamTransport } from "./transport.js";
  * `NestFactory.createMicroservice(AppModule, { strategy: new RustStreamServer({ broker, name }) })`.
  * Each `@EventPattern` and `@MessagePattern` becomes a subscriber of a RustStream app the strategy
  * starts in `listen` and stops in `close`, so retries with backoff, dead letters, keyed lanes and
- * acks after the work come from the runtime. A handler that throws, or whose Observable errors, is
- * a failed attempt; what a `@MessagePattern` handler returns (its Observable's last value) is the
- * reply to the message's `reply-to`.
+ * acks after the work come from the runtime. Nest wraps each handler in its pipes, guards,
+ * interceptors and exception filters before the strategy gets it, as for its own transports. A
+ * handler that throws, or whose Observable errors, is a failed attempt; what a `@MessagePattern`
+ * handler returns (its Observable's last value) is the reply to the message's `reply-to`, and its
+ * failure the error reply.
  */
 export class RustStreamServer
   extends Server<Record<string, never>, ConnectionState>
@@ -104,8 +104,9 @@ export class RustStreamServer
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
         const replies = handler.isEventHandler !== true;
-        mountPattern(scope, pattern, mergeOptions(defaults, own), replies, (data, ctx) =>
-          this.#serve(pattern, handler, data, ctx as HandlerContext, replies),
+        const options = mergeOptions(defaults, own);
+        mountPattern(scope, pattern, options, replies, (data, ctx) =>
+          this.#serve(pattern, handler, options, data, ctx as HandlerContext, replies),
         );
       }
     });
@@ -116,43 +117,28 @@ export class RustStreamServer
   }
 
   /**
-   * Runs one Nest handler as the runtime's handler, between Nest's processing hooks: its result (a
-   * value, a Promise or an Observable) is awaited to its last value, which is the reply where the
-   * message asked for one (`reply-to`: a `send`; an `emit` to a message pattern is served as an
-   * event, as Nest's transports do). A failure rejects, a failed attempt for the runtime; one of
-   * the runtime's outcomes (`retryAfter(ms)`, `drop()`, `deadLetter(reason)`) is applied as it is.
+   * Runs one Nest handler as the runtime's handler, between Nest's processing hooks (see
+   * `serveNest` for what its result and its failure become). The message asked for a reply when it
+   * came to a message pattern with a `reply-to` (a `send`; an `emit` to a message pattern is served
+   * as an event, as Nest's transports do).
    */
   #serve(
     pattern: string,
     handler: MessageHandler,
+    options: PatternExtras,
     data: unknown,
     ctx: HandlerContext,
     replies: boolean,
   ): Promise<unknown> {
     const context = new RustStreamContext([ctx, pattern]);
     const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
+    const serving = { pattern, answers, options, log: ctx.log };
     return new Promise((resolve, reject) => {
-      let ended = false;
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        this.onProcessingEndHook?.(this.transportId, context);
-      };
-      this.onProcessingStartHook(this.transportId, context, async () => {
-        try {
-          const result = await lastValueFrom(
-            this.transformToObservable(await handler(data, context)),
-            { defaultValue: undefined },
-          );
-          end();
-          if (isOutcome(result)) resolve(result);
-          // JSON has no undefined: a handler that answers nothing answers null.
-          else resolve(answers ? (result ?? null) : undefined);
-        } catch (error) {
-          end();
-          reject(handlerFailure(pattern, error));
-        }
-      });
+      this.onProcessingStartHook(this.transportId, context, () =>
+        serveNest(() => handler(data, context), serving)
+          .finally(() => this.onProcessingEndHook?.(this.transportId, context))
+          .then(resolve, reject),
+      );
     });
   }
 }
