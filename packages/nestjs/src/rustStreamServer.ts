@@ -2,18 +2,15 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from "@nest
 import {
   type ConnectionState,
   type HandlerContext,
-  headerNames,
   type RunningApp,
-  RustStream,
   RustStreamError,
 } from "@ruststream/core";
 import { AppSlot } from "./appSlot.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
-import { nestLogger } from "./nestLogger.js";
-import { assertKnownKeys, type PatternExtras, readPatternExtras } from "./patternOptions.js";
-import { RustStreamContext } from "./rustStreamContext.js";
-import { serveNest } from "./serveNest.js";
+import { type PatternExtras, readPatternExtras } from "./patternOptions.js";
+import { nestServing, serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
+import { assertServiceOptions, serviceApp } from "./serviceApp.js";
 import { rustStreamTransport } from "./transport.js";
 
 /**
@@ -41,20 +38,7 @@ export class RustStreamServer
 
   constructor(options: RustStreamServerOptions) {
     super();
-    if (typeof options !== "object" || options === null || options.broker === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "new RustStreamServer({ broker, name }) needs a broker, for example new RedisBroker({ url })",
-      );
-    }
-    if (typeof options.name !== "string" || options.name.length === 0) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "new RustStreamServer({ broker, name }) needs the service's name (consumer groups derive from it)",
-      );
-    }
-    if (options.defaults !== undefined)
-      assertKnownKeys("RustStreamServer defaults", options.defaults);
+    assertServiceOptions("new RustStreamServer", options);
     this.#options = options;
   }
 
@@ -92,14 +76,7 @@ export class RustStreamServer
   async #start(): Promise<RunningApp> {
     const options = this.#options;
     const defaults = options.defaults ?? {};
-    const app = new RustStream({
-      name: options.name,
-      version: options.version ?? "0.0.0",
-      logger: options.logger ?? nestLogger(RustStreamServer.name),
-      ...(options.shutdownTimeoutMs === undefined
-        ? {}
-        : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
-    });
+    const app = serviceApp(options, RustStreamServer.name);
     app.broker(options.broker, (scope) => {
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
@@ -118,9 +95,7 @@ export class RustStreamServer
 
   /**
    * Runs one Nest handler as the runtime's handler, between Nest's processing hooks (see
-   * `serveNest` for what its result and its failure become). The message asked for a reply when it
-   * came to a message pattern with a `reply-to` (a `send`; an `emit` to a message pattern is served
-   * as an event, as Nest's transports do).
+   * `serveNest` for what its result and its failure become).
    */
   #serve(
     pattern: string,
@@ -130,9 +105,7 @@ export class RustStreamServer
     ctx: HandlerContext,
     replies: boolean,
   ): Promise<unknown> {
-    const context = new RustStreamContext([ctx, pattern]);
-    const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
-    const serving = { pattern, answers, options, log: ctx.log };
+    const { context, serving } = nestServing(pattern, replies, options, ctx);
     return new Promise((resolve, reject) => {
       this.onProcessingStartHook(this.transportId, context, () =>
         serveNest(() => handler(data, context), serving)

@@ -1,9 +1,10 @@
-import { isOutcome, type Logger } from "@ruststream/core";
+import { type HandlerContext, headerNames, isOutcome, type Logger } from "@ruststream/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { errorReply } from "./errorReply.js";
 import { handlerFailure } from "./handlerFailure.js";
 import type { PatternOptions } from "./patternOptions.js";
 import { isPayloadRejection, rejectionOutcome } from "./payloadRejection.js";
+import { RustStreamContext } from "./rustStreamContext.js";
 
 /** One message for a Nest handler: what it is served as. */
 export interface NestServing {
@@ -14,6 +15,24 @@ export interface NestServing {
   /** The pattern's options, for the decode policy a rejected payload is settled by. */
   readonly options: PatternOptions;
   readonly log: Logger;
+}
+
+/**
+ * What one delivery is for a Nest handler: its `@Ctx()`, and how it is served. It asks for a reply
+ * when it came to a replying pattern with a `reply-to` (a `send`; an `emit` to a message pattern is
+ * served as an event, as Nest's transports do).
+ */
+export function nestServing(
+  pattern: string,
+  replies: boolean,
+  options: PatternOptions,
+  ctx: HandlerContext,
+): { readonly context: RustStreamContext; readonly serving: NestServing } {
+  const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
+  return {
+    context: new RustStreamContext([ctx, pattern]),
+    serving: { pattern, answers, options, log: ctx.log },
+  };
 }
 
 /**
