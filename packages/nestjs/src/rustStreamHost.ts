@@ -42,10 +42,10 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
   #app: RustStream | undefined;
 
   constructor(
-    @Inject(moduleOptionsToken) options: RustStreamModuleOptions,
-    @Inject(DiscoveryService) discovery: DiscoveryService,
-    @Inject(MetadataScanner) scanner: MetadataScanner,
-    @Inject(ExternalContextCreator) contexts: ExternalContextCreator,
+    options: RustStreamModuleOptions,
+    discovery: DiscoveryService,
+    scanner: MetadataScanner,
+    contexts: ExternalContextCreator,
   ) {
     this.#options = options;
     this.#discovery = discovery;
@@ -155,4 +155,16 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
       yield { name, declaration, handler };
     }
   }
+}
+
+// The constructor's injection tokens, as `@Inject` on each parameter would record them: named, since
+// no build of this package emits parameter types, and applied as calls, since the API reference
+// compiles the sources with standard decorators, which have no parameter decorators.
+for (const [index, token] of [
+  moduleOptionsToken,
+  DiscoveryService,
+  MetadataScanner,
+  ExternalContextCreator,
+].entries()) {
+  Inject(token)(RustStreamHost, undefined, index);
 }
