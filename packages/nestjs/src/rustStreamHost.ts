@@ -72,7 +72,7 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
     if (this.#options.start !== "manual") await this.start();
   }
 
-  /** Stops pulling, drains running handlers, shuts the broker down; before other providers go. */
+  /** Stops pulling, drains running handlers, shuts the broker down: the first of the shutdown hooks. */
   onModuleDestroy(): Promise<void> {
     return this.#slot.close();
   }
