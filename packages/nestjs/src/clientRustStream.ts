@@ -7,6 +7,7 @@ import {
 } from "@ruststream/core";
 import { AppSlot } from "./appSlot.js";
 import type { ClientRustStreamOptions } from "./clientOptions.js";
+import { readErrorReply } from "./errorReply.js";
 import { nestLogger } from "./nestLogger.js";
 
 const defaultTimeoutMs = 30_000;
@@ -14,7 +15,8 @@ const defaultTimeoutMs = 30_000;
 /**
  * A Nest `ClientProxy` on a RustStream broker: `emit(pattern, data)` publishes `data` to the
  * pattern's topic (the Observable completes once the broker confirmed it), `send(pattern, data)`
- * requests through the broker's request/reply and emits the reply. The pattern is the topic as
+ * requests through the broker's request/reply and emits the reply (or errors with the handler's
+ * error, as Nest's transports send it). The pattern is the topic as
  * `RustStreamServer` reads it (an object pattern as Nest writes it, keys sorted); `packet.metadata`
  * (set by a dispatch hook) travels as headers.
  */
@@ -71,7 +73,12 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
       )
       .then(
         (response) => {
-          if (!unsubscribed) callback({ response, isDisposed: true });
+          if (unsubscribed) return;
+          // A handler's failure comes back as Nest's error packet: the Observable errors with it.
+          const failed = readErrorReply(response);
+          callback(
+            failed === undefined ? { response, isDisposed: true } : { ...failed, isDisposed: true },
+          );
         },
         (err: unknown) => {
           if (!unsubscribed) callback({ err, isDisposed: true });

@@ -2,20 +2,15 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from "@nest
 import {
   type ConnectionState,
   type HandlerContext,
-  headerNames,
-  isOutcome,
   type RunningApp,
-  RustStream,
   RustStreamError,
 } from "@ruststream/core";
-import { lastValueFrom } from "rxjs";
 import { AppSlot } from "./appSlot.js";
-import { handlerFailure } from "./handlerFailure.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
-import { nestLogger } from "./nestLogger.js";
-import { assertKnownKeys, readPatternExtras } from "./patternOptions.js";
-import { RustStreamContext } from "./rustStreamContext.js";
+import { type PatternExtras, readPatternExtras } from "./patternOptions.js";
+import { nestServing, serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
+import { assertServiceOptions, serviceApp } from "./serviceApp.js";
 import { rustStreamTransport } from "./transport.js";
 
 /**
@@ -23,9 +18,11 @@ import { rustStreamTransport } from "./transport.js";
  * `NestFactory.createMicroservice(AppModule, { strategy: new RustStreamServer({ broker, name }) })`.
  * Each `@EventPattern` and `@MessagePattern` becomes a subscriber of a RustStream app the strategy
  * starts in `listen` and stops in `close`, so retries with backoff, dead letters, keyed lanes and
- * acks after the work come from the runtime. A handler that throws, or whose Observable errors, is
- * a failed attempt; what a `@MessagePattern` handler returns (its Observable's last value) is the
- * reply to the message's `reply-to`.
+ * acks after the work come from the runtime. Nest wraps each handler in its pipes, guards,
+ * interceptors and exception filters before the strategy gets it, as for its own transports. A
+ * handler that throws, or whose Observable errors, is a failed attempt; what a `@MessagePattern`
+ * handler returns (its Observable's last value) is the reply to the message's `reply-to`, and its
+ * failure the error reply.
  */
 export class RustStreamServer
   extends Server<Record<string, never>, ConnectionState>
@@ -41,20 +38,7 @@ export class RustStreamServer
 
   constructor(options: RustStreamServerOptions) {
     super();
-    if (typeof options !== "object" || options === null || options.broker === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "new RustStreamServer({ broker, name }) needs a broker, for example new RedisBroker({ url })",
-      );
-    }
-    if (typeof options.name !== "string" || options.name.length === 0) {
-      throw new RustStreamError(
-        "invalid-argument",
-        "new RustStreamServer({ broker, name }) needs the service's name (consumer groups derive from it)",
-      );
-    }
-    if (options.defaults !== undefined)
-      assertKnownKeys("RustStreamServer defaults", options.defaults);
+    assertServiceOptions("new RustStreamServer", options);
     this.#options = options;
   }
 
@@ -92,20 +76,14 @@ export class RustStreamServer
   async #start(): Promise<RunningApp> {
     const options = this.#options;
     const defaults = options.defaults ?? {};
-    const app = new RustStream({
-      name: options.name,
-      version: options.version ?? "0.0.0",
-      logger: options.logger ?? nestLogger(RustStreamServer.name),
-      ...(options.shutdownTimeoutMs === undefined
-        ? {}
-        : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
-    });
+    const app = serviceApp(options, RustStreamServer.name);
     app.broker(options.broker, (scope) => {
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
         const replies = handler.isEventHandler !== true;
-        mountPattern(scope, pattern, mergeOptions(defaults, own), replies, (data, ctx) =>
-          this.#serve(pattern, handler, data, ctx as HandlerContext, replies),
+        const options = mergeOptions(defaults, own);
+        mountPattern(scope, pattern, options, replies, (data, ctx) =>
+          this.#serve(pattern, handler, options, data, ctx as HandlerContext, replies),
         );
       }
     });
@@ -116,43 +94,24 @@ export class RustStreamServer
   }
 
   /**
-   * Runs one Nest handler as the runtime's handler, between Nest's processing hooks: its result (a
-   * value, a Promise or an Observable) is awaited to its last value, which is the reply where the
-   * message asked for one (`reply-to`: a `send`; an `emit` to a message pattern is served as an
-   * event, as Nest's transports do). A failure rejects, a failed attempt for the runtime; one of
-   * the runtime's outcomes (`retryAfter(ms)`, `drop()`, `deadLetter(reason)`) is applied as it is.
+   * Runs one Nest handler as the runtime's handler, between Nest's processing hooks (see
+   * `serveNest` for what its result and its failure become).
    */
   #serve(
     pattern: string,
     handler: MessageHandler,
+    options: PatternExtras,
     data: unknown,
     ctx: HandlerContext,
     replies: boolean,
   ): Promise<unknown> {
-    const context = new RustStreamContext([ctx, pattern]);
-    const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
+    const { context, serving } = nestServing(pattern, replies, options, ctx);
     return new Promise((resolve, reject) => {
-      let ended = false;
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        this.onProcessingEndHook?.(this.transportId, context);
-      };
-      this.onProcessingStartHook(this.transportId, context, async () => {
-        try {
-          const result = await lastValueFrom(
-            this.transformToObservable(await handler(data, context)),
-            { defaultValue: undefined },
-          );
-          end();
-          if (isOutcome(result)) resolve(result);
-          // JSON has no undefined: a handler that answers nothing answers null.
-          else resolve(answers ? (result ?? null) : undefined);
-        } catch (error) {
-          end();
-          reject(handlerFailure(pattern, error));
-        }
-      });
+      this.onProcessingStartHook(this.transportId, context, () =>
+        serveNest(() => handler(data, context), serving)
+          .finally(() => this.onProcessingEndHook?.(this.transportId, context))
+          .then(resolve, reject),
+      );
     });
   }
 }

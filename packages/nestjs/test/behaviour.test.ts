@@ -6,7 +6,7 @@ import "reflect-metadata";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Controller, type INestMicroservice, Inject, Injectable, Module } from "@nestjs/common";
+import { Controller, type INestMicroservice, Inject, Module } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Ctx, EventPattern, MessagePattern, Payload } from "@nestjs/microservices";
 import {
@@ -20,43 +20,11 @@ import { within } from "@ruststream/tooling-testkit";
 import { from, lastValueFrom, of, throwError } from "rxjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ClientRustStream, type RustStreamContext, RustStreamServer } from "../src/index.js";
+import { Seen } from "./seen.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rs-nestjs-behaviour-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
-
-@Injectable()
-class Seen {
-  readonly calls: {
-    readonly pattern: string;
-    readonly attempt: number;
-    readonly tenant?: string;
-  }[] = [];
-  readonly #waiters: { readonly done: () => boolean; readonly resolve: () => void }[] = [];
-
-  saw(pattern: string, ctx: RustStreamContext): void {
-    const tenant = ctx.getHeaders().getString("x-tenant");
-    this.calls.push({
-      pattern,
-      attempt: ctx.getAttempt(),
-      ...(tenant === undefined ? {} : { tenant }),
-    });
-    for (const waiter of [...this.#waiters]) {
-      if (!waiter.done()) continue;
-      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  }
-
-  until(done: () => boolean): Promise<void> {
-    if (done()) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
-  }
-
-  of(pattern: string): number[] {
-    return this.calls.filter((c) => c.pattern === pattern).map((c) => c.attempt);
-  }
-}
 
 @Controller()
 class BehaviourController {

@@ -3,10 +3,10 @@
 // parameters so that each live run has its own streams on the shared server. Injection names its
 // token (`@Inject(OrdersService)`): vitest compiles the decorators but emits no parameter types.
 import "reflect-metadata";
-import { Controller, Inject, Injectable, Module } from "@nestjs/common";
+import { Controller, type DynamicModule, Inject, Injectable, Module } from "@nestjs/common";
 import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from "@nestjs/microservices";
 import { type DeadLetterOrigin, readDeadLetterOrigin } from "@ruststream/core";
-import type { RustStreamContext } from "../src/index.js";
+import { type RustStreamContext, Subscriber } from "../src/index.js";
 
 export interface Topics {
   readonly created: string;
@@ -117,6 +117,51 @@ export function ordersModule(topics: Topics): new () => object {
   }
 
   @Module({ controllers: [OrdersController], providers: [OrdersService] })
+  class AppModule {}
+
+  return AppModule;
+}
+
+/**
+ * The same handlers as methods of a provider on `RustStreamModule` (`rustStream` is its
+ * `forRoot`), one controller moved off the transport: `@Subscriber` in place of the patterns.
+ */
+export function ordersHandlersModule(topics: Topics, rustStream: DynamicModule): new () => object {
+  @Injectable()
+  class OrdersHandlers {
+    readonly #orders: OrdersService;
+
+    constructor(@Inject(OrdersService) orders: OrdersService) {
+      this.#orders = orders;
+    }
+
+    @Subscriber(topics.created)
+    handleOrderCreated(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
+      this.#orders.record({
+        order,
+        topic: ctx.getTopic(),
+        attempt: ctx.getAttempt(),
+        key: ctx.getKey(),
+      });
+    }
+
+    @Subscriber(topics.sum, { reply: true })
+    accumulate(@Payload() numbers: number[]): number {
+      return this.#orders.sum(numbers);
+    }
+
+    @Subscriber(topics.declined, { maxAttempts: 3, deadLetter: topics.deadLetters })
+    handleDeclined(@Payload() _order: Order, @Ctx() ctx: RustStreamContext): void {
+      this.#orders.decline(ctx.getAttempt());
+    }
+
+    @Subscriber(topics.deadLetters, { maxAttempts: 10 })
+    handleDeadLetter(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
+      this.#orders.deadLettered({ order, origin: readDeadLetterOrigin(ctx.getHeaders()) });
+    }
+  }
+
+  @Module({ imports: [rustStream], providers: [OrdersService, OrdersHandlers] })
   class AppModule {}
 
   return AppModule;

@@ -1,14 +1,19 @@
 // The documented service on one broker, through Nest as its users run it: the microservice made by
 // `NestFactory.createMicroservice` with our strategy, and a `ClientRustStream` for the callers.
 import "reflect-metadata";
-import type { INestMicroservice } from "@nestjs/common";
+import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import type { Broker } from "@ruststream/core";
 import { within } from "@ruststream/tooling-testkit";
 import { lastValueFrom } from "rxjs";
 import { afterEach, expect, it } from "vitest";
-import { ClientRustStream, RustStreamServer } from "../src/index.js";
-import { OrdersService, ordersModule, type Topics } from "./ordersApp.js";
+import {
+  ClientRustStream,
+  type PatternOptions,
+  RustStreamModule,
+  RustStreamServer,
+} from "../src/index.js";
+import { OrdersService, ordersHandlersModule, ordersModule, type Topics } from "./ordersApp.js";
 
 export interface Setup {
   readonly topics: Topics;
@@ -17,8 +22,37 @@ export interface Setup {
   readonly client: Broker;
 }
 
-export function documentedServiceTests(setup: () => Setup): void {
-  let running: { app: INestMicroservice; client: ClientRustStream } | undefined;
+/** Short backoffs for every pattern, so the declined order's attempts come quickly. */
+const defaults: PatternOptions = { failure: { backoff: { initialMs: 10, maxMs: 50 } } };
+
+/**
+ * The service's handlers where a migration has them: on the transport strategy (controllers with
+ * patterns, `createMicroservice`), or on `RustStreamModule` (a provider with `@Subscriber`, in an
+ * application context that starts the app on bootstrap).
+ */
+export type Host = "strategy" | "module";
+
+async function startService(
+  host: Host,
+  topics: Topics,
+  broker: Broker,
+): Promise<INestApplicationContext> {
+  if (host === "module") {
+    const rustStream = RustStreamModule.forRoot({ broker, name: "orders", defaults });
+    return NestFactory.createApplicationContext(ordersHandlersModule(topics, rustStream), {
+      logger: false,
+    });
+  }
+  const app = await NestFactory.createMicroservice(ordersModule(topics), {
+    strategy: new RustStreamServer({ broker, name: "orders", defaults }),
+    logger: false,
+  });
+  await app.listen();
+  return app;
+}
+
+export function documentedServiceTests(setup: () => Setup, host: Host = "strategy"): void {
+  let running: { app: INestApplicationContext; client: ClientRustStream } | undefined;
 
   afterEach(async () => {
     const current = running;
@@ -33,16 +67,7 @@ export function documentedServiceTests(setup: () => Setup): void {
     client: ClientRustStream;
   }> {
     const { topics, server, client: clientBroker } = setup();
-    const app = await NestFactory.createMicroservice(ordersModule(topics), {
-      strategy: new RustStreamServer({
-        broker: server,
-        name: "orders",
-        // Short backoffs for every pattern, so the declined order's attempts come quickly.
-        defaults: { failure: { backoff: { initialMs: 10, maxMs: 50 } } },
-      }),
-      logger: false,
-    });
-    await app.listen();
+    const app = await startService(host, topics, server);
     const client = new ClientRustStream({ broker: clientBroker, timeoutMs: 20_000 });
     running = { app, client };
     return { topics, orders: app.get(OrdersService), client };

@@ -1,0 +1,45 @@
+import { BadRequestException } from "@nestjs/common";
+import { RpcException } from "@nestjs/microservices";
+
+/**
+ * The one key of a reply that carries a failure. RustStream's request/reply hands the caller the
+ * reply's payload only, so a failure travels in it: an object with this key alone, which no reply
+ * a handler returns is (the client reads it back with `readErrorReply`).
+ */
+const errorKey = "@ruststream/nestjs:error";
+
+/** What a `send` is answered with when its handler fails: Nest's error packet, in our envelope. */
+export function errorReply(error: unknown): Readonly<Record<string, unknown>> {
+  return { [errorKey]: nestError(error) };
+}
+
+/** The error a reply carries, or undefined for a reply that is a handler's value. */
+export function readErrorReply(reply: unknown): { readonly err: unknown } | undefined {
+  if (typeof reply !== "object" || reply === null || Array.isArray(reply)) return undefined;
+  const keys = Object.keys(reply);
+  if (keys.length !== 1 || keys[0] !== errorKey) return undefined;
+  return { err: (reply as Record<string, unknown>)[errorKey] };
+}
+
+/**
+ * The error as Nest's own transports send it to the caller: an `RpcException`'s error (text as
+ * `{ status, message }`), a rejected payload's messages, and for anything else what Nest's
+ * exception filter already made of it (`{ status: "error", message: "Internal server error" }`,
+ * never an internal exception's text).
+ */
+function nestError(error: unknown): unknown {
+  if (error instanceof RpcException) {
+    const own = error.getError();
+    return typeof own === "object" && own !== null ? own : { status: "error", message: own };
+  }
+  if (error instanceof BadRequestException) {
+    const response = error.getResponse();
+    const message =
+      typeof response === "object" && response !== null && "message" in response
+        ? (response as { message: unknown }).message
+        : error.message;
+    return { status: "error", message };
+  }
+  if (error instanceof Error) return { status: "error", message: "Internal server error" };
+  return error;
+}

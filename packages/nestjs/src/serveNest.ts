@@ -1,0 +1,61 @@
+import { type HandlerContext, headerNames, isOutcome, type Logger } from "@ruststream/core";
+import { isObservable, lastValueFrom } from "rxjs";
+import { errorReply } from "./errorReply.js";
+import { handlerFailure } from "./handlerFailure.js";
+import type { PatternOptions } from "./patternOptions.js";
+import { isPayloadRejection, rejectionOutcome } from "./payloadRejection.js";
+import { RustStreamContext } from "./rustStreamContext.js";
+
+/** One message for a Nest handler: what it is served as. */
+export interface NestServing {
+  /** The pattern (or subscriber) name, for the failure's message. */
+  readonly pattern: string;
+  /** The message asked for a reply (a `send`: a reply pattern, and `reply-to` on the message). */
+  readonly answers: boolean;
+  /** The pattern's options, for the decode policy a rejected payload is settled by. */
+  readonly options: PatternOptions;
+  readonly log: Logger;
+}
+
+/**
+ * What one delivery is for a Nest handler: its `@Ctx()`, and how it is served. It asks for a reply
+ * when it came to a replying pattern with a `reply-to` (a `send`; an `emit` to a message pattern is
+ * served as an event, as Nest's transports do).
+ */
+export function nestServing(
+  pattern: string,
+  replies: boolean,
+  options: PatternOptions,
+  ctx: HandlerContext,
+): { readonly context: RustStreamContext; readonly serving: NestServing } {
+  const answers = replies && (ctx.headers.getString(headerNames.replyTo) ?? "") !== "";
+  return {
+    context: new RustStreamContext([ctx, pattern]),
+    serving: { pattern, answers, options, log: ctx.log },
+  };
+}
+
+/**
+ * Runs a Nest-wrapped handler (pipes, guards, interceptors and filters around it) and makes its
+ * result what the runtime takes. A value, a Promise or an Observable counts by its last value: an
+ * outcome of the runtime's is applied as it is; anything else is the reply where one was asked for
+ * (JSON has no undefined: nothing answers null). A failure asked for a reply answers the caller
+ * with the error, as Nest's transports do, and the delivery is done (the caller has its answer; a
+ * retry would run the handler for nobody). Otherwise a payload a pipe rejected is settled by the
+ * decode policy, and any other failure rejects: a failed attempt, retried by the failure policy.
+ */
+export async function serveNest(invoke: () => unknown, serving: NestServing): Promise<unknown> {
+  let value: unknown;
+  try {
+    const result = await invoke();
+    value = isObservable(result)
+      ? await lastValueFrom(result, { defaultValue: undefined })
+      : result;
+  } catch (error) {
+    if (serving.answers) return errorReply(error);
+    if (isPayloadRejection(error)) return rejectionOutcome(serving.options, error, serving.log);
+    throw handlerFailure(serving.pattern, error);
+  }
+  if (isOutcome(value)) return value;
+  return serving.answers ? (value ?? null) : undefined;
+}

@@ -1,0 +1,239 @@
+// RustStreamModule: a RustStream app inside a real Nest 12 application (started on bootstrap,
+// stopped on close), handlers as methods of providers with injection and Nest's enhancers around
+// them, and the same module under `Test.createTestingModule` with `TestApp` running the app
+// in-process. On the file broker.
+import "reflect-metadata";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type CallHandler,
+  type DynamicModule,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  Module,
+  type NestInterceptor,
+  Scope,
+  UseInterceptors,
+  ValidationPipe,
+} from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { Ctx, Payload, RpcException } from "@nestjs/microservices";
+import { Test } from "@nestjs/testing";
+import { isRustStreamError, type RunningApp } from "@ruststream/core";
+import { FileBroker } from "@ruststream/file";
+import { TestApp } from "@ruststream/testing";
+import { IsInt, IsString } from "class-validator";
+import { lastValueFrom, map, type Observable } from "rxjs";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  ClientRustStream,
+  type RustStreamContext,
+  RustStreamHost,
+  RustStreamModule,
+  Subscriber,
+} from "../src/index.js";
+import { Seen } from "./seen.js";
+
+const dir = mkdtempSync(join(tmpdir(), "rs-nestjs-module-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+class OrderDto {
+  @IsInt() id!: number;
+  @IsString() sku!: string;
+}
+
+@Injectable()
+class Prices {
+  price(_sku: string): number {
+    return 3;
+  }
+}
+
+class StampInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const type = context.getType();
+    return next.handle().pipe(map((value: unknown) => ({ value, type })));
+  }
+}
+
+@Injectable()
+class ShopHandlers {
+  readonly #prices: Prices;
+  readonly #seen: Seen;
+
+  constructor(@Inject(Prices) prices: Prices, @Inject(Seen) seen: Seen) {
+    this.#prices = prices;
+    this.#seen = seen;
+  }
+
+  @Subscriber("orders", { deadLetter: "orders-dlq" })
+  order(
+    @Payload(new ValidationPipe({ expectedType: OrderDto, transform: true })) order: OrderDto,
+    @Ctx() ctx: RustStreamContext,
+  ): void {
+    this.#seen.saw(order instanceof OrderDto ? `order ${order.sku}` : "order, untyped", ctx);
+  }
+
+  @Subscriber("prices", { reply: true })
+  @UseInterceptors(StampInterceptor)
+  price(@Payload("sku") sku: string): number {
+    return this.#prices.price(sku);
+  }
+
+  @Subscriber("declines", { reply: true })
+  declines(): never {
+    throw new RpcException("payment declined");
+  }
+}
+
+function shopModule(rustStream: DynamicModule): new () => object {
+  @Module({ imports: [rustStream], providers: [Prices, Seen, ShopHandlers] })
+  class ShopModule {}
+  return ShopModule;
+}
+
+const streamPath = "SHOP_STREAM";
+
+@Module({
+  providers: [{ provide: streamPath, useFactory: () => join(dir, `shop-${++files}.ss`) }],
+  exports: [streamPath],
+})
+class ConfigModule {}
+
+describe("RustStreamModule in a Nest application", () => {
+  it("starts on bootstrap from forRootAsync's options, serves the providers' methods, answers a failed send with its error, and stops on close", async () => {
+    const app = await NestFactory.createApplicationContext(
+      shopModule(
+        RustStreamModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: [streamPath],
+          useFactory: (path: string) => ({
+            broker: new FileBroker({ path, consumer: "shop" }),
+            name: "shop",
+          }),
+        }),
+      ),
+      { logger: false },
+    );
+    const host = app.get(RustStreamHost);
+    const running = host.unwrap<RunningApp>();
+    expect(running.state).toBe("ready");
+    expect([...running.subscribers].sort()).toEqual([
+      "ShopHandlers.declines",
+      "ShopHandlers.order",
+      "ShopHandlers.price",
+    ]);
+    const client = new ClientRustStream({
+      broker: new FileBroker({ path: app.get<string>(streamPath) }),
+      timeoutMs: 20_000,
+    });
+    try {
+      await expect(lastValueFrom(client.send("prices", { sku: "apple" }))).resolves.toEqual({
+        value: 3,
+        type: "rpc",
+      });
+      await expect(lastValueFrom(client.send("declines", {}))).rejects.toEqual({
+        status: "error",
+        message: "payment declined",
+      });
+    } finally {
+      await client.close();
+      await app.close();
+    }
+    expect(running.state).toBe("stopped");
+    expect(() => host.unwrap()).toThrow(/bootstrapped/);
+  });
+
+  it("under Test.createTestingModule, with a provider overridden, TestApp runs the module's app in-process", async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        shopModule(
+          RustStreamModule.forRoot({
+            broker: new FileBroker({ path: join(dir, `testing-${++files}.ss`) }),
+            name: "shop",
+            start: "manual",
+          }),
+        ),
+      ],
+    })
+      .overrideProvider(Prices)
+      .useValue({ price: () => 7 })
+      .compile();
+    moduleRef.useLogger(false);
+    await moduleRef.init();
+    const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
+    try {
+      expect(await t.request("prices", { sku: "apple" })).toEqual({ value: 7, type: "rpc" });
+      await t.publish("orders", { id: 1, sku: "pear" });
+      // The ValidationPipe rejects this one: settled by the decode policy, to the dead letter.
+      await t.publish("orders", { id: "one", sku: "fig" });
+      const seen = moduleRef.get(Seen);
+      expect(seen.calls.map((c) => c.pattern)).toEqual(["order pear"]);
+      t.subscriber("ShopHandlers.order").assertOutcomes("ack", "dead-letter");
+      expect(t.published("orders-dlq").map((m) => m.value)).toEqual([{ id: "one", sku: "fig" }]);
+    } finally {
+      await t.stop();
+      await moduleRef.close();
+    }
+  });
+});
+
+describe("what RustStreamModule refuses", () => {
+  it("an option @Subscriber does not know, when the class is declared", () => {
+    const declare = () => {
+      class Misspelt {
+        @Subscriber("orders", { maxAttempt: 5 } as never)
+        handle(): void {}
+      }
+      return Misspelt;
+    };
+    expect(declare).toThrow(/unknown option "maxAttempt"/);
+  });
+
+  it("options without a broker or a name, when the module is made", () => {
+    const made = [
+      () => RustStreamModule.forRoot({ name: "x" } as never),
+      () =>
+        RustStreamModule.forRoot({ broker: new FileBroker({ path: join(dir, "u.ss") }), name: "" }),
+    ].map((make) => {
+      try {
+        make();
+        return "made";
+      } catch (error) {
+        return isRustStreamError(error, "invalid-argument") ? "invalid-argument" : String(error);
+      }
+    });
+    expect(made).toEqual(["invalid-argument", "invalid-argument"]);
+  });
+
+  it("a @Subscriber on a request-scoped provider, when the application starts", async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    class PerRequest {
+      @Subscriber("orders")
+      handle(): void {}
+    }
+    @Module({
+      imports: [
+        RustStreamModule.forRoot({
+          broker: new FileBroker({ path: join(dir, `scoped-${++files}.ss`) }),
+          name: "scoped",
+        }),
+      ],
+      providers: [PerRequest],
+    })
+    class ScopedModule {}
+    const refused = await NestFactory.createApplicationContext(ScopedModule, {
+      logger: false,
+      abortOnError: false,
+    })
+      .then(async (app) => {
+        await app.close();
+        return "started";
+      })
+      .catch((error: unknown) => error);
+    expect(String(refused)).toContain("request-scoped");
+  });
+});
