@@ -110,12 +110,12 @@ class EnhancedController {
     throw new Error("a bug with internals in its message");
   }
 
-  @EventPattern<string>("stock-dlq", { ruststream: { maxAttempts: 10 } })
+  @EventPattern<string>("stock-dlq")
   stockDeadLetters(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
     this.#sawDeadLetter(ctx);
   }
 
-  @EventPattern<string>("orders-dlq", { ruststream: { maxAttempts: 10 } })
+  @EventPattern<string>("orders-dlq")
   orderDeadLetters(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
     this.#sawDeadLetter(ctx);
   }

@@ -155,7 +155,7 @@ export function ordersHandlersModule(topics: Topics, rustStream: DynamicModule):
       this.#orders.decline(ctx.getAttempt());
     }
 
-    @Subscriber(topics.deadLetters, { maxAttempts: 10 })
+    @Subscriber(topics.deadLetters)
     handleDeadLetter(@Payload() order: Order, @Ctx() ctx: RustStreamContext): void {
       this.#orders.deadLettered({ order, origin: readDeadLetterOrigin(ctx.getHeaders()) });
     }
