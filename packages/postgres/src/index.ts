@@ -30,14 +30,10 @@ export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";
 export { PostgresInbox } from "./outbox/inbox.js";
 export { inboxSchemaSql } from "./outbox/inboxTable.js";
-export type {
-  OutboxDestination,
-  OutboxMessage,
-  PostgresOutboxOptions,
-} from "./outbox/outbox.js";
+export type { OutboxDestination, OutboxHost, OutboxMessage } from "./outbox/outbox.js";
 export { PostgresOutbox } from "./outbox/outbox.js";
 export { outboxSchemaSql } from "./outbox/outboxTable.js";
-export type { OutboxRelay, OutboxRelayOptions } from "./outbox/relay.js";
+export type { OutboxRelay, OutboxRelayOptions, RelayHost } from "./outbox/relay.js";
 export { outboxDeadLetter } from "./outbox/relay.js";
 export { relayTargets } from "./outbox/targets.js";
 export { PostgresQueuePosition } from "./position.js";

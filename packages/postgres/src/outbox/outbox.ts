@@ -1,19 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { HeaderMap, type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
-import { PostgresBroker } from "../broker.js";
 import type { Queryable } from "../client/driver.js";
-import type { ConnectedPostgresBroker } from "../connection.js";
+import type { QueueStore } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
-import type { PostgresBrokerOptions } from "../options.js";
 import { rowOf } from "../publisher.js";
-import { outboxTable } from "./outboxTable.js";
-import { OutboxRelay, type OutboxRelayOptions } from "./relay.js";
+import { OutboxRelay, type OutboxRelayOptions, type RelayHost } from "./relay.js";
 
 /**
- * The outbox's connection: `url`, `pool` or `driver` as the broker takes them, and `table`, the
- * queue table whose outbox (`<table>_outbox`) it is. `ensureSchema` creates the outbox table.
+ * What the outbox needs from the connection to its table: the store its publishes insert in, the
+ * subscriptions its relays claim with, and the shutdown. Declared here and implemented by the
+ * connection, so this file never imports it.
  */
-export type PostgresOutboxOptions = PostgresBrokerOptions;
+export interface OutboxHost extends RelayHost {
+  readonly store: QueueStore;
+  assertOpen(): void;
+  shutdown(): Promise<unknown>;
+}
 
 /** Where a message goes: the label the relay's targets know the broker by, and the name there. */
 export interface OutboxDestination {
@@ -42,22 +44,13 @@ export interface OutboxMessage {
 export class PostgresOutbox {
   /** The outbox table, as given (`ruststream_queue_outbox`, or `app.jobs_outbox`). */
   readonly table: string;
-  readonly #connected: ConnectedPostgresBroker;
+  readonly #connected: OutboxHost;
   readonly #relays = new Set<OutboxRelay>();
 
-  private constructor(connected: ConnectedPostgresBroker, table: string) {
+  /** The outbox on a connection to its table: what `PostgresBroker.connectOutbox()` makes. */
+  constructor(connected: OutboxHost, table: string) {
     this.#connected = connected;
     this.table = table;
-  }
-
-  /**
-   * Opens the outbox on its table (created first with `ensureSchema`, else checked to exist; the
-   * SQL for a migration is `outboxSchemaSql(table)`), listening for the wake-ups its publishes send.
-   */
-  static async connect(options: PostgresOutboxOptions): Promise<PostgresOutbox> {
-    const table = outboxTable(options?.table);
-    const connected = await new PostgresBroker({ ...options, table: table.name }).connect();
-    return new PostgresOutbox(connected, table.name);
   }
 
   /**

@@ -26,7 +26,7 @@ export function outboxTable(table?: string): QueueTable {
 
 /**
  * The outbox table's schema, as SQL a migration can hold (idempotent, as the queue's):
- * `PostgresOutbox.connect({ ensureSchema: true })` runs the same statements.
+ * `new PostgresBroker({ ..., ensureSchema: true }).connectOutbox()` runs the same statements.
  */
 export function outboxSchemaSql(table?: string): string {
   return statements(outboxTable(table)).join(";\n\n").concat(";\n");

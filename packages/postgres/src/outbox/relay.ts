@@ -7,7 +7,6 @@ import {
   silentLogger,
 } from "@ruststream/core";
 import { positive } from "@ruststream/core/broker";
-import type { ConnectedPostgresBroker } from "../connection.js";
 import { postgresHeaderNames } from "../names.js";
 import type { PostgresQueueDelivery } from "../queue/queueDelivery.js";
 import type { PostgresQueueSubscription } from "../queue/queueSubscription.js";
@@ -49,6 +48,14 @@ export interface OutboxRelayOptions {
   readonly afterPublish?: (outboxId: string) => void | Promise<void>;
 }
 
+/**
+ * What a relay needs from the outbox table's connection: subscriptions to its rows. Declared here
+ * and implemented by the connection, so this file never imports it.
+ */
+export interface RelayHost {
+  subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription>;
+}
+
 /** The dead letter of a label's rows, in the outbox table. */
 export function outboxDeadLetter(label: string): string {
   return `${label}.dead`;
@@ -68,7 +75,7 @@ const claimRetryMaxMs = 5000;
  * lease ends, carrying the same outbox id, which an inbox drops.
  */
 export class OutboxRelay {
-  readonly #connected: ConnectedPostgresBroker;
+  readonly #host: RelayHost;
   readonly #options: Required<Pick<OutboxRelayOptions, "afterPublish">> & {
     readonly logger: Logger;
     readonly firstMs: number;
@@ -82,11 +89,7 @@ export class OutboxRelay {
   #loops: Promise<void>[] = [];
   #stopped: Promise<void> | undefined;
 
-  private constructor(
-    connected: ConnectedPostgresBroker,
-    options: OutboxRelayOptions,
-    forget: () => void,
-  ) {
+  private constructor(host: RelayHost, options: OutboxRelayOptions, forget: () => void) {
     const labels = Object.keys(options?.targets ?? {});
     if (labels.length === 0) {
       throw new RustStreamError(
@@ -96,7 +99,7 @@ export class OutboxRelay {
     }
     const maxAttempts = positive("maxAttempts", options.maxAttempts, defaults.maxAttempts);
     const claim = positive("claim", options.claim, defaults.claim);
-    this.#connected = connected;
+    this.#host = host;
     this.#forget = forget;
     this.#options = {
       logger: options.logger ?? silentLogger,
@@ -126,11 +129,11 @@ export class OutboxRelay {
 
   /** Starts a loop per label of `options.targets`; `forget` runs once it stopped. */
   static async start(
-    connected: ConnectedPostgresBroker,
+    host: RelayHost,
     options: OutboxRelayOptions,
     forget: () => void,
   ): Promise<OutboxRelay> {
-    const relay = new OutboxRelay(connected, options, forget);
+    const relay = new OutboxRelay(host, options, forget);
     const targets = options.targets;
     const opened = await Promise.all(
       [...relay.#sources.entries()].map(async ([label, source]) => ({
@@ -157,7 +160,7 @@ export class OutboxRelay {
   }
 
   async #subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription> {
-    const subscription = await this.#connected.subscribe(source);
+    const subscription = await this.#host.subscribe(source);
     this.#subscriptions.add(subscription);
     return subscription;
   }
