@@ -26,7 +26,7 @@ import {
   postgresHeaderNames,
 } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { redisCli, refusingRedis, take } from "./support.js";
+import { ownRedis, redisCli, take } from "./support.js";
 
 // The transactional outbox on the real PostgreSQL, relaying to a real Redis: the shared server for
 // what must arrive, and a server of the test's own for a broker that refuses (the shared one is
@@ -164,7 +164,7 @@ describe("the transactional outbox, relayed to Redis", () => {
   it("retries with a backoff while the broker refuses, and delivers once when it takes messages again", async () => {
     const label = uniqueName("redis");
     const name = uniqueName("refused");
-    const own = await refusingRedis();
+    const own = await ownRedis({ refusing: true });
     const target = await new RedisBroker({ url: own.url }).connect();
     const waits: number[] = [];
     // The relay's warnings, read for the wait each refused publish was given.
@@ -227,10 +227,61 @@ describe("the transactional outbox, relayed to Redis", () => {
     }
   });
 
+  it("holds a key's head while the broker is down, and delivers once, in order, when it is back", async () => {
+    const label = uniqueName("redis");
+    const name = uniqueName("down");
+    const own = await ownRedis({ refusing: false });
+    const target = await new RedisBroker({ url: own.url }).connect();
+    try {
+      await own.kill();
+      const ids: string[] = [];
+      await inTransaction(async (tx) => {
+        for (let seq = 0; seq < 3; seq++) {
+          ids.push(
+            await outbox.publish(
+              tx,
+              { broker: label, name },
+              { payload: bytes(String(seq)), partitionKey: "one-key" },
+            ),
+          );
+        }
+      });
+      const relay = await outbox.relay({
+        targets: { [label]: await target.defaultPublishPolicy().pair(target) },
+        pollMs: 50,
+        sent: "keep",
+      });
+      try {
+        // The head is claimed and its publish waits for the server; the rows behind it wait too.
+        await waitUntil(20_000, "the key's head claimed", async () => {
+          return (await rows(label))[0]?.attempts === 1;
+        });
+        await own.restart();
+        await waitUntil(20_000, "every row marked sent", async () =>
+          (await rows(label)).every((r) => r.done_at !== null),
+        );
+      } finally {
+        await relay.stop();
+      }
+      // Each published once: one claim each, and three entries on the restarted (empty) server.
+      expect((await rows(label)).map((r) => r.attempts)).toEqual([1, 1, 1]);
+      expect(Number(await redisCli(own.url, "XLEN", name))).toBe(3);
+      const subscription = await target.subscribe(
+        new RedisStream(name, { group: "outbox-tests", start: "beginning" }),
+      );
+      const got = await take(subscription, 3);
+      await subscription.close();
+      expect(got.map(idOf)).toEqual(ids);
+    } finally {
+      await target.shutdown();
+      await own.stop();
+    }
+  });
+
   it("moves a message whose attempts ran out to the outbox's dead letter, with its origin", async () => {
     const label = uniqueName("redis");
     const name = uniqueName("dead");
-    const own = await refusingRedis();
+    const own = await ownRedis({ refusing: true });
     const target = await new RedisBroker({ url: own.url }).connect();
     try {
       let id = "";

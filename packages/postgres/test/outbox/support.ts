@@ -22,22 +22,30 @@ export async function redisCli(url: string, ...args: string[]): Promise<string> 
   return stdout.trim();
 }
 
-/**
- * A Redis server of the test's own, on its own port (the shared one is never stopped or
- * reconfigured), started refusing every write (`min-replicas-to-write 1` with no replica: each
- * XADD answers NOREPLICAS), the state of a broker that does not take messages; `accept()` lets it
- * take them.
- */
-export async function refusingRedis(): Promise<{
+/** A Redis server of the test's own (the shared one is never stopped or reconfigured). */
+export interface OwnRedis {
   readonly url: string;
+  /** Lets a server started `refusing` take writes. */
   accept(): Promise<void>;
+  /** Kills the server with SIGKILL (it keeps nothing: no snapshot, no append-only file). */
+  kill(): Promise<void>;
+  /** Starts it again on its port, empty. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
-}> {
+}
+
+/**
+ * Starts a `redis-server` on a port of its own. `refusing`: it refuses every write
+ * (`min-replicas-to-write 1` with no replica: each XADD answers NOREPLICAS), the state of a broker
+ * that does not take messages, until `accept()`.
+ */
+export async function ownRedis(options: { readonly refusing: boolean }): Promise<OwnRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(
-    "redis-server",
-    [
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  const start = async (refusing: boolean) => {
+    const args = [
       "--port",
       String(port),
       "--bind",
@@ -46,27 +54,31 @@ export async function refusingRedis(): Promise<{
       "",
       "--appendonly",
       "no",
-      "--min-replicas-to-write",
-      "1",
-    ],
-    { stdio: "ignore" },
-  );
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await waitUntil(10_000, "the test's own redis-server answering", () =>
-    redisCli(url, "PING").then(
-      (answer) => answer === "PONG",
-      () => false,
-    ),
-  );
+    ];
+    if (refusing) args.push("--min-replicas-to-write", "1");
+    const started = spawn("redis-server", args, { stdio: "ignore" });
+    child = started;
+    exited = new Promise<void>((resolve) => started.once("exit", () => resolve()));
+    await waitUntil(10_000, "the test's own redis-server answering", () =>
+      redisCli(url, "PING").then(
+        (answer) => answer === "PONG",
+        () => false,
+      ),
+    );
+  };
+  const kill = async () => {
+    child?.kill("SIGKILL");
+    await exited;
+  };
+  await start(options.refusing);
   return {
     url,
     accept: async () => {
       await redisCli(url, "CONFIG", "SET", "min-replicas-to-write", "0");
     },
-    stop: async () => {
-      child.kill("SIGKILL");
-      await exited;
-    },
+    kill,
+    restart: () => start(false),
+    stop: kill,
   };
 }
 
