@@ -39,6 +39,8 @@ export interface OutboxRelayOptions {
    */
   readonly sent?: "delete" | "keep";
   readonly retainMs?: number;
+  /** How long `stop()` waits for the publishes in flight (default 10,000 ms). */
+  readonly stopTimeoutMs?: number;
   /** Where failed publishes and settles are reported (warn), with the label and outbox id. */
   readonly logger?: Logger;
   /**
@@ -61,7 +63,13 @@ export function outboxDeadLetter(label: string): string {
   return `${label}.dead`;
 }
 
-const defaults = { maxAttempts: 10, firstMs: 1000, maxMs: 60_000, claim: 64 };
+const defaults = {
+  maxAttempts: 10,
+  firstMs: 1000,
+  maxMs: 60_000,
+  claim: 64,
+  stopTimeoutMs: 10_000,
+};
 /** The first and the longest wait before a failed claim is tried again on a new subscription. */
 const claimRetryFirstMs = 100;
 const claimRetryMaxMs = 5000;
@@ -81,6 +89,7 @@ export class OutboxRelay {
     readonly firstMs: number;
     readonly maxMs: number;
     readonly claim: number;
+    readonly stopTimeoutMs: number;
   };
   readonly #sources: ReadonlyMap<string, PostgresQueue>;
   readonly #subscriptions = new Set<PostgresQueueSubscription>();
@@ -107,6 +116,7 @@ export class OutboxRelay {
       firstMs: positive("backoff.firstMs", options.backoff?.firstMs, defaults.firstMs),
       maxMs: positive("backoff.maxMs", options.backoff?.maxMs, defaults.maxMs),
       claim,
+      stopTimeoutMs: positive("stopTimeoutMs", options.stopTimeoutMs, defaults.stopTimeoutMs),
     };
     this.#sources = new Map(
       labels.map((label) => [
@@ -148,12 +158,21 @@ export class OutboxRelay {
     return relay;
   }
 
-  /** Stops claiming, finishes the messages in flight (published and marked, or put back). */
+  /**
+   * Stops claiming and finishes the messages in flight (published and marked, or put back), waiting
+   * `stopTimeoutMs` at most: a publish still waiting then (its broker away, its client waiting for
+   * it) is left to the connection's shutdown, which gives its row back unmarked, to be sent again.
+   */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#stopping.abort();
       await Promise.all([...this.#subscriptions].map((s) => s.close()));
-      await Promise.all(this.#loops);
+      const bound = new AbortController();
+      await Promise.race([
+        Promise.all(this.#loops),
+        sleep(this.#options.stopTimeoutMs, undefined, { signal: bound.signal }).catch(() => {}),
+      ]);
+      bound.abort();
       this.#forget();
     })();
     return this.#stopped;

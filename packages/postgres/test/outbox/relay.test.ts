@@ -256,6 +256,7 @@ describe("the transactional outbox, relayed to Redis", () => {
         await waitUntil(20_000, "the key's head claimed", async () => {
           return (await rows(label))[0]?.attempts === 1;
         });
+        expect((await rows(label)).slice(1).map((r) => r.attempts)).toEqual([0, 0]);
         await own.restart();
         await waitUntil(20_000, "every row marked sent", async () =>
           (await rows(label)).every((r) => r.done_at !== null),
@@ -272,6 +273,37 @@ describe("the transactional outbox, relayed to Redis", () => {
       const got = await take(subscription, 3);
       await subscription.close();
       expect(got.map(idOf)).toEqual(ids);
+    } finally {
+      await target.shutdown();
+      await own.stop();
+    }
+  });
+
+  it("stops within stopTimeoutMs while a publish waits for a broker that is down, leaving the row unmarked", async () => {
+    const label = uniqueName("redis");
+    const name = uniqueName("stop");
+    const own = await ownRedis({ refusing: false });
+    const target = await new RedisBroker({ url: own.url }).connect();
+    try {
+      await own.kill();
+      await inTransaction(async (tx) => {
+        await outbox.publish(tx, { broker: label, name }, { payload: bytes("waits") });
+      });
+      const relay = await outbox.relay({
+        targets: { [label]: await target.defaultPublishPolicy().pair(target) },
+        pollMs: 50,
+        stopTimeoutMs: 300,
+      });
+      await waitUntil(20_000, "the row claimed", async () => {
+        return (await rows(label))[0]?.attempts === 1;
+      });
+      const stopping = relay.stop();
+      let stopped = false;
+      void stopping.then(() => {
+        stopped = true;
+      });
+      await waitUntil(5_000, "the relay stopped", () => stopped);
+      expect(await rows(label)).toMatchObject([{ attempts: 1, done_at: null }]);
     } finally {
       await target.shutdown();
       await own.stop();
