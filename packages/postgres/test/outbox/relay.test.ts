@@ -347,6 +347,14 @@ describe("the transactional outbox, relayed to Redis", () => {
       );
       expect(headers[0]?.id).toBe(id);
       expect(Number(await redisCli(own.url, "XLEN", name))).toBe(0);
+      // The queue's redrive, on the outbox table, moves it back for the next relay.
+      const onOutbox = await new PostgresBroker({ url, table: outbox.table }).connect();
+      try {
+        expect(await onOutbox.redrive(outboxDeadLetter(label))).toBe(1);
+      } finally {
+        await onOutbox.shutdown();
+      }
+      expect(await rows(label)).toMatchObject([{ id: dead?.id, attempts: 0, dead_source: null }]);
     } finally {
       await target.shutdown();
       await own.stop();
