@@ -24,6 +24,7 @@ export const guideOrder = [
   "nats.md",
   "rabbitmq.md",
   "postgres.md",
+  "outbox.md",
   "handlers.md",
   "retries.md",
   "concurrency.md",

@@ -19,6 +19,8 @@ import { ConnectedPostgresBroker } from "./connection.js";
 import { MemoryServer } from "./inProcess/memoryServer.js";
 import { MemoryStore } from "./inProcess/memoryStore.js";
 import { checkOptions, describePostgresServer, type PostgresBrokerOptions } from "./options.js";
+import { PostgresOutbox } from "./outbox/outbox.js";
+import { outboxTable } from "./outbox/outboxTable.js";
 import { type QueueTable, queueTable } from "./table.js";
 
 /**
@@ -80,6 +82,20 @@ export class PostgresBroker
       await driver.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Opens the transactional outbox of this broker's queue table: its own table,
+   * `<table>_outbox` (created first with `ensureSchema`, else checked to exist; the SQL for a
+   * migration is `outboxSchemaSql(table)`), on a connection of its own with these options, listening
+   * for the wake-ups its publishes send.
+   */
+  async connectOutbox(options?: ConnectOptions): Promise<PostgresOutbox> {
+    const table = outboxTable(this.#options.table);
+    const connected = await new PostgresBroker({ ...this.#options, table: table.name }).connect(
+      options,
+    );
+    return new PostgresOutbox(connected, table.name);
   }
 
   async connectInProcess(options: InProcessOptions): Promise<ConnectedPostgresBroker> {

@@ -10,6 +10,7 @@
 //   schema.ts         the queue table's SQL; table.ts, the table's name and what follows from it
 //   queue/            the queue mode: its subscription, delivery, batched settles, transactionOf
 //   client/           the seam (driver.ts), pg behind it, and the statements (sqlStore.ts)
+//   outbox/           the transactional outbox (a second queue table), its relay, and the inbox
 //   inProcess/        the in-process stand-in of the table, for TestApp
 
 export { PostgresBroker } from "./broker.js";
@@ -27,6 +28,14 @@ export { PostgresJsDriver } from "./client/postgresJsDriver.js";
 export type { ClosedPostgresBroker, ConnectedPostgresBroker } from "./connection.js";
 export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";
+export { PostgresInbox } from "./outbox/inbox.js";
+export { inboxSchemaSql } from "./outbox/inboxTable.js";
+export type { OutboxDestination, OutboxHost, OutboxMessage } from "./outbox/outbox.js";
+export { PostgresOutbox } from "./outbox/outbox.js";
+export { outboxSchemaSql } from "./outbox/outboxTable.js";
+export type { OutboxRelay, OutboxRelayOptions, RelayHost } from "./outbox/relay.js";
+export { outboxDeadLetter } from "./outbox/relay.js";
+export { relayTargets } from "./outbox/targets.js";
 export { PostgresQueuePosition } from "./position.js";
 export type { PostgresPublishOptions } from "./publisher.js";
 export { PostgresPublisher } from "./publisher.js";

@@ -1,0 +1,265 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  type Logger,
+  type Publisher,
+  RustStreamError,
+  type SettleResult,
+  silentLogger,
+} from "@ruststream/core";
+import { positive } from "@ruststream/core/broker";
+import { postgresHeaderNames } from "../names.js";
+import type { PostgresQueueDelivery } from "../queue/queueDelivery.js";
+import type { PostgresQueueSubscription } from "../queue/queueSubscription.js";
+import { PostgresQueue } from "../sources.js";
+
+/** How the relay delivers: where each broker label goes, and how it retries. */
+export interface OutboxRelayOptions {
+  /**
+   * The publisher of each broker the outbox writes for, by label (`outbox.publish`'s
+   * `destination.broker`): a connected broker's publisher, or the app's (`relayTargets`). Rows of
+   * a label no relay knows wait in the table until one does.
+   */
+  readonly targets: Readonly<Record<string, Publisher<never>>>;
+  /**
+   * Publishes of one message before it moves to the dead letter `<label>.dead` of the outbox table
+   * (default 10), with its origin (`dead_source`, the label) and `dead_reason` `max-attempts`.
+   */
+  readonly maxAttempts?: number;
+  /** The wait after a failed publish: `firstMs` doubled each attempt, at most `maxMs` (1 s, 60 s). */
+  readonly backoff?: { readonly firstMs?: number; readonly maxMs?: number };
+  /** Rows one claim takes per label (default 64): one per partition key, any number without. */
+  readonly claim?: number;
+  /** How long a claim holds its rows (default 30,000 ms), renewed while their publish runs. */
+  readonly leaseMs?: number;
+  /** The longest idle wait before looking again, behind the publishes' wake-ups (default 1000). */
+  readonly pollMs?: number;
+  /**
+   * What marking a message sent does: delete its row (`"delete"`, the default), or keep it with
+   * `done_at` the time the broker confirmed it (`"keep"`), purged after `retainMs`.
+   */
+  readonly sent?: "delete" | "keep";
+  readonly retainMs?: number;
+  /** How long `stop()` waits for the publishes in flight (default 10,000 ms). */
+  readonly stopTimeoutMs?: number;
+  /** Where failed publishes and settles are reported (warn), with the label and outbox id. */
+  readonly logger?: Logger;
+  /**
+   * Called once the broker confirmed a message, before its row is marked sent: to observe the
+   * step, or, in a test, to stop the process there (the row is then sent again after its lease).
+   */
+  readonly afterPublish?: (outboxId: string) => void | Promise<void>;
+}
+
+/**
+ * What a relay needs from the outbox table's connection: subscriptions to its rows. Declared here
+ * and implemented by the connection, so this file never imports it.
+ */
+export interface RelayHost {
+  subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription>;
+}
+
+/** The dead letter of a label's rows, in the outbox table. */
+export function outboxDeadLetter(label: string): string {
+  return `${label}.dead`;
+}
+
+const defaults = {
+  maxAttempts: 10,
+  firstMs: 1000,
+  maxMs: 60_000,
+  claim: 64,
+  stopTimeoutMs: 10_000,
+};
+/** The first and the longest wait before a failed claim is tried again on a new subscription. */
+const claimRetryFirstMs = 100;
+const claimRetryMaxMs = 5000;
+
+/**
+ * A relay: one loop per broker label, each a subscription to the outbox table's rows of that label
+ * (the queue's claims, leases, per-key order, retries and dead letters, unchanged). A claimed
+ * message is published to its destination; once the broker confirmed it, its row is marked sent.
+ * A failed publish puts the row back with a backoff; the `maxAttempts`-th moves it to the dead
+ * letter. A relay that dies between the two leaves the row leased: it is published again once the
+ * lease ends, carrying the same outbox id, which an inbox drops.
+ */
+export class OutboxRelay {
+  readonly #host: RelayHost;
+  readonly #options: Required<Pick<OutboxRelayOptions, "afterPublish">> & {
+    readonly logger: Logger;
+    readonly firstMs: number;
+    readonly maxMs: number;
+    readonly claim: number;
+    readonly stopTimeoutMs: number;
+  };
+  readonly #sources: ReadonlyMap<string, PostgresQueue>;
+  readonly #subscriptions = new Set<PostgresQueueSubscription>();
+  readonly #stopping = new AbortController();
+  readonly #forget: () => void;
+  #loops: Promise<void>[] = [];
+  #stopped: Promise<void> | undefined;
+
+  private constructor(host: RelayHost, options: OutboxRelayOptions, forget: () => void) {
+    const labels = Object.keys(options?.targets ?? {});
+    if (labels.length === 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        "outbox.relay({ targets }) needs a publisher per broker label, for example { targets: { kafka: publisher } }",
+      );
+    }
+    const maxAttempts = positive("maxAttempts", options.maxAttempts, defaults.maxAttempts);
+    const claim = positive("claim", options.claim, defaults.claim);
+    this.#host = host;
+    this.#forget = forget;
+    this.#options = {
+      logger: options.logger ?? silentLogger,
+      afterPublish: options.afterPublish ?? (() => {}),
+      firstMs: positive("backoff.firstMs", options.backoff?.firstMs, defaults.firstMs),
+      maxMs: positive("backoff.maxMs", options.backoff?.maxMs, defaults.maxMs),
+      claim,
+      stopTimeoutMs: positive("stopTimeoutMs", options.stopTimeoutMs, defaults.stopTimeoutMs),
+    };
+    this.#sources = new Map(
+      labels.map((label) => [
+        label,
+        new PostgresQueue(
+          label,
+          {
+            claim,
+            keyOrder: true,
+            ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+            ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+            ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
+            ack: options.sent ?? "delete",
+          },
+          { maxAttempts, deadLetter: outboxDeadLetter(label) },
+        ),
+      ]),
+    );
+  }
+
+  /** Starts a loop per label of `options.targets`; `forget` runs once it stopped. */
+  static async start(
+    host: RelayHost,
+    options: OutboxRelayOptions,
+    forget: () => void,
+  ): Promise<OutboxRelay> {
+    const relay = new OutboxRelay(host, options, forget);
+    const targets = options.targets;
+    const opened = await Promise.all(
+      [...relay.#sources.entries()].map(async ([label, source]) => ({
+        label,
+        target: targets[label] as Publisher<never>,
+        subscription: await relay.#subscribe(source),
+      })),
+    );
+    relay.#loops = opened.map(({ label, target, subscription }) =>
+      relay.#run(label, target, subscription),
+    );
+    return relay;
+  }
+
+  /**
+   * Stops claiming and finishes the messages in flight (published and marked, or put back), waiting
+   * `stopTimeoutMs` at most: a publish still waiting then (its broker away, its client waiting for
+   * it) is left to the connection's shutdown, which gives its row back unmarked, to be sent again.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stopping.abort();
+      await Promise.all([...this.#subscriptions].map((s) => s.close()));
+      const bound = new AbortController();
+      await Promise.race([
+        Promise.all(this.#loops),
+        sleep(this.#options.stopTimeoutMs, undefined, { signal: bound.signal }).catch(() => {}),
+      ]);
+      bound.abort();
+      this.#forget();
+    })();
+    return this.#stopped;
+  }
+
+  async #subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription> {
+    const subscription = await this.#host.subscribe(source);
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async #run(
+    label: string,
+    target: Publisher<never>,
+    first: PostgresQueueSubscription,
+  ): Promise<void> {
+    const source = this.#sources.get(label) as PostgresQueue;
+    let subscription: PostgresQueueSubscription | undefined = first;
+    let failures = 0;
+    while (!this.#stopping.signal.aborted) {
+      try {
+        subscription ??= await this.#subscribe(source);
+        const batch = await subscription.nextBatch(this.#options.claim);
+        failures = 0;
+        // One row per partition key in a claim (the key's head), so they go side by side.
+        await Promise.all(batch.map((delivery) => this.#relayOne(label, target, delivery)));
+      } catch (error) {
+        if (this.#stopping.signal.aborted) break;
+        this.#options.logger.warn({ broker: label, error }, "outbox relay: claiming failed");
+        if (subscription !== undefined) {
+          this.#subscriptions.delete(subscription);
+          await subscription.close().catch(() => undefined);
+          subscription = undefined;
+        }
+        const wait = Math.min(claimRetryFirstMs * 2 ** failures++, claimRetryMaxMs);
+        await sleep(wait, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  async #relayOne(
+    label: string,
+    target: Publisher<never>,
+    delivery: PostgresQueueDelivery,
+  ): Promise<void> {
+    const names = postgresHeaderNames;
+    const headers = delivery.headers.clone();
+    const id = headers.getString(names.outboxId);
+    const destination = headers.getString(names.outboxDestination);
+    const log = { broker: label, outboxId: id, row: String(delivery.position) };
+    if (destination === undefined || destination === "" || id === undefined) {
+      // Not a row outbox.publish wrote: nowhere to send it, so to the dead letter at once.
+      this.#options.logger.warn(log, "outbox relay: a row without its outbox headers");
+      await this.#settle(log, delivery.nack({ requeue: false }));
+      return;
+    }
+    headers.delete(names.outboxDestination);
+    try {
+      await target.publish({
+        name: destination,
+        payload: delivery.payload,
+        headers,
+        ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+      });
+    } catch (error) {
+      const delay = Math.min(
+        this.#options.firstMs * 2 ** Math.max(0, delivery.redeliveryCount - 1),
+        this.#options.maxMs,
+      );
+      this.#options.logger.warn(
+        { ...log, destination, attempt: delivery.redeliveryCount, retryInMs: delay, error },
+        "outbox relay: publish failed",
+      );
+      // At the cap the queue moves the row to the dead letter instead.
+      await this.#settle(log, delivery.nackAfter(delay));
+      return;
+    }
+    await this.#options.afterPublish(id);
+    await this.#settle(log, delivery.ack());
+  }
+
+  /** A settle that failed (the lease ended meanwhile) leaves the row to the next claim. */
+  async #settle(log: object, settled: SettleResult): Promise<void> {
+    try {
+      await settled;
+    } catch (error) {
+      this.#options.logger.warn({ ...log, error }, "outbox relay: marking the row failed");
+    }
+  }
+}

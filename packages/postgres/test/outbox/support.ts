@@ -1,0 +1,102 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { promisify } from "node:util";
+import type { BatchSubscription, Delivery } from "@ruststream/core";
+import { waitUntil } from "../support.js";
+
+const run = promisify(execFile);
+
+/** A port nothing listens on now (the kernel's pick, released at once). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** One command through redis-cli, answered as its text. */
+export async function redisCli(url: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run("redis-cli", ["-u", url, ...args]);
+  return stdout.trim();
+}
+
+/** A Redis server of the test's own (the shared one is never stopped or reconfigured). */
+export interface OwnRedis {
+  readonly url: string;
+  /** Lets a server started `refusing` take writes. */
+  accept(): Promise<void>;
+  /** Kills the server with SIGKILL (it keeps nothing: no snapshot, no append-only file). */
+  kill(): Promise<void>;
+  /** Starts it again on its port, empty. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a `redis-server` on a port of its own. `refusing`: it refuses every write
+ * (`min-replicas-to-write 1` with no replica: each XADD answers NOREPLICAS), the state of a broker
+ * that does not take messages, until `accept()`.
+ */
+export async function ownRedis(options: { readonly refusing: boolean }): Promise<OwnRedis> {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  const start = async (refusing: boolean) => {
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ];
+    if (refusing) args.push("--min-replicas-to-write", "1");
+    const started = spawn("redis-server", args, { stdio: "ignore" });
+    child = started;
+    exited = new Promise<void>((resolve) => started.once("exit", () => resolve()));
+    await waitUntil(10_000, "the test's own redis-server answering", () =>
+      redisCli(url, "PING").then(
+        (answer) => answer === "PONG",
+        () => false,
+      ),
+    );
+  };
+  const kill = async () => {
+    child?.kill("SIGKILL");
+    await exited;
+  };
+  await start(options.refusing);
+  return {
+    url,
+    accept: async () => {
+      await redisCli(url, "CONFIG", "SET", "min-replicas-to-write", "0");
+    },
+    kill,
+    restart: () => start(false),
+    stop: kill,
+  };
+}
+
+/** Reads `n` deliveries, acking each, within `ms`. */
+export async function take(
+  subscription: BatchSubscription<Delivery>,
+  n: number,
+  ms = 20_000,
+): Promise<Delivery[]> {
+  const got: Delivery[] = [];
+  const deadline = Date.now() + ms;
+  while (got.length < n) {
+    if (Date.now() > deadline) throw new Error(`took ${got.length} of ${n} after ${ms} ms`);
+    const batch = await subscription.nextBatch(n - got.length);
+    for (const delivery of batch) {
+      got.push(delivery);
+      await delivery.ack();
+    }
+  }
+  return got;
+}
