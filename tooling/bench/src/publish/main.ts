@@ -5,9 +5,10 @@
 //
 //   pnpm --filter @ruststream/tooling-bench bench:publish [seconds] [rounds] [brokers] [depth]
 //
-// brokers: a comma list of redis, kafka-rdkafka, kafka-kafkajs, pulsar, file (default all).
-// depth: publishes in flight (default 500). REDIS_URL, KAFKA_BROKERS and PULSAR_URL pick the
-// servers; without one tooling/brokers starts its own.
+// brokers: a comma list of redis, kafka-rdkafka, kafka-kafkajs, pulsar, file, nats, rabbitmq,
+// postgres (default all). depth: publishes in flight (default 500). REDIS_URL, KAFKA_BROKERS,
+// PULSAR_URL, NATS_URL, RABBITMQ_URL and POSTGRES_URL pick the servers; without one
+// tooling/brokers starts its own.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sourceRevision } from "../revision.js";
