@@ -2,7 +2,8 @@
 // one turn of the event loop in one INSERT with a NOTIFY of the queue) against `pg` over a pool of
 // the same size: one INSERT per publish (the payload, the content type header, the partition key,
 // as the package writes them), `depth` outstanding; and, as the Redis table's pipeline, a
-// multi-row INSERT of `depth` rows awaited, then the next. Each run onto a fresh queue table
+// multi-row INSERT of `depth` rows awaited, then the next; and the one INSERT with a `pg_notify`, as
+// the package wakes its subscribers. Each run onto a fresh queue table
 // (`schemaSql`), its row count checked after.
 import { PostgresBroker, schemaSql } from "@ruststream/postgres";
 import pg from "pg";
@@ -56,6 +57,17 @@ export function postgresRows(url: string): PublishRow[] {
         pool.query(
           `INSERT INTO ${current} ${columns} VALUES ($1, $2, $3::text[], $4::bytea[], $5::bytea)`,
           [queue, payloadOf(i), ["content-type"], [contentType], Buffer.from(keyOf(i))],
+        ),
+      ),
+    ),
+    // The same INSERT with the wake-up the package sends with every publish: PostgreSQL takes one
+    // lock for the database at the commit of a transaction that notified, so these commit one at a
+    // time where plain INSERTs commit together.
+    raw("raw pg INSERT with pg_notify", (pool, count, depth) =>
+      windowed(count, depth, (i) =>
+        pool.query(
+          `WITH ins AS (INSERT INTO ${current} ${columns} VALUES ($1, $2, $3::text[], $4::bytea[], $5::bytea) RETURNING queue) SELECT pg_notify($6, queue) FROM ins`,
+          [queue, payloadOf(i), ["content-type"], [contentType], Buffer.from(keyOf(i)), current],
         ),
       ),
     ),
