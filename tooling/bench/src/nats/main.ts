@@ -19,14 +19,12 @@ import { connect } from "@nats-io/transport-node";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
 import { orderBytes, orderPayload } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
+import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
 import { every, window } from "./credit.js";
 import { type NatsTrial, pullSize, rowNames } from "./rows.js";
 
-const count = Number(process.argv[2] ?? 100_000);
-const rounds = Number(process.argv[3] ?? 5);
-const chosen = (process.argv[4] ?? Object.keys(rowNames).join(",")).split(",");
-const fileArg = process.argv[5];
+const { count, rounds, chosen, file, command } = drainArgs("nats", Object.keys(rowNames));
 for (const key of chosen) {
   if (rowNames[key] === undefined) {
     throw new Error(`unknown row "${key}": ${Object.keys(rowNames).join(", ")}`);
@@ -94,13 +92,12 @@ async function finish(where: string, trial: NatsTrial): Promise<void> {
 }
 
 const server = nc.info?.version ?? "unknown";
-const full = count >= 100_000 && rounds >= 5;
 await runDrainBench<NatsTrial>({
-  file: fileArg ?? (full ? "nats.json" : "nats-quick.json"),
+  file,
   title: `NATS ${server}, ${orderBytes}-byte JSON orders on core NATS and on a JetStream stream`,
   scenario:
     "Core NATS: a subject published to under credit (never more than 4096 orders ahead of the row) received by the raw nats.js subscribe callback and by the full app (NatsSubject). JetStream: a pre-filled stream (file storage) drained by a durable pull consumer, the raw loop consume() with an ack each and the full app (JetStreamSubject, the same pull size, ack by the runtime). Each order decoded into a typed value; each row and round in a process of its own, its peak resident set measured",
-  command: `pnpm --filter @ruststream/tooling-bench bench:nats ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
+  command,
   rowModule: new URL("./rows.ts", import.meta.url).href,
   rows: chosen.map((key) => [key, rowNames[key]!] as const),
   pairs: [

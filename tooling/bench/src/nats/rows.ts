@@ -17,6 +17,7 @@ import { RustStream } from "@ruststream/core";
 import { JetStreamSubject, NatsBroker, NatsSubject } from "@ruststream/nats";
 import { type Drained, Tally } from "../kafka/tally.js";
 import type { Order } from "../redis/drain/order.js";
+import { drainWithApp } from "../rows/appDrain.js";
 import { Credit, creditSubject, type FillRequest, fillSubject } from "./credit.js";
 
 /** One row's run: a core subject the generator fills, or a filled stream. */
@@ -160,13 +161,7 @@ async function appStream(trial: StreamTrial): Promise<Drained> {
       });
     },
   );
-  const running = await app.start();
-  await tally.done;
-  // Every delivery handled is acked too.
-  await running.whenIdle();
-  const drained = tally.drained();
-  await running.stop();
-  return drained;
+  return drainWithApp(app, tally);
 }
 
 export const rowNames: Readonly<Record<string, string>> = {

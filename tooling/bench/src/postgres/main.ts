@@ -17,13 +17,11 @@ import { ensureBrokers } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { orderBytes, orderPayload } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
+import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
-import { carefulBatch, type PostgresTrial, rowName } from "./rows.js";
+import { carefulBatch, type PostgresTrial, postgresRows } from "./rows.js";
 
-const count = Number(process.argv[2] ?? 100_000);
-const rounds = Number(process.argv[3] ?? 5);
-const chosen = (process.argv[4] ?? "raw,app").split(",");
-const fileArg = process.argv[5];
+const { count, rounds, chosen, file, command } = drainArgs("postgres", ["raw", "app"]);
 
 if (process.env.POSTGRES_URL === undefined) await ensureBrokers(["postgres"]);
 const url = process.env.POSTGRES_URL;
@@ -66,15 +64,14 @@ async function finish(where: string, { table }: PostgresTrial): Promise<void> {
 }
 
 const { rows: version } = await pool.query<{ server_version: string }>("SHOW server_version");
-const full = count >= 100_000 && rounds >= 5;
 await runDrainBench<PostgresTrial>({
-  file: fileArg ?? (full ? "postgres.json" : "postgres-quick.json"),
+  file,
   title: `PostgreSQL ${version[0]!.server_version}, a queue table of ${orderBytes}-byte JSON orders`,
   scenario:
     "A pre-filled queue table of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT) over a table of its own, and the full app (PostgresQueue over the package's table, the same claim size, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
-  command: `pnpm --filter @ruststream/tooling-bench bench:postgres ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
+  command,
   rowModule: new URL("./rows.ts", import.meta.url).href,
-  rows: chosen.map((key) => [key, rowName(key)] as const),
+  rows: chosen.map((key) => [key, postgresRows.name(key)] as const),
   pairs: [["app", "raw", 0.9]],
   count,
   rounds,

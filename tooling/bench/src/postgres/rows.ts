@@ -10,6 +10,8 @@ import { PostgresBroker, PostgresQueue } from "@ruststream/postgres";
 import pg from "pg";
 import { type Drained, Tally } from "../kafka/tally.js";
 import type { Order } from "../redis/drain/order.js";
+import { drainWithApp } from "../rows/appDrain.js";
+import { settingRows } from "../rows/settingRows.js";
 
 /** One row's run: `count` orders in `table` (the app's: the package's table, under `queue`). */
 export interface PostgresTrial {
@@ -61,30 +63,13 @@ async function fullApp(
       });
     },
   );
-  const running = await app.start();
-  await tally.done;
-  // Every delivery handled is acked (its row deleted) too.
-  await running.whenIdle();
-  const drained = tally.drained();
-  await running.stop();
-  return drained;
+  return drainWithApp(app, tally);
 }
 
-/** The rows by key: `raw` and `app` at the careful batch, `raw:<n>` and `app:<n>` at another. */
-export function rowName(key: string): string {
-  const [base, n] = key.split(":");
-  const batch = n ?? String(carefulBatch);
-  if (base === "raw") return `raw pg SKIP LOCKED loop, ${batch} a claim`;
-  if (base === "app") return `full app, claim ${batch}`;
-  throw new Error(`unknown row "${key}": raw, app, raw:<batch> or app:<batch>`);
-}
+export const postgresRows = settingRows<PostgresTrial>("batch", carefulBatch, {
+  raw: { name: (n) => `raw pg SKIP LOCKED loop, ${n} a claim`, run: rawLoop },
+  app: { name: (n) => `full app, claim ${n}`, run: fullApp },
+});
 
 /** The row module's entry (../rows/protocol.ts). */
-export function runRow(key: string, trial: unknown): Promise<Drained> {
-  rowName(key);
-  const [base, n] = key.split(":");
-  const batch = n === undefined ? carefulBatch : Number(n);
-  return base === "raw"
-    ? rawLoop(trial as PostgresTrial, batch)
-    : fullApp(trial as PostgresTrial, batch);
-}
+export const runRow = postgresRows.runRow;

@@ -61,8 +61,8 @@ export function postgresRows(url: string): PublishRow[] {
       ),
     ),
     // The same INSERT with the wake-up the package sends with every publish: PostgreSQL takes one
-    // lock for the database at the commit of a transaction that notified, so these commit one at a
-    // time where plain INSERTs commit together.
+    // lock for the whole server before the commit of a transaction that notified and holds it
+    // until after, so these commit one at a time where plain INSERTs commit together.
     raw("raw pg INSERT with pg_notify", (pool, count, depth) =>
       windowed(count, depth, (i) =>
         pool.query(

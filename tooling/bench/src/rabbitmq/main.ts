@@ -13,13 +13,11 @@ import { ensureBrokers } from "@ruststream/tooling-testkit";
 import amqp from "amqplib";
 import { orderBytes, orderPayload } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
+import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
-import { carefulPrefetch, type RabbitTrial, rowName } from "./rows.js";
+import { carefulPrefetch, type RabbitTrial, rabbitRows } from "./rows.js";
 
-const count = Number(process.argv[2] ?? 100_000);
-const rounds = Number(process.argv[3] ?? 5);
-const chosen = (process.argv[4] ?? "raw,app").split(",");
-const fileArg = process.argv[5];
+const { count, rounds, chosen, file, command } = drainArgs("rabbitmq", ["raw", "app"]);
 
 if (process.env.RABBITMQ_URL === undefined) await ensureBrokers(["rabbitmq"]);
 const url = process.env.RABBITMQ_URL;
@@ -63,15 +61,14 @@ async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
   await confirms.deleteQueue(queue);
 }
 
-const full = count >= 100_000 && rounds >= 5;
 await runDrainBench<RabbitTrial>({
-  file: fileArg ?? (full ? "rabbitmq.json" : "rabbitmq-quick.json"),
+  file,
   title: `RabbitMQ ${connection.connection.serverProperties.version}, a quorum queue of ${orderBytes}-byte JSON orders`,
   scenario:
     "A pre-filled quorum queue of 512-byte JSON orders drained by the raw amqplib loop (consume, prefetch set, JSON.parse, ack each) and the full app (RabbitQuorumQueue, the same prefetch, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
-  command: `pnpm --filter @ruststream/tooling-bench bench:rabbitmq ${count} ${rounds}${process.argv[4] === undefined ? "" : ` ${chosen.join(",")}`}${fileArg === undefined ? "" : ` ${fileArg}`}`,
+  command,
   rowModule: new URL("./rows.ts", import.meta.url).href,
-  rows: chosen.map((key) => [key, rowName(key)] as const),
+  rows: chosen.map((key) => [key, rabbitRows.name(key)] as const),
   pairs: [["app", "raw", 0.9]],
   count,
   rounds,

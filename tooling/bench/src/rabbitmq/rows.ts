@@ -8,6 +8,8 @@ import { RabbitBroker, RabbitQuorumQueue } from "@ruststream/rabbitmq";
 import amqp from "amqplib";
 import { type Drained, Tally } from "../kafka/tally.js";
 import type { Order } from "../redis/drain/order.js";
+import { drainWithApp } from "../rows/appDrain.js";
+import { settingRows } from "../rows/settingRows.js";
 
 /** One row's run: a quorum queue holding `count` orders. */
 export interface RabbitTrial {
@@ -61,30 +63,13 @@ async function fullApp({ url, queue, count }: RabbitTrial, prefetch: number): Pr
       });
     },
   );
-  const running = await app.start();
-  await tally.done;
-  // Every delivery handled is acked too.
-  await running.whenIdle();
-  const drained = tally.drained();
-  await running.stop();
-  return drained;
+  return drainWithApp(app, tally);
 }
 
-/** The rows by key: `raw` and `app` at the careful prefetch, `raw:<n>` and `app:<n>` at another. */
-export function rowName(key: string): string {
-  const [base, n] = key.split(":");
-  const prefetch = n ?? String(carefulPrefetch);
-  if (base === "raw") return `raw amqplib consume, prefetch ${prefetch}`;
-  if (base === "app") return `full app, prefetch ${prefetch}`;
-  throw new Error(`unknown row "${key}": raw, app, raw:<prefetch> or app:<prefetch>`);
-}
+export const rabbitRows = settingRows<RabbitTrial>("prefetch", carefulPrefetch, {
+  raw: { name: (n) => `raw amqplib consume, prefetch ${n}`, run: rawLoop },
+  app: { name: (n) => `full app, prefetch ${n}`, run: fullApp },
+});
 
 /** The row module's entry (../rows/protocol.ts). */
-export function runRow(key: string, trial: unknown): Promise<Drained> {
-  rowName(key);
-  const [base, n] = key.split(":");
-  const prefetch = n === undefined ? carefulPrefetch : Number(n);
-  return base === "raw"
-    ? rawLoop(trial as RabbitTrial, prefetch)
-    : fullApp(trial as RabbitTrial, prefetch);
-}
+export const runRow = rabbitRows.runRow;
