@@ -52,7 +52,10 @@ nc.subscribe(fillSubject, {
 });
 await nc.flush();
 process.send?.("ready");
-process.on("message", async () => {
+const stop = async () => {
   await nc.close();
   process.exit();
-});
+};
+process.on("message", stop);
+// The bench gone (it failed, or was stopped) takes its generator with it.
+process.on("disconnect", stop);

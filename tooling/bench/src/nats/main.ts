@@ -22,14 +22,11 @@ import { sourceRevision } from "../revision.js";
 import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
 import { every, window } from "./credit.js";
-import { type NatsTrial, pullSize, rowNames } from "./rows.js";
+import { type NatsTrial, pullSize, rowName, rowNames } from "./rows.js";
 
-const { count, rounds, chosen, file, command } = drainArgs("nats", Object.keys(rowNames));
-for (const key of chosen) {
-  if (rowNames[key] === undefined) {
-    throw new Error(`unknown row "${key}": ${Object.keys(rowNames).join(", ")}`);
-  }
-}
+const args = drainArgs("nats", Object.keys(rowNames));
+// Every row known before anything starts.
+for (const key of args.chosen) rowName(key);
 
 if (process.env.NATS_URL === undefined || process.env.NATS_MONITOR_URL === undefined) {
   await ensureBrokers(["nats"]);
@@ -93,20 +90,16 @@ async function finish(where: string, trial: NatsTrial): Promise<void> {
 
 const server = nc.info?.version ?? "unknown";
 await runDrainBench<NatsTrial>({
-  file,
   title: `NATS ${server}, ${orderBytes}-byte JSON orders on core NATS and on a JetStream stream`,
   scenario:
     "Core NATS: a subject published to under credit (never more than 4096 orders ahead of the row) received by the raw nats.js subscribe callback and by the full app (NatsSubject). JetStream: a pre-filled stream (file storage) drained by a durable pull consumer, the raw loop consume() with an ack each and the full app (JetStreamSubject, the same pull size, ack by the runtime). Each order decoded into a typed value; each row and round in a process of its own, its peak resident set measured",
-  command,
+  args,
   rowModule: new URL("./rows.ts", import.meta.url).href,
-  rows: chosen.map((key) => [key, rowNames[key]!] as const),
+  rowName,
   pairs: [
     ["app-core", "raw-core", 0.9],
     ["app-js", "raw-js", 0.9],
   ],
-  count,
-  rounds,
-  warmCount: Math.min(count, 20_000),
   fresh,
   finish,
   facts: {

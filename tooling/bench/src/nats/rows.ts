@@ -171,6 +171,15 @@ export const rowNames: Readonly<Record<string, string>> = {
   "app-js": `JetStream: full app, fetchSize ${pullSize}`,
 };
 
+/** A row's printed name by its key. */
+export function rowName(key: string): string {
+  const name = rowNames[key];
+  if (name === undefined) {
+    throw new Error(`unknown row "${key}": ${Object.keys(rowNames).join(", ")}`);
+  }
+  return name;
+}
+
 /** The row module's entry (../rows/protocol.ts). */
 export function runRow(key: string, trial: unknown): Promise<Drained> {
   switch (key) {

@@ -21,7 +21,7 @@ import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
 import { carefulBatch, type PostgresTrial, postgresRows } from "./rows.js";
 
-const { count, rounds, chosen, file, command } = drainArgs("postgres", ["raw", "app"]);
+const args = drainArgs("postgres", ["raw", "app"]);
 
 if (process.env.POSTGRES_URL === undefined) await ensureBrokers(["postgres"]);
 const url = process.env.POSTGRES_URL;
@@ -65,17 +65,13 @@ async function finish(where: string, { table }: PostgresTrial): Promise<void> {
 
 const { rows: version } = await pool.query<{ server_version: string }>("SHOW server_version");
 await runDrainBench<PostgresTrial>({
-  file,
   title: `PostgreSQL ${version[0]!.server_version}, a queue table of ${orderBytes}-byte JSON orders`,
   scenario:
     "A pre-filled queue table of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT) over a table of its own, and the full app (PostgresQueue over the package's table, the same claim size, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
-  command,
+  args,
   rowModule: new URL("./rows.ts", import.meta.url).href,
-  rows: chosen.map((key) => [key, postgresRows.name(key)] as const),
+  rowName: postgresRows.name,
   pairs: [["app", "raw", 0.9]],
-  count,
-  rounds,
-  warmCount: Math.min(count, 20_000),
   fresh,
   finish,
   facts: {

@@ -17,7 +17,7 @@ import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
 import { carefulPrefetch, type RabbitTrial, rabbitRows } from "./rows.js";
 
-const { count, rounds, chosen, file, command } = drainArgs("rabbitmq", ["raw", "app"]);
+const args = drainArgs("rabbitmq", ["raw", "app"]);
 
 if (process.env.RABBITMQ_URL === undefined) await ensureBrokers(["rabbitmq"]);
 const url = process.env.RABBITMQ_URL;
@@ -62,17 +62,13 @@ async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
 }
 
 await runDrainBench<RabbitTrial>({
-  file,
   title: `RabbitMQ ${connection.connection.serverProperties.version}, a quorum queue of ${orderBytes}-byte JSON orders`,
   scenario:
     "A pre-filled quorum queue of 512-byte JSON orders drained by the raw amqplib loop (consume, prefetch set, JSON.parse, ack each) and the full app (RabbitQuorumQueue, the same prefetch, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
-  command,
+  args,
   rowModule: new URL("./rows.ts", import.meta.url).href,
-  rows: chosen.map((key) => [key, rabbitRows.name(key)] as const),
+  rowName: rabbitRows.name,
   pairs: [["app", "raw", 0.9]],
-  count,
-  rounds,
-  warmCount: Math.min(count, 20_000),
   fresh,
   finish,
   facts: {

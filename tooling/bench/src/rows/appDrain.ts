@@ -1,10 +1,18 @@
 // How every drain bench's full-app row ends its run: the app started with its subscriber, timed by
-// the tally from the first order handled to the last one settled (`whenIdle()`: every ack made),
-// then stopped.
+// the row's tally from the first order handled to the last one settled (`whenIdle()`: every ack
+// made and, where the broker answers acks, answered), then stopped.
 import type { RustStream } from "@ruststream/core";
-import type { Drained, Tally } from "../kafka/tally.js";
 
-export async function drainWithApp(app: RustStream, tally: Tally): Promise<Drained> {
+/** What a row counts its orders with (kafka/tally.ts, redis/drain/rows.ts). */
+export interface AppTally<Drained> {
+  readonly done: Promise<void>;
+  drained(): Drained;
+}
+
+export async function drainWithApp<Drained>(
+  app: RustStream,
+  tally: AppTally<Drained>,
+): Promise<Drained> {
   const running = await app.start();
   await tally.done;
   await running.whenIdle();

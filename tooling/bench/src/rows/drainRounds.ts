@@ -17,6 +17,7 @@ import {
   summarize,
   tableLines,
 } from "../stats.js";
+import type { DrainArgs } from "./drainArgs.js";
 import { type PeakColumns, type PeakRatio, PeakTable, peakRssBound } from "./peakTable.js";
 import { runApart } from "./rowProcess.js";
 
@@ -24,20 +25,16 @@ import { runApart } from "./rowProcess.js";
 export type AppAgainstRaw = readonly [app: string, raw: string, target: number];
 
 export interface DrainBench<Trial> {
-  /** The results' name under results/ and what the bench prints first. */
-  readonly file: string;
+  /** What the bench prints first. */
   readonly title: string;
   readonly scenario: string;
-  readonly command: string;
+  /** The command line: the count, the rounds, the rows, the results' file and the command. */
+  readonly args: DrainArgs;
   /** The row module (its `runRow(key, trial)`), as a file URL. */
   readonly rowModule: string;
-  /** The rows to run, by key, with their printed names, in the first round's order. */
-  readonly rows: readonly (readonly [key: string, name: string])[];
+  /** A row's printed name by its key (throws for a key the module does not know). */
+  rowName(key: string): string;
   readonly pairs: readonly AppAgainstRaw[];
-  readonly count: number;
-  readonly rounds: number;
-  /** Orders in each row's untimed warm-up drain. */
-  readonly warmCount: number;
   /** A fresh trial for row `key` holding `messages` orders (filled, untimed). */
   fresh(key: string, messages: number): Promise<Trial>;
   /** After the row's process exited: throws unless the trial is drained and settled; cleans up. */
@@ -66,39 +63,41 @@ export interface DrainRatio extends PeakRatio {
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
+/** Orders in each row's untimed warm-up drain (fewer when the timed drain is smaller). */
+const warmCount = 20_000;
+
 export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<void> {
-  const keys = bench.rows.map(([key]) => key);
-  const names = new Map(bench.rows);
+  const { count, rounds, chosen: keys, file, command } = bench.args;
+  const names = new Map(keys.map((key) => [key, bench.rowName(key)]));
+  const warmOrders = Math.min(count, warmCount);
   const rates = new Map<string, number[]>();
   const durations = new Map<string, number[]>();
   const cpu = new Map<string, number[]>();
   const peaks = new PeakTable();
   const loadBefore = loadavg();
   const began = performance.now();
-  for (let round = 0; round < bench.rounds; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[(i + round) % keys.length]!;
-      const warm = await bench.fresh(key, bench.warmCount);
-      const timed = await bench.fresh(key, bench.count);
+      const warm = await bench.fresh(key, warmOrders);
+      const timed = await bench.fresh(key, count);
       const apart = await runApart<Drained>({ module: bench.rowModule, key, warm, timed });
       const drained = apart.measured;
       const where = `${names.get(key)} (round ${round + 1})`;
-      if (drained.messages !== bench.count) {
-        throw new Error(`${where}: ${drained.messages} of ${bench.count}`);
+      if (drained.messages !== count) {
+        throw new Error(`${where}: ${drained.messages} of ${count}`);
       }
-      if (drained.idSum !== idSum(bench.count)) {
-        throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(bench.count)}`);
+      if (drained.idSum !== idSum(count)) {
+        throw new Error(`${where}: ids summed to ${drained.idSum}, not ${idSum(count)}`);
       }
       await bench.finish(`${where}, warm-up`, warm);
       await bench.finish(where, timed);
       push(rates, key, (drained.messages / drained.ms) * 1000);
       push(durations, key, drained.ms / 1000);
-      push(cpu, key, (drained.cpuMs * 1000) / bench.count);
+      push(cpu, key, (drained.cpuMs * 1000) / count);
       peaks.add(key, apart.memory);
     }
-    process.stderr.write(
-      `round ${round + 1}/${bench.rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`,
-    );
+    process.stderr.write(`round ${round + 1}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
   }
   const wallSeconds = (performance.now() - began) / 1000;
   const loadAfter = loadavg();
@@ -129,7 +128,7 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
   }
 
   const fmt = (rate: number) => `${(rate / 1e3).toFixed(1)} k/s`;
-  console.log(`${bench.title}, ${bench.count} per row, ${bench.rounds} interleaved rounds`);
+  console.log(`${bench.title}, ${count} per row, ${rounds} interleaved rounds`);
   for (const line of tableLines(summaries, fmt)) console.log(line);
   console.log("CPU per order, median (the row's process):");
   for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
@@ -144,18 +143,18 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
     `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadAfter.map((l) => l.toFixed(2)).join("/")}`,
   );
   writeFileSync(
-    new URL(`../../results/${bench.file}`, import.meta.url),
+    new URL(`../../results/${file}`, import.meta.url),
     `${JSON.stringify(
       {
         scenario: bench.scenario,
-        command: bench.command,
+        command,
         date: new Date().toISOString(),
         machine: machine(),
         load: { before: loadBefore, after: loadAfter },
         ...bench.facts,
-        count: bench.count,
-        rounds: bench.rounds,
-        warmCount: bench.warmCount,
+        count: count,
+        rounds: rounds,
+        warmCount: warmOrders,
         wallSeconds,
         rows: summaries,
         ratios,
@@ -165,6 +164,6 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
     )}\n`,
   );
   console.log(
-    `\nresults written to tooling/bench/results/${bench.file} (${wallSeconds.toFixed(0)} s of rounds)`,
+    `\nresults written to tooling/bench/results/${file} (${wallSeconds.toFixed(0)} s of rounds)`,
   );
 }
