@@ -4,6 +4,7 @@
 import { json, RustStream } from "@ruststream/core";
 import { KafkaBroker, type KafkaEngineName, KafkaTopic } from "@ruststream/kafka";
 import type { Order } from "../redis/drain/order.js";
+import { drainWithApp } from "../rows/appDrain.js";
 import type { Row } from "./rawRows.js";
 import { Tally } from "./tally.js";
 
@@ -56,12 +57,6 @@ export function fullApp(
       },
     );
     configure?.(app);
-    const running = await app.start();
-    await tally.done;
-    // Every delivery handled is settled too.
-    await running.whenIdle();
-    const drained = tally.drained();
-    await running.stop();
-    return drained;
+    return drainWithApp(app, tally);
   };
 }

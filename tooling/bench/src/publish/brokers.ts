@@ -4,9 +4,21 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit";
 import type { PublishRow } from "./row.js";
 
-export const brokerNames = ["redis", "kafka-rdkafka", "kafka-kafkajs", "pulsar", "file"] as const;
+export const brokerNames = [
+  "redis",
+  "kafka-rdkafka",
+  "kafka-kafkajs",
+  "pulsar",
+  "file",
+  "nats",
+  "rabbitmq",
+  "postgres",
+] as const;
 
-async function env(name: string, broker: "redis" | "kafka" | "pulsar"): Promise<string> {
+async function env(
+  name: string,
+  broker: "redis" | "kafka" | "pulsar" | "nats" | "rabbitmq" | "postgres",
+): Promise<string> {
   if (process.env[name] === undefined) await ensureBrokers([broker]);
   const value = process.env[name];
   if (value === undefined) throw new Error(`no ${broker}: set ${name}, or start tooling/brokers`);
@@ -29,6 +41,16 @@ export async function rowsOf(name: string): Promise<PublishRow[]> {
     }
     case "file":
       return (await import("./fileRows.js")).fileRows();
+    case "nats":
+      return (await import("./natsRows.js")).natsRows(await env("NATS_URL", "nats"));
+    case "rabbitmq":
+      return (await import("./rabbitmqRows.js")).rabbitmqRows(
+        await env("RABBITMQ_URL", "rabbitmq"),
+      );
+    case "postgres":
+      return (await import("./postgresRows.js")).postgresRows(
+        await env("POSTGRES_URL", "postgres"),
+      );
     default:
       throw new Error(`unknown broker "${name}": give a comma list of ${brokerNames.join(", ")}`);
   }

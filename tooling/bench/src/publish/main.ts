@@ -3,11 +3,14 @@
 // confirmed, `depth` in flight. Rows interleave round by round (their order turning each round), so
 // drift in the machine hits every row alike; one untimed warm-up of every row comes first.
 //
-//   pnpm --filter @ruststream/tooling-bench bench:publish [seconds] [rounds] [brokers] [depth]
+//   pnpm --filter @ruststream/tooling-bench bench:publish [seconds] [rounds] [brokers] [depth] [least]
 //
-// brokers: a comma list of redis, kafka-rdkafka, kafka-kafkajs, pulsar, file (default all).
-// depth: publishes in flight (default 500). REDIS_URL, KAFKA_BROKERS and PULSAR_URL pick the
-// servers; without one tooling/brokers starts its own.
+// brokers: a comma list of redis, kafka-rdkafka, kafka-kafkajs, pulsar, file, nats, rabbitmq,
+// postgres (default all). depth: publishes in flight (default 500). least: the fewest messages a
+// row publishes per round, and the sizing run's count (default 20,000; fewer for a broker whose
+// slowest row would take minutes at the fastest row's count). REDIS_URL, KAFKA_BROKERS,
+// PULSAR_URL, NATS_URL, RABBITMQ_URL and POSTGRES_URL pick the servers; without one
+// tooling/brokers starts its own.
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sourceRevision } from "../revision.js";
@@ -20,8 +23,8 @@ const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 5);
 const brokerArg = process.argv[4] ?? brokerNames.join(",");
 const depth = Number(process.argv[5] ?? 500);
-const warmCount = 5_000;
-const sizingCount = 20_000;
+const sizingCount = Number(process.argv[6] ?? 20_000);
+const warmCount = Math.min(5_000, sizingCount);
 
 const chosen = brokerArg.split(",");
 const rows: PublishRow[] = [];
@@ -100,7 +103,7 @@ console.log(
 );
 
 const full = seconds >= 2 && rounds >= 5 && process.argv[4] === undefined;
-const command = `pnpm --filter @ruststream/tooling-bench bench:publish ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${brokerArg}`}${process.argv[5] === undefined ? "" : ` ${depth}`}`;
+const command = `pnpm --filter @ruststream/tooling-bench bench:publish ${seconds} ${rounds}${process.argv[4] === undefined ? "" : ` ${brokerArg}`}${process.argv[5] === undefined ? "" : ` ${depth}`}${process.argv[6] === undefined ? "" : ` ${sizingCount}`}`;
 const file = `results/${full ? "publish" : "publish-quick"}.json`;
 writeFileSync(
   new URL(`../../${file}`, import.meta.url),

@@ -4,6 +4,7 @@
 import { execFile } from "node:child_process";
 import { json, RustStream } from "@ruststream/core";
 import type * as RedisPackage from "@ruststream/redis";
+import { drainWithApp } from "../../rows/appDrain.js";
 import { recordingPeak } from "../../rows/programPeak.js";
 import type { Apart } from "../../rows/rowProcess.js";
 import { openRaw, serverTarget } from "../target.js";
@@ -185,13 +186,7 @@ export function appDrain(
       },
     );
     configure?.(app);
-    const running = await app.start();
-    await tally.done;
-    // Every ack the runtime sent has been answered.
-    await running.whenIdle();
-    const drained = tally.drained();
-    await running.stop();
-    return drained;
+    return drainWithApp(app, tally);
   };
 }
 

@@ -1,0 +1,71 @@
+// RabbitMQ: the app's publish (RabbitBroker's default publish: the default exchange, mandatory,
+// persistent, each publish resolving on the server's confirm) against amqplib's confirm channel
+// (`sendToQueue` with the same properties: persistent, mandatory, the content type, the
+// `amqp-partition-key` header, its confirm callback resolving each), `depth` outstanding, onto a
+// fresh quorum queue per run, its message count checked after.
+import { RabbitBroker } from "@ruststream/rabbitmq";
+import amqp from "amqplib";
+import { appPublishRow, type OnFresh } from "./appRow.js";
+import { bytesContentType, keyOf, payloadOf } from "./message.js";
+import { expectStored, type PublishRow } from "./row.js";
+import { windowed } from "./window.js";
+
+const table = "RabbitMQ quorum queue";
+let queues = 0;
+/** How long a quorum queue's count may take to show the last confirmed publishes. */
+const settleMs = 10_000;
+
+export function rabbitmqRows(url: string): PublishRow[] {
+  const onFresh: OnFresh = async (row, count, publish) => {
+    const connection = await amqp.connect(url);
+    const admin = await connection.createChannel();
+    const queue = `bench.publish.${process.pid}.${queues++}`;
+    await admin.assertQueue(queue, { durable: true, arguments: { "x-queue-type": "quorum" } });
+    const timed = await publish(queue);
+    const deadline = performance.now() + settleMs;
+    let stored = (await admin.checkQueue(queue)).messageCount;
+    while (stored < count && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      stored = (await admin.checkQueue(queue)).messageCount;
+    }
+    expectStored(row, queue, stored, count);
+    await admin.deleteQueue(queue);
+    await connection.close();
+    return timed;
+  };
+  return [
+    {
+      name: "raw amqplib confirm channel",
+      broker: table,
+      baseline: true,
+      run: (count, depth) =>
+        onFresh("raw amqplib confirm channel", count, async (queue) => {
+          const connection = await amqp.connect(url);
+          try {
+            const channel = await connection.createConfirmChannel();
+            return await windowed(
+              count,
+              depth,
+              (i) =>
+                new Promise<void>((resolve, reject) => {
+                  channel.sendToQueue(
+                    queue,
+                    payloadOf(i),
+                    {
+                      persistent: true,
+                      mandatory: true,
+                      contentType: bytesContentType,
+                      headers: { "amqp-partition-key": keyOf(i) },
+                    },
+                    (error) => (error ? reject(error) : resolve()),
+                  );
+                }),
+            );
+          } finally {
+            await connection.close();
+          }
+        }),
+    },
+    appPublishRow(table, (app) => app.broker(new RabbitBroker({ url })), onFresh),
+  ];
+}

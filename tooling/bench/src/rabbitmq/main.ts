@@ -1,0 +1,81 @@
+// RabbitMQ: a quorum queue of 512-byte JSON orders drained by the full app and by the raw amqplib
+// loop a careful user writes, on the RabbitMQ of tooling/brokers, rows interleaved over rounds,
+// each row and round in a process of its own (../rows/drainRounds.ts), its peak memory measured.
+//
+//   pnpm --filter @ruststream/tooling-bench bench:rabbitmq [count] [rounds] [rows] [file]
+//
+// rows: a comma list of rows.ts's keys (default raw,app); file: the results' name under results/
+// (default rabbitmq.json for count >= 100k and rounds >= 5, else rabbitmq-quick.json). RABBITMQ_URL
+// picks the node; without it tooling/brokers starts its own. Before every drain a fresh quorum
+// queue is declared and filled with orders 0..count-1 (publisher confirms; untimed); after it the
+// queue must hold nothing (every order acked) and no consumer, and is deleted.
+import { ensureBrokers } from "@ruststream/tooling-testkit";
+import amqp from "amqplib";
+import { orderBytes, orderPayload } from "../redis/drain/order.js";
+import { sourceRevision } from "../revision.js";
+import { drainArgs } from "../rows/drainArgs.js";
+import { runDrainBench } from "../rows/drainRounds.js";
+import { carefulPrefetch, type RabbitTrial, rabbitRows } from "./rows.js";
+
+const args = drainArgs("rabbitmq", ["raw", "app"]);
+
+if (process.env.RABBITMQ_URL === undefined) await ensureBrokers(["rabbitmq"]);
+const url = process.env.RABBITMQ_URL;
+if (url === undefined) throw new Error("no RabbitMQ: set RABBITMQ_URL, or start tooling/brokers");
+
+const connection = await amqp.connect(url);
+const confirms = await connection.createConfirmChannel();
+/** Publishes outstanding before the fill waits for their confirms. */
+const fillWindow = 2_000;
+let queues = 0;
+
+async function fresh(_key: string, messages: number): Promise<RabbitTrial> {
+  const queue = `bench.rabbitmq.${process.pid}.${queues++}`;
+  // As RabbitQuorumQueue(queue) declares it, so the app's check of the topology finds it equal.
+  await confirms.assertQueue(queue, { durable: true, arguments: { "x-queue-type": "quorum" } });
+  for (let i = 0; i < messages; i++) {
+    confirms.sendToQueue(queue, orderPayload(i), { persistent: true });
+    if ((i + 1) % fillWindow === 0) await confirms.waitForConfirms();
+  }
+  await confirms.waitForConfirms();
+  return { url: url!, queue, count: messages };
+}
+
+/** How long the queue's counts may take to show the row's last acks (they reach the queue's log). */
+const settleMs = 10_000;
+
+async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
+  // The row's process has exited, so a message it did not ack is ready again; the quorum queue's
+  // count reads its state as the log has applied it, which may lag the last acks a moment.
+  const deadline = performance.now() + settleMs;
+  for (;;) {
+    const { messageCount, consumerCount } = await confirms.checkQueue(queue);
+    if (messageCount === 0 && consumerCount === 0) break;
+    if (performance.now() > deadline) {
+      throw new Error(
+        `${where}: ${queue} holds ${messageCount} messages, ${consumerCount} consumers`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await confirms.deleteQueue(queue);
+}
+
+await runDrainBench<RabbitTrial>({
+  title: `RabbitMQ ${connection.connection.serverProperties.version}, a quorum queue of ${orderBytes}-byte JSON orders`,
+  scenario:
+    "A pre-filled quorum queue of 512-byte JSON orders drained by the raw amqplib loop (consume, prefetch set, JSON.parse, ack each) and the full app (RabbitQuorumQueue, the same prefetch, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
+  args,
+  rowModule: new URL("./rows.ts", import.meta.url).href,
+  rowName: rabbitRows.name,
+  pairs: [["app", "raw", 0.9]],
+  fresh,
+  finish,
+  facts: {
+    source: sourceRevision(["packages/core/src", "packages/rabbitmq/src"]),
+    server: connection.connection.serverProperties.version,
+    orderBytes,
+    prefetch: carefulPrefetch,
+  },
+});
+await connection.close();
