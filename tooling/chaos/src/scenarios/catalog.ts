@@ -2,6 +2,7 @@
 import {
   NATS_MAX_ACK_PENDING,
   NATS_RESTART_IN_FLIGHT,
+  NATS_RETRY_MAX_ACK_PENDING,
   POSTGRES_PREFETCH,
   RABBIT_PREFETCH,
 } from "../service/brokerBounds.js";
@@ -14,6 +15,9 @@ const KAFKA_RESTART_NOT_CI =
 
 const PULSAR_RESTART_NOT_CI =
   "a hard restart of the standalone takes 5-18 s under the load (a JVM starting on its data, RocksDB and the bookie's journal), longer than a fault's slot of the 20 s window, and the clients' reconnect backoff (100 ms doubling to 30 s) adds up to 30 s after it: a seed that draws three restarts ran 94 s, past the suite's ~40 s a scenario";
+
+const POSTGRES_NOT_CI =
+  "62-116 s of wall time in the CI profile on the loaded 2-core machine (seeds 1-2): the services handled 100-250 messages a second against the 500 the load publishes, so the drain, not the faults, sets the time (README, Found so far)";
 
 const retryPlan = {
   delayEvery: 10,
@@ -277,9 +281,10 @@ export const scenarios: readonly Scenario[] = [
     replicas: 2,
     faults: ["kill", "cut"],
     orderPerKey: false,
-    inFlightPerReplica: NATS_MAX_ACK_PENDING,
+    inFlightPerReplica: NATS_RETRY_MAX_ACK_PENDING,
     retry: retryPlan,
-    ci: "not measured in the CI profile yet",
+    // 34 and 47 s of wall time (seed 1, twice, the machine shared with other runs).
+    ci: true,
   },
   {
     name: "nats-jetstream-restart",
@@ -290,7 +295,8 @@ export const scenarios: readonly Scenario[] = [
     faults: ["cut", "stall", "latency", "kill", "broker-restart"],
     orderPerKey: false,
     inFlightPerReplica: NATS_RESTART_IN_FLIGHT,
-    ci: "not measured in the CI profile yet",
+    // 37 s of wall time (seed 1: one restart of its own server, 1.2 s), on a server of its own.
+    ci: true,
   },
   {
     name: "rabbitmq-quorum-proxy",
@@ -329,7 +335,7 @@ export const scenarios: readonly Scenario[] = [
     // the same claimant.
     orderPerKey: true,
     inFlightPerReplica: POSTGRES_PREFETCH,
-    ci: "not measured in the CI profile yet",
+    ci: POSTGRES_NOT_CI,
   },
   {
     name: "postgres-queue-retry",
@@ -341,7 +347,7 @@ export const scenarios: readonly Scenario[] = [
     orderPerKey: false,
     inFlightPerReplica: POSTGRES_PREFETCH,
     retry: retryPlan,
-    ci: "not measured in the CI profile yet",
+    ci: POSTGRES_NOT_CI,
   },
   {
     name: "postgres-queue-restart",
@@ -352,6 +358,6 @@ export const scenarios: readonly Scenario[] = [
     faults: ["cut", "stall", "latency", "kill", "broker-restart"],
     orderPerKey: true,
     inFlightPerReplica: POSTGRES_PREFETCH,
-    ci: "not measured in the CI profile yet",
+    ci: POSTGRES_NOT_CI,
   },
 ];

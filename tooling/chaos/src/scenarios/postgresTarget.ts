@@ -49,15 +49,19 @@ export async function postgresTarget(
     restartBroker: restartable
       ? () => brokers.postgres.restartable.restart({ hard: true })
       : undefined,
+    // The restartable cluster is stopped whatever happened (it is the scenario's to stop); a
+    // cleanup that cannot reach the server says so rather than hide the run's own error.
     async cleanup() {
       const client = new pg.Client({ connectionString: direct });
-      await client.connect();
       try {
+        await client.connect();
         await client.query(`DELETE FROM ${POSTGRES_TABLE} WHERE queue = ANY($1)`, [
           [key, `${key}.dlq`],
         ]);
+      } catch (error) {
+        log(`[chaos] deleting the queues ${key}, ${key}.dlq: ${String(error)}`);
       } finally {
-        await client.end();
+        await client.end().catch(() => {});
         if (restartable) await brokers.postgres.restartable.down();
       }
     },

@@ -7,6 +7,14 @@
  * that loses the acks, makes the server deliver those again once their ack wait ran out.
  */
 export const NATS_MAX_ACK_PENDING = 64;
+/**
+ * The same with a retry plan: a message nak'd with a delay stays pending at the server for its delay
+ * (1.5 s), and a tenth of the load is delayed, so 64 would hold the consumer at about 43 messages a
+ * second of new work (the long profile's seed 1 read 16,659 still unhandled when its drain ended).
+ * A delayed message is not handed out meanwhile, so what a fault may make a replica handle twice is
+ * still at most this.
+ */
+export const NATS_RETRY_MAX_ACK_PENDING = 256;
 export const NATS_FETCH_SIZE = 32;
 /** The server's ack wait: how long a killed replica's messages wait before they go to another. */
 export const NATS_ACK_WAIT_MS = 5_000;

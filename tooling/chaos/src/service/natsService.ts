@@ -3,7 +3,12 @@
 // app publishes to JetStream, so the dead letters the runtime writes are stored.
 import type { RustStream, SubscriberBuilder } from "@ruststream/core";
 import { JetStreamSubject, NatsBroker } from "@ruststream/nats";
-import { NATS_ACK_WAIT_MS, NATS_FETCH_SIZE, NATS_MAX_ACK_PENDING } from "./brokerBounds.js";
+import {
+  NATS_ACK_WAIT_MS,
+  NATS_FETCH_SIZE,
+  NATS_MAX_ACK_PENDING,
+  NATS_RETRY_MAX_ACK_PENDING,
+} from "./brokerBounds.js";
 import type { ServiceConfig } from "./config.js";
 
 export function mountNats(
@@ -20,7 +25,7 @@ export function mountNats(
       // A durable name holds no dot: the dead letter's consumer is the group's with a suffix.
       durable: subject === config.key ? config.group : `${config.group}-dlq`,
       ackWaitMs: NATS_ACK_WAIT_MS,
-      maxAckPending: NATS_MAX_ACK_PENDING,
+      maxAckPending: config.retry === undefined ? NATS_MAX_ACK_PENDING : NATS_RETRY_MAX_ACK_PENDING,
       fetchSize: NATS_FETCH_SIZE,
     });
   app.broker(
