@@ -340,7 +340,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: "postgres-queue-retry",
     description:
-      "the retry and dead-letter path on a PostgreSQL queue: a delay moves the row's run time, the attempts are its claims, and the table moves a row past the cap to the dead letter's queue (same row, same id), under SIGKILL and a cut connection",
+      "the retry and dead-letter path on a PostgreSQL queue without keyOrder: a delay moves the row's run time, the attempts are its claims, and the table moves a row past the cap to the dead letter's queue (same row, same id), under SIGKILL and a cut connection",
     broker: "postgres-queue",
     replicas: 2,
     faults: ["kill", "cut"],
