@@ -166,7 +166,10 @@ export function frameOf(
     size += name.length + line.length + 4;
   }
   // JetStream reads its own headers by their exact spelling, which a header map would lower-case.
-  for (const line of optionLines(message.options)) {
+  for (const line of optionLines(
+    message.options,
+    jetStream ? deadLetterMsgId(message) : undefined,
+  )) {
     lines.push(line);
     size += line[0].length + line[1].length + 4;
   }
@@ -188,10 +191,31 @@ export function frameOf(
   };
 }
 
-/** The JetStream headers a publish's options stand for, spelled as the server reads them. */
-function optionLines(options: NatsPublishOptions | undefined): [string, string][] {
-  if (options === undefined) return [];
-  const { msgId, expect } = options;
+/**
+ * The `Nats-Msg-Id` of a dead letter written for a JetStream delivery: the message it stands for
+ * (its stream and sequence) and the consumer that gave up on it. The runtime publishes a dead letter,
+ * then acks the original; a process killed (or cut off) between the two leaves the original unacked,
+ * and its redelivery is dead-lettered again. With this id the stream stores the second one as the
+ * duplicate it is (within its duplicate window, 2 minutes by default), so a message is
+ * dead-lettered once. A message redriven is stored again under a new sequence: a new id.
+ */
+function deadLetterMsgId(message: OutgoingMessage<NatsPublishOptions>): string | undefined {
+  const cause = message.cause?.position;
+  if (message.deadLetterOrigin === undefined || !(cause instanceof JetStreamPosition)) {
+    return undefined;
+  }
+  return `ruststream-dlq:${cause.consumer ?? ""}:${cause.stream}:${cause.sequence}`;
+}
+
+/**
+ * The JetStream headers a publish's options stand for, spelled as the server reads them; a given
+ * `msgId` wins over `defaultMsgId`.
+ */
+function optionLines(
+  options: NatsPublishOptions | undefined,
+  defaultMsgId?: string,
+): [string, string][] {
+  const { msgId = defaultMsgId, expect } = options ?? {};
   const lines: [string, string][] = [];
   const add = (name: string, value: string | bigint | number | undefined) => {
     if (value === undefined) return;

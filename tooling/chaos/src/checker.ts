@@ -10,6 +10,13 @@ export interface Published {
 export interface Handled {
   readonly key: string;
   readonly seq: number;
+  /**
+   * When the service handled it, on the machine's monotonic clock (µs; one clock for every
+   * process): the order of two handlings in two replicas, which the order the runner reads their
+   * pipes is not (a key handed from one replica to the other within milliseconds may be read the
+   * other way round).
+   */
+  readonly at?: number;
 }
 
 export interface CheckOptions {
@@ -50,7 +57,7 @@ export function check(
   let duplicated = 0;
   let reordered = 0;
   let unexpected = 0;
-  for (const { key, seq } of handled) {
+  for (const { key, seq } of inHandlingOrder(handled)) {
     if (keyOf.get(seq) !== key) {
       unexpected++;
       continue;
@@ -77,4 +84,11 @@ export function check(
     unexpected,
     lostSample: lostSeqs.slice(0, 10),
   };
+}
+
+/** The handlings in the order they happened: by `at` where every one carries it, else as received. */
+function inHandlingOrder(handled: readonly Handled[]): readonly Handled[] {
+  const at = (h: Handled): number => h.at ?? Number.NaN;
+  if (!handled.every((h) => Number.isFinite(at(h)))) return handled;
+  return [...handled].sort((a, b) => at(a) - at(b));
 }

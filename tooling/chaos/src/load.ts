@@ -22,6 +22,10 @@ export type PublishOne = (message: Published) => Promise<void>;
  * Publishes every message in order, paced so the last goes out at the end of `windowMs`
  * (0: as fast as the broker confirms). A publish that fails or hangs past `retryAfterMs` is sent
  * again: the first may still land, which the checker then sees as a duplicate, never as a loss.
+ * With `keyBySequence`, a tick's messages of one key go one after another, each once the one before
+ * was confirmed (the keys side by side): for a broker whose order is the order its writes commit
+ * (a PostgreSQL table's rows, inserted over a pool of connections), where two writes of a key at
+ * once have no order between them.
  */
 export async function publishPaced(
   messages: readonly Published[],
@@ -29,6 +33,7 @@ export async function publishPaced(
   windowMs: number,
   log: (line: string) => void,
   retryAfterMs = 5_000,
+  keyBySequence = false,
 ): Promise<void> {
   const started = performance.now();
   const tick = 50;
@@ -36,13 +41,31 @@ export async function publishPaced(
     windowMs === 0 ? 256 : Math.max(1, Math.ceil((messages.length * tick) / windowMs));
   for (let i = 0; i < messages.length; i += perTick) {
     const chunk = messages.slice(i, i + perTick);
-    await Promise.all(chunk.map((message) => publishSurely(message, publish, retryAfterMs, log)));
+    const surely = (message: Published) => publishSurely(message, publish, retryAfterMs, log);
+    await Promise.all(
+      keyBySequence
+        ? [...byKey(chunk).values()].map(async (ofKey) => {
+            for (const message of ofKey) await surely(message);
+          })
+        : chunk.map(surely),
+    );
     if (windowMs > 0) {
       const due = started + ((i + perTick) / messages.length) * windowMs;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+/** The messages of each key, in their order. */
+function byKey(messages: readonly Published[]): Map<string, Published[]> {
+  const keys = new Map<string, Published[]>();
+  for (const message of messages) {
+    const ofKey = keys.get(message.key);
+    if (ofKey === undefined) keys.set(message.key, [message]);
+    else ofKey.push(message);
+  }
+  return keys;
 }
 
 let lastFailureLogged = Number.NEGATIVE_INFINITY;
@@ -93,7 +116,7 @@ export async function publishLoad(
   messages: readonly Published[],
   windowMs: number,
   log: (line: string) => void,
-  retryAfterMs?: number,
+  options: { readonly retryAfterMs?: number; readonly keyBySequence?: boolean } = {},
 ): Promise<void> {
   await publishPaced(
     messages,
@@ -102,7 +125,8 @@ export async function publishLoad(
     },
     windowMs,
     log,
-    retryAfterMs,
+    options.retryAfterMs,
+    options.keyBySequence,
   );
   await connected.shutdown();
 }

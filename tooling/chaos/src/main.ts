@@ -57,14 +57,18 @@ try {
         logDir,
       });
     // A scenario that restarts the shared persistent Redis or the Pulsar standalone has it to
-    // itself meanwhile; one on the Kafka cluster, whose nodes it kills, has the cluster to itself.
+    // itself meanwhile, as one restarting PostgreSQL's restartable cluster has that; one on the
+    // Kafka cluster, whose nodes it kills, has the cluster to itself. The NATS one restarts a
+    // server of its own, which nobody else uses.
     const report = scenario.broker.startsWith("kafka-")
       ? await brokers["kafka-cluster"].exclusive(run)
-      : !scenario.faults.includes("broker-restart")
+      : !scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream"
         ? await run()
         : scenario.broker.startsWith("pulsar-")
           ? await brokers.pulsar.exclusive(run)
-          : await brokers.redis.exclusive("persistent", run);
+          : scenario.broker === "postgres-queue"
+            ? await brokers.postgres.restartable.exclusive(run)
+            : await brokers.redis.exclusive("persistent", run);
     reports.push(report);
     log(
       `[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`,

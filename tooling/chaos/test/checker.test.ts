@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { check, type Published } from "../src/checker.js";
+import { check, type Handled, type Published } from "../src/checker.js";
 
 const published: Published[] = [
   { key: "a", seq: 0 },
@@ -55,6 +55,30 @@ describe("the checker", () => {
     const result = check(published, handled as Published[], { orderPerKey: true });
     expect(result.reordered).toBe(1);
     expect(result.lost).toBe(0);
+  });
+
+  it("orders handlings by when the services handled them, not by when the runner read them", () => {
+    // [index in published, when handled], in the order the runner read them.
+    const handledAt = (reads: [number, number][]): Handled[] =>
+      reads.map(([i, at]) => ({ ...(published[i] as Published), at }));
+    // Read a4 before a2 (two replicas' pipes), handled a2 first: in order.
+    const early = handledAt([
+      [0, 10],
+      [1, 20],
+      [4, 50],
+      [3, 40],
+      [2, 30],
+    ]);
+    expect(check(published, early, { orderPerKey: true }).reordered).toBe(0);
+    // Handled a4 before a2: reordered, whatever the order they were read in.
+    const late = handledAt([
+      [0, 10],
+      [1, 20],
+      [2, 60],
+      [3, 40],
+      [4, 50],
+    ]);
+    expect(check(published, late, { orderPerKey: true }).reordered).toBe(1);
   });
 
   it("reports no reorder where the mode promises no order per key", () => {

@@ -1,4 +1,11 @@
 // Every scenario the suite knows, in the order a run takes them.
+import {
+  NATS_MAX_ACK_PENDING,
+  NATS_RESTART_IN_FLIGHT,
+  NATS_RETRY_MAX_ACK_PENDING,
+  POSTGRES_PREFETCH,
+  RABBIT_PREFETCH,
+} from "../service/brokerBounds.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import type { Scenario } from "./scenario.js";
@@ -8,6 +15,9 @@ const KAFKA_RESTART_NOT_CI =
 
 const PULSAR_RESTART_NOT_CI =
   "a hard restart of the standalone takes 5-18 s under the load (a JVM starting on its data, RocksDB and the bookie's journal), longer than a fault's slot of the 20 s window, and the clients' reconnect backoff (100 ms doubling to 30 s) adds up to 30 s after it: a seed that draws three restarts ran 94 s, past the suite's ~40 s a scenario";
+
+const POSTGRES_NOT_CI =
+  "41-70 s of wall time in the CI profile on the loaded 2-core machine (postgres-queue-proxy, seeds 1-2, four runs; 103 s for postgres-queue-restart, seed 3): the publisher commits 100-250 messages a second against the 500 the load asks, so it, not the faults, sets the time (README, Found so far)";
 
 const retryPlan = {
   delayEvery: 10,
@@ -249,5 +259,106 @@ export const scenarios: readonly Scenario[] = [
     orderPerKey: true,
     inFlightPerReplica: KAFKA_TRANSACTIONAL_IN_FLIGHT,
     ci: KAFKA_RESTART_NOT_CI,
+  },
+  {
+    name: "nats-jetstream-proxy",
+    description:
+      "a JetStream stream (file storage) read by two replicas pulling from one durable consumer through the fault proxy: cut, stall, latency, and SIGKILL of a replica; what a replica held unacked comes back after the ack wait (5 s)",
+    broker: "nats-jetstream",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    // One durable consumer hands its messages to whichever replica pulls: a key is spread.
+    orderPerKey: false,
+    inFlightPerReplica: NATS_MAX_ACK_PENDING,
+    // 21 s of wall time (seed 1, the machine shared with other runs).
+    ci: true,
+  },
+  {
+    name: "nats-jetstream-retry",
+    description:
+      "the retry and dead-letter path on a JetStream durable consumer: a delay is the server's (-NAK with a delay), the attempts its delivery count, the dead letter written by the runtime to the stream's `<subject>.dlq` and then the original acked, under SIGKILL and a cut connection",
+    broker: "nats-jetstream",
+    replicas: 2,
+    faults: ["kill", "cut"],
+    orderPerKey: false,
+    inFlightPerReplica: NATS_RETRY_MAX_ACK_PENDING,
+    retry: retryPlan,
+    // 23 s of wall time (seed 1, the machine shared with other runs; 34-47 s with 64 pending).
+    ci: true,
+  },
+  {
+    name: "nats-jetstream-restart",
+    description:
+      "nats-jetstream-proxy on a nats-server of the scenario's own, also SIGKILLed and started again on its files: the stream, its messages and the durable consumer survive",
+    broker: "nats-jetstream",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill", "broker-restart"],
+    orderPerKey: false,
+    inFlightPerReplica: NATS_RESTART_IN_FLIGHT,
+    // 37 s of wall time (seed 1: one restart of its own server, 1.2 s), on a server of its own.
+    ci: true,
+  },
+  {
+    name: "rabbitmq-quorum-proxy",
+    description:
+      "a RabbitMQ quorum queue read by two replicas through the fault proxy: cut, stall, latency, and SIGKILL of a replica; what a lost channel held unacked is delivered again at once",
+    broker: "rabbitmq-quorum",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    // A queue hands its messages round the consumers, and gives back a lost one's at its head.
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    // 21 s of wall time (seed 1, the machine shared with other runs).
+    ci: true,
+  },
+  {
+    name: "rabbitmq-quorum-retry",
+    description:
+      "the retry and dead-letter path on a RabbitMQ quorum queue: the cap and the dead letter the server's (x-delivery-limit and a dead-letter exchange, declared by the runtime), a delay a copy through the package's wait queue, under SIGKILL and a cut connection",
+    broker: "rabbitmq-quorum",
+    replicas: 2,
+    faults: ["kill", "cut"],
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    retry: retryPlan,
+    // 29 s of wall time (seed 1, the machine shared with other runs).
+    ci: true,
+  },
+  {
+    name: "postgres-queue-proxy",
+    description:
+      "a PostgreSQL queue table read by two replicas claiming leased rows (FOR UPDATE SKIP LOCKED) through the fault proxy: cut, stall, latency, and SIGKILL of a replica, whose rows are claimed again once their lease (5 s) ends; each key in order",
+    broker: "postgres-queue",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    // keyOrder: a row of a key is claimed only while every earlier undone row of it is held by
+    // the same claimant.
+    orderPerKey: true,
+    inFlightPerReplica: POSTGRES_PREFETCH,
+    ci: POSTGRES_NOT_CI,
+  },
+  {
+    name: "postgres-queue-retry",
+    description:
+      "the retry and dead-letter path on a PostgreSQL queue without keyOrder: a delay moves the row's run time, the attempts are its claims, and the table moves a row past the cap to the dead letter's queue (same row, same id), under SIGKILL and a cut connection",
+    broker: "postgres-queue",
+    replicas: 2,
+    faults: ["kill", "cut"],
+    orderPerKey: false,
+    inFlightPerReplica: POSTGRES_PREFETCH,
+    retry: retryPlan,
+    // 45 s of wall time without keyOrder (seed 1, the machine shared with other runs).
+    ci: true,
+  },
+  {
+    name: "postgres-queue-restart",
+    description:
+      "postgres-queue-proxy on the restartable cluster of tooling/brokers (its own data and port), its postmaster and backends also SIGKILLed at once and started again on their data (recovery from the WAL); each key in order across the restart",
+    broker: "postgres-queue",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill", "broker-restart"],
+    orderPerKey: true,
+    inFlightPerReplica: POSTGRES_PREFETCH,
+    ci: POSTGRES_NOT_CI,
   },
 ];

@@ -52,7 +52,9 @@ export async function kafkaTarget(
           "message.timeout.ms": DELIVERY_TIMEOUT_MS,
         },
       }).pair(broker);
-      await publishLoad(broker, publisher, key, messages, windowMs, paceLog, RESEND_AFTER_MS);
+      await publishLoad(broker, publisher, key, messages, windowMs, paceLog, {
+        retryAfterMs: RESEND_AFTER_MS,
+      });
     },
     // All three nodes SIGKILLed at once and started again on their data: the whole cluster's crash.
     restartBroker: () => cluster.restartAll(),

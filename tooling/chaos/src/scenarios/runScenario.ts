@@ -11,12 +11,9 @@ import { failuresOf, type ScenarioReport } from "../report.js";
 import type { ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
-import { fileTargetOf } from "./fileTargets.js";
-import { kafkaTarget } from "./kafkaTarget.js";
-import { pulsarTarget } from "./pulsarTarget.js";
-import { redisTarget } from "./redisTarget.js";
 import type { FaultKind, Scenario } from "./scenario.js";
 import type { Target } from "./target.js";
+import { targetOf } from "./targetOf.js";
 
 export interface RunContext {
   readonly profile: Profile;
@@ -69,32 +66,17 @@ export async function runScenario(
     `${profile.name}-seed${context.runSeed}-${scenario.name}.log`,
   );
   const handled: Handled[] = [];
-  const target: Target =
-    scenario.broker === "file"
-      ? await fileTargetOf(
-          scenario,
-          key,
-          seed,
-          messages,
-          logFile,
-          handled,
-          plan.filter((f) => f.kind === "truncate").length,
-        )
-      : scenario.broker === "pulsar-shared" || scenario.broker === "pulsar-key-shared"
-        ? await pulsarTarget(key, group, proxy, log)
-        : scenario.broker === "kafka-tracked" || scenario.broker === "kafka-transactional"
-          ? await kafkaTarget(
-              key,
-              scenario.broker === "kafka-tracked" ? "tracked" : "transactional",
-              proxy,
-              log,
-            )
-          : await redisTarget(
-              key,
-              scenario.broker === "redis-list" ? "list" : "stream",
-              proxy,
-              log,
-            );
+  const target = await targetOf(scenario, {
+    key,
+    seed,
+    group,
+    messages,
+    logFile,
+    handled,
+    truncations: plan.filter((f) => f.kind === "truncate").length,
+    proxy,
+    log,
+  });
   const config: ServiceConfig = {
     broker: scenario.broker,
     address: target.serviceAddress,
@@ -113,6 +95,7 @@ export async function runScenario(
   const deadLetters = new Map<number, Set<string>>();
   let started = performance.now();
   const onLine = (line: string): void => {
+    // The fourth field: a handling's time (`h`), a dead letter's write (`d`).
     const [kind, k, s, position] = line.split(" ");
     const seq = Number(s);
     if (k === undefined || !Number.isSafeInteger(seq)) {
@@ -120,7 +103,7 @@ export async function runScenario(
       return;
     }
     if (kind === "h") {
-      handled.push({ key: k, seq });
+      handled.push({ key: k, seq, at: Number(position) });
       handledAt.push(performance.now() - started);
     } else if (kind === "d") {
       const positions = deadLetters.get(seq) ?? new Set<string>();

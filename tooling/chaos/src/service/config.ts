@@ -10,8 +10,10 @@ export interface RetryPlan {
   readonly maxAttempts: number;
   readonly deadLetter: string;
   /**
-   * Who moves a message to the dead letter: the runtime (publish, then ack the original) or, on a
-   * Redis stream, the broker itself (`retry` on the source: append and ack in one transaction).
+   * Who moves a message to the dead letter: `runtime`, the cap and dead letter declared on the
+   * mount (the runtime publishes, then acks the original; or, on a source whose server moves it, a
+   * RabbitMQ quorum queue or a PostgreSQL queue, the runtime declares both to the source), or, on a
+   * Redis stream, `broker`: `retry` on the source (append and ack in one transaction).
    */
   readonly deadLetterBy: "runtime" | "broker";
   /**
@@ -30,14 +32,20 @@ export interface ServiceConfig {
     | "pulsar-shared"
     | "pulsar-key-shared"
     | "kafka-tracked"
-    | "kafka-transactional";
+    | "kafka-transactional"
+    | "nats-jetstream"
+    | "rabbitmq-quorum"
+    | "postgres-queue";
   /**
-   * The stream file's path, the Redis or Pulsar URL (the fault proxy's, where there is one), or
-   * Kafka's bootstrap list.
+   * The stream file's path, the Redis, Pulsar, NATS, AMQP or PostgreSQL URL (the fault proxy's,
+   * where there is one), or Kafka's bootstrap list.
    */
   readonly address: string;
   readonly key: string;
-  /** The app's name: the Redis group, the file's consumer name, the Pulsar subscription, the Kafka consumer group. */
+  /**
+   * The app's name: the Redis group, the file's consumer name, the Pulsar subscription, the Kafka
+   * consumer group, the JetStream durable consumer.
+   */
   readonly group: string;
   /** Work per message, so faults land with messages under way. */
   readonly workMs: number;

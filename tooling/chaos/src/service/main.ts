@@ -2,7 +2,8 @@
 // project's own broker packages. It prints one line per event the checker counts, written
 // synchronously to the pipe before the handler returns, so a SIGKILL after the line and before the
 // ack is a redelivery the checker sees as a duplicate, never a handling it misses:
-//   h <key> <seq>             handled (the handler succeeded)
+//   h <key> <seq> <at>        handled (the handler succeeded) at <at>, the machine's monotonic clock
+//                             in µs (one clock for every process: it orders handlings across replicas)
 //   r <key> <seq>             answered retryAfter (the retry plan's first attempt)
 //   d <key> <seq> <write>     read from the dead letter: <write> names the write that put it there
 import {
@@ -57,7 +58,7 @@ async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcom
     line(`r ${body.k} ${body.s}`);
     return retryAfter(plan.delayMs);
   }
-  line(`h ${body.k} ${body.s}`);
+  line(`h ${body.k} ${body.s} ${process.hrtime.bigint() / 1000n}`);
   return undefined;
 }
 
@@ -66,14 +67,22 @@ async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcom
  * so the checker tells a dead letter read twice (its reader killed before the ack: the promised
  * redelivery) from one written twice (the bug the retry scenarios look for), on every broker. A
  * list's delivery position is the reader's own counter, which cannot tell the two apart. A dead
- * letter the broker moves carries none: its position in the dead letter names it there.
+ * letter the broker moves carries none: its position in the dead letter names it there (a Redis
+ * stream's entry id, a PostgreSQL row's id, kept by the move), or, on RabbitMQ, whose positions
+ * count arrivals on a subscription, the server's record of the move (`x-death`: the queue, the
+ * reason, the count and the moment of that one move, the same at every read).
  */
 const DEAD_LETTER_WRITE = "chaos-dead-letter-write";
+const SERVER_DEAD_LETTER_RECORD = "x-death";
 let deadLetterWrites = 0;
 
 function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
   const body = asBody(message);
-  const write = ctx.delivery.headers.getString(DEAD_LETTER_WRITE) ?? String(ctx.delivery.position);
+  const headers = ctx.delivery.headers;
+  const write =
+    headers.getString(DEAD_LETTER_WRITE) ??
+    headers.getString(SERVER_DEAD_LETTER_RECORD) ??
+    String(ctx.delivery.position);
   line(`d ${body.k} ${body.s} ${write}`);
 }
 
@@ -112,6 +121,13 @@ if (config.broker === "file") {
   );
 } else if (config.broker === "pulsar-shared" || config.broker === "pulsar-key-shared") {
   mountPulsar(app, config, declare);
+} else if (config.broker === "nats-jetstream") {
+  // Each broker's client loaded only by its own replicas.
+  (await import("./natsService.js")).mountNats(app, config, declare);
+} else if (config.broker === "rabbitmq-quorum") {
+  (await import("./rabbitmqService.js")).mountRabbit(app, config, declare);
+} else if (config.broker === "postgres-queue") {
+  (await import("./postgresService.js")).mountPostgres(app, config, declare);
 } else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
   // Loaded only here: the file and Redis replicas never load the Kafka client.
   (await import("./kafkaService.js")).declareKafka(app, config, handleMain);
