@@ -10,8 +10,11 @@
 //! arrays, `dedup_key`, the dead-letter origin columns) the crate neither reads nor writes; the
 //! README of this folder lists the differences.
 //!
-//! Publishing is the crate's route to the row's `Publish`: the service's own INSERT, here the one
-//! our package writes (header arrays and the key column included), minus the NOTIFY.
+//! Publishing is the crate's route to the row's `Publish`: the service's own INSERT of the queue
+//! and the payload. The crate refuses, before the INSERT runs, a header the row cannot hold byte
+//! for byte, and a struct over our table has no headers column (the crate's role is one column,
+//! ours two arrays): so a publish carries no header, and no key (an outgoing message has none of
+//! its own here).
 
 use std::time::Duration;
 
@@ -22,11 +25,6 @@ use sqlx::{PgConnection, Postgres};
 use time::OffsetDateTime;
 
 use crate::service::{config, consume, handle, Outgoing, Payload, Service};
-
-/// The header that carries a publish's partition key to the INSERT: the crate has no key on an
-/// outgoing message, so the service's own `Publish` decides where it goes; this one writes it to
-/// the `partition_key` column and leaves it out of the header arrays.
-const KEY_HEADER: &str = "x-interop-partition-key";
 
 /// A row of our schema, created under the name `ruststream_interop` by the test (the derive takes
 /// the table's name as a literal).
@@ -60,25 +58,11 @@ impl Publish<Postgres> for Job {
         conn: &mut PgConnection,
         message: &OutgoingMessage<'_>,
     ) -> Result<(), sqlx::Error> {
-        let headers = message.headers();
-        let mut names = Vec::new();
-        let mut values = Vec::new();
-        for (name, value) in headers.iter() {
-            if name != KEY_HEADER {
-                names.push(name.to_string());
-                values.push(value.to_vec());
-            }
-        }
-        sqlx::query(
-            "INSERT INTO ruststream_interop (queue, payload, header_names, header_values, partition_key) VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(message.name())
-        .bind(message.payload())
-        .bind(names)
-        .bind(values)
-        .bind(headers.get(KEY_HEADER).map(<[u8]>::to_vec))
-        .execute(conn)
-        .await?;
+        sqlx::query("INSERT INTO ruststream_interop (queue, payload) VALUES ($1, $2)")
+            .bind(message.name())
+            .bind(message.payload())
+            .execute(conn)
+            .await?;
         Ok(())
     }
 }
@@ -132,14 +116,13 @@ struct Raw(Vec<u8>);
 
 impl Service for PostgresService {
     async fn publish(&self, m: Outgoing) -> Result<(), String> {
-        let mut headers = m.headers;
-        if let Some(key) = m.partition_key {
-            headers.insert(KEY_HEADER, key);
+        if m.partition_key.is_some() {
+            return Err("the crate's publish carries no partition key into this table".to_owned());
         }
         let raw = Raw(m.payload);
         self.publisher
             .message(&raw)
-            .with_headers(headers)
+            .with_headers(m.headers)
             .to(m.key.as_str())
             .publish()
             .await
