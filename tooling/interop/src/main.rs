@@ -51,7 +51,10 @@ mod broker;
 mod file_service;
 mod fixtures;
 mod kafka_service;
+mod nats_service;
+mod postgres_service;
 mod pulsar_service;
+mod rabbitmq_service;
 mod redis_service;
 mod service;
 

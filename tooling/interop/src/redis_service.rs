@@ -115,8 +115,13 @@ pub async fn start() -> Result<RedisService, String> {
             Transport::PubSub => {
                 b.include(channel).max_attempts(cap).dead_letter(dead);
             }
-            Transport::File | Transport::Kafka | Transport::Pulsar => {
-                unreachable!("the file, Kafka and Pulsar transports have their own services")
+            Transport::File
+            | Transport::Kafka
+            | Transport::Pulsar
+            | Transport::Nats
+            | Transport::RabbitMq
+            | Transport::Postgres => {
+                unreachable!("the transports of other brokers have their own services")
             }
         }
     });
@@ -158,11 +163,10 @@ impl Service for RedisService {
             }};
         }
         let sent = match config().transport {
-            Transport::Stream | Transport::File | Transport::Kafka | Transport::Pulsar => {
-                send!(self.streams)
-            }
             Transport::List => send!(self.lists),
             Transport::PubSub => send!(self.channels),
+            // The stream publisher; the other brokers' transports never reach a Redis service.
+            _ => send!(self.streams),
         };
         sent.map_err(|e| format!("publish to {}: {e}", m.key))
     }

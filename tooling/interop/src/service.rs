@@ -6,7 +6,8 @@
 //! letter, the decode policy). A test starts it with its configuration, then talks to it: stdin takes
 //! one command per line, stdout carries one reply per command and an event per thing the service saw.
 //! The README of this folder documents the protocol; `redis_service.rs`, `file_service.rs`,
-//! `kafka_service.rs` and `pulsar_service.rs` hold the brokers' apps.
+//! `kafka_service.rs`, `pulsar_service.rs`, `nats_service.rs`, `rabbitmq_service.rs` and
+//! `postgres_service.rs` hold the brokers' apps.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -26,7 +27,8 @@ use tokio::io::{AsyncBufReadExt as _, BufReader};
 pub struct Config {
     pub transport: Transport,
     /// `redis://host:port` for the Redis transports, `host:port` (bootstrap servers) for Kafka,
-    /// `pulsar://host:port` for Pulsar.
+    /// `pulsar://host:port` for Pulsar, `nats://host:port` for NATS, `amqp://host:port` for
+    /// RabbitMQ, `postgres://...` for PostgreSQL.
     pub url: String,
     /// The `.ss` file for the file transport.
     pub path: String,
@@ -41,6 +43,9 @@ pub enum Transport {
     File,
     Kafka,
     Pulsar,
+    Nats,
+    RabbitMq,
+    Postgres,
 }
 
 /// The subscriber the service mounts, when it consumes.
@@ -79,6 +84,14 @@ pub struct Consume {
     /// delivery (a new trace when the delivery carries none) and its propagation transform puts
     /// that span's context on the reply, so a test sees a trace a RustStream service started.
     pub otel_reply: Option<&'static str>,
+    /// NATS: the JetStream stream the subject is read from (a pull consumer, durable as `group`);
+    /// without it, a core subject.
+    pub stream: Option<String>,
+    /// RabbitMQ: a quorum queue (the server counts deliveries), declared by the crate.
+    pub quorum: bool,
+    /// NATS and RabbitMQ: answer a request (a delivery naming its `reply-to`) with `rust:` and the
+    /// payload, as a responder of the broker's own does.
+    pub reply: bool,
 }
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -109,9 +122,12 @@ fn parse_config(text: &str) -> Result<Config, String> {
         Some("file") => Transport::File,
         Some("kafka") => Transport::Kafka,
         Some("pulsar") => Transport::Pulsar,
+        Some("nats") => Transport::Nats,
+        Some("rabbitmq") => Transport::RabbitMq,
+        Some("postgres") => Transport::Postgres,
         other => {
             return Err(format!(
-                "config: transport {other:?}: stream, list, pubsub, file, kafka or pulsar"
+                "config: transport {other:?}: stream, list, pubsub, file, kafka, pulsar, nats, rabbitmq or postgres"
             ))
         }
     };
@@ -143,6 +159,9 @@ fn parse_config(text: &str) -> Result<Config, String> {
                 // `&'static str`, and `serve` parses one configuration.
                 otel_reply: str_field(c, "otel_reply")
                     .map(|key| &*Box::leak(key.to_owned().into_boxed_str())),
+                stream: str_field(c, "stream").map(str::to_owned),
+                quorum: c.get("quorum").and_then(Value::as_bool).unwrap_or(false),
+                reply: c.get("reply").and_then(Value::as_bool).unwrap_or(false),
                 key,
             })
         }
@@ -317,10 +336,31 @@ fn parse_outgoing(v: &Value) -> Result<Outgoing, String> {
     })
 }
 
-/// What a running service offers the command loop: its publishers and its shutdown.
+/// A reply to a request: its payload and headers.
+pub struct Reply {
+    pub payload: Vec<u8>,
+    pub headers: HeaderMap,
+}
+
+/// What a running service offers the command loop: its publishers, its requests and its shutdown.
 pub trait Service {
     fn publish(&self, message: Outgoing) -> impl Future<Output = Result<(), String>>;
+    /// Sends `message` as a request through the crate's `RequestReply` and awaits its reply.
+    fn request(
+        &self,
+        message: Outgoing,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Reply, String>> {
+        let _ = (message, timeout);
+        async { Err("serve sends requests on nats and rabbitmq only".to_owned()) }
+    }
     fn shutdown(self) -> impl Future<Output = Result<(), String>>;
+}
+
+/// What a responder answers a request with: `rust:` and the payload, so a test tells the
+/// answer from an echo of the request.
+pub fn answer(payload: &[u8]) -> Vec<u8> {
+    [b"rust:".as_slice(), payload].concat()
 }
 
 async fn command<S: Service>(service: &S, line: &str) -> Result<Value, String> {
@@ -356,6 +396,17 @@ async fn command<S: Service>(service: &S, line: &str) -> Result<Value, String> {
             state().hold = true;
             Ok(json!({ "reply": "hold" }))
         }
+        "request" => {
+            let message = v.get("message").ok_or("request: message")?;
+            let timeout =
+                Duration::from_millis(v.get("timeout_ms").and_then(Value::as_u64).unwrap_or(5000));
+            let reply = service.request(parse_outgoing(message)?, timeout).await?;
+            Ok(json!({
+                "reply": "request",
+                "payload": b64(&reply.payload),
+                "headers": reply.headers.iter().map(|(n, v)| json!([n, b64(v)])).collect::<Vec<_>>(),
+            }))
+        }
         "report" => Ok(json!({ "reply": "report", "seen": state().seen.clone() })),
         other => Err(format!("unknown op {other:?}")),
     }
@@ -374,6 +425,9 @@ pub async fn serve(config_text: &str) -> Result<(), String> {
         Transport::File => run(crate::file_service::start().await?).await,
         Transport::Kafka => run(crate::kafka_service::start().await?).await,
         Transport::Pulsar => run(crate::pulsar_service::start().await?).await,
+        Transport::Nats => run(crate::nats_service::start().await?).await,
+        Transport::RabbitMq => run(crate::rabbitmq_service::start().await?).await,
+        Transport::Postgres => run(crate::postgres_service::start().await?).await,
         Transport::Stream | Transport::List | Transport::PubSub => {
             run(crate::redis_service::start().await?).await
         }

@@ -68,7 +68,16 @@ export function buildRustInterop(): void {
   built = true;
 }
 
-export type RustTransport = "stream" | "list" | "pubsub" | "file" | "kafka" | "pulsar";
+export type RustTransport =
+  | "stream"
+  | "list"
+  | "pubsub"
+  | "file"
+  | "kafka"
+  | "pulsar"
+  | "nats"
+  | "rabbitmq"
+  | "postgres";
 
 /** The subscriber a Rust service mounts (tooling/interop/README.md). */
 export interface RustConsume {
@@ -91,6 +100,12 @@ export interface RustConsume {
    * reported headers and the reply carry as `traceparent` (a new trace when the delivery has none).
    */
   readonly otel_reply?: string;
+  /** NATS: the JetStream stream the subject is read from (a durable pull consumer named `group`). */
+  readonly stream?: string;
+  /** RabbitMQ: a quorum queue, which counts deliveries (declared by the crate). */
+  readonly quorum?: boolean;
+  /** NATS and RabbitMQ: answer each request (a delivery naming its `reply-to`) with `rust:<payload>`. */
+  readonly reply?: boolean;
 }
 
 export interface RustConfig {
@@ -110,7 +125,10 @@ export interface RustOutgoing {
 
 /** One delivery as the Rust handler saw it. */
 export interface RustDelivery {
-  /** The subscription: `stream`, `reclaim`, `list`, `pubsub`, `file`, `kafka` or `pulsar`. */
+  /**
+   * The subscription: `stream`, `reclaim`, `list`, `pubsub`, `file`, `kafka`, `pulsar`, `nats`,
+   * `jetstream`, `rabbitmq` or `postgres`.
+   */
   readonly via: string;
   readonly payload: Buffer;
   /** Every header, in the order the crate's map holds them. */
@@ -155,6 +173,16 @@ function delivery(line: DeliveryLine): RustDelivery {
     attempt: line.attempt,
     contentType: line.content_type,
     outcome: line.outcome,
+  };
+}
+
+/** A message as the protocol carries it. */
+function outgoingLine(m: RustOutgoing): Record<string, unknown> {
+  return {
+    key: m.key,
+    payload: b64(m.payload),
+    headers: (m.headers ?? []).map(([name, value]) => [name, b64(value)]),
+    partition_key: m.partitionKey === undefined ? null : b64(m.partitionKey),
   };
 }
 
@@ -296,13 +324,24 @@ export class RustService {
   async publish(...messages: RustOutgoing[]): Promise<void> {
     await this.#command({
       op: "publish",
-      messages: messages.map((m) => ({
-        key: m.key,
-        payload: b64(m.payload),
-        headers: (m.headers ?? []).map(([name, value]) => [name, b64(value)]),
-        partition_key: m.partitionKey === undefined ? null : b64(m.partitionKey),
-      })),
+      messages: messages.map(outgoingLine),
     });
+  }
+
+  /** Sends `message` as a request through the crate's request/reply; resolves with the reply. */
+  async request(
+    message: RustOutgoing,
+    timeoutMs = 5000,
+  ): Promise<{ payload: Buffer; headers: (readonly [string, Buffer])[] }> {
+    const reply = await this.#command({
+      op: "request",
+      message: outgoingLine(message),
+      timeout_ms: timeoutMs,
+    });
+    return {
+      payload: unb64(reply.payload as string),
+      headers: (reply.headers as [string, string][]).map(([n, v]) => [n, unb64(v)] as const),
+    };
   }
 
   /** The handler fails on these payloads: `retry()`, or `retry_after(delayMs)`. */
