@@ -249,17 +249,17 @@ interopSuite(
             return retry();
           });
         // This connection declared the source queue, so ours shows the dead letter's three
-        // deliveries as its retry count (attempt 4): the reader's cap is above it.
-        b.subscriber(new RabbitQuorumQueue(dlq), { codec: bytesCodec })
-          .maxAttempts(10)
-          .handle((payload: Uint8Array, ctx: HandlerContext) => {
+        // deliveries as its retry count, and counts the reader's own attempts from there.
+        b.subscriber(new RabbitQuorumQueue(dlq), { codec: bytesCodec }).handle(
+          (payload: Uint8Array, ctx: HandlerContext) => {
             dead.push({
               payload: text(payload),
-              headers: [],
+              headers: [["retry-count", ctx.headers.getString("x-ruststream-retry-count") ?? ""]],
               key: undefined,
               attempt: ctx.attempt,
             });
-          });
+          },
+        );
       });
       // Ours declares the queue the crate declared: the server accepts it only when every
       // argument is equal (x-queue-type, x-delivery-limit, the dead-letter route).
@@ -281,7 +281,8 @@ interopSuite(
       expect(attempts.length + rustCalls.length).toBe(3);
       for (const attempt of attempts) expect([1, 2, 3]).toContain(attempt);
       expect(dead[0]!.payload).toBe(job);
-      expect(dead[0]!.attempt).toBe(4);
+      expect(dead[0]!.headers).toEqual([["retry-count", "3"]]);
+      expect(dead[0]!.attempt).toBe(1);
     });
 
     it("requests across over direct reply-to: ours asks the crate's responder, the crate asks our handler", async () => {
