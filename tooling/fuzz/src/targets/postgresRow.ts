@@ -151,6 +151,7 @@ const deadNames = new Set<string>([
   deadLetterHeaderNames.source,
   deadLetterHeaderNames.reason,
   headerNames.retryCount,
+  headerNames.deadLetterRetryCount,
 ]);
 
 interface Decoded {
@@ -274,6 +275,12 @@ export const postgresRow = fuzzTarget<Input>({
       }
       if (!/^\d+$/.test(headers.getString(headerNames.retryCount) ?? "")) {
         return "a dead-lettered row's retry count is not a count";
+      }
+      if (
+        headers.getString(headerNames.deadLetterRetryCount) !==
+        headers.getString(headerNames.retryCount)
+      ) {
+        return "a dead-lettered row's attempts do not start from its retry count";
       }
     }
     const extra = [...headers.keys()].filter(
