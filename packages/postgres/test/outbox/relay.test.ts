@@ -100,6 +100,37 @@ const stream = (name: string) =>
   new RedisStream(name, { group: "outbox-tests", start: "beginning" });
 const idOf = (delivery: Delivery) => delivery.headers.getString(idHeader);
 
+/** Commits `count` messages for `label` on one partition key, payloads "0", "1", ...: their ids. */
+async function publishOnOneKey(label: string, name: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  await inTransaction(async (tx) => {
+    for (let seq = 0; seq < count; seq++) {
+      ids.push(
+        await outbox.publish(
+          tx,
+          { broker: label, name },
+          { payload: bytes(String(seq)), partitionKey: "one-key" },
+        ),
+      );
+    }
+  });
+  return ids;
+}
+
+/** The first `count` messages of the stream `name`, read from its beginning on `connected`. */
+async function readStream(
+  connected: Awaited<ReturnType<RedisBroker["connect"]>>,
+  name: string,
+  count: number,
+): Promise<Delivery[]> {
+  const subscription = await connected.subscribe(stream(name));
+  try {
+    return await take(subscription, count);
+  } finally {
+    await subscription.close();
+  }
+}
+
 describe("the transactional outbox, relayed to Redis", () => {
   it("writes nothing of a rolled-back transaction and publishes a committed one once, in order per key", async () => {
     const label = uniqueName("redis");
@@ -144,9 +175,7 @@ describe("the transactional outbox, relayed to Redis", () => {
     // Everything Redis confirmed is in the stream: exactly the committed messages, once each.
     expect(Number(await redisCli(redisUrl, "XLEN", name))).toBe(committed.length);
 
-    const subscription = await redis.subscribe(stream(name));
-    const got = await take(subscription, committed.length);
-    await subscription.close();
+    const got = await readStream(redis, name, committed.length);
     expect(got.map(idOf).sort()).toEqual([...committed].sort());
     expect(got.map(idOf)).not.toContain(rolledBack);
     for (const d of got) {
@@ -177,18 +206,7 @@ describe("the transactional outbox, relayed to Redis", () => {
       },
     };
     try {
-      const ids: string[] = [];
-      await inTransaction(async (tx) => {
-        for (let seq = 0; seq < 3; seq++) {
-          ids.push(
-            await outbox.publish(
-              tx,
-              { broker: label, name },
-              { payload: bytes(String(seq)), partitionKey: "one-key" },
-            ),
-          );
-        }
-      });
+      const ids = await publishOnOneKey(label, name, 3);
       const relay = await outbox.relay({
         targets: { [label]: await target.defaultPublishPolicy().pair(target) },
         backoff: { firstMs: 100, maxMs: 400 },
@@ -214,11 +232,7 @@ describe("the transactional outbox, relayed to Redis", () => {
         await relay.stop();
       }
       expect(Number(await redisCli(own.url, "XLEN", name))).toBe(3);
-      const subscription = await target.subscribe(
-        new RedisStream(name, { group: "outbox-tests", start: "beginning" }),
-      );
-      const got = await take(subscription, 3);
-      await subscription.close();
+      const got = await readStream(target, name, 3);
       expect(got.map(idOf)).toEqual(ids);
       expect(got.map((d) => text(d.payload))).toEqual(["0", "1", "2"]);
     } finally {
@@ -234,18 +248,7 @@ describe("the transactional outbox, relayed to Redis", () => {
     const target = await new RedisBroker({ url: own.url }).connect();
     try {
       await own.kill();
-      const ids: string[] = [];
-      await inTransaction(async (tx) => {
-        for (let seq = 0; seq < 3; seq++) {
-          ids.push(
-            await outbox.publish(
-              tx,
-              { broker: label, name },
-              { payload: bytes(String(seq)), partitionKey: "one-key" },
-            ),
-          );
-        }
-      });
+      const ids = await publishOnOneKey(label, name, 3);
       const relay = await outbox.relay({
         targets: { [label]: await target.defaultPublishPolicy().pair(target) },
         pollMs: 50,
@@ -267,11 +270,7 @@ describe("the transactional outbox, relayed to Redis", () => {
       // Each published once: one claim each, and three entries on the restarted (empty) server.
       expect((await rows(label)).map((r) => r.attempts)).toEqual([1, 1, 1]);
       expect(Number(await redisCli(own.url, "XLEN", name))).toBe(3);
-      const subscription = await target.subscribe(
-        new RedisStream(name, { group: "outbox-tests", start: "beginning" }),
-      );
-      const got = await take(subscription, 3);
-      await subscription.close();
+      const got = await readStream(target, name, 3);
       expect(got.map(idOf)).toEqual(ids);
     } finally {
       await target.shutdown();

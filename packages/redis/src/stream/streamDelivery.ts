@@ -122,8 +122,8 @@ export class RedisStreamDelivery extends DeliveryBase<RedisStreamPosition> {
     const headers = this.entry.headers.clone();
     writeDeadLetterOrigin(headers, { source: this.name, position: this.entry.id, reason });
     headers.set(redisHeaders.deadLetterReason, reason);
-    // Every delivery the message had, the count its cap was checked against, in the retry count as
-    // RustStream's dead letters write it; and this entry's own deliveries, as its reclaim reports.
+    // Every delivery the message had, in the retry count as RustStream's dead letters write it (and
+    // again as the count it was moved with); and this entry's own deliveries, as its reclaim reports.
     writeDeadLetterRetryCount(headers, deliveriesOf(this));
     headers.set(redisHeaders.deliveryCount, String(this.deliveryCount));
     return this.#owner.deadLetter(this.entry.id, target, headers, this.entry.payload);
