@@ -7,12 +7,8 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import {
-  interopSuite,
-  killRustServices,
-  type RustDelivery,
-  RustService,
-} from "@ruststream/tooling-interop";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { headerOf } from "@ruststream/tooling-interop/text";
 import { bytes, requireEnv, sleep, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { KafkaBroker, KafkaTopic, kafkaHeaders } from "../src/index.js";
@@ -124,8 +120,6 @@ async function tsRead(topic: string, count: number): Promise<Read[]> {
 const buf = (value: Uint8Array) => Buffer.from(value);
 const pairs = (headers: Iterable<readonly [string, Uint8Array]>) =>
   [...headers].map(([n, v]) => [n, buf(v)]);
-const header = (d: RustDelivery, name: string) =>
-  d.headers.find(([n]) => n === name)?.[1].toString() ?? null;
 
 /** A Rust service reading `topic` in `group` from the beginning (tracked commits). */
 function rustConsumer(
@@ -310,12 +304,12 @@ interopSuite(
       // Our dead letter counts every delivery, Rust's two and ours, as RustStream's counts them.
       expect(read!.retryCount).toBe(4);
       expect(read!.partitionKey?.toString()).toBe("job-7");
-      expect(header(read!, "x-trace")).toBe("t-9");
+      expect(headerOf(read!, "x-trace")).toBe("t-9");
       // Our dead letter's origin under the crate's Kafka names, read by the Rust handler.
-      expect(header(read!, kafkaHeaders.deadLetterTopic)).toBe(t2);
-      expect(header(read!, kafkaHeaders.deadLetterPartition)).toBe("0");
-      expect(header(read!, kafkaHeaders.deadLetterOffset)).toBe(String(dead!.offset));
-      expect(header(read!, kafkaHeaders.deadLetterReason)).toBe("max-attempts");
+      expect(headerOf(read!, kafkaHeaders.deadLetterTopic)).toBe(t2);
+      expect(headerOf(read!, kafkaHeaders.deadLetterPartition)).toBe("0");
+      expect(headerOf(read!, kafkaHeaders.deadLetterOffset)).toBe(String(dead!.offset));
+      expect(headerOf(read!, kafkaHeaders.deadLetterReason)).toBe("max-attempts");
       const [ours] = await tsRead(t3, 1);
       expect(pairs(ours!.headers)).toEqual(
         read!.headers.filter(([n]) => n !== "kafka-partition-key"),
@@ -364,10 +358,10 @@ interopSuite(
       // Our dead letter's origin, read by the Rust handler on every delivery: the second record
       // of the first topic (the copy that arrived for attempt 2).
       for (const d of rust.deliveries) {
-        expect(header(d, kafkaHeaders.deadLetterTopic)).toBe(t1);
-        expect(header(d, kafkaHeaders.deadLetterPartition)).toBe("0");
-        expect(header(d, kafkaHeaders.deadLetterOffset)).toBe("1");
-        expect(header(d, kafkaHeaders.deadLetterReason)).toBe("max-attempts");
+        expect(headerOf(d, kafkaHeaders.deadLetterTopic)).toBe(t1);
+        expect(headerOf(d, kafkaHeaders.deadLetterPartition)).toBe("0");
+        expect(headerOf(d, kafkaHeaders.deadLetterOffset)).toBe("1");
+        expect(headerOf(d, kafkaHeaders.deadLetterReason)).toBe("max-attempts");
         expect(d.partitionKey?.toString()).toBe("job-8");
       }
       // RustStream's dead letter: the delivery as it arrived, our origin headers carried on

@@ -8,12 +8,8 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import {
-  interopSuite,
-  killRustServices,
-  type RustDelivery,
-  RustService,
-} from "@ruststream/tooling-interop";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { headerOf, headersAsText, sortedByName } from "@ruststream/tooling-interop/text";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import {
@@ -161,14 +157,11 @@ function rustConsumer(
   });
 }
 
-const sorted = <T extends readonly [string, unknown]>(list: readonly T[]) =>
-  [...list].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-const asText = (headers: Iterable<readonly [string, Uint8Array]>) =>
-  [...headers].map(([n, v]) => [n, Buffer.from(v).toString()] as [string, string]);
-const header = (d: RustDelivery, name: string) =>
-  d.headers.find(([n]) => n === name)?.[1].toString() ?? null;
 const withKey = (m: Sent) =>
-  sorted([...m.headers, ...(m.key === undefined ? [] : [["nats-partition-key", m.key] as const])]);
+  sortedByName([
+    ...m.headers,
+    ...(m.key === undefined ? [] : [["nats-partition-key", m.key] as const]),
+  ]);
 
 interopSuite(
   "RustStream's NATS broker beside ours",
@@ -182,7 +175,7 @@ interopSuite(
       expect(
         rust.deliveries.map((d) => ({
           payload: Buffer.from(d.payload),
-          headers: sorted(asText(d.headers)),
+          headers: sortedByName(headersAsText(d.headers)),
           key: d.partitionKey?.toString() ?? null,
           retryCount: d.retryCount,
           attempt: d.attempt,
@@ -212,7 +205,8 @@ interopSuite(
           attempt: i === 0 ? 3 : 1,
         })),
       );
-      for (const [i, m] of messages.entries()) expect(sorted(seen[i]!.headers)).toEqual(withKey(m));
+      for (const [i, m] of messages.entries())
+        expect(sortedByName(seen[i]!.headers)).toEqual(withKey(m));
     });
 
     it("a header value that is not text: ours sends it as =?rs-b64? text, which the crate hands its handler as it is", async () => {
@@ -231,7 +225,7 @@ interopSuite(
         await connected.shutdown();
       }
       await rust.waitForDeliveries(1);
-      expect(header(rust.deliveries[0]!, "x-bin")).toBe(
+      expect(headerOf(rust.deliveries[0]!, "x-bin")).toBe(
         `=?rs-b64?${Buffer.from(value).toString("base64")}`,
       );
     });
@@ -248,7 +242,7 @@ interopSuite(
         rust.deliveries.map((d) => ({
           via: d.via,
           payload: Buffer.from(d.payload),
-          headers: sorted(asText(d.headers)),
+          headers: sortedByName(headersAsText(d.headers)),
           key: d.partitionKey?.toString() ?? null,
           attempt: d.attempt,
         })),
@@ -269,7 +263,7 @@ interopSuite(
       await eventually(() => seen.length === messages.length * 2, 10_000, "our deliveries");
       for (const [i, m] of [...messages, ...messages].entries()) {
         expect(seen[i]!.payload).toBe(Buffer.from(m.payload).toString("base64"));
-        expect(sorted(seen[i]!.headers)).toEqual(withKey(m));
+        expect(sortedByName(seen[i]!.headers)).toEqual(withKey(m));
         expect(seen[i]!.key).toBe(m.key);
         // Ours adds the retry-count header to the server's count (core's attemptOf: a copy
         // republished to a stream restarts the server's count); the crate's runtime takes the
@@ -308,7 +302,7 @@ interopSuite(
       // Payload and headers as they arrived, no origin; the runtime raises the retry-count header
       // it carried by one (the copy's rule), whatever the server counted: 1 after three
       // deliveries, which ours reads as the attempt 2.
-      expect(sorted(dead!.headers)).toEqual([
+      expect(sortedByName(dead!.headers)).toEqual([
         ["nats-partition-key", "job-7"],
         [headerNames.retryCount, "1"],
         ["x-trace", "t-9"],
@@ -338,11 +332,11 @@ interopSuite(
       const [read] = reader.deliveries;
       expect(text(read!.payload)).toBe(job);
       expect(read!.partitionKey?.toString()).toBe("job-8");
-      expect(header(read!, "x-trace")).toBe("t-9");
-      expect(header(read!, "x-ruststream-dlq-source")).toBe(subject);
-      expect(header(read!, "x-ruststream-dlq-reason")).toBe("max-attempts");
-      expect(header(read!, "x-ruststream-dlq-position")).toMatch(new RegExp(`^${subject}:\\d+$`));
-      expect(header(read!, "x-ruststream-dlq-consumer")).toBe("ts");
+      expect(headerOf(read!, "x-trace")).toBe("t-9");
+      expect(headerOf(read!, "x-ruststream-dlq-source")).toBe(subject);
+      expect(headerOf(read!, "x-ruststream-dlq-reason")).toBe("max-attempts");
+      expect(headerOf(read!, "x-ruststream-dlq-position")).toMatch(new RegExp(`^${subject}:\\d+$`));
+      expect(headerOf(read!, "x-ruststream-dlq-consumer")).toBe("ts");
       // The three deliveries it had, which the crate reads as its retry count.
       expect(read!.retryCount).toBe(3);
       expect(read!.attempt).toBe(4);
@@ -384,8 +378,8 @@ interopSuite(
       }
       // The crate's handler saw our request with its inbox as the reply-to header.
       await rust.waitForDeliveries(1);
-      expect(header(rust.deliveries[0]!, "x-trace")).toBe("t-1");
-      expect(header(rust.deliveries[0]!, "reply-to")).toMatch(/^_INBOX\./);
+      expect(headerOf(rust.deliveries[0]!, "x-trace")).toBe("t-1");
+      expect(headerOf(rust.deliveries[0]!, "reply-to")).toMatch(/^_INBOX\./);
 
       const asked = uniqueName("interop-asked");
       const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(live(), (b) => {

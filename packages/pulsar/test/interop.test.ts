@@ -8,12 +8,8 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import {
-  interopSuite,
-  killRustServices,
-  type RustDelivery,
-  RustService,
-} from "@ruststream/tooling-interop";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { headerOf, headersAsText, sortedByName } from "@ruststream/tooling-interop/text";
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { PulsarBroker, type PulsarDelivery, PulsarShared } from "../src/index.js";
@@ -131,13 +127,6 @@ function rustConsumer(
   });
 }
 
-const sorted = <T extends readonly [string, unknown]>(list: readonly T[]) =>
-  [...list].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-const asText = (headers: Iterable<readonly [string, Uint8Array]>) =>
-  [...headers].map(([n, v]) => [n, Buffer.from(v).toString()] as const);
-const header = (d: RustDelivery, name: string) =>
-  d.headers.find(([n]) => n === name)?.[1].toString() ?? null;
-
 interopSuite(
   "RustStream's Pulsar broker beside ours",
   () => {
@@ -151,7 +140,7 @@ interopSuite(
       expect(
         rust.deliveries.map((d) => ({
           payload: Buffer.from(d.payload),
-          headers: asText(d.headers),
+          headers: headersAsText(d.headers),
           key: d.partitionKey?.toString() ?? null,
           retryCount: d.retryCount,
           contentType: d.contentType,
@@ -173,14 +162,16 @@ interopSuite(
       for (const [i, m] of messages.entries()) {
         const own = rust.deliveries[messages.length + i]!;
         expect(Buffer.from(own.payload)).toEqual(Buffer.from(m.payload));
-        expect(sorted(asText(own.headers))).toEqual(sorted(asText(rust.deliveries[i]!.headers)));
+        expect(sortedByName(headersAsText(own.headers))).toEqual(
+          sortedByName(headersAsText(rust.deliveries[i]!.headers)),
+        );
       }
       const all = await tsRead(topic, messages.length * 2);
       for (const [i, m] of messages.entries()) {
         for (const read of [all[i]!, all[messages.length + i]!]) {
           expect(Buffer.from(read.payload)).toEqual(Buffer.from(m.payload));
           // The key is the message's partition key, never a property.
-          expect(sorted(asText(read.headers))).toEqual(sorted(m.headers));
+          expect(sortedByName(headersAsText(read.headers))).toEqual(sortedByName(m.headers));
           expect(read.partitionKey === undefined ? undefined : text(read.partitionKey)).toBe(m.key);
         }
       }
@@ -274,11 +265,11 @@ interopSuite(
       const [read] = reader.deliveries;
       expect(text(read!.payload)).toBe(job);
       expect(read!.partitionKey?.toString()).toBe("job-8");
-      expect(header(read!, "x-trace")).toBe("t-9");
-      expect(header(read!, "real_topic")).toBe(`persistent://public/default/${topic}`);
-      expect(header(read!, "origin_message_id")).toMatch(/^\d+:\d+:-1:-?\d+$/);
-      expect(header(read!, "x-ruststream-dlq-source")).toBe(topic);
-      expect(header(read!, "x-ruststream-dlq-reason")).toBe("max-attempts");
+      expect(headerOf(read!, "x-trace")).toBe("t-9");
+      expect(headerOf(read!, "real_topic")).toBe(`persistent://public/default/${topic}`);
+      expect(headerOf(read!, "origin_message_id")).toMatch(/^\d+:\d+:-1:-?\d+$/);
+      expect(headerOf(read!, "x-ruststream-dlq-source")).toBe(topic);
+      expect(headerOf(read!, "x-ruststream-dlq-reason")).toBe("max-attempts");
       // The three deliveries it had, which the Rust handler reads as its retry count.
       expect(read!.retryCount).toBe(3);
     });

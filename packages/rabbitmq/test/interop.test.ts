@@ -7,12 +7,8 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import {
-  interopSuite,
-  killRustServices,
-  type RustDelivery,
-  RustService,
-} from "@ruststream/tooling-interop";
+import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { headerOf, headersAsText, sortedByName } from "@ruststream/tooling-interop/text";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import { RabbitBroker, RabbitPublish, RabbitQueue, RabbitQuorumQueue } from "../src/index.js";
@@ -130,14 +126,11 @@ function rustConsumer(
   });
 }
 
-const sorted = <T extends readonly [string, unknown]>(list: readonly T[]) =>
-  [...list].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-const asText = (headers: Iterable<readonly [string, Uint8Array]>) =>
-  [...headers].map(([n, v]) => [n, Buffer.from(v).toString()] as [string, string]);
-const header = (d: RustDelivery, name: string) =>
-  d.headers.find(([n]) => n === name)?.[1].toString() ?? null;
 const withKey = (m: Sent) =>
-  sorted([...m.headers, ...(m.key === undefined ? [] : [["amqp-partition-key", m.key] as const])]);
+  sortedByName([
+    ...m.headers,
+    ...(m.key === undefined ? [] : [["amqp-partition-key", m.key] as const]),
+  ]);
 
 interopSuite(
   "RustStream's RabbitMQ broker beside ours",
@@ -153,7 +146,7 @@ interopSuite(
       expect(
         rust.deliveries.map((d) => ({
           payload: Buffer.from(d.payload),
-          headers: sorted(asText(d.headers)),
+          headers: sortedByName(headersAsText(d.headers)),
           key: d.partitionKey?.toString() ?? null,
           retryCount: d.retryCount,
           attempt: d.attempt,
@@ -177,7 +170,7 @@ interopSuite(
       await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(messages.length);
       for (const [i, m] of messages.entries()) {
         expect(seen[i]!.payload).toBe(Buffer.from(m.payload).toString("base64"));
-        expect(sorted(seen[i]!.headers)).toEqual(withKey(m));
+        expect(sortedByName(seen[i]!.headers)).toEqual(withKey(m));
         expect(seen[i]!.key).toBe(m.key);
         expect(seen[i]!.attempt).toBe(i === 0 ? 3 : 1);
       }
@@ -225,10 +218,10 @@ interopSuite(
       const [read] = reader.deliveries;
       expect(text(read!.payload)).toBe(job);
       expect(read!.partitionKey?.toString()).toBe("job-8");
-      expect(header(read!, "x-trace")).toBe("t-9");
+      expect(headerOf(read!, "x-trace")).toBe("t-9");
       // The crate keeps string and byte values of the header table only: the server's x-death (a
       // table) and x-delivery-count (a number) are not in its map.
-      expect(header(read!, "x-death")).toBeNull();
+      expect(headerOf(read!, "x-death")).toBeNull();
     });
 
     it("one quorum queue, the cap declared by both: the crate's and our declarations are the same queue, and the server moves a message after three deliveries in all, whichever consumer had them", async () => {
@@ -300,9 +293,9 @@ interopSuite(
         await connected.shutdown();
       }
       await rust.waitForDeliveries(1);
-      expect(header(rust.deliveries[0]!, "x-trace")).toBe("t-1");
-      expect(header(rust.deliveries[0]!, "reply-to")).toMatch(/^amq\.rabbitmq\.reply-to\./);
-      expect(header(rust.deliveries[0]!, "correlation-id")).not.toBeNull();
+      expect(headerOf(rust.deliveries[0]!, "x-trace")).toBe("t-1");
+      expect(headerOf(rust.deliveries[0]!, "reply-to")).toMatch(/^amq\.rabbitmq\.reply-to\./);
+      expect(headerOf(rust.deliveries[0]!, "correlation-id")).not.toBeNull();
 
       const asked = uniqueName("interop-asked");
       const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(live(), (b) => {
