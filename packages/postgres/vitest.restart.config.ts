@@ -1,15 +1,17 @@
 import { defineProject } from "vitest/config";
 
-// The test that restarts a PostgreSQL server: a project of its own, in the group that starts once
-// every other project's group has ended (as tooling/brokers' restart tests). Its server is
+// The tests that restart a server: a project of its own, in the group that starts once every other
+// project's group has ended (as tooling/brokers' restart tests). The PostgreSQL one restarts
 // tooling/brokers' restartable cluster on its own port, which it starts, holds alone while it
-// restarts it, and stops; the cluster the other live tests share is not touched, so no global setup.
+// restarts it, and stops; the outbox's restarts the shared Kafka broker, held alone (exclusive),
+// relaying from the shared PostgreSQL cluster, which the global setup starts as for the live tests.
 export default defineProject({
   resolve: { conditions: ["@ruststream/source"] },
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "postgres (restarts)",
     include: ["test/**/*.restart.test.ts"],
+    globalSetup: ["./test/globalSetup.ts"],
     sequence: { groupOrder: 1 },
     testTimeout: 300_000,
     hookTimeout: 120_000,

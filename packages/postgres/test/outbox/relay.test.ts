@@ -26,7 +26,7 @@ import {
   postgresHeaderNames,
 } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { ownRedis, redisCli, take } from "./support.js";
+import { inTransaction as inTransactionAt, ownRedis, redisCli, take } from "./support.js";
 
 // The transactional outbox on the real PostgreSQL, relaying to a real Redis: the shared server for
 // what must arrive, and a server of the test's own for a broker that refuses (the shared one is
@@ -63,20 +63,8 @@ afterAll(async () => {
 });
 
 /** Runs `work` in a transaction on its own connection; commits, or rolls back when `rollback`. */
-async function inTransaction(
-  work: (tx: pg.ClientBase) => Promise<void>,
-  rollback = false,
-): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query("BEGIN");
-    await work(client);
-    await client.query(rollback ? "ROLLBACK" : "COMMIT");
-  } finally {
-    await client.end();
-  }
-}
+const inTransaction = (work: (tx: pg.ClientBase) => Promise<void>, rollback = false) =>
+  inTransactionAt(url, work, rollback);
 
 /** The outbox rows of `label` (or of its dead letter), as the table holds them. */
 async function rows(queue: string) {
@@ -367,7 +355,7 @@ describe("the transactional outbox, relayed to Redis", () => {
     const lines: string[] = [];
     const child = await startService({
       fixture,
-      args: [url, table, label, redisUrl, String(leaseMs)],
+      args: [url, table, label, "redis", redisUrl, String(leaseMs), "1"],
       cwd,
       onLine: (line) => lines.push(line),
     });

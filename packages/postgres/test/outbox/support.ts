@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import type { BatchSubscription, Delivery } from "@ruststream/core";
+import pg from "pg";
 import { waitUntil } from "../support.js";
 
 const run = promisify(execFile);
@@ -99,4 +100,24 @@ export async function take(
     }
   }
   return got;
+}
+
+/**
+ * Runs `work` in a transaction on a connection of its own to `url`; commits, or rolls back when
+ * `rollback`.
+ */
+export async function inTransaction(
+  url: string,
+  work: (tx: pg.ClientBase) => Promise<void>,
+  rollback = false,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await work(client);
+    await client.query(rollback ? "ROLLBACK" : "COMMIT");
+  } finally {
+    await client.end();
+  }
 }
