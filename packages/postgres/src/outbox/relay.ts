@@ -39,6 +39,15 @@ export interface OutboxRelayOptions {
    */
   readonly sent?: "delete" | "keep";
   readonly retainMs?: number;
+  /**
+   * How long one publish may wait for its broker's confirmation before it counts as a failed
+   * attempt (backoff, then the dead letter at `maxAttempts`). Without it (the default), a publish
+   * whose client waits for its server to come back (Redis's, librdkafka's up to its
+   * `message.timeout.ms`) holds its key's head, the lease renewed, until the server answers. A
+   * publish that timed out may still land later: the next attempt then sends a copy with the same
+   * outbox id, which an inbox drops.
+   */
+  readonly publishTimeoutMs?: number;
   /** How long `stop()` waits for the publishes in flight (default 10,000 ms). */
   readonly stopTimeoutMs?: number;
   /** Where failed publishes and settles are reported (warn), with the label and outbox id. */
@@ -90,6 +99,7 @@ export class OutboxRelay {
     readonly maxMs: number;
     readonly claim: number;
     readonly stopTimeoutMs: number;
+    readonly publishTimeoutMs: number | undefined;
   };
   readonly #sources: ReadonlyMap<string, PostgresQueue>;
   readonly #subscriptions = new Set<PostgresQueueSubscription>();
@@ -117,6 +127,10 @@ export class OutboxRelay {
       maxMs: positive("backoff.maxMs", options.backoff?.maxMs, defaults.maxMs),
       claim,
       stopTimeoutMs: positive("stopTimeoutMs", options.stopTimeoutMs, defaults.stopTimeoutMs),
+      publishTimeoutMs:
+        options.publishTimeoutMs === undefined
+          ? undefined
+          : positive("publishTimeoutMs", options.publishTimeoutMs, 0),
     };
     this.#sources = new Map(
       labels.map((label) => [
@@ -231,12 +245,16 @@ export class OutboxRelay {
     }
     headers.delete(names.outboxDestination);
     try {
-      await target.publish({
-        name: destination,
-        payload: delivery.payload,
-        headers,
-        ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
-      });
+      await this.#publish(
+        target,
+        {
+          name: destination,
+          payload: delivery.payload,
+          headers,
+          ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
+        },
+        destination,
+      );
     } catch (error) {
       const delay = Math.min(
         this.#options.firstMs * 2 ** Math.max(0, delivery.redeliveryCount - 1),
@@ -252,6 +270,36 @@ export class OutboxRelay {
     }
     await this.#options.afterPublish(id);
     await this.#settle(log, delivery.ack());
+  }
+
+  /** The publish, failed with `timeout` once `publishTimeoutMs` passed without its confirmation. */
+  async #publish(
+    target: Publisher<never>,
+    message: Parameters<Publisher<never>["publish"]>[0],
+    destination: string,
+  ): Promise<void> {
+    const ms = this.#options.publishTimeoutMs;
+    const publishing = target.publish(message);
+    if (ms === undefined) {
+      await publishing;
+      return;
+    }
+    // Lost the race, it may still settle: its outcome is then nobody's to report.
+    publishing.catch(() => undefined);
+    const bound = new AbortController();
+    try {
+      await Promise.race([
+        publishing,
+        sleep(ms, undefined, { signal: bound.signal }).then(() => {
+          throw new RustStreamError(
+            "timeout",
+            `outbox relay: the publish to "${destination}" was not confirmed within publishTimeoutMs (${ms} ms); it counts as a failed attempt and is sent again after its backoff`,
+          );
+        }),
+      ]);
+    } finally {
+      bound.abort();
+    }
   }
 
   /** A settle that failed (the lease ended meanwhile) leaves the row to the next claim. */

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import {
   type Delivery,
   HeaderMap,
+  isRustStreamError,
   type LogFields,
   type Logger,
   type Publisher,
@@ -264,6 +265,62 @@ describe("the transactional outbox, relayed to Redis", () => {
       await target.shutdown();
       await own.stop();
     }
+  });
+
+  it("counts a publish unconfirmed within publishTimeoutMs as a failed attempt, up to the dead letter", async () => {
+    const label = uniqueName("redis");
+    const name = uniqueName("timeout");
+    const own = await ownRedis({ refusing: false });
+    const target = await new RedisBroker({ url: own.url }).connect();
+    const warned: unknown[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: ((fields: LogFields) => {
+        warned.push((fields as { error?: unknown }).error);
+      }) as Logger["warn"],
+      child: () => logger,
+    };
+    try {
+      await own.kill();
+      await inTransaction(async (tx) => {
+        await outbox.publish(tx, { broker: label, name }, { payload: bytes("never confirmed") });
+      });
+      const relay = await outbox.relay({
+        targets: { [label]: await target.defaultPublishPolicy().pair(target) },
+        publishTimeoutMs: 200,
+        backoff: { firstMs: 20, maxMs: 50 },
+        maxAttempts: 3,
+        pollMs: 50,
+        logger,
+      });
+      try {
+        // Without the bound the head would wait for the server (the test above); with it, each
+        // wait is an attempt, and the third moves the row to the dead letter.
+        await waitUntil(20_000, "the row in the dead letter", async () => {
+          return (await rows(outboxDeadLetter(label))).length === 1;
+        });
+      } finally {
+        await relay.stop();
+      }
+      expect(await rows(outboxDeadLetter(label))).toMatchObject([
+        { dead_source: label, dead_reason: "max-attempts", dead_attempts: 3 },
+      ]);
+      const timeouts = warned.filter((e) => isRustStreamError(e, "timeout"));
+      expect(timeouts).toHaveLength(3);
+      expect(String((timeouts[0] as Error).message)).toContain("publishTimeoutMs (200 ms)");
+    } finally {
+      await target.shutdown();
+      await own.stop();
+    }
+  });
+
+  it("refuses a publishTimeoutMs that is not a whole number of 1 or more", async () => {
+    await expect(
+      outbox.relay({ targets: { x: publisher }, publishTimeoutMs: 0 }),
+    ).rejects.toMatchObject({
+      code: "invalid-argument",
+      message: expect.stringContaining("publishTimeoutMs"),
+    });
   });
 
   it("stops within stopTimeoutMs while a publish waits for a broker that is down, leaving the row unmarked", async () => {
