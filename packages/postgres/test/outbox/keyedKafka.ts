@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BatchSubscription, Delivery, ReadonlyHeaderMap } from "@ruststream/core";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
@@ -109,7 +110,14 @@ async function readAll(
         `${missing.size} of ${expected.length} committed messages not on the topic after ${ms} ms`,
       );
     }
-    for (const delivery of await subscription.nextBatch(500)) {
+    // The wait for a batch is bounded too: a topic short of a message must fail here, not hang.
+    const left = Math.max(deadline - Date.now(), 1);
+    const bound = new AbortController();
+    const batch = await Promise.race([
+      subscription.nextBatch(500),
+      sleep(left, [] as Delivery[], { signal: bound.signal }).catch(() => [] as Delivery[]),
+    ]).finally(() => bound.abort());
+    for (const delivery of batch) {
       const id = delivery.headers.getString(postgresHeaderNames.outboxId) ?? "";
       const key = delivery.partitionKey === undefined ? "" : text(delivery.partitionKey);
       got.push({ key, seq: Number(text(delivery.payload)), id, headers: delivery.headers });
