@@ -10,6 +10,7 @@
 //   its run time is later than every row behind it, and a third of the heads are still delayed (as
 //   `tooling/chaos`'s `postgres-queue-retry` left its table);
 // - "a key per row": every row a key of its own, all ready;
+// - "no keys": no row with a key, all ready;
 // - "two per key, delayed": `rows / 2` keys of two rows, every head delayed, so nothing can be
 //   claimed and the claim asks every key (its costliest case).
 // POSTGRES_URL picks the server; without it tooling/brokers starts its own.
@@ -86,6 +87,7 @@ const backlogs = {
     );
   },
   "a key per row": () => fill("convert_to('k' || i, 'UTF8')"),
+  "no keys": () => fill("NULL"),
   "two per key, delayed": async () => {
     await fill("convert_to('k' || (i / 2), 'UTF8')");
     // Every key's head delayed: no row is claimable, and every key must be asked.
