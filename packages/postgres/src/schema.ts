@@ -9,7 +9,9 @@ import { type QueueTable, queueTable } from "./table.js";
  * - `lease`, `locked_until`: the claim holding it and until when; a settle names the lease, so a
  *   worker whose lease ended settles nothing of another's claim.
  * - `attempts`: claims so far, counted as the claim is made.
- * - `partition_key`: rows with one key are claimed one at a time, in order.
+ * - `partition_key`: rows with one key are claimed in order, by one claimant at a time; the
+ *   `_key` index finds each key's oldest undone row, and `_unkeyed` the ready rows without a key,
+ *   so a claim in key order reads neither a backlog waiting behind its keys' heads nor every row.
  * - `dedup_key`: at most one undone row per queue and key.
  * - `done_at`: set by an ack that keeps the row (`ack: "keep"`) until the retention sweep.
  * - `dead_source`, `dead_reason`, `dead_attempts`: where a dead-lettered row came from, why, and
@@ -45,6 +47,7 @@ export function statements(t: QueueTable): string[] {
 )`,
     `CREATE INDEX IF NOT EXISTS "${i}_ready" ON ${t.sql} (queue, priority DESC, run_at, id) WHERE done_at IS NULL`,
     `CREATE INDEX IF NOT EXISTS "${i}_key" ON ${t.sql} (queue, partition_key, id) WHERE done_at IS NULL AND partition_key IS NOT NULL`,
+    `CREATE INDEX IF NOT EXISTS "${i}_unkeyed" ON ${t.sql} (queue, priority DESC, run_at, id) WHERE done_at IS NULL AND partition_key IS NULL`,
     `CREATE UNIQUE INDEX IF NOT EXISTS "${i}_dedup" ON ${t.sql} (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL`,
     `CREATE INDEX IF NOT EXISTS "${i}_done" ON ${t.sql} (done_at) WHERE done_at IS NOT NULL`,
   ];

@@ -30,10 +30,18 @@ export interface PostgresQueueOptions {
    */
   readonly transactional?: boolean;
   /**
-   * Rows with a partition key are claimed one at a time per key, in order (default `true`): a
-   * key's next row waits until its head is settled for good. Rows without a key are unaffected.
+   * Rows with a partition key are claimed in order, by one claimant at a time per key (default
+   * `true`): a claim takes a key's oldest undone row and the ready rows right behind it (`perKey`
+   * at most), and no other claimant takes a row of that key while it holds them; a row behind a
+   * head retried with a delay waits for it. Rows without a key are unaffected.
    */
   readonly keyOrder?: boolean;
+  /**
+   * With `keyOrder`, rows of one key one claim takes at most (default: `claim`). `1` takes only a
+   * key's oldest undone row, so the rows behind it are claimed after it, each by a claim of its
+   * own (what the outbox relay does: it publishes a claim's rows side by side).
+   */
+  readonly perKey?: number;
   /** What an ack does (default `"delete"`); `"keep"` marks the row done, purged after `retainMs`. */
   readonly ack?: AckMode;
   /** How long a kept done row stays (default 7 days); swept by the subscriptions. */
@@ -67,6 +75,7 @@ export class PostgresQueue implements BrokerMovesSource {
   readonly leaseMs: number;
   readonly transactional: boolean;
   readonly keyOrder: boolean;
+  readonly perKey: number;
   readonly ack: AckMode;
   readonly retainMs: number;
   readonly pollMs: number;
@@ -87,6 +96,7 @@ export class PostgresQueue implements BrokerMovesSource {
     this.pollMs = positive("pollMs", options.pollMs, defaults.pollMs);
     this.transactional = options.transactional ?? false;
     this.keyOrder = options.keyOrder ?? true;
+    this.perKey = positive("perKey", options.perKey, this.claim);
     if (options.ack !== undefined && options.ack !== "delete" && options.ack !== "keep") {
       throw new RustStreamError(
         "invalid-argument",

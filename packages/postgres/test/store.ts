@@ -39,9 +39,18 @@ async function claimAll(
   max = 10,
   keyOrder = false,
   ownLeases: readonly string[] = [],
+  perKey = max,
 ) {
   const held = lease();
-  const rows = await store.claim({ queue, max, lease: held, leaseMs: 30_000, keyOrder, ownLeases });
+  const rows = await store.claim({
+    queue,
+    max,
+    lease: held,
+    leaseMs: 30_000,
+    keyOrder,
+    ownLeases,
+    perKey,
+  });
   return { rows, held: rows.map((r): Held => ({ id: r.id, lease: held })) };
 }
 
@@ -105,6 +114,7 @@ export function storeContract(f: StoreFixture): void {
       leaseMs: 200,
       keyOrder: false,
       ownLeases: [],
+      perKey: 1,
     });
     expect(rows).toHaveLength(1);
     expect((await claimAll(s, q)).rows).toEqual([]);
@@ -146,7 +156,7 @@ export function storeContract(f: StoreFixture): void {
     ).toEqual([["poison", undefined, undefined, 1]]);
   });
 
-  it("per-key order: a key is worked through by one claimant at a time, in order", async () => {
+  it("per-key order: a claim takes a key's head and the ready rows behind it, in order; no other claimant takes the key meanwhile", async () => {
     const s = f.store();
     const q = unique("keys");
     const k1 = bytes("k1");
@@ -157,24 +167,55 @@ export function storeContract(f: StoreFixture): void {
       row(q, "k2-a", { partitionKey: k2 }),
       row(q, "free"),
       row(q, "k2-b", { partitionKey: k2 }),
+      // Urgent, but behind k1's head: it comes right after the rows before it in its key.
+      row(q, "k1-c", { partitionKey: k1, priority: 5 }),
     ]);
-    // One claim takes the head of each key.
-    const first = await claimAll(s, q, 10, true);
-    expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-a", "free"]);
+    // One claim takes three rows of k1 (the old claim took one per key: k1-a, k2-a, free).
+    const first = await claimAll(s, q, 4, true);
+    expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k1-b", "k1-c", "k2-a"]);
     const mine = first.held[0]!.lease;
-    // Another claimant gets nothing of a key while its head is in work.
-    expect((await claimAll(s, q, 10, true)).rows).toEqual([]);
-    // The claimant holding the heads takes the next of each key.
+    // Another claimant gets nothing of a key while a row of it is in work: only the keyless row.
+    const other = await claimAll(s, q, 10, true);
+    expect(other.rows.map((r) => text(r.payload))).toEqual(["free"]);
+    // The claimant holding k2's head takes the row behind it.
     const second = await claimAll(s, q, 10, true, [mine]);
-    expect(second.rows.map((r) => text(r.payload))).toEqual(["k1-b", "k2-b"]);
-    await s.settle(second.held, { kind: "release" });
-    // The head of k1 retried: back in its place, and k1-b waits behind it, even for its claimant.
-    await s.settle(first.held.slice(0, 1), { kind: "retry", delayMs: 0 });
-    const third = await claimAll(s, q, 10, true, [mine]);
-    expect(third.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-b"]);
-    await s.settle([...third.held, ...first.held.slice(1)], { kind: "ack", keep: false });
-    const fourth = await claimAll(s, q, 10, true);
-    expect(fourth.rows.map((r) => text(r.payload))).toEqual(["k1-b"]);
+    expect(second.rows.map((r) => text(r.payload))).toEqual(["k2-b"]);
+    // k1's head retried with a delay: the rows behind it, given back, wait for it, even for the
+    // claimant holding k2.
+    await s.settle(first.held.slice(0, 1), { kind: "retry", delayMs: 60_000 });
+    await s.settle(first.held.slice(1, 3), { kind: "release" });
+    expect((await claimAll(s, q, 10, true, [mine])).rows).toEqual([]);
+    expect((await claimAll(s, q, 10, true)).rows).toEqual([]);
+    await s.settle([...first.held.slice(3), ...second.held, ...other.held], {
+      kind: "ack",
+      keep: false,
+    });
+  });
+
+  it("per-key order: a head retried at once is claimed again in its place, with the rows behind it; perKey 1 takes heads only", async () => {
+    const s = f.store();
+    const q = unique("heads");
+    const k1 = bytes("k1");
+    const k2 = bytes("k2");
+    await s.insert([
+      row(q, "k1-a", { partitionKey: k1 }),
+      row(q, "k2-a", { partitionKey: k2 }),
+      row(q, "k1-b", { partitionKey: k1 }),
+      row(q, "k2-b", { partitionKey: k2 }),
+      // Not due yet: it ends k2's run of ready rows.
+      row(q, "k2-later", { partitionKey: k2, delayMs: 60_000 }),
+      row(q, "k2-c", { partitionKey: k2 }),
+    ]);
+    const heads = await claimAll(s, q, 10, true, [], 1);
+    expect(heads.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-a"]);
+    await s.settle(heads.held, { kind: "retry", delayMs: 0 });
+    const runs = await claimAll(s, q, 10, true);
+    expect(runs.rows.map((r) => [text(r.payload), r.attempts])).toEqual([
+      ["k1-a", 2],
+      ["k2-a", 2],
+      ["k1-b", 1],
+      ["k2-b", 1],
+    ]);
   });
 
   it("a deduplication key keeps one undone row per queue and key", async () => {

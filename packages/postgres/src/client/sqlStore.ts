@@ -1,6 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import { statements } from "../schema.js";
 import type { QueueTable } from "../table.js";
+import { claimStatements } from "./claimStatements.js";
 import type { PostgresDriver, Queryable, QueryResult } from "./driver.js";
 import { headerArrays, plain } from "./headerArrays.js";
 import type {
@@ -88,15 +89,19 @@ export class SqlStore implements QueueStore {
   }
 
   async claim(claim: Claim): Promise<ClaimedRow[]> {
-    const result = await this.#driver.query(this.#sql.claim, [
-      claim.queue,
-      claim.max,
-      claim.lease,
-      claim.leaseMs,
-      claim.keyOrder,
-      claim.ownLeases,
-    ]);
-    return result.rows.map(claimedRow).sort(claimOrder);
+    const head = [claim.queue, claim.max, claim.lease, claim.leaseMs];
+    const result = claim.keyOrder
+      ? await this.#driver.query(this.#sql.keyOrdered, [
+          ...head,
+          claim.ownLeases,
+          Math.min(claim.perKey, claim.max),
+        ])
+      : await this.#driver.query(this.#sql.plain, head);
+    // UPDATE ... RETURNING keeps no order: each row says its place in the claim.
+    return result.rows
+      .map((row) => ({ row, pos: Number(row.pos) }))
+      .sort((a, b) => a.pos - b.pos)
+      .map(({ row }) => claimedRow(row));
   }
 
   settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>> {
@@ -260,21 +265,7 @@ async function settleOn(
 /** The statements that depend only on the table, built once per store. */
 function statementsFor(t: QueueTable) {
   return {
-    claim: `WITH picked AS (
-  SELECT q.id FROM ${t.sql} AS q
-  WHERE q.queue = $1 AND q.done_at IS NULL AND q.run_at <= now()
-    AND (q.locked_until IS NULL OR q.locked_until <= now())
-    AND (NOT $5::boolean OR q.partition_key IS NULL OR NOT EXISTS (
-      SELECT 1 FROM ${t.sql} AS h
-      WHERE h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id
-        AND NOT COALESCE(h.lease = ANY($6::uuid[]) AND h.locked_until > now(), false)))
-  ORDER BY q.priority DESC, q.run_at, q.id
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED)
-UPDATE ${t.sql} AS q SET attempts = q.attempts + 1, lease = $3::uuid, locked_until = ${after(4)}
-FROM picked WHERE q.id = picked.id
-RETURNING q.id::text AS id, q.queue, q.payload, q.header_names, q.header_values, q.partition_key,
-  q.priority, q.run_at, q.attempts, q.dead_source, q.dead_reason, q.dead_attempts`,
+    ...claimStatements(t, after),
     extend: `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} RETURNING q.id::text AS id`,
     nextDue: `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
@@ -295,7 +286,7 @@ function ids(result: QueryResult): Set<bigint> {
 }
 
 /** A claimed row as the library decoded it (bytea as bytes, arrays as arrays, int8 as text). */
-export function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: number } {
+export function claimedRow(row: Record<string, unknown>): ClaimedRow {
   const id = row.id as string;
   const queue = row.queue as string;
   return {
@@ -305,17 +296,9 @@ export function claimedRow(row: Record<string, unknown>): ClaimedRow & { runAt: 
     ...headerArrays(id, queue, row.header_names, row.header_values),
     partitionKey: row.partition_key === null ? undefined : plain(row.partition_key as Uint8Array),
     priority: Number(row.priority),
-    runAt: new Date(row.run_at as string | Date).getTime(),
     attempts: Number(row.attempts),
     deadSource: (row.dead_source as string | null) ?? undefined,
     deadReason: (row.dead_reason as string | null) ?? undefined,
     deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
   };
-}
-
-/** The claim's order (UPDATE ... RETURNING keeps none): priority, then run time, then id. */
-function claimOrder(a: ClaimedRow & { runAt: number }, b: ClaimedRow & { runAt: number }): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.runAt !== b.runAt) return a.runAt - b.runAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

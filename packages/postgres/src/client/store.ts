@@ -58,11 +58,15 @@ export interface Claim {
   readonly leaseMs: number;
   /**
    * Per-key order: a row with a partition key is claimed only while every earlier undone row of
-   * its key is held by one of `ownLeases` (the claimant's leases still in work), so one claimant
-   * at a time works through a key, in order, and no other takes a row of it meanwhile.
+   * its key is held by one of `ownLeases` (the claimant's leases still in work) or taken by this
+   * same claim, so one claimant at a time works through a key, in order, and no other takes a row
+   * of it meanwhile. A claim takes a key's head (its oldest undone row not held by the claimant)
+   * when it is ready, and the ready rows right behind it, `perKey` at most, in order.
    */
   readonly keyOrder: boolean;
   readonly ownLeases: readonly string[];
+  /** Rows of one key a key-ordered claim takes at most (1: only its head). */
+  readonly perKey: number;
 }
 
 /**

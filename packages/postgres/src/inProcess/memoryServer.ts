@@ -1,6 +1,7 @@
 import { type Clock, type ClockTimer, systemClock } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
 import type { Claim, ClaimedRow, Held, NewRow, Settle } from "../client/store.js";
+import { claimPick } from "./claimPick.js";
 
 /** A row of the stand-in's table: the columns of `schema.ts`, in memory. */
 interface MemoryRow {
@@ -99,30 +100,8 @@ export class MemoryServer {
 
   claim(claim: Claim): ClaimedRow[] {
     const now = this.#clock.now();
-    const rows = [...this.#queue(claim.queue).values()].filter((r) => r.doneAt === undefined);
-    // Per key, in id (insert) order: a row is open to this claim while every earlier undone row
-    // of its key is held by one of the claimant's own live leases.
-    const open = new Set<MemoryRow>();
-    if (claim.keyOrder) {
-      const own = new Set(claim.ownLeases);
-      const blocked = new Set<string>();
-      for (const r of [...rows].sort(byId)) {
-        if (r.partitionKey === undefined) continue;
-        const key = Buffer.from(r.partitionKey).toString("hex");
-        if (!blocked.has(key)) open.add(r);
-        const ours = r.lease !== undefined && own.has(r.lease) && (r.lockedUntil ?? 0) > now;
-        if (!ours) blocked.add(key);
-      }
-    }
-    const ready = rows
-      .filter(
-        (r) =>
-          r.runAt <= now &&
-          (r.lockedUntil === undefined || r.lockedUntil <= now) &&
-          (!claim.keyOrder || r.partitionKey === undefined || open.has(r)),
-      )
-      .sort((a, b) => b.priority - a.priority || a.runAt - b.runAt || byId(a, b))
-      .slice(0, claim.max);
+    const undone = [...this.#queue(claim.queue).values()].filter((r) => r.doneAt === undefined);
+    const ready = claimPick(undone, claim, now);
     for (const r of ready) {
       r.attempts += 1;
       r.lease = claim.lease;
@@ -354,8 +333,4 @@ export class MemoryServer {
   #wake(queue: string): void {
     for (const listener of [...this.#listeners]) listener.wake(queue);
   }
-}
-
-function byId(a: MemoryRow, b: MemoryRow): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

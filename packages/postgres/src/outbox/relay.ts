@@ -140,6 +140,8 @@ export class OutboxRelay {
           {
             claim,
             keyOrder: true,
+            // A claim's rows are published side by side: one row of a key at a time.
+            perKey: 1,
             ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
             ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
             ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),

@@ -243,6 +243,7 @@ export class PostgresQueueSubscription
       lease,
       leaseMs: source.leaseMs,
       keyOrder: source.keyOrder,
+      perKey: source.perKey,
       ownLeases: [
         ...new Set([...this.#held.values()].filter((d) => !d.settled).map((d) => d.held.lease)),
       ],

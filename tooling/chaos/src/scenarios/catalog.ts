@@ -351,6 +351,21 @@ export const scenarios: readonly Scenario[] = [
     ci: true,
   },
   {
+    name: "postgres-queue-retry-keyorder",
+    description:
+      "postgres-queue-retry with keyOrder: a key's delayed head holds back the rows behind it, which build a backlog that claims taking a key's head and the rows behind it must drain",
+    broker: "postgres-queue",
+    replicas: 2,
+    faults: ["kill", "cut"],
+    // A row claimed with its key's head is held when the head is retried, and is handled before
+    // the head's retry: keyOrder orders claims, not handling across a retry.
+    orderPerKey: false,
+    inFlightPerReplica: POSTGRES_PREFETCH,
+    retry: retryPlan,
+    keyOrder: true,
+    ci: true,
+  },
+  {
     name: "postgres-queue-restart",
     description:
       "postgres-queue-proxy on the restartable cluster of tooling/brokers (its own data and port), its postmaster and backends also SIGKILLed at once and started again on their data (recovery from the WAL); each key in order across the restart",

@@ -86,6 +86,7 @@ export async function runScenario(
     ...(scenario.retry === undefined
       ? {}
       : { retry: { ...scenario.retry, deadLetter: `${key}.dlq` } }),
+    ...(scenario.keyOrder === undefined ? {} : { keyOrder: scenario.keyOrder }),
   };
   log(
     `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,

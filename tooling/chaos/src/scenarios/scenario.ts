@@ -22,6 +22,8 @@ export interface Scenario {
   readonly inFlightPerReplica: number;
   /** The retry plan; its dead letter is named after the run's stream key. */
   readonly retry?: Omit<RetryPlan, "deadLetter">;
+  /** A PostgreSQL queue's `keyOrder`, where it differs from the default (on without a retry plan). */
+  readonly keyOrder?: boolean;
   /** In the CI profile (a scenario left out says why). */
   readonly ci: true | string;
 }

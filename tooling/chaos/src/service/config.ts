@@ -50,6 +50,8 @@ export interface ServiceConfig {
   /** Work per message, so faults land with messages under way. */
   readonly workMs: number;
   readonly retry?: RetryPlan;
+  /** A PostgreSQL queue's `keyOrder` (default: on without a retry plan, off with one). */
+  readonly keyOrder?: boolean;
 }
 
 /** A failing message of the plan: `seq % failEvery === 1`. */

@@ -21,13 +21,12 @@ export function mountPostgres(
     source: (queue: string) => PostgresQueue,
   ) => void,
 ): void {
-  // The retry scenario checks no order, and a claim under `keyOrder` falls behind for good once a
-  // backlog builds (README, Found so far: the delayed retries built one): it runs without.
+  // The retry scenario checks no order and runs without `keyOrder`; its `-keyorder` variant with.
   const source = (queue: string) =>
     new PostgresQueue(queue, {
       claim: POSTGRES_CLAIM,
       leaseMs: POSTGRES_LEASE_MS,
-      keyOrder: config.retry === undefined,
+      keyOrder: config.keyOrder ?? config.retry === undefined,
     });
   app.broker(
     new PostgresBroker({ url: config.address, table: POSTGRES_TABLE, ensureSchema: true }),
