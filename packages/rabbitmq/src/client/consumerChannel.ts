@@ -1,7 +1,9 @@
 import { RustStreamError } from "@ruststream/core";
 import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
 import type { ConsumeRequest, LinkConsumer, LinkDelivery } from "../link.js";
+import { AckBatch } from "./ackBatch.js";
 import { linkProperties } from "./properties.js";
+import type { StreamEnds } from "./streamBounds.js";
 
 /**
  * One consumer on a channel of its own, so its prefetch (`basic.qos`) is its own. It outlives its
@@ -12,13 +14,20 @@ import { linkProperties } from "./properties.js";
 export class ConsumerChannel implements LinkConsumer {
   readonly #request: ConsumeRequest;
   readonly #forget: (consumer: ConsumerChannel) => void;
+  readonly #streamEnds: StreamEnds;
   #channel: Channel | undefined;
+  #acks: AckBatch | undefined;
   #tag: string | undefined;
   #cancelled = false;
 
-  constructor(request: ConsumeRequest, forget: (consumer: ConsumerChannel) => void) {
+  constructor(
+    request: ConsumeRequest,
+    forget: (consumer: ConsumerChannel) => void,
+    streamEnds: StreamEnds,
+  ) {
     this.#request = request;
     this.#forget = forget;
+    this.#streamEnds = streamEnds;
   }
 
   get cancelled(): boolean {
@@ -39,8 +48,10 @@ export class ConsumerChannel implements LinkConsumer {
     });
     await channel.prefetch(this.#request.prefetch);
     const live = { open: true };
+    const acks = new AckBatch(channel, Math.ceil(this.#request.prefetch / 4));
     channel.on("close", () => {
       live.open = false;
+      acks.close();
     });
     const consumed = await channel.consume(
       this.#request.queue,
@@ -53,11 +64,14 @@ export class ConsumerChannel implements LinkConsumer {
           );
           return;
         }
-        this.#request.onDelivery(delivery(this.#request.queue, channel, live, message));
+        acks.delivered(message);
+        this.#streamEnds.saw(this.#request.queue, message.properties.headers?.["x-stream-offset"]);
+        this.#request.onDelivery(delivery(this.#request.queue, acks, live, message));
       },
       { arguments: this.#request.arguments },
     );
     this.#channel = channel;
+    this.#acks = acks;
     this.#tag = consumed.consumerTag;
     if (this.#cancelled) await this.#closeChannel();
   }
@@ -73,17 +87,23 @@ export class ConsumerChannel implements LinkConsumer {
   async #closeChannel(): Promise<void> {
     const channel = this.#channel;
     const tag = this.#tag;
+    const acks = this.#acks;
     this.#channel = undefined;
+    this.#acks = undefined;
     this.#tag = undefined;
     if (channel === undefined) return;
+    // The acks made so far go before the cancel, and those made during it before the close: what
+    // is not acked goes back with the channel.
+    acks?.flush();
     if (tag !== undefined) await channel.cancel(tag).catch(() => {});
+    acks?.flush();
     await channel.close().catch(() => {});
   }
 }
 
 function delivery(
   queue: string,
-  channel: Channel,
+  acks: AckBatch,
   live: { readonly open: boolean },
   message: ConsumeMessage,
 ): LinkDelivery {
@@ -103,7 +123,7 @@ function delivery(
     content: message.content,
     properties: linkProperties(message),
     redelivered: message.fields.redelivered,
-    ack: () => settle("ack", () => channel.ack(message)),
-    reject: (requeue) => settle("reject", () => channel.reject(message, requeue)),
+    ack: () => settle("ack", () => acks.ack(message)),
+    reject: (requeue) => settle("reject", () => acks.reject(message, requeue)),
   };
 }
