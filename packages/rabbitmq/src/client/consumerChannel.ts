@@ -1,6 +1,6 @@
 import { RustStreamError } from "@ruststream/core";
 import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
-import type { ConsumeRequest, LinkConsumer, LinkDelivery } from "../link.js";
+import type { ConsumeRequest, LinkConsumer, LinkDelivery, LinkProperties } from "../link.js";
 import { AckBatch } from "./ackBatch.js";
 import { linkProperties } from "./properties.js";
 import type { StreamEnds } from "./streamBounds.js";
@@ -66,7 +66,7 @@ export class ConsumerChannel implements LinkConsumer {
         }
         acks.delivered(message);
         this.#streamEnds.saw(this.#request.queue, message.properties.headers?.["x-stream-offset"]);
-        this.#request.onDelivery(delivery(this.#request.queue, acks, live, message));
+        this.#request.onDelivery(new AmqpDelivery(this.#request.queue, acks, live, message));
       },
       { arguments: this.#request.arguments },
     );
@@ -101,29 +101,54 @@ export class ConsumerChannel implements LinkConsumer {
   }
 }
 
-function delivery(
-  queue: string,
-  acks: AckBatch,
-  live: { readonly open: boolean },
-  message: ConsumeMessage,
-): LinkDelivery {
-  const settle = (what: string, work: () => void) => {
-    if (!live.open) {
+/**
+ * A delivery as the subscription sees it: one object per message, its settles methods (no closures
+ * made per message), refused once the channel it came on is gone.
+ */
+class AmqpDelivery implements LinkDelivery {
+  readonly queue: string;
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly content: Uint8Array;
+  readonly properties: LinkProperties;
+  readonly redelivered: boolean;
+  readonly #acks: AckBatch;
+  readonly #live: { readonly open: boolean };
+  readonly #message: ConsumeMessage;
+
+  constructor(
+    queue: string,
+    acks: AckBatch,
+    live: { readonly open: boolean },
+    message: ConsumeMessage,
+  ) {
+    this.queue = queue;
+    this.exchange = message.fields.exchange;
+    this.routingKey = message.fields.routingKey;
+    this.content = message.content;
+    this.properties = linkProperties(message);
+    this.redelivered = message.fields.redelivered;
+    this.#acks = acks;
+    this.#live = live;
+    this.#message = message;
+  }
+
+  ack(): void {
+    this.#assertLive("ack");
+    this.#acks.ack(this.#message);
+  }
+
+  reject(requeue: boolean): void {
+    this.#assertLive("reject");
+    this.#acks.reject(this.#message, requeue);
+  }
+
+  #assertLive(what: string): void {
+    if (!this.#live.open) {
       throw new RustStreamError(
         "broker-failure",
-        `cannot ${what} a delivery of queue "${queue}": the channel it came on closed (a lost connection), so RabbitMQ delivers it again`,
+        `cannot ${what} a delivery of queue "${this.queue}": the channel it came on closed (a lost connection), so RabbitMQ delivers it again`,
       );
     }
-    work();
-  };
-  return {
-    queue,
-    exchange: message.fields.exchange,
-    routingKey: message.fields.routingKey,
-    content: message.content,
-    properties: linkProperties(message),
-    redelivered: message.fields.redelivered,
-    ack: () => settle("ack", () => acks.ack(message)),
-    reject: (requeue) => settle("reject", () => acks.reject(message, requeue)),
-  };
+  }
 }
