@@ -159,7 +159,7 @@ describe("servers and bindings", () => {
     });
     const doc = asyncapiDocument(app, { logger: silentLogger });
     expect(doc.operations?.receive_ledger?.["x-ruststream-bindings"]).toEqual({
-      amqp: { queueType: "stream", prefetch: 32, offset: "2026-12-01T00:00:00.000Z" },
+      amqp: { queueType: "stream", prefetch: 256, offset: "2026-12-01T00:00:00.000Z" },
     });
   });
 });

@@ -31,6 +31,7 @@ import type { QueueDelivery } from "./queue/queueDelivery.js";
 import { QueueSubscription } from "./queue/queueSubscription.js";
 import { ReplyInbox } from "./replyInbox.js";
 import { RabbitQueue, type RabbitSource } from "./sources.js";
+import { StreamSubscription } from "./stream/streamSubscription.js";
 import type { Topology } from "./topology/topology.js";
 
 /**
@@ -103,13 +104,16 @@ export class ConnectedRabbitBroker
     this.assertOpen();
     const descriptor = this.descriptorOf(source);
     await this.ensure(descriptor.topology(), descriptor.declare);
+    const options = {
+      queue: descriptor.name,
+      type: descriptor.type,
+      prefetch: descriptor.prefetch,
+      arguments: descriptor.consumeArguments(),
+    };
     return this.adopt(
-      await QueueSubscription.open(this, {
-        queue: descriptor.name,
-        type: descriptor.type,
-        prefetch: descriptor.prefetch,
-        arguments: descriptor.consumeArguments(),
-      }),
+      descriptor.type === "stream"
+        ? await StreamSubscription.open(this, options)
+        : await QueueSubscription.open(this, options),
     );
   }
 

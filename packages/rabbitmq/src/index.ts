@@ -13,6 +13,7 @@
 //   link.ts           what the broker needs of the server
 //   topology/         exchanges, queues and bindings as data, and the refusals of a check
 //   queue/            the queue mode: its subscription and delivery
+//   stream/           the stream mode: a queue subscription that seeks
 //   client/           the link on amqplib: our connection and its recovery, the only code that meets the server
 //   inProcess/        the in-process stand-in of the server, for TestApp
 
@@ -20,7 +21,12 @@ export { RabbitBroker } from "./broker.js";
 export type { ClosedRabbitBroker, ConnectedRabbitBroker } from "./connection.js";
 export { rabbitHeaderNames } from "./names.js";
 export type { RabbitBrokerOptions } from "./options.js";
-export { RabbitPosition } from "./position.js";
+export {
+  parseRabbitStreamPosition,
+  RabbitPosition,
+  type RabbitStreamSeekPosition,
+  RabbitStreamTimePosition,
+} from "./position.js";
 export type { RabbitPublisher, RabbitPublishOptions } from "./publisher.js";
 export { RabbitPublish, type RabbitPublishPolicyOptions } from "./publishPolicy.js";
 export type { QueueDelivery } from "./queue/queueDelivery.js";
@@ -34,8 +40,9 @@ export {
   type RabbitSource,
   RabbitStream,
   type RabbitStreamOptions,
-  type StreamOffset,
 } from "./sources.js";
+export type { StreamSubscription } from "./stream/streamSubscription.js";
 export type { RabbitBinding } from "./topology/binding.js";
 export { RabbitExchange, type RabbitExchangeOptions } from "./topology/exchange.js";
+export type { StreamOffset } from "./topology/streamOffset.js";
 export type { ExchangeType, QueueType, Table, TableValue } from "./topology/topology.js";

@@ -51,6 +51,11 @@ export interface LinkConsumer {
   cancel(): Promise<void>;
 }
 
+export interface StreamBounds {
+  readonly first: bigint;
+  readonly next: bigint;
+}
+
 export interface PublishRequest {
   readonly exchange: string;
   readonly routingKey: string;
@@ -68,6 +73,11 @@ export interface Link {
    */
   ensure(topology: Topology, declare: boolean): Promise<void>;
   consume(request: ConsumeRequest): Promise<LinkConsumer>;
+  /**
+   * The offsets a stream queue holds: the first it keeps and the next it will write (equal when it
+   * holds nothing). Rejects with `invalid-argument` when there is no such stream.
+   */
+  streamBounds(queue: string): Promise<StreamBounds>;
   /** Resolves once the server confirmed the message; rejects on its nack or a return. */
   publish(request: PublishRequest): Promise<void>;
   /**

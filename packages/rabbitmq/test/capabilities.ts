@@ -30,3 +30,21 @@ export const quorumCapabilities: Capabilities = {
   ...classicCapabilities,
   requeue: true,
 };
+
+/**
+ * A stream queue (read with `RabbitStream`, from `"next"` unless told otherwise). It keeps every
+ * message for every reader, so a requeue has nothing to put back: it answers `unsupported` and the
+ * runtime appends a counted copy, which the subscription reads in turn.
+ */
+export const streamCapabilities: Capabilities = {
+  ...classicCapabilities,
+  // An AMQP consumer of a stream keeps no offset on the server (3.10 stores offsets for consumers
+  // of its stream protocol only): a new subscription reads from the offset its descriptor names, so
+  // what the last one left unsettled does not come back to it.
+  durable: false,
+  // 3.10 drops a dead letter routed to a stream, so no wait queue can bring a copy back: the
+  // runtime holds the copy for the delay and appends it.
+  delayedRequeue: false,
+  // Each delivery's position is its offset: a subscription consumes again from an offset or a time.
+  seek: true,
+};

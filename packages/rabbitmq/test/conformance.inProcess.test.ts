@@ -8,8 +8,9 @@ import {
   RabbitQueue,
   RabbitQuorumQueue,
   type RabbitSource,
+  RabbitStream,
 } from "../src/index.js";
-import { classicCapabilities, quorumCapabilities } from "./capabilities.js";
+import { classicCapabilities, quorumCapabilities, streamCapabilities } from "./capabilities.js";
 import { everySuite } from "./conformance.js";
 
 // The in-process mode runs the broker's own code against a stand-in of the server; these are the
@@ -32,6 +33,7 @@ const timing = { arrivalMs: 3000, silenceMs: 200 };
 const kinds: [string, (name: string) => RabbitSource, typeof classicCapabilities][] = [
   ["classic queue", (name) => new RabbitQueue(name), classicCapabilities],
   ["quorum queue", (name) => new RabbitQuorumQueue(name), quorumCapabilities],
+  ["stream queue", (name) => new RabbitStream(name), streamCapabilities],
 ];
 
 for (const [kind, makeSource, capabilities] of kinds) {

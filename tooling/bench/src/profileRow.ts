@@ -6,7 +6,7 @@
 //
 // From this folder. Each bench's row arguments and defaults are in its profiled.ts; the usage line
 // (`src/profileRow.ts <bench> --help`) prints them. The broker benches read their server from the
-// environment (`REDIS_URL`, `KAFKA_BROKERS`, `PULSAR_URL`: `pnpm brokers env <broker>` prints them;
+// environment (`REDIS_URL`, `KAFKA_BROKERS`, `PULSAR_URL`, `RABBITMQ_URL`: `pnpm brokers env <broker>` prints them;
 // the publish bench starts tooling/brokers' when unset). Then
 // `node --import tsx src/redis/drain/profileSummary.ts /tmp/prof/<file>.cpuprofile` for self time
 // by function and by package.
@@ -20,6 +20,7 @@ const benches: Record<string, () => Promise<ProfiledBench>> = {
   kafka: async () => (await import("./kafka/profiled.js")).profiled,
   pulsar: async () => (await import("./pulsar/profiled.js")).profiled,
   publish: async () => (await import("./publish/profiled.js")).profiled,
+  rabbitmq: async () => (await import("./rabbitmq/profiled.js")).profiled,
 };
 
 const [benchArg, ...args] = process.argv.slice(2);

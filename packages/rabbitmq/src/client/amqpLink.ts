@@ -1,7 +1,14 @@
 import { RustStreamError } from "@ruststream/core";
 import { LinkStates } from "@ruststream/core/broker";
 import amqp, { type ChannelModel } from "amqplib";
-import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
+import type {
+  ConsumeRequest,
+  Link,
+  LinkConsumer,
+  LinkDelivery,
+  PublishRequest,
+  StreamBounds,
+} from "../link.js";
 import { directReplyTo } from "../names.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
 import { ChannelSlot, type ClosableChannel } from "./channelSlot.js";
@@ -9,6 +16,7 @@ import { ConsumerChannel } from "./consumerChannel.js";
 import { guardFrames } from "./frameGuard.js";
 import { PublishChannel } from "./publishChannel.js";
 import { refusalOf } from "./serverError.js";
+import { StreamEnds, streamBounds } from "./streamBounds.js";
 import { checkTopology, declareTopology } from "./topologyCheck.js";
 import { TxChannel } from "./txChannel.js";
 
@@ -37,6 +45,7 @@ export class AmqpLink implements Link {
   readonly replyTo = directReplyTo;
   readonly #options: AmqpLinkOptions;
   readonly #consumers = new Set<ConsumerChannel>();
+  readonly #streamEnds = new StreamEnds();
   #model: ChannelModel | undefined;
   readonly #publish = new ChannelSlot((model) => PublishChannel.open(model, this.#onReply));
   readonly #tx = new ChannelSlot(TxChannel.open);
@@ -81,7 +90,11 @@ export class AmqpLink implements Link {
 
   async consume(request: ConsumeRequest): Promise<LinkConsumer> {
     const model = await this.#connected(`consuming queue "${request.queue}"`);
-    const consumer = new ConsumerChannel(request, (c) => this.#consumers.delete(c));
+    const consumer = new ConsumerChannel(
+      request,
+      (c) => this.#consumers.delete(c),
+      this.#streamEnds,
+    );
     try {
       await consumer.attach(model, (error) => this.#reattach(consumer, error));
     } catch (error) {
@@ -96,6 +109,11 @@ export class AmqpLink implements Link {
     }
     this.#consumers.add(consumer);
     return consumer;
+  }
+
+  async streamBounds(queue: string): Promise<StreamBounds> {
+    const model = await this.#connected(`reading the offsets of stream "${queue}"`);
+    return streamBounds(model, queue, this.#streamEnds.next(queue));
   }
 
   async publish(request: PublishRequest): Promise<void> {

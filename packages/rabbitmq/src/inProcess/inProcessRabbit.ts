@@ -1,19 +1,21 @@
 import { type Clock, RustStreamError, systemClock } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
-import type { LinkDelivery, PublishRequest } from "../link.js";
+import type { LinkDelivery, PublishRequest, StreamBounds } from "../link.js";
 import { topologyRefusal, unroutable } from "../topology/refusal.js";
-import type {
-  BindingSpec,
-  ExchangeSpec,
-  ExchangeType,
-  QueueSpec,
-  Table,
-  Topology,
+import {
+  type BindingSpec,
+  type ExchangeSpec,
+  type ExchangeType,
+  type QueueSpec,
+  queueTypeOf,
+  type Table,
+  type Topology,
 } from "../topology/topology.js";
 import { nothingCommitted, unroutableAtCommit } from "../transactionRefusal.js";
 import { matches, pickByHash } from "./routing.js";
 import { StandInLink, type StandInServer } from "./standInLink.js";
 import { type QueueHost, StandInQueue } from "./standInQueue.js";
+import { StandInStream } from "./standInStream.js";
 import { type DeathReason, deathHeaders, type StoredMessage, stored } from "./storedMessage.js";
 
 const replyPrefix = "amq.rabbitmq.reply-to.";
@@ -42,7 +44,7 @@ export class InProcessRabbit implements QueueHost, StandInServer {
     ["amq.headers", builtIn("amq.headers", "headers")],
     ["amq.match", builtIn("amq.match", "headers")],
   ]);
-  readonly #queues = new Map<string, StandInQueue>();
+  readonly #queues = new Map<string, StandInQueue | StandInStream>();
   #bindings: BindingSpec[] = [];
   readonly #replyInboxes = new Map<string, (reply: LinkDelivery) => void>();
   #links = 0;
@@ -59,12 +61,23 @@ export class InProcessRabbit implements QueueHost, StandInServer {
     return new StandInLink(this, `${++this.#links}`);
   }
 
-  queue(name: string): StandInQueue {
+  queue(name: string): StandInQueue | StandInStream {
     const queue = this.#queues.get(name);
     if (queue === undefined) {
       throw topologyRefusal(`queue "${name}"`, 404, `NOT_FOUND - no queue '${name}' in vhost '/'`);
     }
     return queue;
+  }
+
+  streamBounds(name: string): StreamBounds {
+    const queue = this.queue(name);
+    if (!(queue instanceof StandInStream)) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `cannot read the offsets of stream "${name}": it is a ${queueTypeOf(queue.spec)} queue`,
+      );
+    }
+    return queue.bounds;
   }
 
   ensure(topology: Topology, declare: boolean): void {
@@ -170,8 +183,10 @@ export class InProcessRabbit implements QueueHost, StandInServer {
     const routingKey = typeof key === "string" ? key : message.routingKey;
     const { expiration: _expiration, ...properties } = message.properties;
     const headers = deathHeaders(properties.headers, queue.name, reason, message, Date.now());
-    // Dead-lettering is not mandatory: a copy routed nowhere is gone, as on the server.
+    // Dead-lettering is not mandatory: a copy routed nowhere is gone, as on the server, and so is
+    // one routed to a stream (3.10 drops those).
     for (const target of this.#route(exchange, routingKey, headers)) {
+      if (target instanceof StandInStream) continue;
       target.enqueue(stored(exchange, routingKey, message.content, { ...properties, headers }));
     }
   }
@@ -181,8 +196,8 @@ export class InProcessRabbit implements QueueHost, StandInServer {
     routingKey: string,
     headers: Table,
     seen = new Set<string>(),
-  ): Set<StandInQueue> {
-    const found = new Set<StandInQueue>();
+  ): Set<StandInQueue | StandInStream> {
+    const found = new Set<StandInQueue | StandInStream>();
     if (exchangeName === "") {
       const queue = this.#queues.get(routingKey);
       if (queue !== undefined) found.add(queue);
@@ -233,7 +248,12 @@ export class InProcessRabbit implements QueueHost, StandInServer {
       if (!declare) {
         throw topologyRefusal(what, 404, `NOT_FOUND - no queue '${queue.name}' in vhost '/'`);
       }
-      this.#queues.set(queue.name, new StandInQueue(queue, this));
+      this.#queues.set(
+        queue.name,
+        queueTypeOf(queue) === "stream"
+          ? new StandInStream(queue, this)
+          : new StandInQueue(queue, this),
+      );
       return;
     }
     const difference = differences("queue", queue.name, existing.spec, queue);

@@ -1,11 +1,20 @@
-import type { ConsumeRequest, Link, LinkConsumer, LinkDelivery, PublishRequest } from "../link.js";
+import type {
+  ConsumeRequest,
+  Link,
+  LinkConsumer,
+  LinkDelivery,
+  PublishRequest,
+  StreamBounds,
+} from "../link.js";
 import type { Topology } from "../topology/topology.js";
 import type { StandInConsumer, StandInQueue } from "./standInQueue.js";
+import { StandInStream } from "./standInStream.js";
 
 /** What a link needs of the stand-in server, which implements it (no import back to it). */
 export interface StandInServer {
   ensure(topology: Topology, declare: boolean): void;
-  queue(name: string): StandInQueue;
+  queue(name: string): StandInQueue | StandInStream;
+  streamBounds(name: string): StreamBounds;
   publish(request: PublishRequest): void;
   commit(requests: readonly PublishRequest[]): void;
   openReplyInbox(id: string, deliver: (reply: LinkDelivery) => void): string;
@@ -42,7 +51,11 @@ export class StandInLink implements Link {
       cancelled: request.onCancelled,
       open: true,
     };
-    queue.addConsumer(consumer);
+    if (queue instanceof StandInStream) {
+      queue.addConsumer(consumer, request.arguments["x-stream-offset"]);
+    } else {
+      queue.addConsumer(consumer);
+    }
     const handle: LinkConsumer = {
       cancel: async () => {
         this.#consumers.delete(handle);
@@ -51,6 +64,10 @@ export class StandInLink implements Link {
     };
     this.#consumers.add(handle);
     return handle;
+  }
+
+  async streamBounds(queue: string): Promise<StreamBounds> {
+    return this.#server.streamBounds(queue);
   }
 
   async publish(request: PublishRequest): Promise<void> {

@@ -14,6 +14,8 @@ import type { QueueType } from "../topology/topology.js";
 
 /** What a delivery tells its subscription, and asks of it. */
 export interface DeliveryOwner {
+  /** The run of consumers now (a stream's seek starts another). */
+  readonly epoch: number;
   assertOpen(): void;
   released(delivery: QueueDelivery): void;
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
@@ -26,13 +28,15 @@ export interface DeliveryOwner {
  * on a quorum queue, which counts it; a classic queue counts nothing, and a stream cannot requeue,
  * so there it answers `unsupported` and the runtime republishes a counted copy. `nackAfter` copies
  * the message to the queue's wait queue (its TTL brings it back), then acks: never held in memory,
- * at worst delivered twice, never lost.
+ * at worst delivered twice, never lost. On a stream it answers `unsupported`: the node drops a dead
+ * letter routed to a stream, so the wait queue's copy would be lost.
  */
 export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   readonly position: RabbitPosition;
   readonly #owner: DeliveryOwner;
   readonly #message: LinkDelivery;
   readonly #type: QueueType;
+  readonly #epoch: number;
   #read: ReadHeaders | undefined;
 
   constructor(
@@ -40,12 +44,14 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     message: LinkDelivery,
     type: QueueType,
     position: RabbitPosition,
+    epoch: number,
   ) {
     super();
     this.#owner = owner;
     this.#message = message;
     this.#type = type;
     this.position = position;
+    this.#epoch = epoch;
   }
 
   get name(): string {
@@ -103,6 +109,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   protected settleNack(requeue: boolean): SettleResult {
     this.#owner.assertOpen();
     if (requeue && this.#type !== "quorum") return "unsupported";
+    if (this.#stale()) return "ok";
     if (this.#type === "stream") {
       // A stream keeps every message whatever its readers do: dropping is moving past it.
       this.#message.ack();
@@ -113,8 +120,23 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     return "ok";
   }
 
-  protected override async settleNackAfter(ms: number): Promise<"ok"> {
+  /**
+   * Handed out before the stream's subscription sought elsewhere: its consumer is gone, and a
+   * stream keeps every message whatever its readers do, so settling it only moves past it.
+   */
+  #stale(): boolean {
+    return this.#epoch !== this.#owner.epoch;
+  }
+
+  protected override settleNackAfter(ms: number): SettleResult {
     this.#owner.assertOpen();
+    // 3.10 drops a dead letter routed to a stream (seen on the node): a wait queue could not bring
+    // the copy back, so the runtime holds it for the delay and appends it itself.
+    if (this.#type === "stream") return "unsupported";
+    return this.#copyLater(ms);
+  }
+
+  async #copyLater(ms: number): Promise<"ok"> {
     const delay = Math.ceil(ms);
     const headers = { ...this.#message.properties.headers };
     // The copy starts the server's count afresh: it carries the attempts so far in the header.

@@ -30,11 +30,13 @@ export class QueueSubscription
   /** Handed out and not settled yet. */
   readonly #open = new Set<QueueDelivery>();
   #consumer: LinkConsumer | undefined;
+  /** Bumped each time the consumer is replaced (a stream's seek): earlier deliveries are stale. */
+  #epoch = 0;
   #arrivals = 0;
   #cancelledBy: string | undefined;
   #ended = false;
 
-  private constructor(host: RabbitHost, options: QueueSubscriptionOptions) {
+  protected constructor(host: RabbitHost, options: QueueSubscriptionOptions) {
     super();
     this.#host = host;
     this.#options = options;
@@ -46,17 +48,50 @@ export class QueueSubscription
     options: QueueSubscriptionOptions,
   ): Promise<QueueSubscription> {
     const subscription = new QueueSubscription(host, options);
-    subscription.#consumer = await host.link.consume({
-      queue: options.queue,
-      prefetch: options.prefetch,
-      arguments: options.arguments,
-      onDelivery: (message) => subscription.#arrived(message),
+    await subscription.consumeWith(options.arguments);
+    return subscription;
+  }
+
+  /** The run of consumers a delivery came from: one made before a seek settles nothing. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  protected get host(): RabbitHost {
+    return this.#host;
+  }
+
+  /**
+   * Consumes with `args` (`basic.consume` arguments), replacing the consumer there was: what it
+   * handed over and nobody pulled yet is dropped, what it delivers from here on too, and what was
+   * handed out settles nothing on the server (a stream keeps every message; moving past is all a
+   * settle does there).
+   */
+  protected async consumeWith(args: Table): Promise<void> {
+    const epoch = ++this.#epoch;
+    const old = this.#consumer;
+    this.#consumer = undefined;
+    this.#waiting.clear();
+    this.#open.clear();
+    await old?.cancel().catch(() => {});
+    const consumer = await this.#host.link.consume({
+      queue: this.#options.queue,
+      prefetch: this.#options.prefetch,
+      arguments: args,
+      onDelivery: (message) => {
+        if (epoch === this.#epoch) this.#arrived(message);
+      },
       onCancelled: (reason) => {
-        subscription.#cancelledBy = reason;
-        subscription.#waiting.wake();
+        if (epoch !== this.#epoch) return;
+        this.#cancelledBy = reason;
+        this.#waiting.wake();
       },
     });
-    return subscription;
+    if (epoch !== this.#epoch || this.#ended) {
+      await consumer.cancel().catch(() => {});
+      return;
+    }
+    this.#consumer = consumer;
   }
 
   assertOpen(): void {
@@ -113,7 +148,7 @@ export class QueueSubscription
       ++this.#arrivals,
       typeof offset === "number" || typeof offset === "bigint" ? BigInt(offset) : undefined,
     );
-    this.#waiting.push(new QueueDelivery(this, message, this.#options.type, position));
+    this.#waiting.push(new QueueDelivery(this, message, this.#options.type, position, this.#epoch));
   }
 
   async #end(): Promise<void> {

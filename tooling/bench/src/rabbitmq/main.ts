@@ -11,10 +11,11 @@
 // queue must hold nothing (every order acked) and no consumer, and is deleted.
 import { ensureBrokers } from "@ruststream/tooling-testkit";
 import amqp from "amqplib";
-import { orderBytes, orderPayload } from "../redis/drain/order.js";
+import { orderBytes } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
 import { drainArgs } from "../rows/drainArgs.js";
 import { runDrainBench } from "../rows/drainRounds.js";
+import { expectDrained, fillQueue } from "./queues.js";
 import { carefulPrefetch, type RabbitTrial, rabbitRows } from "./rows.js";
 
 const args = drainArgs("rabbitmq", ["raw", "app"]);
@@ -25,40 +26,16 @@ if (url === undefined) throw new Error("no RabbitMQ: set RABBITMQ_URL, or start 
 
 const connection = await amqp.connect(url);
 const confirms = await connection.createConfirmChannel();
-/** Publishes outstanding before the fill waits for their confirms. */
-const fillWindow = 2_000;
 let queues = 0;
 
 async function fresh(_key: string, messages: number): Promise<RabbitTrial> {
   const queue = `bench.rabbitmq.${process.pid}.${queues++}`;
-  // As RabbitQuorumQueue(queue) declares it, so the app's check of the topology finds it equal.
-  await confirms.assertQueue(queue, { durable: true, arguments: { "x-queue-type": "quorum" } });
-  for (let i = 0; i < messages; i++) {
-    confirms.sendToQueue(queue, orderPayload(i), { persistent: true });
-    if ((i + 1) % fillWindow === 0) await confirms.waitForConfirms();
-  }
-  await confirms.waitForConfirms();
+  await fillQueue(confirms, queue, messages);
   return { url: url!, queue, count: messages };
 }
 
-/** How long the queue's counts may take to show the row's last acks (they reach the queue's log). */
-const settleMs = 10_000;
-
 async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
-  // The row's process has exited, so a message it did not ack is ready again; the quorum queue's
-  // count reads its state as the log has applied it, which may lag the last acks a moment.
-  const deadline = performance.now() + settleMs;
-  for (;;) {
-    const { messageCount, consumerCount } = await confirms.checkQueue(queue);
-    if (messageCount === 0 && consumerCount === 0) break;
-    if (performance.now() > deadline) {
-      throw new Error(
-        `${where}: ${queue} holds ${messageCount} messages, ${consumerCount} consumers`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await confirms.deleteQueue(queue);
+  await expectDrained(confirms, queue, where);
 }
 
 await runDrainBench<RabbitTrial>({

@@ -53,12 +53,13 @@ async function rawLoop({ url, queue, count }: RabbitTrial, prefetch: number): Pr
   }
 }
 
-async function fullApp({ url, queue, count }: RabbitTrial, prefetch: number): Promise<Drained> {
+async function fullApp({ url, queue, count }: RabbitTrial, prefetch?: number): Promise<Drained> {
   const tally = new Tally(count);
+  const source = new RabbitQuorumQueue(queue, prefetch === undefined ? {} : { prefetch });
   const app = new RustStream({ name: "bench-rabbitmq", version: "0" }).broker(
     new RabbitBroker({ url }),
     (b) => {
-      b.subscriber<Order>(new RabbitQuorumQueue(queue, { prefetch })).handle((order) => {
+      b.subscriber<Order>(source).handle((order) => {
         tally.add(order);
       });
     },
@@ -66,10 +67,21 @@ async function fullApp({ url, queue, count }: RabbitTrial, prefetch: number): Pr
   return drainWithApp(app, tally);
 }
 
-export const rabbitRows = settingRows<RabbitTrial>("prefetch", carefulPrefetch, {
+const settings = settingRows<RabbitTrial>("prefetch", carefulPrefetch, {
   raw: { name: (n) => `raw amqplib consume, prefetch ${n}`, run: rawLoop },
   app: { name: (n) => `full app, prefetch ${n}`, run: fullApp },
 });
+
+/**
+ * `raw`, `app`, `raw:<n>` and `app:<n>` (settingRows), and `app-default`: the full app with no
+ * prefetch given, so the package's default shows its cost as a row of its own.
+ */
+export const rabbitRows = {
+  name: (key: string): string =>
+    key === "app-default" ? "full app, the package's default prefetch" : settings.name(key),
+  runRow: (key: string, trial: unknown): Promise<Drained> =>
+    key === "app-default" ? fullApp(trial as RabbitTrial) : settings.runRow(key, trial),
+};
 
 /** The row module's entry (../rows/protocol.ts). */
 export const runRow = rabbitRows.runRow;

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Link } from "../src/link.js";
+import { collect, message, queue, sides, text, unique } from "./linkHarness.js";
+
+// Acks go as `basic.ack` with `multiple` (src/client/ackBatch.ts). Settled out of order, with drops
+// among them (a rejected tag the server no longer knows: naming it in a multiple ack would close the
+// channel), every message must be gone for good, and nothing acked before its turn. The sentinel
+// published after the settles is the first thing a new consumer sees only if nothing came back.
+
+const open: Link[] = [];
+afterEach(async () => {
+  await Promise.allSettled(open.splice(0).map((l) => l.close()));
+});
+
+const count = 40;
+/** Odd indices from the top down, then even ones from the bottom up: far from delivery order. */
+const order = [
+  ...Array.from({ length: count / 2 }, (_, i) => count - 1 - 2 * i),
+  ...Array.from({ length: count / 2 }, (_, i) => 2 * i),
+];
+/** Every fifth is dropped, the last delivered among them. */
+const dropped = (i: number) => i % 5 === 4;
+
+describe.each(sides)("acks settled out of order, drops among them ($side)", ({ open: make }) => {
+  it.each([
+    "classic",
+    "quorum",
+  ])("a %s queue keeps nothing, and the channel lives", async (type) => {
+    const link = await make();
+    open.push(link);
+    const name = unique(`acks-${type}`);
+    await link.ensure(
+      { exchanges: [], queues: [queue(name, { "x-queue-type": type })], bindings: [] },
+      true,
+    );
+    for (let i = 0; i < count; i++) await link.publish(message("", name, `m${i}`));
+    const first = await collect(link, name, count);
+    const deliveries = await first.count(count);
+    expect(deliveries.map(text)).toEqual(Array.from({ length: count }, (_, i) => `m${i}`));
+    for (const i of order) {
+      if (dropped(i)) deliveries[i]!.reject(false);
+      else deliveries[i]!.ack();
+    }
+    await first.consumer.cancel();
+    await link.publish(message("", name, "sentinel"));
+    const second = await collect(link, name, count);
+    expect((await second.count(1)).map(text)).toEqual(["sentinel"]);
+    second.seen[0]!.ack();
+    await second.consumer.cancel();
+    expect(second.seen.map(text)).toEqual(["sentinel"]);
+  });
+});
