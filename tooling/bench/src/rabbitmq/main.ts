@@ -41,11 +41,14 @@ async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
 await runDrainBench<RabbitTrial>({
   title: `RabbitMQ ${connection.connection.serverProperties.version}, a quorum queue of ${orderBytes}-byte JSON orders`,
   scenario:
-    "A pre-filled quorum queue of 512-byte JSON orders drained by the raw amqplib loop (consume, prefetch set, JSON.parse, ack each) and the full app (RabbitQuorumQueue, the same prefetch, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
+    "A pre-filled quorum queue of 512-byte JSON orders drained by the raw amqplib loop (consume, prefetch set, JSON.parse, ack each; or acks batched with multiple) and the full app (RabbitQuorumQueue, the same prefetch, typed handler, ack by the runtime); each row and round in a process of its own, its peak resident set measured",
   args,
   rowModule: new URL("./rows.ts", import.meta.url).href,
   rowName: rabbitRows.name,
-  pairs: [["app", "raw", 0.9]],
+  pairs: [
+    ["app", "raw", 0.9],
+    ["app", "raw-multiple", 0.9],
+  ],
   fresh,
   finish,
   facts: {

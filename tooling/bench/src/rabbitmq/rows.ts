@@ -53,6 +53,56 @@ async function rawLoop({ url, queue, count }: RabbitTrial, prefetch: number): Pr
   }
 }
 
+/**
+ * The raw loop with its acks batched as a careful user batches them: `ack(message, true)` (AMQP's
+ * `multiple`) on the latest message once a quarter of the prefetch is unacked, and at the end of
+ * the event loop's turn for the rest, so it sends a fraction of the ack frames `rawLoop` sends.
+ */
+async function rawLoopBatched(
+  { url, queue, count }: RabbitTrial,
+  prefetch: number,
+): Promise<Drained> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    await channel.prefetch(prefetch);
+    const tally = new Tally(count);
+    const every = Math.max(1, Math.floor(prefetch / 4));
+    let latest: amqp.ConsumeMessage | undefined;
+    let unacked = 0;
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      if (latest === undefined) return;
+      channel.ack(latest, true);
+      latest = undefined;
+      unacked = 0;
+    };
+    const { consumerTag } = await channel.consume(
+      queue,
+      (message) => {
+        if (message === null) return;
+        tally.add(JSON.parse(message.content.toString("utf8")) as Order);
+        latest = message;
+        if (++unacked >= every) flush();
+        else if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      },
+      { noAck: false },
+    );
+    await tally.done;
+    flush();
+    const drained = tally.drained();
+    await channel.cancel(consumerTag);
+    await channel.close();
+    return drained;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function fullApp({ url, queue, count }: RabbitTrial, prefetch?: number): Promise<Drained> {
   const tally = new Tally(count);
   const source = new RabbitQuorumQueue(queue, prefetch === undefined ? {} : { prefetch });
@@ -73,14 +123,24 @@ const settings = settingRows<RabbitTrial>("prefetch", carefulPrefetch, {
 });
 
 /**
- * `raw`, `app`, `raw:<n>` and `app:<n>` (settingRows), and `app-default`: the full app with no
- * prefetch given, so the package's default shows its cost as a row of its own.
+ * `raw`, `app`, `raw:<n>` and `app:<n>` (settingRows); `app-default`: the full app with no
+ * prefetch given, so the package's default shows its cost as a row of its own; `raw-multiple`:
+ * the raw loop acking with `multiple`, at the careful prefetch.
  */
+const ownRows: Readonly<
+  Record<string, { name: string; run: (t: RabbitTrial) => Promise<Drained> }>
+> = {
+  "app-default": { name: "full app, the package's default prefetch", run: (t) => fullApp(t) },
+  "raw-multiple": {
+    name: `raw amqplib consume, prefetch ${carefulPrefetch}, acks with multiple`,
+    run: (t) => rawLoopBatched(t, carefulPrefetch),
+  },
+};
+
 export const rabbitRows = {
-  name: (key: string): string =>
-    key === "app-default" ? "full app, the package's default prefetch" : settings.name(key),
+  name: (key: string): string => ownRows[key]?.name ?? settings.name(key),
   runRow: (key: string, trial: unknown): Promise<Drained> =>
-    key === "app-default" ? fullApp(trial as RabbitTrial) : settings.runRow(key, trial),
+    ownRows[key]?.run(trial as RabbitTrial) ?? settings.runRow(key, trial),
 };
 
 /** The row module's entry (../rows/protocol.ts). */
