@@ -1,4 +1,4 @@
-import type { ReadonlyHeaderMap } from "@ruststream/core";
+import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import type { LinkStates } from "@ruststream/core/broker";
 import type { ConsumerSettings, DeliverPolicy, StreamDeclaration } from "../sources.js";
 
@@ -65,6 +65,19 @@ export interface PullSink {
   arrived(message: Stored): void;
   /** `undefined` while it takes more; else a promise that resolves once it does (or it stopped). */
   room(): Promise<void> | undefined;
+  /** The server answered the pulls with no message (a heartbeat): it takes them. */
+  accepted(): void;
+}
+
+/**
+ * What a consumer's pulls fail with when the server refuses them for a reason a retry does not fix
+ * (the account may not ask for messages, or not receive them): asked again, they are refused again
+ * until an operator changes the permissions.
+ */
+export class PullRefused extends RustStreamError {
+  constructor(message: string, cause: unknown) {
+    super("broker-failure", message, { cause });
+  }
 }
 
 /**

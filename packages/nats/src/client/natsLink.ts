@@ -21,21 +21,23 @@ import {
   NoRespondersError,
   headers as natsHeaders,
   nkeyAuthenticator,
+  PermissionViolationError,
 } from "@nats-io/transport-node";
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
-import type {
-  ConsumerLink,
-  ConsumerSpec,
-  Frame,
-  Listener,
-  NatsLink,
-  PubAck,
-  PullRequest,
-  Received,
-  Stored,
+import {
+  type ConsumerLink,
+  type ConsumerSpec,
+  type Frame,
+  type Listener,
+  type NatsLink,
+  type PubAck,
+  PullRefused,
+  type PullRequest,
+  type Received,
+  type Stored,
 } from "./link.js";
 import { readHeaders } from "./receivedHeaders.js";
 
@@ -238,6 +240,11 @@ class ClientLink implements NatsLink {
   readonly #nc: NatsConnection;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
+  /**
+   * The consumers' pulls by the subject a pull request is published to: the server refuses a
+   * publish it does not permit with an error on the connection (the client's status), naming it.
+   */
+  readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
   #closing = false;
 
   constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager) {
@@ -264,6 +271,12 @@ class ClientLink implements NatsLink {
           this.states.report(this, { state: "reconnecting", reason: "reconnecting" });
         } else if (status.type === "reconnect") {
           this.states.report(this, { state: "connected" });
+        } else if (
+          status.type === "error" &&
+          status.error instanceof PermissionViolationError &&
+          status.error.operation === "publish"
+        ) {
+          this.#pullRefusals.get(status.error.subject)?.(status.error);
         }
       }
     })().catch(() => undefined);
@@ -419,11 +432,21 @@ class ClientLink implements NatsLink {
     const consumer = await this.#js.consumers.get(spec.stream, info.name);
     const jsm = this.#jsm;
     const durable = spec.durable !== undefined;
+    const refusals = this.#pullRefusals;
+    const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
         let stopped = false;
         let messages: Awaited<ReturnType<typeof consumer.consume>> | undefined;
+        const refused = (error: PermissionViolationError) =>
+          messages?.stop(
+            new PullRefused(
+              `the server refuses the pulls of consumer "${info.name}" on "${spec.stream}": ${error.message} (the account's permissions)`,
+              error,
+            ),
+          );
+        refusals.set(pullSubject, refused);
         const done = (async () => {
           // The client's consume() asks again once a quarter of its requests arrived, so a request
           // is outstanding while the handlers work; its next request goes out when this loop
@@ -435,12 +458,30 @@ class ClientLink implements NatsLink {
             abort_on_missing_resource: true,
           });
           if (stopped) messages.stop();
+          void (async () => {
+            for await (const status of messages.status()) {
+              if (status.type === "heartbeat") sink.accepted();
+            }
+          })().catch(() => undefined);
           for await (const m of messages) {
             sink.arrived(new ClientStored(m));
             const room = stopped ? undefined : sink.room();
             if (room !== undefined) await room;
           }
-        })();
+        })()
+          .catch((error: unknown) => {
+            // The inbox the messages would come to is refused the same way, as the subscription's.
+            if (error instanceof PermissionViolationError) {
+              throw new PullRefused(
+                `the server refuses consumer "${info.name}" on "${spec.stream}" the inbox its messages come to: ${error.message} (the account's permissions)`,
+                error,
+              );
+            }
+            throw error;
+          })
+          .finally(() => {
+            if (refusals.get(pullSubject) === refused) refusals.delete(pullSubject);
+          });
         return {
           done,
           stop: () => {

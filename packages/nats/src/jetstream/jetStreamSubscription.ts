@@ -5,7 +5,14 @@ import {
   PullSubscription,
   seekMark,
 } from "@ruststream/core/broker";
-import type { ConsumerLink, ConsumerSpec, PullRequest, PullSink, Stored } from "../client/link.js";
+import {
+  type ConsumerLink,
+  type ConsumerSpec,
+  PullRefused,
+  type PullRequest,
+  type PullSink,
+  type Stored,
+} from "../client/link.js";
 import type { NatsHost } from "../host.js";
 import {
   isJetStreamSeekPosition,
@@ -18,6 +25,11 @@ import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDeliv
 
 /** The wait before pulling again after a pull request failed (a server away, a consumer gone). */
 const RETRY_PULL_MS = 1000;
+/**
+ * The longest wait between two tries of pulls the server refused (the account's permissions): the
+ * wait doubles from RETRY_PULL_MS with each refusal in a row, up to this.
+ */
+const MAX_REFUSED_PULL_MS = 60_000;
 
 /**
  * A JetStream pull consumer's subscription. Its pulls ask the server for up to `fetchSize`
@@ -50,6 +62,8 @@ export class JetStreamSubscription
   #letGo = false;
   /** A seek is replacing the consumer: no pulls until it has. */
   #seeking = false;
+  /** The pulls the server refused in a row (the account's permissions); 0 once it takes them. */
+  #refusals = 0;
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
 
@@ -150,6 +164,7 @@ export class JetStreamSubscription
     this.#letGo = true;
     const request = this.#stopPulls();
     this.#retry?.cancel();
+    this.#host.link.states.forget(this);
     // What the client had read ahead arrives before the stopped pulls end: held, so given back
     // with the rest, in stream order.
     await request?.done.catch(() => undefined);
@@ -176,6 +191,7 @@ export class JetStreamSubscription
     const sink: PullSink = {
       arrived: (message) => this.#arrived(message, epoch),
       room: () => this.#room(),
+      accepted: () => this.#accepted(),
     };
     const request = this.#consumer.pull(
       this.#source.settings.fetchSize,
@@ -183,13 +199,13 @@ export class JetStreamSubscription
       sink,
     );
     this.#request = request;
-    const ended = () => {
+    const ended = (error?: unknown) => {
       if (this.#request !== request) return;
       this.#request = undefined;
-      // Not stopped here: the server away, the consumer gone, the connection closing. Pull
-      // again later.
+      // Not stopped here: the server away, the consumer gone, the connection closing, or the
+      // pulls refused. Pull again later.
       if (this.closed || this.#letGo) return;
-      this.#retry = this.#host.clock.setTimer(RETRY_PULL_MS, () => {
+      this.#retry = this.#host.clock.setTimer(this.#retryAfter(error), () => {
         void this.#recover().finally(() => {
           this.#retry = undefined;
           this.#pump();
@@ -215,6 +231,29 @@ export class JetStreamSubscription
     return new Promise<void>((resolve) => {
       this.#roomFreed = resolve;
     });
+  }
+
+  /**
+   * How long to wait before pulling again after `error`. Refused pulls (the account's permissions)
+   * are tried again less and less often, and the connection's state is `lost` with the server's
+   * reason until the server takes them: a retry does not fix a permission, an operator does.
+   */
+  #retryAfter(error: unknown): number {
+    if (!(error instanceof PullRefused)) return RETRY_PULL_MS;
+    this.#refusals++;
+    const wait = Math.min(RETRY_PULL_MS * 2 ** (this.#refusals - 1), MAX_REFUSED_PULL_MS);
+    this.#host.link.states.report(this, {
+      state: "lost",
+      reason: `${error.message}; refused ${this.#refusals} time(s) in a row, asked again in ${wait / 1000} s`,
+    });
+    return wait;
+  }
+
+  /** The server takes the pulls (a message or a heartbeat came): refused no longer. */
+  #accepted(): void {
+    if (this.#refusals === 0) return;
+    this.#refusals = 0;
+    this.#host.link.states.report(this, { state: "connected" });
   }
 
   #freeRoom(): void {
@@ -246,6 +285,7 @@ export class JetStreamSubscription
       message.nak();
       return;
     }
+    if (this.#refusals !== 0) this.#accepted();
     const delivery = new JetStreamDelivery(this, message, this.#host.clock.now());
     if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
       this.#lastSequence = message.streamSequence;
