@@ -458,11 +458,15 @@ class ClientLink implements NatsLink {
             abort_on_missing_resource: true,
           });
           if (stopped) messages.stop();
-          void (async () => {
-            for await (const status of messages.status()) {
-              if (status.type === "heartbeat") sink.accepted();
-            }
-          })().catch(() => undefined);
+          else {
+            // A heartbeat of the pulls: the server takes them (what a refusal waits to hear).
+            const statuses = messages.status();
+            void (async () => {
+              for await (const status of statuses) {
+                if (status.type === "heartbeat") sink.accepted();
+              }
+            })().catch(() => undefined);
+          }
           for await (const m of messages) {
             sink.arrived(new ClientStored(m));
             const room = stopped ? undefined : sink.room();
