@@ -151,7 +151,10 @@ export interface JetStreamSubjectOptions {
   readonly backoffMs?: readonly number[];
   /** How long one pull request waits at the server for messages (default 5000 ms, at least 1000). */
   readonly pullExpiresMs?: number;
-  /** How many messages one pull request asks for (default 256). */
+  /**
+   * The most messages the consumer's pulls ask for at once (default 256), asked again ahead of
+   * need as they arrive; also the most that wait in the subscription, past which it asks for none.
+   */
   readonly fetchSize?: number;
   /**
    * The server deletes the consumer once nobody pulled from it for this long (default: a durable

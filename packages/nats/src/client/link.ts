@@ -1,4 +1,4 @@
-import type { ReadonlyHeaderMap } from "@ruststream/core";
+import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import type { LinkStates } from "@ruststream/core/broker";
 import type { ConsumerSettings, DeliverPolicy, StreamDeclaration } from "../sources.js";
 
@@ -55,18 +55,47 @@ export interface Listener {
   close(): void;
 }
 
-/** One pull request at the server: messages arrive through its callback until it ends. */
+/**
+ * Where a consumer's pulls hand their messages: the subscription, which says when it has no room
+ * for more. Until it has again nothing more is asked of the server, so what a subscription holds
+ * stays bounded however slow its handlers are.
+ */
+export interface PullSink {
+  /** One message the server delivered. */
+  arrived(message: Stored): void;
+  /** `undefined` while it takes more; else a promise that resolves once it does (or it stopped). */
+  room(): Promise<void> | undefined;
+  /** The server answered the pulls with no message (a heartbeat): it takes them. */
+  accepted(): void;
+}
+
+/**
+ * What a consumer's pulls fail with when the server refuses them for a reason a retry does not fix
+ * (the account may not ask for messages, or not receive them): asked again, they are refused again
+ * until an operator changes the permissions.
+ */
+export class PullRefused extends RustStreamError {
+  constructor(message: string, cause: unknown) {
+    super("broker-failure", message, { cause });
+  }
+}
+
+/**
+ * A consumer's pulls until stopped: up to `max` messages asked for at once, asked again ahead of
+ * need as they arrive (so one is outstanding while the handlers work), each request waiting at the
+ * server at most `expiresMs`.
+ */
 export interface PullRequest {
-  /** Resolves when the request ended (its messages all arrived, or it expired); rejects on a failure. */
+  /** Resolves once stopped (what arrived before the stop handed over); rejects on a failure. */
   readonly done: Promise<void>;
-  /** Ends it early: no more messages are asked for. */
+  /** Ends it: no more messages are asked for. */
   stop(): void;
 }
 
 /** A JetStream consumer this connection pulls from. */
 export interface ConsumerLink {
   readonly name: string;
-  pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest;
+  pull(max: number, expiresMs: number, sink: PullSink): PullRequest;
   /**
    * Hands `messages` back to the server (`nak`), to be delivered again in stream order, once no
    * pull request of this link is left at the server to take them (call it after stopping them).

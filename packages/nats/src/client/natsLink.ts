@@ -21,21 +21,23 @@ import {
   NoRespondersError,
   headers as natsHeaders,
   nkeyAuthenticator,
+  PermissionViolationError,
 } from "@nats-io/transport-node";
-import { RustStreamError } from "@ruststream/core";
+import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
-import type {
-  ConsumerLink,
-  ConsumerSpec,
-  Frame,
-  Listener,
-  NatsLink,
-  PubAck,
-  PullRequest,
-  Received,
-  Stored,
+import {
+  type ConsumerLink,
+  type ConsumerSpec,
+  type Frame,
+  type Listener,
+  type NatsLink,
+  type PubAck,
+  PullRefused,
+  type PullRequest,
+  type Received,
+  type Stored,
 } from "./link.js";
 import { readHeaders } from "./receivedHeaders.js";
 
@@ -118,34 +120,62 @@ function received(m: Msg): Received {
   };
 }
 
-function stored(m: JsMsg): Stored {
-  const info = m.info;
-  const read = readHeaders(m);
-  return {
-    subject: m.subject,
-    payload: m.data,
-    headers: read.headers,
-    reply: undefined,
-    status: undefined,
-    decodeError: read.unreadable,
-    stream: info.stream,
-    consumer: info.consumer,
-    streamSequence: BigInt(info.streamSequence),
-    deliveryCount: info.deliveryCount,
-    ack: () => m.ack(),
-    ackConfirmed: async () => {
-      const confirmed = await m.ackAck();
-      if (!confirmed) {
-        throw new RustStreamError(
-          "broker-failure",
-          `the server did not confirm the ack of ${info.stream}:${info.streamSequence}: it may be delivered again`,
-        );
-      }
-    },
-    nak: (delayMs) => m.nak(delayMs),
-    term: (reason) => m.term(reason),
-    working: () => m.working(),
-  };
+/**
+ * A JetStream message as the subscription reads it: one object a message, whose verbs are the
+ * client's (methods, not a closure each: this is made for every message a consumer reads).
+ */
+class ClientStored implements Stored {
+  readonly subject: string;
+  readonly payload: Uint8Array;
+  readonly headers: ReadonlyHeaderMap;
+  readonly reply = undefined;
+  readonly status = undefined;
+  readonly decodeError: Error | undefined;
+  readonly stream: string;
+  readonly consumer: string;
+  readonly streamSequence: bigint;
+  readonly deliveryCount: number;
+  readonly #m: JsMsg;
+
+  constructor(m: JsMsg) {
+    const info = m.info;
+    const read = readHeaders(m);
+    this.#m = m;
+    this.subject = m.subject;
+    this.payload = m.data;
+    this.headers = read.headers;
+    this.decodeError = read.unreadable;
+    this.stream = info.stream;
+    this.consumer = info.consumer;
+    this.streamSequence = BigInt(info.streamSequence);
+    this.deliveryCount = info.deliveryCount;
+  }
+
+  ack(): void {
+    this.#m.ack();
+  }
+
+  async ackConfirmed(): Promise<void> {
+    const confirmed = await this.#m.ackAck();
+    if (!confirmed) {
+      throw new RustStreamError(
+        "broker-failure",
+        `the server did not confirm the ack of ${this.stream}:${this.streamSequence}: it may be delivered again`,
+      );
+    }
+  }
+
+  nak(delayMs?: number): void {
+    this.#m.nak(delayMs);
+  }
+
+  term(reason: string): void {
+    this.#m.term(reason);
+  }
+
+  working(): void {
+    this.#m.working();
+  }
 }
 
 const byStreamSequence = (a: Stored, b: Stored) =>
@@ -210,6 +240,11 @@ class ClientLink implements NatsLink {
   readonly #nc: NatsConnection;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
+  /**
+   * The consumers' pulls by the subject a pull request is published to: the server refuses a
+   * publish it does not permit with an error on the connection (the client's status), naming it.
+   */
+  readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
   #closing = false;
 
   constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager) {
@@ -236,6 +271,12 @@ class ClientLink implements NatsLink {
           this.states.report(this, { state: "reconnecting", reason: "reconnecting" });
         } else if (status.type === "reconnect") {
           this.states.report(this, { state: "connected" });
+        } else if (
+          status.type === "error" &&
+          status.error instanceof PermissionViolationError &&
+          status.error.operation === "publish"
+        ) {
+          this.#pullRefusals.get(status.error.subject)?.(status.error);
         }
       }
     })().catch(() => undefined);
@@ -391,16 +432,60 @@ class ClientLink implements NatsLink {
     const consumer = await this.#js.consumers.get(spec.stream, info.name);
     const jsm = this.#jsm;
     const durable = spec.durable !== undefined;
+    const refusals = this.#pullRefusals;
+    const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
     return {
       name: info.name,
-      pull(max, expiresMs, onMessage): PullRequest {
+      pull(max, expiresMs, sink): PullRequest {
         let stopped = false;
-        let messages: Awaited<ReturnType<typeof consumer.fetch>> | undefined;
+        let messages: Awaited<ReturnType<typeof consumer.consume>> | undefined;
+        const refused = (error: PermissionViolationError) =>
+          messages?.stop(
+            new PullRefused(
+              `the server refuses the pulls of consumer "${info.name}" on "${spec.stream}": ${error.message} (the account's permissions)`,
+              error,
+            ),
+          );
+        refusals.set(pullSubject, refused);
         const done = (async () => {
-          messages = await consumer.fetch({ max_messages: max, expires: expiresMs });
+          // The client's consume() asks again once a quarter of its requests arrived, so a request
+          // is outstanding while the handlers work; its next request goes out when this loop
+          // reads past the messages before it, so waiting for the sink's room holds it back. A
+          // consumer the server no longer has ends it (abort_on_missing_resource), as a failure.
+          messages = await consumer.consume({
+            max_messages: max,
+            expires: expiresMs,
+            abort_on_missing_resource: true,
+          });
           if (stopped) messages.stop();
-          for await (const m of messages) onMessage(stored(m));
-        })();
+          else {
+            // A heartbeat of the pulls: the server takes them (what a refusal waits to hear).
+            const statuses = messages.status();
+            void (async () => {
+              for await (const status of statuses) {
+                if (status.type === "heartbeat") sink.accepted();
+              }
+            })().catch(() => undefined);
+          }
+          for await (const m of messages) {
+            sink.arrived(new ClientStored(m));
+            const room = stopped ? undefined : sink.room();
+            if (room !== undefined) await room;
+          }
+        })()
+          .catch((error: unknown) => {
+            // The inbox the messages would come to is refused the same way, as the subscription's.
+            if (error instanceof PermissionViolationError) {
+              throw new PullRefused(
+                `the server refuses consumer "${info.name}" on "${spec.stream}" the inbox its messages come to: ${error.message} (the account's permissions)`,
+                error,
+              );
+            }
+            throw error;
+          })
+          .finally(() => {
+            if (refusals.get(pullSubject) === refused) refusals.delete(pullSubject);
+          });
         return {
           done,
           stop: () => {

@@ -309,7 +309,7 @@ class StandInLink implements NatsLink {
     const consumers = this.#consumers;
     return {
       name: consumer.name,
-      pull: (max, expiresMs, onMessage) => consumer.pull(max, expiresMs, onMessage),
+      pull: (_max, _expiresMs, sink) => consumer.pull(sink),
       // A stopped pull leaves the stand-in at once: the naks come back in stream order.
       giveBack: async (messages) => {
         for (const m of [...messages].sort((a, b) =>

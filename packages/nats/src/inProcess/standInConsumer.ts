@@ -1,16 +1,16 @@
 import { type Clock, type ClockTimer, RustStreamError } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
-import type { PullRequest, Stored } from "../client/link.js";
+import type { PullRequest, PullSink, Stored } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
 import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
 import type { StandInStream, StoredEntry } from "./standInStream.js";
 import { subjectMatches } from "./subjects.js";
 
+/** A client's pulls: handed messages while its sink has room, parked while it has none. */
 interface Waiting {
-  remaining: number;
-  readonly onMessage: (message: Stored) => void;
-  readonly timer: ClockTimer;
-  readonly finish: () => void;
+  readonly sink: PullSink;
+  readonly finish: (error?: Error) => void;
+  ended: boolean;
 }
 
 interface Pending {
@@ -43,7 +43,10 @@ export class StandInConsumer {
   readonly #pending = new Map<bigint, Pending>();
   readonly #redeliver: bigint[] = [];
   readonly #delayed = new Map<bigint, ClockTimer>();
+  /** The pulls with room, in the order they asked. */
   readonly #waiting: Waiting[] = [];
+  /** Every pull not ended, parked ones too. */
+  readonly #pulls = new Set<Waiting>();
   /** What is counted, and the coordinator that counted it (a later client may bind to a durable). */
   readonly #counted = new Map<bigint, Coordinator>();
   #deleted = false;
@@ -97,26 +100,22 @@ export class StandInConsumer {
     this.#dispatch();
   }
 
-  pull(max: number, expiresMs: number, onMessage: (message: Stored) => void): PullRequest {
+  /**
+   * A client's pulls, as the client's consume() keeps asking the server: messages go to `sink`
+   * while it has room, until stopped. A request's size and wait at the server are the client's
+   * business (it asks again before one runs out or expires), so the stand-in needs neither.
+   */
+  pull(sink: PullSink): PullRequest {
     if (this.#deleted) {
       // As the server answers a pull on a consumer it no longer has.
-      return {
-        done: Promise.reject(
-          new RustStreamError("broker-failure", `consumer "${this.name}" not found`),
-        ),
-        stop: () => {},
-      };
+      return { done: Promise.reject(this.#gone()), stop: () => {} };
     }
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => {
-      finish = resolve;
+    let finish!: (error?: Error) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      finish = (error) => (error === undefined ? resolve() : reject(error));
     });
-    const waiting: Waiting = {
-      remaining: max,
-      onMessage,
-      timer: this.#clock.setTimer(expiresMs, () => this.#endPull(waiting)),
-      finish,
-    };
+    const waiting: Waiting = { sink, finish, ended: false };
+    this.#pulls.add(waiting);
     this.#waiting.push(waiting);
     this.#dispatch();
     return { done, stop: () => this.#endPull(waiting) };
@@ -125,7 +124,8 @@ export class StandInConsumer {
   /** Gone (an ephemeral's close, a durable replaced): what it counted is released. */
   delete(): void {
     this.#deleted = true;
-    for (const w of [...this.#waiting]) this.#endPull(w);
+    // The server ends a deleted consumer's pulls with an error the client's consume() stops on.
+    for (const w of [...this.#pulls]) this.#endPull(w, this.#gone());
     for (const p of this.#pending.values()) p.timer.cancel();
     for (const t of this.#delayed.values()) t.cancel();
     this.#pending.clear();
@@ -172,12 +172,28 @@ export class StandInConsumer {
     this.#uncount(sequence);
   }
 
-  #endPull(waiting: Waiting): void {
+  #gone(): RustStreamError {
+    return new RustStreamError("broker-failure", `consumer "${this.name}" not found`);
+  }
+
+  #endPull(waiting: Waiting, error?: Error): void {
+    if (waiting.ended) return;
+    waiting.ended = true;
+    this.#pulls.delete(waiting);
     const i = this.#waiting.indexOf(waiting);
-    if (i < 0) return;
-    this.#waiting.splice(i, 1);
-    waiting.timer.cancel();
-    waiting.finish();
+    if (i >= 0) this.#waiting.splice(i, 1);
+    waiting.finish(error);
+  }
+
+  /** A pull whose sink has no room waits apart until it has, then takes its turn again. */
+  #park(waiting: Waiting, room: Promise<void>): void {
+    const i = this.#waiting.indexOf(waiting);
+    if (i >= 0) this.#waiting.splice(i, 1);
+    void room.then(() => {
+      if (waiting.ended) return;
+      this.#waiting.push(waiting);
+      this.#dispatch();
+    });
   }
 
   /** The next sequence to deliver: a redelivery first, else the next new one; `undefined` if none. */
@@ -203,7 +219,8 @@ export class StandInConsumer {
       if (entry === undefined) return;
       const waiting = this.#waiting[0] as Waiting;
       this.#deliver(waiting, entry);
-      if (--waiting.remaining === 0) this.#endPull(waiting);
+      const room = waiting.ended ? undefined : waiting.sink.room();
+      if (room !== undefined) this.#park(waiting, room);
     }
   }
 
@@ -224,7 +241,7 @@ export class StandInConsumer {
       ),
     };
     this.#pending.set(sequence, pending);
-    waiting.onMessage(this.#message(entry, pending));
+    waiting.sink.arrived(this.#message(entry, pending));
   }
 
   /** The ack wait ran out: delivered again, unless `max_deliver` deliveries were made. */

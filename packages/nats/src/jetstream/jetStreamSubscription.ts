@@ -5,7 +5,14 @@ import {
   PullSubscription,
   seekMark,
 } from "@ruststream/core/broker";
-import type { ConsumerLink, ConsumerSpec, PullRequest, Stored } from "../client/link.js";
+import {
+  type ConsumerLink,
+  type ConsumerSpec,
+  PullRefused,
+  type PullRequest,
+  type PullSink,
+  type Stored,
+} from "../client/link.js";
 import type { NatsHost } from "../host.js";
 import {
   isJetStreamSeekPosition,
@@ -18,13 +25,19 @@ import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDeliv
 
 /** The wait before pulling again after a pull request failed (a server away, a consumer gone). */
 const RETRY_PULL_MS = 1000;
+/**
+ * The longest wait between two tries of pulls the server refused (the account's permissions): the
+ * wait doubles from RETRY_PULL_MS with each refusal in a row, up to this.
+ */
+const MAX_REFUSED_PULL_MS = 60_000;
 
 /**
- * A JetStream pull consumer's subscription. One pull request at a time asks the server for up to
- * `fetchSize` messages; what arrives waits in order until pulled. Every delivery the server handed
- * over and that is not settled yet (waiting here, or in a handler) gets a `working()` beat once
- * half of `ackWaitMs` passed since the server last heard of it, so the server never delivers it
- * again while this process holds it.
+ * A JetStream pull consumer's subscription. Its pulls ask the server for up to `fetchSize`
+ * messages at once and ask again ahead of need as they arrive, as the client's consume() does,
+ * while fewer than `fetchSize` wait here; what arrives waits in order until pulled. Every delivery
+ * the server handed over and that is not settled yet (waiting here, or in a handler) gets a
+ * `working()` beat once half of `ackWaitMs` passed since the server last heard of it, so the
+ * server never delivers it again while this process holds it.
  */
 export class JetStreamSubscription
   extends PullSubscription<JetStreamDelivery>
@@ -40,11 +53,17 @@ export class JetStreamSubscription
   /** Handed over by the server and not settled: what the beat keeps alive. */
   readonly #held = new Set<JetStreamDelivery>();
   #request: PullRequest | undefined;
+  /** Resolves the pulls' wait for room (sink's `room()`), when they wait. */
+  #roomFreed: (() => void) | undefined;
   #retry: ClockTimer | undefined;
   #beat: ClockTimer | undefined;
   /** Bumped by a seek: messages of a pull made before it are the old consumer's. */
   #epoch = 0;
   #letGo = false;
+  /** A seek is replacing the consumer: no pulls until it has. */
+  #seeking = false;
+  /** The pulls the server refused in a row (the account's permissions); 0 once it takes them. */
+  #refusals = 0;
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
 
@@ -70,16 +89,13 @@ export class JetStreamSubscription
   }
 
   protected async pull(max: number): Promise<readonly JetStreamDelivery[]> {
+    this.#pump();
     while (this.#queue.length === 0) {
-      this.#pump();
-      // The pull may have been answered at once (the stand-in answers synchronously).
-      if (this.#queue.length > 0) break;
       await this.arrivalOn(this.#queue);
       if (this.closed) return [];
     }
     const taken = this.#queue.take(max);
-    // Ask for more before the queue runs dry, so a busy consumer does not wait a round trip.
-    if (this.#queue.length < this.#source.settings.fetchSize / 2) this.#pump();
+    this.#freeRoom();
     return taken;
   }
 
@@ -90,19 +106,25 @@ export class JetStreamSubscription
         ? { sequence: await this.#checkSequence(position) }
         : { time: position.time };
     this.#epoch++;
-    this.#request?.stop();
-    this.#request = undefined;
-    // What waits here came from the old consumer: handed back, so nothing stays held for it.
-    const waiting = this.#queue.take(this.#queue.length);
-    for (const delivery of waiting) this.#held.delete(delivery);
-    const old = this.#consumer;
-    await old.giveBack(waiting.map((delivery) => delivery.message));
-    if (this.#source.durable === undefined) await old.close();
-    this.#consumer = await this.#host.link.consumer({
-      ...specOf(this.#source),
-      startAt,
-      replace: true,
-    });
+    this.#seeking = true;
+    const request = this.#stopPulls();
+    try {
+      // What the client had read ahead goes back (the old consumer's) before anything else.
+      await request?.done.catch(() => undefined);
+      // What waits here came from the old consumer: handed back, so nothing stays held for it.
+      const waiting = this.#queue.take(this.#queue.length);
+      for (const delivery of waiting) this.#held.delete(delivery);
+      const old = this.#consumer;
+      await old.giveBack(waiting.map((delivery) => delivery.message));
+      if (this.#source.durable === undefined) await old.close();
+      this.#consumer = await this.#host.link.consumer({
+        ...specOf(this.#source),
+        startAt,
+        replace: true,
+      });
+    } finally {
+      this.#seeking = false;
+    }
     this.#pump();
   }
 
@@ -140,9 +162,12 @@ export class JetStreamSubscription
   async #letGoOf(): Promise<number> {
     if (this.#letGo) return 0;
     this.#letGo = true;
-    this.#request?.stop();
-    this.#request = undefined;
+    const request = this.#stopPulls();
     this.#retry?.cancel();
+    this.#host.link.states.forget(this);
+    // What the client had read ahead arrives before the stopped pulls end: held, so given back
+    // with the rest, in stream order.
+    await request?.done.catch(() => undefined);
     this.#stopBeat();
     const held = [...this.#held];
     this.#held.clear();
@@ -152,35 +177,89 @@ export class JetStreamSubscription
     return held.length;
   }
 
-  /** Starts a pull request unless one runs, the subscription is closed, or the queue is full. */
+  /** Starts the pulls unless they run, wait to run again after a failure, or it closed. */
   #pump(): void {
-    if (this.#request !== undefined || this.#retry !== undefined || this.closed) return;
-    const room = this.#source.settings.fetchSize - this.#queue.length;
-    if (room <= 0) return;
+    if (
+      this.#request !== undefined ||
+      this.#retry !== undefined ||
+      this.#seeking ||
+      this.closed ||
+      this.#letGo
+    )
+      return;
     const epoch = this.#epoch;
-    const request = this.#consumer.pull(room, this.#source.settings.pullExpiresMs, (message) =>
-      this.#arrived(message, epoch),
+    const sink: PullSink = {
+      arrived: (message) => this.#arrived(message, epoch),
+      room: () => this.#room(),
+      accepted: () => this.#accepted(),
+    };
+    const request = this.#consumer.pull(
+      this.#source.settings.fetchSize,
+      this.#source.settings.pullExpiresMs,
+      sink,
     );
     this.#request = request;
-    request.done.then(
-      () => {
-        if (this.#request !== request) return;
-        this.#request = undefined;
-        if (this.#queue.awaited) this.#pump();
-      },
-      () => {
-        if (this.#request !== request) return;
-        this.#request = undefined;
-        // The server away, or the consumer gone with it: pull again later, while someone waits.
-        if (this.closed) return;
-        this.#retry = this.#host.clock.setTimer(RETRY_PULL_MS, () => {
-          void this.#recover().finally(() => {
-            this.#retry = undefined;
-            if (this.#queue.awaited) this.#pump();
-          });
+    const ended = (error?: unknown) => {
+      if (this.#request !== request) return;
+      this.#request = undefined;
+      // Not stopped here: the server away, the consumer gone, the connection closing, or the
+      // pulls refused. Pull again later.
+      if (this.closed || this.#letGo) return;
+      this.#retry = this.#host.clock.setTimer(this.#retryAfter(error), () => {
+        void this.#recover().finally(() => {
+          this.#retry = undefined;
+          this.#pump();
         });
-      },
-    );
+      });
+    };
+    request.done.then(ended, ended);
+  }
+
+  /** Stops the pulls (answering them), and lets them past a wait for room so they end. */
+  #stopPulls(): PullRequest | undefined {
+    const request = this.#request;
+    this.#request = undefined;
+    request?.stop();
+    this.#freeRoom();
+    return request;
+  }
+
+  /** The sink's `room()`: while `fetchSize` deliveries wait here, the pulls wait. */
+  #room(): Promise<void> | undefined {
+    if (this.#queue.length < this.#source.settings.fetchSize || this.closed || this.#letGo)
+      return undefined;
+    return new Promise<void>((resolve) => {
+      this.#roomFreed = resolve;
+    });
+  }
+
+  /**
+   * How long to wait before pulling again after `error`. Refused pulls (the account's permissions)
+   * are tried again less and less often, and the connection's state is `lost` with the server's
+   * reason until the server takes them: a retry does not fix a permission, an operator does.
+   */
+  #retryAfter(error: unknown): number {
+    if (!(error instanceof PullRefused)) return RETRY_PULL_MS;
+    this.#refusals++;
+    const wait = Math.min(RETRY_PULL_MS * 2 ** (this.#refusals - 1), MAX_REFUSED_PULL_MS);
+    this.#host.link.states.report(this, {
+      state: "lost",
+      reason: `${error.message}; refused ${this.#refusals} time(s) in a row, asked again in ${wait / 1000} s`,
+    });
+    return wait;
+  }
+
+  /** The server takes the pulls (a message or a heartbeat came): refused no longer. */
+  #accepted(): void {
+    if (this.#refusals === 0) return;
+    this.#refusals = 0;
+    this.#host.link.states.report(this, { state: "connected" });
+  }
+
+  #freeRoom(): void {
+    const free = this.#roomFreed;
+    this.#roomFreed = undefined;
+    free?.();
   }
 
   /**
@@ -201,15 +280,23 @@ export class JetStreamSubscription
   }
 
   #arrived(message: Stored, epoch: number): void {
-    const delivery = new JetStreamDelivery(this, message, this.#host.clock.now());
-    if (epoch !== this.#epoch || this.closed) {
-      // The old consumer's, after a seek; or arriving after the close: back to the server at once.
+    if (epoch !== this.#epoch) {
+      // The old consumer's, after a seek: back to the server at once.
       message.nak();
       return;
     }
+    if (this.#refusals !== 0) this.#accepted();
+    const delivery = new JetStreamDelivery(this, message, this.#host.clock.now());
     if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
       this.#lastSequence = message.streamSequence;
     this.#held.add(delivery);
+    if (this.#letGo) return;
+    if (this.closed) {
+      // Arriving after the close, before the letting go: back to the server at once.
+      this.#held.delete(delivery);
+      message.nak();
+      return;
+    }
     this.#startBeat();
     this.#queue.push(delivery);
   }
