@@ -1,5 +1,6 @@
 import { BadRequestException } from "@nestjs/common";
 import { RpcException } from "@nestjs/microservices";
+import { forbiddenMessage, isGuardRefusal } from "./guardRefusal.js";
 
 /**
  * The one key of a reply that carries a failure. RustStream's request/reply hands the caller the
@@ -28,6 +29,9 @@ export function readErrorReply(reply: unknown): { readonly err: unknown } | unde
  * never an internal exception's text).
  */
 function nestError(error: unknown): unknown {
+  // The module's handlers get a guard's refusal as a ForbiddenException, an Error like any other
+  // below: answered with Nest's refusal, as the strategy's are.
+  if (isGuardRefusal(error)) return { status: "error", message: forbiddenMessage };
   if (error instanceof RpcException) {
     const own = error.getError();
     return typeof own === "object" && own !== null ? own : { status: "error", message: own };

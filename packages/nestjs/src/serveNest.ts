@@ -1,6 +1,7 @@
 import { type HandlerContext, headerNames, isOutcome, type Logger } from "@ruststream/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { errorReply } from "./errorReply.js";
+import { isGuardRefusal, refusalOutcome } from "./guardRefusal.js";
 import { handlerFailure } from "./handlerFailure.js";
 import type { PatternOptions } from "./patternOptions.js";
 import { isPayloadRejection, rejectionOutcome } from "./payloadRejection.js";
@@ -42,7 +43,8 @@ export function nestServing(
  * (JSON has no undefined: nothing answers null). A failure asked for a reply answers the caller
  * with the error, as Nest's transports do, and the delivery is done (the caller has its answer; a
  * retry would run the handler for nobody). Otherwise a payload a pipe rejected is settled by the
- * decode policy, and any other failure rejects: a failed attempt, retried by the failure policy.
+ * decode policy, a message a guard refused is dead-lettered (reason `forbidden`) or dropped, and
+ * any other failure rejects: a failed attempt, retried by the failure policy.
  */
 export async function serveNest(invoke: () => unknown, serving: NestServing): Promise<unknown> {
   let value: unknown;
@@ -54,6 +56,7 @@ export async function serveNest(invoke: () => unknown, serving: NestServing): Pr
   } catch (error) {
     if (serving.answers) return errorReply(error);
     if (isPayloadRejection(error)) return rejectionOutcome(serving.options, error, serving.log);
+    if (isGuardRefusal(error)) return refusalOutcome(serving.options, serving.log);
     throw handlerFailure(serving.pattern, error);
   }
   if (isOutcome(value)) return value;

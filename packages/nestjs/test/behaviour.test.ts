@@ -150,19 +150,25 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
     expect(seen.of("refused")).toEqual([1]);
   });
 
-  it("the client's packet metadata reaches the handler as headers", async () => {
-    const { seen, client } = await start();
-    client.setOnDispatchHook((packet) => {
-      packet.metadata = { "x-tenant": "acme" };
-    });
-    await lastValueFrom(client.emit("observed", {}), { defaultValue: undefined });
-    await within(
-      20_000,
-      "the observed event handled",
-      seen.until(() => seen.of("observed").length === 1),
-    );
-    expect(seen.calls).toEqual([{ pattern: "observed", attempt: 1, tenant: "acme" }]);
-  });
+  // NestJS 11's ClientProxy has no dispatch hook (NestJS 12 added it), so there no packet carries
+  // metadata; tooling/nestjs11 runs this file on 11.
+  const dispatchHook = "setOnDispatchHook" in ClientRustStream.prototype;
+  it.runIf(dispatchHook)(
+    "the client's packet metadata reaches the handler as headers (NestJS 12: 11 has no dispatch hook)",
+    async () => {
+      const { seen, client } = await start();
+      client.setOnDispatchHook((packet) => {
+        packet.metadata = { "x-tenant": "acme" };
+      });
+      await lastValueFrom(client.emit("observed", {}), { defaultValue: undefined });
+      await within(
+        20_000,
+        "the observed event handled",
+        seen.until(() => seen.of("observed").length === 1),
+      );
+      expect(seen.calls).toEqual([{ pattern: "observed", attempt: 1, tenant: "acme" }]);
+    },
+  );
 });
 
 describe("the strategy's state", () => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type CallHandler,
+  type CanActivate,
   Catch,
   Controller,
   type ExecutionContext,
@@ -18,6 +19,7 @@ import {
   type NestInterceptor,
   type RpcExceptionFilter,
   UseFilters,
+  UseGuards,
   UseInterceptors,
   ValidationPipe,
 } from "@nestjs/common";
@@ -61,6 +63,13 @@ class StampInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const type = context.getType();
     return next.handle().pipe(map((value: unknown) => ({ value, type })));
+  }
+}
+
+/** Lets nothing through, as a guard refusing a caller does. */
+class DenyAll implements CanActivate {
+  canActivate(): boolean {
+    return false;
   }
 }
 
@@ -108,6 +117,24 @@ class EnhancedController {
   breaks(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): never {
     this.#seen.saw("breaks", ctx);
     throw new Error("a bug with internals in its message");
+  }
+
+  @EventPattern<string>("vault", { ruststream: { deadLetter: "vault-dlq" } })
+  @UseGuards(DenyAll)
+  vault(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
+    this.#seen.saw("vault", ctx);
+  }
+
+  @MessagePattern("vault-quote")
+  @UseGuards(DenyAll)
+  vaultQuote(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): string {
+    this.#seen.saw("vault-quote", ctx);
+    return "never";
+  }
+
+  @EventPattern<string>("vault-dlq")
+  vaultDeadLetters(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
+    this.#sawDeadLetter(ctx);
   }
 
   @EventPattern<string>("stock-dlq")
@@ -210,6 +237,24 @@ describe("Nest's enhancers around the transport strategy's handlers", () => {
       seen.until(() => seen.of(given).length === 1),
     );
     expect(seen.of("order, untyped")).toEqual([]);
+  });
+
+  it("a guard's refusal is settled at once, never retried: the dead letter with reason forbidden; a send to a guarded pattern errors with Nest's refusal", async () => {
+    const { seen, client } = await start();
+    await emit(client, "vault", { id: 1 });
+    const given = "dead letter from vault: forbidden";
+    await within(
+      20_000,
+      "the dead letter",
+      seen.until(() => seen.of(given).length === 1),
+    );
+    await expect(lastValueFrom(client.send("vault-quote", {}))).rejects.toEqual({
+      status: "error",
+      message: "Forbidden resource",
+    });
+    // The handlers never ran; a retried refusal would be dead-lettered with reason max-attempts.
+    expect([...seen.of("vault"), ...seen.of("vault-quote")]).toEqual([]);
+    expect(seen.of(given)).toHaveLength(1);
   });
 
   it("a send whose handler fails errors with Nest's error packet at once: an RpcException's own, else Internal server error", async () => {

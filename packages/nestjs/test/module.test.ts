@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type CallHandler,
+  type CanActivate,
   type DynamicModule,
   type ExecutionContext,
   Inject,
@@ -15,6 +16,7 @@ import {
   Module,
   type NestInterceptor,
   Scope,
+  UseGuards,
   UseInterceptors,
   ValidationPipe,
 } from "@nestjs/common";
@@ -59,6 +61,13 @@ class StampInterceptor implements NestInterceptor {
   }
 }
 
+/** Lets nothing through, as a guard refusing a caller does. */
+class DenyAll implements CanActivate {
+  canActivate(): boolean {
+    return false;
+  }
+}
+
 @Injectable()
 class ShopHandlers {
   readonly #prices: Prices;
@@ -86,6 +95,12 @@ class ShopHandlers {
   @Subscriber("declines", { reply: true })
   declines(): never {
     throw new RpcException("payment declined");
+  }
+
+  @Subscriber("vault", { reply: true })
+  @UseGuards(DenyAll)
+  vault(): string {
+    return "never";
   }
 }
 
@@ -125,6 +140,7 @@ describe("RustStreamModule in a Nest application", () => {
       "ShopHandlers.declines",
       "ShopHandlers.order",
       "ShopHandlers.price",
+      "ShopHandlers.vault",
     ]);
     const client = new ClientRustStream({
       broker: new FileBroker({ path: app.get<string>(streamPath) }),
@@ -138,6 +154,11 @@ describe("RustStreamModule in a Nest application", () => {
       await expect(lastValueFrom(client.send("declines", {}))).rejects.toEqual({
         status: "error",
         message: "payment declined",
+      });
+      // A guard's refusal (a ForbiddenException here) answers as Nest's transports answer it.
+      await expect(lastValueFrom(client.send("vault", {}))).rejects.toEqual({
+        status: "error",
+        message: "Forbidden resource",
       });
     } finally {
       await client.close();

@@ -21,8 +21,11 @@ import type { DrainArgs } from "./drainArgs.js";
 import { type PeakColumns, type PeakRatio, PeakTable, peakRssBound } from "./peakTable.js";
 import { runApart } from "./rowProcess.js";
 
-/** A full app's row, the raw loop it is held against, and the least rate ratio its target allows. */
-export type AppAgainstRaw = readonly [app: string, raw: string, target: number];
+/**
+ * A full app's row, the raw loop it is held against, and the least rate ratio its target allows
+ * (none: the ratio is reported only).
+ */
+export type AppAgainstRaw = readonly [app: string, raw: string, target?: number];
 
 export interface DrainBench<Trial> {
   /** What the bench prints first. */
@@ -35,6 +38,12 @@ export interface DrainBench<Trial> {
   /** A row's printed name by its key (throws for a key the module does not know). */
   rowName(key: string): string;
   readonly pairs: readonly AppAgainstRaw[];
+  /**
+   * What the pairs are, printed above their ratios (default: each full app over its raw loop, its
+   * peak resident set held to issue 26's bound). `bounded: false` for rows held against another
+   * framework, whose peak is reported only.
+   */
+  readonly against?: { readonly heading: string; readonly bounded: boolean };
   /** A fresh trial for row `key` holding `messages` orders (filled, untimed). */
   fresh(key: string, messages: number): Promise<Trial>;
   /** After the row's process exited: throws unless the trial is drained and settled; cleans up. */
@@ -56,8 +65,8 @@ export interface DrainRatio extends PeakRatio {
   readonly rateByRound: number[];
   /** The raw loop's CPU per order over the app's, at the medians (above 1: the app spends less). */
   readonly cpu: number;
-  readonly target: number;
-  readonly met: boolean;
+  readonly target?: number;
+  readonly met?: boolean;
 }
 
 const push = (map: Map<string, number[]>, key: string, value: number) =>
@@ -69,6 +78,7 @@ const warmCount = 20_000;
 export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<void> {
   const { count, rounds, chosen: keys, file, command } = bench.args;
   const names = new Map(keys.map((key) => [key, bench.rowName(key)]));
+  const bounded = bench.against?.bounded ?? true;
   const warmOrders = Math.min(count, warmCount);
   const rates = new Map<string, number[]>();
   const durations = new Map<string, number[]>();
@@ -114,7 +124,7 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
   for (const [app, raw, target] of bench.pairs) {
     const a = byKey.get(app);
     const b = byKey.get(raw);
-    const peak = peaks.ratio(app, raw);
+    const peak = peaks.ratio(app, raw, bounded);
     if (a === undefined || b === undefined || peak === undefined) continue;
     const rate = a.median / b.median;
     ratios.push({
@@ -122,8 +132,7 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
       rate,
       rateByRound: byRound(a.rates, b.rates),
       cpu: median(b.cpuUsPerOrder) / median(a.cpuUsPerOrder),
-      target,
-      met: rate >= target,
+      ...(target === undefined ? {} : { target, met: rate >= target }),
     });
   }
 
@@ -132,11 +141,16 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
   for (const line of tableLines(summaries, fmt)) console.log(line);
   console.log("CPU per order, median (the row's process):");
   for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
-  for (const line of peaks.lines(summaries, ratios)) console.log(line);
-  console.log("full app / raw loop (rate at the medians; by round; raw CPU per order / app's):");
+  for (const line of peaks.lines(summaries, bounded ? ratios : [])) console.log(line);
+  console.log(
+    `${bench.against?.heading ?? "full app / raw loop"} (rate at the medians; by round; CPU per order, the second's / the first's):`,
+  );
   for (const r of ratios) {
+    const verdict =
+      r.target === undefined ? "" : ` (target >= ${r.target}: ${r.met ? "met" : "missed"})`;
+    const over = r.withinBound === false ? ` (over ${peakRssBound})` : "";
     console.log(
-      `  ${names.get(r.row)} / ${names.get(r.against)}: ${r.rate.toFixed(3)} (target >= ${r.target}: ${r.met ? "met" : "missed"}); by round ${ratioRange(r.rateByRound, 3)}; CPU ${r.cpu.toFixed(3)}; peak RSS ${r.peakRss.toFixed(2)}${r.withinBound ? "" : ` (over ${peakRssBound})`}`,
+      `  ${names.get(r.row)} / ${names.get(r.against)}: ${r.rate.toFixed(3)}${verdict}; by round ${ratioRange(r.rateByRound, 3)}; CPU ${r.cpu.toFixed(3)}; peak RSS ${r.peakRss.toFixed(2)}${over}`,
     );
   }
   console.log(
