@@ -8,6 +8,7 @@ export type { ConnectionIdentity, GroupSetting, TeardownFacts } from "./broker/c
 export { ConnectionBase } from "./broker/connectionBase.js";
 export { brokerKind } from "./broker/contract.js";
 export { CountingCoordinator } from "./broker/countingCoordinator.js";
+export { epochMs } from "./broker/epochMs.js";
 export type { HostedSubscription, SubscriptionHost } from "./broker/hostedSubscription.js";
 export type {
   Backlog,

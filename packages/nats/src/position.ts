@@ -1,4 +1,5 @@
 import { type Position, RustStreamError } from "@ruststream/core";
+import { epochMs } from "@ruststream/core/broker";
 
 /**
  * Where a core NATS delivery sits: its arrival number on its subscription. Core NATS keeps
@@ -57,14 +58,7 @@ export class JetStreamTimePosition implements Position {
   readonly time: Date;
 
   constructor(time: Date | number) {
-    const ms = typeof time === "number" ? time : time.getTime();
-    if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a JetStream time position needs whole milliseconds since the epoch, 0 or more, not ${String(time)}`,
-      );
-    }
-    this.time = new Date(ms);
+    this.time = new Date(epochMs("a JetStream time position", time));
   }
 
   toString(): string {

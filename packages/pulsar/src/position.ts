@@ -1,4 +1,5 @@
 import { type Position, RustStreamError } from "@ruststream/core";
+import { epochMs } from "@ruststream/core/broker";
 import { MessageId } from "./wire/messageId.js";
 
 const RETRY_PREFIX = "retry:";
@@ -36,14 +37,7 @@ export class PulsarTimePosition implements Position {
   readonly publishTime: number;
 
   constructor(publishTime: number | Date) {
-    const ms = typeof publishTime === "number" ? publishTime : publishTime.getTime();
-    if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a Pulsar time position needs whole milliseconds since the epoch, 0 or more, not ${String(publishTime)}`,
-      );
-    }
-    this.publishTime = ms;
+    this.publishTime = epochMs("a Pulsar time position", publishTime);
   }
 
   toString(): string {

@@ -1,4 +1,5 @@
 import { type Position, RustStreamError } from "@ruststream/core";
+import { epochMs } from "@ruststream/core/broker";
 
 /**
  * Where a delivery sits: its queue and the order it arrived in on this subscription (a queue keeps
@@ -35,14 +36,7 @@ export class RabbitStreamTimePosition implements Position {
   readonly time: Date;
 
   constructor(time: Date | number) {
-    const ms = typeof time === "number" ? time : time.getTime();
-    if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `a stream time position needs whole milliseconds since the epoch, 0 or more, not ${String(time)}`,
-      );
-    }
-    this.time = new Date(ms);
+    this.time = new Date(epochMs("a stream time position", time));
   }
 
   toString(): string {
