@@ -2,7 +2,7 @@
 // One install as a user makes it: an empty folder outside the workspace (no node_modules or
 // package.json above it), the packages from the local registry with npm or pnpm, then the user's
 // first hour: a service in ESM and in CommonJS on the real broker, the service type-checked under
-// NodeNext and Bundler resolution, the README's test, every entry loaded both ways, and no other
+// NodeNext and Bundler resolution by each TypeScript compiler (src/compilers.mjs), the README's test, every entry loaded both ways, and no other
 // broker's client in node_modules.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -16,7 +16,7 @@ import { entriesScript, importedNames, serviceScript, serviceTs, tsconfig } from
  * @typedef {{ name: "npm" | "pnpm", add: (specs: string[], dev: boolean) => string[] }} Manager
  * @typedef {{ registry: string, env: NodeJS.ProcessEnv, work: string, devSpecs: string[],
  *   readme: { service: string, test: string }, clients: Record<string, string[]>,
- *   report: import("./report.mjs").Report }} Context
+ *   compilers: import("./compilers.mjs").Compiler[], report: import("./report.mjs").Report }} Context
  */
 
 /**
@@ -181,7 +181,7 @@ async function services(scenario, where, folder, env, report) {
  * @param {NodeJS.ProcessEnv} env
  * @param {Context} context
  */
-async function typecheck(scenario, where, folder, env, { readme, report }) {
+async function typecheck(scenario, where, folder, env, { readme, report, compilers }) {
   const code = scenario.code(folder);
   const app =
     scenario.broker === "file"
@@ -195,18 +195,22 @@ async function typecheck(scenario, where, folder, env, { readme, report }) {
   for (const resolution of /** @type {const} */ (["NodeNext", "Bundler"])) {
     const config = `tsconfig.${resolution.toLowerCase()}.json`;
     writeFileSync(join(folder, config), tsconfig(resolution));
-    const result = await run(["node", "node_modules/typescript/bin/tsc", "-p", config], {
-      cwd: folder,
-      env,
-      timeoutMs: 180_000,
-    });
-    report.check(
-      where,
-      `tsc --strict (${resolution}, no skipLibCheck, no @types/node of ours)`,
-      result.ok,
-      result.ok ? "" : `${result.why}: ${errorSummary(result.output)}`,
-      "make the published .d.ts stand without @types/node (no NodeJS namespace, Buffer or node: imports in public types) or declare @types/node as a dependency",
-    );
+    for (const compiler of compilers) {
+      const result = await run(["node", compiler.tsc(folder), "-p", config], {
+        cwd: folder,
+        env,
+        timeoutMs: 180_000,
+      });
+      report.check(
+        where,
+        `tsc ${compiler.version} --strict (${resolution}, no skipLibCheck, no @types/node of ours)`,
+        result.ok,
+        result.ok
+          ? `${(result.ms / 1000).toFixed(1)} s`
+          : `${result.why}: ${errorSummary(result.output)}`,
+        `make the published .d.ts stand without @types/node under TypeScript ${compiler.version} (no NodeJS namespace, Buffer or node: imports in public types) or declare @types/node as a dependency; \`node ${compiler.tsc(folder)} -p ${config}\` in ${folder} (kept with --keep) shows every error`,
+      );
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { ensureBrokers } from "../../brokers/src/index.mjs";
 import { ensureNode, nodeEnv, nodeLines, ownNodeEnv } from "../../setup/node.mjs";
 import { pnpmCommand } from "../../setup/pnpm.mjs";
+import { compilerPins, installCompilers } from "./compilers.mjs";
 import { rehearseInstall } from "./consumer.mjs";
 import { rehearseCreate } from "./create.mjs";
 import { checkPackage } from "./packageChecks.mjs";
@@ -175,6 +176,13 @@ async function rehearse() {
   ];
   if (needed.length > 0) await ensureBrokers(needed, (line) => say(line));
   const devSpecs = testTools(scratch, published);
+  const compilers = await installCompilers({
+    scratch,
+    registry: registry.url,
+    env: installEnv,
+    work: mkdirIn(work, "compilers"),
+    report,
+  });
   const context = {
     registry: registry.url,
     env: installEnv,
@@ -182,6 +190,7 @@ async function rehearse() {
     devSpecs,
     readme,
     clients: brokerClients(published),
+    compilers,
     report,
   };
   for (const scenario of scenarios(published, process.env).filter((s) =>
@@ -277,7 +286,7 @@ function testTools(scratch, published) {
   return [
     `@ruststream/testing@${testing.version}`,
     `vitest@${testing.manifest.peerDependencies?.vitest ?? rootManifest.devDependencies.vitest}`,
-    `typescript@${rootManifest.devDependencies.typescript}`,
+    `typescript@${compilerPins(scratch).project}`,
     `zod@${example.dependencies.zod}`,
   ];
 }
