@@ -1,5 +1,4 @@
-import type { LogFields, Logger, LogMethod, Publisher } from "@ruststream/core";
-import { silentLogger } from "@ruststream/core";
+import type { Publisher } from "@ruststream/core";
 import { KafkaBroker } from "@ruststream/kafka";
 import { uniqueName } from "@ruststream/tooling-testkit";
 import { brokers, requireEnv } from "@ruststream/tooling-testkit/brokers";
@@ -15,6 +14,7 @@ import {
   topicReader,
   unsent,
 } from "./keyedKafka.js";
+import { warnings } from "./support.js";
 
 // The outbox relaying to Kafka while Kafka is stopped and started again: the shared broker, so this
 // runs in the restarts group (vitest.restart.config.ts), holding Kafka alone (exclusive). A
@@ -39,16 +39,9 @@ describe("the outbox relaying to Kafka, Kafka stopped and restarted", () => {
       const outbox = await new PostgresBroker({ url, table, ensureSchema: true }).connectOutbox();
       const kafka = await new KafkaBroker({ brokers: kafkaBrokers }).connect();
       // Each publish the relay saw fail: a message it may have put on the topic and sends again.
-      let failedPublishes = 0;
-      const warn = (first: LogFields | string, message?: string) => {
-        if (
-          first === "outbox relay: publish failed" ||
-          message === "outbox relay: publish failed"
-        ) {
-          failedPublishes++;
-        }
-      };
-      const logger: Logger = { ...silentLogger, warn: warn as LogMethod, child: () => logger };
+      const { logger, entries } = warnings();
+      const failedPublishes = () =>
+        entries.filter((e) => e.message === "outbox relay: publish failed").length;
       try {
         const publisher = (await kafka.defaultPublishPolicy().pair(kafka)) as Publisher<never>;
         const relay = await outbox.relay({
@@ -100,7 +93,7 @@ describe("the outbox relaying to Kafka, Kafka stopped and restarted", () => {
         const copies = checkKeyedOrder(got, committed);
         // A copy comes from a publish in doubt: one the relay saw fail and sent again, or one
         // librdkafka sent again itself at the stop (at most one per key: a key has one in flight).
-        expect(copies).toBeLessThanOrEqual(failedPublishes + keys);
+        expect(copies).toBeLessThanOrEqual(failedPublishes() + keys);
       } finally {
         await kafka.shutdown();
         await outbox.close();

@@ -1,13 +1,5 @@
 import { fileURLToPath } from "node:url";
-import {
-  type Delivery,
-  HeaderMap,
-  isRustStreamError,
-  type LogFields,
-  type Logger,
-  type Publisher,
-  silentLogger,
-} from "@ruststream/core";
+import { type Delivery, HeaderMap, isRustStreamError, type Publisher } from "@ruststream/core";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
 import {
   bytes,
@@ -27,7 +19,7 @@ import {
   postgresHeaderNames,
 } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction as inTransactionAt, ownRedis, redisCli, take } from "./support.js";
+import { inTransaction as inTransactionAt, ownRedis, redisCli, take, warnings } from "./support.js";
 
 // The transactional outbox on the real PostgreSQL, relaying to a real Redis: the shared server for
 // what must arrive, and a server of the test's own for a broker that refuses (the shared one is
@@ -184,16 +176,10 @@ describe("the transactional outbox, relayed to Redis", () => {
     const name = uniqueName("refused");
     const own = await ownRedis({ refusing: true });
     const target = await new RedisBroker({ url: own.url }).connect();
-    const waits: number[] = [];
     // The relay's warnings, read for the wait each refused publish was given.
-    const logger: Logger = {
-      ...silentLogger,
-      warn: (fields: LogFields | string) => {
-        if (typeof fields === "object" && typeof fields.retryInMs === "number") {
-          waits.push(fields.retryInMs);
-        }
-      },
-    };
+    const { logger, entries } = warnings();
+    const waits = () =>
+      entries.flatMap((e) => (typeof e.fields.retryInMs === "number" ? [e.fields.retryInMs] : []));
     try {
       const ids = await publishOnOneKey(label, name, 3);
       const relay = await outbox.relay({
@@ -205,9 +191,9 @@ describe("the transactional outbox, relayed to Redis", () => {
         sent: "keep",
       });
       try {
-        await waitUntil(20_000, "four refused publishes", () => waits.length >= 4);
+        await waitUntil(20_000, "four refused publishes", () => waits().length >= 4);
         // The key's head is retried, doubling its wait up to the cap; the rows behind it wait.
-        expect(waits.slice(0, 4)).toEqual([100, 200, 400, 400]);
+        expect(waits().slice(0, 4)).toEqual([100, 200, 400, 400]);
         const held = await rows(label);
         expect(held[0]?.attempts).toBeGreaterThanOrEqual(4);
         expect(held.slice(1).map((r) => r.attempts)).toEqual([0, 0]);
@@ -272,14 +258,7 @@ describe("the transactional outbox, relayed to Redis", () => {
     const name = uniqueName("timeout");
     const own = await ownRedis({ refusing: false });
     const target = await new RedisBroker({ url: own.url }).connect();
-    const warned: unknown[] = [];
-    const logger: Logger = {
-      ...silentLogger,
-      warn: ((fields: LogFields) => {
-        warned.push((fields as { error?: unknown }).error);
-      }) as Logger["warn"],
-      child: () => logger,
-    };
+    const { logger, entries } = warnings();
     try {
       await own.kill();
       await inTransaction(async (tx) => {
@@ -305,7 +284,9 @@ describe("the transactional outbox, relayed to Redis", () => {
       expect(await rows(outboxDeadLetter(label))).toMatchObject([
         { dead_source: label, dead_reason: "max-attempts", dead_attempts: 3 },
       ]);
-      const timeouts = warned.filter((e) => isRustStreamError(e, "timeout"));
+      const timeouts = entries
+        .map((e) => e.fields.error)
+        .filter((e) => isRustStreamError(e, "timeout"));
       expect(timeouts).toHaveLength(3);
       expect(String((timeouts[0] as Error).message)).toContain("publishTimeoutMs (200 ms)");
     } finally {

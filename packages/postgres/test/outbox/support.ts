@@ -1,7 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
-import type { BatchSubscription, Delivery } from "@ruststream/core";
+import {
+  type BatchSubscription,
+  type Delivery,
+  type LogEntry,
+  type Logger,
+  lineLogger,
+} from "@ruststream/core";
 import pg from "pg";
 import { waitUntil } from "../support.js";
 
@@ -120,4 +126,17 @@ export async function inTransaction(
   } finally {
     await client.end();
   }
+}
+
+/** A logger that keeps the relay's warnings (and worse) as entries, for a test to read. */
+export function warnings(): { readonly logger: Logger; readonly entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const logger = lineLogger(
+    (entry) => {
+      entries.push(entry);
+      return "";
+    },
+    { level: "warn", write: () => {} },
+  );
+  return { logger, entries };
 }
