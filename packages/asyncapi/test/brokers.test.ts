@@ -61,7 +61,7 @@ describe("servers and bindings", () => {
       memory: { group: "billing" },
     });
     // A bare name states no facts: no extension, on every broker without AsyncAPI bindings.
-    for (const kind of ["memory", "file", "redis"] as const) {
+    for (const kind of ["memory", "file", "redis", "postgres"] as const) {
       const { doc } = await documentOn(kind);
       expect(doc.operations?.receive_quotes?.["x-ruststream-bindings"]).toBeUndefined();
     }
@@ -147,6 +147,17 @@ describe("servers and bindings", () => {
     });
     expect(doc.operations?.receive_quotes?.bindings).toEqual({
       amqp: { ack: true, bindingVersion: "0.3.0" },
+    });
+  });
+
+  test("postgres: the server's host, and the queue's claim in the extension (AsyncAPI has no PostgreSQL binding)", async () => {
+    const { doc, parsed } = await documentOn("postgres");
+    expect(doc.servers).toEqual({ postgres: { host: "db.internal:5433", protocol: "postgres" } });
+    expect(channel(parsed, "orders").bindings().all()).toEqual([]);
+    expect(doc.operations?.receive_orders?.bindings).toBeUndefined();
+    // The mount's maxAttempts and deadLetter are the queue's retry declaration, not its bindings.
+    expect(doc.operations?.receive_orders?.["x-ruststream-bindings"]).toEqual({
+      postgres: { claim: 50, leaseMs: 60_000, transactional: false, keyOrder: true, ack: "delete" },
     });
   });
 

@@ -1,5 +1,6 @@
 import { MemoryBroker, MemoryTopic, RustStream, silentLogger } from "@ruststream/core";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
+import { PostgresBroker, PostgresQueue } from "@ruststream/postgres";
 import { PulsarBroker, PulsarShared } from "@ruststream/pulsar";
 import { RabbitBroker, RabbitQueue } from "@ruststream/rabbitmq";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
@@ -16,6 +17,8 @@ const secrets = {
   pulsarToken: "pulsartokenzq",
   rabbitUser: "rabbituserzq",
   rabbitPassword: "rabbitpasswordzq",
+  postgresUser: "pguserzq",
+  postgresPassword: "pgpasswordzq",
   memoryUser: "memuserzq",
   memoryPassword: "mempasswordzq",
 };
@@ -59,6 +62,14 @@ function serviceWithCredentials(): RustStream {
     },
   );
   app.broker(
+    new PostgresBroker({
+      url: `postgres://${secrets.postgresUser}:${secrets.postgresPassword}@db.internal:5432/billing?password=${secrets.postgresPassword}&sslmode=require`,
+    }),
+    (b) => {
+      b.subscriber(new PostgresQueue("ledger-entries")).handle(() => {});
+    },
+  );
+  app.broker(
     new MemoryBroker({
       url: `memory://${secrets.memoryUser}:${secrets.memoryPassword}@local.internal:1`,
     }),
@@ -92,6 +103,7 @@ test("brokers configured with credentials: the document holds none of them", asy
     },
     pulsar: { host: "pulsar.internal:6651", protocol: "pulsar+ssl" },
     rabbitmq: { host: "rabbit.internal:5671", protocol: "amqps" },
+    postgres: { host: "db.internal:5432", protocol: "postgres" },
     memory: {
       host: "local.internal:1",
       protocol: "memory",

@@ -4,6 +4,7 @@ import { bytes, MemoryBroker, MemoryTopic, RustStream, type Source } from "@rust
 import { FileBroker, FileStream } from "@ruststream/file";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
 import { NatsBroker, NatsSubject } from "@ruststream/nats";
+import { PostgresBroker, PostgresQueue } from "@ruststream/postgres";
 import { PulsarBroker, PulsarKeyShared } from "@ruststream/pulsar";
 import { RabbitBroker, RabbitExchange, RabbitQuorumQueue } from "@ruststream/rabbitmq";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
@@ -89,5 +90,9 @@ export const brokers = {
       servers: ["nats://nats-1.internal:4222", "nats://nats-2.internal:4222"],
     }),
     orders: new NatsSubject("orders", { queue: "billing" }),
+  }),
+  postgres: () => ({
+    broker: new PostgresBroker({ url: "postgres://db.internal:5433/shop" }),
+    orders: new PostgresQueue("orders", { claim: 50, leaseMs: 60_000 }),
   }),
 } as const;
