@@ -16,6 +16,7 @@ import {
   type Injection,
   type LinkChange,
   LinkStates,
+  type PendingReply,
   type TeardownFacts,
   TestableConnection,
 } from "@ruststream/core/broker";
@@ -27,6 +28,7 @@ import { type PostgresPublishOptions, type PublisherHost, rowOf } from "./publis
 import { PostgresPublish } from "./publishPolicy.js";
 import type { PostgresQueueDelivery } from "./queue/queueDelivery.js";
 import { PostgresQueueSubscription, type QueueHost } from "./queue/queueSubscription.js";
+import { PostgresReplyInbox } from "./replyInbox.js";
 import { PostgresQueue } from "./sources.js";
 
 /** What shutting down a connection left behind: core's facts say it all. */
@@ -63,6 +65,7 @@ export class ConnectedPostgresBroker
   readonly #server: MemoryServer | undefined;
   readonly #links = new LinkStates();
   readonly #wakes = new Map<string, Set<() => void>>();
+  readonly #inbox: PostgresReplyInbox;
   #stopListening: () => Promise<void> = async () => {};
 
   private constructor(store: QueueStore, options: PostgresBrokerOptions, mode: ConnectionMode) {
@@ -76,6 +79,7 @@ export class ConnectedPostgresBroker
     this.#options = options;
     this.#server = mode.inProcess;
     this.#links.follow((change) => this.reportState(change));
+    this.#inbox = new PostgresReplyInbox(this);
   }
 
   /** A connection whose wake-ups are listened for: a lost listener is a lost link, found again. */
@@ -132,6 +136,7 @@ export class ConnectedPostgresBroker
   }
 
   protected async teardown(): Promise<TeardownFacts<ClosedPostgresBroker>> {
+    await this.#inbox.stop(this.closedError("request"));
     await this.#stopListening().catch(() => undefined);
     await this.store.close();
     return { unflushed: 0 };
@@ -164,6 +169,10 @@ export class ConnectedPostgresBroker
 
   recordRow(row: NewRow, _message: OutgoingMessage<PostgresPublishOptions>): void {
     this.record(rawOf(row));
+  }
+
+  awaitReply(correlationId: string, timeoutMs: number): PendingReply {
+    return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
 
   #wake(queue: string): void {

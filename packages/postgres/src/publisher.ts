@@ -1,7 +1,10 @@
 import {
   HeaderMap,
   type OutgoingMessage,
+  type RawMessage,
   type Receipt,
+  type Requester,
+  type RequestOptions,
   RustStreamError,
   type Transaction,
   type TransactionalPublisher,
@@ -9,7 +12,10 @@ import {
 import {
   assertPayloadBytes,
   type brokerMark,
+  type PendingReply,
   partitionKeyBytes,
+  publishRequest,
+  requestMark,
   stageTransaction,
   transactionsMark,
   writeDeadLetterOrigin,
@@ -45,15 +51,21 @@ export interface PublisherHost {
   assertOpen(): void;
   /** Records what was published, on an in-process connection (for `published()`). */
   recordRow(row: NewRow, message: OutgoingMessage<PostgresPublishOptions>): void;
+  /** Waits for the reply correlated by `correlationId` on this connection's reply inbox. */
+  awaitReply(correlationId: string, timeoutMs: number): PendingReply;
 }
 
 /**
  * A live publisher: a publish inserts one row (in your transaction when the message's options name
  * one) and resolves once the insert is done; `transaction(work)` inserts everything `work`
- * published in one statement when it resolves, nothing when it throws.
+ * published in one statement when it resolves, nothing when it throws. A request is published
+ * with the connection's reply inbox (a queue of the table, `replyInbox.ts`) as `reply-to`.
  */
-export class PostgresPublisher implements TransactionalPublisher<PostgresPublishOptions> {
+export class PostgresPublisher
+  implements TransactionalPublisher<PostgresPublishOptions>, Requester<PostgresPublishOptions>
+{
   readonly [transactionsMark] = true as const;
+  readonly [requestMark] = true as const;
   readonly #host: PublisherHost;
 
   constructor(host: PublisherHost) {
@@ -67,6 +79,18 @@ export class PostgresPublisher implements TransactionalPublisher<PostgresPublish
     await this.#host.store.insert([row], via);
     this.#host.recordRow(row, message);
     return { name: message.name };
+  }
+
+  async request(
+    message: OutgoingMessage<PostgresPublishOptions>,
+    options: RequestOptions,
+  ): Promise<RawMessage> {
+    this.#host.assertOpen();
+    return publishRequest(
+      message,
+      (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
+      (request) => this.publish(request),
+    );
   }
 
   async transaction<T>(work: (tx: Transaction<PostgresPublishOptions>) => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What a queue does, declared once for the real server and the in-process stand-in, in both of its
 // modes (leased claims, transactional handlers): the suites hold each to it. `false` is what a queue
@@ -21,7 +21,6 @@ export const queueCapabilities: Capabilities = {
   seek: false,
   // The publisher's transaction inserts every row in one statement.
   transactions: true,
-  request: notBuilt(
-    "a reply queue per connection and a waiter by correlation id, as the Redis streams have; the table could carry it",
-  ),
+  // A reply queue per connection (replyInbox.ts).
+  request: true,
 };

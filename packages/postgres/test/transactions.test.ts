@@ -1,4 +1,4 @@
-import { type ConnectionChange, RustStream } from "@ruststream/core";
+import { bytes as bytesCodec, type ConnectionChange, RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
@@ -84,6 +84,46 @@ describe("a transactional handler", () => {
     } finally {
       await sql.query(`DROP TABLE ${orders}`);
     }
+  });
+});
+
+describe("a transactional queue with more rows than its pool has connections", () => {
+  it("holds at most the pool's size less one at once, and drains its backlog", async () => {
+    const queue = uniqueName("tx-backlog");
+    const poolSize = 4;
+    const seed = await broker().connect();
+    const publisher = await seed.defaultPublishPolicy().pair(seed);
+    // A claim of 16 over a pool of 4: held all at once, its rows would wait for connections that
+    // only its own unhanded rows keep.
+    await publisher.transaction(async (tx) => {
+      for (let i = 0; i < 40; i++) await tx.publish({ name: queue, payload: bytes(`job-${i}`) });
+    });
+    await seed.shutdown();
+    let inWork = 0;
+    let most = 0;
+    const done: string[] = [];
+    const app = new RustStream({ name: "tx-backlog", version: "1.0.0" }).broker(
+      new PostgresBroker({ url: url(), table, poolSize }),
+      (b) => {
+        b.subscriber(new PostgresQueue(queue, { transactional: true, claim: 16 }), {
+          codec: bytesCodec,
+        })
+          .workers(16)
+          .handle(async (job, ctx) => {
+            inWork += 1;
+            most = Math.max(most, inWork);
+            await transactionOf(ctx.delivery).query("SELECT pg_sleep(0.01)");
+            inWork -= 1;
+            done.push(text(job));
+          });
+      },
+    );
+    t = await TestApp.startLive(app);
+    await waitUntil(30_000, "the backlog drained", () => done.length === 40);
+    expect(new Set(done).size).toBe(40);
+    expect(most).toBeLessThanOrEqual(poolSize - 1);
+    expect(most).toBeGreaterThan(1);
+    await waitUntil(10_000, "every row acked", async () => (await rowsOf(queue)) === 0);
   });
 });
 

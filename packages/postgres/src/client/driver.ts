@@ -43,6 +43,11 @@ export interface PostgresDriver extends Queryable {
   /** What the server is, for generated docs, where the driver knows (never a credential). */
   readonly host?: string;
   /**
+   * How many connections it holds at once at most (a pool's `max`): a transactional queue's rows in
+   * work each hold one, so the store keeps their number under it.
+   */
+  readonly connections: number;
+  /**
    * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when
    * it throws (and the throw passed on).
    */

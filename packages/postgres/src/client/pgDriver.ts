@@ -23,6 +23,11 @@ export class PgDriver implements PostgresDriver {
     if (this.#owned) this.#pool.on("error", () => {});
   }
 
+  /** The pool's `max` (`pg`'s own default is 10). */
+  get connections(): number {
+    return this.#pool.options.max ?? 10;
+  }
+
   query(text: string, values?: unknown[]): Promise<QueryResult> {
     return this.#pool.query(text, values);
   }

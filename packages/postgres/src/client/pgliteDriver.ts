@@ -17,6 +17,7 @@ export interface PGliteLike extends Queryable {
  */
 export class PgliteDriver implements PostgresDriver {
   readonly host = "pglite";
+  readonly connections = 1;
   readonly #db: PGliteLike;
   readonly #listens = new Set<() => Promise<void>>();
 

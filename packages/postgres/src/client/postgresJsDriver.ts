@@ -17,6 +17,8 @@ export interface PostgresJsLike {
     onNotify: (payload: string) => void,
     onListen?: () => void,
   ): Promise<{ unlisten(): Promise<void> }>;
+  /** The settings it was made with; `max` is its pool's size (postgres.js's default is 10). */
+  readonly options?: { readonly max?: number };
 }
 
 /** A postgres.js connection (or transaction) as the seam's `Queryable`. */
@@ -40,6 +42,10 @@ export class PostgresJsDriver implements PostgresDriver {
 
   constructor(sql: PostgresJsLike) {
     this.#sql = sql;
+  }
+
+  get connections(): number {
+    return this.#sql.options?.max ?? 10;
   }
 
   query(text: string, values?: unknown[]): Promise<QueryResult> {

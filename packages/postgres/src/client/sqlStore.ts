@@ -33,11 +33,14 @@ export class SqlStore implements QueueStore {
   readonly #driver: PostgresDriver;
   readonly #t: QueueTable;
   readonly #sql: ReturnType<typeof statementsFor>;
+  /** Holds not reserved yet: the driver's connections less the one kept for statements. */
+  #holdsLeft: number;
 
   private constructor(driver: PostgresDriver, table: QueueTable) {
     this.#driver = driver;
     this.#t = table;
     this.#sql = statementsFor(table);
+    this.#holdsLeft = Math.max(0, driver.connections - 1);
   }
 
   /**
@@ -138,6 +141,11 @@ export class SqlStore implements QueueStore {
     }
   }
 
+  async purgeQueue(queue: string): Promise<number> {
+    const result = await this.#driver.query(this.#sql.purgeQueue, [queue]);
+    return Number(result.rows[0]?.purged ?? 0);
+  }
+
   async listen(events: {
     wake(queue: string): void;
     lost(reason: string): void;
@@ -149,6 +157,16 @@ export class SqlStore implements QueueStore {
       restored: () => events.restored(),
     });
     return () => listening.close();
+  }
+
+  reserveHolds(want: number): number {
+    const got = Math.min(want, this.#holdsLeft);
+    this.#holdsLeft -= got;
+    return got;
+  }
+
+  returnHolds(count: number): void {
+    this.#holdsLeft += count;
   }
 
   hold(held: Held): Promise<HeldTransaction | undefined> {
@@ -186,6 +204,9 @@ export class SqlStore implements QueueStore {
       done.catch((error: unknown) => {
         if (!handedOut) reject(error);
       });
+      // The connection is back in the pool once the transaction ends, however it ends.
+      const returned = () => this.returnHolds(1);
+      done.then(returned, returned);
     });
   }
 
@@ -274,6 +295,7 @@ function statementsFor(t: QueueTable) {
   woken AS (SELECT pg_notify($3, queue) FROM (SELECT DISTINCT queue FROM moved) AS w)
 SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS woken`,
     purge: `WITH gone AS (DELETE FROM ${t.sql} WHERE id IN (SELECT id FROM ${t.sql} WHERE done_at IS NOT NULL AND done_at < now() - $1::double precision * interval '1 millisecond' LIMIT ${purgeBatch}) RETURNING 1) SELECT count(*) AS purged FROM gone`,
+    purgeQueue: `WITH gone AS (DELETE FROM ${t.sql} WHERE queue = $1 RETURNING 1) SELECT count(*) AS purged FROM gone`,
   };
 }
 

@@ -92,6 +92,8 @@ export interface QueueStore {
   redrive(deadLetter: string, source: string | undefined): Promise<number>;
   /** Deletes rows acked with `keep` more than `olderThanMs` ago; answers how many. */
   purgeDone(olderThanMs: number): Promise<number>;
+  /** Deletes every row of `queue`, whatever its state (a reply inbox, at shutdown). */
+  purgeQueue(queue: string): Promise<number>;
   /**
    * Calls `wake(queue)` when rows of `queue` may have been published; `lost`/`restored` when the
    * listening connection goes and comes back.
@@ -102,9 +104,20 @@ export interface QueueStore {
     restored(): void;
   }): Promise<() => Promise<void>>;
   /**
+   * Reserves up to `want` holds (`hold` below) for a claim about to be made; answers how many it
+   * got. Each row in a held transaction keeps a connection of the driver's, and a claim holds all
+   * its rows before it hands any over, so it must never take more rows than connections are left:
+   * the rows it held would wait for the rest, and nothing would free a connection. One connection
+   * is kept out of the count for the statements of claims and settles.
+   */
+  reserveHolds(want: number): number;
+  /** Gives back reservations no `hold` used (fewer rows claimed, or a claim that failed). */
+  returnHolds(count: number): void;
+  /**
    * Runs `work` in a transaction holding `held`'s row (locked, fenced by its lease): a
    * transactional handler's writes and the row's settle commit together. `undefined` when the
-   * lease no longer holds.
+   * lease no longer holds. Uses one reservation of `reserveHolds`, given back when the
+   * transaction ends.
    */
   hold(held: Held): Promise<HeldTransaction | undefined>;
   /**

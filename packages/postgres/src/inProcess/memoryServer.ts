@@ -250,6 +250,14 @@ export class MemoryServer {
     return purged;
   }
 
+  purgeQueue(queue: string): number {
+    const rows = this.#rows.get(queue);
+    if (rows === undefined) return 0;
+    for (const row of rows.values()) this.#uncount(row);
+    this.#rows.delete(queue);
+    return rows.size;
+  }
+
   listen(events: WakeEvents): () => void {
     this.#listeners.add(events);
     return () => this.#listeners.delete(events);

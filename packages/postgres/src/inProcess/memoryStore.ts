@@ -53,6 +53,17 @@ export class MemoryStore implements QueueStore {
     return this.#server.purgeDone(olderThanMs);
   }
 
+  /** The stand-in holds rows in memory, with no connection to run out of. */
+  reserveHolds(want: number): number {
+    return want;
+  }
+
+  returnHolds(): void {}
+
+  async purgeQueue(queue: string): Promise<number> {
+    return this.#server.purgeQueue(queue);
+  }
+
   async listen(events: WakeEvents): Promise<() => Promise<void>> {
     const stop = this.#server.listen(events);
     return async () => {

@@ -233,10 +233,32 @@ export class PostgresQueueSubscription
    * One claim: the rows, each under the new lease (and in a transaction of its own when the
    * subscription is transactional); rows past the declared cap are moved to the dead letter.
    */
-  async #claim(max: number): Promise<readonly PostgresQueueDelivery[]> {
+  async #claim(want: number): Promise<readonly PostgresQueueDelivery[]> {
     const source = this.#source;
     const store = this.#host.store;
     const lease = randomUUID();
+    // A transactional claim takes no more rows than it can hold each in a transaction of its own
+    // at once: none while every connection holds a row in work (settles free them, and wake this).
+    const max = source.transactional ? store.reserveHolds(want) : want;
+    if (max === 0) return none;
+    let reserved = source.transactional ? max : 0;
+    try {
+      return await this.#claimRows(max, lease, () => {
+        reserved -= 1;
+      });
+    } finally {
+      if (reserved > 0) store.returnHolds(reserved);
+    }
+  }
+
+  /** The claim's statement, then the dead letter of rows past the cap, then the holds. */
+  async #claimRows(
+    max: number,
+    lease: string,
+    holding: () => void,
+  ): Promise<readonly PostgresQueueDelivery[]> {
+    const source = this.#source;
+    const store = this.#host.store;
     const rows = await store.claim({
       queue: this.name,
       max,
@@ -265,6 +287,7 @@ export class PostgresQueueSubscription
     const deliveries: PostgresQueueDelivery[] = [];
     try {
       for (const row of kept) {
+        holding();
         const transaction = await store.hold({ id: row.id, lease });
         if (transaction !== undefined) {
           deliveries.push(new PostgresQueueDelivery(this, row, lease, transaction));
