@@ -102,9 +102,7 @@ describe("requests to a queue", () => {
     release();
     // The late reply is written before its request is acked (the handler's second outcome), then
     // claimed and dropped by the inbox that no longer waits.
-    await expect
-      .poll(() => t!.subscriber(queue).outcomes.length, { timeout: 10_000 })
-      .toBe(2);
+    await expect.poll(() => t!.subscriber(queue).outcomes.length, { timeout: 10_000 }).toBe(2);
     await expect.poll(() => rowsOf(inbox), { timeout: 10_000 }).toBe(0);
     // A row the inbox has not claimed (due in a minute) is deleted with the connection.
     await publisher.publish({ name: inbox, payload: bytes("stray"), options: { delayMs: 60_000 } });
