@@ -1,5 +1,6 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from "@nestjs/microservices";
 import {
+  type AppPublishOptions,
   type ConnectionState,
   type RunningApp,
   RustStream,
@@ -9,6 +10,7 @@ import { AppSlot } from "./appSlot.js";
 import type { ClientRustStreamOptions } from "./clientOptions.js";
 import { readErrorReply } from "./errorReply.js";
 import { nestLogger } from "./nestLogger.js";
+import { RustStreamRecord } from "./rustStreamRecord.js";
 
 const defaultTimeoutMs = 30_000;
 
@@ -18,7 +20,8 @@ const defaultTimeoutMs = 30_000;
  * requests through the broker's request/reply and emits the reply (or errors with the handler's
  * error, as Nest's transports send it). The pattern is the topic as
  * `RustStreamServer` reads it (an object pattern as Nest writes it, keys sorted); `packet.metadata`
- * (set by a dispatch hook) travels as headers.
+ * (set by a dispatch hook) travels as headers. Data wrapped in a {@link RustStreamRecord} is
+ * published with the record's partition key, headers and broker options.
  */
 export class ClientRustStream extends ClientProxy<Record<never, never>, ConnectionState> {
   readonly #options: ClientRustStreamOptions;
@@ -65,12 +68,10 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
     let unsubscribed = false;
     const topic = this.normalizePattern(packet.pattern);
     this.connect()
-      .then((running) =>
-        running.request(topic, packet.data, {
-          timeoutMs: this.#timeoutMs,
-          ...this.#encoding(packet),
-        }),
-      )
+      .then((running) => {
+        const { data, settings } = this.#outgoing(packet);
+        return running.request(topic, data, { timeoutMs: this.#timeoutMs, ...settings });
+      })
       .then(
         (response) => {
           if (unsubscribed) return;
@@ -92,22 +93,25 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
     const running = await this.connect();
-    await running.publish(
-      this.normalizePattern(packet.pattern),
-      packet.data,
-      this.#encoding(packet),
-    );
+    const { data, settings } = this.#outgoing(packet);
+    await running.publish(this.normalizePattern(packet.pattern), data, settings);
     return undefined as T;
   }
 
-  #encoding(packet: ReadPacket): {
-    headers?: Readonly<Record<string, string>>;
-    codec?: NonNullable<ClientRustStreamOptions["codec"]>;
-  } {
+  /** The data a packet publishes, and its publish's settings: a record's, the metadata, the codec. */
+  #outgoing(packet: ReadPacket): { data: unknown; settings: AppPublishOptions } {
     const metadata = (packet as { metadata?: Readonly<Record<string, string>> }).metadata;
+    const record = packet.data instanceof RustStreamRecord ? packet.data : undefined;
+    const { partitionKey, headers, options } = record?.options ?? {};
+    const merged = metadata === undefined ? headers : { ...metadata, ...headers };
     return {
-      ...(metadata === undefined ? {} : { headers: metadata }),
-      ...(this.#options.codec === undefined ? {} : { codec: this.#options.codec }),
+      data: record === undefined ? packet.data : record.data,
+      settings: {
+        ...(merged === undefined ? {} : { headers: merged }),
+        ...(partitionKey === undefined ? {} : { partitionKey }),
+        ...(options === undefined ? {} : { options }),
+        ...(this.#options.codec === undefined ? {} : { codec: this.#options.codec }),
+      },
     };
   }
 

@@ -8,6 +8,8 @@ export { PayloadRejectionFilter } from "./payloadRejection.js";
 export { RustStreamContext } from "./rustStreamContext.js";
 export { RustStreamHost } from "./rustStreamHost.js";
 export { RustStreamModule } from "./rustStreamModule.js";
+export type { RustStreamRecordOptions } from "./rustStreamRecord.js";
+export { RustStreamRecord } from "./rustStreamRecord.js";
 export { RustStreamServer } from "./rustStreamServer.js";
 export type { RustStreamServerOptions } from "./serverOptions.js";
 export type { SubscriberOptions } from "./subscriberDecorator.js";

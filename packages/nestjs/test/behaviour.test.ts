@@ -19,7 +19,12 @@ import { FileBroker } from "@ruststream/file";
 import { within } from "@ruststream/tooling-testkit";
 import { from, lastValueFrom, of, throwError } from "rxjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ClientRustStream, type RustStreamContext, RustStreamServer } from "../src/index.js";
+import {
+  ClientRustStream,
+  type RustStreamContext,
+  RustStreamRecord,
+  RustStreamServer,
+} from "../src/index.js";
 import { Seen } from "./seen.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rs-nestjs-behaviour-"));
@@ -37,6 +42,12 @@ class BehaviourController {
   @MessagePattern("stream")
   stream(@Payload() n: number) {
     return from([n, n * 2, n * 3]);
+  }
+
+  @MessagePattern("keyed")
+  keyed(@Payload() data: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("keyed", ctx);
+    return { data, key: ctx.getKey(), tenant: ctx.getHeaders().getString("x-tenant") };
   }
 
   @MessagePattern("promised")
@@ -150,6 +161,43 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
     expect(seen.of("refused")).toEqual([1]);
   });
 
+  it("a RustStreamRecord's data reaches the handler, published with its partition key and headers", async () => {
+    const { seen, client } = await start();
+    const asked = new RustStreamRecord(
+      { id: 7 },
+      {
+        partitionKey: "order-7",
+        headers: { "x-tenant": "globex" },
+      },
+    );
+    await expect(lastValueFrom(client.send("keyed", asked))).resolves.toEqual({
+      data: { id: 7 },
+      key: "order-7",
+      tenant: "globex",
+    });
+    await lastValueFrom(
+      client.emit("keyed", new RustStreamRecord("plain", { partitionKey: "k2" })),
+      {
+        defaultValue: undefined,
+      },
+    );
+    await within(
+      20_000,
+      "the emitted record handled",
+      seen.until(() => seen.of("keyed").length === 2),
+    );
+    expect(seen.calls.filter((c) => c.pattern === "keyed")).toEqual([
+      { pattern: "keyed", attempt: 1, tenant: "globex", key: "order-7" },
+      { pattern: "keyed", attempt: 1, key: "k2" },
+    ]);
+    // The broker's own options go to its publish: the stream file takes none, and says so.
+    const refused = await lastValueFrom(
+      client.emit("keyed", new RustStreamRecord(1, { options: { priority: 3 } })),
+      { defaultValue: undefined },
+    ).catch((error: unknown) => error);
+    expect(String(refused)).toMatch(/no per-message publish options/);
+  });
+
   // NestJS 11's ClientProxy has no dispatch hook (NestJS 12 added it), so there no packet carries
   // metadata; tooling/nestjs11 runs this file on 11.
   const dispatchHook = "setOnDispatchHook" in ClientRustStream.prototype;
@@ -188,7 +236,16 @@ describe("the strategy's state", () => {
     const running = server.unwrap<RunningApp>();
     expect(running.state).toBe("ready");
     expect([...running.subscribers].sort()).toEqual(
-      ["erroring", "given-up", "nothing", "observed", "promised", "refused", "stream"].sort(),
+      [
+        "erroring",
+        "given-up",
+        "keyed",
+        "nothing",
+        "observed",
+        "promised",
+        "refused",
+        "stream",
+      ].sort(),
     );
     await app.close();
     watching.unsubscribe();

@@ -8,15 +8,18 @@ export class Seen {
     readonly pattern: string;
     readonly attempt: number;
     readonly tenant?: string;
+    readonly key?: string;
   }[] = [];
   readonly #waiters: { readonly done: () => boolean; readonly resolve: () => void }[] = [];
 
   saw(pattern: string, ctx: RustStreamContext): void {
     const tenant = ctx.getHeaders().getString("x-tenant");
+    const key = ctx.getKey();
     this.calls.push({
       pattern,
       attempt: ctx.getAttempt(),
       ...(tenant === undefined ? {} : { tenant }),
+      ...(key === undefined ? {} : { key }),
     });
     for (const waiter of [...this.#waiters]) {
       if (!waiter.done()) continue;
