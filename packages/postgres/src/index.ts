@@ -21,6 +21,8 @@ export type {
   Queryable,
   QueryResult,
 } from "./client/driver.js";
+export type { KyselyTransactionLike } from "./client/kyselyTransaction.js";
+export { kyselyTransaction } from "./client/kyselyTransaction.js";
 export type { PGliteLike } from "./client/pgliteDriver.js";
 export { PgliteDriver } from "./client/pgliteDriver.js";
 export type { PostgresJsLike } from "./client/postgresJsDriver.js";
