@@ -2,7 +2,7 @@
 //   broker.ts         the broker: configuration only, describeServer, connect, connectInProcess
 //   connection.ts     its connection and its closed witness
 //   options.ts        the options the broker takes and its connection reads
-//   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject
+//   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject, KvWatch
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live core NATS publisher (and requests)
 //   jetStreamPublisher.ts  the live JetStream publisher
@@ -13,6 +13,7 @@
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
 //   jetstream/        JetStream pull consumers: the subscription and its delivery
+//   kv/               KV bucket watches: a pull consumer on the bucket's stream, and its delivery
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
 
@@ -23,7 +24,8 @@ export type { CoreSubscription } from "./core/coreSubscription.js";
 export type { JetStreamPublisher } from "./jetStreamPublisher.js";
 export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
-export { jetStreamHeaders, natsHeaderNames } from "./names.js";
+export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
+export { jetStreamHeaders, kvHeaders, kvSubject, natsHeaderNames } from "./names.js";
 export type { NatsBrokerOptions, NatsCredentials } from "./options.js";
 export {
   JetStreamPosition,
@@ -44,6 +46,10 @@ export {
   type DeliverPolicy,
   JetStreamSubject,
   type JetStreamSubjectOptions,
+  type KvBucketDeclaration,
+  type KvStart,
+  KvWatch,
+  type KvWatchOptions,
   NatsSubject,
   type NatsSubjectOptions,
   type StreamDeclaration,

@@ -25,13 +25,15 @@ import {
 } from "@nats-io/transport-node";
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
+import { kvStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
-import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
+import type { DeliverPolicy, KvBucketDeclaration, StreamDeclaration } from "../sources.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
   type Frame,
   type Listener,
+  missingBucket,
   type NatsLink,
   type PubAck,
   PullRefused,
@@ -39,6 +41,7 @@ import {
   type Received,
   type Stored,
 } from "./link.js";
+import { loadKv } from "./loadKv.js";
 import { readHeaders } from "./receivedHeaders.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
@@ -396,6 +399,29 @@ class ClientLink implements NatsLink {
         ? {}
         : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
       ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
+    });
+  }
+
+  async ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void> {
+    try {
+      await this.#jsm.streams.info(kvStream(bucket));
+      return;
+    } catch (error) {
+      if (!isApiError(error, 10059)) throw error;
+    }
+    if (declaration === undefined) throw missingBucket(bucket);
+    // The KV client writes the stream's settings a bucket needs (rollups, per-key history, direct
+    // gets), as every client that reads the bucket expects them.
+    const { Kvm } = await loadKv();
+    await new Kvm(this.#js).create(bucket, {
+      ...(declaration.history === undefined ? {} : { history: declaration.history }),
+      ...(declaration.storage === undefined
+        ? {}
+        : { storage: declaration.storage === "memory" ? StorageType.Memory : StorageType.File }),
+      ...(declaration.replicas === undefined ? {} : { replicas: declaration.replicas }),
+      ...(declaration.maxBytes === undefined ? {} : { max_bytes: declaration.maxBytes }),
+      ...(declaration.maxValueSize === undefined ? {} : { maxValueSize: declaration.maxValueSize }),
+      ...(declaration.ttlMs === undefined ? {} : { ttl: declaration.ttlMs }),
     });
   }
 

@@ -10,8 +10,10 @@ import type {
   PubAck,
   Received,
 } from "../client/link.js";
+import { missingBucket } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
-import type { StreamDeclaration } from "../sources.js";
+import { kvStream } from "../names.js";
+import type { KvBucketDeclaration, StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { StandInStream } from "./standInStream.js";
 import { subjectMatches, subjectsOverlap } from "./subjects.js";
@@ -152,6 +154,7 @@ export class InProcessNats {
     stream: string,
     subjects: readonly string[],
     declaration: StreamDeclaration | undefined,
+    kv?: { readonly perSubject: number },
   ): void {
     if (this.#streams.has(stream)) return;
     if (declaration === undefined) {
@@ -169,8 +172,19 @@ export class InProcessNats {
         );
       }
     }
-    this.#streams.set(stream, new StandInStream(stream, wanted, declaration));
+    this.#streams.set(stream, new StandInStream(stream, wanted, declaration, kv));
     this.#consumers.set(stream, new Map());
+  }
+
+  /**
+   * A bucket is a stream of `$KV.<bucket>.>` keeping `history` entries a key (default 1) and
+   * taking purges' rollups, as the server keeps the stream a client declares for one.
+   */
+  ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): void {
+    const stream = kvStream(bucket);
+    if (this.#streams.has(stream)) return;
+    if (declaration === undefined) throw missingBucket(bucket);
+    this.ensureStream(stream, [`$KV.${bucket}.>`], {}, { perSubject: declaration.history ?? 1 });
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -231,8 +245,10 @@ export class InProcessNats {
   #store(stream: StandInStream, frame: Frame): PubAck {
     const stored = stream.store(frame, this.#clock.now(), Date.now());
     if (stored.entry !== undefined) {
-      for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+      for (const consumer of this.#consumers.get(stream.name)?.values() ?? []) {
+        for (const sequence of stored.removed) consumer.removed(sequence);
         consumer.stored(stored.entry);
+      }
     }
     return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
   }
@@ -295,6 +311,11 @@ class StandInLink implements NatsLink {
   ): Promise<void> {
     this.#assertOpen();
     this.#server.ensureStream(stream, subjects, declaration);
+  }
+
+  async ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void> {
+    this.#assertOpen();
+    this.#server.ensureBucket(bucket, declaration);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
