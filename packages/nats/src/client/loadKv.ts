@@ -6,10 +6,15 @@ import { RustStreamError } from "@ruststream/core";
 
 const name = "@nats-io/kv";
 
-/** The KV client's module, or a RustStreamError saying what to install. */
-export async function loadKv(): Promise<typeof import("@nats-io/kv")> {
+/**
+ * The KV client's module, or a RustStreamError saying what to install. `importer` is the
+ * `import()` itself, written at the call site so a bundler sees a literal specifier.
+ */
+export async function loadKv(
+  importer: () => Promise<typeof import("@nats-io/kv")> = () => import("@nats-io/kv"),
+): Promise<typeof import("@nats-io/kv")> {
   try {
-    return await import("@nats-io/kv");
+    return await importer();
   } catch (error) {
     const code = (error as { code?: unknown } | undefined)?.code;
     if (
