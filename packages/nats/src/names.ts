@@ -79,3 +79,33 @@ export function kvStream(bucket: string): string {
 export function kvSubject(bucket: string, key: string): string {
   return `$KV.${checkBucket(bucket, "kvSubject")}.${checkKey(key, "kvSubject", false)}`;
 }
+
+/** The stream that holds an object store, as the server names it. */
+export function objStream(bucket: string): string {
+  return `OBJ_${bucket}`;
+}
+
+/** The subject of an object's entry (its info), as the object store clients write it. */
+export function objMetaSubject(bucket: string, name: string): string {
+  const encoded = Buffer.from(name, "utf8")
+    .toString("base64")
+    .replaceAll("+", "-")
+    .replaceAll("/", "_");
+  return `$O.${bucket}.M.${encoded}`;
+}
+
+/** The subject an object's chunks are stored on, by the object's unique id. */
+export function objChunkSubject(bucket: string, nuid: string): string {
+  return `$O.${bucket}.C.${nuid}`;
+}
+
+/** An object's name: any text but the empty one. */
+export function checkObjectName(name: unknown, what: string): string {
+  if (typeof name !== "string" || name === "") {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: an object's name is non-empty text, not ${JSON.stringify(name)}`,
+    );
+  }
+  return name;
+}

@@ -6,7 +6,7 @@ import {
   RustStreamError,
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
-import { checkBucket, checkKey, kvStream } from "./names.js";
+import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
 export function isWildcard(subject: string): boolean {
@@ -436,4 +436,86 @@ function deliverOfStart(start: KvStart): DeliverPolicy {
     "invalid-argument",
     `KvWatch start: give "new", "all", "last-per-key" or { revision } (1 or more), not ${JSON.stringify(start, (_, v) => (typeof v === "bigint" ? String(v) : v))}`,
   );
+}
+
+/** An object store a watch or a put declares when it is missing (never silently: only when given). */
+export interface ObjectStoreDeclaration {
+  readonly storage?: "file" | "memory";
+  readonly replicas?: number;
+  readonly maxBytes?: number;
+  /** How long an object is kept. */
+  readonly ttlMs?: number;
+}
+
+export interface ObjectWatchOptions {
+  /**
+   * `"last-per-object"` (default): each object's latest info, then every change; `"all"` every
+   * entry the store holds; `"new"` the changes from now on.
+   */
+  readonly start?: "last-per-object" | "all" | "new";
+  /** Hands deleted objects' entries to the handler too (`info.deleted`); default false. */
+  readonly deletes?: boolean;
+  /** The largest object `read()` takes (default 8 MiB); a larger one is refused before reading. */
+  readonly maxBytes?: number;
+  /** Creates the object store when it is missing, with these settings. */
+  readonly declare?: ObjectStoreDeclaration;
+  readonly ackWaitMs?: number;
+  readonly maxAckPending?: number;
+  readonly pullExpiresMs?: number;
+  readonly fetchSize?: number;
+}
+
+/**
+ * A watch on an object store: each object put (and deleted, when asked), as its info (the JSON the
+ * object store clients write: name, size, digest, ...), the handler's message. The content is
+ * read when the handler asks (`ObjectDelivery.read()`), up to `maxBytes`. A store is a stream
+ * (`OBJ_<bucket>`), the watch an ephemeral consumer of its own on its objects' info, settled as a
+ * JetStream consumer is.
+ */
+export class ObjectWatch implements NamedSource {
+  readonly [sourceMark] = "nats";
+  /** The server requeues; a copy would be a new object, so none is made. */
+  readonly copies = "named" as const;
+  readonly name: string;
+  readonly bucket: string;
+  readonly stream: string;
+  readonly subjects: readonly string[];
+  readonly durable = undefined;
+  readonly commit = "auto" as const;
+  readonly deletes: boolean;
+  readonly maxBytes: number;
+  readonly declare: ObjectStoreDeclaration | undefined;
+  readonly settings: ConsumerSettings;
+  readonly bindings: Bindings;
+
+  constructor(bucket: string, options: ObjectWatchOptions = {}) {
+    this.bucket = checkBucket(bucket, "ObjectWatch");
+    this.name = this.bucket;
+    this.stream = objStream(this.bucket);
+    this.subjects = [`$O.${this.bucket}.M.>`];
+    this.deletes = options.deletes === true;
+    this.maxBytes = positive("maxBytes", options.maxBytes, 8 * 1024 * 1024);
+    this.declare = options.declare;
+    const start = options.start ?? "last-per-object";
+    if (start !== "last-per-object" && start !== "all" && start !== "new") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `ObjectWatch start: give "last-per-object", "all" or "new", not ${JSON.stringify(start)}`,
+      );
+    }
+    this.settings = {
+      ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
+      maxAckPending:
+        options.maxAckPending === undefined
+          ? undefined
+          : positive("maxAckPending", options.maxAckPending, 1),
+      deliver: start === "last-per-object" ? "last-per-subject" : start,
+      maxDeliver: undefined,
+      backoffMs: undefined,
+      pullExpiresMs: checkExpires(options.pullExpiresMs),
+      fetchSize: positive("fetchSize", options.fetchSize, 256),
+      inactiveThresholdMs: undefined,
+    };
+    this.bindings = { nats: { objectStore: this.bucket, ackWaitMs: this.settings.ackWaitMs } };
+  }
 }

@@ -4,8 +4,10 @@ import type {
   ConsumerSettings,
   DeliverPolicy,
   KvBucketDeclaration,
+  ObjectStoreDeclaration,
   StreamDeclaration,
 } from "../sources.js";
+import type { NatsObjectInfo } from "./objectMeta.js";
 
 // What the broker needs from its connection to the NATS server: the only place it meets the wire.
 // client/natsLink.ts implements it over @nats-io/transport-node and @nats-io/jetstream;
@@ -83,6 +85,14 @@ export class PullRefused extends RustStreamError {
   constructor(message: string, cause: unknown) {
     super("broker-failure", message, { cause });
   }
+}
+
+/** An object store that is not there and that nothing declares. */
+export function missingObjectStore(bucket: string): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the object store "${bucket}" does not exist: create it (nats object add ${bucket}), or let the watch or the put declare it with their declare option ({ declare: { storage, ... } })`,
+  );
 }
 
 /** A bucket that is not there and that nothing declares. */
@@ -175,6 +185,22 @@ export interface NatsLink {
    * rejects with `invalid-argument` naming the bucket and the option that declares it.
    */
   ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void>;
+  /** As `ensureBucket`, for an object store (`OBJ_<bucket>`). */
+  ensureObjectStore(bucket: string, declaration: ObjectStoreDeclaration | undefined): Promise<void>;
+  /**
+   * Puts `content` as the object `name` (its chunks, then its info, replacing an object of that
+   * name, whose chunks go): resolves with the info and the revision that stored it.
+   */
+  putObject(
+    bucket: string,
+    name: string,
+    content: Uint8Array,
+  ): Promise<{ readonly info: NatsObjectInfo; readonly revision: bigint }>;
+  /**
+   * Reads the object an info names (its chunks by its unique id, so that version and no other),
+   * refused before a byte is read when it is larger than `maxBytes`; checked against the info.
+   */
+  readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

@@ -135,6 +135,15 @@ export class StandInStream {
     return { stream: this.name, sequence: entry.sequence, duplicate: false, entry, removed };
   }
 
+  /** Drops every entry of `subject` (a purge by filter): the sequences dropped. */
+  purge(subject: string): bigint[] {
+    const dropped = this.entries.filter((e) => e.subject === subject).map((e) => e.sequence);
+    if (dropped.length === 0) return [];
+    const kept = this.entries.filter((e) => e.subject !== subject);
+    this.entries.splice(0, this.entries.length, ...kept);
+    return dropped;
+  }
+
   /** Drops the subject's entries past its history, or all but the last on a rollup. */
   #trim(subject: string, header: (name: string) => string | undefined): bigint[] {
     const keep = header(kvHeaders.rollup) === "sub" ? 1 : (this.#perSubject as number);

@@ -1,6 +1,6 @@
 import { isRustStreamError } from "@ruststream/core";
 import { expect, it } from "vitest";
-import { loadKv } from "../src/client/loadKv.js";
+import { loadKv } from "../src/client/loadPeers.js";
 
 // @nats-io/kv is an optional peer: a service without it that declares a bucket is told what to
 // install. A real import of a package that is not installed stands for it (the workspace has
