@@ -267,12 +267,12 @@ export class JetStreamSubject implements AddressedSource {
 }
 
 /** A pull request's wait at the server: the client takes 1000 ms or more. */
-function checkExpires(ms: number | undefined): number {
+function checkExpires(ms: number | undefined, what = "JetStreamSubject"): number {
   const value = positive("pullExpiresMs", ms, 5000);
   if (value < 1000) {
     throw new RustStreamError(
       "invalid-argument",
-      `JetStreamSubject pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
+      `${what} pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
     );
   }
   return value;
@@ -402,19 +402,11 @@ export class KvWatch implements NamedSource {
     this.name = `${this.bucket}:${keys.join(",")}`;
     this.deletes = options.deletes === true;
     this.declare = options.declare;
-    this.settings = {
-      ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
-      maxAckPending:
-        options.maxAckPending === undefined
-          ? undefined
-          : positive("maxAckPending", options.maxAckPending, 1),
-      deliver: deliverOfStart(options.start ?? "last-per-key"),
-      maxDeliver: undefined,
-      backoffMs: undefined,
-      pullExpiresMs: checkExpires(options.pullExpiresMs),
-      fetchSize: positive("fetchSize", options.fetchSize, 256),
-      inactiveThresholdMs: undefined,
-    };
+    this.settings = watchSettings(
+      options,
+      deliverOfStart(options.start ?? "last-per-key"),
+      "KvWatch",
+    );
     this.bindings = {
       nats: { bucket: this.bucket, keys, ackWaitMs: this.settings.ackWaitMs },
     };
@@ -503,19 +495,40 @@ export class ObjectWatch implements NamedSource {
         `ObjectWatch start: give "last-per-object", "all" or "new", not ${JSON.stringify(start)}`,
       );
     }
-    this.settings = {
-      ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
-      maxAckPending:
-        options.maxAckPending === undefined
-          ? undefined
-          : positive("maxAckPending", options.maxAckPending, 1),
-      deliver: start === "last-per-object" ? "last-per-subject" : start,
-      maxDeliver: undefined,
-      backoffMs: undefined,
-      pullExpiresMs: checkExpires(options.pullExpiresMs),
-      fetchSize: positive("fetchSize", options.fetchSize, 256),
-      inactiveThresholdMs: undefined,
-    };
+    this.settings = watchSettings(
+      options,
+      start === "last-per-object" ? "last-per-subject" : start,
+      "ObjectWatch",
+    );
     this.bindings = { nats: { objectStore: this.bucket, ackWaitMs: this.settings.ackWaitMs } };
   }
+}
+
+/**
+ * A watch's consumer: ephemeral, settled as a JetStream consumer's, starting at `deliver`, with no
+ * server-side delivery cap or backoff (the runtime's `maxAttempts` and `deadLetter` cap it).
+ */
+function watchSettings(
+  options: {
+    readonly ackWaitMs?: number;
+    readonly maxAckPending?: number;
+    readonly pullExpiresMs?: number;
+    readonly fetchSize?: number;
+  },
+  deliver: DeliverPolicy,
+  what: string,
+): ConsumerSettings {
+  return {
+    ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
+    maxAckPending:
+      options.maxAckPending === undefined
+        ? undefined
+        : positive("maxAckPending", options.maxAckPending, 1),
+    deliver,
+    maxDeliver: undefined,
+    backoffMs: undefined,
+    pullExpiresMs: checkExpires(options.pullExpiresMs, what),
+    fetchSize: positive("fetchSize", options.fetchSize, 256),
+    inactiveThresholdMs: undefined,
+  };
 }
