@@ -9,5 +9,11 @@ export default defineConfig({
   clean: true,
   target: "node22",
   // The clients are peers: a service installs them beside this package, never a copy inside it.
-  external: ["@ruststream/core", "@nats-io/transport-node", "@nats-io/jetstream"],
+  external: [
+    "@ruststream/core",
+    "@nats-io/transport-node",
+    "@nats-io/jetstream",
+    "@nats-io/kv",
+    "@nats-io/obj",
+  ],
 });

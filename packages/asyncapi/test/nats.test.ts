@@ -1,12 +1,12 @@
 import { RustStream, silentLogger } from "@ruststream/core";
-import { JetStreamSubject, NatsBroker, NatsSubject } from "@ruststream/nats";
+import { JetStreamSubject, KvWatch, NatsBroker, NatsSubject, ObjectWatch } from "@ruststream/nats";
 import { expect, test } from "vitest";
 import { asyncapiDocument, asyncapiJson } from "../src/index.js";
 import { brokers, orderService } from "./services.js";
 import { parserErrors, validated } from "./validated.js";
 
 /** The document of an app with one subscriber, on `source`. */
-function documentOf(source: NatsSubject | JetStreamSubject) {
+function documentOf(source: NatsSubject | JetStreamSubject | KvWatch | ObjectWatch) {
   const app = new RustStream({ name: "billing", version: "1.0.0" });
   app.broker(new NatsBroker({ servers: "nats://nats.internal:4222" }), (b) => {
     b.subscriber(source).handle(() => {});
@@ -43,6 +43,28 @@ test("nats: a JetStream consumer has no field in the binding, so its facts stay 
   expect(receive?.bindings).toBeUndefined();
   expect(receive?.["x-ruststream-bindings"]).toEqual({
     nats: { subjects: ["orders.created"], stream: "ORDERS", durable: "billing", ackWaitMs: 30_000 },
+  });
+});
+
+test("nats: a KV watch has no field in the binding, so its bucket and keys stay in the extension", async () => {
+  const doc = documentOf(new KvWatch("config", { keys: ["users.*"] }));
+  await validated(asyncapiJson(doc));
+  const [id, receive] = Object.entries(doc.operations ?? {})[0] ?? [];
+  // The channel is the watch's name, `<bucket>:<keys>`, made an id.
+  expect(id).toBe("receive_config_users._");
+  expect(receive?.bindings).toBeUndefined();
+  expect(receive?.["x-ruststream-bindings"]).toEqual({
+    nats: { bucket: "config", keys: ["users.*"], ackWaitMs: 30_000 },
+  });
+});
+
+test("nats: an object store watch's store stays in the extension", async () => {
+  const doc = documentOf(new ObjectWatch("reports"));
+  await validated(asyncapiJson(doc));
+  const receive = doc.operations?.receive_reports;
+  expect(receive?.bindings).toBeUndefined();
+  expect(receive?.["x-ruststream-bindings"]).toEqual({
+    nats: { objectStore: "reports", ackWaitMs: 30_000 },
   });
 });
 

@@ -26,7 +26,9 @@ import type { NatsHost } from "./host.js";
 import type { JetStreamPublisher } from "./jetStreamPublisher.js";
 import type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 import { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+import { openKvWatch } from "./kv/kvWatchSubscription.js";
 import { natsHeaderNames } from "./names.js";
+import { openObjectWatch } from "./obj/objectWatchSubscription.js";
 import { describeNatsServer, type NatsBrokerOptions } from "./options.js";
 import {
   frameOf,
@@ -36,13 +38,13 @@ import {
 } from "./publisher.js";
 import { NatsPublish } from "./publishPolicy.js";
 import { ReplyInbox } from "./replyInbox.js";
-import { JetStreamSubject, NatsSubject } from "./sources.js";
+import { JetStreamSubject, KvWatch, NatsSubject, ObjectWatch } from "./sources.js";
 
 /** What shutting down a connection left behind: core's facts, nothing of NATS's own. */
 export type ClosedNatsBroker = ClosedBroker;
 
-/** A NATS source: a core subject, or a JetStream pull consumer. */
-export type NatsSource = NatsSubject | JetStreamSubject;
+/** A NATS source: a core subject, a JetStream pull consumer, a KV bucket's or an object store's watch. */
+export type NatsSource = NatsSubject | JetStreamSubject | KvWatch | ObjectWatch;
 
 /** A connection. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedNatsBroker
@@ -79,7 +81,10 @@ export class ConnectedNatsBroker
     },
   ) {
     super(
-      { label: "NATS", accepts: "a subject, a NatsSubject or a JetStreamSubject" },
+      {
+        label: "NATS",
+        accepts: "a subject, a NatsSubject, a JetStreamSubject, a KvWatch or an ObjectWatch",
+      },
       mode.inProcess,
       mode.onState,
     );
@@ -102,6 +107,9 @@ export class ConnectedNatsBroker
     if (descriptor instanceof JetStreamSubject) {
       return this.adopt(await JetStreamSubscription.open(this, descriptor));
     }
+    if (descriptor instanceof KvWatch) return this.adopt(await openKvWatch(this, descriptor));
+    if (descriptor instanceof ObjectWatch)
+      return this.adopt(await openObjectWatch(this, descriptor));
     return this.adopt(
       new CoreSubscription(this, descriptor.name, descriptor.queue, descriptor.maxBuffered),
     );

@@ -2,7 +2,8 @@
 //   broker.ts         the broker: configuration only, describeServer, connect, connectInProcess
 //   connection.ts     its connection and its closed witness
 //   options.ts        the options the broker takes and its connection reads
-//   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject
+//   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject, KvWatch,
+//                     ObjectWatch
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live core NATS publisher (and requests)
 //   jetStreamPublisher.ts  the live JetStream publisher
@@ -13,17 +14,24 @@
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
 //   jetstream/        JetStream pull consumers: the subscription and its delivery
+//   kv/               KV bucket watches: a pull consumer on the bucket's stream, and its delivery
+//   obj/              object store watches and puts: the watch, its delivery, the put policy
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
 
 export { NatsBroker } from "./broker.js";
+export type { NatsObjectInfo } from "./client/objectMeta.js";
 export type { ClosedNatsBroker, ConnectedNatsBroker, NatsSource } from "./connection.js";
 export type { CoreDelivery } from "./core/coreDelivery.js";
 export type { CoreSubscription } from "./core/coreSubscription.js";
 export type { JetStreamPublisher } from "./jetStreamPublisher.js";
 export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
-export { jetStreamHeaders, natsHeaderNames } from "./names.js";
+export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
+export { jetStreamHeaders, kvHeaders, kvSubject, natsHeaderNames } from "./names.js";
+export { ObjectDelivery } from "./obj/objectDelivery.js";
+export type { NatsObjectReceipt, ObjectPublisher } from "./obj/objectPublisher.js";
+export { NatsObjectPut } from "./obj/objectPutPolicy.js";
 export type { NatsBrokerOptions, NatsCredentials } from "./options.js";
 export {
   JetStreamPosition,
@@ -44,7 +52,14 @@ export {
   type DeliverPolicy,
   JetStreamSubject,
   type JetStreamSubjectOptions,
+  type KvBucketDeclaration,
+  type KvStart,
+  KvWatch,
+  type KvWatchOptions,
   NatsSubject,
   type NatsSubjectOptions,
+  type ObjectStoreDeclaration,
+  ObjectWatch,
+  type ObjectWatchOptions,
   type StreamDeclaration,
 } from "./sources.js";

@@ -1,4 +1,5 @@
 import {
+  isRustStreamError,
   type OutgoingMessage,
   RustStreamError,
   type Transaction,
@@ -41,7 +42,7 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
       ack = await this.#host.link.publishStored(frame);
     } catch (error) {
       this.#host.assertOpen();
-      throw error;
+      throw kvRefusal(message, error);
     }
     return receiptOf(message.name, ack);
   }
@@ -70,6 +71,23 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
     }
     return result;
   }
+}
+
+/**
+ * A put to a KV key (`$KV.<bucket>.<key>`) refused for its expected revision (its subject's last
+ * sequence) is a compare-and-set that lost: said in the bucket's words. Anything else as it came.
+ */
+function kvRefusal(message: OutgoingMessage<NatsPublishOptions>, error: unknown): unknown {
+  const expected = message.options?.expect?.lastSubjectSequence;
+  const kv = /^\$KV\.([^.]+)\.(.+)$/.exec(message.name);
+  if (kv === null || expected === undefined || !isRustStreamError(error, "publish-refused"))
+    return error;
+  const actual = /wrong last sequence: (\d+)/.exec(error.message)?.[1];
+  return new RustStreamError(
+    "publish-refused",
+    `the key "${kv[2]}" of the KV bucket "${kv[1]}" is not at revision ${expected}${actual === undefined ? "" : ` (it is at ${actual})`}: the compare-and-set put stored nothing; read the key again and put with its revision (0: the key has no entry)`,
+    { cause: error },
+  );
 }
 
 function receiptOf(name: string, ack: PubAck): NatsReceipt {

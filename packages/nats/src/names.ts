@@ -1,3 +1,4 @@
+import { RustStreamError } from "@ruststream/core";
 import { type DeadLetterHeaderNames, deadLetterHeaderNames } from "@ruststream/core/broker";
 
 /**
@@ -25,3 +26,86 @@ export const jetStreamHeaders = {
   expectedLastSubjectSequence: "Nats-Expected-Last-Subject-Sequence",
   expectedLastMsgId: "Nats-Expected-Last-Msg-Id",
 } as const;
+
+/** The headers a KV bucket's entries carry, as the server and the clients write them. */
+export const kvHeaders = {
+  /** `DEL` on a delete marker, `PURGE` on a purge marker; absent on a put. */
+  operation: "KV-Operation",
+  /** `sub` on a purge: the server drops the key's earlier entries. */
+  rollup: "Nats-Rollup",
+} as const;
+
+/** A bucket name as the server and the clients take one: letters, digits, `-` and `_`. */
+export function checkBucket(bucket: unknown, what: string): string {
+  if (typeof bucket !== "string" || !/^[-\w]+$/.test(bucket)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: ${JSON.stringify(bucket)} is not a KV bucket name: letters, digits, "-" and "_" only`,
+    );
+  }
+  return bucket;
+}
+
+/**
+ * A key as the clients take one: letters, digits and `-/_=.`, dot-separated tokens none empty. A
+ * filter (`wildcards`) may have `*` as a whole token and `>` as the last.
+ */
+export function checkKey(key: unknown, what: string, wildcards: boolean): string {
+  const tokens = typeof key === "string" ? key.split(".") : [];
+  const bad =
+    typeof key !== "string" ||
+    tokens.some((t) => t === "") ||
+    tokens.some((t, i) =>
+      t === "*" || (t === ">" && i === tokens.length - 1) ? !wildcards : !/^[-/=\w]+$/.test(t),
+    );
+  if (bad) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: ${JSON.stringify(key)} is not a KV ${wildcards ? "key or filter" : "key"}: dot-separated tokens of letters, digits, "-", "/", "_" and "="${wildcards ? ', "*" a whole token, ">" only the last' : ", no wildcards"}`,
+    );
+  }
+  return key as string;
+}
+
+/** The stream that holds a bucket, as the server names it. */
+export function kvStream(bucket: string): string {
+  return `KV_${bucket}`;
+}
+
+/**
+ * The subject a key (or a filter) of a bucket is stored on: a put is a JetStream publish to it, and
+ * its revision the stream sequence that stored it.
+ */
+export function kvSubject(bucket: string, key: string): string {
+  return `$KV.${checkBucket(bucket, "kvSubject")}.${checkKey(key, "kvSubject", false)}`;
+}
+
+/** The stream that holds an object store, as the server names it. */
+export function objStream(bucket: string): string {
+  return `OBJ_${bucket}`;
+}
+
+/** The subject of an object's entry (its info), as the object store clients write it. */
+export function objMetaSubject(bucket: string, name: string): string {
+  const encoded = Buffer.from(name, "utf8")
+    .toString("base64")
+    .replaceAll("+", "-")
+    .replaceAll("/", "_");
+  return `$O.${bucket}.M.${encoded}`;
+}
+
+/** The subject an object's chunks are stored on, by the object's unique id. */
+export function objChunkSubject(bucket: string, nuid: string): string {
+  return `$O.${bucket}.C.${nuid}`;
+}
+
+/** An object's name: any text but the empty one. */
+export function checkObjectName(name: unknown, what: string): string {
+  if (typeof name !== "string" || name === "") {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: an object's name is non-empty text, not ${JSON.stringify(name)}`,
+    );
+  }
+  return name;
+}

@@ -2,9 +2,11 @@ import {
   type AddressedSource,
   type Bindings,
   type CommitMode,
+  type NamedSource,
   RustStreamError,
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
+import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
 export function isWildcard(subject: string): boolean {
@@ -265,12 +267,12 @@ export class JetStreamSubject implements AddressedSource {
 }
 
 /** A pull request's wait at the server: the client takes 1000 ms or more. */
-function checkExpires(ms: number | undefined): number {
+function checkExpires(ms: number | undefined, what = "JetStreamSubject"): number {
   const value = positive("pullExpiresMs", ms, 5000);
   if (value < 1000) {
     throw new RustStreamError(
       "invalid-argument",
-      `JetStreamSubject pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
+      `${what} pullExpiresMs: ${value} is under the 1000 ms the client takes for a pull request's wait`,
     );
   }
   return value;
@@ -313,4 +315,220 @@ function checkBackoff(backoff: readonly number[] | undefined, maxDeliver: number
     );
   }
   return [...backoff];
+}
+
+/**
+ * Where a KV watch starts: `"last-per-key"` (default) each key's latest entry then every change,
+ * `"all"` every entry the bucket still holds (its history), `"new"` the changes from now on,
+ * `{ revision }` every entry from that revision on.
+ */
+export type KvStart = "new" | "all" | "last-per-key" | { readonly revision: bigint | number };
+
+/** A bucket the watch declares when it is missing (never silently: only when given). */
+export interface KvBucketDeclaration {
+  /** The entries kept per key (default 1, the server's most 64). */
+  readonly history?: number;
+  readonly storage?: "file" | "memory";
+  readonly replicas?: number;
+  readonly maxBytes?: number;
+  /** The largest value a put may store. */
+  readonly maxValueSize?: number;
+  /** How long an entry is kept. */
+  readonly ttlMs?: number;
+}
+
+export interface KvWatchOptions {
+  /** A key or a filter (`users.*`, `users.>`), or several; default `">"`, every key. */
+  readonly keys?: string | readonly string[];
+  /** Where the watch starts (default `"last-per-key"`). */
+  readonly start?: KvStart;
+  /**
+   * Hands deletes and purges to the handler too, with an empty payload (default false: they are
+   * acknowledged unseen). A handler taking them decodes an empty payload: use the `bytes` codec.
+   */
+  readonly deletes?: boolean;
+  /** Creates the bucket when it is missing, with these settings. */
+  readonly declare?: KvBucketDeclaration;
+  /** How long the server waits for a settlement before delivering again (default 30000 ms). */
+  readonly ackWaitMs?: number;
+  /** The most entries delivered and not yet settled at once (default: the server's, 1000). */
+  readonly maxAckPending?: number;
+  /** How long one pull request waits at the server (default 5000 ms, at least 1000). */
+  readonly pullExpiresMs?: number;
+  /** The most entries the pulls ask for at once, and that wait here (default 256). */
+  readonly fetchSize?: number;
+}
+
+/**
+ * A watch on a KV bucket: the bucket's changes (puts, and deletes and purges when asked) of a key
+ * or a filter, from where `start` says. A bucket is a stream (`KV_<bucket>`, a key's subject
+ * `$KV.<bucket>.<key>`), and the watch an ephemeral consumer of its own on it, settled as a
+ * JetStream consumer is: a failed handler's entry is delivered again by the server. A delivery is
+ * a `KvDelivery` (its `key`, `revision`, `operation`).
+ */
+export class KvWatch implements NamedSource {
+  readonly [sourceMark] = "nats";
+  /** The server requeues; a copy republished to a key would be a new put, so none is made. */
+  readonly copies = "named" as const;
+  readonly name: string;
+  readonly bucket: string;
+  readonly keys: readonly string[];
+  readonly stream: string;
+  readonly subjects: readonly string[];
+  readonly durable = undefined;
+  readonly commit = "auto" as const;
+  readonly deletes: boolean;
+  readonly declare: KvBucketDeclaration | undefined;
+  readonly settings: ConsumerSettings;
+  readonly bindings: Bindings;
+
+  constructor(bucket: string, options: KvWatchOptions = {}) {
+    this.bucket = checkBucket(bucket, "KvWatch");
+    const keys =
+      options.keys === undefined
+        ? [">"]
+        : typeof options.keys === "string"
+          ? [options.keys]
+          : [...options.keys];
+    if (keys.length === 0)
+      throw new RustStreamError(
+        "invalid-argument",
+        "KvWatch keys: give a key or a filter, or leave it out for every key",
+      );
+    for (const key of keys) checkKey(key, "KvWatch keys", true);
+    this.keys = keys;
+    this.stream = kvStream(this.bucket);
+    this.subjects = keys.map((key) => `$KV.${this.bucket}.${key}`);
+    this.name = `${this.bucket}:${keys.join(",")}`;
+    this.deletes = options.deletes === true;
+    this.declare = options.declare;
+    this.settings = watchSettings(
+      options,
+      deliverOfStart(options.start ?? "last-per-key"),
+      "KvWatch",
+    );
+    this.bindings = {
+      nats: { bucket: this.bucket, keys, ackWaitMs: this.settings.ackWaitMs },
+    };
+  }
+}
+
+/** A watch's start as the consumer's deliver policy: a revision is the stream sequence. */
+function deliverOfStart(start: KvStart): DeliverPolicy {
+  if (start === "new" || start === "all") return start;
+  if (start === "last-per-key") return "last-per-subject";
+  if (typeof start === "object" && start !== null && "revision" in start) {
+    const revision =
+      typeof start.revision === "bigint" || Number.isSafeInteger(start.revision)
+        ? BigInt(start.revision)
+        : 0n;
+    if (revision >= 1n) return { sequence: revision };
+  }
+  throw new RustStreamError(
+    "invalid-argument",
+    `KvWatch start: give "new", "all", "last-per-key" or { revision } (1 or more), not ${JSON.stringify(start, (_, v) => (typeof v === "bigint" ? String(v) : v))}`,
+  );
+}
+
+/** An object store a watch or a put declares when it is missing (never silently: only when given). */
+export interface ObjectStoreDeclaration {
+  readonly storage?: "file" | "memory";
+  readonly replicas?: number;
+  readonly maxBytes?: number;
+  /** How long an object is kept. */
+  readonly ttlMs?: number;
+}
+
+export interface ObjectWatchOptions {
+  /**
+   * `"last-per-object"` (default): each object's latest info, then every change; `"all"` every
+   * entry the store holds; `"new"` the changes from now on.
+   */
+  readonly start?: "last-per-object" | "all" | "new";
+  /** Hands deleted objects' entries to the handler too (`info.deleted`); default false. */
+  readonly deletes?: boolean;
+  /** The largest object `read()` takes (default 8 MiB); a larger one is refused before reading. */
+  readonly maxBytes?: number;
+  /** Creates the object store when it is missing, with these settings. */
+  readonly declare?: ObjectStoreDeclaration;
+  readonly ackWaitMs?: number;
+  readonly maxAckPending?: number;
+  readonly pullExpiresMs?: number;
+  readonly fetchSize?: number;
+}
+
+/**
+ * A watch on an object store: each object put (and deleted, when asked), as its info (the JSON the
+ * object store clients write: name, size, digest, ...), the handler's message. The content is
+ * read when the handler asks (`ObjectDelivery.read()`), up to `maxBytes`. A store is a stream
+ * (`OBJ_<bucket>`), the watch an ephemeral consumer of its own on its objects' info, settled as a
+ * JetStream consumer is.
+ */
+export class ObjectWatch implements NamedSource {
+  readonly [sourceMark] = "nats";
+  /** The server requeues; a copy would be a new object, so none is made. */
+  readonly copies = "named" as const;
+  readonly name: string;
+  readonly bucket: string;
+  readonly stream: string;
+  readonly subjects: readonly string[];
+  readonly durable = undefined;
+  readonly commit = "auto" as const;
+  readonly deletes: boolean;
+  readonly maxBytes: number;
+  readonly declare: ObjectStoreDeclaration | undefined;
+  readonly settings: ConsumerSettings;
+  readonly bindings: Bindings;
+
+  constructor(bucket: string, options: ObjectWatchOptions = {}) {
+    this.bucket = checkBucket(bucket, "ObjectWatch");
+    this.name = this.bucket;
+    this.stream = objStream(this.bucket);
+    this.subjects = [`$O.${this.bucket}.M.>`];
+    this.deletes = options.deletes === true;
+    this.maxBytes = positive("maxBytes", options.maxBytes, 8 * 1024 * 1024);
+    this.declare = options.declare;
+    const start = options.start ?? "last-per-object";
+    if (start !== "last-per-object" && start !== "all" && start !== "new") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `ObjectWatch start: give "last-per-object", "all" or "new", not ${JSON.stringify(start)}`,
+      );
+    }
+    this.settings = watchSettings(
+      options,
+      start === "last-per-object" ? "last-per-subject" : start,
+      "ObjectWatch",
+    );
+    this.bindings = { nats: { objectStore: this.bucket, ackWaitMs: this.settings.ackWaitMs } };
+  }
+}
+
+/**
+ * A watch's consumer: ephemeral, settled as a JetStream consumer's, starting at `deliver`, with no
+ * server-side delivery cap or backoff (the runtime's `maxAttempts` and `deadLetter` cap it).
+ */
+function watchSettings(
+  options: {
+    readonly ackWaitMs?: number;
+    readonly maxAckPending?: number;
+    readonly pullExpiresMs?: number;
+    readonly fetchSize?: number;
+  },
+  deliver: DeliverPolicy,
+  what: string,
+): ConsumerSettings {
+  return {
+    ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
+    maxAckPending:
+      options.maxAckPending === undefined
+        ? undefined
+        : positive("maxAckPending", options.maxAckPending, 1),
+    deliver,
+    maxDeliver: undefined,
+    backoffMs: undefined,
+    pullExpiresMs: checkExpires(options.pullExpiresMs, what),
+    fetchSize: positive("fetchSize", options.fetchSize, 256),
+    inactiveThresholdMs: undefined,
+  };
 }

@@ -45,3 +45,25 @@ export const jetStreamCapabilities: Capabilities = {
   // request with its acknowledgement, so a request/reply exchange cannot run on one.
   request: false,
 };
+
+/**
+ * A KV watch (as the suites make it, from now): an ephemeral consumer of its own on the bucket's
+ * stream, settled by the server as JetStream's are; a new watch from now sees nothing an earlier
+ * one left.
+ */
+export const kvWatchCapabilities: Capabilities = {
+  backlog: "missed",
+  ack: true,
+  drop: true,
+  requeue: true,
+  delayedRequeue: true,
+  // A watch is its own consumer, gone with its connection: nothing is shared with the next one.
+  durable: false,
+  partitionKey: true,
+  batches: true,
+  seek: true,
+  // A bucket's stream, as the KV clients declare it, takes no atomic batches.
+  transactions: false,
+  // A put is stored by the bucket's stream, which answers a request with its acknowledgement.
+  request: false,
+};

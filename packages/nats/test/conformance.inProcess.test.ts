@@ -3,8 +3,8 @@ import { brokerMark, CountingCoordinator } from "@ruststream/core/broker";
 import { conformance } from "@ruststream/testing/conformance";
 import { describe } from "vitest";
 import { type ConnectedNatsBroker, NatsBroker, type NatsSource } from "../src/index.js";
-import { coreCapabilities, jetStreamCapabilities } from "./capabilities.js";
-import { coreSource, jetStreamSource } from "./sources.js";
+import { coreCapabilities, jetStreamCapabilities, kvWatchCapabilities } from "./capabilities.js";
+import { coreSource, jetStreamSource, kvSource } from "./sources.js";
 import { everySuite } from "./suites.js";
 
 // The in-process mode runs the broker's own code against a stand-in of the server; these are the
@@ -28,6 +28,15 @@ const kinds: [string, (name: string) => NatsSource, typeof coreCapabilities, boo
   ["core NATS", coreSource, coreCapabilities, false],
   ["JetStream", jetStreamSource, jetStreamCapabilities, true],
 ];
+
+describe("KV watch, in-process", () => {
+  // Not the in-process transport suite: it publishes through the app's own publisher, by name,
+  // which a watch of a bucket does not receive (a put is a publish to the key's subject).
+  everySuite(inProcess(new NatsBroker({ servers })), kvSource, kvWatchCapabilities, timing, {
+    jetStream: true,
+    kv: true,
+  });
+});
 
 for (const [kind, makeSource, capabilities, jetStream] of kinds) {
   describe(`${kind}, in-process`, () => {

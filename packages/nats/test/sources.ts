@@ -4,6 +4,9 @@ import {
   type ConnectedNatsBroker,
   type JetStreamPublisher,
   JetStreamSubject,
+  type KvBucketDeclaration,
+  KvWatch,
+  kvSubject,
   NatsPublish,
   NatsSubject,
   type StreamDeclaration,
@@ -72,4 +75,35 @@ export async function storingPublisher(connected: ConnectedNatsBroker): Promise<
       ),
   };
   return publisher;
+}
+
+/** A suite's bucket: memory, and a key's 64 entries (the most a bucket keeps), more than a suite puts. */
+const bucketDeclaration: KvBucketDeclaration = { storage: "memory", history: 64 };
+
+/** The buckets the suites made on a server, for the test file's clean-up. */
+export const bucketsMade = new Set<string>();
+
+/**
+ * A watch of one suite's bucket, named as its subject (`rs-test-...` is a valid bucket name and
+ * key): its one key is the name too, so a delivery's name is the suite's. A watch is a consumer of
+ * its own, ephemeral, from now: a new client reads nothing another left (not durable), and nothing
+ * put before it opened.
+ */
+export const kvSource = (name: string) =>
+  new KvWatch(name, { keys: name, start: "new", ackWaitMs: 5000, declare: bucketDeclaration });
+
+/**
+ * A publisher putting each suite message to the key of its name in the bucket of its name (a
+ * JetStream publish to `$KV.<bucket>.<key>`), declaring the bucket first.
+ */
+export async function kvPublisher(connected: ConnectedNatsBroker): Promise<Publisher<never>> {
+  const inner = (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
+  return {
+    publish: async (message) => {
+      connected.assertOpen();
+      await connected.link.ensureBucket(message.name, bucketDeclaration);
+      bucketsMade.add(message.name);
+      return inner.publish({ ...message, name: kvSubject(message.name, message.name) });
+    },
+  };
 }

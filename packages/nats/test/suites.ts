@@ -6,7 +6,7 @@ import {
   NatsPublish,
   type NatsSource,
 } from "../src/index.js";
-import { storingPublisher } from "./sources.js";
+import { kvPublisher, storingPublisher } from "./sources.js";
 
 /** Every suite that fits, against `makeBroker`'s clients, for one kind of source. */
 export function everySuite(
@@ -14,7 +14,7 @@ export function everySuite(
   makeSource: (name: string) => NatsSource,
   capabilities: Capabilities,
   timing: { arrivalMs: number; silenceMs: number },
-  options: { readonly jetStream: boolean },
+  options: { readonly jetStream: boolean; readonly kv?: boolean },
 ): void {
   const factories = {
     makeBroker,
@@ -23,7 +23,11 @@ export function everySuite(
     timing,
     // JetStream publishes resolve on the stream's acknowledgement; core ones once the server has them.
     makePublisher: (connected: ConnectedNatsBroker) =>
-      options.jetStream ? storingPublisher(connected) : new NatsPublish().pair(connected),
+      options.kv === true
+        ? kvPublisher(connected)
+        : options.jetStream
+          ? storingPublisher(connected)
+          : new NatsPublish().pair(connected),
   };
   conformance.routing(factories);
   conformance.lifecycle(factories);
@@ -32,9 +36,15 @@ export function everySuite(
   conformance.batches(factories);
   conformance.seeking({
     ...factories,
-    unknownPosition: (subscription) => new JetStreamPosition(subscription.name, 10n ** 15n),
+    // A watch's subscription is named `<bucket>:<keys>`; its stream is the bucket's.
+    unknownPosition: (subscription) =>
+      new JetStreamPosition(
+        options.kv === true ? `KV_${subscription.name.split(":")[0]}` : subscription.name,
+        10n ** 15n,
+      ),
   });
   conformance.transactions(factories);
   conformance.requestReply(factories);
-  conformance.redeliveryAddress(factories);
+  // A watch makes no retry copies (the server requeues; a copy put to a key would be a new put).
+  if (options.kv !== true) conformance.redeliveryAddress(factories);
 }

@@ -1,6 +1,13 @@
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import type { LinkStates } from "@ruststream/core/broker";
-import type { ConsumerSettings, DeliverPolicy, StreamDeclaration } from "../sources.js";
+import type {
+  ConsumerSettings,
+  DeliverPolicy,
+  KvBucketDeclaration,
+  ObjectStoreDeclaration,
+  StreamDeclaration,
+} from "../sources.js";
+import type { NatsObjectInfo } from "./objectMeta.js";
 
 // What the broker needs from its connection to the NATS server: the only place it meets the wire.
 // client/natsLink.ts implements it over @nats-io/transport-node and @nats-io/jetstream;
@@ -80,6 +87,22 @@ export class PullRefused extends RustStreamError {
   }
 }
 
+/** An object store that is not there and that nothing declares. */
+export function missingObjectStore(bucket: string): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the object store "${bucket}" does not exist: create it (nats object add ${bucket}), or let the watch or the put declare it with their declare option ({ declare: { storage, ... } })`,
+  );
+}
+
+/** A bucket that is not there and that nothing declares. */
+export function missingBucket(bucket: string): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the KV bucket "${bucket}" does not exist: create it (nats kv add ${bucket}), or let the watch declare it with KvWatch's declare option ({ declare: { history, storage, ... } })`,
+  );
+}
+
 /**
  * A consumer's pulls until stopped: up to `max` messages asked for at once, asked again ahead of
  * need as they arrive (so one is outstanding while the handlers work), each request waiting at the
@@ -157,6 +180,27 @@ export interface NatsLink {
     subjects: readonly string[],
     declaration: StreamDeclaration | undefined,
   ): Promise<void>;
+  /**
+   * Makes sure the KV bucket exists: creates it from `declaration` when missing and given, else
+   * rejects with `invalid-argument` naming the bucket and the option that declares it.
+   */
+  ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void>;
+  /** As `ensureBucket`, for an object store (`OBJ_<bucket>`). */
+  ensureObjectStore(bucket: string, declaration: ObjectStoreDeclaration | undefined): Promise<void>;
+  /**
+   * Puts `content` as the object `name` (its chunks, then its info, replacing an object of that
+   * name, whose chunks go): resolves with the info and the revision that stored it.
+   */
+  putObject(
+    bucket: string,
+    name: string,
+    content: Uint8Array,
+  ): Promise<{ readonly info: NatsObjectInfo; readonly revision: bigint }>;
+  /**
+   * Reads the object an info names (its chunks by its unique id, so that version and no other),
+   * refused before a byte is read when it is larger than `maxBytes`; checked against the info.
+   */
+  readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

@@ -25,13 +25,21 @@ import {
 } from "@nats-io/transport-node";
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
+import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
-import type { DeliverPolicy, StreamDeclaration } from "../sources.js";
+import type {
+  DeliverPolicy,
+  KvBucketDeclaration,
+  ObjectStoreDeclaration,
+  StreamDeclaration,
+} from "../sources.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
   type Frame,
   type Listener,
+  missingBucket,
+  missingObjectStore,
   type NatsLink,
   type PubAck,
   PullRefused,
@@ -39,6 +47,8 @@ import {
   type Received,
   type Stored,
 } from "./link.js";
+import { loadKv, loadObj } from "./loadPeers.js";
+import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js";
 import { readHeaders } from "./receivedHeaders.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
@@ -397,6 +407,103 @@ class ClientLink implements NatsLink {
         : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
       ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
     });
+  }
+
+  async ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void> {
+    try {
+      await this.#jsm.streams.info(kvStream(bucket));
+      return;
+    } catch (error) {
+      if (!isApiError(error, 10059)) throw error;
+    }
+    if (declaration === undefined) throw missingBucket(bucket);
+    // The KV client writes the stream's settings a bucket needs (rollups, per-key history, direct
+    // gets), as every client that reads the bucket expects them.
+    const { Kvm } = await loadKv();
+    await new Kvm(this.#js).create(bucket, {
+      ...(declaration.history === undefined ? {} : { history: declaration.history }),
+      ...(declaration.storage === undefined
+        ? {}
+        : { storage: declaration.storage === "memory" ? StorageType.Memory : StorageType.File }),
+      ...(declaration.replicas === undefined ? {} : { replicas: declaration.replicas }),
+      ...(declaration.maxBytes === undefined ? {} : { max_bytes: declaration.maxBytes }),
+      ...(declaration.maxValueSize === undefined ? {} : { maxValueSize: declaration.maxValueSize }),
+      ...(declaration.ttlMs === undefined ? {} : { ttl: declaration.ttlMs }),
+    });
+  }
+
+  async ensureObjectStore(
+    bucket: string,
+    declaration: ObjectStoreDeclaration | undefined,
+  ): Promise<void> {
+    try {
+      await this.#jsm.streams.info(objStream(bucket));
+      return;
+    } catch (error) {
+      if (!isApiError(error, 10059)) throw error;
+    }
+    if (declaration === undefined) throw missingObjectStore(bucket);
+    const { Objm } = await loadObj();
+    await new Objm(this.#js).create(bucket, {
+      ...(declaration.storage === undefined
+        ? {}
+        : { storage: declaration.storage === "memory" ? StorageType.Memory : StorageType.File }),
+      ...(declaration.replicas === undefined ? {} : { replicas: declaration.replicas }),
+      ...(declaration.maxBytes === undefined ? {} : { max_bytes: declaration.maxBytes }),
+      ...(declaration.ttlMs === undefined ? {} : { ttl: nanos(declaration.ttlMs) }),
+    });
+  }
+
+  async putObject(
+    bucket: string,
+    name: string,
+    content: Uint8Array,
+  ): Promise<{ info: NatsObjectInfo; revision: bigint }> {
+    const { Objm } = await loadObj();
+    const store = await new Objm(this.#js).open(bucket);
+    try {
+      const info = await store.putBlob({ name }, content);
+      // The client's info is an object of getters: its fields, as the store holds them.
+      return {
+        info: {
+          name: info.name,
+          bucket: info.bucket,
+          nuid: info.nuid,
+          size: info.size,
+          chunks: info.chunks,
+          digest: info.digest,
+          deleted: info.deleted,
+          mtime: info.mtime,
+        },
+        revision: BigInt(info.revision),
+      };
+    } catch (error) {
+      throw publishError(`the object "${name}" of "${bucket}"`, error);
+    }
+  }
+
+  async readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array> {
+    assertReadable(info, maxBytes);
+    const chunks: Uint8Array[] = [];
+    if (info.chunks === 0) return joinChunks(info, chunks);
+    const stream = objStream(info.bucket);
+    const subject = objChunkSubject(info.bucket, info.nuid);
+    // The chunks this version still has: a version replaced or deleted since has none, and a read
+    // would wait for chunks that never come.
+    const held = (await this.#jsm.streams.info(stream, { subjects_filter: subject })).state
+      .subjects?.[subject];
+    if (held !== info.chunks) return joinChunks(info, chunks);
+    const consumer = await this.#js.consumers.get(stream, { filter_subjects: [subject] });
+    const messages = await consumer.fetch({ max_messages: info.chunks, expires: 5000 });
+    let size = 0;
+    for await (const m of messages) {
+      size += m.data.length;
+      // Never past the size the info gave: a version that grew is not read on.
+      if (size > info.size) break;
+      chunks.push(m.data);
+      if (chunks.length === info.chunks) break;
+    }
+    return joinChunks(info, chunks);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

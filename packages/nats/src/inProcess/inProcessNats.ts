@@ -10,9 +10,13 @@ import type {
   PubAck,
   Received,
 } from "../client/link.js";
+import { missingBucket, missingObjectStore } from "../client/link.js";
+import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
-import type { StreamDeclaration } from "../sources.js";
+import { kvStream, objStream } from "../names.js";
+import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
+import { putObject, readObject } from "./standInObjects.js";
 import { StandInStream } from "./standInStream.js";
 import { subjectMatches, subjectsOverlap } from "./subjects.js";
 
@@ -152,6 +156,7 @@ export class InProcessNats {
     stream: string,
     subjects: readonly string[],
     declaration: StreamDeclaration | undefined,
+    kv?: { readonly perSubject: number },
   ): void {
     if (this.#streams.has(stream)) return;
     if (declaration === undefined) {
@@ -169,8 +174,50 @@ export class InProcessNats {
         );
       }
     }
-    this.#streams.set(stream, new StandInStream(stream, wanted, declaration));
+    this.#streams.set(stream, new StandInStream(stream, wanted, declaration, kv));
     this.#consumers.set(stream, new Map());
+  }
+
+  /**
+   * A bucket is a stream of `$KV.<bucket>.>` keeping `history` entries a key (default 1) and
+   * taking purges' rollups, as the server keeps the stream a client declares for one.
+   */
+  ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): void {
+    const stream = kvStream(bucket);
+    if (this.#streams.has(stream)) return;
+    if (declaration === undefined) throw missingBucket(bucket);
+    this.ensureStream(stream, [`$KV.${bucket}.>`], {}, { perSubject: declaration.history ?? 1 });
+  }
+
+  /** An object store is a stream of its chunks and its objects' info, taking rollups. */
+  ensureObjectStore(bucket: string, declaration: ObjectStoreDeclaration | undefined): void {
+    const stream = objStream(bucket);
+    if (this.#streams.has(stream)) return;
+    if (declaration === undefined) throw missingObjectStore(bucket);
+    this.ensureStream(
+      stream,
+      [`$O.${bucket}.C.>`, `$O.${bucket}.M.>`],
+      {},
+      {
+        perSubject: Number.MAX_SAFE_INTEGER,
+      },
+    );
+  }
+
+  putObject(bucket: string, name: string, content: Uint8Array) {
+    const server = {
+      store: (stream: StandInStream, frame: Frame) => this.#store(stream, frame),
+      purge: (stream: StandInStream, subject: string) => {
+        const removed = stream.purge(subject);
+        for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+          for (const sequence of removed) consumer.removed(sequence);
+      },
+    };
+    return putObject(server, this.#stream(objStream(bucket)), bucket, name, content);
+  }
+
+  readObject(info: NatsObjectInfo, maxBytes: number): Uint8Array {
+    return readObject(this.#stream(objStream(info.bucket)), info, maxBytes);
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -231,8 +278,10 @@ export class InProcessNats {
   #store(stream: StandInStream, frame: Frame): PubAck {
     const stored = stream.store(frame, this.#clock.now(), Date.now());
     if (stored.entry !== undefined) {
-      for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+      for (const consumer of this.#consumers.get(stream.name)?.values() ?? []) {
+        for (const sequence of stored.removed) consumer.removed(sequence);
         consumer.stored(stored.entry);
+      }
     }
     return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
   }
@@ -295,6 +344,29 @@ class StandInLink implements NatsLink {
   ): Promise<void> {
     this.#assertOpen();
     this.#server.ensureStream(stream, subjects, declaration);
+  }
+
+  async ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void> {
+    this.#assertOpen();
+    this.#server.ensureBucket(bucket, declaration);
+  }
+
+  async ensureObjectStore(
+    bucket: string,
+    declaration: ObjectStoreDeclaration | undefined,
+  ): Promise<void> {
+    this.#assertOpen();
+    this.#server.ensureObjectStore(bucket, declaration);
+  }
+
+  async putObject(bucket: string, name: string, content: Uint8Array) {
+    this.#assertOpen();
+    return this.#server.putObject(bucket, name, content);
+  }
+
+  async readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array> {
+    this.#assertOpen();
+    return this.#server.readObject(info, maxBytes);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

@@ -100,6 +100,11 @@ export class StandInConsumer {
     this.#dispatch();
   }
 
+  /** The stream dropped an entry (a KV key's history past its limit): not to be delivered. */
+  removed(sequence: bigint): void {
+    if (sequence >= this.#cursor) this.#uncount(sequence);
+  }
+
   /**
    * A client's pulls, as the client's consume() keeps asking the server: messages go to `sink`
    * while it has room, until stopped. A request's size and wait at the server are the client's

@@ -1,6 +1,6 @@
 import { RustStreamError } from "@ruststream/core";
 import type { Frame, PubAck } from "../client/link.js";
-import { jetStreamHeaders } from "../names.js";
+import { jetStreamHeaders, kvHeaders } from "../names.js";
 import type { StreamDeclaration } from "../sources.js";
 import { subjectMatches } from "./subjects.js";
 
@@ -22,7 +22,9 @@ const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 /**
  * A stream as the server keeps one, for what the package uses: its subjects, its messages by
  * sequence, `Nats-Msg-Id` deduplication within the duplicate window, and the expectation headers
- * checked before storing, each refused with the server's words.
+ * checked before storing, each refused with the server's words. A KV bucket's stream keeps at most
+ * `perSubject` entries a subject (the oldest dropped) and takes a rollup (`Nats-Rollup: sub`, a
+ * purge), which drops the subject's earlier entries.
  */
 export class StandInStream {
   readonly name: string;
@@ -31,13 +33,21 @@ export class StandInStream {
   /** Whether it takes atomic batches (`allow_atomic`). */
   readonly atomic: boolean;
   readonly #duplicateWindowMs: number;
+  /** The most entries kept per subject (a KV bucket's history), or `undefined`: no limit. */
+  readonly #perSubject: number | undefined;
   /** Message id to the sequence that stored it and when (clock ms). */
   readonly #ids = new Map<string, { sequence: bigint; at: number }>();
   #last = 0n;
   #lastMsgId: string | undefined;
 
-  constructor(name: string, subjects: readonly string[], declaration: StreamDeclaration) {
+  constructor(
+    name: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration,
+    kv?: { readonly perSubject: number },
+  ) {
     this.name = name;
+    this.#perSubject = kv?.perSubject;
     this.subjects = [...subjects];
     this.#duplicateWindowMs = declaration.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     this.atomic = declaration.atomicPublish === true;
@@ -55,10 +65,18 @@ export class StandInStream {
     return this.#last;
   }
 
+  /** The entry stored at `sequence`, unless dropped (a binary search: a KV stream drops some). */
   entryAt(sequence: bigint): StoredEntry | undefined {
-    const first = this.entries[0]?.sequence;
-    if (first === undefined || sequence < first) return undefined;
-    return this.entries[Number(sequence - first)];
+    let low = 0;
+    let high = this.entries.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const entry = this.entries[mid] as StoredEntry;
+      if (entry.sequence === sequence) return entry;
+      if (entry.sequence < sequence) low = mid + 1;
+      else high = mid - 1;
+    }
+    return undefined;
   }
 
   /**
@@ -66,7 +84,11 @@ export class StandInStream {
    * is a duplicate within the window (answers the first one's sequence). `stored` is told of a new
    * entry.
    */
-  store(frame: Frame, now: number, wallTime: number): PubAck & { entry?: StoredEntry } {
+  store(
+    frame: Frame,
+    now: number,
+    wallTime: number,
+  ): PubAck & { entry?: StoredEntry; removed: readonly bigint[] } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
     const refuse = (what: string) => {
       throw new RustStreamError(
@@ -93,7 +115,7 @@ export class StandInStream {
     if (msgId !== undefined) {
       const seen = this.#ids.get(msgId);
       if (seen !== undefined && now - seen.at < this.#duplicateWindowMs) {
-        return { stream: this.name, sequence: seen.sequence, duplicate: true };
+        return { stream: this.name, sequence: seen.sequence, duplicate: true, removed: [] };
       }
     }
     const entry: StoredEntry = {
@@ -109,6 +131,27 @@ export class StandInStream {
       this.#ids.set(msgId, { sequence: entry.sequence, at: now });
       this.#lastMsgId = msgId;
     }
-    return { stream: this.name, sequence: entry.sequence, duplicate: false, entry };
+    const removed = this.#perSubject === undefined ? [] : this.#trim(frame.subject, header);
+    return { stream: this.name, sequence: entry.sequence, duplicate: false, entry, removed };
+  }
+
+  /** Drops every entry of `subject` (a purge by filter): the sequences dropped. */
+  purge(subject: string): bigint[] {
+    const dropped = this.entries.filter((e) => e.subject === subject).map((e) => e.sequence);
+    if (dropped.length === 0) return [];
+    const kept = this.entries.filter((e) => e.subject !== subject);
+    this.entries.splice(0, this.entries.length, ...kept);
+    return dropped;
+  }
+
+  /** Drops the subject's entries past its history, or all but the last on a rollup. */
+  #trim(subject: string, header: (name: string) => string | undefined): bigint[] {
+    const keep = header(kvHeaders.rollup) === "sub" ? 1 : (this.#perSubject as number);
+    const ofSubject = this.entries.filter((e) => e.subject === subject);
+    const drop = new Set(ofSubject.slice(0, Math.max(0, ofSubject.length - keep)));
+    if (drop.size === 0) return [];
+    const kept = this.entries.filter((e) => !drop.has(e));
+    this.entries.splice(0, this.entries.length, ...kept);
+    return [...drop].map((e) => e.sequence);
   }
 }

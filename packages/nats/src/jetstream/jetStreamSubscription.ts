@@ -23,6 +23,25 @@ import {
 import type { JetStreamSubject } from "../sources.js";
 import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDelivery.js";
 
+/** What a pull consumer's subscription reads of its descriptor: a JetStreamSubject's, or a KvWatch's. */
+export type PullSource = Pick<
+  JetStreamSubject,
+  "name" | "stream" | "durable" | "subjects" | "settings" | "commit"
+>;
+
+/**
+ * The delivery a message becomes, or `undefined` for one the handler is not to see (a KV delete
+ * the watch does not hand over): acknowledged at once.
+ */
+export type DeliveryOf = (
+  owner: JetStreamDeliveryOwner,
+  message: Stored,
+  now: number,
+) => JetStreamDelivery | undefined;
+
+const jetStreamDelivery: DeliveryOf = (owner, message, now) =>
+  new JetStreamDelivery(owner, message, now);
+
 /** The wait before pulling again after a pull request failed (a server away, a consumer gone). */
 const RETRY_PULL_MS = 1000;
 /**
@@ -47,7 +66,8 @@ export class JetStreamSubscription
   readonly name: string;
   readonly confirmAcks: boolean;
   readonly #host: NatsHost;
-  readonly #source: JetStreamSubject;
+  readonly #source: PullSource;
+  readonly #deliveryOf: DeliveryOf;
   #consumer: ConsumerLink;
   readonly #queue = new Arrivals<JetStreamDelivery>();
   /** Handed over by the server and not settled: what the beat keeps alive. */
@@ -67,10 +87,16 @@ export class JetStreamSubscription
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
 
-  private constructor(host: NatsHost, source: JetStreamSubject, consumer: ConsumerLink) {
+  private constructor(
+    host: NatsHost,
+    source: PullSource,
+    consumer: ConsumerLink,
+    deliveryOf: DeliveryOf,
+  ) {
     super();
     this.#host = host;
     this.#source = source;
+    this.#deliveryOf = deliveryOf;
     this.#consumer = consumer;
     this.name = source.name;
     this.confirmAcks = source.commit === "tracked";
@@ -79,8 +105,17 @@ export class JetStreamSubscription
   /** Checks the stream (declaring it when asked), creates the consumer, and subscribes. */
   static async open(host: NatsHost, source: JetStreamSubject): Promise<JetStreamSubscription> {
     await host.link.ensureStream(source.stream, source.subjects, source.declare);
+    return JetStreamSubscription.on(host, source, jetStreamDelivery);
+  }
+
+  /** Creates the consumer on a stream that exists, and subscribes; `deliveryOf` makes its deliveries. */
+  static async on(
+    host: NatsHost,
+    source: PullSource,
+    deliveryOf: DeliveryOf,
+  ): Promise<JetStreamSubscription> {
     const consumer = await host.link.consumer(specOf(source));
-    return new JetStreamSubscription(host, source, consumer);
+    return new JetStreamSubscription(host, source, consumer, deliveryOf);
   }
 
   /** The consumer's name at the server (the durable name, or the server's for an ephemeral). */
@@ -286,9 +321,13 @@ export class JetStreamSubscription
       return;
     }
     if (this.#refusals !== 0) this.#accepted();
-    const delivery = new JetStreamDelivery(this, message, this.#host.clock.now());
     if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
       this.#lastSequence = message.streamSequence;
+    const delivery = this.#deliveryOf(this, message, this.#host.clock.now());
+    if (delivery === undefined) {
+      message.ack();
+      return;
+    }
     this.#held.add(delivery);
     if (this.#letGo) return;
     if (this.closed) {
@@ -343,7 +382,7 @@ export class JetStreamSubscription
 }
 
 /** The consumer a subscription asks for. */
-function specOf(source: JetStreamSubject): ConsumerSpec {
+function specOf(source: PullSource): ConsumerSpec {
   return {
     stream: source.stream,
     durable: source.durable,

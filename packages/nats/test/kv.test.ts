@@ -1,0 +1,283 @@
+import { jetstream } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { isRustStreamError, ManualClock } from "@ruststream/core";
+import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  KvDelivery,
+  type KvStart,
+  KvWatch,
+  kvSubject,
+  NatsBroker,
+  NatsPublish,
+  type NatsReceipt,
+} from "../src/index.js";
+import { deleteStreams, rawClient } from "./env.live.js";
+
+// KV buckets: a watch from each start, puts with and without an expected revision (compare and
+// set), deletes and purges as the handler sees them, a key's history past its limit. On the real
+// server and on the stand-in alike, with the same revisions.
+
+const connections: ConnectedNatsBroker[] = [];
+const streams: string[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
+  await deleteStreams(...streams.splice(0));
+});
+
+const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
+  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
+  [
+    "the stand-in",
+    () =>
+      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
+        coordinator: new CountingCoordinator(),
+        clock: new ManualClock(),
+      }),
+  ],
+];
+
+/** A connection, a bucket of its own (declared by a first watch, closed again), a publisher. */
+async function setUp(connect: () => Promise<ConnectedNatsBroker>, history = 1) {
+  const connected = await connect();
+  connections.push(connected);
+  const bucket = uniqueName("kv").replaceAll(".", "_");
+  streams.push(`KV_${bucket}`);
+  const declared = await connected.subscribe(
+    new KvWatch(bucket, { declare: { history, storage: "memory" }, start: "new" }),
+  );
+  await declared.close();
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  const put = async (key: string, value: string, revision?: bigint | number) =>
+    (
+      (await publisher.publish({
+        name: kvSubject(bucket, key),
+        payload: bytes(value),
+        ...(revision === undefined
+          ? {}
+          : { options: { expect: { lastSubjectSequence: revision } } }),
+      })) as NatsReceipt
+    ).sequence;
+  /** A marker as the KV clients write one: an empty entry with the operation's header. */
+  const mark = async (key: string, operation: "DEL" | "PURGE") =>
+    connected.link.publishStored({
+      subject: kvSubject(bucket, key),
+      payload: new Uint8Array(0),
+      headers:
+        operation === "DEL"
+          ? [["KV-Operation", "DEL"]]
+          : [
+              ["KV-Operation", "PURGE"],
+              ["Nats-Rollup", "sub"],
+            ],
+    });
+  return { connected, bucket, put, mark };
+}
+
+/** Reads a watch until the entry of `until` arrived: what it delivered, as `key=value@revision op`. */
+async function readUntil(
+  connected: ConnectedNatsBroker,
+  watch: KvWatch,
+  until: string,
+): Promise<string[]> {
+  const subscription = await connected.subscribe(watch);
+  const got: string[] = [];
+  try {
+    while (!got.at(-1)?.startsWith(`${until}=`)) {
+      const d = (await subscription.next()).value;
+      if (d === undefined) break;
+      if (!(d instanceof KvDelivery)) throw new Error("a KV watch delivered something else");
+      got.push(`${d.key}=${text(d.payload)}@${d.revision} ${d.operation}`);
+      await d.ack();
+    }
+  } finally {
+    await subscription.close();
+  }
+  return got;
+}
+
+for (const [where, connect] of targets) {
+  describe(`KV buckets, ${where}`, () => {
+    it("a watch's starts: each key's last entry, all history, from a revision, from now", async () => {
+      const { connected, bucket, put } = await setUp(connect, 5);
+      expect([await put("a", "1"), await put("b", "1"), await put("a", "2")]).toEqual([1n, 2n, 3n]);
+      const watch = (start: KvStart) => new KvWatch(bucket, { start });
+      await put("end", "x");
+      expect(await readUntil(connected, watch("last-per-key"), "end")).toEqual([
+        "b=1@2 put",
+        "a=2@3 put",
+        "end=x@4 put",
+      ]);
+      expect(await readUntil(connected, watch("all"), "end")).toEqual([
+        "a=1@1 put",
+        "b=1@2 put",
+        "a=2@3 put",
+        "end=x@4 put",
+      ]);
+      expect(await readUntil(connected, watch({ revision: 3 }), "end")).toEqual([
+        "a=2@3 put",
+        "end=x@4 put",
+      ]);
+      const fromNow = await connected.subscribe(watch("new"));
+      await put("c", "1");
+      const d = (await fromNow.next()).value as KvDelivery;
+      expect([d.bucket, d.key, d.name, d.revision, text(d.payload)]).toEqual([
+        bucket,
+        "c",
+        "c",
+        5n,
+        "1",
+      ]);
+      expect(String(d.position)).toBe(`KV_${bucket}:5`);
+      await d.ack();
+      await fromNow.close();
+    });
+
+    it("a filter: only the keys it matches", async () => {
+      const { connected, bucket, put } = await setUp(connect);
+      await put("users.1", "ann");
+      await put("orders.1", "o");
+      await put("users.2", "bob");
+      expect(
+        await readUntil(
+          connected,
+          new KvWatch(bucket, { keys: "users.*", start: "all" }),
+          "users.2",
+        ),
+      ).toEqual(["users.1=ann@1 put", "users.2=bob@3 put"]);
+    });
+
+    it("a put expecting a revision: stored at it, refused in the bucket's words otherwise", async () => {
+      const { bucket, put } = await setUp(connect);
+      expect(await put("k", "first", 0)).toBe(1n);
+      const again = await put("k", "again", 0).catch((error: unknown) => error);
+      expect(isRustStreamError(again, "publish-refused"), String(again)).toBe(true);
+      expect(String(again)).toContain(
+        `the key "k" of the KV bucket "${bucket}" is not at revision 0 (it is at 1)`,
+      );
+      const stale = await put("k", "stale", 5).catch((error: unknown) => error);
+      expect(String(stale)).toContain("is not at revision 5 (it is at 1)");
+      expect(await put("k", "second", 1)).toBe(2n);
+    });
+
+    it("deletes and purges: unseen by default, handed over with deletes, a purge dropping the key's history", async () => {
+      const { connected, bucket, put, mark } = await setUp(connect, 5);
+      await put("a", "1");
+      await put("a", "2");
+      await mark("a", "DEL");
+      await put("b", "1");
+      await put("end", "x");
+      expect(await readUntil(connected, new KvWatch(bucket, { start: "all" }), "end")).toEqual([
+        "a=1@1 put",
+        "a=2@2 put",
+        "b=1@4 put",
+        "end=x@5 put",
+      ]);
+      await mark("b", "PURGE");
+      await put("fin", "y");
+      expect(
+        await readUntil(connected, new KvWatch(bucket, { start: "all", deletes: true }), "fin"),
+      ).toEqual([
+        "a=1@1 put",
+        "a=2@2 put",
+        "a=@3 delete",
+        "end=x@5 put",
+        "b=@6 purge",
+        "fin=y@7 put",
+      ]);
+    });
+
+    it("a key keeps the bucket's history: the oldest entries go", async () => {
+      const { connected, bucket, put } = await setUp(connect, 2);
+      for (const value of ["1", "2", "3"]) await put("a", value);
+      await put("end", "x");
+      expect(await readUntil(connected, new KvWatch(bucket, { start: "all" }), "end")).toEqual([
+        "a=2@2 put",
+        "a=3@3 put",
+        "end=x@4 put",
+      ]);
+    });
+
+    it("a failed entry is delivered again by the server", async () => {
+      const { connected, bucket, put } = await setUp(connect);
+      await put("a", "1");
+      const subscription = await connected.subscribe(new KvWatch(bucket, { start: "all" }));
+      const first = (await subscription.next()).value as KvDelivery;
+      expect(await first.nack({ requeue: true })).toBe("ok");
+      const again = (await subscription.next()).value as KvDelivery;
+      expect([again.key, again.revision, again.redeliveryCount]).toEqual(["a", 1n, 2]);
+      await again.ack();
+      await subscription.close();
+    });
+
+    it("a missing bucket is a clear error naming it and the option that declares it", async () => {
+      const connected = await connect();
+      connections.push(connected);
+      const bucket = uniqueName("nokv").replaceAll(".", "_");
+      const error = await connected.subscribe(new KvWatch(bucket)).catch((e: unknown) => e);
+      expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
+      expect(String(error)).toContain(`the KV bucket "${bucket}" does not exist`);
+      expect(String(error)).toContain("declare");
+    });
+  });
+}
+
+describe("KV names", () => {
+  it("a bucket, a key or a filter the server would refuse is refused here, naming what is wrong", () => {
+    const refusal = (work: () => unknown) => {
+      try {
+        work();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("not refused");
+    };
+    for (const bad of ["a.b", "a b", "", "a*"]) {
+      const error = refusal(() => new KvWatch(bad));
+      expect(isRustStreamError(error, "invalid-argument"), bad).toBe(true);
+      expect(String(error)).toContain("is not a KV bucket name");
+    }
+    for (const bad of ["a..b", ".a", "a.", "a b", "a.>.b", "a*"]) {
+      expect(String(refusal(() => new KvWatch("b", { keys: bad })))).toContain(
+        "is not a KV key or filter",
+      );
+    }
+    expect(String(refusal(() => kvSubject("b", "a.*")))).toContain("no wildcards");
+    expect(String(refusal(() => new KvWatch("b", { start: { revision: 0 } })))).toContain(
+      "KvWatch start",
+    );
+    expect(kvSubject("config", "users.42")).toBe("$KV.config.users.42");
+    expect(new KvWatch("b", { keys: ["users.*", "orders.>"] }).subjects).toEqual([
+      "$KV.b.users.*",
+      "$KV.b.orders.>",
+    ]);
+  });
+});
+
+describe("KV buckets with the official KV client, on the real server", () => {
+  it("a watch sees the client's puts, deletes and purges; the client reads ours at our revision", async () => {
+    const { connected, bucket, put } = await setUp(
+      () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
+      5,
+    );
+    const nc = await rawClient();
+    try {
+      const kv = await new Kvm(jetstream(nc)).open(bucket);
+      expect(await kv.put("a", "1")).toBe(1);
+      await kv.delete("a");
+      expect(await kv.create("b", "1")).toBe(3);
+      await kv.purge("b");
+      const ours = await put("c", "ours", 0);
+      const read = await kv.get("c");
+      expect([read?.string(), read?.revision]).toEqual(["ours", Number(ours)]);
+      expect(await kv.update("c", "theirs", Number(ours))).toBe(6);
+      expect(
+        await readUntil(connected, new KvWatch(bucket, { start: "all", deletes: true }), "c"),
+      ).toEqual(["a=1@1 put", "a=@2 delete", "b=@4 purge", "c=ours@5 put"]);
+    } finally {
+      await nc.close();
+    }
+  });
+});
