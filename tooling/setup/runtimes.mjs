@@ -10,7 +10,8 @@ import { fail } from "./step.mjs";
 /**
  * @typedef {{ name: string, version: string, title: string,
  *   ensure: () => { run: string[], env: NodeJS.ProcessEnv } }} RuntimeLine
- * `run` is the command that runs a script file on the runtime (the file's path follows it).
+ * `run` is the command that runs a script file on the runtime (the file's path follows it); `env`,
+ * the variables it needs beside the caller's.
  */
 
 /** Bun's npm package per platform (`bun`'s optional dependencies); it needs AVX2 on x64. */
@@ -63,7 +64,7 @@ export const bunLine = {
     });
     // `--bun` runs the script on Bun even where it asks for node (a `#!/usr/bin/env node` line, a
     // child forked with process.execPath), so vitest's workers run on Bun too.
-    return { run: [join(dir, "bin", "bun"), "--bun"], env: { ...process.env } };
+    return { run: [join(dir, "bin", "bun"), "--bun"], env: {} };
   },
 };
 
@@ -85,7 +86,7 @@ export const denoLine = {
       // as installed (Deno reads the package.json beside it).
       run: [join(dir, "deno"), "run", "-A"],
       // Deno's own cache (compiled modules) beside the binary, not in the user's ~/.cache/deno.
-      env: { ...process.env, DENO_DIR: join(cacheHome, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" },
+      env: { DENO_DIR: join(cacheHome, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" },
     };
   },
 };
