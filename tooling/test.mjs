@@ -4,7 +4,7 @@
 // root, with apt-get) it installs the Debian packages, brings the pinned Node when the machine's is
 // below the floor and pnpm at its pinned version, installs the workspace (librdkafka built from
 // source against the system libraries), runs the whole suite, then the brokerless projects on every
-// other maintained Node line, then core and every broker's live round trip on Bun and on Deno, and
+// other maintained Node line, then some of those and every broker's live round trip on Bun and on Deno, and
 // closes with the tally. Arguments go to the whole-suite vitest run
 // (`npm test -- --project core`), which then runs alone.
 import { spawnSync } from "node:child_process";
@@ -71,7 +71,7 @@ if (vitestArgs.length === 0 && process.env.RUSTSTREAM_RUNTIME_LINES !== "none") 
     const { run, env } = runtime.ensure();
     runs.push(
       vitest(
-        `${runtime.title}, core and every broker's round trip`,
+        `${runtime.title}, brokerless suites and every broker's round trip`,
         [...run, join(root, "node_modules", "vitest", "vitest.mjs")],
         { ...node.env, ...env, RUSTSTREAM_RUNTIME: runtime.name },
         `tally-${runtime.name}.json`,
