@@ -4,7 +4,8 @@
 // root, with apt-get) it installs the Debian packages, brings the pinned Node when the machine's is
 // below the floor and pnpm at its pinned version, installs the workspace (librdkafka built from
 // source against the system libraries), runs the whole suite, then the brokerless projects on every
-// other maintained Node line, and closes with the tally. Arguments go to the whole-suite vitest run
+// other maintained Node line, then some of those and every broker's live round trip on Bun and on Deno, and
+// closes with the tally. Arguments go to the whole-suite vitest run
 // (`npm test -- --project core`), which then runs alone.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { buildInterop } from "./setup/interop.mjs";
 import { ensureNode, nodeEnv, nodeLines, projectNode } from "./setup/node.mjs";
 import { pnpm, pnpmCommand } from "./setup/pnpm.mjs";
+import { runtimeLines } from "./setup/runtimes.mjs";
 import { say } from "./setup/step.mjs";
 import { ensureSystem } from "./setup/system.mjs";
 import { tally } from "./setup/tally.mjs";
@@ -47,17 +49,34 @@ if (interop && vitestArgs.length === 0) buildInterop(root);
 const runs = [];
 
 const what = vitestArgs.length === 0 ? "the whole suite" : `vitest ${vitestArgs.join(" ")}`;
-runs.push(vitest(`Node ${node.version}, ${what}`, node.env, "tally.json", vitestArgs));
+const pnpmVitest = [...project.pnpm, "exec", "vitest"];
+runs.push(vitest(`Node ${node.version}, ${what}`, pnpmVitest, node.env, "tally.json", vitestArgs));
 if (vitestArgs.length === 0 && process.env.RUSTSTREAM_NODE_LINES !== "none") {
   const own = node.version.split(".")[0];
   for (const version of nodeLines.filter((v) => v.split(".")[0] !== own)) {
     const env = nodeEnv(ensureNode(version));
     const report = `tally-node${version.split(".")[0]}.json`;
     runs.push(
-      vitest(`Node ${version}, the projects that need no broker`, env, report, [
+      vitest(`Node ${version}, the projects that need no broker`, pnpmVitest, env, report, [
         "--config",
         "vitest.nodeLines.config.ts",
       ]),
+    );
+  }
+}
+// Bun and Deno run vitest itself, so its workers (forked with the runtime's own executable) run
+// there too; RUSTSTREAM_RUNTIME lets each round trip check that it does.
+if (vitestArgs.length === 0 && process.env.RUSTSTREAM_RUNTIME_LINES !== "none") {
+  for (const runtime of runtimeLines) {
+    const { run, env } = runtime.ensure();
+    runs.push(
+      vitest(
+        `${runtime.title}, brokerless suites and every broker's round trip`,
+        [...run, join(root, "node_modules", "vitest", "vitest.mjs")],
+        { ...node.env, ...env, RUSTSTREAM_RUNTIME: runtime.name },
+        `tally-${runtime.name}.json`,
+        ["--config", "vitest.runtimeLines.config.ts"],
+      ),
     );
   }
 }
@@ -71,22 +90,22 @@ process.stdout.write(`\n${result.lines.join("\n")}\n`);
 process.exit(result.ok ? 0 : 1);
 
 /**
- * One vitest run on the Node of `env`, with the default reporter on screen and the tally's reporter
- * writing .cache/`report` (removed first, so a tally is only ever this run's).
- * @param {string} line @param {NodeJS.ProcessEnv} env @param {string} report @param {string[]} args
+ * One vitest run, started by `start` (pnpm's vitest on the Node of `env`, or vitest's entry on Bun
+ * or Deno), with the default reporter on screen and the tally's reporter writing .cache/`report`
+ * (removed first, so a tally is only ever this run's).
+ * @param {string} line @param {string[]} start @param {NodeJS.ProcessEnv} env @param {string} report
+ * @param {string[]} args
  * @returns {import("./setup/tally.mjs").Run}
  */
-function vitest(line, env, report, args) {
+function vitest(line, start, env, report, args) {
   const reportPath = join(reports, report);
   rmSync(reportPath, { force: true });
   say(`vitest on ${line}`);
-  const [command, ...rest] = project.pnpm;
+  const [command, ...rest] = start;
   const result = spawnSync(
     /** @type {string} */ (command),
     [
       ...rest,
-      "exec",
-      "vitest",
       "run",
       // Named here, so no config's reporter list (the other lines' config has none) can leave it out.
       "--reporter=default",

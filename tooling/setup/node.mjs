@@ -3,22 +3,16 @@
 // a machine whose own Node is older gets the pinned one from the npm registry's `node-<os>-<arch>`
 // package (the Node binary and its headers, so native addons build against it), unpacked once into
 // a cache folder outside the clone and reused by every later run.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { fail, say, step } from "./step.mjs";
+import { cachedPackage } from "./cachedPackage.mjs";
+import { say } from "./step.mjs";
 
 /** The line the whole suite runs on where the machine's own Node is below the floor. */
 export const pinnedNode = "24.22.3";
 
 /** Every maintained line the tests run on: the whole suite on one, the brokerless projects on all. */
 export const nodeLines = ["22.23.5", "24.22.3", "26.12.1"];
-
-const cacheRoot = join(
-  process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"),
-  "ruststream",
-  "node",
-);
 
 /** The floor's major version, from `engines.node` (">=22") of the root package.json. */
 export function nodeFloor(/** @type {string} */ root) {
@@ -31,44 +25,18 @@ export function nodeFloor(/** @type {string} */ root) {
 const major = (/** @type {string} */ version) => Number(version.split(".")[0]);
 
 /**
- * The folder of Node `version` (its `bin/node`, `include/node`), fetched from the npm registry the
- * first time. npm itself is the machine's: it runs on any of these lines.
+ * The folder of Node `version` (its `bin/node`, `include/node`), fetched from the npm registry's
+ * `node-<os>-<arch>` package the first time. npm itself is the machine's: it runs on any of these
+ * lines.
  */
 export function ensureNode(/** @type {string} */ version) {
-  const dir = join(cacheRoot, version);
-  if (existsSync(join(dir, "bin", "node"))) return dir;
-  const pkg = `node-${process.platform}-${process.arch}@${version}`;
-  mkdirSync(cacheRoot, { recursive: true });
-  const scratch = mkdtempSync(join(cacheRoot, `.${version}-`));
-  try {
-    const fix = `check that the npm registry is reachable (\`npm view ${pkg} version\`), or install Node ${major(version)} yourself and run the command again`;
-    say(`fetching Node ${version} (${pkg}) from the npm registry into ${cacheRoot}`);
-    step(
-      `fetching Node ${version}`,
-      ["npm", "pack", pkg, "--silent", "--pack-destination", scratch],
-      {
-        fix,
-        quiet: true,
-      },
-    );
-    const tarball = join(scratch, `node-${process.platform}-${process.arch}-${version}.tgz`);
-    const unpacked = join(scratch, "node");
-    mkdirSync(unpacked);
-    step(
-      `unpacking Node ${version}`,
-      ["tar", "-xzf", tarball, "--strip-components=1", "-C", unpacked],
-      {
-        fix,
-        quiet: true,
-      },
-    );
-    if (!existsSync(join(unpacked, "bin", "node"))) fail(`${pkg} holds no bin/node`, fix);
-    // A rename, so a run stopped half way never leaves a folder that looks complete.
-    renameSync(unpacked, dir);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-  return dir;
+  return cachedPackage({
+    kind: "node",
+    title: `Node ${version}`,
+    pkg: `node-${process.platform}-${process.arch}`,
+    version,
+    binary: join("bin", "node"),
+  });
 }
 
 /**

@@ -24,6 +24,8 @@ export type { PolicyOwner } from "./broker/pairedHost.js";
 export { pairedHost } from "./broker/pairedHost.js";
 export { positive } from "./broker/positive.js";
 export { PullSubscription } from "./broker/pullSubscription.js";
+export type { RuntimeName } from "./broker/runtime.js";
+export { runtimeName, runtimeTitle } from "./broker/runtime.js";
 export { SettleWatermark } from "./broker/settleWatermark.js";
 export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";

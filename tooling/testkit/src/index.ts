@@ -33,3 +33,4 @@ export {
   settledSample,
   startHeapProbe,
 } from "./heapProbe.js";
+export { expectedRuntime, type RoundTrip, roundTrip } from "./roundTrip.js";

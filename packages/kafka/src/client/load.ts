@@ -1,4 +1,5 @@
 import { RustStreamError } from "@ruststream/core";
+import { runtimeName, runtimeTitle } from "@ruststream/core/broker";
 import type { KafkaEngineName } from "./connectionOptions.js";
 
 // Both clients are optional peer dependencies: a service installs the one its engine needs, and
@@ -35,6 +36,7 @@ export async function loadClient<T>(
   importer: () => Promise<unknown>,
 ): Promise<T> {
   const name = packages[engine];
+  refuseOffNode(engine);
   let loaded: unknown;
   try {
     loaded = await importer();
@@ -55,4 +57,18 @@ export async function loadClient<T>(
   // A CommonJS module imported from ESM is its exports under `default`.
   const module = loaded as { default?: unknown };
   return (module.default ?? loaded) as T;
+}
+
+/**
+ * librdkafka's addon (@confluentinc/kafka-javascript) is built against Node's own ABI with nan, not
+ * Node-API: Bun refuses it ("compiled against a different Node.js ABI version") and Deno loads
+ * Node-API addons only. Refused here, before the import, with the engine that runs there, rather
+ * than with the loader's error from inside connect().
+ */
+function refuseOffNode(engine: KafkaEngineName): void {
+  if (engine !== "librdkafka" || runtimeName() === "node") return;
+  throw new RustStreamError(
+    "unsupported",
+    `the Kafka engine "librdkafka" does not run on ${runtimeTitle()}: ${packages.librdkafka} is a native addon built for Node's own ABI, which ${runtimeName() === "bun" ? "Bun" : "Deno"} does not load; choose engine: "kafkajs" (npm install kafkajs), which runs on Node, Bun and Deno`,
+  );
 }

@@ -1,0 +1,9 @@
+import { runtimeTitle } from "@ruststream/core/broker";
+import { requireEnv, roundTrip } from "@ruststream/tooling-testkit";
+import { test } from "vitest";
+import { RedisBroker } from "../src/index.js";
+
+// The round trip every broker runs on each supported runtime (tooling/testkit's roundTrip.ts), on
+// the real server through ioredis: the Bun and Deno lines of `npm test` run this file on those runtimes.
+test(`Redis streams through ioredis on ${runtimeTitle()}: three messages handled, a request answered, a clean stop`, () =>
+  roundTrip({ broker: new RedisBroker({ url: requireEnv("REDIS_URL") }), request: true }));
