@@ -5,9 +5,8 @@ import { PostgresBroker } from "../src/index.js";
 
 // The round trip every broker runs on each supported runtime (tooling/testkit's roundTrip.ts), on
 // the real server through pg: the Bun and Deno lines of `npm test` run this file on those runtimes.
-// No request: request/reply is not built yet on this broker (README, "Not done yet").
-test(`PostgreSQL through pg on ${runtimeTitle()}: three messages handled, a clean stop`, () =>
+test(`PostgreSQL through pg on ${runtimeTitle()}: three messages handled, a request answered, a clean stop`, () =>
   roundTrip({
     broker: new PostgresBroker({ url: requireEnv("POSTGRES_URL"), ensureSchema: true }),
-    request: false,
+    request: true,
   }));
