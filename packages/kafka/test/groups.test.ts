@@ -60,3 +60,46 @@ describe("the consumer group", () => {
     }
   });
 });
+
+// An app's subscribers share the app's group: each must be given its own topic's partitions only.
+// kafkajs's assignor handed the group's topics round all its members, whatever each subscribed to,
+// so with two topics of four partitions each subscriber was given half of the other's, unread.
+describe.each([
+  "kafkajs",
+  "librdkafka",
+  "in-process",
+] as const)("one group, two topics, on %s", (where) => {
+  it("each subscriber reads every partition of its own topic", async () => {
+    const orders = uniqueName("group-orders");
+    const refunds = uniqueName("group-refunds");
+    const handled = { orders: new Set<number>(), refunds: new Set<number>() };
+    const app = new RustStream({ name: uniqueName("two-topics"), version: "1.0.0" }).broker(
+      brokerFor(where),
+      (b) => {
+        for (const [name, seen] of [
+          [orders, handled.orders],
+          [refunds, handled.refunds],
+        ] as const) {
+          b.subscriber<{ n: number }>(new KafkaTopic(name, { create: { partitions: 4 } })).handle(
+            (message) => {
+              seen.add(message.n);
+            },
+          );
+        }
+      },
+    );
+    const t = where === "in-process" ? await TestApp.start(app) : await TestApp.startLive(app);
+    try {
+      // Sixteen keys each, so every partition of both topics holds messages.
+      for (let n = 0; n < 16; n++) {
+        await t.publish(orders, { n }, { partitionKey: `k${n}` });
+        await t.publish(refunds, { n }, { partitionKey: `k${n}` });
+      }
+      await expect
+        .poll(() => handled.orders.size + handled.refunds.size, { timeout: 30_000 })
+        .toBe(32);
+    } finally {
+      await t.stop();
+    }
+  }, 60_000);
+});

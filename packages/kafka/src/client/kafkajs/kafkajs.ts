@@ -129,6 +129,38 @@ export type KjsPartitioner = () => (args: {
   message: KjsOutgoingMessage;
 }) => number;
 
+/** kafkajs's encoding of a group member's subscription and of its assignment. */
+export interface KjsAssignerProtocol {
+  readonly MemberMetadata: {
+    encode(value: { version: number; topics: string[]; userData: Buffer }): Buffer;
+    decode(buffer: Buffer): { readonly topics: readonly string[] } | null;
+  };
+  readonly MemberAssignment: {
+    encode(value: {
+      version: number;
+      assignment: Record<string, number[]>;
+      userData: Buffer;
+    }): Buffer;
+  };
+}
+
+/** A partition assignor as kafkajs's `partitionAssigners` takes one. */
+export type KjsPartitionAssigner = (config: {
+  cluster: {
+    /** Adds topics to those whose metadata the client keeps, and loads it. */
+    addMultipleTargetTopics(topics: readonly string[]): Promise<void>;
+    findTopicPartitionMetadata(topic: string): readonly { partitionId: number }[];
+  };
+}) => {
+  readonly name: string;
+  readonly version: number;
+  assign(group: {
+    members: readonly { memberId: string; memberMetadata: Buffer }[];
+    topics: readonly string[];
+  }): Promise<{ memberId: string; memberAssignment: Buffer }[]>;
+  protocol(subscription: { topics: string[] }): { name: string; metadata: Buffer };
+};
+
 export interface KjsKafka {
   producer(options: KjsConfig): KjsProducer;
   consumer(options: KjsConfig): KjsConsumer;
@@ -138,7 +170,7 @@ export interface KjsKafka {
 export interface KjsModule {
   readonly Kafka: new (config: KjsConfig) => KjsKafka;
   readonly logLevel: Readonly<Record<"NOTHING" | "ERROR" | "WARN" | "INFO" | "DEBUG", number>>;
-  readonly PartitionAssigners: { readonly roundRobin: unknown };
+  readonly AssignerProtocol: KjsAssignerProtocol;
   readonly ConfigResourceTypes: Readonly<Record<string, number>>;
   readonly CompressionTypes: Readonly<Record<"None" | "GZIP", number>>;
   /** The codecs kafkajs compresses and decompresses batches with, by type: one registry a process. */

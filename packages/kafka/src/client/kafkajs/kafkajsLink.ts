@@ -23,6 +23,7 @@ import { KafkajsConsumer } from "./consumer.js";
 import type { KjsAdmin, KjsConfig, KjsKafka, KjsModule, KjsPartitioner } from "./kafkajs.js";
 import { KafkajsProducer } from "./producer.js";
 import { KafkajsReader } from "./reader.js";
+import { subscribedRoundRobin } from "./subscribedRoundRobin.js";
 import { KafkajsTransactionalProducer } from "./transactions.js";
 import { watchConsumer, watchRequests } from "./watch.js";
 
@@ -141,7 +142,7 @@ export class KafkajsLink implements Link {
       // Records of aborted transactions are never handed over, and none past an open transaction's
       // first record: kafkajs's default, stated here (a descriptor's raw entry still may change it).
       readUncommitted: false,
-      partitionAssigners: [this.#module.PartitionAssigners.roundRobin],
+      partitionAssigners: [subscribedRoundRobin(this.#module.AssignerProtocol)],
     };
     applyOptions(options, settings.config);
     const consumer = this.#kafka.consumer(options);
