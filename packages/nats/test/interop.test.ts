@@ -1,4 +1,3 @@
-import { jetstreamManager } from "@nats-io/jetstream";
 import {
   bytes as bytesCodec,
   type HandlerContext,
@@ -8,18 +7,22 @@ import {
   retry,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
+import { interopSuite, killRustServices } from "@ruststream/tooling-interop";
 import { headerOf, headersAsText, sortedByName } from "@ruststream/tooling-interop/text";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
+import { JetStreamSubject, NatsPublish, type NatsPublisher, NatsSubject } from "../src/index.js";
+import { eventually } from "./env.live.js";
 import {
-  JetStreamSubject,
-  NatsBroker,
-  NatsPublish,
-  type NatsPublisher,
-  NatsSubject,
-} from "../src/index.js";
-import { deleteStreams, eventually, rawClient } from "./env.live.js";
+  deleteTestStreams,
+  live,
+  rustConsumer,
+  rustPublish,
+  type Sent,
+  stream,
+  tsPublish,
+  withKey,
+} from "./interopSupport.js";
 
 // RustStream's own NATS broker (ruststream-nats 0.7.1, tooling/interop's `serve`) beside ours on
 // the real server: the same messages both ways on a core subject and on a JetStream stream
@@ -27,23 +30,12 @@ import { deleteStreams, eventually, rawClient } from "./env.live.js";
 // to each side's dead letter and read by the other, and requests answered across.
 
 let t: TestApp | undefined;
-const streams: string[] = [];
 afterEach(async () => {
   await t?.stop();
   t = undefined;
   await killRustServices();
-  await deleteStreams(...streams.splice(0));
+  await deleteTestStreams();
 });
-
-const url = () => requireEnv("NATS_URL");
-const live = () => new NatsBroker({ servers: url() });
-
-/** A message as sent: its payload, its headers in order, its partition key. */
-interface Sent {
-  readonly payload: Uint8Array;
-  readonly headers: readonly (readonly [string, string])[];
-  readonly key: string | undefined;
-}
 
 // Text header values only: the crate refuses a value that is not one line of text, and sends
 // what it takes as it is.
@@ -60,45 +52,6 @@ const messages: readonly Sent[] = [
   { payload: Uint8Array.from([0, 1, 2, 254, 255]), headers: [["x-trace", "t-9"]], key: "ключ" },
   { payload: new Uint8Array(), headers: [], key: undefined },
 ];
-
-async function tsPublish(subject: string, sent: readonly Sent[], jetStream = false) {
-  const connected = await live().connect();
-  try {
-    const publisher = await new NatsPublish({ jetStream }).pair(connected);
-    for (const m of sent) {
-      await publisher.publish({
-        name: subject,
-        payload: m.payload,
-        headers: new HeaderMap(m.headers),
-        ...(m.key === undefined ? {} : { partitionKey: bytes(m.key) }),
-      });
-    }
-  } finally {
-    await connected.shutdown();
-  }
-}
-
-async function rustPublish(service: RustService, subject: string, sent: readonly Sent[]) {
-  await service.publish(
-    ...sent.map((m) => ({
-      key: subject,
-      payload: m.payload,
-      headers: m.headers,
-      ...(m.key === undefined ? {} : { partitionKey: m.key }),
-    })),
-  );
-}
-
-/** A stream of the shared server storing `subjects`, deleted after the test. */
-async function stream(name: string, subjects: string[]): Promise<void> {
-  streams.push(name);
-  const nc = await rawClient();
-  try {
-    await (await jetstreamManager(nc)).streams.add({ name, subjects, storage: "memory" });
-  } finally {
-    await nc.close();
-  }
-}
 
 /** What one of our handlers saw. */
 interface Seen {
@@ -132,36 +85,6 @@ async function tsConsumer(
   });
   t = await TestApp.startLive(app);
 }
-
-function rustConsumer(
-  key: string,
-  options: {
-    stream?: string;
-    group?: string;
-    maxAttempts?: number;
-    deadLetter?: string;
-    reply?: boolean;
-  } = {},
-) {
-  return RustService.start({
-    transport: "nats",
-    url: url(),
-    consume: {
-      key,
-      group: options.group ?? "rust",
-      max_attempts: options.maxAttempts ?? 3,
-      dead_letter: options.deadLetter ?? `${key}-dlq`,
-      ...(options.stream === undefined ? {} : { stream: options.stream }),
-      ...(options.reply === undefined ? {} : { reply: options.reply }),
-    },
-  });
-}
-
-const withKey = (m: Sent) =>
-  sortedByName([
-    ...m.headers,
-    ...(m.key === undefined ? [] : [["nats-partition-key", m.key] as const]),
-  ]);
 
 interopSuite(
   "RustStream's NATS broker beside ours",

@@ -12,6 +12,7 @@ import { Toxiproxy } from "./faults/toxiproxy.js";
 import { type RunReport, reportTable, type ScenarioReport } from "./report.js";
 import { scenarios } from "./scenarios/catalog.js";
 import { runScenario } from "./scenarios/runScenario.js";
+import type { Scenario } from "./scenarios/scenario.js";
 
 const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -31,6 +32,23 @@ for (const s of scenarios) {
   if (args.scenarios.length === 0 && !chosen.includes(s) && s.ci !== true) {
     log(`[chaos] ${s.name} left out of the ${args.profile.name} profile: ${s.ci}`);
   }
+}
+
+/**
+ * What a scenario holds for its whole run. One that restarts the shared persistent Redis or the
+ * Pulsar standalone has it to itself meanwhile, as one restarting PostgreSQL's restartable cluster
+ * has that; one on the Kafka or NATS cluster, whose nodes it kills, has the cluster to itself. The
+ * NATS one that restarts a server restarts one of its own, which nobody else uses.
+ */
+function lockOf(scenario: Scenario): <T>(run: () => Promise<T>) => Promise<T> {
+  if (scenario.broker.startsWith("kafka-")) return brokers["kafka-cluster"].exclusive;
+  if (scenario.broker === "nats-partitioned") return brokers["nats-cluster"].exclusive;
+  if (!scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream") {
+    return (run) => run();
+  }
+  if (scenario.broker.startsWith("pulsar-")) return brokers.pulsar.exclusive;
+  if (scenario.broker === "postgres-queue") return brokers.postgres.restartable.exclusive;
+  return (run) => brokers.redis.exclusive("persistent", run);
 }
 
 const dir = fileURLToPath(new URL("../results/", import.meta.url));
@@ -56,19 +74,7 @@ try {
         log,
         logDir,
       });
-    // A scenario that restarts the shared persistent Redis or the Pulsar standalone has it to
-    // itself meanwhile, as one restarting PostgreSQL's restartable cluster has that; one on the
-    // Kafka cluster, whose nodes it kills, has the cluster to itself. The NATS one restarts a
-    // server of its own, which nobody else uses.
-    const report = scenario.broker.startsWith("kafka-")
-      ? await brokers["kafka-cluster"].exclusive(run)
-      : !scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream"
-        ? await run()
-        : scenario.broker.startsWith("pulsar-")
-          ? await brokers.pulsar.exclusive(run)
-          : scenario.broker === "postgres-queue"
-            ? await brokers.postgres.restartable.exclusive(run)
-            : await brokers.redis.exclusive("persistent", run);
+    const report = await lockOf(scenario)(run);
     reports.push(report);
     log(
       `[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`,

@@ -1,5 +1,6 @@
 //! The NATS half of `serve`: a RustStream app on `ruststream-nats`'s `NatsBroker`, consuming one
-//! core subject, or one subject of a JetStream stream through a durable pull consumer, and
+//! core subject (alone, or in a queue group), or one subject of a JetStream stream through a
+//! durable pull consumer (which other processes of the same name share), and
 //! publishing on core NATS (a subject a stream stores is stored by the stream).
 //!
 //! Core NATS settles nothing: a retry is the runtime's copy back to the subject, carrying
@@ -27,16 +28,27 @@ static PUBLISHER: OnceLock<Live> = OnceLock::new();
 
 #[subscriber(CoreSubject::new(consume().key.clone()))]
 async fn core(payload: &Payload<'_>, ctx: &mut Context<'_>) -> HandlerOutcome {
-    let headers = ctx.headers();
+    on_core(payload.0, ctx.headers()).await
+}
+
+/// The same subject in the queue group `group`: the macro takes a constructor and its settings,
+/// so the group is a subscriber of its own rather than a setting chosen at run time.
+#[subscriber(CoreSubject::new(consume().key.clone()).queue_group(consume().group.clone()))]
+async fn core_queue(payload: &Payload<'_>, ctx: &mut Context<'_>) -> HandlerOutcome {
+    on_core(payload.0, ctx.headers()).await
+}
+
+/// A core delivery, alone or in the group: reported, answered as the test asked, replied to.
+async fn on_core(payload: &[u8], headers: &ruststream::HeaderMap) -> HandlerOutcome {
     let outcome = handle(
         "nats",
-        payload.0,
+        payload,
         headers,
         headers.get(PARTITION_KEY_HEADER),
         None,
     )
     .await;
-    respond(payload.0, headers.reply_to()).await;
+    respond(payload, headers.reply_to()).await;
     outcome
 }
 
@@ -97,6 +109,10 @@ pub async fn start() -> Result<NatsService, String> {
         let cap = std::num::NonZeroU32::new(c.max_attempts).unwrap_or(std::num::NonZeroU32::MIN);
         if c.stream.is_some() {
             b.include(jetstream)
+                .max_attempts(cap)
+                .dead_letter(c.dead_letter.clone());
+        } else if c.queue {
+            b.include(core_queue)
                 .max_attempts(cap)
                 .dead_letter(c.dead_letter.clone());
         } else {

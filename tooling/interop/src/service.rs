@@ -87,6 +87,9 @@ pub struct Consume {
     /// NATS: the JetStream stream the subject is read from (a pull consumer, durable as `group`);
     /// without it, a core subject.
     pub stream: Option<String>,
+    /// NATS: the core subject is read in the queue group `group`, which the server shares out
+    /// among its members, whatever their language.
+    pub queue: bool,
     /// RabbitMQ: a quorum queue (the server counts deliveries), declared by the crate.
     pub quorum: bool,
     /// NATS and RabbitMQ: answer a request (a delivery naming its `reply-to`) with `rust:` and the
@@ -160,6 +163,7 @@ fn parse_config(text: &str) -> Result<Config, String> {
                 otel_reply: str_field(c, "otel_reply")
                     .map(|key| &*Box::leak(key.to_owned().into_boxed_str())),
                 stream: str_field(c, "stream").map(str::to_owned),
+                queue: c.get("queue").and_then(Value::as_bool).unwrap_or(false),
                 quorum: c.get("quorum").and_then(Value::as_bool).unwrap_or(false),
                 reply: c.get("reply").and_then(Value::as_bool).unwrap_or(false),
                 key,

@@ -102,6 +102,8 @@ export interface RustConsume {
   readonly otel_reply?: string;
   /** NATS: the JetStream stream the subject is read from (a durable pull consumer named `group`). */
   readonly stream?: string;
+  /** NATS: the core subject read in the queue group `group`, shared with its other members. */
+  readonly queue?: boolean;
   /** RabbitMQ: a quorum queue, which counts deliveries (declared by the crate). */
   readonly quorum?: boolean;
   /** NATS and RabbitMQ: answer each request (a delivery naming its `reply-to`) with `rust:<payload>`. */

@@ -3,6 +3,7 @@ import type { Handled, Published } from "../checker.js";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { fileTargetOf } from "./fileTargets.js";
 import { kafkaTarget } from "./kafkaTarget.js";
+import { natsClusterTarget } from "./natsClusterTarget.js";
 import { natsTarget } from "./natsTarget.js";
 import { postgresTarget } from "./postgresTarget.js";
 import { pulsarTarget } from "./pulsarTarget.js";
@@ -59,6 +60,8 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
       return redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
     case "nats-jetstream":
       return natsTarget(key, proxy, restarts, log);
+    case "nats-partitioned":
+      return natsClusterTarget(key, group, log);
     case "rabbitmq-quorum":
       return rabbitmqTarget(
         key,

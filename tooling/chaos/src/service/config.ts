@@ -34,11 +34,12 @@ export interface ServiceConfig {
     | "kafka-tracked"
     | "kafka-transactional"
     | "nats-jetstream"
+    | "nats-partitioned"
     | "rabbitmq-quorum"
     | "postgres-queue";
   /**
    * The stream file's path, the Redis, Pulsar, NATS, AMQP or PostgreSQL URL (the fault proxy's,
-   * where there is one), or Kafka's bootstrap list.
+   * where there is one), or Kafka's bootstrap list or the NATS cluster's (comma-separated).
    */
   readonly address: string;
   readonly key: string;

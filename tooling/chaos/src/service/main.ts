@@ -124,6 +124,8 @@ if (config.broker === "file") {
 } else if (config.broker === "nats-jetstream") {
   // Each broker's client loaded only by its own replicas.
   (await import("./natsService.js")).mountNats(app, config, declare);
+} else if (config.broker === "nats-partitioned") {
+  (await import("./natsPartitionedService.js")).mountNatsPartitions(app, config, handleMain);
 } else if (config.broker === "rabbitmq-quorum") {
   (await import("./rabbitmqService.js")).mountRabbit(app, config, declare);
 } else if (config.broker === "postgres-queue") {
