@@ -58,17 +58,19 @@ try {
       });
     // A scenario that restarts the shared persistent Redis or the Pulsar standalone has it to
     // itself meanwhile, as one restarting PostgreSQL's restartable cluster has that; one on the
-    // Kafka cluster, whose nodes it kills, has the cluster to itself. The NATS one restarts a
+    // Kafka or the RabbitMQ cluster, whose nodes it kills, has the cluster to itself. The NATS one restarts a
     // server of its own, which nobody else uses.
     const report = scenario.broker.startsWith("kafka-")
       ? await brokers["kafka-cluster"].exclusive(run)
-      : !scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream"
-        ? await run()
-        : scenario.broker.startsWith("pulsar-")
-          ? await brokers.pulsar.exclusive(run)
-          : scenario.broker === "postgres-queue"
-            ? await brokers.postgres.restartable.exclusive(run)
-            : await brokers.redis.exclusive("persistent", run);
+      : scenario.broker.startsWith("rabbitmq-") && scenario.faults.includes("leader-kill")
+        ? await brokers["rabbitmq-cluster"].exclusive(run)
+        : !scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream"
+          ? await run()
+          : scenario.broker.startsWith("pulsar-")
+            ? await brokers.pulsar.exclusive(run)
+            : scenario.broker === "postgres-queue"
+              ? await brokers.postgres.restartable.exclusive(run)
+              : await brokers.redis.exclusive("persistent", run);
     reports.push(report);
     log(
       `[chaos] ${scenario.name}: ${report.failures.length === 0 ? "pass" : report.failures.join("; ")}`,

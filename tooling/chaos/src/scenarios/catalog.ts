@@ -325,6 +325,19 @@ export const scenarios: readonly Scenario[] = [
     ci: true,
   },
   {
+    name: "rabbitmq-quorum-cluster",
+    description:
+      "a RabbitMQ quorum queue with a member on each node of the three-node cluster, read by two replicas given all three nodes' URLs: SIGKILL of a replica, and the node leading the queue SIGKILLed and started again (the replicas connected to it reconnect to another node by themselves)",
+    broker: "rabbitmq-quorum",
+    replicas: 2,
+    faults: ["kill", "leader-kill"],
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    // 49.5 and 53.5 s of wall time (seeds 1-2, load 15-17), and the cluster's start (38-54 s)
+    // where it is not running yet (README).
+    ci: true,
+  },
+  {
     name: "postgres-queue-proxy",
     description:
       "a PostgreSQL queue table read by two replicas claiming leased rows (FOR UPDATE SKIP LOCKED) through the fault proxy: cut, stall, latency, and SIGKILL of a replica, whose rows are claimed again once their lease (5 s) ends; each key in order",
