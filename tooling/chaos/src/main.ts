@@ -58,8 +58,8 @@ try {
       });
     // A scenario that restarts the shared persistent Redis or the Pulsar standalone has it to
     // itself meanwhile, as one restarting PostgreSQL's restartable cluster has that; one on the
-    // Kafka or the RabbitMQ cluster, whose nodes it kills, has the cluster to itself. The NATS one restarts a
-    // server of its own, which nobody else uses.
+    // Kafka or the RabbitMQ cluster, whose nodes it kills, has the cluster to itself. The NATS one
+    // restarts a server of its own, which nobody else uses.
     const report = scenario.broker.startsWith("kafka-")
       ? await brokers["kafka-cluster"].exclusive(run)
       : scenario.broker.startsWith("rabbitmq-") && scenario.faults.includes("leader-kill")
