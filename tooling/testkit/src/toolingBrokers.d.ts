@@ -281,6 +281,8 @@ declare module "@ruststream/tooling-brokers" {
       killNode(i: number): Promise<void>;
       /** Starts node `i` again on its data; resolves once all three serve as one cluster. */
       startNode(i: number): Promise<void>;
+      /** SIGKILLs all three nodes at once and starts them again on their data; resolves once all serve. */
+      restartAll(): Promise<void>;
       /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };
