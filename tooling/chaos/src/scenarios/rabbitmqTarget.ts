@@ -3,8 +3,9 @@
 // tooling/brokers, which the services reach through the fault proxy; that node is shared: no
 // scenario restarts it. Or, with `cluster`, on the three-node cluster, which the scenario has to
 // itself: the services and the load are given all three nodes' URLs (the services declare the
-// queue through the first, so it leads there), and the cluster's own fault is the node leading the
-// queue SIGKILLed, held down, and started again.
+// queue through the first, so it leads there), and the cluster's own faults are the node leading
+// the queue SIGKILLed, held down, and started again, and all three nodes SIGKILLed at once and
+// started again.
 import { RabbitBroker, RabbitPublish } from "@ruststream/rabbitmq";
 import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import type { PlannedFault } from "../faults/schedule.js";
@@ -49,7 +50,8 @@ export async function rabbitmqTarget(
       const publisher = await new RabbitPublish().pair(broker);
       await publishLoad(broker, publisher, key, messages, windowMs, paceLog);
     },
-    restartBroker: undefined,
+    // All three nodes SIGKILLed at once and started again on their data: the whole cluster's crash.
+    restartBroker: onCluster ? () => cluster.restartAll() : undefined,
     ...(onCluster
       ? { ownFaults: { "leader-kill": (fault, { hold }) => killLeader(key, fault, hold, log) } }
       : {}),
