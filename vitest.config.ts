@@ -12,6 +12,8 @@ export default defineConfig({
       "packages/redis/vitest.cluster.config.ts",
       // The NATS package against a three-node JetStream cluster, likewise.
       "packages/nats/vitest.cluster.config.ts",
+      // The RabbitMQ package against a three-node cluster, likewise.
+      "packages/rabbitmq/vitest.cluster.config.ts",
       "tooling/*/vitest.config.ts",
       // The hard restart of the shared Pulsar standalone, the metrics package's outage tests, which
       // stop the shared Kafka node, Pulsar standalone and RabbitMQ node, the RabbitMQ node's

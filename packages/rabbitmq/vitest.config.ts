@@ -9,8 +9,9 @@ export default defineProject({
   test: {
     name: "rabbitmq",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // A restart of the shared node runs after everything else (vitest.restart.config.ts).
-    exclude: ["test/**/*.restart.test.ts"],
+    // A restart of the shared node runs after everything else (vitest.restart.config.ts); the
+    // cluster's tests are a project of their own (vitest.cluster.config.ts).
+    exclude: ["test/**/*.restart.test.ts", "test/cluster/**"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -14,10 +14,11 @@ import type { Topology } from "./topology/topology.js";
 
 export interface RabbitBrokerOptions {
   /**
-   * `amqp://user:password@host:5672/vhost` (`amqps://` for TLS). The password is never shown: not in
-   * `describeServer()`, logs or docs.
+   * `amqp://user:password@host:5672/vhost` (`amqps://` for TLS), or a list of them: the nodes of one
+   * cluster. A connection takes the first that answers, in order, and after a loss starts from the
+   * node after the one it lost. The password is never shown: not in `describeServer()`, logs or docs.
    */
-  readonly url: string;
+  readonly url: string | readonly string[];
   /** TLS settings (CA, client certificate and key); `amqps://` implies TLS with the system's CAs. */
   readonly tls?: boolean | TlsOptions;
   /**
@@ -56,37 +57,48 @@ export interface TopologyOf {
 
 export const defaultMaxMessageBytes = 16 * 1024 * 1024;
 
-/** The server as configured: scheme and host, never the user or password. */
+/** The server as configured: scheme and host (the first node's), never the user or password. */
 export function describeRabbitServer(options: RabbitBrokerOptions): ServerDescription {
+  const [first] = urlList(options);
   return {
-    protocol: new URL(options.url).protocol === "amqps:" ? "amqps" : "amqp",
-    host: hostFromUrl(options.url),
+    protocol: first?.protocol === "amqps:" ? "amqps" : "amqp",
+    host: hostFromUrl(String(first)),
   };
+}
+
+/** The URLs as a list, each checked to be an AMQP URL. */
+export function urlList(options: RabbitBrokerOptions): URL[] {
+  const given: unknown = options?.url;
+  const urls = typeof given === "string" ? [given] : Array.isArray(given) ? [...given] : [];
+  if (urls.length === 0 || urls.some((u) => typeof u !== "string")) {
+    throw new RustStreamError(
+      "invalid-argument",
+      'RabbitBroker needs a url: new RabbitBroker({ url: "amqp://user:password@127.0.0.1:5672" }), or a list of a cluster\'s nodes',
+    );
+  }
+  return urls.map((text: string) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new RustStreamError(
+        "invalid-argument",
+        "RabbitBroker's url is not a URL: give amqp://user:password@host:port/vhost",
+      );
+    }
+    if (url.protocol !== "amqp:" && url.protocol !== "amqps:") {
+      throw new RustStreamError(
+        "invalid-argument",
+        `RabbitBroker's url: ${url.protocol}// is not amqp:// or amqps://`,
+      );
+    }
+    return url;
+  });
 }
 
 /** Checks the options where the broker is built, so a mistake shows there. */
 export function checkOptions(options: RabbitBrokerOptions): void {
-  if (typeof options?.url !== "string") {
-    throw new RustStreamError(
-      "invalid-argument",
-      'RabbitBroker needs a url: new RabbitBroker({ url: "amqp://user:password@127.0.0.1:5672" })',
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch {
-    throw new RustStreamError(
-      "invalid-argument",
-      "RabbitBroker's url is not a URL: give amqp://user:password@host:port/vhost",
-    );
-  }
-  if (url.protocol !== "amqp:" && url.protocol !== "amqps:") {
-    throw new RustStreamError(
-      "invalid-argument",
-      `RabbitBroker's url: ${url.protocol}// is not amqp:// or amqps://`,
-    );
-  }
+  urlList(options);
   linkOptions(options);
   const topology: unknown = options.topology;
   if (
@@ -103,12 +115,17 @@ export function checkOptions(options: RabbitBrokerOptions): void {
 
 /** What the link to the server is opened with. */
 export function linkOptions(options: RabbitBrokerOptions): AmqpLinkOptions {
-  const url = new URL(options.url);
-  const tls = resolveTls("RabbitBroker's tls", options.tls, url.protocol === "amqps:");
-  if (tls !== undefined && url.protocol === "amqp:") url.protocol = "amqps:";
+  const urls = urlList(options);
+  const tls = resolveTls(
+    "RabbitBroker's tls",
+    options.tls,
+    urls.some((url) => url.protocol === "amqps:"),
+  );
+  for (const url of urls)
+    if (tls !== undefined && url.protocol === "amqp:") url.protocol = "amqps:";
   const initialMs = positive("reconnect.initialMs", options.reconnect?.initialMs, 100);
   return {
-    url: url.toString(),
+    urls: urls.map(String),
     socket: {
       timeout: positive("connectTimeoutMs", options.connectTimeoutMs, 10_000),
       ...(tls === undefined ? {} : nodeTlsSettings(tls)),
@@ -118,6 +135,6 @@ export function linkOptions(options: RabbitBrokerOptions): AmqpLinkOptions {
       initialMs,
       maxMs: Math.max(initialMs, positive("reconnect.maxMs", options.reconnect?.maxMs, 5000)),
     },
-    where: hostFromUrl(options.url),
+    where: urls.map((url) => url.host).join(","),
   };
 }

@@ -135,6 +135,44 @@ describe("the connection (real node)", () => {
     for (const d of again) await d?.ack();
   });
 
+  it("given several nodes, it takes the first that answers, and after a loss moves on to the next", async () => {
+    const [first, second] = [await relayed(), await relayed()];
+    const node = requireEnv("RABBITMQ_URL");
+    await first.cut();
+    const states: string[] = [];
+    // The first node refuses: the connection is made through the second.
+    const connected = await connect(
+      { url: [first.url(node), second.url(node)], reconnect: { initialMs: 50, maxMs: 200 } },
+      (change) => states.push(change.state),
+    );
+    const queue = name("nodes");
+    const subscription = await connected.subscribe(
+      new RabbitQueue(queue, { arguments: { "x-expires": 60_000 } }),
+    );
+    const publisher = await connected.defaultPublishPolicy().pair(connected);
+    await first.restore();
+    // The second goes away for good: the reconnect goes round to the first.
+    await second.cut();
+    await stateSeen(states, "reconnecting");
+    await publisher.publish({ name: queue, payload: bytes("after") });
+    await stateSeen(states, "connected");
+    const delivery = (await subscription.next()).value;
+    expect(text(delivery?.payload ?? new Uint8Array())).toBe("after");
+    await delivery?.ack();
+  });
+
+  it("refuses an empty list of nodes, naming the fix", () => {
+    const refused = (() => {
+      try {
+        new RabbitBroker({ url: [] });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(isRustStreamError(refused, "invalid-argument")).toBe(true);
+    expect(String(refused)).toContain("a list of a cluster's nodes");
+  });
+
   it("a publish while the connection is down fails after waitForConnectionMs, naming why", async () => {
     const relay = await relayed();
     const connected = await connect({

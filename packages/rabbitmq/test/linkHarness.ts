@@ -11,7 +11,7 @@ export const sides = [
     side: "server",
     open: (): Promise<Link> =>
       AmqpLink.open({
-        url: requireEnv("RABBITMQ_URL"),
+        urls: [requireEnv("RABBITMQ_URL")],
         socket: { timeout: 5000 },
         waitForConnectionMs: 5000,
         reconnect: { initialMs: 100, maxMs: 2000 },

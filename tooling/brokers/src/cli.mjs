@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// pnpm brokers up [redis|kafka|pulsar|rabbitmq|nats|postgres|kafka-cluster|redis-cluster|redis-sentinel|nats-cluster|all] | down [...] | status
+// pnpm brokers up [redis|kafka|pulsar|rabbitmq|nats|postgres|kafka-cluster|redis-cluster|redis-sentinel|nats-cluster|rabbitmq-cluster|all] | down [...] | status
 import { brokers, parseNames } from "./registry.mjs";
 
 const [command, ...rest] = process.argv.slice(2);
@@ -45,7 +45,7 @@ async function main() {
     }
     default:
       log(
-        "usage: pnpm brokers up|down|status|env [redis|kafka|pulsar|rabbitmq|nats|postgres|kafka-cluster|redis-cluster|redis-sentinel|nats-cluster|all]",
+        "usage: pnpm brokers up|down|status|env [redis|kafka|pulsar|rabbitmq|nats|postgres|kafka-cluster|redis-cluster|redis-sentinel|nats-cluster|rabbitmq-cluster|all]",
       );
       process.exitCode = command === undefined || command === "help" ? 0 : 2;
   }

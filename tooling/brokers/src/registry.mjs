@@ -16,6 +16,7 @@ import * as natsCluster from "./natsCluster.mjs";
 import * as postgres from "./postgres.mjs";
 import * as pulsar from "./pulsar.mjs";
 import * as rabbitmq from "./rabbitmq.mjs";
+import * as rabbitmqCluster from "./rabbitmqCluster.mjs";
 import * as redis from "./redis.mjs";
 import * as redisCluster from "./redisCluster.mjs";
 import * as redisSentinel from "./redisSentinel.mjs";
@@ -31,6 +32,7 @@ export const brokers = {
   "redis-cluster": redisCluster,
   "redis-sentinel": redisSentinel,
   "nats-cluster": natsCluster,
+  "rabbitmq-cluster": rabbitmqCluster,
 };
 
 /** Started only when named: each is several processes, run for the tests that need them. */
@@ -39,6 +41,7 @@ const onDemand = /** @type {const} */ ([
   "redis-cluster",
   "redis-sentinel",
   "nats-cluster",
+  "rabbitmq-cluster",
 ]);
 
 /** @typedef {keyof typeof brokers} BrokerName */

@@ -11,6 +11,7 @@ const owners = /** @type {const} */ ([
   ["REDIS_", "redis"],
   ["PULSAR_", "pulsar"],
   ["POSTGRES_", "postgres"],
+  ["RABBITMQ_CLUSTER_", "rabbitmq-cluster"],
   ["RABBITMQ_", "rabbitmq"],
   ["NATS_CLUSTER_", "nats-cluster"],
   ["NATS_", "nats"],

@@ -37,12 +37,15 @@ for (const s of scenarios) {
 /**
  * What a scenario holds for its whole run. One that restarts the shared persistent Redis or the
  * Pulsar standalone has it to itself meanwhile, as one restarting PostgreSQL's restartable cluster
- * has that; one on the Kafka or NATS cluster, whose nodes it kills, has the cluster to itself. The
- * NATS one that restarts a server restarts one of its own, which nobody else uses.
+ * has that; one on the Kafka, NATS or RabbitMQ cluster, whose nodes it kills, has the cluster to
+ * itself. The NATS one that restarts a server restarts one of its own, which nobody else uses.
  */
 function lockOf(scenario: Scenario): <T>(run: () => Promise<T>) => Promise<T> {
   if (scenario.broker.startsWith("kafka-")) return brokers["kafka-cluster"].exclusive;
   if (scenario.broker === "nats-partitioned") return brokers["nats-cluster"].exclusive;
+  if (scenario.broker.startsWith("rabbitmq-") && scenario.faults.includes("leader-kill")) {
+    return brokers["rabbitmq-cluster"].exclusive;
+  }
   if (!scenario.faults.includes("broker-restart") || scenario.broker === "nats-jetstream") {
     return (run) => run();
   }

@@ -13,6 +13,7 @@ declare module "@ruststream/tooling-brokers" {
     | "redis-cluster"
     | "redis-sentinel"
     | "nats-cluster"
+    | "rabbitmq-cluster"
     | "all";
 
   /** The variables a global setup's `ensureBrokers` exports to the test workers. */
@@ -66,7 +67,9 @@ declare module "@ruststream/tooling-brokers" {
     | "NATS_JWT_URL"
     | "NATS_CREDS"
     | "NATS_JWT_ACCOUNT_SEED"
-    | "NATS_CLUSTER_SERVERS";
+    | "NATS_CLUSTER_SERVERS"
+    | "RABBITMQ_CLUSTER_URLS"
+    | "RABBITMQ_CLUSTER_MANAGEMENT_URLS";
 
   /** Starts the named brokers (idempotently) and exports their variables into process.env. */
   export function ensureBrokers(
@@ -260,6 +263,26 @@ declare module "@ruststream/tooling-brokers" {
       killNode(i: number): Promise<void>;
       /** Starts node `i` again on its data; resolves once all three serve as one cluster. */
       startNode(i: number): Promise<void>;
+      /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
+      exclusive<T>(work: () => Promise<T>): Promise<T>;
+    };
+    /** Three RabbitMQ nodes (1-3) in one cluster, started by the RabbitMQ cluster tests. */
+    readonly "rabbitmq-cluster": {
+      up(log: (line: string) => void): Promise<Started>;
+      down(log: (line: string) => void): Promise<boolean>;
+      env(): Record<string, string>;
+      /** The three AMQP URLs (the user and password in them), one per node. */
+      urls(): string[];
+      /** Node `i`'s management API's JSON answer for `path`, as the user. */
+      management(i: number, path: string, init?: RequestInit): Promise<unknown>;
+      /** The node (1-3) an Erlang node name (a quorum queue's leader, as the API gives it) names. */
+      nodeOf(erlangName: string): number;
+      /** SIGKILLs node `i`, as a crash would. */
+      killNode(i: number): Promise<void>;
+      /** Starts node `i` again on its data; resolves once all three serve as one cluster. */
+      startNode(i: number): Promise<void>;
+      /** SIGKILLs all three nodes at once and starts them again on their data; resolves once all serve. */
+      restartAll(): Promise<void>;
       /** Runs `work` with the cluster to itself, for a test that kills its nodes. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
     };

@@ -21,8 +21,8 @@ import { checkTopology, declareTopology } from "./topologyCheck.js";
 import { TxChannel } from "./txChannel.js";
 
 export interface AmqpLinkOptions {
-  /** `amqp://` or `amqps://`, credentials and vhost in it. */
-  readonly url: string;
+  /** `amqp://` or `amqps://`, credentials and vhost in it: one node's, or a cluster's nodes'. */
+  readonly urls: readonly string[];
   /** amqplib's socket options: TLS settings, the connect timeout. */
   readonly socket: Readonly<Record<string, unknown>>;
   /** How long a publish (or a declaration) waits for a lost connection to come back. */
@@ -58,6 +58,8 @@ export class AmqpLink implements Link {
   #down: string | undefined;
   #closed = false;
   #reconnecting = false;
+  /** The index in `urls` of the node this link is (or was last) connected to. */
+  #node = 0;
 
   private constructor(options: AmqpLinkOptions) {
     this.#options = options;
@@ -67,7 +69,9 @@ export class AmqpLink implements Link {
   static async open(options: AmqpLinkOptions): Promise<AmqpLink> {
     const link = new AmqpLink(options);
     try {
-      link.#adopt(await connectGuarded(options));
+      const { model, node } = await connectAny(options, 0);
+      link.#node = node;
+      link.#adopt(model);
     } catch (error) {
       throw new RustStreamError(
         "broker-failure",
@@ -225,7 +229,10 @@ export class AmqpLink implements Link {
       if (this.#closed) return;
       let model: ChannelModel;
       try {
-        model = await connectGuarded(this.#options);
+        // From the node after the one lost: in a cluster, the lost one is likely down still.
+        const connected = await connectAny(this.#options, this.#node + 1);
+        model = connected.model;
+        this.#node = connected.node;
       } catch (error) {
         const refusal = refusalOf(error);
         this.#down = refusal.text;
@@ -271,9 +278,32 @@ export class AmqpLink implements Link {
   }
 }
 
+/**
+ * A connection to the first node that answers, trying each URL once in order from `first` (wrapping
+ * around); throws the last node's refusal when none does.
+ */
+async function connectAny(
+  options: AmqpLinkOptions,
+  first: number,
+): Promise<{ model: ChannelModel; node: number }> {
+  let refusal: unknown;
+  for (let k = 0; k < options.urls.length; k++) {
+    const node = (first + k) % options.urls.length;
+    try {
+      return { model: await connectGuarded(options.urls[node] as string, options.socket), node };
+    } catch (error) {
+      refusal = error;
+    }
+  }
+  throw refusal;
+}
+
 /** A connection whose content headers are checked before amqplib decodes them (frameGuard.ts). */
-async function connectGuarded(options: AmqpLinkOptions): Promise<ChannelModel> {
-  const model = await amqp.connect(options.url, options.socket);
+async function connectGuarded(
+  url: string,
+  socket: AmqpLinkOptions["socket"],
+): Promise<ChannelModel> {
+  const model = await amqp.connect(url, socket);
   try {
     guardFrames(model);
   } catch (error) {

@@ -17,6 +17,9 @@ const KAFKA_RESTART_NOT_CI =
 const PULSAR_RESTART_NOT_CI =
   "a hard restart of the standalone takes 5-18 s under the load (a JVM starting on its data, RocksDB and the bookie's journal), longer than a fault's slot of the 20 s window, and the clients' reconnect backoff (100 ms doubling to 30 s) adds up to 30 s after it: a seed that draws three restarts ran 94 s, past the suite's ~40 s a scenario";
 
+const RABBIT_RESTART_NOT_CI =
+  "the whole cluster's restart takes about 20 s on the 2-core machine (three Erlang nodes booting on their data and waiting for each other), and rabbitmq-quorum-cluster already takes 49-54 s";
+
 const POSTGRES_NOT_CI =
   "41-70 s of wall time in the CI profile on the loaded 2-core machine (postgres-queue-proxy, seeds 1-2, four runs; 103 s for postgres-queue-restart, seed 3): the publisher commits 100-250 messages a second against the 500 the load asks, so it, not the faults, sets the time (README, Found so far)";
 
@@ -338,6 +341,30 @@ export const scenarios: readonly Scenario[] = [
     retry: retryPlan,
     // 29 s of wall time (seed 1, the machine shared with other runs).
     ci: true,
+  },
+  {
+    name: "rabbitmq-quorum-cluster",
+    description:
+      "a RabbitMQ quorum queue with a member on each node of the three-node cluster, read by two replicas given all three nodes' URLs: SIGKILL of a replica, and the node leading the queue SIGKILLed and started again (the replicas connected to it reconnect to another node by themselves)",
+    broker: "rabbitmq-quorum",
+    replicas: 2,
+    faults: ["kill", "leader-kill"],
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    // 49.5 and 53.5 s of wall time (seeds 1-2, load 15-17), and the cluster's start (38-54 s)
+    // where it is not running yet (README).
+    ci: true,
+  },
+  {
+    name: "rabbitmq-quorum-cluster-restart",
+    description:
+      "rabbitmq-quorum-cluster with the whole cluster restarted hard as well: all three nodes SIGKILLed at once and started again on their data",
+    broker: "rabbitmq-quorum",
+    replicas: 2,
+    faults: ["kill", "leader-kill", "broker-restart"],
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    ci: RABBIT_RESTART_NOT_CI,
   },
   {
     name: "postgres-queue-proxy",

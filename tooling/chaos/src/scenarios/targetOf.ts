@@ -67,6 +67,8 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
         key,
         scenario.retry === undefined ? [] : [`${key}.dlq`, `${key}.wait.${scenario.retry.delayMs}`],
         proxy,
+        // Leader kills need the three-node cluster; every other scenario runs on the one node.
+        scenario.faults.includes("leader-kill"),
         log,
       );
     case "postgres-queue":

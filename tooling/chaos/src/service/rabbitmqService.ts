@@ -16,7 +16,9 @@ export function mountRabbit(
   ) => void,
 ): void {
   const source = (queue: string) => new RabbitQuorumQueue(queue, { prefetch: RABBIT_PREFETCH });
-  app.broker(new RabbitBroker({ url: config.address, declare: true }), (b) =>
+  // A cluster's nodes come as a list, comma-separated (an AMQP URL holds no comma of its own here).
+  const url = config.address.split(",");
+  app.broker(new RabbitBroker({ url, declare: true }), (b) =>
     declare((s: RabbitQuorumQueue) => b.subscriber(s), source),
   );
 }
