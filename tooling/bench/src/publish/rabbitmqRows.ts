@@ -1,8 +1,10 @@
 // RabbitMQ: the app's publish (RabbitBroker's default publish: the default exchange, mandatory,
 // persistent, each publish resolving on the server's confirm) against amqplib's confirm channel
 // (`sendToQueue` with the same properties: persistent, mandatory, the content type, the
-// `amqp-partition-key` header, its confirm callback resolving each), `depth` outstanding, onto a
-// fresh quorum queue per run, its message count checked after.
+// `amqp-partition-key` header, its confirm callback resolving each) and @cloudamqp/amqp-client's
+// (`basicPublish` on a channel in confirm mode, the same properties, its promise resolving on the
+// confirm), `depth` outstanding, onto a fresh quorum queue per run, its message count checked after.
+import { AMQPClient } from "@cloudamqp/amqp-client";
 import { RabbitBroker } from "@ruststream/rabbitmq";
 import amqp from "amqplib";
 import { appPublishRow, type OnFresh } from "./appRow.js";
@@ -60,6 +62,34 @@ export function rabbitmqRows(url: string): PublishRow[] {
                     (error) => (error ? reject(error) : resolve()),
                   );
                 }),
+            );
+          } finally {
+            await connection.close();
+          }
+        }),
+    },
+    {
+      name: "raw @cloudamqp/amqp-client confirms",
+      broker: table,
+      baseline: true,
+      run: (count, depth) =>
+        onFresh("raw @cloudamqp/amqp-client confirms", count, async (queue) => {
+          const connection = await new AMQPClient(url).connect();
+          try {
+            const channel = await connection.channel();
+            await channel.confirmSelect();
+            return await windowed(count, depth, (i) =>
+              channel.basicPublish(
+                "",
+                queue,
+                payloadOf(i),
+                {
+                  deliveryMode: 2,
+                  contentType: bytesContentType,
+                  headers: { "amqp-partition-key": keyOf(i) },
+                },
+                true,
+              ),
             );
           } finally {
             await connection.close();
