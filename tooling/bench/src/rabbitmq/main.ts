@@ -16,7 +16,7 @@ import amqp from "amqplib";
 import { orderBytes } from "../redis/drain/order.js";
 import { sourceRevision } from "../revision.js";
 import { drainArgs } from "../rows/drainArgs.js";
-import { runDrainBench } from "../rows/drainRounds.js";
+import { type AppAgainstRaw, runDrainBench } from "../rows/drainRounds.js";
 import { expectDrained, fillQueue, queueOfKey } from "./queues.js";
 import { carefulPrefetch, type RabbitTrial, rabbitRows } from "./rows.js";
 
@@ -38,14 +38,29 @@ async function fresh(key: string, messages: number): Promise<RabbitTrial> {
 }
 
 /**
- * Each full app against each raw loop, on each queue type (a pair shows when both rows ran), held
- * to issue 42's target: the full app at 0.95 or more of the raw consumer.
+ * Each full app (this tree's, and any `app@<ref>` asked for) against each raw loop, on each queue
+ * type (a pair shows when both rows ran), held to issue 42's target: the full app at 0.95 or more
+ * of the raw consumer.
  */
-const pairs = ["", "@classic"].flatMap((on) =>
-  ["raw", "raw-multiple", "cloudamqp", "cloudamqp-multiple"].map(
-    (raw) => [`app${on}`, `${raw}${on}`, 0.95] as const,
+const apps = [
+  ...new Set(
+    args.chosen
+      .map((key) => queueOfKey(key))
+      .filter(({ row }) => row === "app")
+      .map(({ ref }) => (ref === undefined ? "app" : `app@${ref}`)),
   ),
-);
+];
+const pairs: AppAgainstRaw[] = ["", "@classic"].flatMap((on) => [
+  ...apps.flatMap((app) =>
+    ["raw", "raw-multiple", "cloudamqp", "cloudamqp-multiple"].map(
+      (raw): AppAgainstRaw => [`${app}${on}`, `${raw}${on}`, 0.95],
+    ),
+  ),
+  // This tree's app over an earlier one's: the change, before and after.
+  ...apps
+    .filter((app) => app !== "app")
+    .map((before): AppAgainstRaw => [`app${on}`, `${before}${on}`]),
+]);
 
 async function finish(where: string, { queue }: RabbitTrial): Promise<void> {
   await expectDrained(confirms, queue, where);

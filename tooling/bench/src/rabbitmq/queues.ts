@@ -14,13 +14,24 @@ const settleMs = 10_000;
 /** The queue types a row drains. */
 export type QueueType = "quorum" | "classic";
 
-/** What a row's key names: the row, on a quorum queue (`<row>`) or a classic one (`<row>@classic`). */
-export function queueOfKey(key: string): { readonly row: string; readonly type: QueueType } {
-  const [row = "", type = "quorum"] = key.split("@");
-  if (type !== "quorum" && type !== "classic") {
-    throw new Error(`unknown queue type in row "${key}": <row> (quorum) or <row>@classic`);
+/**
+ * What a row's key names: the row, on a quorum queue (`<row>`) or a classic one (`<row>@classic`),
+ * and for `app@<ref>` the git ref whose `@ruststream/rabbitmq` the app runs (`app@<ref>@classic`).
+ */
+export function queueOfKey(key: string): {
+  readonly row: string;
+  readonly type: QueueType;
+  readonly ref: string | undefined;
+} {
+  const parts = key.split("@");
+  const last = parts[parts.length - 1];
+  const type = last === "classic" || last === "quorum" ? last : "quorum";
+  if (parts.length > 1 && (last === "classic" || last === "quorum")) parts.pop();
+  const [row = "", ref, ...more] = parts;
+  if (more.length > 0 || (ref !== undefined && row !== "app")) {
+    throw new Error(`unknown row "${key}": <row>, <row>@classic, app@<ref> or app@<ref>@classic`);
   }
-  return { row, type };
+  return { row, type, ref };
 }
 
 /** Declares `queue` of `type` and fills it with `count` persistent orders. */

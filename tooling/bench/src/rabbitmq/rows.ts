@@ -5,8 +5,9 @@
 // and acked by the runtime). All timed from the first order in hand to the last one acked. A key
 // names a row on a quorum queue; `<key>@classic` the same row on a classic queue.
 import { RustStream } from "@ruststream/core";
-import { RabbitBroker, RabbitQueue, RabbitQuorumQueue } from "@ruststream/rabbitmq";
+import * as thisTree from "@ruststream/rabbitmq";
 import { type Drained, Tally } from "../kafka/tally.js";
+import { packageAt } from "../packageAt.js";
 import type { Order } from "../redis/drain/order.js";
 import { drainWithApp } from "../rows/appDrain.js";
 import { settingRows } from "../rows/settingRows.js";
@@ -26,15 +27,21 @@ export interface RabbitTrial extends Drain {
  */
 export const carefulPrefetch = 256;
 
-async function fullApp(trial: RabbitTrial, prefetch?: number): Promise<Drained> {
+type RabbitModule = typeof thisTree;
+
+async function fullApp(
+  trial: RabbitTrial,
+  prefetch?: number,
+  rabbit: RabbitModule = thisTree,
+): Promise<Drained> {
   const tally = new Tally(trial.count);
   const options = prefetch === undefined ? {} : { prefetch };
   const source =
     trial.type === "classic"
-      ? new RabbitQueue(trial.queue, options)
-      : new RabbitQuorumQueue(trial.queue, options);
+      ? new rabbit.RabbitQueue(trial.queue, options)
+      : new rabbit.RabbitQuorumQueue(trial.queue, options);
   const app = new RustStream({ name: "bench-rabbitmq", version: "0" }).broker(
-    new RabbitBroker({ url: trial.url }),
+    new rabbit.RabbitBroker({ url: trial.url }),
     (b) => {
       b.subscriber<Order>(source).handle((order) => {
         tally.add(order);
@@ -76,14 +83,26 @@ const ownRows: Readonly<
   },
 };
 
+/**
+ * Every row by its key; `app@<ref>` is the full app on `@ruststream/rabbitmq` as it was at that git
+ * ref (../packageAt.ts, this tree's core and amqplib), for a change measured before and after in one
+ * interleaved run.
+ */
 export const rabbitRows = {
   name: (key: string): string => {
-    const { row, type } = queueOfKey(key);
-    const name = ownRows[row]?.name ?? settings.name(row);
+    const { row, type, ref } = queueOfKey(key);
+    const name =
+      ref === undefined
+        ? (ownRows[row]?.name ?? settings.name(row))
+        : `full app at ${ref}, prefetch ${carefulPrefetch}`;
     return type === "classic" ? `${name}, classic queue` : name;
   },
-  runRow: (key: string, trial: unknown): Promise<Drained> => {
-    const { row } = queueOfKey(key);
+  runRow: async (key: string, trial: unknown): Promise<Drained> => {
+    const { row, ref } = queueOfKey(key);
+    if (ref !== undefined) {
+      const { module } = await packageAt<RabbitModule>("rabbitmq", ref);
+      return fullApp(trial as RabbitTrial, carefulPrefetch, module);
+    }
     return ownRows[row]?.run(trial as RabbitTrial) ?? settings.runRow(row, trial);
   },
 };
