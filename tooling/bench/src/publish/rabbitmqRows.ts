@@ -4,9 +4,12 @@
 // `amqp-partition-key` header, its confirm callback resolving each) and @cloudamqp/amqp-client's
 // (`basicPublish` on a channel in confirm mode, the same properties, its promise resolving on the
 // confirm), `depth` outstanding, onto a fresh quorum queue per run, its message count checked after.
+// With RABBITMQ_AT=<git ref>, one more row: app.publish on `@ruststream/rabbitmq` as that ref had
+// it (../packageAt.ts), for a change measured before and after in one run.
 import { AMQPClient } from "@cloudamqp/amqp-client";
-import { RabbitBroker } from "@ruststream/rabbitmq";
+import * as thisTree from "@ruststream/rabbitmq";
 import amqp from "amqplib";
+import { packageAt } from "../packageAt.js";
 import { appPublishRow, type OnFresh } from "./appRow.js";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
@@ -17,7 +20,10 @@ let queues = 0;
 /** How long a quorum queue's count may take to show the last confirmed publishes. */
 const settleMs = 10_000;
 
-export function rabbitmqRows(url: string): PublishRow[] {
+export async function rabbitmqRows(url: string): Promise<PublishRow[]> {
+  const ref = process.env.RABBITMQ_AT || undefined;
+  const earlier =
+    ref === undefined ? undefined : (await packageAt<typeof thisTree>("rabbitmq", ref)).module;
   const onFresh: OnFresh = async (row, count, publish) => {
     const connection = await amqp.connect(url);
     const admin = await connection.createChannel();
@@ -96,6 +102,16 @@ export function rabbitmqRows(url: string): PublishRow[] {
           }
         }),
     },
-    appPublishRow(table, (app) => app.broker(new RabbitBroker({ url })), onFresh),
+    appPublishRow(table, (app) => app.broker(new thisTree.RabbitBroker({ url })), onFresh),
+    ...(earlier === undefined
+      ? []
+      : [
+          appPublishRow(
+            table,
+            (app) => app.broker(new earlier.RabbitBroker({ url })),
+            onFresh,
+            `app.publish at ${ref}`,
+          ),
+        ]),
   ];
 }
