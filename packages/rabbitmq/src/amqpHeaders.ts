@@ -11,6 +11,11 @@ import type { Table, TableValue } from "./topology/topology.js";
 /** Longer than this, a header table entry name is refused before publishing (AMQP's short string). */
 const maxNameBytes = 255;
 
+/** The properties that carry headers, as [property, header] pairs: read for every delivery. */
+const propertyEntries = Object.entries(propertyHeaders) as ReadonlyArray<
+  readonly [keyof typeof propertyHeaders, string]
+>;
+
 /** The properties a message's headers go out as, or the refusal. */
 export function propertiesOf(
   headers: ReadonlyHeaderMap,
@@ -62,9 +67,7 @@ function propertyText(bytes: Uint8Array, name: string, destination: string): str
 }
 
 function propertyOf(name: string): keyof typeof propertyHeaders | undefined {
-  for (const [property, header] of Object.entries(propertyHeaders)) {
-    if (header === name) return property as keyof typeof propertyHeaders;
-  }
+  for (const [property, header] of propertyEntries) if (header === name) return property;
   return undefined;
 }
 
@@ -104,8 +107,8 @@ export function headersOf(properties: LinkProperties): ReadHeaders {
     const held = heldValue(value);
     if (held !== undefined) headers.set(name, held);
   }
-  for (const [property, header] of Object.entries(propertyHeaders)) {
-    const value = properties[property as keyof typeof propertyHeaders];
+  for (const [property, header] of propertyEntries) {
+    const value = properties[property];
     if (typeof value === "string") headers.set(header, value);
   }
   return { headers, unreadable };

@@ -120,7 +120,13 @@ export class AmqpLink implements Link {
     return streamBounds(model, queue, this.#streamEnds.next(queue));
   }
 
-  async publish(request: PublishRequest): Promise<void> {
+  publish(request: PublishRequest): Promise<void> {
+    // Connected, the publishing channel open: straight to it, no promise before the confirm's own.
+    const held = this.#closed || this.#model === undefined ? undefined : this.#publish.held();
+    return held === undefined ? this.#publishOnceOpen(request) : held.publish(request);
+  }
+
+  async #publishOnceOpen(request: PublishRequest): Promise<void> {
     const what = `publishing to exchange "${request.exchange}" with routing key "${request.routingKey}"`;
     return (await this.#channel(this.#publish, what)).publish(request);
   }

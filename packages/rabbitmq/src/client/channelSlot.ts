@@ -13,6 +13,8 @@ export interface ClosableChannel {
 export class ChannelSlot<T extends ClosableChannel> {
   readonly #open: (model: ChannelModel) => Promise<T>;
   #current: Promise<T> | undefined;
+  /** The channel `#current` resolved to, once it has: what `held` answers without a wait. */
+  #settled: T | undefined;
 
   constructor(open: (model: ChannelModel) => Promise<T>) {
     this.#open = open;
@@ -24,24 +26,39 @@ export class ChannelSlot<T extends ClosableChannel> {
     const opened = this.#current;
     try {
       const channel = await opened;
+      if (this.#current === opened) this.#settled = channel;
       if (!channel.closed) return channel;
     } catch (error) {
       if (this.#current === opened) this.#current = undefined;
       throw error;
     }
-    if (this.#current === opened) this.#current = undefined;
+    if (this.#current === opened) {
+      this.#current = undefined;
+      this.#settled = undefined;
+    }
     return undefined;
+  }
+
+  /**
+   * The channel held, when it is open and `on` has seen it opened: what `on` would answer, without
+   * the promises (a publish asks for it every time).
+   */
+  held(): T | undefined {
+    const channel = this.#settled;
+    return channel === undefined || channel.closed ? undefined : channel;
   }
 
   /** Lets go of the channel held (its connection closed): the next use opens another. */
   forget(): void {
     this.#current = undefined;
+    this.#settled = undefined;
   }
 
   /** Closes the channel held, if any; the next use opens another. */
   async close(): Promise<void> {
     const current = this.#current;
     this.#current = undefined;
+    this.#settled = undefined;
     await current?.then((c) => c.close()).catch(() => {});
   }
 }

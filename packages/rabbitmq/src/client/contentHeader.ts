@@ -62,11 +62,8 @@ export function safeProperties(payload: Buffer): Buffer | undefined {
   if (payload.length < propertiesAt) return undefined;
   const flags = payload.length < propertiesAt + 2 ? 0 : payload.readUInt16BE(propertiesAt);
   let offset = payload.length < propertiesAt + 2 ? Number.NaN : propertiesAt + 2;
-  const shortString = () => {
-    offset = offset < payload.length ? offset + 1 + (payload[offset] as number) : Number.NaN;
-  };
-  if (flags & 0x8000) shortString();
-  if (flags & 0x4000) shortString();
+  if (flags & 0x8000) offset = pastShortString(payload, offset);
+  if (flags & 0x4000) offset = pastShortString(payload, offset);
   const tableAt = offset;
   let reason: string | undefined;
   if (flags & 0x2000 && offset + 4 <= payload.length) {
@@ -87,8 +84,7 @@ export function safeProperties(payload: Buffer): Buffer | undefined {
   const tableEnd = offset;
   for (const [flag, size] of afterHeaders) {
     if (!(flags & flag)) continue;
-    if (size > 0) offset += size;
-    else shortString();
+    offset = size > 0 ? offset + size : pastShortString(payload, offset);
   }
   const damaged = !(offset <= payload.length);
   if (!damaged) {
@@ -103,6 +99,11 @@ export function safeProperties(payload: Buffer): Buffer | undefined {
   }
   const text = reason ?? "the message's properties are not well-formed AMQP: fix the sender";
   return Buffer.concat([payload.subarray(0, propertiesAt), flagsOf(0x2000), markingTable(text)]);
+}
+
+/** Where the short string at `offset` ends (NaN once the properties ran out). */
+function pastShortString(payload: Buffer, offset: number): number {
+  return offset < payload.length ? offset + 1 + (payload[offset] as number) : Number.NaN;
 }
 
 function flagsOf(flags: number): Buffer {

@@ -45,11 +45,14 @@ export function checkTable(
   end: number,
   maxNesting: number,
 ): TableRefusal | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Checked for every delivery: an empty table (what most messages carry) costs nothing, and the
+  // walk makes no closure, view or level until a table nests.
+  if (start === end) return undefined;
   const open: Level[] = [{ end, table: true }];
   let offset = start;
-  let entry: string | undefined;
-  const refuse = (detail: string): TableRefusal => ({ kind: "malformed", entry, detail });
+  // The top-level entry being read, as bytes: its name is made only for a refusal.
+  let entryAt = -1;
+  let entryLength = 0;
   while (open.length > 0) {
     const level = open[open.length - 1] as Level;
     if (offset === level.end) {
@@ -59,14 +62,22 @@ export function checkTable(
     if (level.table) {
       const nameLength = bytes[offset] as number;
       if (offset + 1 + nameLength > level.end) {
-        return refuse(`an entry name runs past its table at byte ${offset - start}`);
+        return malformed(
+          nameAt(bytes, entryAt, entryLength),
+          `an entry name runs past its table at byte ${offset - start}`,
+        );
       }
       if (open.length === 1) {
-        entry = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 1, nameLength).toString();
+        entryAt = offset + 1;
+        entryLength = nameLength;
       }
       offset += 1 + nameLength;
     }
-    if (offset >= level.end) return refuse(`a value is missing at byte ${offset - start}`);
+    if (offset >= level.end)
+      return malformed(
+        nameAt(bytes, entryAt, entryLength),
+        `a value is missing at byte ${offset - start}`,
+      );
     const tag = String.fromCharCode(bytes[offset] as number);
     offset += 1;
     const fixed = fixedSizes[tag];
@@ -74,25 +85,59 @@ export function checkTable(
       offset += fixed;
     } else if (tag === "S" || tag === "x" || tag === "F" || tag === "A") {
       if (offset + 4 > level.end)
-        return refuse(`a length runs past its table at byte ${offset - start}`);
-      const length = view.getUint32(offset);
+        return malformed(
+          nameAt(bytes, entryAt, entryLength),
+          `a length runs past its table at byte ${offset - start}`,
+        );
+      const length = uint32At(bytes, offset);
       offset += 4;
       if (offset + length > level.end) {
-        return refuse(`a value of ${length} bytes runs past its table at byte ${offset - start}`);
+        return malformed(
+          nameAt(bytes, entryAt, entryLength),
+          `a value of ${length} bytes runs past its table at byte ${offset - start}`,
+        );
       }
       if (tag === "S" || tag === "x") {
         offset += length;
       } else if (open.length > maxNesting) {
-        return { kind: "nesting", entry, detail: `more than ${maxNesting} levels` };
+        return {
+          kind: "nesting",
+          entry: nameAt(bytes, entryAt, entryLength),
+          detail: `more than ${maxNesting} levels`,
+        };
       } else {
         open.push({ end: offset + length, table: tag === "F" });
       }
     } else {
-      return refuse(
+      return malformed(
+        nameAt(bytes, entryAt, entryLength),
         `the value type "${tag}" at byte ${offset - 1 - start} is not one AMQP defines`,
       );
     }
-    if (offset > level.end) return refuse(`a value runs past its table at byte ${offset - start}`);
+    if (offset > level.end)
+      return malformed(
+        nameAt(bytes, entryAt, entryLength),
+        `a value runs past its table at byte ${offset - start}`,
+      );
   }
   return undefined;
+}
+
+function malformed(entry: string | undefined, detail: string): TableRefusal {
+  return { kind: "malformed", entry, detail };
+}
+
+/** The big-endian unsigned 32-bit number at `offset`. */
+function uint32At(bytes: Uint8Array, offset: number): number {
+  return (
+    (bytes[offset] as number) * 0x1000000 +
+    (((bytes[offset + 1] as number) << 16) |
+      ((bytes[offset + 2] as number) << 8) |
+      (bytes[offset + 3] as number))
+  );
+}
+
+/** The entry name at `at` (`length` bytes), or undefined before the first entry. */
+function nameAt(bytes: Uint8Array, at: number, length: number): string | undefined {
+  return at < 0 ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset + at, length).toString();
 }

@@ -36,7 +36,8 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   readonly #owner: DeliveryOwner;
   readonly #message: LinkDelivery;
   readonly #type: QueueType;
-  readonly #epoch: number;
+  /** The run of consumers it came from (its owner's epoch when it arrived). */
+  readonly epoch: number;
   #read: ReadHeaders | undefined;
 
   constructor(
@@ -51,7 +52,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     this.#message = message;
     this.#type = type;
     this.position = position;
-    this.#epoch = epoch;
+    this.epoch = epoch;
   }
 
   get name(): string {
@@ -125,7 +126,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
    * stream keeps every message whatever its readers do, so settling it only moves past it.
    */
   #stale(): boolean {
-    return this.#epoch !== this.#owner.epoch;
+    return this.epoch !== this.#owner.epoch;
   }
 
   protected override settleNackAfter(ms: number): SettleResult {

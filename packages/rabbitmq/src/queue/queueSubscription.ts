@@ -27,8 +27,11 @@ export class QueueSubscription
   readonly #host: RabbitHost;
   readonly #options: QueueSubscriptionOptions;
   readonly #waiting = new Arrivals<QueueDelivery>();
-  /** Handed out and not settled yet. */
-  readonly #open = new Set<QueueDelivery>();
+  /**
+   * Handed out by the current consumer and not settled yet: a count (a set of them churned a hash
+   * table on every delivery), which a delivery of an earlier consumer never moves.
+   */
+  #open = 0;
   #consumer: LinkConsumer | undefined;
   /** Bumped each time the consumer is replaced (a stream's seek): earlier deliveries are stale. */
   #epoch = 0;
@@ -72,7 +75,7 @@ export class QueueSubscription
     const old = this.#consumer;
     this.#consumer = undefined;
     this.#waiting.clear();
-    this.#open.clear();
+    this.#open = 0;
     await old?.cancel().catch(() => {});
     const consumer = await this.#host.link.consume({
       queue: this.#options.queue,
@@ -104,7 +107,7 @@ export class QueueSubscription
       await this.arrivalOn(this.#waiting);
     }
     const batch = this.#waiting.take(max);
-    for (const delivery of batch) this.#open.add(delivery);
+    this.#open += batch.length;
     // The server ended the consumer (its queue deleted): the subscription ends once drained.
     if (batch.length === 0 && this.#cancelledBy !== undefined) await this.#end();
     return batch;
@@ -122,14 +125,14 @@ export class QueueSubscription
 
   /** Answers the deliveries that go back to the queue: waiting ones, and those handed out unsettled. */
   async surrender(): Promise<number> {
-    const returned = this.#waiting.length + this.#open.size;
+    const returned = this.#waiting.length + this.#open;
     await this.#end();
     return returned;
   }
 
   // DeliveryOwner
   released(delivery: QueueDelivery): void {
-    this.#open.delete(delivery);
+    if (delivery.epoch === this.#epoch && this.#open > 0) this.#open--;
   }
 
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void> {
@@ -158,7 +161,7 @@ export class QueueSubscription
     this.#ended = true;
     this.#host.forget(this);
     this.#waiting.clear();
-    this.#open.clear();
+    this.#open = 0;
     await this.#consumer?.cancel().catch(() => {});
   }
 }

@@ -10,7 +10,8 @@
 // row publishes per round, and the sizing run's count (default 20,000; fewer for a broker whose
 // slowest row would take minutes at the fastest row's count). REDIS_URL, KAFKA_BROKERS,
 // PULSAR_URL, NATS_URL, RABBITMQ_URL and POSTGRES_URL pick the servers; without one
-// tooling/brokers starts its own.
+// tooling/brokers starts its own. RABBITMQ_AT=<git ref> adds a RabbitMQ row on the package as that
+// ref had it (rabbitmqRows.ts).
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sourceRevision } from "../revision.js";

@@ -1,4 +1,4 @@
-// The RabbitMQ drain's rows for ../profileRow.ts: each run fills a fresh quorum queue (untimed, in a
+// The RabbitMQ drain's rows for ../profileRow.ts: each run fills a fresh queue of the row's type (untimed, in a
 // process of its own, so the profile holds the drain alone), drains it with the row, and checks it
 // empty. The node is the one RABBITMQ_URL names:
 // `eval "$(node ../brokers/src/cli.mjs env rabbitmq)"` from this folder.
@@ -6,11 +6,16 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import amqp from "amqplib";
 import type { ProfiledBench } from "../profiled.js";
-import { expectDrained } from "./queues.js";
+import { expectDrained, queueOfKey } from "./queues.js";
 import { rabbitRows } from "./rows.js";
 
 export const profiled: ProfiledBench = {
-  row: [{ name: "raw|app|app-default|raw:<prefetch>|app:<prefetch>", default: "app" }],
+  row: [
+    {
+      name: "raw|app|app-default|raw-multiple|cloudamqp|cloudamqp-multiple|raw:<prefetch>|app:<prefetch>, each [@classic]",
+      default: "app",
+    },
+  ],
   count: 100_000,
   times: 3,
   open: async ([rowArg = "app"], count) => {
@@ -21,6 +26,7 @@ export const profiled: ProfiledBench = {
       );
     }
     const label = rabbitRows.name(rowArg);
+    const { type } = queueOfKey(rowArg);
     const connection = await amqp.connect(url);
     const confirms = await connection.createConfirmChannel();
     return {
@@ -33,10 +39,11 @@ export const profiled: ProfiledBench = {
             url,
             queue,
             String(count),
+            type,
           ]),
           { stdio: "inherit" },
         );
-        const drained = await rabbitRows.runRow(rowArg, { url, queue, count });
+        const drained = await rabbitRows.runRow(rowArg, { url, queue, count, type });
         if (drained.messages !== count) throw new Error(`${drained.messages} of ${count}`);
         await expectDrained(confirms, queue, label);
         return drained;
