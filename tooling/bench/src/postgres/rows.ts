@@ -8,7 +8,7 @@
 // ./graphile.ts); and the outbox relay (./relay.ts). Each timed from the first order in hand to the
 // last one settled.
 //
-// A row's key: `raw`, `app`, `pgboss`, `graphile` or `relay`, then `-<workers>` (default 1), then
+// A row's key: `raw`, `app`, `appnoorder` (keyOrder off), `pgboss`, `graphile` or `relay`, then `-<workers>` (default 1), then
 // `:<batch>` (rows a claim, default 100; for graphile-worker its local queue, default workers + 1;
 // not for the relay, at its defaults): `app-8`, `raw-8:200`, `graphile-8:500`.
 import { RustStream } from "@ruststream/core";
@@ -69,12 +69,13 @@ async function fullApp(
   { url, table, queue, count }: TableTrial,
   workers: number,
   batch: number,
+  keyOrder = true,
 ): Promise<Drained> {
   const tally = new Tally(count);
   const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
     new PostgresBroker({ url, table }),
     (b) => {
-      b.subscriber<Order>(new PostgresQueue(queue, { claim: batch }))
+      b.subscriber<Order>(new PostgresQueue(queue, { claim: batch, keyOrder }))
         .workers(workers)
         .handle((order) => {
           tally.add(order);
@@ -108,6 +109,14 @@ const rows: Readonly<Record<string, PostgresRow>> = {
     name: (w, n) => `full app, claim ${n}, ${on(w)}`,
     run: (trial, w, n) => fullApp(trial as TableTrial, w, n),
   },
+  // The app with the plain claim (`keyOrder: false`), which takes no notice of keys: what the
+  // key-ordered claim statement costs the drain, measured beside it (the queue has no keys).
+  appnoorder: {
+    kind: "table",
+    batch: () => carefulBatch,
+    name: (w, n) => `full app, keyOrder off, claim ${n}, ${on(w)}`,
+    run: (trial, w, n) => fullApp(trial as TableTrial, w, n, false),
+  },
   pgboss: {
     kind: "pgboss",
     batch: () => carefulBatch,
@@ -140,7 +149,7 @@ function parse(key: string): [PostgresRow, number, number] {
       : Number.isInteger(batch) && batch >= 1);
   if (!fits) {
     throw new Error(
-      `unknown row "${key}": raw, app, pgboss or graphile, then -<workers> and :<batch>; or relay`,
+      `unknown row "${key}": raw, app, appnoorder, pgboss or graphile, then -<workers> and :<batch>; or relay`,
     );
   }
   return [row, workers, batch];
