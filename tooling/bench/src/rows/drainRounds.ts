@@ -22,10 +22,11 @@ import { type PeakColumns, type PeakRatio, PeakTable, peakRssBound } from "./pea
 import { runApart } from "./rowProcess.js";
 
 /**
- * A full app's row, the raw loop it is held against, and the least rate ratio its target allows
- * (none: the ratio is reported only).
+ * A full app's row, the raw loop it is held against, the least rate ratio its target allows
+ * (none: the ratio is reported only), and whether its peak is held to the bound (default: the
+ * bench's `against.bounded`; `false` for a pair against another framework in a bench of raw loops).
  */
-export type AppAgainstRaw = readonly [app: string, raw: string, target?: number];
+export type AppAgainstRaw = readonly [app: string, raw: string, target?: number, bounded?: boolean];
 
 export interface DrainBench<Trial> {
   /** What the bench prints first. */
@@ -121,10 +122,10 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
   }));
   const byKey = new Map(summaries.map((s) => [s.key, s]));
   const ratios: DrainRatio[] = [];
-  for (const [app, raw, target] of bench.pairs) {
+  for (const [app, raw, target, pairBounded] of bench.pairs) {
     const a = byKey.get(app);
     const b = byKey.get(raw);
-    const peak = peaks.ratio(app, raw, bounded);
+    const peak = peaks.ratio(app, raw, pairBounded ?? bounded);
     if (a === undefined || b === undefined || peak === undefined) continue;
     const rate = a.median / b.median;
     ratios.push({
@@ -141,7 +142,8 @@ export async function runDrainBench<Trial>(bench: DrainBench<Trial>): Promise<vo
   for (const line of tableLines(summaries, fmt)) console.log(line);
   console.log("CPU per order, median (the row's process):");
   for (const s of summaries) console.log(`  ${s.name}: ${median(s.cpuUsPerOrder).toFixed(2)} µs`);
-  for (const line of peaks.lines(summaries, bounded ? ratios : [])) console.log(line);
+  const heldToBound = ratios.filter((r) => r.withinBound !== undefined);
+  for (const line of peaks.lines(summaries, heldToBound)) console.log(line);
   console.log(
     `${bench.against?.heading ?? "full app / raw loop"} (rate at the medians; by round; CPU per order, the second's / the first's):`,
   );
