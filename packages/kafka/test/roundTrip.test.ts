@@ -11,8 +11,11 @@ import { KafkaBroker, KafkaTopic } from "../src/index.js";
 const brokers = requireEnv("KAFKA_BROKERS");
 const onNode = expectedRuntime() === "node";
 // Each topic made by its subscription, so its partition is assigned at subscribe rather than after a
-// metadata refresh finds a topic the first publish created; both in the app's group.
-const source = (name: string) => new KafkaTopic(name, { create: { partitions: 1 } });
+// metadata refresh finds a topic the first publish created; and a group per topic. Two subscribers
+// of one group rebalance it as the second joins, and on Deno kafkajs's consumer once crashed inside
+// its offset manager in that rebalance (a committed-offsets entry of a topic gone: README, "Not done
+// yet"); test/groups.test.ts holds the shared group on Node.
+const source = (name: string) => new KafkaTopic(name, { group: name, create: { partitions: 1 } });
 
 test(`kafkajs on ${runtimeTitle()}: three messages handled, a request answered, a clean stop`, () =>
   roundTrip({
