@@ -1,15 +1,7 @@
-import { ManualClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ConnectedNatsBroker,
-  JetStreamSubject,
-  NatsBroker,
-  NatsPublish,
-  type NatsReceipt,
-} from "../src/index.js";
-import { deleteStreams } from "./env.live.js";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
+import { JetStreamSubject, NatsPublish, type NatsReceipt } from "../src/index.js";
+import { openedPerTest, targets } from "./targets.js";
 
 // The runtime writes a dead letter, then acks the original: a process killed (or cut off) between
 // the two leaves the original unacked, its redelivery is dead-lettered again, and the dead letter
@@ -17,24 +9,7 @@ import { deleteStreams } from "./env.live.js";
 // JetStream delivery carries a Nats-Msg-Id naming that delivery's message and consumer, so the
 // stream stores the second write as a duplicate. On the real server and on the stand-in alike.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
-
-const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
-  [
-    "the stand-in",
-    () =>
-      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: new ManualClock(),
-      }),
-  ],
-];
+const { connections, streams } = openedPerTest();
 
 for (const [where, connect] of targets) {
   describe(`a dead letter written twice for one delivery, ${where}`, () => {

@@ -1,9 +1,8 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { isRustStreamError, ManualClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
+import { isRustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   KvDelivery,
@@ -14,30 +13,14 @@ import {
   NatsPublish,
   type NatsReceipt,
 } from "../src/index.js";
-import { deleteStreams, rawClient } from "./env.live.js";
+import { rawClient } from "./env.live.js";
+import { openedPerTest, targets } from "./targets.js";
 
 // KV buckets: a watch from each start, puts with and without an expected revision (compare and
 // set), deletes and purges as the handler sees them, a key's history past its limit. On the real
 // server and on the stand-in alike, with the same revisions.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
-
-const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
-  [
-    "the stand-in",
-    () =>
-      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: new ManualClock(),
-      }),
-  ],
-];
+const { connections, streams } = openedPerTest();
 
 /** A connection, a bucket of its own (declared by a first watch, closed again), a publisher. */
 async function setUp(connect: () => Promise<ConnectedNatsBroker>, history = 1) {

@@ -1,8 +1,7 @@
 import { connect as tcpConnect } from "node:net";
-import { isRustStreamError, ManualClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
+import { isRustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   type CoreSubscription,
@@ -10,18 +9,14 @@ import {
   NatsBroker,
   NatsSubject,
 } from "../src/index.js";
-import { deleteStreams, rawClient } from "./env.live.js";
+import { rawClient } from "./env.live.js";
+import { openedPerTest, targets } from "./targets.js";
 
 // What bounds a subscription against a flood or odd input: core NATS pushes whatever is published,
 // so what waits for the handler is capped; a header value that is not one line of text is carried
 // encoded and read back to its bytes, and a plain client's text that looks encoded is still text.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
+const { connections, streams } = openedPerTest();
 
 /**
  * A core subscription the server has registered: a message published on the broker's own connection
@@ -65,18 +60,6 @@ async function publishRaw(subject: string, header: string, payload: string): Pro
     socket.destroy();
   }
 }
-
-const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
-  [
-    "the stand-in",
-    () =>
-      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: new ManualClock(),
-      }),
-  ],
-];
 
 for (const [where, connect] of targets) {
   describe(`limits, ${where}`, () => {

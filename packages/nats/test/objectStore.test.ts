@@ -1,9 +1,8 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
-import { isRustStreamError, ManualClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
+import { isRustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   NatsBroker,
@@ -13,30 +12,14 @@ import {
   type ObjectWatchOptions,
 } from "../src/index.js";
 import { objMetaSubject } from "../src/names.js";
-import { deleteStreams, rawClient } from "./env.live.js";
+import { rawClient } from "./env.live.js";
+import { openedPerTest, targets } from "./targets.js";
 
 // Object stores: a watch from each start, each object's info as the handler's message, its
 // content read when asked and bounded, a replaced version gone, deleted objects, puts. On the
 // real server and on the stand-in alike.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
-
-const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
-  [
-    "the stand-in",
-    () =>
-      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: new ManualClock(),
-      }),
-  ],
-];
+const { connections, streams } = openedPerTest();
 
 /** A connection, a store of its own (declared by the put policy), a put. */
 async function setUp(connect: () => Promise<ConnectedNatsBroker>) {

@@ -1,38 +1,19 @@
-import { isRustStreamError, ManualClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { isRustStreamError } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   JetStreamSubject,
-  NatsBroker,
   NatsPublish,
   type NatsReceipt,
 } from "../src/index.js";
-import { deleteStreams } from "./env.live.js";
+import { openedPerTest, targets } from "./targets.js";
 
 // Publishing to JetStream: receipts from the stream's acknowledgement, message-id deduplication,
 // the expectations, and what is refused before anything is sent. On the real server and on the
 // stand-in alike.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
-
-const targets: [string, () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
-  [
-    "the stand-in",
-    () =>
-      new NatsBroker({ servers: "nats://in-process.invalid:4222" }).connectInProcess({
-        coordinator: new CountingCoordinator(),
-        clock: new ManualClock(),
-      }),
-  ],
-];
+const { connections, streams } = openedPerTest();
 
 /** A connection, a stream on a subject of its own (declared through a subscription), a publisher. */
 async function setUp(connect: () => Promise<ConnectedNatsBroker>) {
