@@ -236,19 +236,13 @@ export class JetStreamSubject implements AddressedSource {
     this.declare = options.declare;
     this.commit = options.commit ?? "auto";
     this.settings = {
-      ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
-      maxAckPending:
-        options.maxAckPending === undefined
-          ? undefined
-          : positive("maxAckPending", options.maxAckPending, 1),
+      ...pullTuning(options, "JetStreamSubject"),
       deliver: checkDeliver(options.deliver ?? "all"),
       maxDeliver:
         options.maxDeliver === undefined
           ? undefined
           : positive("maxDeliver", options.maxDeliver, 1),
       backoffMs: checkBackoff(options.backoffMs, options.maxDeliver),
-      pullExpiresMs: checkExpires(options.pullExpiresMs),
-      fetchSize: positive("fetchSize", options.fetchSize, 256),
       inactiveThresholdMs:
         options.inactiveThresholdMs === undefined
           ? undefined
@@ -267,7 +261,7 @@ export class JetStreamSubject implements AddressedSource {
 }
 
 /** A pull request's wait at the server: the client takes 1000 ms or more. */
-function checkExpires(ms: number | undefined, what = "JetStreamSubject"): number {
+function checkExpires(ms: number | undefined, what: string): number {
   const value = positive("pullExpiresMs", ms, 5000);
   if (value < 1000) {
     throw new RustStreamError(
@@ -337,7 +331,7 @@ export interface KvBucketDeclaration {
   readonly ttlMs?: number;
 }
 
-export interface KvWatchOptions {
+export interface KvWatchOptions extends PullTuningOptions {
   /** A key or a filter (`users.*`, `users.>`), or several; default `">"`, every key. */
   readonly keys?: string | readonly string[];
   /** Where the watch starts (default `"last-per-key"`). */
@@ -349,14 +343,6 @@ export interface KvWatchOptions {
   readonly deletes?: boolean;
   /** Creates the bucket when it is missing, with these settings. */
   readonly declare?: KvBucketDeclaration;
-  /** How long the server waits for a settlement before delivering again (default 30000 ms). */
-  readonly ackWaitMs?: number;
-  /** The most entries delivered and not yet settled at once (default: the server's, 1000). */
-  readonly maxAckPending?: number;
-  /** How long one pull request waits at the server (default 5000 ms, at least 1000). */
-  readonly pullExpiresMs?: number;
-  /** The most entries the pulls ask for at once, and that wait here (default 256). */
-  readonly fetchSize?: number;
 }
 
 /**
@@ -439,7 +425,7 @@ export interface ObjectStoreDeclaration {
   readonly ttlMs?: number;
 }
 
-export interface ObjectWatchOptions {
+export interface ObjectWatchOptions extends PullTuningOptions {
   /**
    * `"last-per-object"` (default): each object's latest info, then every change; `"all"` every
    * entry the store holds; `"new"` the changes from now on.
@@ -451,10 +437,6 @@ export interface ObjectWatchOptions {
   readonly maxBytes?: number;
   /** Creates the object store when it is missing, with these settings. */
   readonly declare?: ObjectStoreDeclaration;
-  readonly ackWaitMs?: number;
-  readonly maxAckPending?: number;
-  readonly pullExpiresMs?: number;
-  readonly fetchSize?: number;
 }
 
 /**
@@ -509,26 +491,37 @@ export class ObjectWatch implements NamedSource {
  * server-side delivery cap or backoff (the runtime's `maxAttempts` and `deadLetter` cap it).
  */
 function watchSettings(
-  options: {
-    readonly ackWaitMs?: number;
-    readonly maxAckPending?: number;
-    readonly pullExpiresMs?: number;
-    readonly fetchSize?: number;
-  },
+  options: PullTuningOptions,
   deliver: DeliverPolicy,
   what: string,
 ): ConsumerSettings {
+  return {
+    ...pullTuning(options, what),
+    deliver,
+    maxDeliver: undefined,
+    backoffMs: undefined,
+    inactiveThresholdMs: undefined,
+  };
+}
+
+/** How a pull consumer is paced, as every JetStream source (a subject, a watch) takes it. */
+export type PullTuningOptions = Pick<
+  JetStreamSubjectOptions,
+  "ackWaitMs" | "maxAckPending" | "pullExpiresMs" | "fetchSize"
+>;
+
+/** The pacing options checked, with their defaults, for `what` (named in a refusal). */
+function pullTuning(
+  options: PullTuningOptions,
+  what: string,
+): Pick<ConsumerSettings, "ackWaitMs" | "maxAckPending" | "pullExpiresMs" | "fetchSize"> {
   return {
     ackWaitMs: positive("ackWaitMs", options.ackWaitMs, 30_000),
     maxAckPending:
       options.maxAckPending === undefined
         ? undefined
         : positive("maxAckPending", options.maxAckPending, 1),
-    deliver,
-    maxDeliver: undefined,
-    backoffMs: undefined,
     pullExpiresMs: checkExpires(options.pullExpiresMs, what),
     fetchSize: positive("fetchSize", options.fetchSize, 256),
-    inactiveThresholdMs: undefined,
   };
 }
