@@ -37,6 +37,13 @@ export interface NatsBrokerOptions {
   /** How long a JetStream API call (a stream's lookup, a consumer's creation) may take (default 5000 ms). */
   readonly apiTimeoutMs?: number;
   /**
+   * How long a JetStream API call's transient failures are tried again at a subscription's start
+   * (default 30000 ms): a timeout, a group with no leader yet (10008), nobody answering on a node
+   * still starting JetStream, a consumer not found right after its creation. Anything else fails
+   * at once.
+   */
+  readonly apiRetryWithinMs?: number;
+  /**
    * How the app publishes (its replies, `ctx.out`, retry copies, dead letters): core NATS by
    * default; `{ jetStream: true }` publishes to JetStream, each publish resolving on the stream's
    * acknowledgement (a subject no stream stores then fails), and sends no requests.
@@ -102,6 +109,7 @@ export function checkOptions(options: NatsBrokerOptions): void {
   }
   positive("reconnectWaitMs", options.reconnectWaitMs, 2000);
   positive("apiTimeoutMs", options.apiTimeoutMs, 5000);
+  positive("apiRetryWithinMs", options.apiRetryWithinMs, 30_000);
 }
 
 /** The credentials, checked: one kind, each field text. */

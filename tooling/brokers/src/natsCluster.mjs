@@ -237,6 +237,23 @@ export function nodeOf(server) {
   return i;
 }
 
+/**
+ * The node (1-3) leading JetStream's meta group, which answers the creation of streams and
+ * consumers, as a running node's monitoring names it; `undefined` while none does.
+ */
+export async function metaLeader() {
+  for (const i of NODES) {
+    if (!running(i)) continue;
+    const jsz = await fetch(`http://${HOST}:${ports(i).monitor}/jsz`)
+      .then((r) => r.json())
+      .catch(() => undefined);
+    const leader = /** @type {{ meta_cluster?: { leader?: string } } | undefined} */ (jsz)
+      ?.meta_cluster?.leader;
+    if (typeof leader === "string" && leader !== "") return nodeOf(leader);
+  }
+  return undefined;
+}
+
 export async function status() {
   const result = [];
   for (const i of NODES) {

@@ -259,6 +259,8 @@ declare module "@ruststream/tooling-brokers" {
       bootstrap(): string;
       /** The node (1-3) a server name (a stream's leader, as JetStream reports it) names. */
       nodeOf(server: string): number;
+      /** The node (1-3) leading JetStream's meta group (creations), or `undefined` while none does. */
+      metaLeader(): Promise<number | undefined>;
       /** SIGKILLs node `i`, as a crash would. */
       killNode(i: number): Promise<void>;
       /** Starts node `i` again on its data; resolves once all three serve as one cluster. */

@@ -33,6 +33,7 @@ import type {
   ObjectStoreDeclaration,
   StreamDeclaration,
 } from "../sources.js";
+import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
@@ -107,7 +108,8 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   }
   const timeout = options.apiTimeoutMs ?? 5000;
   const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
-  return new ClientLink(nc, jetstream(nc, { timeout }), jsm);
+  const retry = new ApiRetry(options.apiRetryWithinMs ?? 30_000, () => nc.info?.jetstream === true);
+  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry);
 }
 
 /** A frame's header lines as the client sends them (none: no header block). */
@@ -204,6 +206,29 @@ function deliverConfig(policy: DeliverPolicy) {
   return { deliver_policy: JsDeliverPolicy.StartTime, opt_start_time: policy.time.toISOString() };
 }
 
+/** The server's settings of the consumer a subscription asks for. */
+function consumerConfig(spec: ConsumerSpec) {
+  const { settings } = spec;
+  const [only] = spec.subjects;
+  const filters =
+    spec.subjects.length === 1 && only !== undefined
+      ? { filter_subject: only }
+      : { filter_subjects: [...spec.subjects] };
+  return {
+    ...(spec.durable === undefined ? {} : { durable_name: spec.durable }),
+    ...(settings.inactiveThresholdMs !== undefined || spec.durable === undefined
+      ? { inactive_threshold: nanos(settings.inactiveThresholdMs ?? EPHEMERAL_INACTIVE_MS) }
+      : {}),
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(settings.ackWaitMs),
+    ...(settings.maxAckPending === undefined ? {} : { max_ack_pending: settings.maxAckPending }),
+    ...(settings.maxDeliver === undefined ? {} : { max_deliver: settings.maxDeliver }),
+    ...(settings.backoffMs === undefined ? {} : { backoff: settings.backoffMs.map(nanos) }),
+    ...deliverConfig(spec.startAt ?? settings.deliver),
+    ...filters,
+  };
+}
+
 /**
  * What a refused JetStream publish says: the stream's refusal (an expectation that does not hold)
  * is `publish-refused`, as no retry changes it; no stream for the subject, or a server away, is a
@@ -250,6 +275,7 @@ class ClientLink implements NatsLink {
   readonly #nc: NatsConnection;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
+  readonly #retry: ApiRetry;
   /**
    * The consumers' pulls by the subject a pull request is published to: the server refuses a
    * publish it does not permit with an error on the connection (the client's status), naming it.
@@ -257,10 +283,11 @@ class ClientLink implements NatsLink {
   readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
   #closing = false;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager) {
+  constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, retry: ApiRetry) {
     this.#nc = nc;
     this.#js = js;
     this.#jsm = jsm;
+    this.#retry = retry;
     void this.#watch();
   }
 
@@ -376,18 +403,45 @@ class ClientLink implements NatsLink {
     subjects: readonly string[],
     declaration: StreamDeclaration | undefined,
   ): Promise<void> {
-    try {
-      await this.#jsm.streams.info(stream);
-      return;
-    } catch (error) {
-      if (!isApiError(error, 10059)) throw error;
-    }
-    if (declaration === undefined) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `the JetStream stream "${stream}" does not exist: create it (nats stream add), or let the subscription declare it with JetStreamSubject's declare option ({ declare: { subjects, storage, ... } })`,
-      );
-    }
+    await this.#ensure(`the JetStream stream "${stream}"`, stream, () => {
+      if (declaration === undefined) {
+        throw new RustStreamError(
+          "invalid-argument",
+          `the JetStream stream "${stream}" does not exist: create it (nats stream add), or let the subscription declare it with JetStreamSubject's declare option ({ declare: { subjects, storage, ... } })`,
+        );
+      }
+      return this.#declareStream(stream, subjects, declaration);
+    });
+  }
+
+  /**
+   * Looks the stream up, and calls `missing` when the server has no such stream: it declares it,
+   * or throws what names the option that would. Retried as one on a transient failure, so a
+   * declaration whose answer timed out is looked up again before anything is created twice.
+   */
+  async #ensure(what: string, stream: string, missing: () => Promise<unknown>): Promise<void> {
+    await this.#retry.run(
+      {
+        what: `looking up ${what}`,
+        check: `that the cluster has a JetStream meta leader and that most of the stream's replicas run (nats server report jetstream; nats stream info ${stream})`,
+      },
+      async () => {
+        try {
+          await this.#jsm.streams.info(stream);
+          return;
+        } catch (error) {
+          if (!isApiError(error, 10059)) throw error;
+        }
+        await missing();
+      },
+    );
+  }
+
+  async #declareStream(
+    stream: string,
+    subjects: readonly string[],
+    declaration: StreamDeclaration,
+  ): Promise<void> {
     await this.#jsm.streams.add({
       name: stream,
       subjects: [...(declaration.subjects ?? subjects)],
@@ -410,13 +464,13 @@ class ClientLink implements NatsLink {
   }
 
   async ensureBucket(bucket: string, declaration: KvBucketDeclaration | undefined): Promise<void> {
-    try {
-      await this.#jsm.streams.info(kvStream(bucket));
-      return;
-    } catch (error) {
-      if (!isApiError(error, 10059)) throw error;
-    }
-    if (declaration === undefined) throw missingBucket(bucket);
+    await this.#ensure(`the KV bucket "${bucket}"`, kvStream(bucket), () => {
+      if (declaration === undefined) throw missingBucket(bucket);
+      return this.#declareBucket(bucket, declaration);
+    });
+  }
+
+  async #declareBucket(bucket: string, declaration: KvBucketDeclaration): Promise<void> {
     // The KV client writes the stream's settings a bucket needs (rollups, per-key history, direct
     // gets), as every client that reads the bucket expects them.
     const { Kvm } = await loadKv();
@@ -436,13 +490,13 @@ class ClientLink implements NatsLink {
     bucket: string,
     declaration: ObjectStoreDeclaration | undefined,
   ): Promise<void> {
-    try {
-      await this.#jsm.streams.info(objStream(bucket));
-      return;
-    } catch (error) {
-      if (!isApiError(error, 10059)) throw error;
-    }
-    if (declaration === undefined) throw missingObjectStore(bucket);
+    await this.#ensure(`the object store "${bucket}"`, objStream(bucket), () => {
+      if (declaration === undefined) throw missingObjectStore(bucket);
+      return this.#declareObjectStore(bucket, declaration);
+    });
+  }
+
+  async #declareObjectStore(bucket: string, declaration: ObjectStoreDeclaration): Promise<void> {
     const { Objm } = await loadObj();
     await new Objm(this.#js).create(bucket, {
       ...(declaration.storage === undefined
@@ -512,31 +566,29 @@ class ClientLink implements NatsLink {
   }
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
-    const { settings } = spec;
-    if (spec.replace && spec.durable !== undefined) {
-      await this.#jsm.consumers.delete(spec.stream, spec.durable).catch((error: unknown) => {
-        if (!isApiError(error, 10014)) throw error;
-      });
-    }
-    const [only] = spec.subjects;
-    const filters =
-      spec.subjects.length === 1 && only !== undefined
-        ? { filter_subject: only }
-        : { filter_subjects: [...spec.subjects] };
-    const info = await this.#jsm.consumers.add(spec.stream, {
-      ...(spec.durable === undefined ? {} : { durable_name: spec.durable }),
-      ...(settings.inactiveThresholdMs !== undefined || spec.durable === undefined
-        ? { inactive_threshold: nanos(settings.inactiveThresholdMs ?? EPHEMERAL_INACTIVE_MS) }
-        : {}),
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: nanos(settings.ackWaitMs),
-      ...(settings.maxAckPending === undefined ? {} : { max_ack_pending: settings.maxAckPending }),
-      ...(settings.maxDeliver === undefined ? {} : { max_deliver: settings.maxDeliver }),
-      ...(settings.backoffMs === undefined ? {} : { backoff: settings.backoffMs.map(nanos) }),
-      ...deliverConfig(spec.startAt ?? settings.deliver),
-      ...filters,
+    const named =
+      spec.durable === undefined
+        ? `an ephemeral consumer on the JetStream stream "${spec.stream}"`
+        : `the consumer "${spec.durable}" on the JetStream stream "${spec.stream}"`;
+    const call = (verb: string, check: string): RetriedCall => ({
+      what: `${verb} ${named}`,
+      check: `that the cluster has a JetStream meta leader and that most of the stream's replicas run (nats server report jetstream; ${check})`,
     });
-    const consumer = await this.#js.consumers.get(spec.stream, info.name);
+    // A durable's creation with the same settings is answered with the consumer as it is, so a
+    // creation whose answer timed out is asked again safely. An ephemeral one the server made
+    // before such a timeout is left to its inactive threshold, as nobody pulls from it.
+    const info = await this.#retry.run(
+      call("creating", `nats consumer ls ${spec.stream}`),
+      async () => {
+        if (spec.replace && spec.durable !== undefined)
+          await this.#deleteDurable(spec.stream, spec.durable);
+        return this.#jsm.consumers.add(spec.stream, consumerConfig(spec));
+      },
+    );
+    const consumer = await this.#retry.run(
+      call("looking up", `nats consumer info ${spec.stream} ${info.name}`),
+      () => this.#lookUpCreated(spec.stream, info.name),
+    );
     const jsm = this.#jsm;
     const durable = spec.durable !== undefined;
     const refusals = this.#pullRefusals;
@@ -627,6 +679,29 @@ class ClientLink implements NatsLink {
 
   inbox(): string {
     return createInbox();
+  }
+
+  async #deleteDurable(stream: string, durable: string): Promise<void> {
+    await this.#jsm.consumers.delete(stream, durable).catch((error: unknown) => {
+      if (!isApiError(error, 10014)) throw error;
+    });
+  }
+
+  /**
+   * The consumer the server has just created. A replica whose Raft node for it does not run yet
+   * answers its lookup "consumer not found" (10014) while the group forms: transient here, where
+   * the creation was answered a moment ago.
+   */
+  async #lookUpCreated(stream: string, name: string) {
+    try {
+      return await this.#js.consumers.get(stream, name);
+    } catch (error) {
+      if (!isApiError(error, 10014)) throw error;
+      throw new TransientAnswer(
+        `the server answered "consumer not found" (10014) right after creating it: its Raft group is not formed yet`,
+        error,
+      );
+    }
   }
 
   async close(): Promise<void> {
