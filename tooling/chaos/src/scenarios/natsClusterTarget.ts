@@ -1,31 +1,22 @@
 // The three-node NATS cluster of tooling/brokers (JetStream on every node), never the single
 // server others test on. The runner makes the stream, replicated on all three nodes (file storage)
-// and partitioned by key (natsPartitions.ts), and its durable consumers, one per partition,
-// replicated with it, as a deployment provisions them: the services subscribe with the same
-// settings, so their creation finds each consumer there. (Made by the services at their start, a
-// consumer just created was looked up before its Raft group had a leader, and the service's start
-// failed with "consumer not found": README, Found so far.) The load goes out straight to the cluster, in order per key and
+// and partitioned by key (natsPartitions.ts); its durable consumers, one per partition, replicated
+// with it, are made by the services at their start, both replicas at once, as a service's first
+// deployment does (a start that once failed on them: README, Found so far). The load goes out
+// straight to the cluster, in order per key and
 // each message under its sequence number as `Nats-Msg-Id`, so a publish sent again after a leader's
 // death is stored once. The cluster's own fault: the node leading the stream or one of its
 // consumers SIGKILLed and started again.
-import {
-  AckPolicy,
-  DeliverPolicy,
-  type JetStreamManager,
-  jetstreamManager,
-} from "@nats-io/jetstream";
+import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { NatsBroker, NatsPublish } from "@ruststream/nats";
 import { brokers } from "@ruststream/tooling-testkit";
 import type { PlannedFault } from "../faults/schedule.js";
 import { bodyOf } from "../load.js";
 import { publishInOrder } from "../orderedPublish.js";
-import { NATS_ACK_WAIT_MS } from "../service/brokerBounds.js";
 import {
   keySubject,
-  NATS_PARTITION_MAX_ACK_PENDING,
   partitionDurable,
-  partitionSubject,
   partitions,
   partitionTransform,
 } from "../service/natsPartitions.js";
@@ -59,19 +50,9 @@ export async function natsClusterTarget(
     storage: "file",
     num_replicas: REPLICAS,
   });
-  for (const p of partitions()) {
-    // What the services' JetStreamSubject asks for (natsPartitionedService.ts), field for field.
-    await jsm.consumers.add(key, {
-      durable_name: partitionDurable(group, p),
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: NATS_ACK_WAIT_MS * 1_000_000,
-      max_ack_pending: NATS_PARTITION_MAX_ACK_PENDING,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: partitionSubject(key, p),
-    });
-  }
   const led = ledBy(jsm, key, group);
-  await inSync(led);
+  // The stream alone: its consumers are the services' to make. A leader's kill waits for them all.
+  await inSync(led.slice(0, 1));
   return {
     serviceAddress: servers,
     publishBeforeStart: false,

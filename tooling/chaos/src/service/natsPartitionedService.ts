@@ -11,20 +11,15 @@ import {
   partitions,
 } from "./natsPartitions.js";
 
-const API_TIMEOUT_MS = 20_000;
-
 type Handle = (message: unknown, ctx: HandlerContext) => Promise<Outcome | undefined>;
 
 export function mountNatsPartitions(app: RustStream, config: ServiceConfig, handle: Handle): void {
   app.broker(
-    // Every node's address: the client moves to another when the one it is on dies. A replicated
-    // consumer's creation is a Raft group formed on three nodes, and a restarted replica looks its
-    // consumers up while a leader may be being elected: the API's default 5 s is too short for both.
-    new NatsBroker({
-      servers: config.address.split(","),
-      reconnectWaitMs: 250,
-      apiTimeoutMs: API_TIMEOUT_MS,
-    }),
+    // Every node's address: the client moves to another when the one it is on dies. The API's
+    // time and its retries are the package's defaults: each replica makes the eight replicated
+    // consumers at its start (the first two at once, a restarted one while a leader may be being
+    // elected), which the package retries while a group has no leader or the API times out.
+    new NatsBroker({ servers: config.address.split(","), reconnectWaitMs: 250 }),
     (b) => {
       for (const p of partitions()) {
         b.subscriber(
