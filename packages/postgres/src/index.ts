@@ -21,12 +21,14 @@ export type {
   Queryable,
   QueryResult,
 } from "./client/driver.js";
+export type { DrizzleTransactionLike } from "./client/drizzleTransaction.js";
+export { drizzleTransaction } from "./client/drizzleTransaction.js";
 export type { KyselyTransactionLike } from "./client/kyselyTransaction.js";
 export { kyselyTransaction } from "./client/kyselyTransaction.js";
 export type { PGliteLike } from "./client/pgliteDriver.js";
 export { PgliteDriver } from "./client/pgliteDriver.js";
-export type { PostgresJsLike } from "./client/postgresJsDriver.js";
-export { PostgresJsDriver } from "./client/postgresJsDriver.js";
+export type { PostgresJsLike, PostgresJsTransactionLike } from "./client/postgresJsDriver.js";
+export { PostgresJsDriver, postgresJsTransaction } from "./client/postgresJsDriver.js";
 export type { ClosedPostgresBroker, ConnectedPostgresBroker } from "./connection.js";
 export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";
