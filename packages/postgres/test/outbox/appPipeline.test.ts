@@ -136,6 +136,27 @@ describe("the outbox relay in an app", () => {
     }
   });
 
+  it("refuses brokers missing or not the app's, naming the fix, and starts nothing", async () => {
+    const redis = new RedisBroker({ url: redisUrl });
+    const running = await new RustStream({ name: "outbox-refused", version: "1.0.0" })
+      .broker(redis)
+      .start();
+    try {
+      await expect(outbox.relayIn(running, {} as never)).rejects.toThrow(
+        /needs the app's broker per label, for example \{ brokers: \{ kafka \} \}/,
+      );
+      const stranger = new RedisBroker({ url: redisUrl });
+      await expect(outbox.relayIn(running, { brokers: { x: stranger } })).rejects.toThrow(
+        /not registered with this app/,
+      );
+    } finally {
+      await running.stop();
+    }
+    await expect(outbox.relayIn(running, { brokers: { x: redis } })).rejects.toMatchObject({
+      code: "closed",
+    });
+  });
+
   it("is stopped by the app's stop before the app closes its connections: the publish in flight lands and its row is marked", async () => {
     const label = uniqueName("events");
     const topic = uniqueName("orders");
