@@ -1,11 +1,6 @@
 import { RustStream } from "@ruststream/core";
 import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
-import {
-  type OutboxRelay,
-  PostgresBroker,
-  PostgresInbox,
-  relayTargets,
-} from "@ruststream/postgres";
+import { PostgresBroker, PostgresInbox } from "@ruststream/postgres";
 import pg from "pg";
 import { OrderPlaced, ordersSchemaSql, placeOrder } from "./orders.js";
 
@@ -37,7 +32,6 @@ export async function openService(): Promise<OrdersService> {
   const outbox = await new PostgresBroker({ url, ensureSchema: true }).connectOutbox();
   const kafka = new KafkaBroker({ brokers, group: "shipping" });
 
-  let relay: OutboxRelay | undefined;
   const app = new RustStream({ name: "orders", version: "1.0.0" })
     .broker(kafka, (b) => {
       b.subscriber(new KafkaTopic(topic, { start: "earliest", create: { partitions: 4 } }), {
@@ -63,7 +57,8 @@ export async function openService(): Promise<OrdersService> {
       });
     })
     .afterStartup(async (running) => {
-      relay = await outbox.relay({ targets: await relayTargets(running, { kafka }) });
+      // Publishes through the app (its middleware, its metrics), and the app's stop stops it first.
+      await outbox.relayIn(running, { brokers: { kafka } });
     });
   const running = await app.start();
 
@@ -75,10 +70,9 @@ export async function openService(): Promise<OrdersService> {
       );
       return rows as OrderPlaced[];
     },
-    // The relay first: it finishes the publishes in flight on the app's Kafka connection, which
-    // the app closes next.
+    // The app's stop stops the relay first: it finishes the publishes in flight on the app's Kafka
+    // connection, which the app closes next.
     stop: async () => {
-      await relay?.stop();
       await running.stop();
       await outbox.close();
       await pool.end();

@@ -69,6 +69,20 @@ describe("publish options by broker", () => {
     });
   });
 
+  it("type a running app's publisher of a broker", async () => {
+    const running = await new RustStream({ name: "t", version: "0" }).start();
+    const payload = new Uint8Array();
+    const partitioned = running.publisher({} as PartitionedBroker);
+    expectTypeOf(partitioned).toEqualTypeOf<Publisher<PartitionOptions>>();
+    await partitioned.publish({ name: "orders", payload, options: { partition: 2 } });
+    // @ts-expect-error: not this broker's options
+    await partitioned.publish({ name: "orders", payload, options: { partition: "2" } });
+    const memory = running.publisher({} as MemoryBroker);
+    // @ts-expect-error: the memory broker takes no per-message options
+    await memory.publish({ name: "orders", payload, options: { partition: 2 } });
+    await memory.publish({ name: "orders", payload, partitionKey: "k" });
+  });
+
   it("still type the reply's value", () => {
     const memory = {} as MemoryBroker;
     new RustStream({ name: "t", version: "0" }).broker(memory, (b) => {

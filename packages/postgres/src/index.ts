@@ -21,15 +21,18 @@ export type {
   Queryable,
   QueryResult,
 } from "./client/driver.js";
+export type { DrizzleTransactionLike } from "./client/drizzleTransaction.js";
+export { drizzleTransaction } from "./client/drizzleTransaction.js";
 export type { KyselyTransactionLike } from "./client/kyselyTransaction.js";
 export { kyselyTransaction } from "./client/kyselyTransaction.js";
 export type { PGliteLike } from "./client/pgliteDriver.js";
 export { PgliteDriver } from "./client/pgliteDriver.js";
-export type { PostgresJsLike } from "./client/postgresJsDriver.js";
-export { PostgresJsDriver } from "./client/postgresJsDriver.js";
+export type { PostgresJsLike, PostgresJsTransactionLike } from "./client/postgresJsDriver.js";
+export { PostgresJsDriver, postgresJsTransaction } from "./client/postgresJsDriver.js";
 export type { ClosedPostgresBroker, ConnectedPostgresBroker } from "./connection.js";
 export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";
+export type { OutboxAppRelayOptions } from "./outbox/appTargets.js";
 export { PostgresInbox } from "./outbox/inbox.js";
 export { inboxSchemaSql } from "./outbox/inboxTable.js";
 export type { OutboxDestination, OutboxHost, OutboxMessage } from "./outbox/outbox.js";
@@ -37,7 +40,6 @@ export { PostgresOutbox } from "./outbox/outbox.js";
 export { outboxSchemaSql } from "./outbox/outboxTable.js";
 export type { OutboxRelay, OutboxRelayOptions, RelayHost } from "./outbox/relay.js";
 export { outboxDeadLetter } from "./outbox/relay.js";
-export { relayTargets } from "./outbox/targets.js";
 export { PostgresQueuePosition } from "./position.js";
 export type { PostgresPublishOptions } from "./publisher.js";
 export { PostgresPublisher } from "./publisher.js";

@@ -17,6 +17,7 @@ import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
+import type { PublishOptionsOf } from "./brokerScope.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
@@ -95,6 +96,9 @@ export class AppRun implements RunningApp, DispatchHost {
   readonly #abort = new AbortController();
   readonly #connections: Connection[] = [];
   readonly #runtimes: SubscriberRuntime[] = [];
+  /** `onStopping` tasks waiting for the stop, then those the stop started (each never rejects). */
+  readonly #stopTasks: Array<() => void | Promise<void>> = [];
+  readonly #stopTasksRunning: Promise<void>[] = [];
   /** Each connection's state as last emitted, by its label. */
   readonly #reported = new Map<string, ConnectionState>();
   #state: AppState = "starting";
@@ -292,6 +296,38 @@ export class AppRun implements RunningApp, DispatchHost {
     return this.pipeline.publish(route, message as OutgoingMessage, "app");
   }
 
+  publisher<TBroker extends Broker>(broker?: TBroker): Publisher<PublishOptionsOf<TBroker>> {
+    this.#assertRunning("publisher");
+    const { route } = this.#connectionOf(broker);
+    return {
+      publish: async (message) => {
+        this.#assertRunning("publish");
+        return this.pipeline.publish(route, message as OutgoingMessage, "app");
+      },
+    };
+  }
+
+  onStopping(task: () => void | Promise<void>): void {
+    if (typeof task !== "function") {
+      throw new RustStreamError(
+        "invalid-argument",
+        "onStopping(task) needs a function, for example () => relay.stop()",
+      );
+    }
+    this.#assertRunning("onStopping");
+    if (this.#state === "stopping") this.#stopTasksRunning.push(this.#runStopTask(task));
+    else this.#stopTasks.push(task);
+  }
+
+  /** Runs one `onStopping` task; what it throws is logged, and the stop goes on. */
+  async #runStopTask(task: () => void | Promise<void>): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      this.#log.error({ error }, "an onStopping task failed; the app stops anyway");
+    }
+  }
+
   async request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown> {
     this.#assertRunning("request");
     const { route } = this.#connectionOf(options.broker);
@@ -334,9 +370,15 @@ export class AppRun implements RunningApp, DispatchHost {
   async #stop(): Promise<StopReport> {
     this.#state = "stopping";
     this.emit?.({ type: "app-state", state: "stopping" });
+    const timeout = this.#options.shutdownTimeoutMs;
+    // Started with the stop, beside the drain, and bounded by the same timeout from here (real time,
+    // as the drain's is).
+    const tasksDeadline = Date.now() + timeout;
+    for (const task of this.#stopTasks.splice(0)) {
+      this.#stopTasksRunning.push(this.#runStopTask(task));
+    }
     await Promise.all(this.#runtimes.map((runtime) => runtime.stop()));
     for (const runtime of this.#runtimes) runtime.flushCopies();
-    const timeout = this.#options.shutdownTimeoutMs;
     let aborted = false;
     if (!(await drainWithin(this.work, timeout))) {
       aborted = true;
@@ -352,6 +394,13 @@ export class AppRun implements RunningApp, DispatchHost {
       );
       // A short grace for handlers that listen to the signal; those that do not are left behind.
       await drainWithin(this.work, Math.min(timeout, 1000));
+    }
+    // Read now, so a task added while the app was stopping is waited for too.
+    if (!(await settleWithin(this.#stopTasksRunning, Math.max(0, tasksDeadline - Date.now())))) {
+      this.#log.warn(
+        { timeoutMs: timeout },
+        "onStopping tasks still running at the shutdown timeout; closing the connections under them",
+      );
     }
     const unflushed = await this.#teardown();
     this.#state = "stopped";
@@ -412,6 +461,18 @@ export class AppRun implements RunningApp, DispatchHost {
       ...(reason === undefined ? {} : { reason }),
     });
   }
+}
+
+/** Whether `tasks` (none of which rejects) ended within `ms` of real time. */
+function settleWithin(tasks: readonly Promise<void>[], ms: number): Promise<boolean> {
+  if (tasks.length === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    Promise.all(tasks).then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 // Real time on purpose: the drain timeout bounds how long a process takes to exit, which a test's

@@ -1,6 +1,8 @@
 import type { Broker, ConnectedBroker } from "../broker/contract.js";
 import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
+import type { Publisher } from "../publisher.js";
+import type { PublishOptionsOf } from "./brokerScope.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
 
 /**
@@ -49,6 +51,24 @@ export interface RunningApp {
   publish(name: string, value: unknown, options?: AppPublishOptions): Promise<Receipt>;
   /** Sends a request and resolves with the decoded reply. */
   request(name: string, value: unknown, options: AppRequestOptions): Promise<unknown>;
+  /**
+   * A publisher of messages already encoded (their payload bytes, headers and partition key) on
+   * the app's connection to `broker` (default: the first), through the app's publish path as
+   * `publish` goes: its publish middleware, the broker's publisher, then a `publish` event (purpose
+   * `app`). For work that sends messages the app did not encode, such as an outbox relay: its
+   * messages get the app's tracing headers and are counted in its metrics. Its publishes reject
+   * with `closed` once the app stopped.
+   */
+  publisher<TBroker extends Broker>(broker?: TBroker): Publisher<PublishOptionsOf<TBroker>>;
+  /**
+   * Runs `task` as the app stops: as `stop()` begins, beside the subscribers' stop and the drain of
+   * their handlers, and before the connections close, which wait for it (within the shutdown
+   * timeout, as the drain does). For work running on the app's connections that must finish while
+   * they are open, such as an outbox relay's publishes in flight. A task that throws is logged and
+   * the stop goes on. Added while the app is stopping, it runs at once; after it stopped, this
+   * throws `closed`.
+   */
+  onStopping(task: () => void | Promise<void>): void;
   /** Handlers, replies and settles the runtime started and has not finished. */
   readonly inFlight: number;
   /** Resolves once no handler, reply or settle the runtime started is still in progress. */

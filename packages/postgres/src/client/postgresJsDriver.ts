@@ -1,3 +1,4 @@
+import { RustStreamError } from "@ruststream/core";
 import type { ListenEvents, Listening, PostgresDriver, Queryable, QueryResult } from "./driver.js";
 
 /** A statement of postgres.js: a thenable of its rows. */
@@ -9,9 +10,7 @@ type Rows = PromiseLike<readonly Record<string, unknown>[]>;
  */
 export interface PostgresJsLike {
   unsafe(text: string, values?: unknown[]): Rows;
-  begin<T>(
-    work: (sql: { unsafe(text: string, values?: unknown[]): Rows }) => Promise<T>,
-  ): Promise<T>;
+  begin<T>(work: (sql: PostgresJsTransactionLike) => Promise<T>): Promise<T>;
   listen(
     channel: string,
     onNotify: (payload: string) => void,
@@ -21,11 +20,32 @@ export interface PostgresJsLike {
   readonly options?: { readonly max?: number };
 }
 
+/** What the queue uses of a postgres.js transaction (the `sql` that `sql.begin` hands you). */
+export interface PostgresJsTransactionLike {
+  unsafe(text: string, values?: unknown[]): Rows;
+}
+
 /** A postgres.js connection (or transaction) as the seam's `Queryable`. */
-function queryable(sql: { unsafe(text: string, values?: unknown[]): Rows }): Queryable {
+function queryable(sql: PostgresJsTransactionLike): Queryable {
   return {
     query: async (text, values) => ({ rows: [...(await sql.unsafe(text, values ?? []))] }),
   };
+}
+
+/**
+ * A postgres.js transaction as the `transaction` a publish joins: `sql.begin(async (tx) => { await
+ * tx.unsafe("INSERT INTO orders ...", values); await app.publish("shipping", order, { options: {
+ * transaction: postgresJsTransaction(tx) } }) })`. The queue's statements run in it through `tx.unsafe`, so its
+ * row exists only if postgres.js commits.
+ */
+export function postgresJsTransaction(tx: PostgresJsTransactionLike): Queryable {
+  if (typeof tx?.unsafe !== "function") {
+    throw new RustStreamError(
+      "invalid-argument",
+      "postgresJsTransaction(tx) takes the transaction postgres.js hands to sql.begin(async (tx) => ...)",
+    );
+  }
+  return queryable(tx);
 }
 
 /**

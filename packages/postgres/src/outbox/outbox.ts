@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { HeaderMap, type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
+import {
+  HeaderMap,
+  type ReadonlyHeaderMap,
+  type RunningApp,
+  RustStreamError,
+} from "@ruststream/core";
 import type { Queryable } from "../client/driver.js";
 import type { QueueStore } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
 import { rowOf } from "../publisher.js";
+import { appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
 import { OutboxRelay, type OutboxRelayOptions, type RelayHost } from "./relay.js";
 
 /**
@@ -104,6 +110,26 @@ export class PostgresOutbox {
       this.#relays.delete(relay),
     );
     this.#relays.add(relay);
+    return relay;
+  }
+
+  /**
+   * Starts a relay in a running app (in `app.afterStartup`, once its connections are open): each
+   * label's messages are published through the app's publish path on its connection to
+   * `options.brokers[label]` (`running.publisher`), so they carry the app's tracing headers and
+   * count in its metrics, and the app stops the relay as its `stop()` begins, before it closes
+   * those connections (`running.onStopping`): the publishes in flight finish and are marked.
+   */
+  async relayIn(running: RunningApp, options: OutboxAppRelayOptions): Promise<OutboxRelay> {
+    const { brokers, ...rest } = options ?? ({} as OutboxAppRelayOptions);
+    const relay = await this.relay({ ...rest, targets: appTargets(running, brokers) });
+    try {
+      running.onStopping(() => relay.stop());
+    } catch (error) {
+      // The app stopped while the relay started: nothing would stop it, nor publish its messages.
+      await relay.stop();
+      throw error;
+    }
     return relay;
   }
 

@@ -16,8 +16,8 @@ import { PostgresQueue } from "../sources.js";
 export interface OutboxRelayOptions {
   /**
    * The publisher of each broker the outbox writes for, by label (`outbox.publish`'s
-   * `destination.broker`): a connected broker's publisher, or the app's (`relayTargets`). Rows of
-   * a label no relay knows wait in the table until one does.
+   * `destination.broker`): a connected broker's publisher (in an app, `outbox.relayIn` takes the
+   * app's brokers instead). Rows of a label no relay knows wait in the table until one does.
    */
   readonly targets: Readonly<Record<string, Publisher<never>>>;
   /**

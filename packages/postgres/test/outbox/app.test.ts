@@ -3,11 +3,11 @@ import { RedisBroker, RedisStream } from "@ruststream/redis";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { type OutboxRelay, PostgresBroker, PostgresInbox, relayTargets } from "../../src/index.js";
+import { PostgresBroker, PostgresInbox } from "../../src/index.js";
 import { waitUntil } from "../support.js";
 
 // The outbox in a service as the guide writes it: the relay started in afterStartup on the app's
-// own Redis connection (relayTargets), an order row and its event written in one transaction, and
+// own Redis connection (outbox.relayIn), an order row and its event written in one transaction, and
 // a subscriber of the same app applying the event once through the inbox in its own transaction.
 
 describe("the outbox in an app", () => {
@@ -30,7 +30,6 @@ describe("the outbox in an app", () => {
     }).connectOutbox();
     const redis = new RedisBroker({ url: redisUrl });
 
-    let relay: OutboxRelay | undefined;
     const app = new RustStream({ name: "outbox-app", version: "1.0.0" })
       .broker(redis, (b) => {
         b.subscriber(new RedisStream(topic, { start: "beginning" }), { codec: bytes }).handle(
@@ -54,10 +53,7 @@ describe("the outbox in an app", () => {
         );
       })
       .afterStartup(async (running) => {
-        relay = await outbox.relay({
-          targets: await relayTargets(running, { [label]: redis }),
-          pollMs: 100,
-        });
+        await outbox.relayIn(running, { brokers: { [label]: redis }, pollMs: 100 });
       });
     const running = await app.start();
     try {
@@ -86,7 +82,7 @@ describe("the outbox in an app", () => {
         return left.rows.length === 0;
       });
     } finally {
-      await relay?.stop();
+      // Stops the relay first, then closes the connections.
       await running.stop();
       await outbox.close();
       await sql.query(`DROP TABLE ${orders}, ${shipped}`);

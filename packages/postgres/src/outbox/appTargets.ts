@@ -1,0 +1,35 @@
+import { type Broker, type Publisher, type RunningApp, RustStreamError } from "@ruststream/core";
+import type { OutboxRelayOptions } from "./relay.js";
+
+/** A relay in a running app: the relay's options, with the app's brokers in place of publishers. */
+export interface OutboxAppRelayOptions extends Omit<OutboxRelayOptions, "targets"> {
+  /**
+   * The app's broker of each label the outbox writes for (`outbox.publish`'s
+   * `destination.broker`): `{ kafka }` for `{ broker: "kafka", ... }`. Each must be registered with
+   * the app (`app.broker(...)`).
+   */
+  readonly brokers: Readonly<Record<string, Broker>>;
+}
+
+/**
+ * The relay's targets in a running app: for each label, the app's publisher of that broker
+ * (`running.publisher`), so the relayed messages go through the app's publish middleware (a
+ * tracing header) and are counted in its `publish` events (its metrics).
+ */
+export function appTargets(
+  running: RunningApp,
+  brokers: OutboxAppRelayOptions["brokers"],
+): Record<string, Publisher<never>> {
+  if (brokers === null || typeof brokers !== "object" || Object.keys(brokers).length === 0) {
+    throw new RustStreamError(
+      "invalid-argument",
+      'outbox.relayIn(running, { brokers }) needs the app\'s broker per label, for example { brokers: { kafka } } for messages published to { broker: "kafka", name }',
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(brokers).map(([label, broker]) => [
+      label,
+      running.publisher(broker) as Publisher<never>,
+    ]),
+  );
+}
