@@ -44,6 +44,12 @@ export interface NatsPublishOptions {
   /** `Nats-Msg-Id`: the stream stores a message once per id within its duplicate window. */
   readonly msgId?: string;
   readonly expect?: JetStreamExpectations;
+  /**
+   * `Nats-TTL` (NATS 2.11): the stream removes the message this long after storing it, or keeps it
+   * `"never"` past its age limit. Whole seconds, at least 1000 ms, as the server counts them; the
+   * stream must allow it (`allow_msg_ttl`), or refuses the message.
+   */
+  readonly ttlMs?: number | "never";
 }
 
 /** What a JetStream publish resolves with: where the stream stored it, and whether it was a duplicate. */
@@ -124,6 +130,7 @@ export function frameOf(
   message: OutgoingMessage<NatsPublishOptions>,
   maxPayload: number,
   jetStream: boolean,
+  marks: readonly (readonly [string, string])[] = [],
 ): Frame {
   assertPayloadBytes(message);
   if (typeof message.name !== "string" || message.name === "" || /[\s*>]/.test(message.name)) {
@@ -149,10 +156,10 @@ export function frameOf(
   if (message.options !== undefined && !jetStream) {
     throw new RustStreamError(
       "unsupported",
-      "msgId and expect are JetStream's: publish with new NatsPublish({ jetStream: true })",
+      "msgId, expect and ttlMs are JetStream's: publish with new NatsPublish({ jetStream: true })",
     );
   }
-  const lines: [string, string][] = [];
+  const lines: (readonly [string, string])[] = [];
   let size = message.payload.length;
   for (const [name, bytes] of headers) {
     if (!headerName.test(name)) {
@@ -166,10 +173,11 @@ export function frameOf(
     size += name.length + line.length + 4;
   }
   // JetStream reads its own headers by their exact spelling, which a header map would lower-case.
-  for (const line of optionLines(
-    message.options,
-    jetStream ? deadLetterMsgId(message) : undefined,
-  )) {
+  // `marks`: the headers a KV delete or purge carries, spelled as the clients read them too.
+  for (const line of [
+    ...optionLines(message.options, jetStream ? deadLetterMsgId(message) : undefined),
+    ...marks,
+  ]) {
     lines.push(line);
     size += line[0].length + line[1].length + 4;
   }
@@ -215,7 +223,7 @@ function optionLines(
   options: NatsPublishOptions | undefined,
   defaultMsgId?: string,
 ): [string, string][] {
-  const { msgId = defaultMsgId, expect } = options ?? {};
+  const { msgId = defaultMsgId, expect, ttlMs } = options ?? {};
   const lines: [string, string][] = [];
   const add = (name: string, value: string | bigint | number | undefined) => {
     if (value === undefined) return;
@@ -233,5 +241,21 @@ function optionLines(
   add(jetStreamHeaders.expectedLastSequence, expect?.lastSequence);
   add(jetStreamHeaders.expectedLastSubjectSequence, expect?.lastSubjectSequence);
   add(jetStreamHeaders.expectedLastMsgId, expect?.lastMsgId);
+  add(jetStreamHeaders.ttl, ttlMs === undefined ? undefined : ttlSeconds(ttlMs));
   return lines;
+}
+
+/**
+ * A message's TTL as `Nats-TTL` carries it: whole seconds (the server truncates a duration to
+ * them, and refuses less than one), or `never`.
+ */
+function ttlSeconds(ttlMs: number | "never"): string {
+  if (ttlMs === "never") return "never";
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1000 || ttlMs % 1000 !== 0) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `ttlMs: ${JSON.stringify(ttlMs)} is not a message TTL the server keeps: give whole seconds in milliseconds, 1000 or more (or "never")`,
+    );
+  }
+  return String(ttlMs / 1000);
 }
