@@ -16,7 +16,7 @@
 //   jetstream/        JetStream pull consumers: the subscription and its delivery
 //   kv/               KV buckets: a watch (a pull consumer on the bucket's stream) and its delivery;
 //                     NatsKv and its KvBucket (a key's read, its delete and purge)
-//   obj/              object store watches and puts: the watch, its delivery, the put policy
+//   obj/              object store watches, puts and deletes: the watch, its delivery, the put policy
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
 

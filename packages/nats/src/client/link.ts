@@ -225,6 +225,8 @@ export interface NatsLink {
    * `undefined` when it holds none there.
    */
   lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined>;
+  /** Drops every message `stream` holds on `subject` (a purge by filter). */
+  purgeSubject(stream: string, subject: string): Promise<void>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

@@ -537,6 +537,10 @@ class ClientLink implements NatsLink {
     };
   }
 
+  async purgeSubject(stream: string, subject: string): Promise<void> {
+    await this.#jsm.streams.purge(stream, { filter: subject });
+  }
+
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
     const info = await this.#jsm.streams.info(stream);
     return { first: BigInt(info.state.first_seq), last: BigInt(info.state.last_seq) };

@@ -217,11 +217,7 @@ export class InProcessNats {
   putObject(bucket: string, name: string, content: Uint8Array) {
     const server = {
       store: (stream: StandInStream, frame: Frame) => this.#store(stream, frame),
-      purge: (stream: StandInStream, subject: string) => {
-        const removed = stream.purge(subject);
-        for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
-          for (const sequence of removed) consumer.removed(sequence);
-      },
+      purge: (stream: StandInStream, subject: string) => this.purgeSubject(stream.name, subject),
     };
     return putObject(server, this.#stream(objStream(bucket)), bucket, name, content);
   }
@@ -240,6 +236,13 @@ export class InProcessNats {
       headers: headerMapOf(entry.headers),
       time: new Date(entry.wallTime),
     };
+  }
+
+  purgeSubject(name: string, subject: string): void {
+    const stream = this.#stream(name);
+    const removed = stream.purge(subject);
+    for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+      for (const sequence of removed) consumer.removed(sequence);
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -422,6 +425,11 @@ class StandInLink implements NatsLink {
   async lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined> {
     this.#assertOpen();
     return this.#server.lastMessage(stream, subject);
+  }
+
+  async purgeSubject(stream: string, subject: string): Promise<void> {
+    this.#assertOpen();
+    this.#server.purgeSubject(stream, subject);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
