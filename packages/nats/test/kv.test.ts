@@ -261,6 +261,17 @@ for (const [where, connect] of targets) {
       expect(await read(kv, "keep")).toBe("keep=1@1 put");
     }, 30_000);
 
+    it("a put's TTL under markers: raised to the markers' where a key keeps more than one entry", async () => {
+      const { connected, bucket, put } = await setUp(connect, 5, { markerTtlMs: 60_000 });
+      await put("short", "1", undefined, 1000);
+      await put("long", "1", undefined, 120_000);
+      const ttl = async (key: string) =>
+        (
+          await connected.link.lastMessage(`KV_${bucket}`, kvSubject(bucket, key))
+        )?.headers.getString("Nats-TTL");
+      expect([await ttl("short"), await ttl("long")]).toEqual(["60", "120"]);
+    });
+
     it("a put's TTL where the bucket takes none is refused, saying how to allow it", async () => {
       const { put, kv } = await setUp(connect);
       const refused = await put("k", "1", undefined, 5000).catch((error: unknown) => error);

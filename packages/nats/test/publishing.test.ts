@@ -159,6 +159,14 @@ for (const [where, connect] of targets) {
         `the stream that stores "${plain.subject}" takes no per-message TTL: allow it`,
       );
       expect(String(error)).toContain("messageTtl: true");
+      const never = await refusal(
+        plain.publisher.publish({
+          name: plain.subject,
+          payload: bytes("x"),
+          options: { ttlMs: "never" },
+        }),
+      );
+      expect(isRustStreamError(never, "unsupported"), String(never)).toBe(true);
     });
 
     it("a missing stream is a clear error naming it and the option that declares it", async () => {

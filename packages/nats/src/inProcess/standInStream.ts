@@ -12,6 +12,20 @@ export function goDuration(seconds: number): string {
   return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
+/**
+ * `Nats-TTL` as the server reads it: `never` (-1), bare seconds (0: no TTL), or a duration in
+ * whole h, m and s as the server's markers write theirs (under a second: invalid); `undefined`
+ * when it does not read.
+ */
+function parseTtl(value: string): number | undefined {
+  if (value.toLowerCase() === "never") return -1;
+  if (/^\d+$/.test(value)) return Number(value);
+  const [whole, h = "0", m = "0", sec = "0"] =
+    /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value) ?? [];
+  const seconds = Number(h) * 3600 + Number(m) * 60 + Number(sec);
+  return whole === undefined || whole === "" || seconds < 1 ? undefined : seconds;
+}
+
 /** One message a stand-in stream stores. */
 export interface StoredEntry {
   readonly sequence: bigint;
@@ -147,7 +161,10 @@ export class StandInStream {
     const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);
     if (expectedMsgId !== undefined && expectedMsgId !== (this.#lastMsgId ?? ""))
       refuse("wrong last msg ID");
-    const ttlSeconds = this.#ttlOf(frame.subject, header(jetStreamHeaders.ttl));
+    const ttlHeader = header(jetStreamHeaders.ttl);
+    const ttlSeconds = this.#ttlOf(frame.subject, ttlHeader);
+    // A TTL the markers raised is written again, last, as the server rewrites the header.
+    const raised = ttlHeader !== undefined && ttlSeconds > 0 && parseTtl(ttlHeader) !== ttlSeconds;
     const msgId = header(jetStreamHeaders.msgId);
     if (msgId !== undefined) {
       const seen = this.#ids.get(msgId);
@@ -165,7 +182,12 @@ export class StandInStream {
       sequence: ++this.#last,
       subject: frame.subject,
       payload: frame.payload,
-      headers: frame.headers,
+      headers: raised
+        ? [
+            ...frame.headers.filter(([name]) => name !== jetStreamHeaders.ttl),
+            [jetStreamHeaders.ttl, String(ttlSeconds)],
+          ]
+        : frame.headers,
       time: now,
       wallTime,
     };
@@ -186,26 +208,23 @@ export class StandInStream {
   }
 
   /**
-   * A message's TTL in seconds as the server reads `Nats-TTL` (whole seconds, a duration in
-   * seconds, or `never`: 0 here, nothing to expire), refused where the stream takes none. Under
-   * markers, raised to the markers' TTL unless a subject keeps one entry, as the server does.
+   * A message's TTL in seconds (0: nothing to expire, `never` too), refused where the stream takes
+   * none. Under markers, raised to the markers' TTL unless a subject keeps one entry, as the server
+   * does.
    */
   #ttlOf(subject: string, value: string | undefined): number {
     if (value === undefined) return 0;
-    if (!this.messageTtl) throw ttlDisabled(subject);
-    if (value.toLowerCase() === "never") return 0;
-    // Bare seconds (0: no TTL to the server), or a duration in whole h, m and s, as the server's
-    // markers write theirs; a duration under a second is refused.
-    if (/^\d+$/.test(value)) return Number(value);
-    const [whole, h = "0", m = "0", sec = "0"] =
-      /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value) ?? [];
-    const seconds = Number(h) * 3600 + Number(m) * 60 + Number(sec);
-    if (whole === undefined || whole === "" || seconds < 1) {
+    const seconds = parseTtl(value);
+    // As the server: a TTL other than none is refused where the stream takes none, before its
+    // form is looked at.
+    if (seconds !== 0 && !this.messageTtl) throw ttlDisabled(subject);
+    if (seconds === undefined) {
       throw new RustStreamError(
         "publish-refused",
         `the stream "${this.name}" refused the message: invalid per-message TTL`,
       );
     }
+    if (seconds <= 0) return 0;
     const marker = this.markerTtlSeconds;
     return marker !== undefined && this.#perSubject !== 1 ? Math.max(seconds, marker) : seconds;
   }
