@@ -232,7 +232,8 @@ export class InProcessNats {
     return {
       subject: entry.subject,
       sequence: entry.sequence,
-      payload: entry.payload,
+      // A copy: the reader may change it, the stream's entry stays as stored.
+      payload: entry.payload.slice(),
       headers: headerMapOf(entry.headers),
       time: new Date(entry.wallTime),
     };
