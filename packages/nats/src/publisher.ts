@@ -20,6 +20,7 @@ import type { Frame, NatsLink } from "./client/link.js";
 import { headerLine, headerName } from "./headerValues.js";
 import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
 import { JetStreamPosition } from "./position.js";
+import { wholeSeconds } from "./ttl.js";
 
 /** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's acknowledgement). */
 export interface NatsPublishSettings {
@@ -241,21 +242,10 @@ function optionLines(
   add(jetStreamHeaders.expectedLastSequence, expect?.lastSequence);
   add(jetStreamHeaders.expectedLastSubjectSequence, expect?.lastSubjectSequence);
   add(jetStreamHeaders.expectedLastMsgId, expect?.lastMsgId);
-  add(jetStreamHeaders.ttl, ttlMs === undefined ? undefined : ttlSeconds(ttlMs));
+  // `Nats-TTL` carries whole seconds, or `never`.
+  add(
+    jetStreamHeaders.ttl,
+    ttlMs === undefined || ttlMs === "never" ? ttlMs : wholeSeconds(ttlMs, 'ttlMs (or "never")'),
+  );
   return lines;
-}
-
-/**
- * A message's TTL as `Nats-TTL` carries it: whole seconds (the server truncates a duration to
- * them, and refuses less than one), or `never`.
- */
-function ttlSeconds(ttlMs: number | "never"): string {
-  if (ttlMs === "never") return "never";
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1000 || ttlMs % 1000 !== 0) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `ttlMs: ${JSON.stringify(ttlMs)} is not a message TTL the server keeps: give whole seconds in milliseconds, 1000 or more (or "never")`,
-    );
-  }
-  return String(ttlMs / 1000);
 }

@@ -7,6 +7,7 @@ import {
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
+import { wholeSeconds } from "./ttl.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
 export function isWildcard(subject: string): boolean {
@@ -345,15 +346,7 @@ export function checkKvDeclaration(
   what: string,
 ): KvBucketDeclaration | undefined {
   const marker = declaration?.markerTtlMs;
-  if (
-    marker !== undefined &&
-    (!Number.isSafeInteger(marker) || marker < 1000 || marker % 1000 !== 0)
-  ) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what} declare.markerTtlMs: ${JSON.stringify(marker)} is not a marker TTL the server keeps: give whole seconds in milliseconds, 1000 or more`,
-    );
-  }
+  if (marker !== undefined) wholeSeconds(marker, `${what} declare.markerTtlMs`);
   return declaration;
 }
 

@@ -347,6 +347,17 @@ describe("KV names", () => {
       );
     }
     expect(String(refusal(() => kvSubject("b", "a.*")))).toContain("no wildcards");
+    for (const markerTtlMs of [500, 1500, 0]) {
+      for (const work of [
+        () => new KvWatch("b", { declare: { markerTtlMs } }),
+        () => new NatsKv("b", { declare: { markerTtlMs } }),
+      ]) {
+        const error = refusal(work);
+        expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
+        expect(String(error)).toContain("declare.markerTtlMs");
+        expect(String(error)).toContain("whole seconds in milliseconds, 1000 or more");
+      }
+    }
     expect(String(refusal(() => new KvWatch("b", { start: { revision: 0 } })))).toContain(
       "KvWatch start",
     );
