@@ -287,6 +287,20 @@ for (const [where, connect] of targets) {
       expect(String(uneven)).toContain("whole seconds");
     });
 
+    it("after shutdown, a bucket's reads, deletes and purges, and its pairing, reject closed", async () => {
+      const { connected, kv } = await setUp(connect);
+      await connected.shutdown();
+      for (const work of [
+        kv.get("a"),
+        kv.delete("a"),
+        kv.purge("a"),
+        new NatsKv(kv.bucket).pair(connected),
+      ]) {
+        const error = await work.catch((e: unknown) => e);
+        expect(isRustStreamError(error, "closed"), String(error)).toBe(true);
+      }
+    });
+
     it("a key keeps the bucket's history: the oldest entries go", async () => {
       const { connected, bucket, put } = await setUp(connect, 2);
       for (const value of ["1", "2", "3"]) await put("a", value);

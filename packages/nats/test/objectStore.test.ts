@@ -153,6 +153,16 @@ for (const [where, connect] of targets) {
       ).toEqual(["gone:deleted", "end:1"]);
     });
 
+    it("after shutdown, a put and a delete reject closed", async () => {
+      const { connected, put, publisher } = await setUp(connect);
+      await put("x", bytes("1"));
+      await connected.shutdown();
+      for (const work of [put("y", bytes("2")), publisher.delete("x")]) {
+        const error = await work.catch((e: unknown) => e);
+        expect(isRustStreamError(error, "closed"), String(error)).toBe(true);
+      }
+    });
+
     it("a watch from now sees only what is put after it opened", async () => {
       const { connected, bucket, put } = await setUp(connect);
       await put("before", bytes("1"));
