@@ -14,8 +14,9 @@
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
 //   jetstream/        JetStream pull consumers: the subscription and its delivery
-//   kv/               KV bucket watches: a pull consumer on the bucket's stream, and its delivery
-//   obj/              object store watches and puts: the watch, its delivery, the put policy
+//   kv/               KV buckets: a watch (a pull consumer on the bucket's stream) and its delivery;
+//                     NatsKv and its KvBucket (a key's read, its delete and purge)
+//   obj/              object store watches, puts and deletes: the watch, its delivery, the put policy
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
 
@@ -27,7 +28,15 @@ export type { CoreSubscription } from "./core/coreSubscription.js";
 export type { JetStreamPublisher } from "./jetStreamPublisher.js";
 export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+export type {
+  KvBucket,
+  KvEntry,
+  KvRemovedEntry,
+  KvRemoveOptions,
+  KvValueEntry,
+} from "./kv/kvBucket.js";
 export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
+export { NatsKv } from "./kv/natsKv.js";
 export { jetStreamHeaders, kvHeaders, kvSubject, natsHeaderNames } from "./names.js";
 export { ObjectDelivery } from "./obj/objectDelivery.js";
 export type { NatsObjectReceipt, ObjectPublisher } from "./obj/objectPublisher.js";

@@ -7,6 +7,7 @@ import {
 } from "@ruststream/core";
 import { stageTransaction, transactionsMark } from "@ruststream/core/broker";
 import type { Frame, PubAck } from "./client/link.js";
+import { kvHeaders } from "./names.js";
 import { JetStreamPosition } from "./position.js";
 import {
   frameOf,
@@ -33,18 +34,8 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
     this.#host = host;
   }
 
-  async publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt> {
-    this.#host.assertOpen();
-    const frame = frameOf(message, this.#host.link.maxPayload, true);
-    this.#host.sent(frame);
-    let ack: PubAck;
-    try {
-      ack = await this.#host.link.publishStored(frame);
-    } catch (error) {
-      this.#host.assertOpen();
-      throw kvRefusal(message, error);
-    }
-    return receiptOf(message.name, ack);
+  publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt> {
+    return storeMessage(this.#host, message);
   }
 
   async transaction<T>(work: (tx: Transaction<NatsPublishOptions>) => Promise<T>): Promise<T> {
@@ -74,18 +65,46 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
 }
 
 /**
- * A put to a KV key (`$KV.<bucket>.<key>`) refused for its expected revision (its subject's last
+ * Stores one message in a stream: what a JetStream publish, and a KV delete or purge (its `marks`,
+ * the headers the KV clients write), go through. Resolves with the stream's receipt.
+ */
+export async function storeMessage(
+  host: PublisherHost,
+  message: OutgoingMessage<NatsPublishOptions>,
+  marks: readonly (readonly [string, string])[] = [],
+): Promise<NatsReceipt> {
+  host.assertOpen();
+  const frame = frameOf(message, host.link.maxPayload, true, marks);
+  host.sent(frame);
+  let ack: PubAck;
+  try {
+    ack = await host.link.publishStored(frame);
+  } catch (error) {
+    host.assertOpen();
+    throw kvRefusal(message, marks, error);
+  }
+  return receiptOf(message.name, ack);
+}
+
+/**
+ * A write to a KV key (`$KV.<bucket>.<key>`) refused for its expected revision (its subject's last
  * sequence) is a compare-and-set that lost: said in the bucket's words. Anything else as it came.
  */
-function kvRefusal(message: OutgoingMessage<NatsPublishOptions>, error: unknown): unknown {
+function kvRefusal(
+  message: OutgoingMessage<NatsPublishOptions>,
+  marks: readonly (readonly [string, string])[],
+  error: unknown,
+): unknown {
   const expected = message.options?.expect?.lastSubjectSequence;
   const kv = /^\$KV\.([^.]+)\.(.+)$/.exec(message.name);
   if (kv === null || expected === undefined || !isRustStreamError(error, "publish-refused"))
     return error;
   const actual = /wrong last sequence: (\d+)/.exec(error.message)?.[1];
+  const operation = marks.find(([name]) => name === kvHeaders.operation)?.[1];
+  const verb = operation === "DEL" ? "delete" : operation === "PURGE" ? "purge" : "put";
   return new RustStreamError(
     "publish-refused",
-    `the key "${kv[2]}" of the KV bucket "${kv[1]}" is not at revision ${expected}${actual === undefined ? "" : ` (it is at ${actual})`}: the compare-and-set put stored nothing; read the key again and put with its revision (0: the key has no entry)`,
+    `the key "${kv[2]}" of the KV bucket "${kv[1]}" is not at revision ${expected}${actual === undefined ? "" : ` (it is at ${actual})`}: the compare-and-set ${verb} stored nothing; read the key again and ${verb} with its revision${verb === "put" ? " (0: the key has no entry)" : ""}`,
     { cause: error },
   );
 }

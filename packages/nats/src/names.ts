@@ -25,6 +25,8 @@ export const jetStreamHeaders = {
   expectedLastSequence: "Nats-Expected-Last-Sequence",
   expectedLastSubjectSequence: "Nats-Expected-Last-Subject-Sequence",
   expectedLastMsgId: "Nats-Expected-Last-Msg-Id",
+  /** A message's own time to live (NATS 2.11, on a stream with `allow_msg_ttl`): whole seconds. */
+  ttl: "Nats-TTL",
 } as const;
 
 /** The headers a KV bucket's entries carry, as the server and the clients write them. */
@@ -33,6 +35,11 @@ export const kvHeaders = {
   operation: "KV-Operation",
   /** `sub` on a purge: the server drops the key's earlier entries. */
   rollup: "Nats-Rollup",
+  /**
+   * On the marker the server writes once a key's last entry ran out of time (its TTL, or the
+   * bucket's age): `MaxAge`. The KV clients read such a marker as a purge.
+   */
+  markerReason: "Nats-Marker-Reason",
 } as const;
 
 /** A bucket name as the server and the clients take one: letters, digits, `-` and `_`. */

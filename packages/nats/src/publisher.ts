@@ -20,6 +20,7 @@ import type { Frame, NatsLink } from "./client/link.js";
 import { headerLine, headerName } from "./headerValues.js";
 import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
 import { JetStreamPosition } from "./position.js";
+import { wholeSeconds } from "./ttl.js";
 
 /** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's acknowledgement). */
 export interface NatsPublishSettings {
@@ -44,6 +45,12 @@ export interface NatsPublishOptions {
   /** `Nats-Msg-Id`: the stream stores a message once per id within its duplicate window. */
   readonly msgId?: string;
   readonly expect?: JetStreamExpectations;
+  /**
+   * `Nats-TTL` (NATS 2.11): the stream removes the message this long after storing it, or keeps it
+   * `"never"` past its age limit. Whole seconds, at least 1000 ms, as the server counts them; the
+   * stream must allow it (`allow_msg_ttl`), or refuses the message.
+   */
+  readonly ttlMs?: number | "never";
 }
 
 /** What a JetStream publish resolves with: where the stream stored it, and whether it was a duplicate. */
@@ -124,6 +131,7 @@ export function frameOf(
   message: OutgoingMessage<NatsPublishOptions>,
   maxPayload: number,
   jetStream: boolean,
+  marks: readonly (readonly [string, string])[] = [],
 ): Frame {
   assertPayloadBytes(message);
   if (typeof message.name !== "string" || message.name === "" || /[\s*>]/.test(message.name)) {
@@ -149,10 +157,10 @@ export function frameOf(
   if (message.options !== undefined && !jetStream) {
     throw new RustStreamError(
       "unsupported",
-      "msgId and expect are JetStream's: publish with new NatsPublish({ jetStream: true })",
+      "msgId, expect and ttlMs are JetStream's: publish with new NatsPublish({ jetStream: true })",
     );
   }
-  const lines: [string, string][] = [];
+  const lines: (readonly [string, string])[] = [];
   let size = message.payload.length;
   for (const [name, bytes] of headers) {
     if (!headerName.test(name)) {
@@ -166,10 +174,11 @@ export function frameOf(
     size += name.length + line.length + 4;
   }
   // JetStream reads its own headers by their exact spelling, which a header map would lower-case.
-  for (const line of optionLines(
-    message.options,
-    jetStream ? deadLetterMsgId(message) : undefined,
-  )) {
+  // `marks`: the headers a KV delete or purge carries, spelled as the clients read them too.
+  for (const line of [
+    ...optionLines(message.options, jetStream ? deadLetterMsgId(message) : undefined),
+    ...marks,
+  ]) {
     lines.push(line);
     size += line[0].length + line[1].length + 4;
   }
@@ -215,7 +224,7 @@ function optionLines(
   options: NatsPublishOptions | undefined,
   defaultMsgId?: string,
 ): [string, string][] {
-  const { msgId = defaultMsgId, expect } = options ?? {};
+  const { msgId = defaultMsgId, expect, ttlMs } = options ?? {};
   const lines: [string, string][] = [];
   const add = (name: string, value: string | bigint | number | undefined) => {
     if (value === undefined) return;
@@ -233,5 +242,10 @@ function optionLines(
   add(jetStreamHeaders.expectedLastSequence, expect?.lastSequence);
   add(jetStreamHeaders.expectedLastSubjectSequence, expect?.lastSubjectSequence);
   add(jetStreamHeaders.expectedLastMsgId, expect?.lastMsgId);
+  // `Nats-TTL` carries whole seconds, or `never`.
+  add(
+    jetStreamHeaders.ttl,
+    ttlMs === undefined || ttlMs === "never" ? ttlMs : wholeSeconds(ttlMs, 'ttlMs (or "never")'),
+  );
   return lines;
 }

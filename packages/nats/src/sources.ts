@@ -7,6 +7,7 @@ import {
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
+import { wholeSeconds } from "./ttl.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
 export function isWildcard(subject: string): boolean {
@@ -130,6 +131,8 @@ export interface StreamDeclaration {
   readonly duplicateWindowMs?: number;
   /** Takes atomic batches (`allow_atomic`, NATS 2.12): what a transaction publishes. */
   readonly atomicPublish?: boolean;
+  /** Takes a message's own TTL (`allow_msg_ttl`, NATS 2.11): what a publish's `ttlMs` asks. */
+  readonly messageTtl?: boolean;
 }
 
 export interface JetStreamSubjectOptions {
@@ -329,6 +332,22 @@ export interface KvBucketDeclaration {
   readonly maxValueSize?: number;
   /** How long an entry is kept. */
   readonly ttlMs?: number;
+  /**
+   * Lets a put carry its own TTL (`ttlMs`; the stream's `allow_msg_ttl`, NATS 2.11): a key whose
+   * last entry runs out of time gets a marker from the server, which watches and `get` see as a
+   * purge, kept this long (whole seconds, 1000 ms or more), as the KV clients' `markerTTL`.
+   */
+  readonly markerTtlMs?: number;
+}
+
+/** A bucket's declaration, checked where it is given (a watch, a `NatsKv`). */
+export function checkKvDeclaration(
+  declaration: KvBucketDeclaration | undefined,
+  what: string,
+): KvBucketDeclaration | undefined {
+  const marker = declaration?.markerTtlMs;
+  if (marker !== undefined) wholeSeconds(marker, `${what} declare.markerTtlMs`);
+  return declaration;
 }
 
 export interface KvWatchOptions extends PullTuningOptions {
@@ -387,7 +406,7 @@ export class KvWatch implements NamedSource {
     this.subjects = keys.map((key) => `$KV.${this.bucket}.${key}`);
     this.name = `${this.bucket}:${keys.join(",")}`;
     this.deletes = options.deletes === true;
-    this.declare = options.declare;
+    this.declare = checkKvDeclaration(options.declare, "KvWatch");
     this.settings = watchSettings(
       options,
       deliverOfStart(options.start ?? "last-per-key"),

@@ -1,62 +1,80 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { isRustStreamError } from "@ruststream/core";
+import { isRustStreamError, ManualClock } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
+  type KvBucket,
+  type KvBucketDeclaration,
   KvDelivery,
   type KvStart,
   KvWatch,
   kvSubject,
   NatsBroker,
+  NatsKv,
   NatsPublish,
   type NatsReceipt,
 } from "../src/index.js";
-import { rawClient } from "./env.live.js";
+import { eventually, rawClient } from "./env.live.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // KV buckets: a watch from each start, puts with and without an expected revision (compare and
-// set), deletes and purges as the handler sees them, a key's history past its limit. On the real
-// server and on the stand-in alike, with the same revisions.
+// set), deletes and purges (ours, with and without a revision) as the handler sees them, a key's
+// read, a put's own TTL, a key's history past its limit. On the real server and on the stand-in
+// alike, with the same revisions.
 
 const { connections, streams } = openedPerTest();
 
-/** A connection, a bucket of its own (declared by a first watch, closed again), a publisher. */
-async function setUp(connect: () => Promise<ConnectedNatsBroker>, history = 1) {
+/**
+ * A connection, a bucket of its own (declared by a first watch, closed again), a publisher, and
+ * the bucket's reads, deletes and purges (`kv`).
+ */
+async function setUp(
+  connect: () => Promise<ConnectedNatsBroker>,
+  history = 1,
+  declare: KvBucketDeclaration = {},
+) {
   const connected = await connect();
   connections.push(connected);
   const bucket = uniqueName("kv").replaceAll(".", "_");
   streams.push(`KV_${bucket}`);
   const declared = await connected.subscribe(
-    new KvWatch(bucket, { declare: { history, storage: "memory" }, start: "new" }),
+    new KvWatch(bucket, { declare: { history, storage: "memory", ...declare }, start: "new" }),
   );
   await declared.close();
   const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
-  const put = async (key: string, value: string, revision?: bigint | number) =>
+  const put = async (
+    key: string,
+    value: string,
+    revision?: bigint | number,
+    ttlMs?: number | "never",
+  ) =>
     (
       (await publisher.publish({
         name: kvSubject(bucket, key),
         payload: bytes(value),
-        ...(revision === undefined
-          ? {}
-          : { options: { expect: { lastSubjectSequence: revision } } }),
+        options: {
+          ...(revision === undefined ? {} : { expect: { lastSubjectSequence: revision } }),
+          ...(ttlMs === undefined ? {} : { ttlMs }),
+        },
       })) as NatsReceipt
     ).sequence;
-  /** A marker as the KV clients write one: an empty entry with the operation's header. */
-  const mark = async (key: string, operation: "DEL" | "PURGE") =>
-    connected.link.publishStored({
-      subject: kvSubject(bucket, key),
-      payload: new Uint8Array(0),
-      headers:
-        operation === "DEL"
-          ? [["KV-Operation", "DEL"]]
-          : [
-              ["KV-Operation", "PURGE"],
-              ["Nats-Rollup", "sub"],
-            ],
-    });
-  return { connected, bucket, put, mark };
+  const kv = await new NatsKv(bucket).pair(connected);
+  return { connected, bucket, put, kv };
+}
+
+/** A key's latest entry as `key=value@revision op` (no value on a marker), or "missing". */
+async function read(kv: KvBucket, key: string): Promise<string> {
+  const entry = await kv.get(key);
+  if (entry === undefined) return "missing";
+  const value = entry.operation === "put" ? text(entry.value) : "";
+  return `${entry.key}=${value}@${entry.revision} ${entry.operation}`;
+}
+
+/** Lets `ms` pass: the stand-in's clock is moved; the server's time passes on its own. */
+function letPass(connected: ConnectedNatsBroker, ms: number): void {
+  if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
 }
 
 /** Reads a watch until the entry of `until` arrived: what it delivered, as `key=value@revision op`. */
@@ -146,10 +164,10 @@ for (const [where, connect] of targets) {
     });
 
     it("deletes and purges: unseen by default, handed over with deletes, a purge dropping the key's history", async () => {
-      const { connected, bucket, put, mark } = await setUp(connect, 5);
+      const { connected, bucket, put, kv } = await setUp(connect, 5);
       await put("a", "1");
       await put("a", "2");
-      await mark("a", "DEL");
+      expect((await kv.delete("a")).sequence).toBe(3n);
       await put("b", "1");
       await put("end", "x");
       expect(await readUntil(connected, new KvWatch(bucket, { start: "all" }), "end")).toEqual([
@@ -158,7 +176,12 @@ for (const [where, connect] of targets) {
         "b=1@4 put",
         "end=x@5 put",
       ]);
-      await mark("b", "PURGE");
+      const purged = await kv.purge("b");
+      expect([purged.stream, purged.sequence, purged.position]).toEqual([
+        `KV_${bucket}`,
+        6n,
+        `KV_${bucket}:6`,
+      ]);
       await put("fin", "y");
       expect(
         await readUntil(connected, new KvWatch(bucket, { start: "all", deletes: true }), "fin"),
@@ -170,6 +193,112 @@ for (const [where, connect] of targets) {
         "b=@6 purge",
         "fin=y@7 put",
       ]);
+    });
+
+    it("get: a key's latest entry, a deleted or purged key its marker, a missing key undefined", async () => {
+      const { put, kv } = await setUp(connect, 5);
+      expect(await read(kv, "a")).toBe("missing");
+      await put("a", "1");
+      await put("b", "1");
+      await put("a", "2");
+      expect(await read(kv, "a")).toBe("a=2@3 put");
+      const entry = await kv.get("a");
+      expect([entry?.bucket, entry?.created instanceof Date]).toEqual([kv.bucket, true]);
+      // The value is the reader's: changing it changes nothing stored.
+      if (entry?.operation === "put") entry.value.fill(0);
+      expect(await read(kv, "a")).toBe("a=2@3 put");
+      await kv.delete("a");
+      expect(await read(kv, "a")).toBe("a=@4 delete");
+      await kv.purge("b");
+      expect(await read(kv, "b")).toBe("b=@5 purge");
+      await put("a", "3");
+      expect(await read(kv, "a")).toBe("a=3@6 put");
+      expect(await read(kv, "c.d")).toBe("missing");
+      const bad = await kv.get("a.*").catch((error: unknown) => error);
+      expect(isRustStreamError(bad, "invalid-argument"), String(bad)).toBe(true);
+      expect(String(bad)).toContain("no wildcards");
+    });
+
+    it("a delete or purge expecting a revision: stored at it, refused in the bucket's words otherwise", async () => {
+      const { bucket, put, kv } = await setUp(connect, 5);
+      await put("k", "1");
+      const stale = await kv.delete("k", { revision: 5 }).catch((error: unknown) => error);
+      expect(isRustStreamError(stale, "publish-refused"), String(stale)).toBe(true);
+      expect(String(stale)).toContain(
+        `the key "k" of the KV bucket "${bucket}" is not at revision 5 (it is at 1): the compare-and-set delete stored nothing`,
+      );
+      expect(await read(kv, "k")).toBe("k=1@1 put");
+      expect((await kv.delete("k", { revision: 1 })).sequence).toBe(2n);
+      const late = await kv.purge("k", { revision: 1 }).catch((error: unknown) => error);
+      expect(String(late)).toContain(
+        "is not at revision 1 (it is at 2): the compare-and-set purge",
+      );
+      expect((await kv.purge("k", { revision: 2 })).sequence).toBe(3n);
+      expect(await read(kv, "k")).toBe("k=@3 purge");
+    });
+
+    it("a put's own TTL: the entry goes, the server's marker reads as a purge, then goes too", async () => {
+      const { connected, bucket, put, kv } = await setUp(connect, 1, { markerTtlMs: 5000 });
+      await put("keep", "1", undefined, "never");
+      expect(await put("brief", "1", undefined, 1000)).toBe(2n);
+      expect(await read(kv, "brief")).toBe("brief=1@2 put");
+      letPass(connected, 1000);
+      await eventually(
+        async () => (await read(kv, "brief")) === "brief=@3 purge",
+        10_000,
+        "the expired entry's marker",
+      );
+      const marker = await connected.link.lastMessage(`KV_${bucket}`, kvSubject(bucket, "brief"));
+      expect(
+        ["Nats-Marker-Reason", "Nats-TTL", "Nats-Rollup"].map((h) => marker?.headers.getString(h)),
+      ).toEqual(["MaxAge", "5s", "sub"]);
+      expect(
+        await readUntil(connected, new KvWatch(bucket, { start: "all", deletes: true }), "brief"),
+      ).toEqual(["keep=1@1 put", "brief=@3 purge"]);
+      letPass(connected, 5000);
+      await eventually(
+        async () => (await read(kv, "brief")) === "missing",
+        15_000,
+        "the marker gone after its own TTL",
+      );
+      expect(await read(kv, "keep")).toBe("keep=1@1 put");
+    }, 30_000);
+
+    it("a put's TTL under markers: raised to the markers' where a key keeps more than one entry", async () => {
+      const { connected, bucket, put } = await setUp(connect, 5, { markerTtlMs: 60_000 });
+      await put("short", "1", undefined, 1000);
+      await put("long", "1", undefined, 120_000);
+      const ttl = async (key: string) =>
+        (
+          await connected.link.lastMessage(`KV_${bucket}`, kvSubject(bucket, key))
+        )?.headers.getString("Nats-TTL");
+      expect([await ttl("short"), await ttl("long")]).toEqual(["60", "120"]);
+    });
+
+    it("a put's TTL where the bucket takes none is refused, saying how to allow it", async () => {
+      const { put, kv } = await setUp(connect);
+      const refused = await put("k", "1", undefined, 5000).catch((error: unknown) => error);
+      expect(isRustStreamError(refused, "unsupported"), String(refused)).toBe(true);
+      expect(String(refused)).toContain("takes no per-message TTL: allow it (allow_msg_ttl");
+      expect(String(refused)).toContain("markerTtlMs");
+      expect(await read(kv, "k")).toBe("missing");
+      const uneven = await put("k", "1", undefined, 1500).catch((error: unknown) => error);
+      expect(isRustStreamError(uneven, "invalid-argument"), String(uneven)).toBe(true);
+      expect(String(uneven)).toContain("whole seconds");
+    });
+
+    it("after shutdown, a bucket's reads, deletes and purges, and its pairing, reject closed", async () => {
+      const { connected, kv } = await setUp(connect);
+      await connected.shutdown();
+      for (const work of [
+        kv.get("a"),
+        kv.delete("a"),
+        kv.purge("a"),
+        new NatsKv(kv.bucket).pair(connected),
+      ]) {
+        const error = await work.catch((e: unknown) => e);
+        expect(isRustStreamError(error, "closed"), String(error)).toBe(true);
+      }
     });
 
     it("a key keeps the bucket's history: the oldest entries go", async () => {
@@ -199,10 +328,14 @@ for (const [where, connect] of targets) {
       const connected = await connect();
       connections.push(connected);
       const bucket = uniqueName("nokv").replaceAll(".", "_");
-      const error = await connected.subscribe(new KvWatch(bucket)).catch((e: unknown) => e);
-      expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
-      expect(String(error)).toContain(`the KV bucket "${bucket}" does not exist`);
-      expect(String(error)).toContain("declare");
+      for (const error of [
+        await connected.subscribe(new KvWatch(bucket)).catch((e: unknown) => e),
+        await new NatsKv(bucket).pair(connected).catch((e: unknown) => e),
+      ]) {
+        expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
+        expect(String(error)).toContain(`the KV bucket "${bucket}" does not exist`);
+        expect(String(error)).toContain("declare");
+      }
     });
   });
 }
@@ -228,6 +361,17 @@ describe("KV names", () => {
       );
     }
     expect(String(refusal(() => kvSubject("b", "a.*")))).toContain("no wildcards");
+    for (const markerTtlMs of [500, 1500, 0]) {
+      for (const work of [
+        () => new KvWatch("b", { declare: { markerTtlMs } }),
+        () => new NatsKv("b", { declare: { markerTtlMs } }),
+      ]) {
+        const error = refusal(work);
+        expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
+        expect(String(error)).toContain("declare.markerTtlMs");
+        expect(String(error)).toContain("whole seconds in milliseconds, 1000 or more");
+      }
+    }
     expect(String(refusal(() => new KvWatch("b", { start: { revision: 0 } })))).toContain(
       "KvWatch start",
     );
@@ -240,6 +384,46 @@ describe("KV names", () => {
 });
 
 describe("KV buckets with the official KV client, on the real server", () => {
+  it("the client reads our deletes and purges as its own, and we read its entries", async () => {
+    const { put, kv } = await setUp(
+      () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
+      5,
+    );
+    const nc = await rawClient();
+    try {
+      const theirs = await new Kvm(jetstream(nc)).open(kv.bucket);
+      await put("a", "1");
+      await put("b", "1");
+      await put("b", "2");
+      expect((await kv.delete("a")).sequence).toBe(4n);
+      expect((await kv.purge("b")).sequence).toBe(5n);
+      const a = await theirs.get("a");
+      const b = await theirs.get("b");
+      expect([a?.operation, a?.revision, b?.operation, b?.revision]).toEqual([
+        "DEL",
+        4,
+        "PURGE",
+        5,
+      ]);
+      // The purge rolled the key's history up to its marker; the delete kept it.
+      const history = async (key: string) => {
+        const out: string[] = [];
+        for await (const e of await theirs.history({ key }))
+          out.push(`${e.operation}@${e.revision}`);
+        return out;
+      };
+      expect(await history("b")).toEqual(["PURGE@5"]);
+      expect(await history("a")).toEqual(["PUT@1", "DEL@4"]);
+      // Its create() takes a deleted key as free; we read what it wrote.
+      expect(await theirs.create("a", "again")).toBe(6);
+      expect(await read(kv, "a")).toBe("a=again@6 put");
+      await theirs.delete("a");
+      expect(await read(kv, "a")).toBe("a=@7 delete");
+    } finally {
+      await nc.close();
+    }
+  });
+
   it("a watch sees the client's puts, deletes and purges; the client reads ours at our revision", async () => {
     const { connected, bucket, put } = await setUp(
       () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),

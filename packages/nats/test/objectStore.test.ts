@@ -11,7 +11,6 @@ import {
   ObjectWatch,
   type ObjectWatchOptions,
 } from "../src/index.js";
-import { objMetaSubject } from "../src/names.js";
 import { rawClient } from "./env.live.js";
 import { openedPerTest, targets } from "./targets.js";
 
@@ -124,15 +123,27 @@ for (const [where, connect] of targets) {
       await subscription.close();
     });
 
-    it("deleted objects: unseen by default, handed over with deletes", async () => {
-      const { connected, bucket, put } = await setUp(connect);
+    it("deleted objects: our delete's receipt, unseen by default, handed over with deletes, the chunks gone", async () => {
+      const { connected, bucket, put, publisher } = await setUp(connect);
       const { info } = await put("gone", bytes("soon"));
-      // A delete as the clients write one: the info marked deleted, rolling up the older ones.
-      await connected.link.publishStored({
-        subject: objMetaSubject(bucket, "gone"),
-        payload: bytes(JSON.stringify({ ...info, deleted: true, size: 0, chunks: 0, digest: "" })),
-        headers: [["Nats-Rollup", "sub"]],
+      const held = await connected.subscribe(new ObjectWatch(bucket, { start: "all" }));
+      const before = (await held.next()).value as ObjectDelivery;
+      const receipt = await publisher.delete("gone");
+      expect(receipt).toMatchObject({
+        name: "gone",
+        revision: 3n,
+        position: `OBJ_${bucket}:3`,
+        info: { name: "gone", nuid: info.nuid, deleted: true, size: 0, chunks: 0, digest: "" },
       });
+      // The version a delivery named before the delete has no chunks left to read.
+      const stale = await before.read().catch((e: unknown) => e);
+      expect(isRustStreamError(stale, "broker-failure"), String(stale)).toBe(true);
+      expect(String(stale)).toContain("not whole");
+      await before.ack();
+      await held.close();
+      // Nothing left to delete: deleted already, or never put.
+      expect(await publisher.delete("gone")).toBeUndefined();
+      expect(await publisher.delete("never")).toBeUndefined();
       await put("end", bytes("x"));
       expect(await readUntil(connected, new ObjectWatch(bucket, { start: "all" }), "end")).toEqual([
         "end:1",
@@ -140,6 +151,16 @@ for (const [where, connect] of targets) {
       expect(
         await readUntil(connected, new ObjectWatch(bucket, { start: "all", deletes: true }), "end"),
       ).toEqual(["gone:deleted", "end:1"]);
+    });
+
+    it("after shutdown, a put and a delete reject closed", async () => {
+      const { connected, put, publisher } = await setUp(connect);
+      await put("x", bytes("1"));
+      await connected.shutdown();
+      for (const work of [put("y", bytes("2")), publisher.delete("x")]) {
+        const error = await work.catch((e: unknown) => e);
+        expect(isRustStreamError(error, "closed"), String(error)).toBe(true);
+      }
     });
 
     it("a watch from now sees only what is put after it opened", async () => {
@@ -168,8 +189,8 @@ for (const [where, connect] of targets) {
 }
 
 describe("object stores with the official object store client, on the real server", () => {
-  it("our watch reads the client's objects and deletes; the client reads ours", async () => {
-    const { connected, bucket, put } = await setUp(() =>
+  it("our watch reads the client's objects and deletes; the client reads ours, deletes too", async () => {
+    const { connected, bucket, put, publisher } = await setUp(() =>
       new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
     );
     const nc = await rawClient();
@@ -180,6 +201,20 @@ describe("object stores with the official object store client, on the real serve
       await store.delete("doomed");
       await put("ours.txt", bytes("from RustStream"));
       expect(text((await store.getBlob("ours.txt")) as Uint8Array)).toBe("from RustStream");
+      // Our delete of one of its objects, and of one of ours, read by it as its own.
+      await store.putBlob({ name: "theirs.gone" }, big);
+      await put("ours.gone", bytes("brief"));
+      expect((await publisher.delete("theirs.gone"))?.info.deleted).toBe(true);
+      expect((await publisher.delete("ours.gone"))?.info.deleted).toBe(true);
+      for (const name of ["theirs.gone", "ours.gone"]) {
+        const info = await store.info(name);
+        expect([name, info?.deleted, info?.size, await store.getBlob(name)]).toEqual([
+          name,
+          true,
+          0,
+          null,
+        ]);
+      }
       const read = new Map<string, Uint8Array>();
       expect(
         await readUntil(

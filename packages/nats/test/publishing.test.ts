@@ -1,4 +1,4 @@
-import { isRustStreamError } from "@ruststream/core";
+import { isRustStreamError, ManualClock } from "@ruststream/core";
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,16 +7,17 @@ import {
   NatsPublish,
   type NatsReceipt,
 } from "../src/index.js";
+import { eventually } from "./env.live.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // Publishing to JetStream: receipts from the stream's acknowledgement, message-id deduplication,
-// the expectations, and what is refused before anything is sent. On the real server and on the
+// the expectations, a message's own TTL, and what is refused before anything is sent. On the real server and on the
 // stand-in alike.
 
 const { connections, streams } = openedPerTest();
 
 /** A connection, a stream on a subject of its own (declared through a subscription), a publisher. */
-async function setUp(connect: () => Promise<ConnectedNatsBroker>) {
+async function setUp(connect: () => Promise<ConnectedNatsBroker>, messageTtl = false) {
   const connected = await connect();
   connections.push(connected);
   const subject = uniqueName("pub");
@@ -24,7 +25,7 @@ async function setUp(connect: () => Promise<ConnectedNatsBroker>) {
   const subscription = await connected.subscribe(
     new JetStreamSubject(subject, {
       stream: subject,
-      declare: { subjects: [subject], storage: "memory" },
+      declare: { subjects: [subject], storage: "memory", messageTtl },
     }),
   );
   const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
@@ -125,6 +126,47 @@ for (const [where, connect] of targets) {
       );
       expect(isRustStreamError(error, "unsupported"), String(error)).toBe(true);
       expect(String(error)).toMatch(/jetStream: true/);
+    });
+
+    it("a message's own TTL: stored, then gone from the stream; refused by a stream that takes none", async () => {
+      const { connected, subject, publisher } = await setUp(connect, true);
+      const receipt = (await publisher.publish({
+        name: subject,
+        payload: bytes("brief"),
+        options: { ttlMs: 1000 },
+      })) as NatsReceipt;
+      const last = await connected.link.lastMessage(subject, subject);
+      expect([last?.sequence, last?.headers.getString("Nats-TTL")]).toEqual([
+        receipt.sequence,
+        "1",
+      ]);
+      if (connected.clock instanceof ManualClock) connected.clock.advance(1000);
+      await eventually(
+        async () => (await connected.link.lastMessage(subject, subject)) === undefined,
+        10_000,
+        "the message gone after its TTL",
+      );
+      const plain = await setUp(connect);
+      const error = await refusal(
+        plain.publisher.publish({
+          name: plain.subject,
+          payload: bytes("x"),
+          options: { ttlMs: 1000 },
+        }),
+      );
+      expect(isRustStreamError(error, "unsupported"), String(error)).toBe(true);
+      expect(String(error)).toContain(
+        `the stream that stores "${plain.subject}" takes no per-message TTL: allow it`,
+      );
+      expect(String(error)).toContain("messageTtl: true");
+      const never = await refusal(
+        plain.publisher.publish({
+          name: plain.subject,
+          payload: bytes("x"),
+          options: { ttlMs: "never" },
+        }),
+      );
+      expect(isRustStreamError(never, "unsupported"), String(never)).toBe(true);
     });
 
     it("a missing stream is a clear error naming it and the option that declares it", async () => {

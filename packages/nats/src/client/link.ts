@@ -14,6 +14,25 @@ import type { NatsObjectInfo } from "./objectMeta.js";
 // inProcess/ implements it over a stand-in of the server, so everything above runs unchanged in
 // TestApp.
 
+/** The last message a stream stored on a subject, as a message get reads it. */
+export interface SubjectMessage {
+  readonly subject: string;
+  readonly sequence: bigint;
+  readonly payload: Uint8Array;
+  readonly headers: ReadonlyHeaderMap;
+  /** When the stream stored it. */
+  readonly time: Date;
+}
+
+/** A message with a TTL for a stream that takes none (`allow_msg_ttl` unset). */
+export function ttlDisabled(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "unsupported",
+    `the stream that stores "${subject}" takes no per-message TTL: allow it (allow_msg_ttl, NATS 2.11 or newer; declare: { messageTtl: true } on a stream, { markerTtlMs } on a KV bucket)`,
+    { cause },
+  );
+}
+
 /** A message going out: headers already as NATS carries them (text, checked by the publisher). */
 export interface Frame {
   readonly subject: string;
@@ -201,6 +220,13 @@ export interface NatsLink {
    * refused before a byte is read when it is larger than `maxBytes`; checked against the info.
    */
   readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array>;
+  /**
+   * The last message `stream` holds on `subject` (the server's message get, `last_by_subj`), or
+   * `undefined` when it holds none there.
+   */
+  lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined>;
+  /** Drops every message `stream` holds on `subject` (a purge by filter). */
+  purgeSubject(stream: string, subject: string): Promise<void>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

@@ -25,6 +25,7 @@ import {
 } from "@nats-io/transport-node";
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
+import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import type {
@@ -47,6 +48,8 @@ import {
   type PullRequest,
   type Received,
   type Stored,
+  type SubjectMessage,
+  ttlDisabled,
 } from "./link.js";
 import { loadKv, loadObj } from "./loadPeers.js";
 import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js";
@@ -235,6 +238,7 @@ function consumerConfig(spec: ConsumerSpec) {
  * `broker-failure`.
  */
 function publishError(subject: string, error: unknown): RustStreamError {
+  if (isApiError(error, 10166)) return ttlDisabled(subject, error);
   if (isApiError(error, 10174)) {
     return new RustStreamError(
       "unsupported",
@@ -460,6 +464,7 @@ class ClientLink implements NatsLink {
         ? {}
         : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
       ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
+      ...(declaration.messageTtl === true ? { allow_msg_ttl: true } : {}),
     });
   }
 
@@ -483,6 +488,8 @@ class ClientLink implements NatsLink {
       ...(declaration.maxBytes === undefined ? {} : { max_bytes: declaration.maxBytes }),
       ...(declaration.maxValueSize === undefined ? {} : { maxValueSize: declaration.maxValueSize }),
       ...(declaration.ttlMs === undefined ? {} : { ttl: declaration.ttlMs }),
+      // The client allows a message's TTL (allow_msg_ttl) with the markers' TTL.
+      ...(declaration.markerTtlMs === undefined ? {} : { markerTTL: declaration.markerTtlMs }),
     });
   }
 
@@ -558,6 +565,34 @@ class ClientLink implements NatsLink {
       if (chunks.length === info.chunks) break;
     }
     return joinChunks(info, chunks);
+  }
+
+  async lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined> {
+    // The stream leader's message get: it answers with what was stored last, read after a write.
+    // (A direct get may be answered by a replica behind the leader.)
+    const sm = await this.#jsm.streams
+      .getMessage(stream, { last_by_subj: subject })
+      .catch((error: unknown) => {
+        throw new RustStreamError(
+          "broker-failure",
+          `reading the last message on "${subject}" from the stream "${stream}" failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      });
+    if (sm === null) return undefined;
+    const lines: [string, string][] = [];
+    for (const name of sm.header?.keys() ?? []) lines.push([name, sm.header.get(name)]);
+    return {
+      subject: sm.subject,
+      sequence: BigInt(sm.seq),
+      payload: sm.data,
+      headers: headerMapOf(lines),
+      time: sm.time,
+    };
+  }
+
+  async purgeSubject(stream: string, subject: string): Promise<void> {
+    await this.#jsm.streams.purge(stream, { filter: subject });
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

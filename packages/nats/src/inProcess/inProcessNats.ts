@@ -9,15 +9,16 @@ import type {
   NatsLink,
   PubAck,
   Received,
+  SubjectMessage,
 } from "../client/link.js";
 import { missingBucket, missingObjectStore } from "../client/link.js";
 import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
-import { kvStream, objStream } from "../names.js";
+import { jetStreamHeaders, kvHeaders, kvStream, objStream } from "../names.js";
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { putObject, readObject } from "./standInObjects.js";
-import { StandInStream } from "./standInStream.js";
+import { goDuration, StandInStream, type StoredEntry, type StreamKind } from "./standInStream.js";
 import { subjectMatches, subjectsOverlap } from "./subjects.js";
 
 /** The server's default `max_payload`: 1 MiB. */
@@ -156,7 +157,7 @@ export class InProcessNats {
     stream: string,
     subjects: readonly string[],
     declaration: StreamDeclaration | undefined,
-    kv?: { readonly perSubject: number },
+    kind?: StreamKind,
   ): void {
     if (this.#streams.has(stream)) return;
     if (declaration === undefined) {
@@ -174,7 +175,7 @@ export class InProcessNats {
         );
       }
     }
-    this.#streams.set(stream, new StandInStream(stream, wanted, declaration, kv));
+    this.#streams.set(stream, new StandInStream(stream, wanted, declaration, kind));
     this.#consumers.set(stream, new Map());
   }
 
@@ -186,7 +187,16 @@ export class InProcessNats {
     const stream = kvStream(bucket);
     if (this.#streams.has(stream)) return;
     if (declaration === undefined) throw missingBucket(bucket);
-    this.ensureStream(stream, [`$KV.${bucket}.>`], {}, { perSubject: declaration.history ?? 1 });
+    const marker = declaration.markerTtlMs;
+    this.ensureStream(
+      stream,
+      [`$KV.${bucket}.>`],
+      {},
+      {
+        perSubject: declaration.history ?? 1,
+        markerTtlSeconds: marker === undefined ? undefined : marker / 1000,
+      },
+    );
   }
 
   /** An object store is a stream of its chunks and its objects' info, taking rollups. */
@@ -207,17 +217,33 @@ export class InProcessNats {
   putObject(bucket: string, name: string, content: Uint8Array) {
     const server = {
       store: (stream: StandInStream, frame: Frame) => this.#store(stream, frame),
-      purge: (stream: StandInStream, subject: string) => {
-        const removed = stream.purge(subject);
-        for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
-          for (const sequence of removed) consumer.removed(sequence);
-      },
+      purge: (stream: StandInStream, subject: string) => this.purgeSubject(stream.name, subject),
     };
     return putObject(server, this.#stream(objStream(bucket)), bucket, name, content);
   }
 
   readObject(info: NatsObjectInfo, maxBytes: number): Uint8Array {
     return readObject(this.#stream(objStream(info.bucket)), info, maxBytes);
+  }
+
+  lastMessage(name: string, subject: string): SubjectMessage | undefined {
+    const entry = this.#stream(name).lastOn(subject);
+    if (entry === undefined) return undefined;
+    return {
+      subject: entry.subject,
+      sequence: entry.sequence,
+      // A copy: the reader may change it, the stream's entry stays as stored.
+      payload: entry.payload.slice(),
+      headers: headerMapOf(entry.headers),
+      time: new Date(entry.wallTime),
+    };
+  }
+
+  purgeSubject(name: string, subject: string): void {
+    const stream = this.#stream(name);
+    const removed = stream.purge(subject);
+    for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+      for (const sequence of removed) consumer.removed(sequence);
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -277,13 +303,41 @@ export class InProcessNats {
 
   #store(stream: StandInStream, frame: Frame): PubAck {
     const stored = stream.store(frame, this.#clock.now(), Date.now());
-    if (stored.entry !== undefined) {
+    const entry = stored.entry;
+    if (entry !== undefined) {
       for (const consumer of this.#consumers.get(stream.name)?.values() ?? []) {
         for (const sequence of stored.removed) consumer.removed(sequence);
-        consumer.stored(stored.entry);
+        consumer.stored(entry);
       }
+      if (stored.ttlSeconds > 0)
+        this.#clock.setTimer(stored.ttlSeconds * 1000, () => this.#expire(stream, entry));
     }
     return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
+  }
+
+  /**
+   * An entry whose own TTL ran out goes; under markers, a subject it leaves empty gets the
+   * server's marker (unless it was a marker itself), which is a rollup living the markers' TTL.
+   */
+  #expire(stream: StandInStream, entry: StoredEntry): void {
+    if (!stream.remove(entry.sequence)) return;
+    for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
+      consumer.removed(entry.sequence);
+    const marker = stream.markerTtlSeconds;
+    const wasMarker = entry.headers.some(
+      ([name, value]) =>
+        name === kvHeaders.markerReason || (name === kvHeaders.operation && value === "PURGE"),
+    );
+    if (marker === undefined || wasMarker || stream.lastOn(entry.subject) !== undefined) return;
+    this.#store(stream, {
+      subject: entry.subject,
+      payload: new Uint8Array(0),
+      headers: [
+        [kvHeaders.markerReason, "MaxAge"],
+        [jetStreamHeaders.ttl, goDuration(marker)],
+        [kvHeaders.rollup, "sub"],
+      ],
+    });
   }
 }
 
@@ -367,6 +421,16 @@ class StandInLink implements NatsLink {
   async readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array> {
     this.#assertOpen();
     return this.#server.readObject(info, maxBytes);
+  }
+
+  async lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined> {
+    this.#assertOpen();
+    return this.#server.lastMessage(stream, subject);
+  }
+
+  async purgeSubject(stream: string, subject: string): Promise<void> {
+    this.#assertOpen();
+    this.#server.purgeSubject(stream, subject);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

@@ -1,8 +1,30 @@
 import { RustStreamError } from "@ruststream/core";
-import type { Frame, PubAck } from "../client/link.js";
+import { type Frame, type PubAck, ttlDisabled } from "../client/link.js";
 import { jetStreamHeaders, kvHeaders } from "../names.js";
 import type { StreamDeclaration } from "../sources.js";
 import { subjectMatches } from "./subjects.js";
+
+/** Whole seconds as a Go duration prints them (`5s`, `1m0s`, `1h0m0s`): how the server's markers carry their TTL. */
+export function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
+}
+
+/**
+ * `Nats-TTL` as the server reads it: `never` (-1), bare seconds (0: no TTL), or a duration in
+ * whole h, m and s as the server's markers write theirs (under a second: invalid); `undefined`
+ * when it does not read.
+ */
+function parseTtl(value: string): number | undefined {
+  if (value.toLowerCase() === "never") return -1;
+  if (/^\d+$/.test(value)) return Number(value);
+  const [whole, h = "0", m = "0", sec = "0"] =
+    /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value) ?? [];
+  const seconds = Number(h) * 3600 + Number(m) * 60 + Number(sec);
+  return whole === undefined || whole === "" || seconds < 1 ? undefined : seconds;
+}
 
 /** One message a stand-in stream stores. */
 export interface StoredEntry {
@@ -14,6 +36,14 @@ export interface StoredEntry {
   readonly time: number;
   /** Wall-clock milliseconds when stored, for a seek by time. */
   readonly wallTime: number;
+}
+
+/** What a stand-in stream's kind adds: a KV bucket's or an object store's per-subject limit. */
+export interface StreamKind {
+  /** The most entries kept per subject (a KV bucket's history). */
+  readonly perSubject: number;
+  /** How long the marker lives that a subject gets once its last entry ran out of time (seconds). */
+  readonly markerTtlSeconds?: number | undefined;
 }
 
 /** The server's default window in which a repeated `Nats-Msg-Id` is a duplicate: 2 minutes. */
@@ -32,6 +62,10 @@ export class StandInStream {
   readonly entries: StoredEntry[] = [];
   /** Whether it takes atomic batches (`allow_atomic`). */
   readonly atomic: boolean;
+  /** Whether a message may carry its own TTL (`allow_msg_ttl`). */
+  readonly messageTtl: boolean;
+  /** A subject's marker's TTL once its last entry ran out of time, or `undefined`: no markers. */
+  readonly markerTtlSeconds: number | undefined;
   readonly #duplicateWindowMs: number;
   /** The most entries kept per subject (a KV bucket's history), or `undefined`: no limit. */
   readonly #perSubject: number | undefined;
@@ -44,13 +78,16 @@ export class StandInStream {
     name: string,
     subjects: readonly string[],
     declaration: StreamDeclaration,
-    kv?: { readonly perSubject: number },
+    kind?: StreamKind,
   ) {
     this.name = name;
-    this.#perSubject = kv?.perSubject;
+    this.#perSubject = kind?.perSubject;
     this.subjects = [...subjects];
     this.#duplicateWindowMs = declaration.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     this.atomic = declaration.atomicPublish === true;
+    this.markerTtlSeconds = kind?.markerTtlSeconds;
+    // As the server does, markers allow message TTLs.
+    this.messageTtl = declaration.messageTtl === true || this.markerTtlSeconds !== undefined;
   }
 
   stores(subject: string): boolean {
@@ -79,16 +116,29 @@ export class StandInStream {
     return undefined;
   }
 
+  /** The last entry stored on `subject`, or `undefined`. */
+  lastOn(subject: string): StoredEntry | undefined {
+    return this.entries.findLast((e) => e.subject === subject);
+  }
+
+  /** Drops the entry at `sequence` (its TTL ran out): whether it was there. */
+  remove(sequence: bigint): boolean {
+    const entry = this.entryAt(sequence);
+    if (entry === undefined) return false;
+    this.entries.splice(this.entries.indexOf(entry), 1);
+    return true;
+  }
+
   /**
    * Stores `frame` unless an expectation fails (rejects as the server answers) or its message id
    * is a duplicate within the window (answers the first one's sequence). `stored` is told of a new
-   * entry.
+   * entry; `ttlSeconds` is its own TTL (0: none).
    */
   store(
     frame: Frame,
     now: number,
     wallTime: number,
-  ): PubAck & { entry?: StoredEntry; removed: readonly bigint[] } {
+  ): PubAck & { entry?: StoredEntry; removed: readonly bigint[]; ttlSeconds: number } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
     const refuse = (what: string) => {
       throw new RustStreamError(
@@ -111,18 +161,33 @@ export class StandInStream {
     const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);
     if (expectedMsgId !== undefined && expectedMsgId !== (this.#lastMsgId ?? ""))
       refuse("wrong last msg ID");
+    const ttlHeader = header(jetStreamHeaders.ttl);
+    const ttlSeconds = this.#ttlOf(frame.subject, ttlHeader);
+    // A TTL the markers raised is written again, last, as the server rewrites the header.
+    const raised = ttlHeader !== undefined && ttlSeconds > 0 && parseTtl(ttlHeader) !== ttlSeconds;
     const msgId = header(jetStreamHeaders.msgId);
     if (msgId !== undefined) {
       const seen = this.#ids.get(msgId);
       if (seen !== undefined && now - seen.at < this.#duplicateWindowMs) {
-        return { stream: this.name, sequence: seen.sequence, duplicate: true, removed: [] };
+        return {
+          stream: this.name,
+          sequence: seen.sequence,
+          duplicate: true,
+          removed: [],
+          ttlSeconds: 0,
+        };
       }
     }
     const entry: StoredEntry = {
       sequence: ++this.#last,
       subject: frame.subject,
       payload: frame.payload,
-      headers: frame.headers,
+      headers: raised
+        ? [
+            ...frame.headers.filter(([name]) => name !== jetStreamHeaders.ttl),
+            [jetStreamHeaders.ttl, String(ttlSeconds)],
+          ]
+        : frame.headers,
       time: now,
       wallTime,
     };
@@ -132,7 +197,36 @@ export class StandInStream {
       this.#lastMsgId = msgId;
     }
     const removed = this.#perSubject === undefined ? [] : this.#trim(frame.subject, header);
-    return { stream: this.name, sequence: entry.sequence, duplicate: false, entry, removed };
+    return {
+      stream: this.name,
+      sequence: entry.sequence,
+      duplicate: false,
+      entry,
+      removed,
+      ttlSeconds,
+    };
+  }
+
+  /**
+   * A message's TTL in seconds (0: nothing to expire, `never` too), refused where the stream takes
+   * none. Under markers, raised to the markers' TTL unless a subject keeps one entry, as the server
+   * does.
+   */
+  #ttlOf(subject: string, value: string | undefined): number {
+    if (value === undefined) return 0;
+    const seconds = parseTtl(value);
+    // As the server: a TTL other than none is refused where the stream takes none, before its
+    // form is looked at.
+    if (seconds !== 0 && !this.messageTtl) throw ttlDisabled(subject);
+    if (seconds === undefined) {
+      throw new RustStreamError(
+        "publish-refused",
+        `the stream "${this.name}" refused the message: invalid per-message TTL`,
+      );
+    }
+    if (seconds <= 0) return 0;
+    const marker = this.markerTtlSeconds;
+    return marker !== undefined && this.#perSubject !== 1 ? Math.max(seconds, marker) : seconds;
   }
 
   /** Drops every entry of `subject` (a purge by filter): the sequences dropped. */

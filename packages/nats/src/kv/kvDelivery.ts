@@ -1,3 +1,4 @@
+import type { ReadonlyHeaderMap } from "@ruststream/core";
 import type { Stored } from "../client/link.js";
 import { JetStreamDelivery, type JetStreamDeliveryOwner } from "../jetstream/jetStreamDelivery.js";
 import { kvHeaders } from "../names.js";
@@ -5,8 +6,12 @@ import { kvHeaders } from "../names.js";
 /** What a KV entry records: a value put, a key deleted, or a key purged (its history dropped). */
 export type KvOperation = "put" | "delete" | "purge";
 
-/** A KV entry's operation, from the header the server and the clients write on a marker. */
-export function operationOf(message: Stored): KvOperation {
+/**
+ * A KV entry's operation, from the header the clients write on a marker; the marker the server
+ * writes once a key's last entry ran out of time is a purge, as the KV clients read it.
+ */
+export function operationOf(message: { readonly headers: ReadonlyHeaderMap }): KvOperation {
+  if (message.headers.getString(kvHeaders.markerReason) === "MaxAge") return "purge";
   const operation = message.headers.getString(kvHeaders.operation);
   return operation === "DEL" ? "delete" : operation === "PURGE" ? "purge" : "put";
 }
