@@ -20,7 +20,7 @@
 export { RabbitBroker } from "./broker.js";
 export type { ClosedRabbitBroker, ConnectedRabbitBroker } from "./connection.js";
 export { rabbitHeaderNames } from "./names.js";
-export type { RabbitBrokerOptions } from "./options.js";
+export type { RabbitAuthMechanism, RabbitBrokerOptions } from "./options.js";
 export {
   parseRabbitStreamPosition,
   RabbitPosition,
