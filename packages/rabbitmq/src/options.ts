@@ -6,17 +6,12 @@ import {
 } from "@ruststream/core";
 import { hostFromUrl, nodeTlsSettings, positive, resolveTls } from "@ruststream/core/broker";
 import type { AmqpLinkOptions } from "./client/amqpLink.js";
+import { loginOf, type RabbitAuthMechanism, vhostOf } from "./login.js";
 import type { Topology } from "./topology/topology.js";
 
 // The broker's options, read by the broker (checked when it is built, used to connect) and by its
 // connection: in a file of their own, so broker.ts imports connection.ts and nothing imports either
 // back. Beside them, what is read from them alone: the defaults, and the server's description.
-
-/**
- * How the client logs in: `PLAIN` with the url's user and password, or `EXTERNAL` with its TLS
- * client certificate, the server naming the user from the certificate.
- */
-export type RabbitAuthMechanism = "PLAIN" | "EXTERNAL";
 
 export interface RabbitBrokerOptions {
   /**
@@ -111,7 +106,7 @@ export function urlList(options: RabbitBrokerOptions): URL[] {
       const vhost = url.pathname.slice(1);
       throw new RustStreamError(
         "invalid-argument",
-        `RabbitBroker's url: the vhost is the path's one segment, and "${vhost}" has a "/" in it: percent-encode it (/${encodeURIComponent(vhost)} for the vhost "${vhost}", /%2F for "/")`,
+        `RabbitBroker's url: the vhost is the path's one segment, and "${vhost}" has a "/" in it: percent-encode it (/${vhost.replaceAll("/", "%2F")} for the vhost "${vhost}", /%2F for "/")`,
       );
     }
     try {
@@ -125,21 +120,6 @@ export function urlList(options: RabbitBrokerOptions): URL[] {
     }
     return url;
   });
-}
-
-/** The vhost a url names, as the server reads it: the path's segment decoded, `/` when empty. */
-export function vhostOf(url: URL): string {
-  const segment = url.pathname.slice(1);
-  return segment === "" ? "/" : decodeURIComponent(segment);
-}
-
-/**
- * The user and password a url names, decoded as UTF-8 (`%C3%A9` is "é"); guest's when it names
- * neither, as amqplib does.
- */
-export function loginOf(url: URL): { readonly user: string; readonly password: string } {
-  if (url.username === "" && url.password === "") return { user: "guest", password: "guest" };
-  return { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
 }
 
 /** The mechanism, checked against the urls and the TLS settings it needs. */

@@ -9,8 +9,8 @@ import type {
   PublishRequest,
   StreamBounds,
 } from "../link.js";
+import { loginOf, type RabbitAuthMechanism } from "../login.js";
 import { directReplyTo } from "../names.js";
-import { loginOf, type RabbitAuthMechanism } from "../options.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
 import { ChannelSlot, type ClosableChannel } from "./channelSlot.js";
 import { ConnectRefused, connectRefusal } from "./connectRefusal.js";

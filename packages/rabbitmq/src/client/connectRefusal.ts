@@ -1,4 +1,4 @@
-import { loginOf, type RabbitAuthMechanism, vhostOf } from "../options.js";
+import { loginOf, type RabbitAuthMechanism, vhostOf } from "../login.js";
 import { refusalOf } from "./serverError.js";
 
 /**
