@@ -2,6 +2,7 @@
 //   broker.ts         the broker: configuration only, describeServer, connect, connectInProcess
 //   connection.ts     its connection and its closed witness
 //   options.ts        the options the broker takes and its connection reads
+//   login.ts          what a url says of who logs in and where (the mechanism, user, vhost)
 //   sources.ts        the descriptors subscribe takes (classic, quorum and stream queues)
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live publisher
@@ -19,6 +20,7 @@
 
 export { RabbitBroker } from "./broker.js";
 export type { ClosedRabbitBroker, ConnectedRabbitBroker } from "./connection.js";
+export type { RabbitAuthMechanism } from "./login.js";
 export { rabbitHeaderNames } from "./names.js";
 export type { RabbitBrokerOptions } from "./options.js";
 export {

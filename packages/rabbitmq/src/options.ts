@@ -6,6 +6,7 @@ import {
 } from "@ruststream/core";
 import { hostFromUrl, nodeTlsSettings, positive, resolveTls } from "@ruststream/core/broker";
 import type { AmqpLinkOptions } from "./client/amqpLink.js";
+import { loginOf, type RabbitAuthMechanism, vhostOf } from "./login.js";
 import type { Topology } from "./topology/topology.js";
 
 // The broker's options, read by the broker (checked when it is built, used to connect) and by its
@@ -16,11 +17,20 @@ export interface RabbitBrokerOptions {
   /**
    * `amqp://user:password@host:5672/vhost` (`amqps://` for TLS), or a list of them: the nodes of one
    * cluster. A connection takes the first that answers, in order, and after a loss starts from the
-   * node after the one it lost. The password is never shown: not in `describeServer()`, logs or docs.
+   * node after the one it lost. The vhost is the path's one segment, percent-encoded (`/%2F` is the
+   * vhost `/`, the default; `/orders%2Feu` is `orders/eu`). The password is never shown: not in
+   * `describeServer()`, logs or docs.
    */
   readonly url: string | readonly string[];
   /** TLS settings (CA, client certificate and key); `amqps://` implies TLS with the system's CAs. */
   readonly tls?: boolean | TlsOptions;
+  /**
+   * `PLAIN` (the default): the url's user and password. `EXTERNAL`: the TLS client certificate
+   * (`tls: { cert, key }`) logs in, as the user the server names from it (its common name or its
+   * distinguished name, by the node's `ssl_cert_login_from`); the url then has no user or password.
+   * The node needs the rabbitmq_auth_mechanism_ssl plugin and EXTERNAL in its `auth_mechanisms`.
+   */
+  readonly authMechanism?: RabbitAuthMechanism;
   /**
    * Declare the queues, exchanges and bindings descriptors describe (true), or check that the server
    * has them as described (false, the default): a descriptor's own `declare` wins.
@@ -92,8 +102,50 @@ export function urlList(options: RabbitBrokerOptions): URL[] {
         `RabbitBroker's url: ${url.protocol}// is not amqp:// or amqps://`,
       );
     }
+    if (url.pathname.slice(1).includes("/")) {
+      const vhost = url.pathname.slice(1);
+      throw new RustStreamError(
+        "invalid-argument",
+        `RabbitBroker's url: the vhost is the path's one segment, and "${vhost}" has a "/" in it: percent-encode it (/${vhost.replaceAll("/", "%2F")} for the vhost "${vhost}", /%2F for "/")`,
+      );
+    }
+    try {
+      vhostOf(url);
+      loginOf(url);
+    } catch {
+      throw new RustStreamError(
+        "invalid-argument",
+        `RabbitBroker's url: its user, password or vhost is not percent-encoded UTF-8: write each "%" in them as %25`,
+      );
+    }
     return url;
   });
+}
+
+/** The mechanism, checked against the urls and the TLS settings it needs. */
+function authMechanism(options: RabbitBrokerOptions, urls: readonly URL[]): RabbitAuthMechanism {
+  const mechanism: unknown = options.authMechanism ?? "PLAIN";
+  if (mechanism === "PLAIN") return mechanism;
+  if (mechanism !== "EXTERNAL") {
+    throw new RustStreamError(
+      "invalid-argument",
+      `RabbitBroker's authMechanism: ${JSON.stringify(mechanism)} is not "PLAIN" (the url's user and password) or "EXTERNAL" (a TLS client certificate)`,
+    );
+  }
+  const tls = typeof options.tls === "object" ? options.tls : undefined;
+  if (tls?.cert === undefined || tls.key === undefined) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "RabbitBroker's authMechanism \"EXTERNAL\" logs in with a TLS client certificate: give tls: { cert, key } (and the ca the node's certificate chains to) with an amqps:// url to the node's TLS listener",
+    );
+  }
+  if (urls.some((url) => url.username !== "" || url.password !== "")) {
+    throw new RustStreamError(
+      "invalid-argument",
+      'RabbitBroker\'s authMechanism "EXTERNAL": the node names the user from the client certificate, so a user or password in the url would be ignored; leave them out (amqps://host:5671/vhost)',
+    );
+  }
+  return mechanism;
 }
 
 /** Checks the options where the broker is built, so a mistake shows there. */
@@ -126,6 +178,7 @@ export function linkOptions(options: RabbitBrokerOptions): AmqpLinkOptions {
   const initialMs = positive("reconnect.initialMs", options.reconnect?.initialMs, 100);
   return {
     urls: urls.map(String),
+    authMechanism: authMechanism(options, urls),
     socket: {
       timeout: positive("connectTimeoutMs", options.connectTimeoutMs, 10_000),
       ...(tls === undefined ? {} : nodeTlsSettings(tls)),

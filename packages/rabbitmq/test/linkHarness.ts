@@ -12,6 +12,7 @@ export const sides = [
     open: (): Promise<Link> =>
       AmqpLink.open({
         urls: [requireEnv("RABBITMQ_URL")],
+        authMechanism: "PLAIN",
         socket: { timeout: 5000 },
         waitForConnectionMs: 5000,
         reconnect: { initialMs: 100, maxMs: 2000 },

@@ -5,9 +5,10 @@
 // ports of their own, so nothing else on the machine that speaks Erlang (or another RabbitMQ) meets
 // them. Plain AMQP, AMQP over TLS (a CA and a server certificate made at first start, testCa.mjs),
 // the management API (the tests read queues and connections through it) and the consistent-hash
-// exchange; a user with a password made once per machine.
+// exchange; a user with a password made once per machine; logging in by a client certificate the CA
+// signed (SASL EXTERNAL), as the user the certificate's common name names.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   isAlive,
@@ -31,12 +32,13 @@ import {
   managementAt,
   nodeFiles,
   nodeRuns,
+  runCli,
   secrets,
   stopNode,
   USER,
 } from "./rabbitmqNode.mjs";
 import { envPort, stateDir } from "./state.mjs";
-import { ensureTestCertificates, testCertificates } from "./testCa.mjs";
+import { ensureClientCertificate, ensureTestCertificates, testCertificates } from "./testCa.mjs";
 
 export const name = "rabbitmq";
 export { ensureInstalled, secrets, USER };
@@ -46,8 +48,8 @@ const START_BUDGET_MS = 90_000;
 
 /**
  * Every port the node uses, each from its variable. RabbitMQ's own defaults (5672, 5671, 15672,
- * 25672, epmd's 4369) are left to whatever else runs here; these sit in 15771-15775, a range no
- * other broker of this tool uses.
+ * 25672, epmd's 4369) are left to whatever else runs here; these sit in 15771-15780 (the last five
+ * the CLI's own distribution ports), a range no other broker of this tool uses.
  */
 function ports() {
   return {
@@ -73,6 +75,12 @@ function ports() {
       what: "epmd",
     },
   };
+}
+
+/** The CLI's distribution ports (rabbitmqctl is an Erlang node too): five from RABBITMQ_CTL_PORT. */
+function ctlPorts() {
+  const min = envPort("RABBITMQ_CTL_PORT", 15776);
+  return { min, max: min + 4 };
 }
 
 /** The node: its name (`localhost` resolves everywhere, so no host name is looked up), folders, ports. */
@@ -101,13 +109,59 @@ function paths() {
     fingerprint: join(dir, "config.sha256"),
     lock: join(dir, "up.lock"),
     tlsDir: stateDir("rabbitmq", "tls-certs"),
+    /** The settings a running node took (`applyRuntimeSettings`), and which VM took them. */
+    runtimeRecord: join(dir, "runtime.json"),
   };
 }
 
 const tlsFiles = () => testCertificates(paths().tlsDir);
 
-/** rabbitmq.conf: listeners on loopback only, TLS, then what every node has. */
-function configText() {
+/**
+ * Logging in by client certificate (SASL EXTERNAL, from the rabbitmq_auth_mechanism_ssl plugin): a
+ * client whose certificate the CA signed logs in as the user its common name names, with no
+ * password. A node takes these while it runs, so they are applied to one that runs without them
+ * (started by an older checkout of these tools) instead of restarting the node every test shares:
+ * they are not in the configuration's fingerprint.
+ */
+const certificateLogin = {
+  plugin: "rabbitmq_auth_mechanism_ssl",
+  mechanisms: ["PLAIN", "AMQPLAIN", "EXTERNAL"],
+  loginFrom: "common_name",
+};
+
+/** The runtime settings as rabbitmq.conf lines, for a start. */
+const runtimeConfigLines = () => [
+  ...certificateLogin.mechanisms.map((m, i) => `auth_mechanisms.${i + 1} = ${m}`),
+  `ssl_cert_login_from = ${certificateLogin.loginFrom}`,
+];
+
+/** The same settings for a running node: the application environment they set. */
+const runtimeEval = () =>
+  `application:set_env(rabbit, auth_mechanisms, [${certificateLogin.mechanisms.map((m) => `'${m}'`).join(", ")}]), application:set_env(rabbit, ssl_cert_login_from, ${certificateLogin.loginFrom}).`;
+
+/** What the runtime record holds: the settings, and the VM that took them. */
+const runtimeRecordOf = (/** @type {number | undefined} */ beam) =>
+  JSON.stringify({ beam, settings: fingerprintOf(`${certificateLogin.plugin}\n${runtimeEval()}`) });
+
+/**
+ * Gives the running node the runtime settings unless this VM took them already: the plugin
+ * enabled (`rabbitmq-plugins enable`, which also writes it into the plugins file) and the
+ * application environment set (`rabbitmqctl eval`). Neither restarts the node.
+ */
+async function applyRuntimeSettings() {
+  const p = paths();
+  const record = runtimeRecordOf(ourBeam());
+  if (existsSync(p.runtimeRecord) && readFileSync(p.runtimeRecord, "utf8") === record) return;
+  await runCli(theNode(), "rabbitmq-plugins", ["enable", certificateLogin.plugin], ctlPorts());
+  await runCli(theNode(), "rabbitmqctl", ["eval", runtimeEval()], ctlPorts());
+  writeFileSync(p.runtimeRecord, record);
+}
+
+/**
+ * rabbitmq.conf's lines a change of which needs a restart: listeners on loopback only, TLS, then
+ * what every node has. Its fingerprint says whether a running node has them.
+ */
+function startConfigText() {
   const p = ports();
   const f = tlsFiles();
   return `${[
@@ -122,6 +176,9 @@ function configText() {
     ...commonConfigLines(p.management.port),
   ].join("\n")}\n`;
 }
+
+/** rabbitmq.conf as written for a start: the lines above and the runtime settings. */
+const configText = () => `${startConfigText()}${runtimeConfigLines().join("\n")}\n`;
 
 const fingerprintOf = (/** @type {string} */ text) =>
   createHash("sha256").update(text).digest("hex");
@@ -165,8 +222,8 @@ async function launch() {
   const p = paths();
   await ensureEpmd({ port: ports().epmd.port, pidFile: p.epmdPidFile, logFile: p.epmdLog });
   await ensureTestCertificates(p.tlsDir, "ruststream test CA");
-  const config = configText();
-  const started = launchNode(theNode(), config);
+  rmSync(p.runtimeRecord, { force: true });
+  const started = launchNode(theNode(), configText(), [certificateLogin.plugin]);
   try {
     await waitFor(serves, {
       timeoutMs: START_BUDGET_MS,
@@ -178,7 +235,8 @@ async function launch() {
     if (isAlive(started)) await stopNode(theNode(), true);
     throw new Error(`${/** @type {Error} */ (error).message}\n${logTails(theNode())}`);
   }
-  writeFileSync(p.fingerprint, fingerprintOf(config));
+  writeFileSync(p.fingerprint, fingerprintOf(startConfigText()));
+  writeFileSync(p.runtimeRecord, runtimeRecordOf(ourBeam()));
 }
 
 /** @param {(line: string) => void} log */
@@ -189,8 +247,10 @@ export async function up(log) {
   return withLock(p.lock, { what: "rabbitmq", timeoutMs: START_BUDGET_MS + 60_000 }, async () => {
     if (ourBeam() !== undefined && (await serves().catch(() => false))) {
       const recorded = existsSync(p.fingerprint) ? readFileSync(p.fingerprint, "utf8") : "";
-      if (recorded === fingerprintOf(configText()))
+      if (recorded === fingerprintOf(startConfigText())) {
+        await applyRuntimeSettings();
         return { already: true, address: amqpUrlShown(), ms: Date.now() - begin };
+      }
       log("[brokers] rabbitmq runs on an older configuration: restarting it on the current one");
       await stopNode(theNode(), false);
     } else if (runningPid(p.pidFile) !== undefined) {
@@ -254,6 +314,17 @@ export async function status() {
       ...(running && beam !== undefined ? { pid: beam, rssMiB: rssMiB(beam) } : {}),
     },
   ];
+}
+
+/**
+ * A client certificate the node's CA signed for `commonName`, made unless it is there: with it a
+ * client logs in (EXTERNAL) as the user of that name, which the caller makes.
+ * @param {string} commonName
+ */
+export async function clientCertificate(commonName) {
+  const dir = paths().tlsDir;
+  await ensureTestCertificates(dir, "ruststream test CA");
+  return ensureClientCertificate(dir, commonName);
 }
 
 const amqpUrl = () => amqpUrlAt(ports().amqp.port);

@@ -16,7 +16,6 @@ import {
   isAlive,
   portOpen,
   rssMiB,
-  run,
   runningPid,
   stopByPidFile,
   waitFor,
@@ -35,7 +34,7 @@ import {
   managementAt,
   nodeFiles,
   nodeRuns,
-  SBIN,
+  runCli,
   stopNode,
 } from "./rabbitmqNode.mjs";
 import { envPort, stateDir } from "./state.mjs";
@@ -121,20 +120,9 @@ function configText(i) {
  * @param {number} i
  * @param {string[]} args
  */
-async function ctl(i, args) {
-  const p = clusterPorts();
-  const n = node(i);
-  await run(join(SBIN, "rabbitmqctl"), ["-n", n.node, ...args], {
-    env: {
-      ...process.env,
-      HOME: n.home,
-      ERL_EPMD_PORT: String(p.epmd),
-      RABBITMQ_CONF_ENV_FILE: join(n.dir, "no-rabbitmq-env.conf"),
-      RABBITMQ_ENABLED_PLUGINS_FILE: nodeFiles(n).plugins,
-      RABBITMQ_CTL_DIST_PORT_MIN: String(p.ctl),
-      RABBITMQ_CTL_DIST_PORT_MAX: String(p.ctl + 9),
-    },
-  });
+function ctl(i, args) {
+  const first = clusterPorts().ctl;
+  return runCli(node(i), "rabbitmqctl", args, { min: first, max: first + 9 });
 }
 
 /**

@@ -145,7 +145,7 @@ export function beamOf(/** @type {RabbitNode} */ n) {
 const auth = () => `Basic ${Buffer.from(`${USER}:${secrets().password}`).toString("base64")}`;
 
 /**
- * A node's management API's answer for a path, as JSON.
+ * A node's management API's answer for a path, as JSON (undefined for an empty answer).
  * @param {number} port the node's management port
  * @param {string} path e.g. `/api/queues/%2F/orders`
  * @param {RequestInit} [init]
@@ -158,7 +158,9 @@ export async function managementAt(port, path, init = {}) {
   });
   if (!response.ok)
     throw new Error(`management API ${path}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? undefined : response.json();
+  // A PUT that creates answers 201 with no body, a DELETE 204.
+  const text = await response.text();
+  return text === "" ? undefined : JSON.parse(text);
 }
 
 /** The node's AMQP URL, the user and password in it. @param {number} port */
@@ -208,16 +210,20 @@ export async function ensureEpmd({ port, pidFile, logFile }) {
   await waitFor(() => portOpen(port), { timeoutMs: 10_000, pid, what: `epmd on ${HOST}:${port}` });
 }
 
+/** The plugins every node has. */
+const PLUGINS = ["rabbitmq_management", "rabbitmq_consistent_hash_exchange"];
+
 /**
  * Writes the node's configuration and plugins and starts its VM on its data; answers the start
  * script's pid (the caller waits for readiness).
  * @param {RabbitNode} n
  * @param {string} config rabbitmq.conf's text
+ * @param {readonly string[]} [plugins] plugins beyond those every node has
  */
-export function launchNode(n, config) {
+export function launchNode(n, config, plugins = []) {
   const f = nodeFiles(n);
   writeFileSync(f.config, config);
-  writeFileSync(f.plugins, "[rabbitmq_management,rabbitmq_consistent_hash_exchange].\n");
+  writeFileSync(f.plugins, `[${[...PLUGINS, ...plugins].join(",")}].\n`);
   rmSync(f.beamPidFile, { force: true });
   writeFileSync(f.log, "");
   return startDetached({
@@ -227,6 +233,29 @@ export function launchNode(n, config) {
     env: serverEnv(n),
     logFile: f.log,
     pidFile: f.pidFile,
+  });
+}
+
+/**
+ * Runs one of RabbitMQ's CLI tools (`rabbitmqctl`, `rabbitmq-plugins`) against node `n`: it reaches
+ * the node through the node's epmd with the node's cookie, its own distribution port (the CLI is an
+ * Erlang node too) taken from `ctlPorts`. Resolves with its output.
+ * @param {RabbitNode} n
+ * @param {"rabbitmqctl" | "rabbitmq-plugins"} tool
+ * @param {string[]} args
+ * @param {{ min: number, max: number }} ctlPorts
+ */
+export function runCli(n, tool, args, ctlPorts) {
+  return run(join(SBIN, tool), ["-n", n.node, ...args], {
+    env: {
+      ...process.env,
+      HOME: n.home,
+      ERL_EPMD_PORT: String(n.epmdPort),
+      RABBITMQ_CONF_ENV_FILE: join(n.dir, "no-rabbitmq-env.conf"),
+      RABBITMQ_ENABLED_PLUGINS_FILE: nodeFiles(n).plugins,
+      RABBITMQ_CTL_DIST_PORT_MIN: String(ctlPorts.min),
+      RABBITMQ_CTL_DIST_PORT_MAX: String(ctlPorts.max),
+    },
   });
 }
 

@@ -2,8 +2,10 @@
 // The test brokers' TLS: a CA of their own and a server certificate it signed for 127.0.0.1 and
 // localhost, made with openssl once per folder and kept (a client trusts the CA file; nothing here
 // ever guards more than a loopback port). Redis's and Pulsar's TLS ports use it, and so do tests
-// that serve TLS themselves.
-import { existsSync, writeFileSync } from "node:fs";
+// that serve TLS themselves; a client certificate it signs logs a client in by its name (RabbitMQ's
+// EXTERNAL mechanism).
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "./process.mjs";
 
@@ -84,4 +86,65 @@ export async function ensureTestCertificates(dir, caName) {
     f.cert,
   ]);
   return f;
+}
+
+/**
+ * A client certificate the CA in `dir` (made by {@link ensureTestCertificates}) signs for
+ * `commonName`, the name a server that logs clients in by certificate takes as the user's: made
+ * unless it is there. Each has a random serial, so two made at once never share one.
+ * @param {string} dir
+ * @param {string} commonName letters, digits, `.`, `_` and `-`
+ * @returns {Promise<{ cert: string, key: string }>} the paths of the certificate and its key
+ */
+export async function ensureClientCertificate(dir, commonName) {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commonName)) {
+    throw new Error(
+      `a client certificate's name is 1-64 letters, digits, ".", "_" or "-": ${JSON.stringify(commonName)}`,
+    );
+  }
+  const ca = testCertificates(dir);
+  const files = {
+    cert: join(dir, `client-${commonName}.crt`),
+    key: join(dir, `client-${commonName}.key`),
+  };
+  if (existsSync(files.cert) && existsSync(files.key)) return files;
+  const ext = join(dir, `client-${commonName}.ext`);
+  const csr = join(dir, `client-${commonName}.csr`);
+  writeFileSync(ext, "extendedKeyUsage=clientAuth\n");
+  try {
+    await run("openssl", [
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      `/CN=${commonName}`,
+      "-keyout",
+      files.key,
+      "-out",
+      csr,
+    ]);
+    await run("openssl", [
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      ca.ca,
+      "-CAkey",
+      ca.caKey,
+      "-set_serial",
+      `0x${randomBytes(16).toString("hex")}`,
+      "-days",
+      "3650",
+      "-extfile",
+      ext,
+      "-out",
+      files.cert,
+    ]);
+  } finally {
+    rmSync(ext, { force: true });
+    rmSync(csr, { force: true });
+  }
+  return files;
 }

@@ -171,8 +171,18 @@ declare module "@ruststream/tooling-brokers" {
       restart(options?: { hard?: boolean; whileDown?: () => Promise<void> }): Promise<void>;
       /** Runs `work` with the node to itself, for a test that restarts it. */
       exclusive<T>(work: () => Promise<T>): Promise<T>;
-      /** The management API's JSON answer for `path` (e.g. `/api/queues/%2F/orders`), as the user. */
+      /**
+       * The management API's JSON answer for `path` (e.g. `/api/queues/%2F/orders`), as the user;
+       * undefined for an empty answer (a PUT that created, a DELETE).
+       */
       management(path: string, init?: RequestInit): Promise<unknown>;
+      /**
+       * A client certificate the node's CA signed for `commonName` (paths of the certificate and
+       * its key), made unless it is there: with it a client logs in on the TLS listener by the
+       * EXTERNAL mechanism as the user of that name (the node reads the common name), which the
+       * caller makes.
+       */
+      clientCertificate(commonName: string): Promise<{ cert: string; key: string }>;
     };
     readonly nats: {
       /**

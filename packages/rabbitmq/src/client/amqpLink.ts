@@ -9,9 +9,11 @@ import type {
   PublishRequest,
   StreamBounds,
 } from "../link.js";
+import { loginOf, type RabbitAuthMechanism } from "../login.js";
 import { directReplyTo } from "../names.js";
 import { emptyTopology, mergeTopology, type Topology } from "../topology/topology.js";
 import { ChannelSlot, type ClosableChannel } from "./channelSlot.js";
+import { ConnectRefused, connectRefusal } from "./connectRefusal.js";
 import { ConsumerChannel } from "./consumerChannel.js";
 import { guardFrames } from "./frameGuard.js";
 import { PublishChannel } from "./publishChannel.js";
@@ -23,6 +25,8 @@ import { TxChannel } from "./txChannel.js";
 export interface AmqpLinkOptions {
   /** `amqp://` or `amqps://`, credentials and vhost in it: one node's, or a cluster's nodes'. */
   readonly urls: readonly string[];
+  /** How the client logs in: the url's user and password, or the TLS client certificate. */
+  readonly authMechanism: RabbitAuthMechanism;
   /** amqplib's socket options: TLS settings, the connect timeout. */
   readonly socket: Readonly<Record<string, unknown>>;
   /** How long a publish (or a declaration) waits for a lost connection to come back. */
@@ -75,7 +79,7 @@ export class AmqpLink implements Link {
     } catch (error) {
       throw new RustStreamError(
         "broker-failure",
-        `cannot connect to RabbitMQ at ${options.where}: ${refusalOf(error).text}`,
+        `cannot connect to RabbitMQ at ${options.where}: ${error instanceof ConnectRefused ? error.message : refusalOf(error).text}`,
         { cause: error },
       );
     }
@@ -240,14 +244,11 @@ export class AmqpLink implements Link {
         model = connected.model;
         this.#node = connected.node;
       } catch (error) {
-        const refusal = refusalOf(error);
-        this.#down = refusal.text;
-        // Credentials retrying does not fix: the service needs a fix, not patience.
-        const refused = /ACCESS_REFUSED|403/.test(refusal.text);
-        this.states.report(this, {
-          state: refused ? "lost" : "reconnecting",
-          reason: refusal.text,
-        });
+        const reason = error instanceof ConnectRefused ? error.message : refusalOf(error).text;
+        this.#down = reason;
+        // Credentials or a vhost retrying does not fix: the service needs a fix, not patience.
+        const refused = error instanceof ConnectRefused && error.login;
+        this.states.report(this, { state: refused ? "lost" : "reconnecting", reason });
         delay = Math.min(delay * 2, this.#options.reconnect.maxMs);
         continue;
       }
@@ -286,7 +287,7 @@ export class AmqpLink implements Link {
 
 /**
  * A connection to the first node that answers, trying each URL once in order from `first` (wrapping
- * around); throws the last node's refusal when none does.
+ * around); throws the last node's refusal ({@link ConnectRefused}) when none does.
  */
 async function connectAny(
   options: AmqpLinkOptions,
@@ -295,21 +296,22 @@ async function connectAny(
   let refusal: unknown;
   for (let k = 0; k < options.urls.length; k++) {
     const node = (first + k) % options.urls.length;
+    const url = options.urls[node] as string;
     try {
-      return { model: await connectGuarded(options.urls[node] as string, options.socket), node };
+      return { model: await connectGuarded(url, options), node };
     } catch (error) {
-      refusal = error;
+      refusal = connectRefusal(error, url, options.authMechanism);
     }
   }
   throw refusal;
 }
 
 /** A connection whose content headers are checked before amqplib decodes them (frameGuard.ts). */
-async function connectGuarded(
-  url: string,
-  socket: AmqpLinkOptions["socket"],
-): Promise<ChannelModel> {
-  const model = await amqp.connect(url, socket);
+async function connectGuarded(url: string, options: AmqpLinkOptions): Promise<ChannelModel> {
+  const model = await amqp.connect(url, {
+    ...options.socket,
+    credentials: credentialsFor(url, options.authMechanism),
+  });
   try {
     guardFrames(model);
   } catch (error) {
@@ -317,6 +319,16 @@ async function connectGuarded(
     throw error;
   }
   return model;
+}
+
+/**
+ * What the client logs in with. The user and password are decoded here: amqplib reads them from
+ * the url with `unescape`, which takes the UTF-8 of "é" (`%C3%A9`) for two Latin-1 characters.
+ */
+function credentialsFor(url: string, mechanism: RabbitAuthMechanism) {
+  if (mechanism === "EXTERNAL") return amqp.credentials.external();
+  const { user, password } = loginOf(new URL(url));
+  return amqp.credentials.plain(user, password);
 }
 
 function refusalError(what: string, error: unknown): RustStreamError {
