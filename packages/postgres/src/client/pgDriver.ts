@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { ListenEvents, Listening, PostgresDriver, Queryable, QueryResult } from "./driver.js";
 import { PgListener } from "./pgListener.js";
+import type { Prepared } from "./prepared.js";
 
 /**
  * The seam over `pg` (node-postgres): statements and transactions on a `pg.Pool`, LISTEN on a
@@ -30,6 +31,11 @@ export class PgDriver implements PostgresDriver {
 
   query(text: string, values?: unknown[]): Promise<QueryResult> {
     return this.#pool.query(text, values);
+  }
+
+  /** A named statement: `pg` prepares it on each pooled connection the first time it runs there. */
+  prepared(statement: Prepared, values: unknown[]): Promise<QueryResult> {
+    return this.#pool.query({ name: statement.name, text: statement.text, values });
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
