@@ -59,6 +59,7 @@ export class PostgresBroker
 
   async connect(options?: ConnectOptions): Promise<ConnectedPostgresBroker> {
     const given = this.#options.pool;
+    const prepare = this.#options.prepare ?? true;
     const driver =
       this.#options.driver ??
       (given === undefined
@@ -73,9 +74,9 @@ export class PostgresBroker
               // queue's statements are short; JIT never pays for them.
               options: "-c jit=off",
             },
-            { owned: true, applicationName: this.#appName },
+            { owned: true, applicationName: this.#appName, prepare },
           )
-        : new PgDriver(given as never, { owned: false, applicationName: this.#appName }));
+        : new PgDriver(given as never, { owned: false, applicationName: this.#appName, prepare }));
     try {
       const store = await SqlStore.open(driver, this.#table, this.#options.ensureSchema ?? false);
       return await ConnectedPostgresBroker.open(store, this.#options, {

@@ -29,6 +29,7 @@ export type { PGliteLike } from "./client/pgliteDriver.js";
 export { PgliteDriver } from "./client/pgliteDriver.js";
 export type { PostgresJsLike, PostgresJsTransactionLike } from "./client/postgresJsDriver.js";
 export { PostgresJsDriver, postgresJsTransaction } from "./client/postgresJsDriver.js";
+export type { Prepared } from "./client/prepared.js";
 export type { ClosedPostgresBroker, ConnectedPostgresBroker } from "./connection.js";
 export { postgresHeaderNames } from "./names.js";
 export type { PgPoolLike, PostgresBrokerOptions } from "./options.js";

@@ -30,6 +30,14 @@ export interface PostgresBrokerOptions {
    * stops only the listens the broker opened on it.
    */
   readonly driver?: PostgresDriver;
+  /**
+   * Whether the queue's own statements (claims, settles, lease renewals) go as named prepared
+   * statements on `pg` (default `true`): parsed once per connection, where a statement sent by its
+   * text is parsed and planned at every call. Turn it off behind a pooler that cannot keep a
+   * session's prepared statements (PgBouncer in transaction mode before 1.21, or with
+   * `max_prepared_statements` 0). A `driver` prepares as its client does.
+   */
+  readonly prepare?: boolean;
   /** The pool size when the broker opens the pool from `url` (default 10). */
   readonly poolSize?: number;
   /**
@@ -73,6 +81,12 @@ export function checkOptions(options: PostgresBrokerOptions): void {
     throw new RustStreamError(
       "invalid-argument",
       `PostgresBroker takes one of url, pool or driver (it was given ${given}): new PostgresBroker({ url: "postgres://..." })`,
+    );
+  }
+  if (options.prepare !== undefined && typeof options.prepare !== "boolean") {
+    throw new RustStreamError(
+      "invalid-argument",
+      `PostgresBroker: prepare must be true or false (it was ${String(options.prepare)}): false sends every statement by its text, for a pooler that keeps no prepared statements`,
     );
   }
   if (options.url !== undefined && (typeof options.url !== "string" || options.url === "")) {

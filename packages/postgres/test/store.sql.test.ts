@@ -11,7 +11,7 @@ describe("the SQL store on PostgreSQL", () => {
   beforeAll(async () => {
     const driver = new PgDriver(
       { connectionString: requireEnv("POSTGRES_URL") },
-      { owned: true, applicationName: "store-test" },
+      { owned: true, applicationName: "store-test", prepare: true },
     );
     store = await SqlStore.open(driver, queueTable("store_contract"), true);
   });

@@ -56,23 +56,28 @@ ${lease("picked")}`,
      * those are expanded. A row behind a head takes its place in the claim after every row before
      * it in its key (its `reach`: the latest place among them), so a claim cut at `$2` takes a
      * prefix of each key. The heads come from a walk of the first `$2 * walkPerRow` ready rows
-     * when that walk saw every ready row or enough leaders; else from every key's oldest undone
+     * when that walk saw every ready row or `$2` leaders: read only as far as its `$2`-th leader
+     * (the leaders after it rank after it, and every keyless row the walk did not reach ranks after
+     * the walk's), so a queue whose first ready rows lead reads `$2` rows, not the whole walk
+     * (`walked` takes the walk's rows in the order the walk made them, which a CTE's scan keeps, and
+     * `complete` counts the rest of the walk only when `walked` came short); else from every key's oldest undone
      * row (one index probe per key, a loose index scan on the key index; one more for a key whose
      * oldest rows the claimant holds), or, past `keysAsked` keys, from a walk of every ready row
      * with a key. Rows another claim locked meanwhile are skipped, and so is every row behind one
      * of them in its key.
      */
     keyOrdered: `WITH RECURSIVE walk AS (
-  SELECT q.id, q.partition_key FROM ${t.sql} AS q
+  SELECT q.id, q.partition_key, q.priority, q.run_at FROM ${t.sql} AS q
   WHERE q.queue = $1 AND q.done_at IS NULL AND ${ready("q")}
   ORDER BY q.priority DESC, q.run_at, q.id
   LIMIT $2::integer * ${walkPerRow}),
 walked AS (
-  SELECT w.id FROM walk AS w
-  WHERE w.partition_key IS NOT NULL AND ${noneBefore("w")}),
+  SELECT w.id, w.partition_key, w.priority, w.run_at FROM walk AS w
+  WHERE w.partition_key IS NULL OR ${noneBefore("w")}
+  LIMIT $2),
 complete AS (
-  SELECT (SELECT count(*) FROM walk) < $2::integer * ${walkPerRow}
-    OR (SELECT count(*) FROM walk WHERE partition_key IS NULL) + (SELECT count(*) FROM walked) >= $2 AS yes),
+  SELECT (SELECT count(*) FROM walked) >= $2
+    OR (SELECT count(*) FROM walk) < $2::integer * ${walkPerRow} AS yes),
 keys AS (
   (SELECT q.partition_key, q.id, ${own("q")} AS own, ${ready("q")} AS ready, 1 AS n FROM ${t.sql} AS q
    WHERE q.queue = $1 AND q.done_at IS NULL AND q.partition_key IS NOT NULL
@@ -103,12 +108,15 @@ searched AS (
   LIMIT $2),
 leaders AS (
   SELECT l.id, l.partition_key, l.priority, l.run_at FROM (
+    SELECT w.id, w.partition_key, w.priority, w.run_at FROM walked AS w
+    UNION
     SELECT q.id, q.partition_key, q.priority, q.run_at
-    FROM (SELECT id FROM walked UNION SELECT id FROM enumerated UNION SELECT id FROM searched) AS h
+    FROM (SELECT id FROM enumerated UNION SELECT id FROM searched) AS h
     CROSS JOIN LATERAL (SELECT q.* FROM ${t.sql} AS q WHERE q.id = h.id LIMIT 1) AS q
-    UNION ALL
+    UNION
     (SELECT q.id, q.partition_key, q.priority, q.run_at FROM ${t.sql} AS q
-     WHERE q.queue = $1 AND q.done_at IS NULL AND q.partition_key IS NULL AND ${ready("q")}
+     WHERE NOT (SELECT yes FROM complete)
+       AND q.queue = $1 AND q.done_at IS NULL AND q.partition_key IS NULL AND ${ready("q")}
      ORDER BY q.priority DESC, q.run_at, q.id LIMIT $2)) AS l
   ORDER BY l.priority DESC, l.run_at, l.id LIMIT $2),
 candidates AS (

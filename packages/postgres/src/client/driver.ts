@@ -5,6 +5,8 @@
  * `sql.listen`) and a PGlite database (`pgliteDriver.ts`: `query`, `transaction`, `listen`).
  */
 
+import type { Prepared } from "./prepared.js";
+
 /** The rows a statement answered, each a record of column to value as the library decodes it. */
 export interface QueryResult {
   readonly rows: readonly Record<string, unknown>[];
@@ -40,6 +42,12 @@ export interface ListenEvents {
 
 /** The seam: statements, transactions on one connection, and LISTEN. */
 export interface PostgresDriver extends Queryable {
+  /**
+   * Runs one of the queue's own statements, prepared on the connection under its name where the
+   * client can (`pg`: a named statement, parsed and planned once per connection). A driver without
+   * it runs the statement's text with `query`, planned at every call.
+   */
+  prepared?(statement: Prepared, values: unknown[]): Promise<QueryResult>;
   /** What the server is, for generated docs, where the driver knows (never a credential). */
   readonly host?: string;
   /**

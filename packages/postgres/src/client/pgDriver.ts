@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { ListenEvents, Listening, PostgresDriver, Queryable, QueryResult } from "./driver.js";
 import { PgListener } from "./pgListener.js";
+import type { Prepared } from "./prepared.js";
 
 /**
  * The seam over `pg` (node-postgres): statements and transactions on a `pg.Pool`, LISTEN on a
@@ -11,13 +12,22 @@ export class PgDriver implements PostgresDriver {
   readonly #pool: pg.Pool;
   readonly #owned: boolean;
   readonly #applicationName: string;
+  readonly #prepare: boolean;
   readonly #listeners = new Set<PgListener>();
 
-  /** `pool`: a pool of the caller's (kept open at close), or settings for one of ours. */
-  constructor(pool: pg.Pool | pg.PoolConfig, options: { owned: boolean; applicationName: string }) {
+  /**
+   * `pool`: a pool of the caller's (kept open at close), or settings for one of ours; `prepare`:
+   * whether `prepared` names its statements (`false` sends their text, for a pooler that keeps no
+   * prepared statements).
+   */
+  constructor(
+    pool: pg.Pool | pg.PoolConfig,
+    options: { owned: boolean; applicationName: string; prepare: boolean },
+  ) {
     this.#pool = pool instanceof pg.Pool ? pool : new pg.Pool(pool);
     this.#owned = options.owned;
     this.#applicationName = options.applicationName;
+    this.#prepare = options.prepare;
     // An idle pooled connection that dies emits here; without a listener it would crash the process.
     // The next statement on the pool opens another, and fails if the server stays away.
     if (this.#owned) this.#pool.on("error", () => {});
@@ -30,6 +40,12 @@ export class PgDriver implements PostgresDriver {
 
   query(text: string, values?: unknown[]): Promise<QueryResult> {
     return this.#pool.query(text, values);
+  }
+
+  /** A named statement: `pg` prepares it on each pooled connection the first time it runs there. */
+  prepared(statement: Prepared, values: unknown[]): Promise<QueryResult> {
+    if (!this.#prepare) return this.#pool.query(statement.text, values);
+    return this.#pool.query({ name: statement.name, text: statement.text, values });
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import type { QueueTable } from "../table.js";
 import { claimStatements } from "./claimStatements.js";
 import type { PostgresDriver, Queryable, QueryResult } from "./driver.js";
 import { headerArrays, plain } from "./headerArrays.js";
+import { type Prepared, prepared } from "./prepared.js";
 import type {
   Claim,
   ClaimedRow,
@@ -94,12 +95,12 @@ export class SqlStore implements QueueStore {
   async claim(claim: Claim): Promise<ClaimedRow[]> {
     const head = [claim.queue, claim.max, claim.lease, claim.leaseMs];
     const result = claim.keyOrder
-      ? await this.#driver.query(this.#sql.keyOrdered, [
+      ? await this.#run(this.#sql.keyOrdered, [
           ...head,
           claim.ownLeases,
           Math.min(claim.perKey, claim.max),
         ])
-      : await this.#driver.query(this.#sql.plain, head);
+      : await this.#run(this.#sql.plain, head);
     // UPDATE ... RETURNING keeps no order: each row says its place in the claim.
     return result.rows
       .map((row) => ({ row, pos: Number(row.pos) }))
@@ -108,18 +109,23 @@ export class SqlStore implements QueueStore {
   }
 
   settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>> {
-    return settleOn(this.#driver, this.#t, held, settle);
+    return settleOn((s, values) => this.#run(s, values), this.#sql, this.#t, held, settle);
   }
 
   async extend(held: readonly Held[], leaseMs: number): Promise<Set<bigint>> {
     if (held.length === 0) return new Set();
-    return ids(await this.#driver.query(this.#sql.extend, [...heldParams(held), leaseMs]));
+    return ids(await this.#run(this.#sql.extend, [...heldParams(held), leaseMs]));
   }
 
   async nextDue(queue: string): Promise<number | undefined> {
-    const result = await this.#driver.query(this.#sql.nextDue, [queue]);
+    const result = await this.#run(this.#sql.nextDue, [queue]);
     const ms = result.rows[0]?.ms;
     return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(Number(ms)));
+  }
+
+  /** One of the queue's own statements on the pool: prepared where the driver can. */
+  #run(statement: Prepared, values: unknown[]): Promise<QueryResult> {
+    return this.#driver.prepared?.(statement, values) ?? this.#driver.query(statement.text, values);
   }
 
   async redrive(deadLetter: string, source: string | undefined): Promise<number> {
@@ -171,6 +177,7 @@ export class SqlStore implements QueueStore {
 
   hold(held: Held): Promise<HeldTransaction | undefined> {
     const table = this.#t;
+    const sql = this.#sql;
     return new Promise((resolve, reject) => {
       let handedOut = false;
       const done = this.#driver.transaction(async (tx) => {
@@ -196,7 +203,13 @@ export class SqlStore implements QueueStore {
         const how = await finish.promise;
         if (how === undefined) throw abandoned;
         if (how.undo) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
-        const settled = await settleOn(tx, table, [held], how.settle);
+        const settled = await settleOn(
+          (s, values) => tx.query(s.text, values),
+          sql,
+          table,
+          [held],
+          how.settle,
+        );
         // The row is locked by this transaction, so its lease cannot have moved; checked anyway.
         if (!settled.has(held.id)) throw abandoned;
         return true;
@@ -230,65 +243,65 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   return { promise, resolve };
 }
 
+/** How a settle runs its statement: on the pool (prepared), or in a held transaction. */
+type Run = (statement: Prepared, values: unknown[]) => Promise<QueryResult>;
+
 /** One settle statement for a batch of one kind, on the pool or a held transaction. */
 async function settleOn(
-  on: Queryable,
+  run: Run,
+  sql: Statements,
   t: QueueTable,
   held: readonly Held[],
   settle: Settle,
 ): Promise<Set<bigint>> {
   if (held.length === 0) return new Set();
   const params = heldParams(held);
-  const returning = "RETURNING q.id::text AS id";
   switch (settle.kind) {
     case "drop":
     case "ack":
-      if (settle.kind === "ack" && settle.keep) {
-        return ids(
-          await on.query(
-            `UPDATE ${t.sql} AS q SET done_at = clock_timestamp(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
-            params,
-          ),
-        );
-      }
       return ids(
-        await on.query(
-          `DELETE FROM ${t.sql} AS q USING ${heldRows} WHERE ${fenced} ${returning}`,
-          params,
-        ),
+        await run(settle.kind === "ack" && settle.keep ? sql.markDone : sql.remove, params),
       );
     case "retry":
       // At once: back in its place (its run time unchanged), as a release; later: its run time moves.
-      if (settle.delayMs === 0) return settleOn(on, t, held, { kind: "release" });
-      return ids(
-        await on.query(
-          `WITH moved AS (UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($4, queue) FROM moved`,
-          [...params, settle.delayMs, t.channel],
-        ),
-      );
+      if (settle.delayMs === 0) return settleOn(run, sql, t, held, { kind: "release" });
+      return ids(await run(sql.retryLater, [...params, settle.delayMs, t.channel]));
     case "dead-letter":
-      return ids(
-        await on.query(
-          `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
-          [...params, settle.to, settle.reason, t.channel],
-        ),
-      );
+      return ids(await run(sql.deadLetter, [...params, settle.to, settle.reason, t.channel]));
     case "release":
-      return ids(
-        await on.query(
-          `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
-          [...params, t.channel],
-        ),
-      );
+      return ids(await run(sql.release, [...params, t.channel]));
   }
 }
 
+type Statements = ReturnType<typeof statementsFor>;
+
 /** The statements that depend only on the table, built once per store. */
 function statementsFor(t: QueueTable) {
+  const claims = claimStatements(t, after);
+  const returning = "RETURNING q.id::text AS id";
   return {
-    ...claimStatements(t, after),
-    extend: `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} RETURNING q.id::text AS id`,
-    nextDue: `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
+    plain: prepared(claims.plain),
+    keyOrdered: prepared(claims.keyOrdered),
+    // The settles, each matched by id and lease (`heldRows`, `fenced`).
+    markDone: prepared(
+      `UPDATE ${t.sql} AS q SET done_at = clock_timestamp(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
+    ),
+    remove: prepared(`DELETE FROM ${t.sql} AS q USING ${heldRows} WHERE ${fenced} ${returning}`),
+    retryLater: prepared(
+      `WITH moved AS (UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($4, queue) FROM moved`,
+    ),
+    deadLetter: prepared(
+      `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
+    ),
+    release: prepared(
+      `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
+    ),
+    extend: prepared(
+      `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,
+    ),
+    nextDue: prepared(
+      `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
+    ),
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
     AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue),
