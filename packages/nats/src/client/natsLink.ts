@@ -544,15 +544,25 @@ class ClientLink implements NatsLink {
   }
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
-    if (spec.ordered === true) return orderedConsumer(this.#js, this.#jsm, spec);
     const named =
-      spec.durable === undefined
-        ? `an ephemeral consumer on the JetStream stream "${spec.stream}"`
-        : `the consumer "${spec.durable}" on the JetStream stream "${spec.stream}"`;
+      spec.ordered === true
+        ? `an ordered consumer on the JetStream stream "${spec.stream}"`
+        : spec.durable === undefined
+          ? `an ephemeral consumer on the JetStream stream "${spec.stream}"`
+          : `the consumer "${spec.durable}" on the JetStream stream "${spec.stream}"`;
     const call = (verb: string, check: string): RetriedCall => ({
       what: `${verb} ${named}`,
       check: `that the cluster has a JetStream meta leader and that most of the stream's replicas run (nats server report jetstream; ${check})`,
     });
+    if (spec.ordered === true) {
+      const creating = call("creating", `nats consumer ls ${spec.stream}`);
+      return orderedConsumer(
+        this.#js,
+        this.#jsm,
+        (create) => this.#retry.run(creating, create),
+        spec,
+      );
+    }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
     // creation whose answer timed out is asked again safely. An ephemeral one the server made
     // before such a timeout is left to its inactive threshold, as nobody pulls from it.

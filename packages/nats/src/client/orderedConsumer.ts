@@ -26,11 +26,15 @@ class UnackedStored extends ClientStored {
  * name): the client checks each message's delivery sequence and, on a gap, a lost heartbeat or a
  * consumer the server no longer has, creates it again after the last message it read. A start
  * the client would not carry across such a recreation (`new`: it restarts from the stream's first
- * message when nothing was read yet) is given to it as the sequence it stands for.
+ * message when nothing was read yet) is given to it as the sequence it stands for. The creation at
+ * subscribe goes through `retried` (the link's API retries: a cluster without a leader for a
+ * moment); one whose answer timed out is left to the server's inactive threshold, as nobody pulls
+ * from it.
  */
 export async function orderedConsumer(
   js: JetStreamClient,
   jsm: JetStreamManager,
+  retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
@@ -38,12 +42,12 @@ export async function orderedConsumer(
       filter_subjects: [...spec.subjects],
       ...orderedStart(start),
     });
-  let start = spec.startAt ?? spec.settings.deliver;
-  if (start === "new") {
-    const info = await jsm.streams.info(spec.stream);
-    start = { sequence: BigInt(info.state.last_seq) + 1n };
-  }
-  let current: Consumer = await create(start);
+  const first = spec.startAt ?? spec.settings.deliver;
+  const start: DeliverPolicy =
+    first === "new"
+      ? { sequence: BigInt((await jsm.streams.info(spec.stream)).state.last_seq) + 1n }
+      : first;
+  let current = await retried(() => create(start));
   let name = (await current.info(true)).name;
   /** The last stream sequence handed over: a later pull's consumer starts after it. */
   let read: bigint | undefined;
