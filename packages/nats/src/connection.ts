@@ -26,10 +26,12 @@ import type { NatsHost } from "./host.js";
 import type { JetStreamPublisher } from "./jetStreamPublisher.js";
 import type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 import { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+import { openOrdered } from "./jetstream/orderedSubscription.js";
 import { openKvWatch } from "./kv/kvWatchSubscription.js";
 import { natsHeaderNames } from "./names.js";
 import { openObjectWatch } from "./obj/objectWatchSubscription.js";
 import { describeNatsServer, type NatsBrokerOptions } from "./options.js";
+import { OrderedJetStreamSubject } from "./orderedSubject.js";
 import {
   frameOf,
   type NatsPublisher,
@@ -43,8 +45,16 @@ import { JetStreamSubject, KvWatch, NatsSubject, ObjectWatch } from "./sources.j
 /** What shutting down a connection left behind: core's facts, nothing of NATS's own. */
 export type ClosedNatsBroker = ClosedBroker;
 
-/** A NATS source: a core subject, a JetStream pull consumer, a KV bucket's or an object store's watch. */
-export type NatsSource = NatsSubject | JetStreamSubject | KvWatch | ObjectWatch;
+/**
+ * A NATS source: a core subject, a JetStream pull consumer, a JetStream ordered consumer, a KV
+ * bucket's or an object store's watch.
+ */
+export type NatsSource =
+  | NatsSubject
+  | JetStreamSubject
+  | OrderedJetStreamSubject
+  | KvWatch
+  | ObjectWatch;
 
 /** A connection. After `shutdown()` every method, and every handle it made, rejects `closed`. */
 export class ConnectedNatsBroker
@@ -83,7 +93,8 @@ export class ConnectedNatsBroker
     super(
       {
         label: "NATS",
-        accepts: "a subject, a NatsSubject, a JetStreamSubject, a KvWatch or an ObjectWatch",
+        accepts:
+          "a subject, a NatsSubject, a JetStreamSubject, an OrderedJetStreamSubject, a KvWatch or an ObjectWatch",
       },
       mode.inProcess,
       mode.onState,
@@ -107,6 +118,8 @@ export class ConnectedNatsBroker
     if (descriptor instanceof JetStreamSubject) {
       return this.adopt(await JetStreamSubscription.open(this, descriptor));
     }
+    if (descriptor instanceof OrderedJetStreamSubject)
+      return this.adopt(await openOrdered(this, descriptor));
     if (descriptor instanceof KvWatch) return this.adopt(await openKvWatch(this, descriptor));
     if (descriptor instanceof ObjectWatch)
       return this.adopt(await openObjectWatch(this, descriptor));

@@ -4,6 +4,7 @@
 //   options.ts        the options the broker takes and its connection reads
 //   sources.ts        the descriptors subscribe takes: NatsSubject, JetStreamSubject, KvWatch,
 //                     ObjectWatch
+//   orderedSubject.ts the ordered consumer's descriptor, OrderedJetStreamSubject
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live core NATS publisher (and requests)
 //   jetStreamPublisher.ts  the live JetStream publisher
@@ -13,7 +14,7 @@
 //   names.ts          the names it writes on its wire
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
-//   jetstream/        JetStream pull consumers: the subscription and its delivery
+//   jetstream/        JetStream pull consumers (ordered ones too): the subscription and its deliveries
 //   kv/               KV buckets: a watch (a pull consumer on the bucket's stream) and its delivery;
 //                     NatsKv and its KvBucket (a key's read, its delete and purge)
 //   obj/              object store watches, puts and deletes: the watch, its delivery, the put policy
@@ -28,6 +29,7 @@ export type { CoreSubscription } from "./core/coreSubscription.js";
 export type { JetStreamPublisher } from "./jetStreamPublisher.js";
 export type { JetStreamDelivery } from "./jetstream/jetStreamDelivery.js";
 export type { JetStreamSubscription } from "./jetstream/jetStreamSubscription.js";
+export type { OrderedDelivery } from "./jetstream/orderedDelivery.js";
 export type {
   KvBucket,
   KvEntry,
@@ -42,6 +44,7 @@ export { ObjectDelivery } from "./obj/objectDelivery.js";
 export type { NatsObjectReceipt, ObjectPublisher } from "./obj/objectPublisher.js";
 export { NatsObjectPut } from "./obj/objectPutPolicy.js";
 export type { NatsBrokerOptions, NatsCredentials } from "./options.js";
+export { type OrderedJetStreamOptions, OrderedJetStreamSubject } from "./orderedSubject.js";
 export {
   JetStreamPosition,
   type JetStreamSeekPosition,

@@ -34,7 +34,7 @@ export function checkSubject(subject: unknown, what: string): string {
 }
 
 /** Where retry copies of a wildcard subscription go: it must be named, since none can be derived. */
-function copiesTo(
+export function copiesTo(
   subjects: readonly string[],
   redeliverTo: string | undefined,
   what: string,
@@ -214,12 +214,7 @@ export class JetStreamSubject implements AddressedSource {
       throw new RustStreamError("invalid-argument", "JetStreamSubject needs a subject or several");
     }
     for (const s of list) checkSubject(s, "JetStreamSubject");
-    if (typeof options?.stream !== "string" || !/^[^\s.*>/\\]+$/.test(options.stream)) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `JetStreamSubject needs the stream that stores "${list.join(", ")}": { stream: "ORDERS" } (no spaces, dots, *, >, slashes)`,
-      );
-    }
+    checkStream(options?.stream, list, "JetStreamSubject");
     if (options.durable !== undefined && !/^[^\s.*>/\\]+$/.test(options.durable)) {
       throw new RustStreamError(
         "invalid-argument",
@@ -240,7 +235,7 @@ export class JetStreamSubject implements AddressedSource {
     this.commit = options.commit ?? "auto";
     this.settings = {
       ...pullTuning(options, "JetStreamSubject"),
-      deliver: checkDeliver(options.deliver ?? "all"),
+      deliver: checkDeliver(options.deliver ?? "all", "JetStreamSubject"),
       maxDeliver:
         options.maxDeliver === undefined
           ? undefined
@@ -263,8 +258,19 @@ export class JetStreamSubject implements AddressedSource {
   }
 }
 
+/** The stream a JetStream source reads, checked for `what` (named in a refusal). */
+export function checkStream(stream: unknown, subjects: readonly string[], what: string): string {
+  if (typeof stream !== "string" || !/^[^\s.*>/\\]+$/.test(stream)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what} needs the stream that stores "${subjects.join(", ")}": { stream: "ORDERS" } (no spaces, dots, *, >, slashes)`,
+    );
+  }
+  return stream;
+}
+
 /** A pull request's wait at the server: the client takes 1000 ms or more. */
-function checkExpires(ms: number | undefined, what: string): number {
+export function checkExpires(ms: number | undefined, what: string): number {
   const value = positive("pullExpiresMs", ms, 5000);
   if (value < 1000) {
     throw new RustStreamError(
@@ -275,7 +281,8 @@ function checkExpires(ms: number | undefined, what: string): number {
   return value;
 }
 
-function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {
+/** A deliver policy checked, for `what` (named in a refusal). */
+export function checkDeliver(deliver: DeliverPolicy, what: string): DeliverPolicy {
   if (typeof deliver === "string" && ["all", "new", "last", "last-per-subject"].includes(deliver))
     return deliver;
   if (typeof deliver === "object" && deliver !== null) {
@@ -288,7 +295,7 @@ function checkDeliver(deliver: DeliverPolicy): DeliverPolicy {
   }
   throw new RustStreamError(
     "invalid-argument",
-    `JetStreamSubject deliver: give "all", "new", "last", "last-per-subject", { sequence } (1 or more) or { time: Date }, not ${JSON.stringify(deliver)}`,
+    `${what} deliver: give "all", "new", "last", "last-per-subject", { sequence } (1 or more) or { time: Date }, not ${JSON.stringify(deliver)}`,
   );
 }
 

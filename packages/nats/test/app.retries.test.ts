@@ -3,7 +3,13 @@ import { headerNames, RustStream, readDeadLetterOrigin, retry } from "@ruststrea
 import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { JetStreamSubject, NatsBroker, NatsSubject } from "../src/index.js";
+import {
+  JetStreamSubject,
+  NatsBroker,
+  type NatsSource,
+  NatsSubject,
+  OrderedJetStreamSubject,
+} from "../src/index.js";
 import { deleteStreams, eventually, rawClient } from "./env.live.js";
 
 // Whole apps through the runtime: attempts counted by the server on JetStream and by the copy's
@@ -28,16 +34,26 @@ interface Job {
 const jobs = [...Array(9).keys()];
 const failing = jobs.filter((id) => id % 3 === 0);
 
-/** Nine jobs on a JetStream consumer; every third always fails; three attempts, then the dead letter. */
-function cappedApp(broker: NatsBroker, subject: string, calls: Map<number, number[]>) {
+/** A durable JetStream consumer on `subject`, its stream storing the dead letters too. */
+const durableOn = (subject: string) =>
+  new JetStreamSubject(subject, {
+    stream: subject,
+    durable: "capped",
+    declare: { subjects: [subject, `${subject}-dlq`], storage: "memory" },
+  });
+
+/**
+ * Nine jobs on a JetStream consumer (durable unless given); every third always fails; three
+ * attempts, then the dead letter.
+ */
+function cappedApp(
+  broker: NatsBroker,
+  subject: string,
+  calls: Map<number, number[]>,
+  source: NatsSource = durableOn(subject),
+) {
   return new RustStream({ name: "capped", version: "1.0.0" }).broker(broker, (b) => {
-    b.subscriber<Job>(
-      new JetStreamSubject(subject, {
-        stream: subject,
-        durable: "capped",
-        declare: { subjects: [subject, `${subject}-dlq`], storage: "memory" },
-      }),
-    )
+    b.subscriber<Job>(source)
       .maxAttempts(3)
       .deadLetter(`${subject}-dlq`)
       .onFailure({ backoff: { initialMs: 10, maxMs: 20 } })
@@ -137,5 +153,72 @@ describe("a retry on core NATS", () => {
       { attempt: 1, retryCount: undefined },
       { attempt: 2, retryCount: "1" },
     ]);
+  });
+});
+
+describe("a cap and a dead letter on an ordered consumer", () => {
+  // Ack policy none: each retry is a copy the runtime publishes to the subject, which the stream
+  // stores and the consumer reads in its turn, counted by the copy's header.
+  const orderedOn = (subject: string) =>
+    new OrderedJetStreamSubject(subject, {
+      stream: subject,
+      declare: { subjects: [subject, `${subject}-dlq`], storage: "memory" },
+    });
+  const expected = Object.fromEntries(jobs.map((id) => [id, id % 3 === 0 ? [1, 2, 3] : [1]]));
+
+  it("on the real server: attempts from the copies, the failing jobs dead-lettered with the retry count", async () => {
+    const subject = uniqueName("capped-ordered");
+    streams.push(subject);
+    const calls = new Map<number, number[]>();
+    const app = cappedApp(live(), subject, calls, orderedOn(subject));
+    t = await TestApp.startLive(app, { withinMs: 20_000 });
+    for (const id of jobs) await t.running.publish(subject, { id });
+    await eventually(
+      () => failing.every((id) => calls.get(id)?.length === 3) && jobs.every((id) => calls.has(id)),
+      20_000,
+      "every job handled, the failing ones three times",
+    );
+    expect(Object.fromEntries(calls)).toEqual(expected);
+    const nc = await rawClient();
+    try {
+      const consumer = await jetstream(nc).consumers.get(subject, {
+        filter_subjects: [`${subject}-dlq`],
+      });
+      const dead: JsMsg[] = [];
+      await eventually(
+        async () => {
+          const m = await consumer.next({ expires: 1000 });
+          if (m) dead.push(m);
+          return dead.length === failing.length;
+        },
+        15_000,
+        "the dead letters",
+      );
+      expect(dead.map((m) => (JSON.parse(m.string()) as Job).id).sort((a, b) => a - b)).toEqual(
+        failing,
+      );
+      for (const m of dead) expect(m.headers?.get(headerNames.retryCount)).toBe("3");
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it("in-process: the same attempts, the dead letters in published()", async () => {
+    const subject = uniqueName("capped-ordered");
+    const calls = new Map<number, number[]>();
+    t = await TestApp.start(cappedApp(inProcess(), subject, calls, orderedOn(subject)));
+    for (const id of jobs) await t.publish(subject, { id });
+    // Each retry's backoff is the runtime's, on the test's clock, then the copy is published.
+    for (let i = 0; i < 3; i++) await t.advance(50);
+    expect(Object.fromEntries(calls)).toEqual(expected);
+    const dead = t.published(`${subject}-dlq`);
+    expect(dead.map((m) => (m.value as Job).id).sort((a, b) => a - b)).toEqual(failing);
+    for (const m of dead) {
+      expect(readDeadLetterOrigin(m.headers)).toMatchObject({
+        source: subject,
+        reason: "max-attempts",
+      });
+      expect(m.headers.getString(headerNames.retryCount)).toBe("3");
+    }
   });
 });

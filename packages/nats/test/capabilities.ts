@@ -67,3 +67,25 @@ export const kvWatchCapabilities: Capabilities = {
   // A put is stored by the bucket's stream, which answers a request with its acknowledgement.
   request: false,
 };
+
+/**
+ * A JetStream ordered consumer (as the suites make it, from now): ephemeral and acknowledging
+ * nothing (ack policy none), so every settle verb answers `unsupported` as core NATS's do and the
+ * runtime republishes retry copies, which the stream stores again; it reads the stream, so it seeks.
+ */
+export const orderedCapabilities: Capabilities = {
+  backlog: "missed",
+  ack: false,
+  drop: false,
+  requeue: false,
+  delayedRequeue: false,
+  // The client's own consumer, gone with it: nothing is shared with the next one.
+  durable: false,
+  partitionKey: true,
+  batches: true,
+  seek: true,
+  // The suites' streams take atomic batches, as JetStream's do.
+  transactions: true,
+  // A stream stores the subject and answers a request with its acknowledgement.
+  request: false,
+};

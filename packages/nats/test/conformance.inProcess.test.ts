@@ -3,8 +3,13 @@ import { brokerMark, CountingCoordinator } from "@ruststream/core/broker";
 import { conformance } from "@ruststream/testing/conformance";
 import { describe } from "vitest";
 import { type ConnectedNatsBroker, NatsBroker, type NatsSource } from "../src/index.js";
-import { coreCapabilities, jetStreamCapabilities, kvWatchCapabilities } from "./capabilities.js";
-import { coreSource, jetStreamSource, kvSource } from "./sources.js";
+import {
+  coreCapabilities,
+  jetStreamCapabilities,
+  kvWatchCapabilities,
+  orderedCapabilities,
+} from "./capabilities.js";
+import { coreSource, jetStreamSource, kvSource, orderedSource } from "./sources.js";
 import { everySuite } from "./suites.js";
 
 // The in-process mode runs the broker's own code against a stand-in of the server; these are the
@@ -27,6 +32,7 @@ const timing = { arrivalMs: 3000, silenceMs: 200 };
 const kinds: [string, (name: string) => NatsSource, typeof coreCapabilities, boolean][] = [
   ["core NATS", coreSource, coreCapabilities, false],
   ["JetStream", jetStreamSource, jetStreamCapabilities, true],
+  ["JetStream ordered", orderedSource, orderedCapabilities, true],
 ];
 
 describe("KV watch, in-process", () => {

@@ -9,6 +9,7 @@ import {
   kvSubject,
   NatsPublish,
   NatsSubject,
+  OrderedJetStreamSubject,
   type StreamDeclaration,
 } from "../src/index.js";
 
@@ -42,6 +43,13 @@ export const jetStreamSource = (name: string) =>
     inactiveThresholdMs: 600_000,
     declare: declaration(name),
   });
+
+/**
+ * An ordered consumer on one suite's subject, from now: the client's own, so a new client reads
+ * nothing an earlier one left (not durable), and nothing published before it opened.
+ */
+export const orderedSource = (name: string) =>
+  new OrderedJetStreamSubject(name, { stream: name, deliver: "new", declare: declaration(name) });
 
 /**
  * A JetStream publisher that makes sure the subject's stream exists before its first publish: a

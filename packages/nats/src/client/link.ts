@@ -158,6 +158,12 @@ export interface ConsumerSpec {
   readonly startAt?: DeliverPolicy;
   /** Deletes a durable consumer first, so it starts at `startAt` (a seek). */
   readonly replace?: boolean;
+  /**
+   * An ordered consumer: ephemeral, acknowledging nothing (ack policy none), in stream order; the
+   * client creates it again after the last message it read on a gap, a lost heartbeat or its
+   * deletion. Its messages' verbs send nothing (`durable` is then undefined).
+   */
+  readonly ordered?: boolean;
 }
 
 /** JetStream's answer to a stored publish. */

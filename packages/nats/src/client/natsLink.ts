@@ -4,7 +4,6 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   DeliverPolicy as JsDeliverPolicy,
-  type JsMsg,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
@@ -23,7 +22,7 @@ import {
   nkeyAuthenticator,
   PermissionViolationError,
 } from "@nats-io/transport-node";
-import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
+import { RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
@@ -35,6 +34,7 @@ import type {
   StreamDeclaration,
 } from "../sources.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
+import { ClientStored } from "./clientStored.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
@@ -53,6 +53,7 @@ import {
 } from "./link.js";
 import { loadKv, loadObj } from "./loadPeers.js";
 import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js";
+import { orderedConsumer } from "./orderedConsumer.js";
 import { readHeaders } from "./receivedHeaders.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
@@ -133,64 +134,6 @@ function received(m: Msg): Received {
     status: read.status,
     decodeError: read.unreadable,
   };
-}
-
-/**
- * A JetStream message as the subscription reads it: one object a message, whose verbs are the
- * client's (methods, not a closure each: this is made for every message a consumer reads).
- */
-class ClientStored implements Stored {
-  readonly subject: string;
-  readonly payload: Uint8Array;
-  readonly headers: ReadonlyHeaderMap;
-  readonly reply = undefined;
-  readonly status = undefined;
-  readonly decodeError: Error | undefined;
-  readonly stream: string;
-  readonly consumer: string;
-  readonly streamSequence: bigint;
-  readonly deliveryCount: number;
-  readonly #m: JsMsg;
-
-  constructor(m: JsMsg) {
-    const info = m.info;
-    const read = readHeaders(m);
-    this.#m = m;
-    this.subject = m.subject;
-    this.payload = m.data;
-    this.headers = read.headers;
-    this.decodeError = read.unreadable;
-    this.stream = info.stream;
-    this.consumer = info.consumer;
-    this.streamSequence = BigInt(info.streamSequence);
-    this.deliveryCount = info.deliveryCount;
-  }
-
-  ack(): void {
-    this.#m.ack();
-  }
-
-  async ackConfirmed(): Promise<void> {
-    const confirmed = await this.#m.ackAck();
-    if (!confirmed) {
-      throw new RustStreamError(
-        "broker-failure",
-        `the server did not confirm the ack of ${this.stream}:${this.streamSequence}: it may be delivered again`,
-      );
-    }
-  }
-
-  nak(delayMs?: number): void {
-    this.#m.nak(delayMs);
-  }
-
-  term(reason: string): void {
-    this.#m.term(reason);
-  }
-
-  working(): void {
-    this.#m.working();
-  }
 }
 
 const byStreamSequence = (a: Stored, b: Stored) =>
@@ -602,13 +545,24 @@ class ClientLink implements NatsLink {
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
     const named =
-      spec.durable === undefined
-        ? `an ephemeral consumer on the JetStream stream "${spec.stream}"`
-        : `the consumer "${spec.durable}" on the JetStream stream "${spec.stream}"`;
+      spec.ordered === true
+        ? `an ordered consumer on the JetStream stream "${spec.stream}"`
+        : spec.durable === undefined
+          ? `an ephemeral consumer on the JetStream stream "${spec.stream}"`
+          : `the consumer "${spec.durable}" on the JetStream stream "${spec.stream}"`;
     const call = (verb: string, check: string): RetriedCall => ({
       what: `${verb} ${named}`,
       check: `that the cluster has a JetStream meta leader and that most of the stream's replicas run (nats server report jetstream; ${check})`,
     });
+    if (spec.ordered === true) {
+      const creating = call("creating", `nats consumer ls ${spec.stream}`);
+      return orderedConsumer(
+        this.#js,
+        this.#jsm,
+        (create) => this.#retry.run(creating, create),
+        spec,
+      );
+    }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
     // creation whose answer timed out is asked again safely. An ephemeral one the server made
     // before such a timeout is left to its inactive threshold, as nobody pulls from it.

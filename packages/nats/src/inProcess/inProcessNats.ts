@@ -268,6 +268,7 @@ export class InProcessNats {
         name,
         stream,
         durable: spec.durable !== undefined,
+        ordered: spec.ordered === true,
         subjects: spec.subjects,
         settings: spec.settings,
         startAt: spec.startAt ?? spec.settings.deliver,

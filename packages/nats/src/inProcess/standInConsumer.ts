@@ -22,7 +22,8 @@ interface Pending {
  * A pull consumer as the server runs one, for what the package uses: explicit acks, the ack wait
  * (or the backoff list) after which an unsettled message is delivered again, `max_ack_pending`,
  * `max_deliver`, the deliver policies, `nak` with and without a delay, `term`, `working` (the ack
- * wait starts again) and the delivery count. It counts for the test's coordinator: a message is
+ * wait starts again) and the delivery count; or, for an ordered consumer, ack policy none (each
+ * message delivered once, in stream order, nothing pending). It counts for the test's coordinator: a message is
  * counted once it is available to the consumer and released once settled for good; a requeue stays
  * counted, a delayed one is released at the `nak` and counted again when due.
  */
@@ -30,6 +31,8 @@ export class StandInConsumer {
   readonly name: string;
   readonly stream: StandInStream;
   readonly durable: boolean;
+  /** Ack policy none (an ordered consumer's): a message delivered is done with at the server. */
+  readonly ordered: boolean;
   coordinator: Coordinator;
   readonly #subjects: readonly string[];
   readonly #settings: ConsumerSettings;
@@ -56,6 +59,7 @@ export class StandInConsumer {
       readonly name: string;
       readonly stream: StandInStream;
       readonly durable: boolean;
+      readonly ordered: boolean;
       readonly subjects: readonly string[];
       readonly settings: ConsumerSettings;
       readonly startAt: DeliverPolicy;
@@ -66,6 +70,7 @@ export class StandInConsumer {
     this.name = options.name;
     this.stream = options.stream;
     this.durable = options.durable;
+    this.ordered = options.ordered;
     this.#subjects = options.subjects;
     this.#settings = options.settings;
     this.#clock = clock;
@@ -236,6 +241,10 @@ export class StandInConsumer {
   }
 
   #deliver(waiting: Waiting, entry: StoredEntry): void {
+    if (this.ordered) {
+      waiting.sink.arrived(this.#unacked(entry));
+      return;
+    }
     const sequence = entry.sequence;
     const deliveries = (this.#deliveries.get(sequence) ?? 0) + 1;
     this.#deliveries.set(sequence, deliveries);
@@ -275,14 +284,8 @@ export class StandInConsumer {
     return true;
   }
 
-  #message(entry: StoredEntry, pending: Pending): Stored {
-    const sequence = entry.sequence;
-    const ack = () => {
-      if (this.#settle(sequence, pending)) {
-        this.#release(sequence);
-        this.#dispatch();
-      }
-    };
+  /** What every message of this consumer carries, whatever its settlement. */
+  #fields(entry: StoredEntry, deliveries: number) {
     return {
       subject: entry.subject,
       payload: entry.payload,
@@ -292,8 +295,38 @@ export class StandInConsumer {
       decodeError: undefined,
       stream: this.stream.name,
       consumer: this.name,
-      streamSequence: sequence,
-      deliveryCount: pending.deliveries,
+      streamSequence: entry.sequence,
+      deliveryCount: deliveries,
+    };
+  }
+
+  /**
+   * A message of a consumer that takes no acks: delivered once, never again. The server holds
+   * nothing for it; the test's harness counts it until the delivery's first settle, which calls
+   * one of its verbs (they send nothing on a real connection).
+   */
+  #unacked(entry: StoredEntry): Stored {
+    const done = () => this.#release(entry.sequence);
+    return {
+      ...this.#fields(entry, 1),
+      ack: done,
+      ackConfirmed: async () => done(),
+      nak: done,
+      term: done,
+      working: () => {},
+    };
+  }
+
+  #message(entry: StoredEntry, pending: Pending): Stored {
+    const sequence = entry.sequence;
+    const ack = () => {
+      if (this.#settle(sequence, pending)) {
+        this.#release(sequence);
+        this.#dispatch();
+      }
+    };
+    return {
+      ...this.#fields(entry, pending.deliveries),
       ack,
       ackConfirmed: async () => ack(),
       nak: (delayMs) => {

@@ -23,14 +23,14 @@ export const DROP_REASON = "dropped by a RustStream handler";
  */
 export class JetStreamDelivery extends DeliveryBase<JetStreamSeekPosition> {
   readonly message: Stored;
-  readonly #owner: JetStreamDeliveryOwner;
+  protected readonly owner: JetStreamDeliveryOwner;
   #position: JetStreamPosition | undefined;
   /** When the server last heard from this delivery (received, or a working() beat), clock ms. */
   lastBeat: number;
 
   constructor(owner: JetStreamDeliveryOwner, message: Stored, now: number) {
     super();
-    this.#owner = owner;
+    this.owner = owner;
     this.message = message;
     this.lastBeat = now;
   }
@@ -70,9 +70,9 @@ export class JetStreamDelivery extends DeliveryBase<JetStreamSeekPosition> {
   }
 
   protected settleAck(): SettleResult {
-    this.#owner.assertOpen();
-    this.#owner.settled(this);
-    if (!this.#owner.confirmAcks) {
+    this.owner.assertOpen();
+    this.owner.settled(this);
+    if (!this.owner.confirmAcks) {
       this.message.ack();
       return "ok";
     }
@@ -80,16 +80,16 @@ export class JetStreamDelivery extends DeliveryBase<JetStreamSeekPosition> {
   }
 
   protected settleNack(requeue: boolean): SettleResult {
-    this.#owner.assertOpen();
-    this.#owner.settled(this);
+    this.owner.assertOpen();
+    this.owner.settled(this);
     if (requeue) this.message.nak();
     else this.message.term(DROP_REASON);
     return "ok";
   }
 
   protected override settleNackAfter(ms: number): SettleResult {
-    this.#owner.assertOpen();
-    this.#owner.settled(this);
+    this.owner.assertOpen();
+    this.owner.settled(this);
     this.message.nak(ms);
     return "ok";
   }

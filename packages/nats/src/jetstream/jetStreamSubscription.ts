@@ -23,11 +23,14 @@ import {
 import type { JetStreamSubject } from "../sources.js";
 import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDelivery.js";
 
-/** What a pull consumer's subscription reads of its descriptor: a JetStreamSubject's, or a KvWatch's. */
+/**
+ * What a pull consumer's subscription reads of its descriptor: a JetStreamSubject's, a watch's, or
+ * an OrderedJetStreamSubject's (`ordered`: its consumer takes no acks, so it gets no beat).
+ */
 export type PullSource = Pick<
   JetStreamSubject,
   "name" | "stream" | "durable" | "subjects" | "settings" | "commit"
->;
+> & { readonly ordered?: true };
 
 /**
  * The delivery a message becomes, or `undefined` for one the handler is not to see (a KV delete
@@ -336,7 +339,7 @@ export class JetStreamSubscription
       message.nak();
       return;
     }
-    this.#startBeat();
+    if (this.#source.ordered !== true) this.#startBeat();
     this.#queue.push(delivery);
   }
 
@@ -388,5 +391,6 @@ function specOf(source: PullSource): ConsumerSpec {
     durable: source.durable,
     subjects: source.subjects,
     settings: source.settings,
+    ...(source.ordered === true ? { ordered: true } : {}),
   };
 }

@@ -1,0 +1,117 @@
+import {
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  DeliverPolicy as JsDeliverPolicy,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import type { DeliverPolicy } from "../sources.js";
+import { ClientStored } from "./clientStored.js";
+import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
+
+/**
+ * A message of an ordered consumer: its ack policy is none, so the server takes no settlement and
+ * the verbs send nothing (a `nak` after a seek, a `working()` beat: nothing to tell).
+ */
+class UnackedStored extends ClientStored {
+  override ack(): void {}
+  override async ackConfirmed(): Promise<void> {}
+  override nak(): void {}
+  override term(): void {}
+  override working(): void {}
+}
+
+/**
+ * Creates an ordered consumer as the client makes one (`js.consumers.get(stream, options)` with no
+ * name): the client checks each message's delivery sequence and, on a gap, a lost heartbeat or a
+ * consumer the server no longer has, creates it again after the last message it read. A start
+ * the client would not carry across such a recreation (`new`: it restarts from the stream's first
+ * message when nothing was read yet) is given to it as the sequence it stands for. The creation at
+ * subscribe goes through `retried` (the link's API retries: a cluster without a leader for a
+ * moment); one whose answer timed out is left to the server's inactive threshold, as nobody pulls
+ * from it.
+ */
+export async function orderedConsumer(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
+  spec: ConsumerSpec,
+): Promise<ConsumerLink> {
+  const create = (start: DeliverPolicy) =>
+    js.consumers.get(spec.stream, {
+      filter_subjects: [...spec.subjects],
+      ...orderedStart(start),
+    });
+  const first = spec.startAt ?? spec.settings.deliver;
+  const start: DeliverPolicy =
+    first === "new"
+      ? { sequence: BigInt((await jsm.streams.info(spec.stream)).state.last_seq) + 1n }
+      : first;
+  let current = await retried(() => create(start));
+  let name = (await current.info(true)).name;
+  /** The last stream sequence handed over: a later pull's consumer starts after it. */
+  let read: bigint | undefined;
+  /** The client's ordered consumer runs one consume(); a later pull needs a consumer of its own. */
+  let consumed = false;
+  return {
+    get name() {
+      return name;
+    },
+    pull(max, expiresMs, sink): PullRequest {
+      let stopped = false;
+      let messages: Awaited<ReturnType<Consumer["consume"]>> | undefined;
+      const done = (async () => {
+        if (consumed) {
+          await current.delete().catch(() => undefined);
+          current = await create(read === undefined ? start : { sequence: read + 1n });
+          name = (await current.info(true)).name;
+        }
+        consumed = true;
+        // No abort_on_missing_resource: a consumer deleted under it is the client's to create again.
+        messages = await current.consume({ max_messages: max, expires: expiresMs });
+        if (stopped) messages.stop();
+        else {
+          const statuses = messages.status();
+          void (async () => {
+            for await (const status of statuses) {
+              if (status.type === "heartbeat") sink.accepted();
+              if (status.type === "ordered_consumer_recreated") name = status.name;
+            }
+          })().catch(() => undefined);
+        }
+        for await (const m of messages as AsyncIterable<JsMsg>) {
+          read = BigInt(m.info.streamSequence);
+          sink.arrived(new UnackedStored(m));
+          const room = stopped ? undefined : sink.room();
+          if (room !== undefined) await room;
+        }
+      })();
+      return {
+        done,
+        stop: () => {
+          stopped = true;
+          messages?.stop();
+        },
+      };
+    },
+    // The server holds nothing for it: what was read is read.
+    async giveBack() {},
+    // The client creates it again when the server no longer has it.
+    async exists() {
+      return true;
+    },
+    async close() {
+      await current.delete().catch(() => undefined);
+    },
+  };
+}
+
+/** Where the client's ordered consumer starts, in its options' terms. */
+function orderedStart(start: DeliverPolicy) {
+  if (start === "all") return { deliver_policy: JsDeliverPolicy.All };
+  if (start === "new") return { deliver_policy: JsDeliverPolicy.New };
+  if (start === "last") return { deliver_policy: JsDeliverPolicy.Last };
+  if (start === "last-per-subject") return { deliver_policy: JsDeliverPolicy.LastPerSubject };
+  if ("sequence" in start) return { opt_start_seq: Number(start.sequence) };
+  return { opt_start_time: start.time.toISOString() };
+}
