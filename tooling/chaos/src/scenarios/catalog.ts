@@ -4,6 +4,7 @@ import {
   NATS_RESTART_IN_FLIGHT,
   NATS_RETRY_MAX_ACK_PENDING,
   POSTGRES_PREFETCH,
+  POSTGRES_TRANSACTIONAL_IN_FLIGHT,
   RABBIT_PREFETCH,
 } from "../service/brokerBounds.js";
 import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
@@ -406,6 +407,19 @@ export const scenarios: readonly Scenario[] = [
     retry: retryPlan,
     keyOrder: true,
     ci: true,
+  },
+  {
+    name: "postgres-queue-transactional",
+    description:
+      "a transactional PostgreSQL queue (each row locked in a transaction of its own while handled) read by two replicas through the fault proxy: cut, stall, latency, and SIGKILL of a replica; the handler writes a business row in the claim's transaction and the ack (keeping the row, marked done) commits with it: each acked row's business row exactly once, none for a row not acked; each key in order",
+    broker: "postgres-queue",
+    replicas: 2,
+    faults: ["cut", "stall", "latency", "kill"],
+    orderPerKey: true,
+    // Each row in work holds a pool connection: what a fault may roll back after its line.
+    inFlightPerReplica: POSTGRES_TRANSACTIONAL_IN_FLIGHT,
+    transactional: true,
+    ci: "55.9-88.5 s of wall time in the CI profile (seeds 1-4, five runs, load 11-15), past the ~60 s a scenario may add to the CI: its services commit one transaction per row (150-300 rows a second together, a backlog of about 5,000 rows midway) and its publisher one notifying insert at a time (about 200 a second), against the load's 500 (README)",
   },
   {
     name: "postgres-queue-restart",

@@ -1,27 +1,38 @@
 // A queue in the scenarios' table on the PostgreSQL cluster of tooling/brokers, or, for the
 // scenario that restarts the server, on the restartable cluster (its own data and port: the shared
 // cluster is never stopped). The runner creates the table and publishes the load straight to the
-// server; the services connect through the fault proxy.
+// server; the services connect through the fault proxy. A transactional queue's handlers also
+// write a business row each (postgresBusiness.ts), read back as the outputs and checked per row.
 import { PostgresBroker, PostgresPublish } from "@ruststream/postgres";
 import { brokers, ensureBrokers, requireEnv } from "@ruststream/tooling-testkit";
 import pg from "pg";
+import type { Handled } from "../checker.js";
 import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { publishLoad } from "../load.js";
-import { POSTGRES_TABLE } from "../service/brokerBounds.js";
+import { POSTGRES_BUSINESS_TABLE, POSTGRES_TABLE } from "../service/brokerBounds.js";
+import {
+  allAcked,
+  businessOutputs,
+  businessVerdict,
+  ensureBusinessTable,
+  readBusinessState,
+} from "./postgresBusiness.js";
 import type { Target } from "./target.js";
 
 export async function postgresTarget(
   key: string,
   proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
-  restartable: boolean,
+  mode: { readonly restartable: boolean; readonly transactional: boolean },
   log: (line: string) => void,
 ): Promise<Target> {
+  const { restartable, transactional } = mode;
   let direct: string;
   if (restartable) direct = await brokers.postgres.restartable.up(log);
   else {
     await ensureBrokers(["postgres"], log);
     direct = requireEnv("POSTGRES_URL");
   }
+  if (transactional) await withClient(direct, ensureBusinessTable);
   const url = new URL(direct);
   if (proxy !== undefined) {
     const port = await proxy.toxiproxy.proxy(proxy.name, `${url.hostname}:${url.port}`);
@@ -49,6 +60,25 @@ export async function postgresTarget(
     restartBroker: restartable
       ? () => brokers.postgres.restartable.restart({ hard: true })
       : undefined,
+    ...(transactional
+      ? {
+          // Once every row is acked (a handled row whose commit a fault failed comes back when its
+          // lease ends, so the handlings alone do not say the business rows are all written).
+          outputs: (expected: number, timeoutMs: number) =>
+            withClient(direct, async (client): Promise<readonly Handled[]> => {
+              const deadline = performance.now() + timeoutMs;
+              while (!(await allAcked(client, key, expected)) && performance.now() < deadline) {
+                await new Promise((resolve) => setTimeout(resolve, 250));
+              }
+              return businessOutputs(await readBusinessState(client, key));
+            }),
+          // After the replicas stopped, so no transaction is still open.
+          verdict: () =>
+            withClient(direct, async (client) =>
+              businessVerdict(await readBusinessState(client, key)),
+            ),
+        }
+      : {}),
     // The restartable cluster is stopped whatever happened (it is the scenario's to stop); a
     // cleanup that cannot reach the server says so rather than hide the run's own error.
     async cleanup() {
@@ -58,6 +88,8 @@ export async function postgresTarget(
         await client.query(`DELETE FROM ${POSTGRES_TABLE} WHERE queue = ANY($1)`, [
           [key, `${key}.dlq`],
         ]);
+        if (transactional)
+          await client.query(`DELETE FROM ${POSTGRES_BUSINESS_TABLE} WHERE queue = $1`, [key]);
       } catch (error) {
         log(`[chaos] deleting the queues ${key}, ${key}.dlq: ${String(error)}`);
       } finally {
@@ -66,4 +98,14 @@ export async function postgresTarget(
       }
     },
   };
+}
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

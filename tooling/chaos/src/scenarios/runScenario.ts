@@ -87,6 +87,7 @@ export async function runScenario(
       ? {}
       : { retry: { ...scenario.retry, deadLetter: `${key}.dlq` } }),
     ...(scenario.keyOrder === undefined ? {} : { keyOrder: scenario.keyOrder }),
+    ...(scenario.transactional === undefined ? {} : { transactional: scenario.transactional }),
   };
   log(
     `[chaos] ${scenario.name}: seed ${seed}, ${messages.length} messages, faults ${plan.map((f) => `${f.kind}@${f.atMs}`).join(" ")}`,
@@ -154,7 +155,7 @@ export async function runScenario(
       );
     }
     try {
-      verdict = target.verdict?.();
+      verdict = await target.verdict?.();
     } finally {
       // Whatever the verdict, the target's own resources (a mounted disk) go.
       await target.cleanup();

@@ -24,6 +24,11 @@ export interface Scenario {
   readonly retry?: Omit<RetryPlan, "deadLetter">;
   /** A PostgreSQL queue's `keyOrder`, where it differs from the default (on without a retry plan). */
   readonly keyOrder?: boolean;
+  /**
+   * A PostgreSQL queue's `transactional`: each handling writes a business row in the claim's
+   * transaction; the business rows are read back as the outputs (exactly once, one per acked row).
+   */
+  readonly transactional?: boolean;
   /** In the CI profile (a scenario left out says why). */
   readonly ci: true | string;
 }

@@ -34,8 +34,16 @@ export interface Target {
   readonly beforeStop?: () => Promise<void>;
   /** Messages a fault took out of the broker (truncated away): gone, not lost by the framework. */
   readonly removedByFault?: () => ReadonlySet<number>;
-  /** The target's own verdict once the replicas stopped: failures, and notes for the report. */
-  readonly verdict?: () => { failures: string[]; notes: string[] };
+  /**
+   * The target's own verdict once the replicas stopped: failures, and notes for the report (read
+   * from the broker where it must be, as a transactional queue's business rows are).
+   */
+  readonly verdict?: () => Verdict | Promise<Verdict>;
+}
+
+export interface Verdict {
+  readonly failures: string[];
+  readonly notes: string[];
 }
 
 /** One of a target's own faults: `hold` waits out the fault's planned duration. */

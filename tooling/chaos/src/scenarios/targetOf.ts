@@ -72,6 +72,11 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
         log,
       );
     case "postgres-queue":
-      return postgresTarget(key, proxy, restarts, log);
+      return postgresTarget(
+        key,
+        proxy,
+        { restartable: restarts, transactional: scenario.transactional === true },
+        log,
+      );
   }
 }

@@ -40,3 +40,18 @@ export const POSTGRES_CLAIM = 16;
 export const POSTGRES_LEASE_MS = 5_000;
 /** The table the scenarios' queues live in (one per run would leave tables behind). */
 export const POSTGRES_TABLE = "ruststream_chaos";
+/**
+ * The broker's pool (the package's default, set here so the bound below follows it). A
+ * transactional queue holds one connection per row in work and keeps one for claims and settles.
+ */
+export const POSTGRES_POOL_SIZE = 10;
+/**
+ * What a transactional replica may have handled and not committed when a fault lands: its rows in
+ * work, each in a transaction of its own on a connection of the pool (the claims take no more).
+ */
+export const POSTGRES_TRANSACTIONAL_IN_FLIGHT = POSTGRES_POOL_SIZE - 1;
+/**
+ * Where a transactional handler writes its business row, in the claim's transaction: one row per
+ * commit, with no unique key, so a row committed twice shows as two.
+ */
+export const POSTGRES_BUSINESS_TABLE = "ruststream_chaos_business";

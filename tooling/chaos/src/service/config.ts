@@ -53,6 +53,11 @@ export interface ServiceConfig {
   readonly retry?: RetryPlan;
   /** A PostgreSQL queue's `keyOrder` (default: on without a retry plan, off with one). */
   readonly keyOrder?: boolean;
+  /**
+   * A PostgreSQL queue's `transactional`: the handler writes a business row in the claim's
+   * transaction, and the ack (which keeps the row, marked done) commits with it.
+   */
+  readonly transactional?: boolean;
 }
 
 /** A failing message of the plan: `seq % failEvery === 1`. */

@@ -17,13 +17,9 @@ import {
 } from "@ruststream/core";
 import { FileBroker, FileStream } from "@ruststream/file";
 import { RedisBroker, RedisList, RedisStream } from "@ruststream/redis";
+import { asBody } from "./body.js";
 import { alwaysFails, delayedOnce, type ServiceConfig } from "./config.js";
 import { mountPulsar } from "./pulsarService.js";
-
-interface Body {
-  readonly k: string;
-  readonly s: number;
-}
 
 const raw = process.argv[2];
 if (raw === undefined) throw new Error("usage: service/main.ts '<ServiceConfig as JSON>'");
@@ -39,15 +35,6 @@ const work = (): Promise<void> =>
 
 const plan = config.retry;
 const DEAD_LETTER_READS = 1_000;
-
-/** The JSON body the runner publishes; anything else is a bug the run must show. */
-function asBody(value: unknown): Body {
-  const body = value as Partial<Body> | null;
-  if (typeof body?.k !== "string" || typeof body.s !== "number") {
-    throw new Error(`not a chaos body: ${JSON.stringify(value)}`);
-  }
-  return { k: body.k, s: body.s };
-}
 
 async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcome | undefined> {
   const body = asBody(message);
@@ -129,7 +116,7 @@ if (config.broker === "file") {
 } else if (config.broker === "rabbitmq-quorum") {
   (await import("./rabbitmqService.js")).mountRabbit(app, config, declare);
 } else if (config.broker === "postgres-queue") {
-  (await import("./postgresService.js")).mountPostgres(app, config, declare);
+  (await import("./postgresService.js")).mountPostgres(app, config, declare, handleMain);
 } else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
   // Loaded only here: the file and Redis replicas never load the Kafka client.
   (await import("./kafkaService.js")).declareKafka(app, config, handleMain);
