@@ -35,6 +35,7 @@ import type {
   StreamDeclaration,
 } from "../sources.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
+import { HeldSettlements } from "./heldSettlements.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
@@ -112,7 +113,7 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   const timeout = options.apiTimeoutMs ?? 5000;
   const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
   const retry = new ApiRetry(options.apiRetryWithinMs ?? 30_000, () => nc.info?.jetstream === true);
-  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry);
+  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry, timeout);
 }
 
 /** A frame's header lines as the client sends them (none: no header block). */
@@ -137,7 +138,8 @@ function received(m: Msg): Received {
 
 /**
  * A JetStream message as the subscription reads it: one object a message, whose verbs are the
- * client's (methods, not a closure each: this is made for every message a consumer reads).
+ * client's (methods, not a closure each: this is made for every message a consumer reads), held
+ * to the end of the event loop's turn and written with the turn's others (`HeldSettlements`).
  */
 class ClientStored implements Stored {
   readonly subject: string;
@@ -151,11 +153,13 @@ class ClientStored implements Stored {
   readonly streamSequence: bigint;
   readonly deliveryCount: number;
   readonly #m: JsMsg;
+  readonly #held: HeldSettlements;
 
-  constructor(m: JsMsg) {
+  constructor(m: JsMsg, held: HeldSettlements) {
     const info = m.info;
     const read = readHeaders(m);
     this.#m = m;
+    this.#held = held;
     this.subject = m.subject;
     this.payload = m.data;
     this.headers = read.headers;
@@ -167,10 +171,12 @@ class ClientStored implements Stored {
   }
 
   ack(): void {
-    this.#m.ack();
+    this.#held.ack(this.#m);
   }
 
   async ackConfirmed(): Promise<void> {
+    // Not held: its confirmation is awaited. What was settled before it goes out first, in order.
+    this.#held.write();
     const confirmed = await this.#m.ackAck();
     if (!confirmed) {
       throw new RustStreamError(
@@ -181,15 +187,15 @@ class ClientStored implements Stored {
   }
 
   nak(delayMs?: number): void {
-    this.#m.nak(delayMs);
+    this.#held.nak(this.#m, delayMs);
   }
 
   term(reason: string): void {
-    this.#m.term(reason);
+    this.#held.term(this.#m, reason);
   }
 
   working(): void {
-    this.#m.working();
+    this.#held.working(this.#m);
   }
 }
 
@@ -280,6 +286,10 @@ class ClientLink implements NatsLink {
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #retry: ApiRetry;
+  /** How long a request waits for the server's answer (the broker's `apiTimeoutMs`). */
+  readonly #timeoutMs: number;
+  /** The consumers' settlements of this turn of the event loop, written at its end. */
+  readonly #held = new HeldSettlements();
   /**
    * The consumers' pulls by the subject a pull request is published to: the server refuses a
    * publish it does not permit with an error on the connection (the client's status), naming it.
@@ -287,11 +297,18 @@ class ClientLink implements NatsLink {
   readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
   #closing = false;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, retry: ApiRetry) {
+  constructor(
+    nc: NatsConnection,
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    retry: ApiRetry,
+    timeoutMs: number,
+  ) {
     this.#nc = nc;
     this.#js = js;
     this.#jsm = jsm;
     this.#retry = retry;
+    this.#timeoutMs = timeoutMs;
     void this.#watch();
   }
 
@@ -342,6 +359,22 @@ class ClientLink implements NatsLink {
 
   async flush(): Promise<void> {
     await this.#nc.flush();
+  }
+
+  async settlementsWritten(): Promise<void> {
+    if (!this.#held.pending) return;
+    this.#held.write();
+    if (this.#nc.isClosed()) return;
+    // A round trip: the server has processed them once it answers. Bounded as a request is: a
+    // connection away keeps the client's answer back until it is back (the server then delivers
+    // the unsettled again once their ack wait passes).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#nc.flush().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   listen(
@@ -627,6 +660,7 @@ class ClientLink implements NatsLink {
     const jsm = this.#jsm;
     const durable = spec.durable !== undefined;
     const refusals = this.#pullRefusals;
+    const held = this.#held;
     const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
     return {
       name: info.name,
@@ -662,7 +696,7 @@ class ClientLink implements NatsLink {
             })().catch(() => undefined);
           }
           for await (const m of messages) {
-            sink.arrived(new ClientStored(m));
+            sink.arrived(new ClientStored(m, held));
             const room = stopped ? undefined : sink.room();
             if (room !== undefined) await room;
           }
@@ -695,6 +729,8 @@ class ClientLink implements NatsLink {
         // consumer info request makes the server drop the requests nobody listens to any more.
         await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
         for (const m of [...messages].sort(byStreamSequence)) m.nak();
+        // Ahead of what the subscription asks next (a consumer deleted, or made again by a seek).
+        held.write();
       },
       async exists() {
         try {
@@ -741,6 +777,8 @@ class ClientLink implements NatsLink {
 
   async close(): Promise<void> {
     this.#closing = true;
+    // The client drops what it has not written when it closes: the settlements go out before.
+    await this.settlementsWritten();
     await this.#nc.close();
   }
 }
