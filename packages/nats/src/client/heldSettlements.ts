@@ -40,11 +40,6 @@ export class HeldSettlements {
     this.#hold(message, "working", undefined);
   }
 
-  /** Whether settlements wait to be written. */
-  get pending(): boolean {
-    return this.#messages.length !== 0;
-  }
-
   /** Hands every held settlement to the client now, in the order they were made. */
   write(): void {
     const messages = this.#messages;

@@ -362,12 +362,12 @@ class ClientLink implements NatsLink {
   }
 
   async settlementsWritten(): Promise<void> {
-    if (!this.#held.pending) return;
     this.#held.write();
     if (this.#nc.isClosed()) return;
-    // A round trip: the server has processed them once it answers. Bounded as a request is: a
-    // connection away keeps the client's answer back until it is back (the server then delivers
-    // the unsettled again once their ack wait passes).
+    // A round trip even with nothing held: what the turn's end handed over may still sit in the
+    // socket's buffer, which the client's close discards. The server has processed them once it
+    // answers. Bounded as a request is: a connection away keeps the answer back until it is back
+    // (the server then delivers the unsettled again once their ack wait passes).
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.#nc.flush().catch(() => undefined),
