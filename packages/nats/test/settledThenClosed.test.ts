@@ -1,5 +1,7 @@
-import { ManualClock } from "@ruststream/core";
+import { jetstream } from "@nats-io/jetstream";
+import { ManualClock, RustStream } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { TestApp } from "@ruststream/testing";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +10,7 @@ import {
   NatsBroker,
   NatsPublish,
 } from "../src/index.js";
-import { consumerState } from "./env.live.js";
+import { consumerState, eventually, rawClient } from "./env.live.js";
 import { openedPerTest } from "./targets.js";
 
 // The package holds a turn's JetStream settlements (acks, naks, terms, working beats) and writes
@@ -16,7 +18,9 @@ import { openedPerTest } from "./targets.js";
 // still reach the server, each with its verb. The check is a sentinel published after the shutdown
 // and read by a new connection on the same durable: what comes before it is what the server holds
 // back (here, the requeued ones alone); on the real server also the consumer's own count of
-// deliveries it waits to hear of, read once the shutdown resolved.
+// deliveries it waits to hear of, read once the shutdown resolved. Last, a whole app stopped from
+// its last handler, while the runtime's acks of that turn are held. With the write and flush
+// before a stop taken out (settlementsWritten emptied) the three real-server cases fail.
 
 const ackWaitMs = 30_000;
 const count = 300;
@@ -136,3 +140,51 @@ for (const [where, server] of servers) {
     });
   });
 }
+
+describe(`an app stopped from the handler of the last of ${count} messages, on the real server`, () => {
+  it("leaves nothing pending: every ack the runtime made reached the server", async () => {
+    const stream = uniqueName("appstop");
+    streams.push(stream);
+    const handled: number[] = [];
+    let stopping: Promise<unknown> | undefined;
+    let t: TestApp | undefined;
+    const app = new RustStream({ name: "appstop", version: "1.0.0" }).broker(
+      new NatsBroker({ servers: requireEnv("NATS_URL") }),
+      (b) => {
+        b.subscriber<{ n: number }>(
+          new JetStreamSubject(stream, {
+            stream,
+            durable: "worker",
+            ackWaitMs,
+            declare: { subjects: [stream], storage: "memory" },
+          }),
+        ).handle(async (m) => {
+          handled.push(m.n);
+          // The stop begins while this handler runs, and the acks of its turn are still held.
+          if (m.n === count - 1) stopping = t?.stop();
+        });
+      },
+    );
+    t = await TestApp.startLive(app, { withinMs: 20_000 });
+    try {
+      const nc = await rawClient();
+      try {
+        const js = jetstream(nc);
+        for (let n = 0; n < count; n++) await js.publish(stream, JSON.stringify({ n }));
+      } finally {
+        await nc.close();
+      }
+      await eventually(() => stopping !== undefined, 20_000, "the last message's handler");
+      await stopping;
+    } finally {
+      // A failure before the last handler still stops the app.
+      if (stopping === undefined) await t.stop();
+    }
+    expect(handled).toEqual(Array.from({ length: count }, (_, n) => n));
+    expect(await consumerState(stream, "worker")).toMatchObject({
+      redelivered: 0,
+      ackPending: 0,
+      ackFloor: count,
+    });
+  });
+});
