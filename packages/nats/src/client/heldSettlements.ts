@@ -11,7 +11,7 @@ type Verb = "ack" | "nak" | "term" | "working";
  * what it would have seen had each been sent at once.
  *
  * What must follow them on the wire writes them first (`write()`): an ack that waits for the
- * server's confirmation, a subscription letting go, the connection closing.
+ * server's confirmation, a seek's give-back, a subscription letting go, the connection closing.
  */
 export class HeldSettlements {
   #messages: JsMsg[] = [];
