@@ -1,11 +1,13 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { type ReadonlyHeaderMap, RustStreamError } from "@ruststream/core";
+import type { HeldSettlements } from "./heldSettlements.js";
 import type { Stored } from "./link.js";
 import { readHeaders } from "./receivedHeaders.js";
 
 /**
  * A JetStream message as the subscription reads it: one object a message, whose verbs are the
- * client's (methods, not a closure each: this is made for every message a consumer reads).
+ * client's (methods, not a closure each: this is made for every message a consumer reads), held
+ * to the end of the event loop's turn and written with the turn's others (`HeldSettlements`).
  */
 export class ClientStored implements Stored {
   readonly subject: string;
@@ -19,11 +21,13 @@ export class ClientStored implements Stored {
   readonly streamSequence: bigint;
   readonly deliveryCount: number;
   readonly #m: JsMsg;
+  readonly #held: HeldSettlements;
 
-  constructor(m: JsMsg) {
+  constructor(m: JsMsg, held: HeldSettlements) {
     const info = m.info;
     const read = readHeaders(m);
     this.#m = m;
+    this.#held = held;
     this.subject = m.subject;
     this.payload = m.data;
     this.headers = read.headers;
@@ -35,10 +39,12 @@ export class ClientStored implements Stored {
   }
 
   ack(): void {
-    this.#m.ack();
+    this.#held.ack(this.#m);
   }
 
   async ackConfirmed(): Promise<void> {
+    // Not held: its confirmation is awaited. What was settled before it goes out first, in order.
+    this.#held.write();
     const confirmed = await this.#m.ackAck();
     if (!confirmed) {
       throw new RustStreamError(
@@ -49,14 +55,14 @@ export class ClientStored implements Stored {
   }
 
   nak(delayMs?: number): void {
-    this.#m.nak(delayMs);
+    this.#held.nak(this.#m, delayMs);
   }
 
   term(reason: string): void {
-    this.#m.term(reason);
+    this.#held.term(this.#m, reason);
   }
 
   working(): void {
-    this.#m.working();
+    this.#held.working(this.#m);
   }
 }

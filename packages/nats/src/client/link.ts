@@ -183,6 +183,12 @@ export interface NatsLink {
   publish(frame: Frame): void;
   /** Resolves once the server has processed everything sent before it (a round trip). */
   flush(): Promise<void>;
+  /**
+   * Writes the JetStream settlements (acks, naks, terms, working beats) held to the end of the
+   * event loop's turn, and resolves once the server has processed them: what a subscription
+   * letting go, or the connection closing, waits for, so no settlement made is lost.
+   */
+  settlementsWritten(): Promise<void>;
   /** Listens to a subject (a wildcard), in a queue group when given. */
   listen(
     subject: string,

@@ -35,6 +35,7 @@ import type {
 } from "../sources.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import { ClientStored } from "./clientStored.js";
+import { HeldSettlements } from "./heldSettlements.js";
 import {
   type ConsumerLink,
   type ConsumerSpec,
@@ -113,7 +114,7 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   const timeout = options.apiTimeoutMs ?? 5000;
   const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
   const retry = new ApiRetry(options.apiRetryWithinMs ?? 30_000, () => nc.info?.jetstream === true);
-  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry);
+  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry, timeout);
 }
 
 /** A frame's header lines as the client sends them (none: no header block). */
@@ -223,6 +224,10 @@ class ClientLink implements NatsLink {
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #retry: ApiRetry;
+  /** How long a request waits for the server's answer (the broker's `apiTimeoutMs`). */
+  readonly #timeoutMs: number;
+  /** The consumers' settlements of this turn of the event loop, written at its end. */
+  readonly #held = new HeldSettlements();
   /**
    * The consumers' pulls by the subject a pull request is published to: the server refuses a
    * publish it does not permit with an error on the connection (the client's status), naming it.
@@ -230,11 +235,18 @@ class ClientLink implements NatsLink {
   readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
   #closing = false;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, retry: ApiRetry) {
+  constructor(
+    nc: NatsConnection,
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    retry: ApiRetry,
+    timeoutMs: number,
+  ) {
     this.#nc = nc;
     this.#js = js;
     this.#jsm = jsm;
     this.#retry = retry;
+    this.#timeoutMs = timeoutMs;
     void this.#watch();
   }
 
@@ -285,6 +297,22 @@ class ClientLink implements NatsLink {
 
   async flush(): Promise<void> {
     await this.#nc.flush();
+  }
+
+  async settlementsWritten(): Promise<void> {
+    this.#held.write();
+    if (this.#nc.isClosed()) return;
+    // A round trip even with nothing held: what the turn's end handed over may still sit in the
+    // socket's buffer, which the client's close discards. The server has processed them once it
+    // answers. Bounded as a request is: a connection away keeps the answer back until it is back
+    // (the server then delivers the unsettled again once their ack wait passes).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#nc.flush().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   listen(
@@ -561,6 +589,7 @@ class ClientLink implements NatsLink {
         this.#jsm,
         (create) => this.#retry.run(creating, create),
         spec,
+        this.#held,
       );
     }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
@@ -581,6 +610,7 @@ class ClientLink implements NatsLink {
     const jsm = this.#jsm;
     const durable = spec.durable !== undefined;
     const refusals = this.#pullRefusals;
+    const held = this.#held;
     const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
     return {
       name: info.name,
@@ -616,7 +646,7 @@ class ClientLink implements NatsLink {
             })().catch(() => undefined);
           }
           for await (const m of messages) {
-            sink.arrived(new ClientStored(m));
+            sink.arrived(new ClientStored(m, held));
             const room = stopped ? undefined : sink.room();
             if (room !== undefined) await room;
           }
@@ -649,6 +679,8 @@ class ClientLink implements NatsLink {
         // consumer info request makes the server drop the requests nobody listens to any more.
         await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
         for (const m of [...messages].sort(byStreamSequence)) m.nak();
+        // Ahead of what the subscription asks next (a consumer deleted, or made again by a seek).
+        held.write();
       },
       async exists() {
         try {
@@ -695,6 +727,8 @@ class ClientLink implements NatsLink {
 
   async close(): Promise<void> {
     this.#closing = true;
+    // The client drops what it has not written when it closes: the settlements go out before.
+    await this.settlementsWritten();
     await this.#nc.close();
   }
 }

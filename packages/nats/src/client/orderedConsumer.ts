@@ -7,6 +7,7 @@ import {
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
 import { ClientStored } from "./clientStored.js";
+import type { HeldSettlements } from "./heldSettlements.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
 
 /**
@@ -36,6 +37,8 @@ export async function orderedConsumer(
   jsm: JetStreamManager,
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
+  /** The connection's held settlements, which this consumer's messages never add to. */
+  held: HeldSettlements,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
     js.consumers.get(spec.stream, {
@@ -81,7 +84,7 @@ export async function orderedConsumer(
         }
         for await (const m of messages as AsyncIterable<JsMsg>) {
           read = BigInt(m.info.streamSequence);
-          sink.arrived(new UnackedStored(m));
+          sink.arrived(new UnackedStored(m, held));
           const room = stopped ? undefined : sink.room();
           if (room !== undefined) await room;
         }

@@ -366,6 +366,9 @@ class StandInLink implements NatsLink {
     this.#assertOpen();
   }
 
+  /** The stand-in's settlements reach its server when made: none are held. */
+  async settlementsWritten(): Promise<void> {}
+
   listen(
     subject: string,
     queue: string | undefined,

@@ -211,6 +211,9 @@ export class JetStreamSubscription
     this.#held.clear();
     this.#queue.clear();
     await this.#consumer.giveBack(held.map((delivery) => delivery.message));
+    // The acks and the rest settled before now, and the naks above, reach the server before the
+    // subscription reports it let go (and before an ephemeral consumer is deleted).
+    await this.#host.link.settlementsWritten();
     await this.#consumer.close();
     return held.length;
   }
