@@ -52,6 +52,14 @@ export class PgDriver implements PostgresDriver {
     const client = await this.#pool.connect();
     // Whether the connection's transaction state is unknown (BEGIN, COMMIT or ROLLBACK failed).
     let broken = true;
+    // `pg`'s pool takes its own error listener off a connection it hands out. A connection lost
+    // while this transaction holds it idle (a handler awaiting something else between statements)
+    // then emits `error` with no listener, which ends the process. Listened to here instead: the
+    // transaction's next statement fails on the closed connection, and the release destroys it.
+    const lost = () => {
+      broken = true;
+    };
+    client.on("error", lost);
     try {
       await client.query("BEGIN");
       let result: T;
@@ -72,6 +80,7 @@ export class PgDriver implements PostgresDriver {
     } finally {
       // A connection whose transaction state is unknown is destroyed, never handed to the next user.
       client.release(broken ? true : undefined);
+      client.off("error", lost);
     }
   }
 

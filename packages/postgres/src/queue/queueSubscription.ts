@@ -177,15 +177,20 @@ export class PostgresQueueSubscription
   async settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok"> {
     const settle = this.#statementOf(delivery, verb);
     let settled: boolean;
-    if (delivery.transaction !== undefined) {
-      // A handler that failed is undone; an ack commits its writes with the settle.
-      settled = await delivery.transaction.settle(settle, verb.kind !== "ack");
-      this.#wakeUp();
-    } else {
-      settled = await this.#batch.settle(delivery.held, settle);
+    try {
+      if (delivery.transaction !== undefined) {
+        // A handler that failed is undone; an ack commits its writes with the settle.
+        settled = await delivery.transaction.settle(settle, verb.kind !== "ack");
+        this.#wakeUp();
+      } else {
+        settled = await this.#batch.settle(delivery.held, settle);
+      }
+    } finally {
+      // Forgotten even when the settle failed (a connection lost under it): the row comes back
+      // when its lease ends, and a delivery kept here would be renewed for nothing ever after.
+      this.#held.delete(delivery.held.id);
+      if (this.#held.size === 0) this.#stopRenewal();
     }
-    this.#held.delete(delivery.held.id);
-    if (this.#held.size === 0) this.#stopRenewal();
     if (!settled) {
       throw new RustStreamError(
         "broker-failure",

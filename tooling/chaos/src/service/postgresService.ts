@@ -7,7 +7,6 @@
 // reports its handling; the ack keeps the row (marked done), so the runner can match the two.
 import type { HandlerContext, Outcome, RustStream, SubscriberBuilder } from "@ruststream/core";
 import { PostgresBroker, PostgresQueue, transactionOf } from "@ruststream/postgres";
-import pg from "pg";
 import { asBody } from "./body.js";
 import {
   POSTGRES_BUSINESS_TABLE,
@@ -54,9 +53,8 @@ export function mountPostgres(
       ...(transactional ? { transactional: true, ack: "keep" } : {}),
     });
   const broker = new PostgresBroker({
-    ...(transactional
-      ? { pool: transactionalPool(config.address) }
-      : { url: config.address, poolSize: POSTGRES_POOL_SIZE }),
+    url: config.address,
+    poolSize: POSTGRES_POOL_SIZE,
     table: POSTGRES_TABLE,
     ensureSchema: true,
   });
@@ -81,26 +79,4 @@ export function mountPostgres(
         return handle(message, ctx);
       });
   });
-}
-
-/**
- * A pool of the service's own for the transactional queue, to step around a crash of the
- * package's (the chaos README, Found so far): `pg`'s pool takes its error listener off a connection
- * it hands out, and a held transaction keeps its connection out between statements (while its row
- * waits for a worker or its handler), so a connection lost then emits `error` with no listener and
- * the process dies at the first cut. Each connection here keeps a listener for its life; a lost one
- * fails the transaction's next statement instead. Otherwise the broker's own settings: its size,
- * and JIT off (what `url` sets).
- */
-function transactionalPool(url: string): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: POSTGRES_POOL_SIZE,
-    options: "-c jit=off",
-  });
-  pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    client.on("error", () => {});
-  });
-  return pool;
 }
