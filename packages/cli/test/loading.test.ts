@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtimeName } from "@ruststream/core/broker";
 import { expect, test } from "vitest";
 import { fixtures, runCli, startCli } from "./cli.js";
 
@@ -41,7 +42,10 @@ test("a module that fails to load shows its own error; its place in the service'
   expect(thrown.stderr).toContain(
     "Error: FIXTURE_MISSING_SETTING is not set: the fixture's own startup check",
   );
-  expect(thrown.stderr).toMatch(/at .*throwsOnLoad\.ts:4:9/);
+  // Node and Deno place the frame at `new`, Bun at the constructor's name after it.
+  expect(thrown.stderr).toMatch(
+    runtimeName() === "bun" ? /at .*throwsOnLoad\.ts:4:13/ : /at .*throwsOnLoad\.ts:4:9/,
+  );
   // The loader's and the CLI's own frames are left out.
   expect(thrown.stderr).not.toMatch(/loadApp|node:internal/);
 
