@@ -23,7 +23,7 @@ interface BuildPosition {
 /**
  * Bun reports a module that does not compile as an AggregateError ("2 errors building <file>")
  * whose own message says no more: each of its errors holds one message and its position, written
- * here the way tsx writes a syntax error on Node and Deno (`file:line:column: ERROR: message`).
+ * here the way tsx writes a syntax error on Node (`file:line:column: ERROR: message`).
  */
 function buildMessages(error: Error): string[] {
   if (!(error instanceof AggregateError)) return [];

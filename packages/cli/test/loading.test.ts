@@ -42,7 +42,7 @@ test("a module that fails to load shows its own error; its place in the service'
   expect(thrown.stderr).toContain(
     "Error: FIXTURE_MISSING_SETTING is not set: the fixture's own startup check",
   );
-  // Node and Deno place the frame at `new`, Bun at the constructor's name after it.
+  // Node places the frame at `new`, Bun at the constructor's name after it.
   expect(thrown.stderr).toMatch(
     runtimeName() === "bun" ? /at .*throwsOnLoad\.ts:4:13/ : /at .*throwsOnLoad\.ts:4:9/,
   );
@@ -56,7 +56,7 @@ test("a module that fails to load shows its own error; its place in the service'
   const syntax = await runCli(["run", broken]);
   rmSync(dir, { recursive: true, force: true });
   expect(syntax.code).toBe(1);
-  // tsx (Node, Deno) counts the column from 0, Bun from 1.
+  // tsx (on Node) counts the column from 0, Bun from 1.
   expect(syntax.stderr).toMatch(
     runtimeName() === "bun"
       ? /syntaxError\.ts:2:21: ERROR: Expected identifier but found ";"/
