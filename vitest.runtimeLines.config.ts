@@ -2,15 +2,52 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import nodeLines from "./vitest.nodeLines.config.ts";
 
 // What the test command runs on Bun and on Deno (tooling/setup/runtimes.mjs), after the Node lines:
-// core's and testing's suites, health's, every broker package's in-process suites (taken from the
-// Node lines' config, so a new broker's come along), and the live round trip of every broker
-// (test/roundTrip.test.ts, through the broker's own client, on the real server its package's global
-// setup starts). Each round trip first checks it runs on the runtime the line names
-// (RUSTSTREAM_RUNTIME), so the line cannot pass on Node. Not the whole of the Node lines' set: under
-// vitest on Bun, a service started through tsx's loader hung, and so did the file broker's suite
-// (tooling/setup/README.md, "Bun and Deno").
+// the suites of core, testing, health, file, AsyncAPI, otel, metrics, NestJS and (on Bun) the CLI,
+// each with its own config (a global setup starts the brokers it needs, as on Node); create's unit
+// tests and every broker package's in-process suites, taken from the Node lines' config (so a new
+// broker's come along); and the live round trip of every broker (test/roundTrip.test.ts, through the
+// broker's own client, on the real server its package's global setup starts). Each round trip first
+// checks it runs on the runtime the line names (RUSTSTREAM_RUNTIME), so the line cannot pass on
+// Node. Left out: the interop suites with RustStream's Rust services (the Rust side's wire
+// agreement, which the Node line checks), and the files named below with why (tooling/setup/README.md,
+// "Bun and Deno").
 const onBun = process.env.RUSTSTREAM_RUNTIME === "bun";
+const onDeno = process.env.RUSTSTREAM_RUNTIME === "deno";
+/**
+ * On Deno, a child process started as `<runtime> --import tsx <script.ts>` (a test's second process)
+ * runs on `deno run` without the `--import`, so the script's `.js` specifiers of `.ts` sources do not
+ * resolve ("Module not found ... --sloppy-imports"): the files whose tests need one.
+ */
+const childThroughTsx = [
+  "test/processes.test.ts",
+  "test/backlogMemory.test.ts",
+  "test/hostileBytes.test.ts",
+];
 const source = { conditions: ["@ruststream/source"] };
+/** Files no runtime line runs: the interop suites with RustStream's Rust services. */
+const interop = ["test/interop*.test.ts"];
+
+/**
+ * Vitest hands an external module's `default` in place of its namespace when that default has an
+ * `__esModule` key, and on Bun `"__esModule" in namespace` is true of every ES module namespace. So
+ * zod, whose default export is its namespace `z`, came without `z` (`import { z } from "zod"` was
+ * undefined). Bun's own import, without vitest's interop, is what a service on Bun gets anyway.
+ */
+function onRuntime(project: TestProjectInlineConfiguration): TestProjectInlineConfiguration {
+  return {
+    ...project,
+    test: { ...project.test, deps: { ...project.test?.deps, interopDefault: !onBun } },
+  };
+}
+
+/** A package's own vitest config as a project here, with `exclude` added. */
+function ownConfig(pkg: string, exclude: string[] = []): TestProjectInlineConfiguration {
+  return {
+    root: `packages/${pkg}`,
+    extends: `./packages/${pkg}/vitest.config.ts`,
+    test: { exclude },
+  };
+}
 
 function roundTrip(pkg: string, setup: { global: boolean; files?: string[] }) {
   return {
@@ -28,55 +65,69 @@ function roundTrip(pkg: string, setup: { global: boolean; files?: string[] }) {
   };
 }
 
-/** The Node lines' in-process suites of the broker packages. */
-function inProcessSuites(): TestProjectInlineConfiguration[] {
+/**
+ * The Node lines' projects of the packages whose names end with one of `kinds`: every broker's
+ * in-process suite, and create's unit tests (its generated projects' test, a tsc and a vitest run
+ * per broker, stays on the whole suite's line).
+ */
+function nodeLinesSuites(kinds: string[]): TestProjectInlineConfiguration[] {
   return (nodeLines.test?.projects ?? []).filter(
     (p): p is TestProjectInlineConfiguration =>
       typeof p === "object" &&
       "root" in p &&
       String(p.root).startsWith("packages/") &&
-      (p.test?.name as string | undefined)?.endsWith("(in-process)") === true,
+      kinds.some((kind) => (p.test?.name as string | undefined)?.endsWith(kind) === true),
   );
 }
 
 export default defineConfig({
   test: {
-    projects: [
-      {
-        root: "packages/core",
-        test: {
-          name: "core",
-          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          // On Bun, vitest's module runner hands this file zod's export `z` as undefined (zod
-          // itself loads on Bun); the same schemas run on Deno and on every Node line.
-          exclude: onBun ? ["test/runtime/schema.test.ts"] : [],
-          // The seeded-sequence tests are CPU-bound: slower runtimes on shared cores need longer.
-          testTimeout: 60_000,
+    projects: (
+      [
+        {
+          root: "packages/core",
+          test: {
+            name: "core",
+            include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+            // The seeded-sequence tests are CPU-bound: slower runtimes on shared cores need longer.
+            testTimeout: 60_000,
+          },
         },
-      },
-      {
-        root: "packages/testing",
-        resolve: source,
-        ssr: { resolve: source },
-        test: {
-          name: "testing",
-          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          // On Bun two planted faults go uncaught (packages/testing/README.md, "Runtimes"): a
-          // constructor's timer, as Bun's process.getActiveResourcesInfo() answers [] with a timer
-          // pending, and a request that gives up before its timeout.
-          exclude: onBun ? ["test/faultyBroker.test.ts"] : [],
-          testTimeout: 60_000,
+        {
+          root: "packages/testing",
+          resolve: source,
+          ssr: { resolve: source },
+          test: {
+            name: "testing",
+            include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+            // On Bun two planted faults go uncaught (packages/testing/README.md, "Runtimes"): a
+            // constructor's timer, as Bun's process.getActiveResourcesInfo() answers [] with a timer
+            // pending, and a request that gives up before its timeout.
+            exclude: onBun ? ["test/faultyBroker.test.ts"] : [],
+            testTimeout: 60_000,
+          },
         },
-      },
-      "packages/health/vitest.config.ts",
-      ...inProcessSuites(),
-      roundTrip("file", { global: false }),
-      roundTrip("redis", { global: true }),
-      roundTrip("kafka", { global: true, files: ["./test/setup.ts"] }),
-      roundTrip("pulsar", { global: true }),
-      roundTrip("nats", { global: true }),
-      roundTrip("rabbitmq", { global: true }),
-      roundTrip("postgres", { global: true }),
-    ],
+        ownConfig("health"),
+        // Not resume.test.ts: it decodes a file cut at every one of its offsets, minutes of the same
+        // arithmetic on any runtime (the Node lines run it), over the lines' time.
+        ownConfig("file", [...interop, "test/resume.test.ts", ...(onDeno ? childThroughTsx : [])]),
+        // Not brokers.test.ts: fifteen documents, one per broker's bindings, through the same
+        // document code and the same parser as the files that run (94 s on Bun here, the most of any).
+        ownConfig("asyncapi", ["test/brokers.test.ts"]),
+        ownConfig("otel", ["test/interop.rust.test.ts"]),
+        ownConfig("metrics"),
+        ownConfig("nestjs"),
+        // Not on Deno: its tests start the CLI's source as child processes, which fail there as above,
+        // and the CLI itself falls short on Deno (packages/cli/README.md, "Runtimes").
+        ...(onDeno ? [] : [ownConfig("cli")]),
+        ...nodeLinesSuites(["(in-process)", "(unit)"]),
+        roundTrip("redis", { global: true }),
+        roundTrip("kafka", { global: true, files: ["./test/setup.ts"] }),
+        roundTrip("pulsar", { global: true }),
+        roundTrip("nats", { global: true }),
+        roundTrip("rabbitmq", { global: true }),
+        roundTrip("postgres", { global: true }),
+      ] as TestProjectInlineConfiguration[]
+    ).map(onRuntime),
   },
 });

@@ -2,10 +2,10 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { RustStream } from "@ruststream/core";
-import { tsImport } from "tsx/esm/api";
 import { isRustStreamApp } from "./appGuard.js";
 import { CliError } from "./cliError.js";
 import { summariseExports } from "./exportsSummary.js";
+import { importFrom } from "./importFrom.js";
 import { describeLoadError } from "./loadError.js";
 
 export interface LoadAppOptions {
@@ -26,8 +26,8 @@ export interface LoadedApp {
 }
 
 /**
- * Imports a module through tsx, so TypeScript runs without a build, and its graph only: the loader
- * is scoped to this import (tsx's `tsImport`), not registered for the whole process.
+ * Imports a module with TypeScript running without a build (`importFrom`: tsx's `tsImport` on Node
+ * and Deno, scoped to this import's graph; Bun's own TypeScript on Bun).
  */
 export async function importModule(
   modulePath: string,
@@ -49,7 +49,7 @@ export async function importModule(
   }
   const url = pathToFileURL(path).href;
   try {
-    const namespace = (await tsImport(url, pathToFileURL(`${cwd}/`).href)) as Record<
+    const namespace = (await importFrom(url, pathToFileURL(`${cwd}/`).href)) as Record<
       string,
       unknown
     >;

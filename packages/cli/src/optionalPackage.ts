@@ -1,5 +1,5 @@
-import { tsImport } from "tsx/esm/api";
 import { CliError } from "./cliError.js";
+import { importFrom } from "./importFrom.js";
 
 /** Whether `error` says `name` itself could not be found (not some dependency inside it). */
 function isMissing(error: unknown, name: string): boolean {
@@ -23,7 +23,7 @@ export async function optionalPackage<T>(
 ): Promise<T> {
   for (const parent of [moduleUrl, import.meta.url]) {
     try {
-      return (await tsImport(name, parent)) as T;
+      return (await importFrom(name, parent)) as T;
     } catch (error) {
       if (!isMissing(error, name)) throw error;
     }

@@ -3,6 +3,7 @@ import { readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isRustStreamError } from "@ruststream/core";
+import { runtimeName } from "@ruststream/core/broker";
 import { describe, expect, it } from "vitest";
 import {
   decodeEnvelope,
@@ -139,85 +140,96 @@ describe("two processes on one file", () => {
     expect(healed.messages.map((m) => m.seq)).toEqual([...intact.map((m) => m.seq), last + 1n]);
   }, 30_000);
 
-  it("a writer killed mid-commit: no reader hands out part of its transaction, and the next writer cuts it whole", async () => {
-    const path = join(dir, "commits.ss");
-    // A follower of "a" through the broker, reading as the transactions land.
-    const follower = await new FileBroker({ path }).connect();
-    const sub = await follower.subscribe(new FileStream("a", { start: "beginning" }));
-    const handedOut: string[] = [];
-    const following = (async () => {
-      for (;;) {
-        const next = await sub.next();
-        if (next.done) return;
-        const [n, i] = text(next.value.payload).split(" ");
-        handedOut.push(i === undefined ? n! : `${n} ${i}`);
-        if (n === "after") return;
-      }
-    })();
-    // And one of the format's readers, whose offset says how far it has read.
-    const tail = await FileConsumer.open(path, { streamKey: "a", follow: true, from: "beginning" });
-    const tailed: string[] = [];
-    const tailing = (async () => {
-      for (;;) {
-        const m = await tail.next();
-        if (m === undefined) return;
-        const [n, i] = text(decodeEnvelope(m.payload).payload).split(" ");
-        tailed.push(i === undefined ? n! : `${n} ${i}`);
-        if (n === "after") return;
-      }
-    })();
+  // The stalled writer (child/stalledCommit.ts) replaces node:fs's writevSync and relies on Node's
+  // syncBuiltinESMExports to reach the writer's named import; Bun and Deno do not carry the
+  // replacement over to named imports, so there the write never stalls and the child never says so.
+  it.skipIf(runtimeName() !== "node")(
+    `a writer killed mid-commit: no reader hands out part of its transaction, and the next writer cuts it whole${runtimeName() === "node" ? "" : " (skipped: Node only, the stalled writer needs syncBuiltinESMExports)"}`,
+    async () => {
+      const path = join(dir, "commits.ss");
+      // A follower of "a" through the broker, reading as the transactions land.
+      const follower = await new FileBroker({ path }).connect();
+      const sub = await follower.subscribe(new FileStream("a", { start: "beginning" }));
+      const handedOut: string[] = [];
+      const following = (async () => {
+        for (;;) {
+          const next = await sub.next();
+          if (next.done) return;
+          const [n, i] = text(next.value.payload).split(" ");
+          handedOut.push(i === undefined ? n! : `${n} ${i}`);
+          if (n === "after") return;
+        }
+      })();
+      // And one of the format's readers, whose offset says how far it has read.
+      const tail = await FileConsumer.open(path, {
+        streamKey: "a",
+        follow: true,
+        from: "beginning",
+      });
+      const tailed: string[] = [];
+      const tailing = (async () => {
+        for (;;) {
+          const m = await tail.next();
+          if (m === undefined) return;
+          const [n, i] = text(decodeEnvelope(m.payload).payload).split(" ");
+          tailed.push(i === undefined ? n! : `${n} ${i}`);
+          if (n === "after") return;
+        }
+      })();
 
-    // Commits 1 to 19 are whole; the 20th stops after its first 10,000 bytes, and is killed there.
-    const stalled = await child(STALLED, [path], "stalled");
-    await kill(stalled);
-    const torn = decodeFile(new Uint8Array(readFileSync(path)));
-    expect(torn.outcome.status).toBe("damaged");
-    const bodies = torn.messages.map((m) => text(decodeEnvelope(m.payload).payload));
-    const ofTwentieth = bodies.filter((b) => b.startsWith("20 "));
-    // Whole frames of the 20th transaction are in the file: what no reader may hand out.
-    expect(ofTwentieth.length).toBeGreaterThan(5);
-    expect(readMark(torn.messages.at(-1)!.payload)).toMatchObject({
-      index: ofTwentieth.length,
-      count: 64,
-    });
+      // Commits 1 to 19 are whole; the 20th stops after its first 10,000 bytes, and is killed there.
+      const stalled = await child(STALLED, [path], "stalled");
+      await kill(stalled);
+      const torn = decodeFile(new Uint8Array(readFileSync(path)));
+      expect(torn.outcome.status).toBe("damaged");
+      const bodies = torn.messages.map((m) => text(decodeEnvelope(m.payload).payload));
+      const ofTwentieth = bodies.filter((b) => b.startsWith("20 "));
+      // Whole frames of the 20th transaction are in the file: what no reader may hand out.
+      expect(ofTwentieth.length).toBeGreaterThan(5);
+      expect(readMark(torn.messages.at(-1)!.payload)).toMatchObject({
+        index: ofTwentieth.length,
+        count: 64,
+      });
 
-    // The tail has read every whole frame of the 20th (its offset is past the last), and handed
-    // out the 19 commits' messages, none of the 20th's.
-    const committed = Array.from({ length: 19 }, (_, t) =>
-      Array.from({ length: 32 }, (_, k) => `${t + 1} ${2 * k + 1}`),
-    ).flat();
-    while (tail.offset < torn.messages.at(-1)!.end) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(tailed).toEqual(committed);
+      // The tail has read every whole frame of the 20th (its offset is past the last), and handed
+      // out the 19 commits' messages, none of the 20th's.
+      const committed = Array.from({ length: 19 }, (_, t) =>
+        Array.from({ length: 32 }, (_, k) => `${t + 1} ${2 * k + 1}`),
+      ).flat();
+      while (tail.offset < torn.messages.at(-1)!.end) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(tailed).toEqual(committed);
 
-    // A reader opened now reads every message of the 19 commits and stops at the torn frame.
-    const replayed: string[] = [];
-    const damage = await rejection(async () => {
-      for await (const m of await FileConsumer.open(path, { streamKey: "a" })) {
-        replayed.push(text(decodeEnvelope(m.payload).payload).split(" ", 2).join(" "));
-      }
-    });
-    expect(fileErrorDetail(damage)?.code).toBe("FILE_TRUNCATED");
-    expect(replayed).toEqual(committed);
+      // A reader opened now reads every message of the 19 commits and stops at the torn frame.
+      const replayed: string[] = [];
+      const damage = await rejection(async () => {
+        for await (const m of await FileConsumer.open(path, { streamKey: "a" })) {
+          replayed.push(text(decodeEnvelope(m.payload).payload).split(" ", 2).join(" "));
+        }
+      });
+      expect(fileErrorDetail(damage)?.code).toBe("FILE_TRUNCATED");
+      expect(replayed).toEqual(committed);
 
-    // The next writer takes the dead writer's lock, cuts the 20th transaction back to its start and
-    // writes on there: the follower's next delivery is the message it writes.
-    const next = await new FileBroker({ path }).connect();
-    const publisher = await next.defaultPublishPolicy().pair(next);
-    const receipt = await publisher.publish({ name: "a", payload: utf8("after") });
-    expect(receipt.position).toBe(String(19 * 32 + 1));
-    await next.shutdown();
-    await following;
-    await tailing;
-    expect(handedOut).toEqual([...committed, "after"]);
-    expect(tailed).toEqual([...committed, "after"]);
-    tail.close();
-    await follower.shutdown();
+      // The next writer takes the dead writer's lock, cuts the 20th transaction back to its start and
+      // writes on there: the follower's next delivery is the message it writes.
+      const next = await new FileBroker({ path }).connect();
+      const publisher = await next.defaultPublishPolicy().pair(next);
+      const receipt = await publisher.publish({ name: "a", payload: utf8("after") });
+      expect(receipt.position).toBe(String(19 * 32 + 1));
+      await next.shutdown();
+      await following;
+      await tailing;
+      expect(handedOut).toEqual([...committed, "after"]);
+      expect(tailed).toEqual([...committed, "after"]);
+      tail.close();
+      await follower.shutdown();
 
-    const healed = decodeFile(new Uint8Array(readFileSync(path)));
-    expect(healed.outcome.status).toBe("clean");
-    const kept = healed.messages.map((m) => text(decodeEnvelope(m.payload).payload));
-    expect(kept.filter((b) => b.startsWith("20 "))).toEqual([]);
-    expect(healed.messages.filter((m) => m.streamKey === "b").length).toBe(19 * 32);
-  }, 60_000);
+      const healed = decodeFile(new Uint8Array(readFileSync(path)));
+      expect(healed.outcome.status).toBe("clean");
+      const kept = healed.messages.map((m) => text(decodeEnvelope(m.payload).payload));
+      expect(kept.filter((b) => b.startsWith("20 "))).toEqual([]);
+      expect(healed.messages.filter((m) => m.streamKey === "b").length).toBe(19 * 32);
+    },
+    60_000,
+  );
 });
