@@ -1,4 +1,10 @@
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runtimeName } from "@ruststream/core/broker";
+
+/** Bun's own resolver, the one its `import` uses (ESM conditions). */
+interface BunResolver {
+  resolveSync(specifier: string, parent: string): string;
+}
 
 /**
  * Imports `specifier` (a file URL, or a package name looked up from `parentUrl`) with TypeScript
@@ -9,9 +15,11 @@ import { runtimeName } from "@ruststream/core/broker";
  */
 export async function importFrom(specifier: string, parentUrl: string): Promise<unknown> {
   if (runtimeName() === "bun") {
-    return import(
-      specifier.startsWith("file:") ? specifier : import.meta.resolve(specifier, parentUrl)
-    );
+    if (specifier.startsWith("file:")) return import(specifier);
+    // Not `import.meta.resolve`: this file is built to CommonJS too, where `import.meta` does not
+    // parse (the CommonJS entry failed to load on every runtime).
+    const bun = (globalThis as { Bun?: BunResolver }).Bun as BunResolver;
+    return import(pathToFileURL(bun.resolveSync(specifier, fileURLToPath(parentUrl))).href);
   }
   // Loaded only where it is used: Bun never needs it.
   const { tsImport } = await import("tsx/esm/api");
