@@ -7,6 +7,7 @@
 //   orderedSubject.ts the ordered consumer's descriptor, OrderedJetStreamSubject
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live core NATS publisher (and requests)
+//   schedule.ts       a publish's message schedule (NATS 2.12): its headers and refusals
 //   jetStreamPublisher.ts  the live JetStream publisher
 //   headerValues.ts   header values as NATS carries them
 //   replyInbox.ts     where requests wait for their replies
@@ -39,7 +40,13 @@ export type {
 } from "./kv/kvBucket.js";
 export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
 export { NatsKv } from "./kv/natsKv.js";
-export { jetStreamHeaders, kvHeaders, kvSubject, natsHeaderNames } from "./names.js";
+export {
+  jetStreamHeaders,
+  kvHeaders,
+  kvSubject,
+  natsHeaderNames,
+  scheduleHeaders,
+} from "./names.js";
 export { ObjectDelivery } from "./obj/objectDelivery.js";
 export type { NatsObjectReceipt, ObjectPublisher } from "./obj/objectPublisher.js";
 export { NatsObjectPut } from "./obj/objectPutPolicy.js";
@@ -60,6 +67,7 @@ export type {
   NatsReceipt,
 } from "./publisher.js";
 export { NatsPublish } from "./publishPolicy.js";
+export type { NatsSchedule, NatsScheduleTime } from "./schedule.js";
 export {
   type DeliverPolicy,
   JetStreamSubject,

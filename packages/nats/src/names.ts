@@ -29,6 +29,20 @@ export const jetStreamHeaders = {
   ttl: "Nats-TTL",
 } as const;
 
+/** The headers of a message schedule (NATS 2.12), as the server reads and writes them. */
+export const scheduleHeaders = {
+  /** `@at <RFC 3339>`, `@every <duration>`, or a cron pattern: when the schedule delivers. */
+  schedule: "Nats-Schedule",
+  /** The subject a delivery is stored on. */
+  target: "Nats-Schedule-Target",
+  /** The IANA time zone a cron pattern is read in. */
+  timeZone: "Nats-Schedule-Time-Zone",
+  /** On a delivery: the schedule subject it came from. */
+  scheduler: "Nats-Scheduler",
+  /** On a delivery: `purge` (a one-time schedule, removed with it) or the next time it fires. */
+  next: "Nats-Schedule-Next",
+} as const;
+
 /** The headers a KV bucket's entries carry, as the server and the clients write them. */
 export const kvHeaders = {
   /** `DEL` on a delete marker, `PURGE` on a purge marker; absent on a put. */

@@ -20,6 +20,7 @@ import type { Frame, NatsLink } from "./client/link.js";
 import { headerLine, headerName } from "./headerValues.js";
 import { jetStreamHeaders, natsDeadLetterHeaderNames, natsHeaderNames } from "./names.js";
 import { JetStreamPosition } from "./position.js";
+import { type NatsSchedule, scheduleLines } from "./schedule.js";
 import { wholeSeconds } from "./ttl.js";
 
 /** How a publisher sends: core NATS (default), or JetStream (resolving on the stream's acknowledgement). */
@@ -51,6 +52,13 @@ export interface NatsPublishOptions {
    * stream must allow it (`allow_msg_ttl`), or refuses the message.
    */
   readonly ttlMs?: number | "never";
+  /**
+   * `Nats-Schedule` (NATS 2.12): the message is a schedule, kept on the subject it is published to
+   * (one a subject: a new one replaces it), and delivered to `schedule.target` at its time. The
+   * stream must allow it (`allow_msg_schedules`; `declare: { messageSchedules: true }`), or refuses
+   * the message. The receipt is the schedule's: where the stream stored it, not the delivery.
+   */
+  readonly schedule?: NatsSchedule;
 }
 
 /** What a JetStream publish resolves with: where the stream stored it, and whether it was a duplicate. */
@@ -157,7 +165,7 @@ export function frameOf(
   if (message.options !== undefined && !jetStream) {
     throw new RustStreamError(
       "unsupported",
-      "msgId, expect and ttlMs are JetStream's: publish with new NatsPublish({ jetStream: true })",
+      "msgId, expect, ttlMs and schedule are JetStream's: publish with new NatsPublish({ jetStream: true })",
     );
   }
   const lines: (readonly [string, string])[] = [];
@@ -176,7 +184,7 @@ export function frameOf(
   // JetStream reads its own headers by their exact spelling, which a header map would lower-case.
   // `marks`: the headers a KV delete or purge carries, spelled as the clients read them too.
   for (const line of [
-    ...optionLines(message.options, jetStream ? deadLetterMsgId(message) : undefined),
+    ...optionLines(message.options, message.name, jetStream ? deadLetterMsgId(message) : undefined),
     ...marks,
   ]) {
     lines.push(line);
@@ -218,13 +226,14 @@ function deadLetterMsgId(message: OutgoingMessage<NatsPublishOptions>): string |
 
 /**
  * The JetStream headers a publish's options stand for, spelled as the server reads them; a given
- * `msgId` wins over `defaultMsgId`.
+ * `msgId` wins over `defaultMsgId`. `subject`: where the message is published.
  */
 function optionLines(
   options: NatsPublishOptions | undefined,
+  subject: string,
   defaultMsgId?: string,
 ): [string, string][] {
-  const { msgId = defaultMsgId, expect, ttlMs } = options ?? {};
+  const { msgId = defaultMsgId, expect, ttlMs, schedule } = options ?? {};
   const lines: [string, string][] = [];
   const add = (name: string, value: string | bigint | number | undefined) => {
     if (value === undefined) return;
@@ -247,5 +256,6 @@ function optionLines(
     jetStreamHeaders.ttl,
     ttlMs === undefined || ttlMs === "never" ? ttlMs : wholeSeconds(ttlMs, 'ttlMs (or "never")'),
   );
+  if (schedule !== undefined) lines.push(...scheduleLines(schedule, subject));
   return lines;
 }

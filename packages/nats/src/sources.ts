@@ -133,6 +133,11 @@ export interface StreamDeclaration {
   readonly atomicPublish?: boolean;
   /** Takes a message's own TTL (`allow_msg_ttl`, NATS 2.11): what a publish's `ttlMs` asks. */
   readonly messageTtl?: boolean;
+  /**
+   * Takes message schedules (`allow_msg_schedules`, NATS 2.12): what a publish's `schedule` asks.
+   * The server allows subject rollups with it (a schedule replaces the one before on its subject).
+   */
+  readonly messageSchedules?: boolean;
 }
 
 export interface JetStreamSubjectOptions {

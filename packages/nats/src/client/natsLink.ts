@@ -27,6 +27,7 @@ import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
+import { schedulePatternRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type {
   DeliverPolicy,
   KvBucketDeclaration,
@@ -183,6 +184,11 @@ function consumerConfig(spec: ConsumerSpec) {
  */
 function publishError(subject: string, error: unknown): RustStreamError {
   if (isApiError(error, 10166)) return ttlDisabled(subject, error);
+  if (isApiError(error, 10188)) return schedulesDisabled(subject, error);
+  if (isApiError(error, 10190)) return scheduleTargetRefused(subject, error);
+  // A pattern, or a time zone, the server cannot read.
+  if (isApiError(error, 10189) || isApiError(error, 10223))
+    return schedulePatternRefused(subject, error);
   if (isApiError(error, 10174)) {
     return new RustStreamError(
       "unsupported",
@@ -436,6 +442,7 @@ class ClientLink implements NatsLink {
         : { duplicate_window: nanos(declaration.duplicateWindowMs) }),
       ...(declaration.atomicPublish === true ? { allow_atomic: true } : {}),
       ...(declaration.messageTtl === true ? { allow_msg_ttl: true } : {}),
+      ...(declaration.messageSchedules === true ? { allow_msg_schedules: true } : {}),
     });
   }
 

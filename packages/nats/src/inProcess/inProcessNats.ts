@@ -14,10 +14,11 @@ import type {
 import { missingBucket, missingObjectStore } from "../client/link.js";
 import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
-import { jetStreamHeaders, kvHeaders, kvStream, objStream } from "../names.js";
+import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { putObject, readObject } from "./standInObjects.js";
+import { deliveryHeaders, type StandInSchedule } from "./standInSchedule.js";
 import { goDuration, StandInStream, type StoredEntry, type StreamKind } from "./standInStream.js";
 import { subjectMatches, subjectsOverlap } from "./subjects.js";
 
@@ -312,8 +313,38 @@ export class InProcessNats {
       }
       if (stored.ttlSeconds > 0)
         this.#clock.setTimer(stored.ttlSeconds * 1000, () => this.#expire(stream, entry));
+      const { schedule } = stored;
+      if (schedule !== undefined) {
+        // The wall-clock wait, counted on the stand-in's clock (a test's ManualClock moves it).
+        this.#clock.setTimer(schedule.at - entry.wallTime, () =>
+          this.#fire(stream, entry, schedule),
+        );
+      }
+      // A one-time schedule's delivery removes the schedule, as the server does.
+      const header = (name: string) => entry.headers.find(([n]) => n === name)?.[1];
+      const scheduler = header(scheduleHeaders.scheduler);
+      if (header(scheduleHeaders.next) === "purge" && scheduler !== undefined)
+        this.purgeSubject(stream.name, scheduler);
     }
     return { stream: stored.stream, sequence: stored.sequence, duplicate: stored.duplicate };
+  }
+
+  /**
+   * A schedule's time came: unless it was replaced, removed, or its stream deleted, a copy of it
+   * goes to its target, and a repeating one waits for its next time.
+   */
+  #fire(stream: StandInStream, entry: StoredEntry, schedule: StandInSchedule): void {
+    if (this.#streams.get(stream.name) !== stream || stream.entryAt(entry.sequence) !== entry)
+      return;
+    const { everyMs } = schedule;
+    const next = everyMs === undefined ? undefined : new Date(Date.now() + everyMs);
+    this.#store(stream, {
+      subject: schedule.target,
+      payload: entry.payload,
+      headers: deliveryHeaders(entry.headers, entry.subject, next),
+    });
+    if (everyMs !== undefined)
+      this.#clock.setTimer(everyMs, () => this.#fire(stream, entry, schedule));
   }
 
   /**

@@ -1,7 +1,9 @@
 import { RustStreamError } from "@ruststream/core";
 import { type Frame, type PubAck, ttlDisabled } from "../client/link.js";
-import { jetStreamHeaders, kvHeaders } from "../names.js";
+import { jetStreamHeaders, kvHeaders, scheduleHeaders } from "../names.js";
+import { schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type { StreamDeclaration } from "../sources.js";
+import { readSchedule, type StandInSchedule } from "./standInSchedule.js";
 import { subjectMatches } from "./subjects.js";
 
 /** Whole seconds as a Go duration prints them (`5s`, `1m0s`, `1h0m0s`): how the server's markers carry their TTL. */
@@ -64,6 +66,8 @@ export class StandInStream {
   readonly atomic: boolean;
   /** Whether a message may carry its own TTL (`allow_msg_ttl`). */
   readonly messageTtl: boolean;
+  /** Whether it takes message schedules (`allow_msg_schedules`). */
+  readonly messageSchedules: boolean;
   /** A subject's marker's TTL once its last entry ran out of time, or `undefined`: no markers. */
   readonly markerTtlSeconds: number | undefined;
   readonly #duplicateWindowMs: number;
@@ -88,6 +92,7 @@ export class StandInStream {
     this.markerTtlSeconds = kind?.markerTtlSeconds;
     // As the server does, markers allow message TTLs.
     this.messageTtl = declaration.messageTtl === true || this.markerTtlSeconds !== undefined;
+    this.messageSchedules = declaration.messageSchedules === true;
   }
 
   stores(subject: string): boolean {
@@ -132,13 +137,18 @@ export class StandInStream {
   /**
    * Stores `frame` unless an expectation fails (rejects as the server answers) or its message id
    * is a duplicate within the window (answers the first one's sequence). `stored` is told of a new
-   * entry; `ttlSeconds` is its own TTL (0: none).
+   * entry; `ttlSeconds` is its own TTL (0: none); `schedule`, the schedule it holds, if one.
    */
   store(
     frame: Frame,
     now: number,
     wallTime: number,
-  ): PubAck & { entry?: StoredEntry; removed: readonly bigint[]; ttlSeconds: number } {
+  ): PubAck & {
+    entry?: StoredEntry;
+    removed: readonly bigint[];
+    ttlSeconds: number;
+    schedule?: StandInSchedule;
+  } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
     const refuse = (what: string) => {
       throw new RustStreamError(
@@ -165,6 +175,7 @@ export class StandInStream {
     const ttlSeconds = this.#ttlOf(frame.subject, ttlHeader);
     // A TTL the markers raised is written again, last, as the server rewrites the header.
     const raised = ttlHeader !== undefined && ttlSeconds > 0 && parseTtl(ttlHeader) !== ttlSeconds;
+    const schedule = this.#scheduleOf(frame.subject, header, wallTime);
     const msgId = header(jetStreamHeaders.msgId);
     if (msgId !== undefined) {
       const seen = this.#ids.get(msgId);
@@ -178,16 +189,21 @@ export class StandInStream {
         };
       }
     }
+    let headers = raised
+      ? [
+          ...frame.headers.filter(([name]) => name !== jetStreamHeaders.ttl),
+          [jetStreamHeaders.ttl, String(ttlSeconds)] as const,
+        ]
+      : frame.headers;
+    // A schedule is a rollup of its subject, as the server stores it: it replaces the one before.
+    const rollup = schedule !== undefined || header(kvHeaders.rollup) === "sub";
+    if (schedule !== undefined && header(kvHeaders.rollup) === undefined)
+      headers = [...headers, [kvHeaders.rollup, "sub"]];
     const entry: StoredEntry = {
       sequence: ++this.#last,
       subject: frame.subject,
       payload: frame.payload,
-      headers: raised
-        ? [
-            ...frame.headers.filter(([name]) => name !== jetStreamHeaders.ttl),
-            [jetStreamHeaders.ttl, String(ttlSeconds)],
-          ]
-        : frame.headers,
+      headers,
       time: now,
       wallTime,
     };
@@ -196,7 +212,10 @@ export class StandInStream {
       this.#ids.set(msgId, { sequence: entry.sequence, at: now });
       this.#lastMsgId = msgId;
     }
-    const removed = this.#perSubject === undefined ? [] : this.#trim(frame.subject, header);
+    const removed =
+      this.#perSubject === undefined && schedule === undefined
+        ? []
+        : this.#trim(frame.subject, rollup);
     return {
       stream: this.name,
       sequence: entry.sequence,
@@ -204,7 +223,27 @@ export class StandInStream {
       entry,
       removed,
       ttlSeconds,
+      ...(schedule === undefined ? {} : { schedule }),
     };
+  }
+
+  /**
+   * The schedule a message holds, checked as the server checks one: refused where the stream takes
+   * none, and for a target the stream does not store (or the schedule's own subject).
+   */
+  #scheduleOf(
+    subject: string,
+    header: (name: string) => string | undefined,
+    wallTime: number,
+  ): StandInSchedule | undefined {
+    if (header(scheduleHeaders.schedule) === undefined) return undefined;
+    if (!this.messageSchedules) throw schedulesDisabled(subject);
+    const read = readSchedule(subject, header, wallTime);
+    if (read === undefined) return undefined;
+    const target = header(scheduleHeaders.target);
+    if (target === undefined || target === subject || /[\s*>]/.test(target) || !this.stores(target))
+      throw scheduleTargetRefused(subject);
+    return { ...read, target };
   }
 
   /**
@@ -239,8 +278,8 @@ export class StandInStream {
   }
 
   /** Drops the subject's entries past its history, or all but the last on a rollup. */
-  #trim(subject: string, header: (name: string) => string | undefined): bigint[] {
-    const keep = header(kvHeaders.rollup) === "sub" ? 1 : (this.#perSubject as number);
+  #trim(subject: string, rollup: boolean): bigint[] {
+    const keep = rollup ? 1 : (this.#perSubject as number);
     const ofSubject = this.entries.filter((e) => e.subject === subject);
     const drop = new Set(ofSubject.slice(0, Math.max(0, ofSubject.length - keep)));
     if (drop.size === 0) return [];

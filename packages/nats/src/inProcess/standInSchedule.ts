@@ -1,0 +1,89 @@
+import { RustStreamError } from "@ruststream/core";
+import { jetStreamHeaders, kvHeaders, scheduleHeaders } from "../names.js";
+import { schedulePatternRefused } from "../schedule.js";
+
+/** A schedule the stand-in keeps: when it first fires (wall-clock ms), and how often after. */
+export interface StandInSchedule {
+  readonly target: string;
+  /** Wall-clock milliseconds of its first delivery. */
+  readonly at: number;
+  /** Milliseconds between deliveries of a repeating schedule; `undefined`: once. */
+  readonly everyMs: number | undefined;
+}
+
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** A Go duration's units in milliseconds, as `@every` takes them. */
+const unitMs: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** A Go duration (`1500ms`, `1m30s`) in milliseconds, or `undefined` when it does not read. */
+function goDurationMs(text: string): number | undefined {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) return undefined;
+  return parts.reduce(
+    (sum, [, n, unit]) => sum + Number(n) * (unitMs[unit as string] as number),
+    0,
+  );
+}
+
+/**
+ * The schedule a message's headers ask for, read as the server reads `Nats-Schedule` (`@at` an RFC
+ * 3339 time, `@every` a Go duration of a second or more; a time zone only beside a cron pattern),
+ * or `undefined` when it carries none. `wallTime`: now, wall-clock ms. A cron pattern is refused:
+ * the stand-in does not run them.
+ */
+export function readSchedule(
+  subject: string,
+  header: (name: string) => string | undefined,
+  wallTime: number,
+): Omit<StandInSchedule, "target"> | undefined {
+  const value = header(scheduleHeaders.schedule);
+  if (value === undefined || value === "") return undefined;
+  const zoned = header(scheduleHeaders.timeZone) !== undefined;
+  if (value.startsWith("@at ")) {
+    const text = value.slice(4);
+    const at = rfc3339.test(text) ? Date.parse(text) : Number.NaN;
+    if (zoned || Number.isNaN(at)) throw schedulePatternRefused(subject);
+    return { at, everyMs: undefined };
+  }
+  if (value.startsWith("@every ")) {
+    const everyMs = goDurationMs(value.slice(7));
+    if (zoned || everyMs === undefined || everyMs < 1000) throw schedulePatternRefused(subject);
+    return { at: wallTime + everyMs, everyMs };
+  }
+  throw new RustStreamError(
+    "unsupported",
+    `the in-process stand-in runs no cron schedules ("${value}" on "${subject}"): test a cron schedule on the server, or give the stand-in { at } or { everyMs }`,
+  );
+}
+
+/**
+ * The headers a delivery of the schedule stored on `scheduleSubject` carries, as the server writes
+ * them: the schedule's own, less the scheduling, expectation, id, TTL and rollup headers, with the
+ * schedule subject it came from and `purge` (once) or its next time (repeating).
+ */
+export function deliveryHeaders(
+  headers: readonly (readonly [string, string])[],
+  scheduleSubject: string,
+  next: Date | undefined,
+): (readonly [string, string])[] {
+  const dropped = new Set<string>([jetStreamHeaders.msgId, jetStreamHeaders.ttl, kvHeaders.rollup]);
+  return [
+    ...headers.filter(
+      ([name]) =>
+        !name.startsWith(scheduleHeaders.schedule) &&
+        !name.startsWith("Nats-Expected-") &&
+        !dropped.has(name),
+    ),
+    [scheduleHeaders.scheduler, scheduleSubject],
+    [scheduleHeaders.next, next === undefined ? "purge" : next.toISOString()],
+  ];
+}

@@ -1,0 +1,117 @@
+import { RustStreamError } from "@ruststream/core";
+import { scheduleHeaders } from "./names.js";
+
+/**
+ * When the stream delivers a scheduled message (NATS message schedules: `@at` since 2.12, `@every`
+ * and cron on the server this package runs against, 2.15): once at a time, every so often, or on a
+ * cron pattern. The publish goes to a schedule subject, where the stream keeps the schedule (one a
+ * subject: a new one on the same subject replaces it); at its time the stream stores a copy of the
+ * message on `target`. A one-time schedule is removed once it delivered.
+ */
+export type NatsSchedule = NatsScheduleTime & {
+  /** The subject it is delivered to: one the same stream stores, not the one published to. */
+  readonly target: string;
+};
+
+/** The three kinds of time; exactly one is given. */
+export type NatsScheduleTime =
+  | { readonly at: Date; readonly everyMs?: never; readonly cron?: never }
+  | { readonly everyMs: number; readonly at?: never; readonly cron?: never }
+  | {
+      /**
+       * Six fields, seconds first (`"0 30 9 * * 1-5"`), or `@hourly`, `@daily`, `@weekly`,
+       * `@monthly`, `@yearly`; read by the server, which refuses one it cannot read.
+       */
+      readonly cron: string;
+      /** An IANA time zone the pattern is read in (default UTC). */
+      readonly timeZone?: string;
+      readonly at?: never;
+      readonly everyMs?: never;
+    };
+
+const oneLine = (text: string) => text !== "" && !/[\r\n]/.test(text) && text.trim() === text;
+
+/**
+ * The headers a schedule stands for, spelled as the server reads them, or the refusal naming the
+ * fix before anything is sent. `subject` is the schedule subject the message is published to.
+ */
+export function scheduleLines(schedule: NatsSchedule, subject: string): [string, string][] {
+  const given = (["at", "everyMs", "cron"] as const).filter((k) => schedule[k] !== undefined);
+  if (given.length !== 1) {
+    throw invalid(
+      `give exactly one of at, everyMs and cron, not ${given.length === 0 ? "none" : given.join(" and ")}`,
+    );
+  }
+  const { target } = schedule;
+  if (typeof target !== "string" || target === "" || /[\s*>]/.test(target)) {
+    throw invalid(
+      `target ${JSON.stringify(target)} is not a subject to deliver to: give one without spaces or wildcards`,
+    );
+  }
+  if (target === subject) {
+    throw invalid(
+      `target "${target}" is the subject the schedule is published to: publish the schedule on a subject of its own (e.g. "schedules.${target}") the same stream stores`,
+    );
+  }
+  const lines: [string, string][] = [
+    [scheduleHeaders.schedule, pattern(schedule)],
+    [scheduleHeaders.target, target],
+  ];
+  if (schedule.cron !== undefined && schedule.timeZone !== undefined) {
+    if (!oneLine(schedule.timeZone))
+      throw invalid(`timeZone ${JSON.stringify(schedule.timeZone)}: give an IANA name`);
+    lines.push([scheduleHeaders.timeZone, schedule.timeZone]);
+  }
+  return lines;
+}
+
+/** `Nats-Schedule`'s value: `@at <RFC 3339>`, `@every <Go duration>`, or the cron pattern. */
+function pattern(schedule: NatsScheduleTime): string {
+  if (schedule.at !== undefined) {
+    if (!(schedule.at instanceof Date) || Number.isNaN(schedule.at.getTime()))
+      throw invalid(`at ${String(schedule.at)} is not a time: give a valid Date`);
+    return `@at ${schedule.at.toISOString()}`;
+  }
+  if (schedule.everyMs !== undefined) {
+    if (!Number.isSafeInteger(schedule.everyMs) || schedule.everyMs < 1000)
+      throw invalid(
+        `everyMs ${JSON.stringify(schedule.everyMs)}: the server repeats at most once a second, give 1000 or more`,
+      );
+    return `@every ${schedule.everyMs}ms`;
+  }
+  const cron = schedule.cron as unknown;
+  if (typeof cron !== "string" || !oneLine(cron))
+    throw invalid(`cron ${JSON.stringify(cron)}: give a pattern of six fields on one line`);
+  return cron;
+}
+
+function invalid(what: string): RustStreamError {
+  return new RustStreamError("invalid-argument", `schedule: ${what}`);
+}
+
+/** A scheduled message for a stream that takes none (`allow_msg_schedules` unset). */
+export function schedulesDisabled(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "unsupported",
+    `the stream that stores "${subject}" takes no message schedules: allow them (allow_msg_schedules, NATS 2.12 or newer; declare: { messageSchedules: true } on a stream)`,
+    { cause },
+  );
+}
+
+/** A schedule whose target the stream does not store (or is the schedule's own subject). */
+export function scheduleTargetRefused(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "publish-refused",
+    `the stream that stores "${subject}" refused its schedule's target: the target must be a subject the same stream stores, other than the schedule's own`,
+    { cause },
+  );
+}
+
+/** A schedule pattern or time zone the server cannot read. */
+export function schedulePatternRefused(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "publish-refused",
+    `the stream that stores "${subject}" cannot read the message's schedule: a cron pattern has six fields, seconds first, and a timeZone is an IANA name`,
+    { cause },
+  );
+}

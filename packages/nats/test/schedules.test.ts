@@ -1,0 +1,237 @@
+import { HeaderMap, isRustStreamError, ManualClock } from "@ruststream/core";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  JetStreamSubject,
+  NatsPublish,
+  type NatsReceipt,
+} from "../src/index.js";
+import { eventually } from "./env.live.js";
+import { openedPerTest, targets } from "./targets.js";
+
+// Message schedules (NATS 2.12): a publish kept on its schedule subject and delivered to its
+// target at its time, once (`at`) or repeatedly (`everyMs`, a cron pattern on the server), and
+// refused by a stream that takes none. On the real server and on the stand-in alike; the stand-in
+// runs on a ManualClock, moved by the test where the server's time passes by itself.
+
+const { connections, streams } = openedPerTest();
+
+/** A stream of its own over `<stream>.>`, declared through a subscription to its target subject. */
+async function setUp(connect: () => Promise<ConnectedNatsBroker>, messageSchedules = true) {
+  const connected = await connect();
+  connections.push(connected);
+  const stream = uniqueName("sched");
+  streams.push(stream);
+  const target = `${stream}.due`;
+  await connected.subscribe(
+    new JetStreamSubject(target, {
+      stream,
+      declare: { subjects: [`${stream}.>`], storage: "memory", messageSchedules },
+    }),
+  );
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  const last = (subject: string) => connected.link.lastMessage(stream, subject);
+  const advance = (ms: number) => {
+    if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
+  };
+  const manual = connected.clock instanceof ManualClock;
+  return { connected, stream, target, publisher, last, advance, manual };
+}
+
+async function refusal(work: Promise<unknown>): Promise<unknown> {
+  try {
+    await work;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("the publish was not refused");
+}
+
+for (const [where, connect] of targets) {
+  describe(`message schedules, ${where}`, () => {
+    it("a message scheduled 1.5 s ahead is not on its target before its time, then arrives once, its schedule removed", async () => {
+      const { connected, stream, target, publisher, last, advance, manual } = await setUp(connect);
+      const schedule = `${stream}.schedules.order-7`;
+      const at = new Date(Date.now() + 1500);
+      const receipt = (await publisher.publish({
+        name: schedule,
+        payload: bytes("order 7 is due"),
+        headers: new HeaderMap([["order", "7"]]),
+        options: { schedule: { at, target } },
+      })) as NatsReceipt;
+      // Well before its time: the schedule is the stream's last message, the target holds none.
+      expect(await last(target)).toBeUndefined();
+      const held = await last(schedule);
+      expect([held?.sequence, held?.headers.getString("Nats-Schedule")]).toEqual([
+        receipt.sequence,
+        `@at ${at.toISOString()}`,
+      ]);
+      expect((await connected.link.streamBounds(stream)).last).toBe(receipt.sequence);
+      if (manual) {
+        advance(1000);
+        expect(await last(target)).toBeUndefined();
+        advance(1000);
+      }
+      await eventually(async () => (await last(target)) !== undefined, 10_000, "the delivery");
+      const delivered = await last(target);
+      if (!manual) expect(delivered?.time.getTime()).toBeGreaterThanOrEqual(at.getTime());
+      expect(text(delivered?.payload ?? bytes(""))).toBe("order 7 is due");
+      expect([
+        delivered?.sequence,
+        delivered?.headers.getString("order"),
+        delivered?.headers.getString("Nats-Scheduler"),
+        delivered?.headers.getString("Nats-Schedule-Next"),
+        delivered?.headers.has("Nats-Schedule"),
+      ]).toEqual([receipt.sequence + 1n, "7", schedule, "purge", false]);
+      // Once: the schedule went with its delivery, nothing is left to fire again.
+      expect(await last(schedule)).toBeUndefined();
+      expect(await connected.link.streamBounds(stream)).toEqual({
+        first: receipt.sequence + 1n,
+        last: receipt.sequence + 1n,
+      });
+    });
+
+    it("a schedule published again on its subject replaces the one before: only the second is delivered", async () => {
+      const { connected, stream, target, publisher, last, advance } = await setUp(connect);
+      const schedule = `${stream}.schedules.reminder`;
+      const now = Date.now();
+      await publisher.publish({
+        name: schedule,
+        payload: bytes("first"),
+        options: { schedule: { at: new Date(now + 1500), target } },
+      });
+      const second = (await publisher.publish({
+        name: schedule,
+        payload: bytes("second"),
+        options: { schedule: { at: new Date(now + 2000), target } },
+      })) as NatsReceipt;
+      expect(await connected.link.streamBounds(stream)).toEqual({
+        first: second.sequence,
+        last: second.sequence,
+      });
+      advance(2500);
+      await eventually(async () => (await last(target)) !== undefined, 10_000, "the delivery");
+      const delivered = await last(target);
+      expect([text(delivered?.payload ?? bytes("")), delivered?.sequence]).toEqual([
+        "second",
+        second.sequence + 1n,
+      ]);
+      expect(await last(schedule)).toBeUndefined();
+    });
+
+    it("a repeating schedule (everyMs) delivers again and stays", async () => {
+      const { connected, stream, target, publisher, last, advance } = await setUp(connect);
+      const schedule = `${stream}.schedules.tick`;
+      const receipt = (await publisher.publish({
+        name: schedule,
+        payload: bytes("tick"),
+        options: { schedule: { everyMs: 1000, target } },
+      })) as NatsReceipt;
+      expect(await last(target)).toBeUndefined();
+      advance(1000);
+      await eventually(async () => (await last(target)) !== undefined, 10_000, "a delivery");
+      advance(1000);
+      await eventually(
+        async () => ((await last(target))?.sequence ?? 0n) >= receipt.sequence + 2n,
+        10_000,
+        "a second delivery",
+      );
+      const delivered = await last(target);
+      const next = Date.parse(delivered?.headers.getString("Nats-Schedule-Next") ?? "");
+      expect(next).toBeGreaterThan(Date.now() - 1000);
+      expect(text(delivered?.payload ?? bytes(""))).toBe("tick");
+      expect((await last(schedule))?.sequence).toBe(receipt.sequence);
+      expect((await connected.link.streamBounds(stream)).first).toBe(receipt.sequence);
+    });
+
+    it("a cron schedule: delivered by the server, in its time zone; the stand-in refuses it by name", async () => {
+      const { stream, target, publisher, last, manual } = await setUp(connect);
+      const publishCron = () =>
+        publisher.publish({
+          name: `${stream}.schedules.cron`,
+          payload: bytes("every second"),
+          options: { schedule: { cron: "* * * * * *", timeZone: "Europe/Berlin", target } },
+        });
+      if (manual) {
+        const error = await refusal(publishCron());
+        expect(isRustStreamError(error, "unsupported"), String(error)).toBe(true);
+        expect(String(error)).toContain("the in-process stand-in runs no cron schedules");
+        return;
+      }
+      await publishCron();
+      await eventually(async () => (await last(target)) !== undefined, 10_000, "a delivery");
+      expect((await last(target))?.headers.getString("Nats-Scheduler")).toBe(
+        `${stream}.schedules.cron`,
+      );
+      const zone = await refusal(
+        publisher.publish({
+          name: `${stream}.schedules.zone`,
+          payload: bytes("x"),
+          options: { schedule: { cron: "0 0 9 * * *", timeZone: "Nowhere/Atlantis", target } },
+        }),
+      );
+      expect(isRustStreamError(zone, "publish-refused"), String(zone)).toBe(true);
+      expect(String(zone)).toContain("cannot read the message's schedule");
+    });
+
+    it("refused: by a stream that takes none (naming the option), for a target it does not store, and bad input before sending", async () => {
+      const plain = await setUp(connect, false);
+      const at = new Date(Date.now() + 60_000);
+      const disabled = await refusal(
+        plain.publisher.publish({
+          name: `${plain.stream}.schedules.x`,
+          payload: bytes("x"),
+          options: { schedule: { at, target: plain.target } },
+        }),
+      );
+      expect(isRustStreamError(disabled, "unsupported"), String(disabled)).toBe(true);
+      expect(String(disabled)).toContain(
+        `the stream that stores "${plain.stream}.schedules.x" takes no message schedules`,
+      );
+      expect(String(disabled)).toContain("declare: { messageSchedules: true }");
+      expect((await plain.connected.link.streamBounds(plain.stream)).last).toBe(0n);
+
+      const { connected, stream, publisher } = await setUp(connect);
+      const elsewhere = await refusal(
+        publisher.publish({
+          name: `${stream}.schedules.x`,
+          payload: bytes("x"),
+          options: { schedule: { at, target: `${uniqueName("other")}.due` } },
+        }),
+      );
+      expect(isRustStreamError(elsewhere, "publish-refused"), String(elsewhere)).toBe(true);
+      expect(String(elsewhere)).toContain("the target must be a subject the same stream stores");
+
+      const invalid = [
+        { at, target: `${stream}.schedules.x` },
+        { everyMs: 500, target: `${stream}.due` },
+        { at: new Date(Number.NaN), target: `${stream}.due` },
+        { at, everyMs: 1000, target: `${stream}.due` },
+        { at, target: `${stream}.*` },
+      ];
+      for (const schedule of invalid) {
+        const error = await refusal(
+          publisher.publish({
+            name: `${stream}.schedules.x`,
+            payload: bytes("x"),
+            // Cast: the last two are what the types refuse, checked at run time too.
+            options: { schedule: schedule as never },
+          }),
+        );
+        expect(isRustStreamError(error, "invalid-argument"), String(error)).toBe(true);
+        expect(String(error)).toContain("schedule: ");
+      }
+      const core = await refusal(
+        (await new NatsPublish().pair(connected)).publish({
+          name: `${stream}.schedules.x`,
+          payload: bytes("x"),
+          options: { schedule: { at, target: `${stream}.due` } },
+        }),
+      );
+      expect(isRustStreamError(core, "unsupported"), String(core)).toBe(true);
+      expect(String(core)).toContain("jetStream: true");
+      expect((await connected.link.streamBounds(stream)).last).toBe(0n);
+    });
+  });
+}
