@@ -3,24 +3,11 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   DeliverPolicy as JsDeliverPolicy,
-  type JsMsg,
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
-import { ClientStored } from "./clientStored.js";
-import type { HeldSettlements } from "./heldSettlements.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
-
-/**
- * A message of an ordered consumer: its ack policy is none, so the server takes no settlement and
- * the verbs send nothing (a `nak` after a seek, a `working()` beat: nothing to tell).
- */
-class UnackedStored extends ClientStored {
-  override ack(): void {}
-  override async ackConfirmed(): Promise<void> {}
-  override nak(): void {}
-  override term(): void {}
-  override working(): void {}
-}
+import { pullLoop } from "./pullLoop.js";
+import { UnackedStored } from "./unackedStored.js";
 
 /**
  * Creates an ordered consumer as the client makes one (`js.consumers.get(stream, options)` with no
@@ -37,8 +24,6 @@ export async function orderedConsumer(
   jsm: JetStreamManager,
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
-  /** The connection's held settlements, which this consumer's messages never add to. */
-  held: HeldSettlements,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
     js.consumers.get(spec.stream, {
@@ -61,41 +46,32 @@ export async function orderedConsumer(
       return name;
     },
     pull(max, expiresMs, sink): PullRequest {
-      let stopped = false;
-      let messages: Awaited<ReturnType<Consumer["consume"]>> | undefined;
-      const done = (async () => {
-        if (consumed) {
-          await current.delete().catch(() => undefined);
-          current = await create(read === undefined ? start : { sequence: read + 1n });
-          name = (await current.info(true)).name;
-        }
-        consumed = true;
-        // No abort_on_missing_resource: a consumer deleted under it is the client's to create again.
-        messages = await current.consume({ max_messages: max, expires: expiresMs });
-        if (stopped) messages.stop();
-        else {
-          const statuses = messages.status();
-          void (async () => {
-            for await (const status of statuses) {
-              if (status.type === "heartbeat") sink.accepted();
-              if (status.type === "ordered_consumer_recreated") name = status.name;
+      const request = pullLoop(
+        {
+          consume: async (max_messages, expires) => {
+            if (consumed) {
+              await current.delete().catch(() => undefined);
+              current = await create(read === undefined ? start : { sequence: read + 1n });
+              name = (await current.info(true)).name;
             }
-          })().catch(() => undefined);
-        }
-        for await (const m of messages as AsyncIterable<JsMsg>) {
-          read = BigInt(m.info.streamSequence);
-          sink.arrived(new UnackedStored(m, held));
-          const room = stopped ? undefined : sink.room();
-          if (room !== undefined) await room;
-        }
-      })();
-      return {
-        done,
-        stop: () => {
-          stopped = true;
-          messages?.stop();
+            consumed = true;
+            // No abort_on_missing_resource: a consumer deleted under it is the client's to create
+            // again.
+            return current.consume({ max_messages, expires });
+          },
+          message: (m) => {
+            read = BigInt(m.info.streamSequence);
+            return new UnackedStored(m);
+          },
+          status: (status) => {
+            if (status.type === "ordered_consumer_recreated") name = status.name;
+          },
         },
-      };
+        max,
+        expiresMs,
+        sink,
+      );
+      return { done: request.done, stop: request.stop };
     },
     // The server holds nothing for it: what was read is read.
     async giveBack() {},
