@@ -585,12 +585,7 @@ class ClientLink implements NatsLink {
     });
     if (spec.ordered === true) {
       const creating = call("creating", `nats consumer ls ${spec.stream}`);
-      return orderedConsumer(
-        this.#js,
-        this.#jsm,
-        (create) => this.#retry.run(creating, create),
-        spec,
-      );
+      return orderedConsumer(this.#js, (create) => this.#retry.run(creating, create), spec);
     }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
     // creation whose answer timed out is asked again safely. An ephemeral one the server made

@@ -1,7 +1,6 @@
 import {
   type Consumer,
   type JetStreamClient,
-  type JetStreamManager,
   DeliverPolicy as JsDeliverPolicy,
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
@@ -12,16 +11,16 @@ import { UnackedStored } from "./unackedStored.js";
 /**
  * Creates an ordered consumer as the client makes one (`js.consumers.get(stream, options)` with no
  * name): the client checks each message's delivery sequence and, on a gap, a lost heartbeat or a
- * consumer the server no longer has, creates it again after the last message it read. A start
- * the client would not carry across such a recreation (`new`: it restarts from the stream's first
- * message when nothing was read yet) is given to it as the sequence it stands for. The creation at
- * subscribe goes through `retried` (the link's API retries: a cluster without a leader for a
- * moment); one whose answer timed out is left to the server's inactive threshold, as nobody pulls
- * from it.
+ * consumer the server no longer has, creates it again after the last message it read. Before the
+ * first, it creates it again from its starting sequence: the stream's first message unless the
+ * start was a sequence. So a start the server places (`new`, `last`, a `{ time }`) is placed by a
+ * consumer made for that alone, deleted once its info says where it starts, and the client is given
+ * that sequence. The creations at subscribe go through `retried` (the link's API retries: a cluster
+ * without a leader for a moment); one whose answer timed out is left to the server's inactive
+ * threshold, as nobody pulls from it.
  */
 export async function orderedConsumer(
   js: JetStreamClient,
-  jsm: JetStreamManager,
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
 ): Promise<ConsumerLink> {
@@ -30,11 +29,9 @@ export async function orderedConsumer(
       filter_subjects: [...spec.subjects],
       ...orderedStart(start),
     });
-  const first = spec.startAt ?? spec.settings.deliver;
-  const start: DeliverPolicy =
-    first === "new"
-      ? { sequence: BigInt((await jsm.streams.info(spec.stream)).state.last_seq) + 1n }
-      : first;
+  const start = await carried(spec.startAt ?? spec.settings.deliver, (policy) =>
+    retried(() => create(policy)),
+  );
   let current = await retried(() => create(start));
   let name = (await current.info(true)).name;
   /** The last stream sequence handed over: a later pull's consumer starts after it. */
@@ -93,4 +90,25 @@ function orderedStart(start: DeliverPolicy) {
   if (start === "last-per-subject") return { deliver_policy: JsDeliverPolicy.LastPerSubject };
   if ("sequence" in start) return { opt_start_seq: Number(start.sequence) };
   return { opt_start_time: start.time.toISOString() };
+}
+
+/**
+ * The start as the client carries it across a recreation before the first message read: `"all"`
+ * and a sequence as they are; `"new"`, `"last"` and a `{ time }` start as the sequence the server
+ * places a consumer of that start at (its info's delivered stream sequence is the one before). A
+ * `{ time }` start given as it is would also stop every recreation, before a read or after: the
+ * client copies the first consumer's settings, whose start time the server refuses beside the start
+ * sequence it sets.
+ * `"last-per-subject"` stands for a message a subject, not a run from one sequence: as it is.
+ */
+async function carried(
+  start: DeliverPolicy,
+  create: (start: DeliverPolicy) => Promise<Consumer>,
+): Promise<DeliverPolicy> {
+  if (start === "all" || start === "last-per-subject") return start;
+  if (typeof start === "object" && "sequence" in start) return start;
+  const placed = await create(start);
+  const { delivered } = await placed.info(true);
+  await placed.delete().catch(() => undefined);
+  return { sequence: BigInt(delivered.stream_seq) + 1n };
 }
