@@ -3,6 +3,7 @@ import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
+  type DeliverPolicy,
   type JetStreamDelivery,
   JetStreamPosition,
   type JetStreamSubscription,
@@ -28,7 +29,7 @@ async function setUp(connect: () => Promise<ConnectedNatsBroker>) {
   const publish = async (...payloads: string[]) => {
     for (const p of payloads) await publisher.publish({ name: subject, payload: bytes(p) });
   };
-  const subscribe = async (options: { pullExpiresMs?: number } = {}) =>
+  const subscribe = async (options: { pullExpiresMs?: number; deliver?: DeliverPolicy } = {}) =>
     (await connected.subscribe(
       new OrderedJetStreamSubject(subject, { stream: subject, ...options }),
     )) as JetStreamSubscription;
@@ -44,6 +45,16 @@ async function take(subscription: JetStreamSubscription, n: number): Promise<str
     got.push(`${text(d.payload)}@${d.streamPosition.sequence}`);
   }
   return got;
+}
+
+/**
+ * A time past what was stored so far by a whole ms: the stored times are the server's, on this
+ * machine's clock.
+ */
+async function pastStored(): Promise<Date> {
+  const stored = Date.now();
+  while (Date.now() < stored + 2) await new Promise((resolve) => setTimeout(resolve, 1));
+  return new Date();
 }
 
 for (const [where, connect] of targets) {
@@ -109,13 +120,64 @@ describe("ordered consumers, the real server", () => {
     expect(subscription.consumerName).not.toBe(deleted);
   });
 
+  // The subscription pulls once asked for its first delivery: a consumer deleted before that is
+  // deleted before the first message read, which the client creates again from its start sequence.
+  const deleteConsumer = async (subject: string, subscription: JetStreamSubscription) => {
+    const nc = await rawClient();
+    try {
+      await (await jetstreamManager(nc)).consumers.delete(subject, subscription.consumerName);
+    } finally {
+      await nc.close();
+    }
+  };
+
+  it('a "last" start deleted before the first message read is created again from the last message, not the stream\'s first', async () => {
+    const { subject, publish, subscribe } = await setUp(real);
+    await publish("1", "2", "3");
+    const subscription = await subscribe({ pullExpiresMs: 1000, deliver: "last" });
+    const deleted = subscription.consumerName;
+    await deleteConsumer(subject, subscription);
+    await publish("4");
+    expect(await take(subscription, 2)).toEqual(["3@3", "4@4"]);
+    expect(subscription.consumerName).not.toBe(deleted);
+  });
+
+  it("a { time } start deleted before the first message read is created again from the first message stored then", async () => {
+    const { subject, publish, subscribe } = await setUp(real);
+    await publish("a", "b");
+    const at = await pastStored();
+    await publish("c", "d");
+    const subscription = await subscribe({ pullExpiresMs: 1000, deliver: { time: at } });
+    await deleteConsumer(subject, subscription);
+    await publish("e");
+    expect(await take(subscription, 3)).toEqual(["c@3", "d@4", "e@5"]);
+  });
+
+  it("a { time } start deleted after a message read is created again after it", async () => {
+    const { subject, publish, subscribe } = await setUp(real);
+    await publish("a");
+    const at = await pastStored();
+    await publish("b", "c");
+    const subscription = await subscribe({ pullExpiresMs: 1000, deliver: { time: at } });
+    expect(await take(subscription, 2)).toEqual(["b@2", "c@3"]);
+    await deleteConsumer(subject, subscription);
+    await publish("d");
+    expect(await take(subscription, 1)).toEqual(["d@4"]);
+  });
+
+  it('a "new" start deleted before the first message read is created again after what the stream held', async () => {
+    const { subject, publish, subscribe } = await setUp(real);
+    await publish("old");
+    const subscription = await subscribe({ pullExpiresMs: 1000, deliver: "new" });
+    await deleteConsumer(subject, subscription);
+    await publish("new");
+    expect(await take(subscription, 1)).toEqual(["new@2"]);
+  });
+
   it("a seek by time creates the consumer again from the first message stored then", async () => {
     const { publish, subscribe } = await setUp(real);
     await publish("a", "b");
-    // The stored times are the server's, on this machine's clock: past b's by a whole ms.
-    const stored = Date.now();
-    while (Date.now() < stored + 2) await new Promise((resolve) => setTimeout(resolve, 1));
-    const at = new Date();
+    const at = await pastStored();
     await publish("c", "d");
     const subscription = await subscribe();
     expect(await take(subscription, 4)).toEqual(["a@1", "b@2", "c@3", "d@4"]);

@@ -56,6 +56,7 @@ import {
 import { loadKv, loadObj } from "./loadPeers.js";
 import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js";
 import { orderedConsumer } from "./orderedConsumer.js";
+import { pullLoop } from "./pullLoop.js";
 import { readHeaders } from "./receivedHeaders.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
@@ -591,13 +592,7 @@ class ClientLink implements NatsLink {
     });
     if (spec.ordered === true) {
       const creating = call("creating", `nats consumer ls ${spec.stream}`);
-      return orderedConsumer(
-        this.#js,
-        this.#jsm,
-        (create) => this.#retry.run(creating, create),
-        spec,
-        this.#held,
-      );
+      return orderedConsumer(this.#js, (create) => this.#retry.run(creating, create), spec);
     }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
     // creation whose answer timed out is asked again safely. An ephemeral one the server made
@@ -622,42 +617,27 @@ class ClientLink implements NatsLink {
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
-        let stopped = false;
-        let messages: Awaited<ReturnType<typeof consumer.consume>> | undefined;
+        const request = pullLoop(
+          {
+            // A consumer the server no longer has ends the pulls (abort_on_missing_resource), as
+            // a failure.
+            consume: (max_messages, expires) =>
+              consumer.consume({ max_messages, expires, abort_on_missing_resource: true }),
+            message: (m) => new ClientStored(m, held),
+          },
+          max,
+          expiresMs,
+          sink,
+        );
         const refused = (error: PermissionViolationError) =>
-          messages?.stop(
+          request.fail(
             new PullRefused(
               `the server refuses the pulls of consumer "${info.name}" on "${spec.stream}": ${error.message} (the account's permissions)`,
               error,
             ),
           );
         refusals.set(pullSubject, refused);
-        const done = (async () => {
-          // The client's consume() asks again once a quarter of its requests arrived, so a request
-          // is outstanding while the handlers work; its next request goes out when this loop
-          // reads past the messages before it, so waiting for the sink's room holds it back. A
-          // consumer the server no longer has ends it (abort_on_missing_resource), as a failure.
-          messages = await consumer.consume({
-            max_messages: max,
-            expires: expiresMs,
-            abort_on_missing_resource: true,
-          });
-          if (stopped) messages.stop();
-          else {
-            // A heartbeat of the pulls: the server takes them (what a refusal waits to hear).
-            const statuses = messages.status();
-            void (async () => {
-              for await (const status of statuses) {
-                if (status.type === "heartbeat") sink.accepted();
-              }
-            })().catch(() => undefined);
-          }
-          for await (const m of messages) {
-            sink.arrived(new ClientStored(m, held));
-            const room = stopped ? undefined : sink.room();
-            if (room !== undefined) await room;
-          }
-        })()
+        const done = request.done
           .catch((error: unknown) => {
             // The inbox the messages would come to is refused the same way, as the subscription's.
             if (error instanceof PermissionViolationError) {
@@ -671,13 +651,7 @@ class ClientLink implements NatsLink {
           .finally(() => {
             if (refusals.get(pullSubject) === refused) refusals.delete(pullSubject);
           });
-        return {
-          done,
-          stop: () => {
-            stopped = true;
-            messages?.stop();
-          },
-        };
+        return { done, stop: request.stop };
       },
       async giveBack(messages) {
         if (messages.length === 0) return;

@@ -1,55 +1,37 @@
 import {
   type Consumer,
   type JetStreamClient,
-  type JetStreamManager,
   DeliverPolicy as JsDeliverPolicy,
-  type JsMsg,
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
-import { ClientStored } from "./clientStored.js";
-import type { HeldSettlements } from "./heldSettlements.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
-
-/**
- * A message of an ordered consumer: its ack policy is none, so the server takes no settlement and
- * the verbs send nothing (a `nak` after a seek, a `working()` beat: nothing to tell).
- */
-class UnackedStored extends ClientStored {
-  override ack(): void {}
-  override async ackConfirmed(): Promise<void> {}
-  override nak(): void {}
-  override term(): void {}
-  override working(): void {}
-}
+import { pullLoop } from "./pullLoop.js";
+import { UnackedStored } from "./unackedStored.js";
 
 /**
  * Creates an ordered consumer as the client makes one (`js.consumers.get(stream, options)` with no
  * name): the client checks each message's delivery sequence and, on a gap, a lost heartbeat or a
- * consumer the server no longer has, creates it again after the last message it read. A start
- * the client would not carry across such a recreation (`new`: it restarts from the stream's first
- * message when nothing was read yet) is given to it as the sequence it stands for. The creation at
- * subscribe goes through `retried` (the link's API retries: a cluster without a leader for a
- * moment); one whose answer timed out is left to the server's inactive threshold, as nobody pulls
- * from it.
+ * consumer the server no longer has, creates it again after the last message it read. Before the
+ * first, it creates it again from its starting sequence: the stream's first message unless the
+ * start was a sequence. So a start the server places (`new`, `last`, a `{ time }`) is placed by a
+ * consumer made for that alone, deleted once its info says where it starts, and the client is given
+ * that sequence. The creations at subscribe go through `retried` (the link's API retries: a cluster
+ * without a leader for a moment); one whose answer timed out is left to the server's inactive
+ * threshold, as nobody pulls from it.
  */
 export async function orderedConsumer(
   js: JetStreamClient,
-  jsm: JetStreamManager,
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
-  /** The connection's held settlements, which this consumer's messages never add to. */
-  held: HeldSettlements,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
     js.consumers.get(spec.stream, {
       filter_subjects: [...spec.subjects],
       ...orderedStart(start),
     });
-  const first = spec.startAt ?? spec.settings.deliver;
-  const start: DeliverPolicy =
-    first === "new"
-      ? { sequence: BigInt((await jsm.streams.info(spec.stream)).state.last_seq) + 1n }
-      : first;
+  const start = await carried(spec.startAt ?? spec.settings.deliver, (policy) =>
+    retried(() => create(policy)),
+  );
   let current = await retried(() => create(start));
   let name = (await current.info(true)).name;
   /** The last stream sequence handed over: a later pull's consumer starts after it. */
@@ -61,41 +43,32 @@ export async function orderedConsumer(
       return name;
     },
     pull(max, expiresMs, sink): PullRequest {
-      let stopped = false;
-      let messages: Awaited<ReturnType<Consumer["consume"]>> | undefined;
-      const done = (async () => {
-        if (consumed) {
-          await current.delete().catch(() => undefined);
-          current = await create(read === undefined ? start : { sequence: read + 1n });
-          name = (await current.info(true)).name;
-        }
-        consumed = true;
-        // No abort_on_missing_resource: a consumer deleted under it is the client's to create again.
-        messages = await current.consume({ max_messages: max, expires: expiresMs });
-        if (stopped) messages.stop();
-        else {
-          const statuses = messages.status();
-          void (async () => {
-            for await (const status of statuses) {
-              if (status.type === "heartbeat") sink.accepted();
-              if (status.type === "ordered_consumer_recreated") name = status.name;
+      const request = pullLoop(
+        {
+          consume: async (max_messages, expires) => {
+            if (consumed) {
+              await current.delete().catch(() => undefined);
+              current = await create(read === undefined ? start : { sequence: read + 1n });
+              name = (await current.info(true)).name;
             }
-          })().catch(() => undefined);
-        }
-        for await (const m of messages as AsyncIterable<JsMsg>) {
-          read = BigInt(m.info.streamSequence);
-          sink.arrived(new UnackedStored(m, held));
-          const room = stopped ? undefined : sink.room();
-          if (room !== undefined) await room;
-        }
-      })();
-      return {
-        done,
-        stop: () => {
-          stopped = true;
-          messages?.stop();
+            consumed = true;
+            // No abort_on_missing_resource: a consumer deleted under it is the client's to create
+            // again.
+            return current.consume({ max_messages, expires });
+          },
+          message: (m) => {
+            read = BigInt(m.info.streamSequence);
+            return new UnackedStored(m);
+          },
+          status: (status) => {
+            if (status.type === "ordered_consumer_recreated") name = status.name;
+          },
         },
-      };
+        max,
+        expiresMs,
+        sink,
+      );
+      return { done: request.done, stop: request.stop };
     },
     // The server holds nothing for it: what was read is read.
     async giveBack() {},
@@ -117,4 +90,25 @@ function orderedStart(start: DeliverPolicy) {
   if (start === "last-per-subject") return { deliver_policy: JsDeliverPolicy.LastPerSubject };
   if ("sequence" in start) return { opt_start_seq: Number(start.sequence) };
   return { opt_start_time: start.time.toISOString() };
+}
+
+/**
+ * The start as the client carries it across a recreation before the first message read: `"all"`
+ * and a sequence as they are; `"new"`, `"last"` and a `{ time }` start as the sequence the server
+ * places a consumer of that start at (its info's delivered stream sequence is the one before). A
+ * `{ time }` start given as it is would also stop every recreation, before a read or after: the
+ * client copies the first consumer's settings, whose start time the server refuses beside the start
+ * sequence it sets.
+ * `"last-per-subject"` stands for a message a subject, not a run from one sequence: as it is.
+ */
+async function carried(
+  start: DeliverPolicy,
+  create: (start: DeliverPolicy) => Promise<Consumer>,
+): Promise<DeliverPolicy> {
+  if (start === "all" || start === "last-per-subject") return start;
+  if (typeof start === "object" && "sequence" in start) return start;
+  const placed = await create(start);
+  const { delivered } = await placed.info(true);
+  await placed.delete().catch(() => undefined);
+  return { sequence: BigInt(delivered.stream_seq) + 1n };
 }
