@@ -18,8 +18,9 @@ import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
+import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { DispatchHost } from "./dispatchHost.js";
-import type { DeadLetterEvent, Observer } from "./events.js";
+import type { Observer } from "./events.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import {
   encodedHeaders,
@@ -319,7 +320,7 @@ export class AppRun implements RunningApp, DispatchHost {
     else this.#stopTasks.push(task);
   }
 
-  reportDeadLetter(report: Omit<DeadLetterEvent, "type">): void {
+  reportDeadLetter(report: DeadLetterReport): void {
     const { subscriber, delivery, destination, reason, movedBy } = report ?? {};
     if (
       typeof subscriber !== "string" ||

@@ -3,7 +3,7 @@ import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
-import type { DeadLetterEvent } from "./events.js";
+import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
 
 /**
@@ -76,7 +76,7 @@ export interface RunningApp {
    * see it, and the metrics count it under `report.subscriber` and `report.destination`. Emitted in
    * any state, a stopping app's too: the move happened, whoever still watches counts it.
    */
-  reportDeadLetter(report: Omit<DeadLetterEvent, "type">): void;
+  reportDeadLetter(report: DeadLetterReport): void;
   /** Handlers, replies and settles the runtime started and has not finished. */
   readonly inFlight: number;
   /** Resolves once no handler, reply or settle the runtime started is still in progress. */
