@@ -82,6 +82,7 @@ export type {
 } from "./runtime/brokerScope.js";
 export { BrokerScope } from "./runtime/brokerScope.js";
 export type { BatchContext, HandlerContext } from "./runtime/context.js";
+export type { DeadLetterReport } from "./runtime/deadLetterReport.js";
 export type {
   AppDescription,
   BrokerDescription,

@@ -18,6 +18,7 @@ import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
+import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
@@ -317,6 +318,26 @@ export class AppRun implements RunningApp, DispatchHost {
     this.#assertRunning("onStopping");
     if (this.#state === "stopping") this.#stopTasksRunning.push(this.#runStopTask(task));
     else this.#stopTasks.push(task);
+  }
+
+  reportDeadLetter(report: DeadLetterReport): void {
+    const { subscriber, delivery, destination, reason, movedBy } = report ?? {};
+    if (
+      typeof subscriber !== "string" ||
+      subscriber === "" ||
+      typeof destination !== "string" ||
+      destination === "" ||
+      typeof reason !== "string" ||
+      typeof delivery !== "object" ||
+      delivery === null ||
+      (movedBy !== "runtime" && movedBy !== "broker")
+    ) {
+      throw new RustStreamError(
+        "invalid-argument",
+        'reportDeadLetter(report) needs { subscriber, delivery, destination, reason, movedBy }, for example { subscriber: "outbox:kafka", delivery, destination: "kafka.dead", reason: "max-attempts", movedBy: "broker" }',
+      );
+    }
+    this.emit?.({ type: "dead-letter", subscriber, delivery, destination, reason, movedBy });
   }
 
   /** Runs one `onStopping` task; what it throws is logged, and the stop goes on. */

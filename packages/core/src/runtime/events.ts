@@ -1,6 +1,7 @@
 import type { ConnectionState } from "../broker/contract.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
+import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { OutcomeKind } from "./outcome.js";
 import type { AppState } from "./runningApp.js";
 
@@ -44,15 +45,8 @@ export interface DecodeFailureEvent {
  * way that makes the broker move it: a drop or a dead-letter outcome (the broker's "rejected"), a
  * retry at the declared cap (its "max-attempts").
  */
-export interface DeadLetterEvent {
+export interface DeadLetterEvent extends DeadLetterReport {
   readonly type: "dead-letter";
-  readonly subscriber: string;
-  readonly delivery: Delivery;
-  /** The dead-letter destination. */
-  readonly destination: string;
-  readonly reason: string;
-  /** Who moves it: the runtime publishes a copy, or the broker moves it on the settle. */
-  readonly movedBy: "runtime" | "broker";
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
+import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
 
 /**
@@ -69,6 +70,13 @@ export interface RunningApp {
    * throws `closed`.
    */
   onStopping(task: () => void | Promise<void>): void;
+  /**
+   * Emits a `dead-letter` event for a message that work beside the handlers moved to a dead letter
+   * (an outbox relay's row moved to `<label>.dead`), as a subscriber's would be: the app's observers
+   * see it, and the metrics count it under `report.subscriber` and `report.destination`. Emitted in
+   * any state, a stopping app's too: the move happened, whoever still watches counts it.
+   */
+  reportDeadLetter(report: DeadLetterReport): void;
   /** Handlers, replies and settles the runtime started and has not finished. */
   readonly inFlight: number;
   /** Resolves once no handler, reply or settle the runtime started is still in progress. */

@@ -1,5 +1,5 @@
 import { type Broker, type Publisher, type RunningApp, RustStreamError } from "@ruststream/core";
-import type { OutboxRelayOptions } from "./relay.js";
+import type { OutboxRelayOptions, RelayDeadLetters } from "./relay.js";
 
 /** A relay in a running app: the relay's options, with the app's brokers in place of publishers. */
 export interface OutboxAppRelayOptions extends Omit<OutboxRelayOptions, "targets"> {
@@ -32,4 +32,25 @@ export function appTargets(
       running.publisher(broker) as Publisher<never>,
     ]),
   );
+}
+
+/** The subscriber a relay's dead letters are counted under in the app's events: `outbox:<label>`. */
+export function relaySubscriber(label: string): string {
+  return `outbox:${label}`;
+}
+
+/**
+ * A relay's dead letters in a running app: each row moved to `<label>.dead` is the app's
+ * `dead-letter` event (`running.reportDeadLetter`), moved by the broker (the outbox table's
+ * settle), under the subscriber `outbox:<label>`, as a subscriber's would be: its metrics count it.
+ */
+export function appDeadLetters(running: RunningApp): RelayDeadLetters {
+  return (label, delivery, destination, reason) =>
+    running.reportDeadLetter({
+      subscriber: relaySubscriber(label),
+      delivery,
+      destination,
+      reason,
+      movedBy: "broker",
+    });
 }

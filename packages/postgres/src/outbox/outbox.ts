@@ -9,8 +9,13 @@ import type { Queryable } from "../client/driver.js";
 import type { QueueStore } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
 import { rowOf } from "../publisher.js";
-import { appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
-import { OutboxRelay, type OutboxRelayOptions, type RelayHost } from "./relay.js";
+import { appDeadLetters, appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
+import {
+  OutboxRelay,
+  type OutboxRelayOptions,
+  type RelayDeadLetters,
+  type RelayHost,
+} from "./relay.js";
 
 /**
  * What the outbox needs from the connection to its table: the store its publishes insert in, the
@@ -104,13 +109,8 @@ export class PostgresOutbox {
    * publishing them through its publisher. Several relays (replicas of the service) share the work;
    * a key's rows go through one of them at a time.
    */
-  async relay(options: OutboxRelayOptions): Promise<OutboxRelay> {
-    this.#connected.assertOpen();
-    const relay = await OutboxRelay.start(this.#connected, options, () =>
-      this.#relays.delete(relay),
-    );
-    this.#relays.add(relay);
-    return relay;
+  relay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+    return this.#start(options, undefined);
   }
 
   /**
@@ -118,11 +118,16 @@ export class PostgresOutbox {
    * label's messages are published through the app's publish path on its connection to
    * `options.brokers[label]` (`running.publisher`), so they carry the app's tracing headers and
    * count in its metrics, and the app stops the relay as its `stop()` begins, before it closes
-   * those connections (`running.onStopping`): the publishes in flight finish and are marked.
+   * those connections (`running.onStopping`): the publishes in flight finish and are marked. A row
+   * moved to its dead letter `<label>.dead` is the app's `dead-letter` event, under the subscriber
+   * `outbox:<label>` (`running.reportDeadLetter`), counted by its metrics.
    */
   async relayIn(running: RunningApp, options: OutboxAppRelayOptions): Promise<OutboxRelay> {
     const { brokers, ...rest } = options ?? ({} as OutboxAppRelayOptions);
-    const relay = await this.relay({ ...rest, targets: appTargets(running, brokers) });
+    const relay = await this.#start(
+      { ...rest, targets: appTargets(running, brokers) },
+      appDeadLetters(running),
+    );
     try {
       running.onStopping(() => relay.stop());
     } catch (error) {
@@ -130,6 +135,21 @@ export class PostgresOutbox {
       await relay.stop();
       throw error;
     }
+    return relay;
+  }
+
+  async #start(
+    options: OutboxRelayOptions,
+    deadLetters: RelayDeadLetters | undefined,
+  ): Promise<OutboxRelay> {
+    this.#connected.assertOpen();
+    const relay = await OutboxRelay.start(
+      this.#connected,
+      options,
+      () => this.#relays.delete(relay),
+      deadLetters,
+    );
+    this.#relays.add(relay);
     return relay;
   }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  type Delivery,
   type Logger,
   type Publisher,
   RustStreamError,
@@ -8,7 +9,7 @@ import {
 } from "@ruststream/core";
 import { positive } from "@ruststream/core/broker";
 import { postgresHeaderNames } from "../names.js";
-import type { PostgresQueueDelivery } from "../queue/queueDelivery.js";
+import type { PostgresQueueDelivery, Verb } from "../queue/queueDelivery.js";
 import type { PostgresQueueSubscription } from "../queue/queueSubscription.js";
 import { PostgresQueue } from "../sources.js";
 
@@ -50,7 +51,11 @@ export interface OutboxRelayOptions {
   readonly publishTimeoutMs?: number;
   /** How long `stop()` waits for the publishes in flight (default 10,000 ms). */
   readonly stopTimeoutMs?: number;
-  /** Where failed publishes and settles are reported (warn), with the label and outbox id. */
+  /**
+   * Where failed claims, publishes and settles and the rows moved to the dead letter are reported
+   * (warn), with the label and outbox id (default: nowhere). In an app (`outbox.relayIn`) the dead
+   * letters are also the app's `dead-letter` events.
+   */
   readonly logger?: Logger;
   /**
    * Called once the broker confirmed a message, before its row is marked sent: to observe the
@@ -66,6 +71,17 @@ export interface OutboxRelayOptions {
 export interface RelayHost {
   subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription>;
 }
+
+/**
+ * Told of each row the relay moved to its label's dead letter, once the move is done: `outbox.relayIn`
+ * makes it the app's `dead-letter` event.
+ */
+export type RelayDeadLetters = (
+  label: string,
+  moved: Delivery,
+  destination: string,
+  reason: string,
+) => void;
 
 /** The dead letter of a label's rows, in the outbox table. */
 export function outboxDeadLetter(label: string): string {
@@ -105,10 +121,16 @@ export class OutboxRelay {
   readonly #subscriptions = new Set<PostgresQueueSubscription>();
   readonly #stopping = new AbortController();
   readonly #forget: () => void;
+  readonly #deadLetters: RelayDeadLetters | undefined;
   #loops: Promise<void>[] = [];
   #stopped: Promise<void> | undefined;
 
-  private constructor(host: RelayHost, options: OutboxRelayOptions, forget: () => void) {
+  private constructor(
+    host: RelayHost,
+    options: OutboxRelayOptions,
+    forget: () => void,
+    deadLetters: RelayDeadLetters | undefined,
+  ) {
     const labels = Object.keys(options?.targets ?? {});
     if (labels.length === 0) {
       throw new RustStreamError(
@@ -120,6 +142,7 @@ export class OutboxRelay {
     const claim = positive("claim", options.claim, defaults.claim);
     this.#host = host;
     this.#forget = forget;
+    this.#deadLetters = deadLetters;
     this.#options = {
       logger: options.logger ?? silentLogger,
       afterPublish: options.afterPublish ?? (() => {}),
@@ -153,13 +176,17 @@ export class OutboxRelay {
     );
   }
 
-  /** Starts a loop per label of `options.targets`; `forget` runs once it stopped. */
+  /**
+   * Starts a loop per label of `options.targets`; `forget` runs once it stopped, `deadLetters` (if
+   * any) hears of each row moved to a dead letter.
+   */
   static async start(
     host: RelayHost,
     options: OutboxRelayOptions,
     forget: () => void,
+    deadLetters?: RelayDeadLetters,
   ): Promise<OutboxRelay> {
-    const relay = new OutboxRelay(host, options, forget);
+    const relay = new OutboxRelay(host, options, forget, deadLetters);
     const targets = options.targets;
     const opened = await Promise.all(
       [...relay.#sources.entries()].map(async ([label, source]) => ({
@@ -196,6 +223,10 @@ export class OutboxRelay {
 
   async #subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription> {
     const subscription = await this.#host.subscribe(source);
+    // Rows claimed past the cap (a relay died on each of their publishes) are moved at the claim.
+    subscription.onMoved((moved, destination, reason) =>
+      this.#deadLettered(source.name, moved, destination, reason),
+    );
     this.#subscriptions.add(subscription);
     return subscription;
   }
@@ -214,7 +245,10 @@ export class OutboxRelay {
         const batch = await subscription.nextBatch(this.#options.claim);
         failures = 0;
         // One row per partition key in a claim (the key's head), so they go side by side.
-        await Promise.all(batch.map((delivery) => this.#relayOne(label, target, delivery)));
+        const claimed = subscription;
+        await Promise.all(
+          batch.map((delivery) => this.#relayOne(label, target, claimed, delivery)),
+        );
       } catch (error) {
         if (this.#stopping.signal.aborted) break;
         this.#options.logger.warn({ broker: label, error }, "outbox relay: claiming failed");
@@ -232,6 +266,7 @@ export class OutboxRelay {
   async #relayOne(
     label: string,
     target: Publisher<never>,
+    subscription: PostgresQueueSubscription,
     delivery: PostgresQueueDelivery,
   ): Promise<void> {
     const names = postgresHeaderNames;
@@ -242,7 +277,7 @@ export class OutboxRelay {
     if (destination === undefined || destination === "" || id === undefined) {
       // Not a row outbox.publish wrote: nowhere to send it, so to the dead letter at once.
       this.#options.logger.warn(log, "outbox relay: a row without its outbox headers");
-      await this.#settle(log, delivery.nack({ requeue: false }));
+      await this.#nack(label, log, subscription, delivery, { kind: "drop" });
       return;
     }
     headers.delete(names.outboxDestination);
@@ -267,7 +302,7 @@ export class OutboxRelay {
         "outbox relay: publish failed",
       );
       // At the cap the queue moves the row to the dead letter instead.
-      await this.#settle(log, delivery.nackAfter(delay));
+      await this.#nack(label, log, subscription, delivery, { kind: "requeue", delayMs: delay });
       return;
     }
     await this.#options.afterPublish(id);
@@ -304,12 +339,46 @@ export class OutboxRelay {
     }
   }
 
-  /** A settle that failed (the lease ended meanwhile) leaves the row to the next claim. */
-  async #settle(log: object, settled: SettleResult): Promise<void> {
+  /** Puts the row back (`requeue`) or away (`drop`), reporting a move to the dead letter once done. */
+  async #nack(
+    label: string,
+    log: object,
+    subscription: PostgresQueueSubscription,
+    delivery: PostgresQueueDelivery,
+    verb: Exclude<Verb, { kind: "ack" }>,
+  ): Promise<void> {
+    const moving = subscription.deadLetterOf(delivery, verb);
+    const settled =
+      verb.kind === "drop" ? delivery.nack({ requeue: false }) : delivery.nackAfter(verb.delayMs);
+    if ((await this.#settle(log, settled)) && moving !== undefined) {
+      this.#deadLettered(label, delivery, moving.to, moving.reason);
+    }
+  }
+
+  /** A settle that failed (the lease ended meanwhile) leaves the row to the next claim: false. */
+  async #settle(log: object, settled: SettleResult): Promise<boolean> {
     try {
       await settled;
+      return true;
     } catch (error) {
       this.#options.logger.warn({ ...log, error }, "outbox relay: marking the row failed");
+      return false;
+    }
+  }
+
+  #deadLettered(label: string, moved: Delivery, destination: string, reason: string): void {
+    const outboxId = moved.headers.getString(postgresHeaderNames.outboxId);
+    this.#options.logger.warn(
+      { broker: label, outboxId, row: String(moved.position), destination, reason },
+      "outbox relay: the row moved to its dead letter",
+    );
+    try {
+      this.#deadLetters?.(label, moved, destination, reason);
+    } catch (error) {
+      this.#options.logger.warn(
+        { broker: label, outboxId, error },
+        "outbox relay: reporting the dead letter failed",
+      );
     }
   }
 }

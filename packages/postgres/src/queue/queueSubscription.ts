@@ -200,6 +200,19 @@ export class PostgresQueueSubscription
     return "ok";
   }
 
+  /**
+   * Where settling `delivery` with `verb` moves it: the dead letter and the reason its row will
+   * carry, or `undefined` where it stays in its queue. For a caller reporting the move once its
+   * settle succeeded, as the outbox relay does.
+   */
+  deadLetterOf(
+    delivery: PostgresQueueDelivery,
+    verb: Verb,
+  ): { readonly to: string; readonly reason: string } | undefined {
+    const settle = this.#statementOf(delivery, verb);
+    return settle.kind === "dead-letter" ? { to: settle.to, reason: settle.reason } : undefined;
+  }
+
   #statementOf(delivery: PostgresQueueDelivery, verb: Verb): Settle {
     switch (verb.kind) {
       case "ack":
