@@ -41,7 +41,11 @@ export class WakeSender {
     while (this.#pending.size > 0) {
       const queues = [...this.#pending];
       this.#pending.clear();
-      await this.#send(queues).catch(() => {});
+      try {
+        await this.#send(queues);
+      } catch {
+        // Lost: the subscriptions' poll finds the rows (a send on a closed pool fails at once).
+      }
       if (!this.#closing) await this.#gap();
     }
     this.#running = undefined;
