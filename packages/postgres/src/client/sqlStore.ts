@@ -14,6 +14,7 @@ import type {
   QueueStore,
   Settle,
 } from "./store.js";
+import { WakeSender } from "./wakeSender.js";
 
 /**
  * `$n` milliseconds from now, as a timestamp. The clock's time, not the transaction's start
@@ -34,6 +35,7 @@ export class SqlStore implements QueueStore {
   readonly #driver: PostgresDriver;
   readonly #t: QueueTable;
   readonly #sql: ReturnType<typeof statementsFor>;
+  readonly #wakes: WakeSender;
   /** Holds not reserved yet: the driver's connections less the one kept for statements. */
   #holdsLeft: number;
 
@@ -42,6 +44,8 @@ export class SqlStore implements QueueStore {
     this.#t = table;
     this.#sql = statementsFor(table);
     this.#holdsLeft = Math.max(0, driver.connections - 1);
+    // One statement at a time on the pool: it holds one connection for its commit at most.
+    this.#wakes = new WakeSender((queues) => this.#run(this.#sql.wake, [this.#t.channel, queues]));
   }
 
   /**
@@ -70,9 +74,14 @@ export class SqlStore implements QueueStore {
     return new SqlStore(driver, table);
   }
 
+  /**
+   * In a caller's transaction (`via`) the insert notifies in that transaction, so only its commit
+   * wakes anyone. Otherwise it commits without notifying and the wake-up follows, coalesced
+   * (`wakeSender.ts`): a notifying commit waits for every other one in the database.
+   */
   async insert(rows: readonly NewRow[], via?: Queryable): Promise<void> {
     if (rows.length === 0) return;
-    const values: unknown[] = [this.#t.channel];
+    const values: unknown[] = [];
     const tuples = rows.map((row) => {
       const at = values.length;
       values.push(
@@ -88,8 +97,18 @@ export class SqlStore implements QueueStore {
       const p = (k: number) => `$${at + k}`;
       return `(${p(1)}, ${p(2)}, ${p(3)}::text[], ${p(4)}::bytea[], ${p(5)}::bytea, ${p(6)}::integer, ${p(7)}::text, ${after(at + 8)})`;
     });
-    const text = `WITH ins AS (INSERT INTO ${this.#t.sql} (queue, payload, header_names, header_values, partition_key, priority, dedup_key, run_at) VALUES ${tuples.join(", ")} ON CONFLICT (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL DO NOTHING RETURNING queue) SELECT pg_notify($1, w.queue) FROM (SELECT DISTINCT queue FROM ins) AS w`;
-    await (via ?? this.#driver).query(text, values);
+    // The queues that got a row: a publish dropped by its dedupKey wakes nobody.
+    const inserted = `WITH ins AS (INSERT INTO ${this.#t.sql} (queue, payload, header_names, header_values, partition_key, priority, dedup_key, run_at) VALUES ${tuples.join(", ")} ON CONFLICT (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL DO NOTHING RETURNING queue)`;
+    if (via !== undefined) {
+      values.push(this.#t.channel);
+      await via.query(
+        `${inserted} SELECT pg_notify($${values.length}, w.queue) FROM (SELECT DISTINCT queue FROM ins) AS w`,
+        values,
+      );
+      return;
+    }
+    const result = await this.#driver.query(`${inserted} SELECT DISTINCT queue FROM ins`, values);
+    this.#wakes.wake(result.rows.map((row) => row.queue as string));
   }
 
   async claim(claim: Claim): Promise<ClaimedRow[]> {
@@ -227,8 +246,10 @@ export class SqlStore implements QueueStore {
     return () => {};
   }
 
-  close(): Promise<void> {
-    return this.#driver.close();
+  async close(): Promise<void> {
+    // The wake-ups of publishes that resolved go out before the pool closes.
+    await this.#wakes.close();
+    await this.#driver.close();
   }
 }
 
@@ -296,6 +317,7 @@ function statementsFor(t: QueueTable) {
     release: prepared(
       `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
     ),
+    wake: prepared("SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q"),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,
     ),

@@ -11,7 +11,7 @@
 // slowest row would take minutes at the fastest row's count). REDIS_URL, KAFKA_BROKERS,
 // PULSAR_URL, NATS_URL, RABBITMQ_URL and POSTGRES_URL pick the servers; without one
 // tooling/brokers starts its own. RABBITMQ_AT=<git ref> adds a RabbitMQ row on the package as that
-// ref had it (rabbitmqRows.ts).
+// ref had it (rabbitmqRows.ts), POSTGRES_AT=<git ref> a PostgreSQL one (postgresRows.ts).
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sourceRevision } from "../revision.js";

@@ -1,12 +1,15 @@
-// PostgreSQL: the app's publish (PostgresBroker's publisher over its pool of 10: the publishes of
-// one turn of the event loop in one INSERT with a NOTIFY of the queue) against `pg` over a pool of
-// the same size: one INSERT per publish (the payload, the content type header, the partition key,
-// as the package writes them), `depth` outstanding; and, as the Redis table's pipeline, a
-// multi-row INSERT of `depth` rows awaited, then the next; and the one INSERT with a `pg_notify`, as
-// the package wakes its subscribers. Each run onto a fresh queue table
-// (`schemaSql`), its row count checked after.
-import { PostgresBroker, schemaSql } from "@ruststream/postgres";
+// PostgreSQL: the app's publish (PostgresBroker's publisher over its pool of 10: an INSERT per
+// publish, its wake-up sent after, coalesced with the others of a few milliseconds) against `pg`
+// over a pool of the same size: one INSERT per publish (the payload, the content type header, the
+// partition key, as the package writes them), `depth` outstanding; and, as the Redis table's
+// pipeline, a multi-row INSERT of `depth` rows awaited, then the next; and the one INSERT with a
+// `pg_notify`, as the package woke its subscribers before. Each run onto a fresh queue table
+// (`schemaSql`), its row count checked after. With POSTGRES_AT=<git ref>, one more row: app.publish
+// on `@ruststream/postgres` as that ref had it (../packageAt.ts), for a change measured before and
+// after in one run.
+import * as thisTree from "@ruststream/postgres";
 import pg from "pg";
+import { packageAt } from "../packageAt.js";
 import { appPublishRow, type OnFresh } from "./appRow.js";
 import { bytesContentType, keyOf, payloadOf } from "./message.js";
 import { expectStored, type PublishRow } from "./row.js";
@@ -19,13 +22,16 @@ const poolSize = 10;
 let tables = 0;
 const contentType = Buffer.from(bytesContentType);
 
-export function postgresRows(url: string): PublishRow[] {
+export async function postgresRows(url: string): Promise<PublishRow[]> {
+  const ref = process.env.POSTGRES_AT || undefined;
+  const earlier =
+    ref === undefined ? undefined : (await packageAt<typeof thisTree>("postgres", ref)).module;
   let current = "";
   const onFresh: OnFresh = async (row, count, publish) => {
     current = `bench_publish_${process.pid}_${tables++}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(schemaSql(current));
+    await admin.query(thisTree.schemaSql(current));
     const timed = await publish(queue);
     const { rows } = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM ${current}`);
     expectStored(row, current, Number(rows[0]!.n), count);
@@ -60,7 +66,7 @@ export function postgresRows(url: string): PublishRow[] {
         ),
       ),
     ),
-    // The same INSERT with the wake-up the package sends with every publish: PostgreSQL takes one
+    // The same INSERT with the wake-up the package sent with every publish before: PostgreSQL takes one
     // lock for the whole server before the commit of a transaction that notified and holds it
     // until after, so these commit one at a time where plain INSERTs commit together.
     raw("raw pg INSERT with pg_notify", (pool, count, depth) =>
@@ -85,6 +91,20 @@ export function postgresRows(url: string): PublishRow[] {
         await pool.query(`INSERT INTO ${current} ${columns} VALUES ${tuples.join(", ")}`, values);
       }),
     ),
-    appPublishRow(table, (app) => app.broker(new PostgresBroker({ url, table: current })), onFresh),
+    appPublishRow(
+      table,
+      (app) => app.broker(new thisTree.PostgresBroker({ url, table: current })),
+      onFresh,
+    ),
+    ...(earlier === undefined
+      ? []
+      : [
+          appPublishRow(
+            table,
+            (app) => app.broker(new earlier.PostgresBroker({ url, table: current })),
+            onFresh,
+            `app.publish at ${ref}`,
+          ),
+        ]),
   ];
 }

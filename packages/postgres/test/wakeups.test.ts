@@ -1,0 +1,215 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConnectedPostgresBroker, PostgresBroker, PostgresQueue } from "../src/index.js";
+import { queueTable } from "../src/table.js";
+import { waitUntil } from "./support.js";
+
+// The wake-ups of publishes on the real server: a publish outside a transaction commits its row
+// without notifying and the connection sends the wake-up after, coalesced; a publish in the
+// caller's transaction notifies in it, so only its commit wakes anyone.
+
+const table = "e2e_queue";
+const channel = queueTable(table).channel;
+const url = () => requireEnv("POSTGRES_URL");
+/** Long enough that only a wake-up, never the poll, brings a row within the test. */
+const pollMs = 20_000;
+
+let sql: pg.Client;
+beforeAll(async () => {
+  sql = new pg.Client({ connectionString: url() });
+  await sql.connect();
+});
+afterAll(() => sql.end());
+
+const rowsOf = async (queue: string) =>
+  (await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE queue = $1`, [queue])).rows[0].n;
+
+/** The notifications of the table's channel, heard on a connection of the test's own. */
+async function hear(): Promise<{
+  readonly payloads: string[];
+  /** Sends `sentinel` on the channel and waits for it: everything committed before it is heard. */
+  through(sentinel: string): Promise<void>;
+  end(): Promise<void>;
+}> {
+  const listener = new pg.Client({ connectionString: url() });
+  await listener.connect();
+  const payloads: string[] = [];
+  const waiting = new Map<string, () => void>();
+  listener.on("notification", (n) => {
+    if (n.channel !== channel) return;
+    payloads.push(n.payload ?? "");
+    waiting.get(n.payload ?? "")?.();
+  });
+  await listener.query(`LISTEN ${channel}`);
+  return {
+    payloads,
+    through: async (sentinel) => {
+      const heard = new Promise<void>((resolve) => waiting.set(sentinel, resolve));
+      await sql.query("SELECT pg_notify($1, $2)", [channel, sentinel]);
+      await heard;
+    },
+    end: () => listener.end(),
+  };
+}
+
+/** Fails when `work` has not resolved within the subscription's poll interval. */
+async function beforeThePoll<T>(work: Promise<T>, step: string): Promise<T> {
+  const stop = new AbortController();
+  const poll = sleep(pollMs, undefined, { signal: stop.signal }).then(
+    () => {
+      throw new Error(`${step}: not delivered within the poll interval (${pollMs} ms)`);
+    },
+    // Stopped once `work` won: the race is over.
+    () => new Promise<never>(() => {}),
+  );
+  try {
+    return await Promise.race([work, poll]);
+  } finally {
+    stop.abort();
+  }
+}
+
+/** Waits until a pull of `applicationName`'s connection has looked and waits for a wake-up. */
+async function waitingForWake(applicationName: string): Promise<void> {
+  // Its last statement is the look for the next due row (none): then it waits.
+  await waitUntil(10_000, "the pull waiting", async () => {
+    const { rows } = await sql.query(
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle' AND query LIKE 'SELECT EXTRACT(EPOCH%'",
+      [applicationName],
+    );
+    return rows.length > 0;
+  });
+}
+
+describe("a publish outside a transaction", () => {
+  it("wakes a waiting subscription well before its poll", async () => {
+    const applicationName = uniqueName("wake-plain");
+    const connected = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+      applicationName,
+    }).connect();
+    try {
+      const queue = uniqueName("woken");
+      const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+      const pulled = subscription.nextBatch(1);
+      await waitingForWake(applicationName);
+      const publisher = await connected.defaultPublishPolicy().pair(connected);
+      await publisher.publish({ name: queue, payload: bytes("wake") });
+      const [delivery] = await beforeThePoll(pulled, "the published row");
+      expect(text(delivery!.payload)).toBe("wake");
+      await delivery!.ack();
+      await subscription.close();
+    } finally {
+      await connected.shutdown();
+    }
+  });
+
+  it("many at once send far fewer wake-ups than publishes", async () => {
+    const heard = await hear();
+    const queue = uniqueName("coalesced");
+    const publishes = 200;
+    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    try {
+      const publisher = await connected.defaultPublishPolicy().pair(connected);
+      await Promise.all(
+        Array.from({ length: publishes }, (_, i) =>
+          publisher.publish({ name: queue, payload: bytes(`job-${i}`) }),
+        ),
+      );
+    } finally {
+      // The shutdown sends the wake-ups still pending before it closes the pool.
+      await connected.shutdown();
+    }
+    try {
+      await heard.through(`${queue}-end`);
+      const wakes = heard.payloads.filter((p) => p === queue).length;
+      expect(await rowsOf(queue)).toBe(publishes);
+      expect(wakes).toBeGreaterThanOrEqual(1);
+      expect(wakes).toBeLessThanOrEqual(publishes / 10);
+    } finally {
+      await heard.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
+    }
+  });
+});
+
+describe("a publish in the caller's transaction", () => {
+  const applicationName = uniqueName("wake-tx");
+  let connected: ConnectedPostgresBroker;
+  beforeAll(async () => {
+    connected = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+      applicationName,
+    }).connect();
+  });
+  afterAll(() => connected.shutdown());
+
+  it("wakes nobody before its commit, and the waiting subscription at it", async () => {
+    const heard = await hear();
+    const caller = new pg.Client({ connectionString: url() });
+    await caller.connect();
+    const queue = uniqueName("tx-wake");
+    const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+    try {
+      const pulled = subscription.nextBatch(1);
+      await waitingForWake(applicationName);
+      const publisher = await connected.defaultPublishPolicy().pair(connected);
+      await caller.query("BEGIN");
+      await publisher.publish({
+        name: queue,
+        payload: bytes("at-commit"),
+        options: { transaction: caller },
+      });
+      // Every wake-up committed so far is heard before the sentinel: none for the open transaction.
+      await heard.through(`${queue}-open`);
+      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      await caller.query("COMMIT");
+      const [delivery] = await beforeThePoll(pulled, "the committed row");
+      expect(text(delivery!.payload)).toBe("at-commit");
+      await delivery!.ack();
+      await heard.through(`${queue}-committed`);
+      expect(heard.payloads.filter((p) => p === queue)).toEqual([queue]);
+    } finally {
+      await subscription.close();
+      await caller.end();
+      await heard.end();
+    }
+  });
+
+  it("rolled back leaves no row, no wake-up and nothing delivered", async () => {
+    const heard = await hear();
+    const caller = new pg.Client({ connectionString: url() });
+    await caller.connect();
+    const queue = uniqueName("tx-rollback");
+    const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+    try {
+      const publisher = await connected.defaultPublishPolicy().pair(connected);
+      await caller.query("BEGIN");
+      await publisher.publish({
+        name: queue,
+        payload: bytes("rolled-back"),
+        options: { transaction: caller },
+      });
+      await caller.query("ROLLBACK");
+      await heard.through(`${queue}-rolled-back`);
+      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      expect(await rowsOf(queue)).toBe(0);
+      // The next row the subscription gets is the sentinel published after.
+      const pulled = subscription.nextBatch(1);
+      await publisher.publish({ name: queue, payload: bytes("sentinel") });
+      const [delivery] = await beforeThePoll(pulled, "the sentinel");
+      expect(text(delivery!.payload)).toBe("sentinel");
+      await delivery!.ack();
+    } finally {
+      await subscription.close();
+      await caller.end();
+      await heard.end();
+    }
+  });
+});
