@@ -10,7 +10,7 @@ import {
 import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
-import { natsCoreRequest } from "./natsCoreScenario.js";
+import { natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
@@ -305,6 +305,7 @@ export const scenarios: readonly Scenario[] = [
     ci: true,
   },
   natsCoreRequest,
+  natsCorePublish,
   {
     name: "nats-cluster-leader",
     description:

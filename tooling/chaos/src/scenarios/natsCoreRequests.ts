@@ -55,38 +55,10 @@ export class RequestLedger {
     this.#unanswered.push(seq);
   }
 
-  /**
-   * Each message's first-attempt handlings within the requests sent for it (core NATS delivers a
-   * publish to one member at most once), and each attempt's handlings within the previous
-   * attempt's (a runtime copy follows a handling whose reply failed to publish).
-   */
+  /** Every request answered by its own reply, and `deliveryFailures`. */
   verdict(messages: number, handled: readonly Handled[]): Verdict {
-    const perSeq = new Map<number, number[]>();
-    for (const h of handled) {
-      const attempt = Number.isSafeInteger(h.attempt) ? (h.attempt as number) : 1;
-      const counts = perSeq.get(h.seq) ?? [];
-      counts[attempt] = (counts[attempt] ?? 0) + 1;
-      perSeq.set(h.seq, counts);
-    }
-    let overSent = 0;
-    let copiesWithoutCause = 0;
-    let copies = 0;
-    const overSample: string[] = [];
-    for (const [seq, counts] of perSeq) {
-      const first = counts[1] ?? 0;
-      if (first > (this.#sent.get(seq) ?? 0)) {
-        overSent++;
-        if (overSample.length < 5)
-          overSample.push(`seq ${seq}: ${first} for ${this.#sent.get(seq) ?? 0}`);
-      }
-      for (let attempt = 2; attempt < counts.length; attempt++) {
-        const n = counts[attempt] ?? 0;
-        copies += n;
-        if (n > (counts[attempt - 1] ?? 0)) copiesWithoutCause++;
-      }
-    }
+    const { failures, copies } = deliveryFailures(this.#sent, handled);
     const requests = [...this.#sent.values()].reduce((a, b) => a + b, 0);
-    const failures: string[] = [];
     if (this.#unanswered.length > 0) {
       failures.push(
         `${this.#unanswered.length} requests never answered within ${NATS_CORE_GIVE_UP_MS / 1000} s (first: ${this.#unanswered.slice(0, 10).join(", ")})`,
@@ -95,16 +67,6 @@ export class RequestLedger {
     if (this.#mismatched.length > 0) {
       failures.push(
         `${this.#mismatched.length} replies not to their own request (${this.#mismatched.slice(0, 3).join("; ")})`,
-      );
-    }
-    if (overSent > 0) {
-      failures.push(
-        `${overSent} messages handled more often than they were sent (${overSample.join("; ")})`,
-      );
-    }
-    if (copiesWithoutCause > 0) {
-      failures.push(
-        `${copiesWithoutCause} messages with more runtime copies handled than handlings before them`,
       );
     }
     const failed = (why: RequestFailure) => this.#failures.get(why) ?? 0;
@@ -116,4 +78,50 @@ export class RequestLedger {
       ],
     };
   }
+}
+
+/**
+ * Each message's first-attempt handlings within the sends of it (core NATS delivers a publish to
+ * one member at most once), and each attempt's handlings within the previous attempt's (a runtime
+ * copy follows a handling whose reply failed to publish).
+ */
+export function deliveryFailures(
+  sent: ReadonlyMap<number, number>,
+  handled: readonly Handled[],
+): { failures: string[]; copies: number } {
+  const perSeq = new Map<number, number[]>();
+  for (const h of handled) {
+    const attempt = Number.isSafeInteger(h.attempt) ? (h.attempt as number) : 1;
+    const counts = perSeq.get(h.seq) ?? [];
+    counts[attempt] = (counts[attempt] ?? 0) + 1;
+    perSeq.set(h.seq, counts);
+  }
+  let overSent = 0;
+  let copiesWithoutCause = 0;
+  let copies = 0;
+  const overSample: string[] = [];
+  for (const [seq, counts] of perSeq) {
+    const first = counts[1] ?? 0;
+    if (first > (sent.get(seq) ?? 0)) {
+      overSent++;
+      if (overSample.length < 5) overSample.push(`seq ${seq}: ${first} for ${sent.get(seq) ?? 0}`);
+    }
+    for (let attempt = 2; attempt < counts.length; attempt++) {
+      const n = counts[attempt] ?? 0;
+      copies += n;
+      if (n > (counts[attempt - 1] ?? 0)) copiesWithoutCause++;
+    }
+  }
+  const failures: string[] = [];
+  if (overSent > 0) {
+    failures.push(
+      `${overSent} messages handled more often than they were sent (${overSample.join("; ")})`,
+    );
+  }
+  if (copiesWithoutCause > 0) {
+    failures.push(
+      `${copiesWithoutCause} messages with more runtime copies handled than handlings before them`,
+    );
+  }
+  return { failures, copies };
 }

@@ -23,13 +23,7 @@ export async function natsCoreTarget(
   handled: readonly Handled[],
   log: (line: string) => void,
 ): Promise<Target> {
-  await ensureBrokers(["nats"], log);
-  const direct = requireEnv("NATS_URL");
-  const { hostname, port } = new URL(direct);
-  const serviceAddress =
-    proxy === undefined
-      ? direct
-      : `nats://127.0.0.1:${await proxy.toxiproxy.proxy(proxy.name, `${hostname}:${port}`)}`;
+  const { direct, serviceAddress } = await coreAddresses(proxy, log);
   const ledger = new RequestLedger();
   let messages = 0;
   return {
@@ -86,4 +80,19 @@ function failureOf(error: unknown): RequestFailure {
   if (isRustStreamError(error, "timeout")) return "timeout";
   if (/no responders/i.test(String(error))) return "no responders";
   return "other";
+}
+
+/** The shared NATS server's address (the runner's) and the fault proxy's in front of it (the services'). */
+export async function coreAddresses(
+  proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
+  log: (line: string) => void,
+): Promise<{ direct: string; serviceAddress: string }> {
+  await ensureBrokers(["nats"], log);
+  const direct = requireEnv("NATS_URL");
+  const { hostname, port } = new URL(direct);
+  const serviceAddress =
+    proxy === undefined
+      ? direct
+      : `nats://127.0.0.1:${await proxy.toxiproxy.proxy(proxy.name, `${hostname}:${port}`)}`;
+  return { direct, serviceAddress };
 }

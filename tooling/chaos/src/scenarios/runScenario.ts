@@ -126,7 +126,9 @@ export async function runScenario(
     const injecting = (async () => {
       for (const fault of plan) {
         await sleepUntil(started + fault.atMs);
+        await target.beforeFault?.();
         faults.push(await inject(fault, { replicas, target, proxy, started }));
+        await target.afterFault?.();
       }
     })();
     const publishing = target.publishBeforeStart

@@ -34,7 +34,8 @@ export interface ServiceConfig {
     | "kafka-tracked"
     | "kafka-transactional"
     | "nats-jetstream"
-    | "nats-core"
+    | "nats-core-request"
+    | "nats-core-publish"
     | "nats-partitioned"
     | "rabbitmq-quorum"
     | "postgres-queue";
