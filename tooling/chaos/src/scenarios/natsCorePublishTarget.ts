@@ -91,7 +91,9 @@ export async function natsCorePublishTarget(
     serviceAddress,
     publishBeforeStart: false,
     async publishAll(load, windowMs, paceLog) {
-      await publishPaced(load, publishOne, windowMs, paceLog);
+      // A publish held by the drain before a fault is not sent again: only one the server never
+      // took is (after twice the give-up time, which a publish on the direct connection never waits).
+      await publishPaced(load, publishOne, windowMs, paceLog, NATS_CORE_GIVE_UP_MS * 2);
     },
     restartBroker: undefined,
     async beforeFault() {
