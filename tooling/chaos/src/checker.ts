@@ -17,6 +17,8 @@ export interface Handled {
    * other way round).
    */
   readonly at?: number;
+  /** The runtime's attempt it was (1 unless the broker or the runtime delivered it again). */
+  readonly attempt?: number;
 }
 
 export interface CheckOptions {

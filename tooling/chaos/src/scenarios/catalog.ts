@@ -10,6 +10,7 @@ import {
 import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
+import { natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
@@ -303,6 +304,8 @@ export const scenarios: readonly Scenario[] = [
     // 37 s of wall time (seed 1: one restart of its own server, 1.2 s), on a server of its own.
     ci: true,
   },
+  natsCoreRequest,
+  natsCorePublish,
   {
     name: "nats-cluster-leader",
     description:

@@ -97,15 +97,16 @@ export async function runScenario(
   const deadLetters = new Map<number, Set<string>>();
   let started = performance.now();
   const onLine = (line: string): void => {
-    // The fourth field: a handling's time (`h`), a dead letter's write (`d`).
-    const [kind, k, s, position] = line.split(" ");
+    // The fourth field: a handling's time (`h`), a dead letter's write (`d`); a handling's fifth,
+    // its attempt.
+    const [kind, k, s, position, attempt] = line.split(" ");
     const seq = Number(s);
     if (k === undefined || !Number.isSafeInteger(seq)) {
       log(`[chaos] ${scenario.name}: unexpected service output: ${line}`);
       return;
     }
     if (kind === "h") {
-      handled.push({ key: k, seq, at: Number(position) });
+      handled.push({ key: k, seq, at: Number(position), attempt: Number(attempt) });
       handledAt.push(performance.now() - started);
     } else if (kind === "d") {
       const positions = deadLetters.get(seq) ?? new Set<string>();
@@ -125,7 +126,9 @@ export async function runScenario(
     const injecting = (async () => {
       for (const fault of plan) {
         await sleepUntil(started + fault.atMs);
+        await target.beforeFault?.();
         faults.push(await inject(fault, { replicas, target, proxy, started }));
+        await target.afterFault?.();
       }
     })();
     const publishing = target.publishBeforeStart

@@ -29,6 +29,12 @@ export interface Target {
    * `transactional`): read back once `expected` distinct ones were seen or `timeoutMs` ran out.
    */
   readonly outputs?: (expected: number, timeoutMs: number) => Promise<readonly Handled[]>;
+  /**
+   * Around every fault: `beforeFault` before it lands, `afterFault` once it healed (a core NATS
+   * load marks what it publishes from one to the other as exposed to the fault).
+   */
+  readonly beforeFault?: () => Promise<void>;
+  readonly afterFault?: () => Promise<void>;
   cleanup(): Promise<void>;
   /** Called before the replicas are stopped: ends whatever the target runs beside them. */
   readonly beforeStop?: () => Promise<void>;

@@ -4,6 +4,8 @@ import type { Toxiproxy } from "../faults/toxiproxy.js";
 import { fileTargetOf } from "./fileTargets.js";
 import { kafkaTarget } from "./kafkaTarget.js";
 import { natsClusterTarget } from "./natsClusterTarget.js";
+import { natsCorePublishTarget } from "./natsCorePublishTarget.js";
+import { natsCoreTarget } from "./natsCoreTarget.js";
 import { natsTarget } from "./natsTarget.js";
 import { postgresTarget } from "./postgresTarget.js";
 import { pulsarTarget } from "./pulsarTarget.js";
@@ -60,6 +62,10 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
       return redisTarget(key, scenario.broker === "redis-list" ? "list" : "stream", proxy, log);
     case "nats-jetstream":
       return natsTarget(key, proxy, restarts, log);
+    case "nats-core-request":
+      return natsCoreTarget(key, proxy, inputs.handled, log);
+    case "nats-core-publish":
+      return natsCorePublishTarget(key, scenario.replicas, proxy, inputs.handled, log);
     case "nats-partitioned":
       return natsClusterTarget(key, group, log);
     case "rabbitmq-quorum":

@@ -34,6 +34,8 @@ export interface ServiceConfig {
     | "kafka-tracked"
     | "kafka-transactional"
     | "nats-jetstream"
+    | "nats-core-request"
+    | "nats-core-publish"
     | "nats-partitioned"
     | "rabbitmq-quorum"
     | "postgres-queue";
@@ -45,7 +47,7 @@ export interface ServiceConfig {
   readonly key: string;
   /**
    * The app's name: the Redis group, the file's consumer name, the Pulsar subscription, the Kafka
-   * consumer group, the JetStream durable consumer.
+   * consumer group, the JetStream durable consumer, the core NATS queue group.
    */
   readonly group: string;
   /** Work per message, so faults land with messages under way. */

@@ -2,8 +2,9 @@
 // project's own broker packages. It prints one line per event the checker counts, written
 // synchronously to the pipe before the handler returns, so a SIGKILL after the line and before the
 // ack is a redelivery the checker sees as a duplicate, never a handling it misses:
-//   h <key> <seq> <at>        handled (the handler succeeded) at <at>, the machine's monotonic clock
-//                             in µs (one clock for every process: it orders handlings across replicas)
+//   h <key> <seq> <at> <n>    handled (the handler succeeded) at <at>, the machine's monotonic clock
+//                             in µs (one clock for every process: it orders handlings across replicas),
+//                             on attempt <n> (above 1 on core NATS: the runtime's republished copy)
 //   r <key> <seq>             answered retryAfter (the retry plan's first attempt)
 //   d <key> <seq> <write>     read from the dead letter: <write> names the write that put it there
 import {
@@ -45,7 +46,7 @@ async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcom
     line(`r ${body.k} ${body.s}`);
     return retryAfter(plan.delayMs);
   }
-  line(`h ${body.k} ${body.s} ${process.hrtime.bigint() / 1000n}`);
+  line(`h ${body.k} ${body.s} ${process.hrtime.bigint() / 1000n} ${ctx.attempt}`);
   return undefined;
 }
 
@@ -111,6 +112,8 @@ if (config.broker === "file") {
 } else if (config.broker === "nats-jetstream") {
   // Each broker's client loaded only by its own replicas.
   (await import("./natsService.js")).mountNats(app, config, declare);
+} else if (config.broker === "nats-core-request" || config.broker === "nats-core-publish") {
+  (await import("./natsCoreService.js")).mountNatsCore(app, config, handleMain);
 } else if (config.broker === "nats-partitioned") {
   (await import("./natsPartitionedService.js")).mountNatsPartitions(app, config, handleMain);
 } else if (config.broker === "rabbitmq-quorum") {

@@ -1,0 +1,32 @@
+// The core NATS scenarios, kept apart from the catalog's list: a queue group on a plain subject.
+import { NATS_CORE_IN_FLIGHT } from "./natsCoreRequests.js";
+import type { Scenario } from "./scenario.js";
+
+export const natsCoreRequest: Scenario = {
+  name: "nats-core-request",
+  description:
+    "a core NATS subject read by two replicas in one queue group through the fault proxy, the load sent as requests, each again until its reply came: cut, stall, latency, and SIGKILL of a replica; core NATS loses what is in flight, so what is checked is end to end: every message handled and answered, none handled more often than it was sent (by the publisher, or republished by the runtime), every reply its own request's",
+  broker: "nats-core-request",
+  replicas: 2,
+  faults: ["cut", "stall", "latency", "kill"],
+  // A queue group hands a key's messages to either member, and a request sent again comes after
+  // later ones of its key.
+  orderPerKey: false,
+  inFlightPerReplica: NATS_CORE_IN_FLIGHT,
+  ci: true,
+};
+
+export const natsCorePublish: Scenario = {
+  name: "nats-core-publish",
+  description:
+    "a core NATS subject read by two replicas in one queue group through the fault proxy, the load published fire and forget: cut, stall, latency, and SIGKILL of a replica; before each fault the load is held until everything sent was handled, and what is published from the fault's start until every replica answers its probe after the heal may be lost (core NATS's at most once, counted apart); every other message handled, none more often than it was sent",
+  broker: "nats-core-publish",
+  replicas: 2,
+  faults: ["cut", "stall", "latency", "kill"],
+  orderPerKey: false,
+  // Core NATS hands a publish to one member at most once and the handler never fails: a duplicate
+  // can only be a publish the runner sent again (a flush unanswered in 5 s), which the verdict
+  // holds to its sends.
+  inFlightPerReplica: 1,
+  ci: true,
+};
