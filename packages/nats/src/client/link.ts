@@ -253,8 +253,13 @@ export interface NatsLink {
   ): Promise<SubjectMessage | undefined>;
   /** Whether `stream` takes direct gets (`allow_direct`). */
   allowsDirect(stream: string): Promise<boolean>;
-  /** Drops every message `stream` holds on `subject` (a purge by filter). */
-  purgeSubject(stream: string, subject: string): Promise<void>;
+  /**
+   * Drops the messages `stream` holds on `subject` (a purge by filter): every one, or with
+   * `before` those stored before that sequence. Resolves with how many it dropped.
+   */
+  purgeSubject(stream: string, subject: string, before?: bigint): Promise<number>;
+  /** The subjects `stream` holds messages on that `filter` matches (a wildcard), in no order. */
+  subjects(stream: string, filter: string): Promise<string[]>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

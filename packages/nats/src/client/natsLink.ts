@@ -605,8 +605,18 @@ class ClientLink implements NatsLink {
     return (await this.#jsm.streams.info(stream)).config.allow_direct === true;
   }
 
-  async purgeSubject(stream: string, subject: string): Promise<void> {
-    await this.#jsm.streams.purge(stream, { filter: subject });
+  async purgeSubject(stream: string, subject: string, before?: bigint): Promise<number> {
+    const { purged } = await this.#jsm.streams.purge(
+      stream,
+      before === undefined ? { filter: subject } : { filter: subject, seq: Number(before) },
+    );
+    return purged;
+  }
+
+  async subjects(stream: string, filter: string): Promise<string[]> {
+    // The client asks for the pages of a long list one after another.
+    const info = await this.#jsm.streams.info(stream, { subjects_filter: filter });
+    return Object.keys(info.state.subjects ?? {});
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

@@ -253,11 +253,17 @@ export class InProcessNats {
     return this.#stream(name).direct;
   }
 
-  purgeSubject(name: string, subject: string): void {
+  purgeSubject(name: string, subject: string, before?: bigint): number {
     const stream = this.#stream(name);
-    const removed = stream.purge(subject);
+    const removed = stream.purge(subject, before);
     for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
       for (const sequence of removed) consumer.removed(sequence);
+    return removed.length;
+  }
+
+  subjects(name: string, filter: string): string[] {
+    const held = this.#stream(name).entries.map((e) => e.subject);
+    return [...new Set(held.filter((subject) => subjectMatches(filter, subject)))];
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -482,9 +488,14 @@ class StandInLink implements NatsLink {
     return this.#server.allowsDirect(stream);
   }
 
-  async purgeSubject(stream: string, subject: string): Promise<void> {
+  async purgeSubject(stream: string, subject: string, before?: bigint): Promise<number> {
     this.#assertOpen();
-    this.#server.purgeSubject(stream, subject);
+    return this.#server.purgeSubject(stream, subject, before);
+  }
+
+  async subjects(stream: string, filter: string): Promise<string[]> {
+    this.#assertOpen();
+    return this.#server.subjects(stream, filter);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

@@ -273,11 +273,16 @@ export class StandInStream {
     return marker !== undefined && this.#perSubject !== 1 ? Math.max(seconds, marker) : seconds;
   }
 
-  /** Drops every entry of `subject` (a purge by filter): the sequences dropped. */
-  purge(subject: string): bigint[] {
-    const dropped = this.entries.filter((e) => e.subject === subject).map((e) => e.sequence);
+  /**
+   * Drops the entries of `subject` (a purge by filter), every one or those before the sequence
+   * `before`: the sequences dropped.
+   */
+  purge(subject: string, before?: bigint): bigint[] {
+    const drops = (e: StoredEntry) =>
+      e.subject === subject && (before === undefined || e.sequence < before);
+    const dropped = this.entries.filter(drops).map((e) => e.sequence);
     if (dropped.length === 0) return [];
-    const kept = this.entries.filter((e) => e.subject !== subject);
+    const kept = this.entries.filter((e) => !drops(e));
     this.entries.splice(0, this.entries.length, ...kept);
     return dropped;
   }

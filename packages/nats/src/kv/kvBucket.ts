@@ -1,7 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import type { MessageQuery, SubjectMessage } from "../client/link.js";
 import { storeMessage } from "../jetStreamPublisher.js";
-import { kvHeaders, kvStream, kvSubject } from "../names.js";
+import { checkKey, kvHeaders, kvStream, kvSubject } from "../names.js";
 import type { NatsPublishOptions, NatsReceipt, PublisherHost } from "../publisher.js";
 import { operationOf } from "./kvDelivery.js";
 
@@ -80,11 +80,12 @@ export class KvBucket {
    */
   async get(key: string, options: KvGetOptions = {}): Promise<KvEntry | undefined> {
     const subject = kvSubject(this.bucket, key);
-    if (options.revision === undefined)
-      return this.#entryOf(key, await this.#read({ lastOn: subject }));
-    const revision = checkRevision(options.revision);
-    const message = await this.#read({ sequence: revision });
-    if (message === undefined || message.subject === subject) return this.#entryOf(key, message);
+    const revision = options.revision === undefined ? undefined : checkRevision(options.revision);
+    const message = await this.#read(
+      revision === undefined ? { lastOn: subject } : { sequence: revision },
+    );
+    if (message === undefined) return undefined;
+    if (message.subject === subject) return this.#entryOf(key, message);
     throw new RustStreamError(
       "invalid-argument",
       `revision ${revision} of the KV bucket "${this.bucket}" is not an entry of the key "${key}": read a revision the key's history(key) lists, or the key's latest entry without one`,
@@ -108,6 +109,86 @@ export class KvBucket {
     }
   }
 
+  /**
+   * The keys `filter` matches (a key, or a filter with `*` and `>`; all keys without one) whose
+   * latest entry is a put: a deleted or purged key is not listed. In the order of their latest
+   * revisions. Read as the bucket's subjects, then each one's latest entry.
+   */
+  async keys(filter = ">"): Promise<string[]> {
+    return (await this.#latest(filter, "KvBucket.keys"))
+      .filter((entry) => entry.operation === "put")
+      .map((entry) => entry.key);
+  }
+
+  /**
+   * Deletes each key `filter` matches that holds a value (its `keys(filter)`), one marker a key as
+   * `delete` writes it, as the KV clients delete by a filter: a key put while it runs may be left.
+   * Resolves with the markers' receipts.
+   */
+  async deleteMatching(filter: string): Promise<NatsReceipt[]> {
+    const keys = await this.keys(checkKey(filter, "KvBucket.deleteMatching", true));
+    return inBatches(keys, (key) => this.delete(key));
+  }
+
+  /**
+   * Purges each key `filter` matches that holds a value (its `keys(filter)`), one marker a key as
+   * `purge` writes it (with `ttlMs`, each marker's own TTL), as the KV clients purge by a filter.
+   */
+  async purgeMatching(
+    filter: string,
+    options: Pick<KvPurgeOptions, "ttlMs"> = {},
+  ): Promise<NatsReceipt[]> {
+    const keys = await this.keys(checkKey(filter, "KvBucket.purgeMatching", true));
+    const { ttlMs } = options;
+    return inBatches(keys, (key) => this.purge(key, ttlMs === undefined ? {} : { ttlMs }));
+  }
+
+  /**
+   * Drops the markers of deleted and purged keys: of each key whose latest entry is a delete or a
+   * purge, the entries before its marker, and the marker too once it is older than `olderThanMs`
+   * (30 minutes by default, as the KV clients; 0: every marker). What the stream drops is what
+   * came before the marker's revision (after it, for an old marker), so a key put meanwhile keeps
+   * its value. Resolves with how many entries went.
+   */
+  async purgeDeletes(options: { readonly olderThanMs?: number } = {}): Promise<number> {
+    const { olderThanMs = 30 * 60 * 1000 } = options;
+    if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `KvBucket.purgeDeletes: olderThanMs is a whole number of milliseconds, 0 or more (0: every marker goes), not ${String(olderThanMs)}`,
+      );
+    }
+    const oldest = Date.now() - olderThanMs;
+    const markers = (await this.#latest(">", "KvBucket.purgeDeletes")).filter(
+      (entry) => entry.operation !== "put",
+    );
+    const dropped = await inBatches(markers, (entry) =>
+      this.#host.link.purgeSubject(
+        kvStream(this.bucket),
+        kvSubject(this.bucket, entry.key),
+        entry.created.getTime() <= oldest ? entry.revision + 1n : entry.revision,
+      ),
+    );
+    this.#host.assertOpen();
+    return dropped.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** The latest entry of each key `filter` matches, in the order of their revisions. */
+  async #latest(filter: string, what: string): Promise<KvEntry[]> {
+    const pattern = `$KV.${this.bucket}.${checkKey(filter, what, true)}`;
+    this.#host.assertOpen();
+    const subjects = await this.#host.link.subjects(kvStream(this.bucket), pattern);
+    const prefix = `$KV.${this.bucket}.`.length;
+    const latest = await inBatches(subjects, async (subject) => {
+      const message = await this.#read({ lastOn: subject });
+      // A key purged away since the subjects were read has no entry left.
+      return message === undefined ? undefined : this.#entryOf(subject.slice(prefix), message);
+    });
+    return latest
+      .filter((entry) => entry !== undefined)
+      .sort((a, b) => (a.revision < b.revision ? -1 : 1));
+  }
+
   /** What the bucket stream's message get answers `query` with. */
   async #read(query: MessageQuery): Promise<SubjectMessage | undefined> {
     this.#host.assertOpen();
@@ -116,10 +197,7 @@ export class KvBucket {
     return message;
   }
 
-  #entryOf(key: string, message: SubjectMessage): KvEntry;
-  #entryOf(key: string, message: SubjectMessage | undefined): KvEntry | undefined;
-  #entryOf(key: string, message: SubjectMessage | undefined): KvEntry | undefined {
-    if (message === undefined) return undefined;
+  #entryOf(key: string, message: SubjectMessage): KvEntry {
     const base = { bucket: this.bucket, key, revision: message.sequence, created: message.time };
     const operation = operationOf(message);
     return operation === "put"
@@ -169,6 +247,17 @@ export class KvBucket {
       marks,
     );
   }
+}
+
+/** How many keys' reads or marks are asked at once: enough to overlap round trips, bounded. */
+const BATCH = 100;
+
+/** `work` on each item, at most `BATCH` at once: the results in the items' order. */
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += BATCH)
+    results.push(...(await Promise.all(items.slice(i, i + BATCH).map(work))));
+  return results;
 }
 
 /** A revision to read: a stream sequence, a whole number from 1. */
