@@ -53,8 +53,10 @@ export interface KvGetOptions {
 }
 
 /**
- * One KV bucket's reads of a key and its deletes and purges, written as the KV clients write them:
- * a marker published to the key's subject through the JetStream publish path, resolving with the
+ * One KV bucket's reads (a key's latest entry, one revision, its history; the keys a filter
+ * matches) with the stream's message gets, and its deletes and purges (of a key, or of the keys a
+ * filter matches; the markers of removed keys dropped), written as the KV clients write them: a
+ * marker published to the key's subject through the JetStream publish path, resolving with the
  * stream's receipt (its `sequence` the marker's revision). A put is a JetStream publish to
  * `kvSubject(bucket, key)`, as before: this handle does not put.
  */
