@@ -17,7 +17,7 @@
 //   core/             core NATS subjects: the subscription and its delivery
 //   jetstream/        JetStream pull consumers (ordered ones too): the subscription and its deliveries
 //   kv/               KV buckets: a watch (a pull consumer on the bucket's stream) and its delivery;
-//                     NatsKv and its KvBucket (a key's read, its delete and purge)
+//                     NatsKv and its KvBucket (a key's reads, its delete and purge)
 //   obj/              object store watches, puts and deletes: the watch, its delivery, the put policy
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
@@ -34,6 +34,8 @@ export type { OrderedDelivery } from "./jetstream/orderedDelivery.js";
 export type {
   KvBucket,
   KvEntry,
+  KvGetOptions,
+  KvPurgeOptions,
   KvRemovedEntry,
   KvRemoveOptions,
   KvValueEntry,

@@ -1,22 +1,19 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { isRustStreamError, ManualClock } from "@ruststream/core";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { isRustStreamError } from "@ruststream/core";
+import { requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
-  type KvBucket,
-  type KvBucketDeclaration,
   KvDelivery,
   type KvStart,
   KvWatch,
   kvSubject,
   NatsBroker,
   NatsKv,
-  NatsPublish,
-  type NatsReceipt,
 } from "../src/index.js";
 import { eventually, rawClient } from "./env.live.js";
+import { letPass, read, setUp } from "./kvSupport.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // KV buckets: a watch from each start, puts with and without an expected revision (compare and
@@ -24,58 +21,8 @@ import { openedPerTest, targets } from "./targets.js";
 // read, a put's own TTL, a key's history past its limit. On the real server and on the stand-in
 // alike, with the same revisions.
 
-const { connections, streams } = openedPerTest();
-
-/**
- * A connection, a bucket of its own (declared by a first watch, closed again), a publisher, and
- * the bucket's reads, deletes and purges (`kv`).
- */
-async function setUp(
-  connect: () => Promise<ConnectedNatsBroker>,
-  history = 1,
-  declare: KvBucketDeclaration = {},
-) {
-  const connected = await connect();
-  connections.push(connected);
-  const bucket = uniqueName("kv").replaceAll(".", "_");
-  streams.push(`KV_${bucket}`);
-  const declared = await connected.subscribe(
-    new KvWatch(bucket, { declare: { history, storage: "memory", ...declare }, start: "new" }),
-  );
-  await declared.close();
-  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
-  const put = async (
-    key: string,
-    value: string,
-    revision?: bigint | number,
-    ttlMs?: number | "never",
-  ) =>
-    (
-      (await publisher.publish({
-        name: kvSubject(bucket, key),
-        payload: bytes(value),
-        options: {
-          ...(revision === undefined ? {} : { expect: { lastSubjectSequence: revision } }),
-          ...(ttlMs === undefined ? {} : { ttlMs }),
-        },
-      })) as NatsReceipt
-    ).sequence;
-  const kv = await new NatsKv(bucket).pair(connected);
-  return { connected, bucket, put, kv };
-}
-
-/** A key's latest entry as `key=value@revision op` (no value on a marker), or "missing". */
-async function read(kv: KvBucket, key: string): Promise<string> {
-  const entry = await kv.get(key);
-  if (entry === undefined) return "missing";
-  const value = entry.operation === "put" ? text(entry.value) : "";
-  return `${entry.key}=${value}@${entry.revision} ${entry.operation}`;
-}
-
-/** Lets `ms` pass: the stand-in's clock is moved; the server's time passes on its own. */
-function letPass(connected: ConnectedNatsBroker, ms: number): void {
-  if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
-}
+const opened = openedPerTest();
+const { connections } = opened;
 
 /** Reads a watch until the entry of `until` arrived: what it delivered, as `key=value@revision op`. */
 async function readUntil(
@@ -102,7 +49,7 @@ async function readUntil(
 for (const [where, connect] of targets) {
   describe(`KV buckets, ${where}`, () => {
     it("a watch's starts: each key's last entry, all history, from a revision, from now", async () => {
-      const { connected, bucket, put } = await setUp(connect, 5);
+      const { connected, bucket, put } = await setUp(opened, connect, 5);
       expect([await put("a", "1"), await put("b", "1"), await put("a", "2")]).toEqual([1n, 2n, 3n]);
       const watch = (start: KvStart) => new KvWatch(bucket, { start });
       await put("end", "x");
@@ -137,7 +84,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a filter: only the keys it matches", async () => {
-      const { connected, bucket, put } = await setUp(connect);
+      const { connected, bucket, put } = await setUp(opened, connect);
       await put("users.1", "ann");
       await put("orders.1", "o");
       await put("users.2", "bob");
@@ -151,7 +98,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a put expecting a revision: stored at it, refused in the bucket's words otherwise", async () => {
-      const { bucket, put } = await setUp(connect);
+      const { bucket, put } = await setUp(opened, connect);
       expect(await put("k", "first", 0)).toBe(1n);
       const again = await put("k", "again", 0).catch((error: unknown) => error);
       expect(isRustStreamError(again, "publish-refused"), String(again)).toBe(true);
@@ -164,7 +111,7 @@ for (const [where, connect] of targets) {
     });
 
     it("deletes and purges: unseen by default, handed over with deletes, a purge dropping the key's history", async () => {
-      const { connected, bucket, put, kv } = await setUp(connect, 5);
+      const { connected, bucket, put, kv } = await setUp(opened, connect, 5);
       await put("a", "1");
       await put("a", "2");
       expect((await kv.delete("a")).sequence).toBe(3n);
@@ -196,7 +143,7 @@ for (const [where, connect] of targets) {
     });
 
     it("get: a key's latest entry, a deleted or purged key its marker, a missing key undefined", async () => {
-      const { put, kv } = await setUp(connect, 5);
+      const { put, kv } = await setUp(opened, connect, 5);
       expect(await read(kv, "a")).toBe("missing");
       await put("a", "1");
       await put("b", "1");
@@ -220,7 +167,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a delete or purge expecting a revision: stored at it, refused in the bucket's words otherwise", async () => {
-      const { bucket, put, kv } = await setUp(connect, 5);
+      const { bucket, put, kv } = await setUp(opened, connect, 5);
       await put("k", "1");
       const stale = await kv.delete("k", { revision: 5 }).catch((error: unknown) => error);
       expect(isRustStreamError(stale, "publish-refused"), String(stale)).toBe(true);
@@ -238,7 +185,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a put's own TTL: the entry goes, the server's marker reads as a purge, then goes too", async () => {
-      const { connected, bucket, put, kv } = await setUp(connect, 1, { markerTtlMs: 5000 });
+      const { connected, bucket, put, kv } = await setUp(opened, connect, 1, { markerTtlMs: 5000 });
       await put("keep", "1", undefined, "never");
       expect(await put("brief", "1", undefined, 1000)).toBe(2n);
       expect(await read(kv, "brief")).toBe("brief=1@2 put");
@@ -248,7 +195,9 @@ for (const [where, connect] of targets) {
         10_000,
         "the expired entry's marker",
       );
-      const marker = await connected.link.lastMessage(`KV_${bucket}`, kvSubject(bucket, "brief"));
+      const marker = await connected.link.message(`KV_${bucket}`, {
+        lastOn: kvSubject(bucket, "brief"),
+      });
       expect(
         ["Nats-Marker-Reason", "Nats-TTL", "Nats-Rollup"].map((h) => marker?.headers.getString(h)),
       ).toEqual(["MaxAge", "5s", "sub"]);
@@ -265,18 +214,18 @@ for (const [where, connect] of targets) {
     }, 30_000);
 
     it("a put's TTL under markers: raised to the markers' where a key keeps more than one entry", async () => {
-      const { connected, bucket, put } = await setUp(connect, 5, { markerTtlMs: 60_000 });
+      const { connected, bucket, put } = await setUp(opened, connect, 5, { markerTtlMs: 60_000 });
       await put("short", "1", undefined, 1000);
       await put("long", "1", undefined, 120_000);
       const ttl = async (key: string) =>
         (
-          await connected.link.lastMessage(`KV_${bucket}`, kvSubject(bucket, key))
+          await connected.link.message(`KV_${bucket}`, { lastOn: kvSubject(bucket, key) })
         )?.headers.getString("Nats-TTL");
       expect([await ttl("short"), await ttl("long")]).toEqual(["60", "120"]);
     });
 
     it("a put's TTL where the bucket takes none is refused, saying how to allow it", async () => {
-      const { put, kv } = await setUp(connect);
+      const { put, kv } = await setUp(opened, connect);
       const refused = await put("k", "1", undefined, 5000).catch((error: unknown) => error);
       expect(isRustStreamError(refused, "unsupported"), String(refused)).toBe(true);
       expect(String(refused)).toContain("takes no per-message TTL: allow it (allow_msg_ttl");
@@ -288,7 +237,7 @@ for (const [where, connect] of targets) {
     });
 
     it("after shutdown, a bucket's reads, deletes and purges, and its pairing, reject closed", async () => {
-      const { connected, kv } = await setUp(connect);
+      const { connected, kv } = await setUp(opened, connect);
       await connected.shutdown();
       for (const work of [
         kv.get("a"),
@@ -302,7 +251,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a key keeps the bucket's history: the oldest entries go", async () => {
-      const { connected, bucket, put } = await setUp(connect, 2);
+      const { connected, bucket, put } = await setUp(opened, connect, 2);
       for (const value of ["1", "2", "3"]) await put("a", value);
       await put("end", "x");
       expect(await readUntil(connected, new KvWatch(bucket, { start: "all" }), "end")).toEqual([
@@ -313,7 +262,7 @@ for (const [where, connect] of targets) {
     });
 
     it("a failed entry is delivered again by the server", async () => {
-      const { connected, bucket, put } = await setUp(connect);
+      const { connected, bucket, put } = await setUp(opened, connect);
       await put("a", "1");
       const subscription = await connected.subscribe(new KvWatch(bucket, { start: "all" }));
       const first = (await subscription.next()).value as KvDelivery;
@@ -386,6 +335,7 @@ describe("KV names", () => {
 describe("KV buckets with the official KV client, on the real server", () => {
   it("the client reads our deletes and purges as its own, and we read its entries", async () => {
     const { put, kv } = await setUp(
+      opened,
       () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
       5,
     );
@@ -426,6 +376,7 @@ describe("KV buckets with the official KV client, on the real server", () => {
 
   it("a watch sees the client's puts, deletes and purges; the client reads ours at our revision", async () => {
     const { connected, bucket, put } = await setUp(
+      opened,
       () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
       5,
     );

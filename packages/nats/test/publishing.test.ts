@@ -135,14 +135,14 @@ for (const [where, connect] of targets) {
         payload: bytes("brief"),
         options: { ttlMs: 1000 },
       })) as NatsReceipt;
-      const last = await connected.link.lastMessage(subject, subject);
+      const last = await connected.link.message(subject, { lastOn: subject });
       expect([last?.sequence, last?.headers.getString("Nats-TTL")]).toEqual([
         receipt.sequence,
         "1",
       ]);
       if (connected.clock instanceof ManualClock) connected.clock.advance(1000);
       await eventually(
-        async () => (await connected.link.lastMessage(subject, subject)) === undefined,
+        async () => (await connected.link.message(subject, { lastOn: subject })) === undefined,
         10_000,
         "the message gone after its TTL",
       );

@@ -31,7 +31,7 @@ async function setUp(connect: () => Promise<ConnectedNatsBroker>, messageSchedul
     }),
   );
   const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
-  const last = (subject: string) => connected.link.lastMessage(stream, subject);
+  const last = (subject: string) => connected.link.message(stream, { lastOn: subject });
   const advance = (ms: number) => {
     if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
   };

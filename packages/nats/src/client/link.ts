@@ -14,7 +14,16 @@ import type { NatsObjectInfo } from "./objectMeta.js";
 // inProcess/ implements it over a stand-in of the server, so everything above runs unchanged in
 // TestApp.
 
-/** The last message a stream stored on a subject, as a message get reads it. */
+/**
+ * Which message a get reads: the last one stored on a subject (`lastOn`), the one stored at a
+ * sequence, or the first one on a subject at or after the sequence `from` (`nextOn`).
+ */
+export type MessageQuery =
+  | { readonly lastOn: string }
+  | { readonly sequence: bigint }
+  | { readonly nextOn: string; readonly from: bigint };
+
+/** A message a stream stored, as a message get reads it. */
 export interface SubjectMessage {
   readonly subject: string;
   readonly sequence: bigint;
@@ -233,12 +242,24 @@ export interface NatsLink {
    */
   readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array>;
   /**
-   * The last message `stream` holds on `subject` (the server's message get, `last_by_subj`), or
-   * `undefined` when it holds none there.
+   * The message of `stream` that `query` names (the server's message get), or `undefined` when it
+   * holds none such. `direct`: any of the stream's replicas answers (a direct get, on a stream
+   * that allows them), else its leader.
    */
-  lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined>;
-  /** Drops every message `stream` holds on `subject` (a purge by filter). */
-  purgeSubject(stream: string, subject: string): Promise<void>;
+  message(
+    stream: string,
+    query: MessageQuery,
+    direct?: boolean,
+  ): Promise<SubjectMessage | undefined>;
+  /** Whether `stream` takes direct gets (`allow_direct`). */
+  allowsDirect(stream: string): Promise<boolean>;
+  /**
+   * Drops the messages `stream` holds on `subject` (a purge by filter): every one, or with
+   * `before` those stored before that sequence. Resolves with how many it dropped.
+   */
+  purgeSubject(stream: string, subject: string, before?: bigint): Promise<number>;
+  /** The subjects `stream` holds messages on that `filter` matches (a wildcard), in no order. */
+  subjects(stream: string, filter: string): Promise<string[]>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
   /** Creates (or, for a durable, binds to) a consumer. */

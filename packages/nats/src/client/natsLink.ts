@@ -42,6 +42,7 @@ import {
   type ConsumerSpec,
   type Frame,
   type Listener,
+  type MessageQuery,
   missingBucket,
   missingObjectStore,
   type NatsLink,
@@ -218,6 +219,23 @@ function publishError(subject: string, error: unknown): RustStreamError {
       cause: error,
     },
   );
+}
+
+/** The headers a direct get's answer carries to say where the message is (not the message's). */
+const directHeaders = new Set([
+  "Nats-Stream",
+  "Nats-Sequence",
+  "Nats-Time-Stamp",
+  "Nats-Subject",
+  "Nats-Last-Sequence",
+  "Nats-Num-Pending",
+]);
+
+/** A message get's query, in words. */
+function describeQuery(query: MessageQuery): string {
+  if ("lastOn" in query) return `the last message on "${query.lastOn}"`;
+  if ("sequence" in query) return `the message at sequence ${query.sequence}`;
+  return `the first message on "${query.nextOn}" from sequence ${query.from}`;
 }
 
 function isApiError(error: unknown, code: number): boolean {
@@ -546,21 +564,34 @@ class ClientLink implements NatsLink {
     return joinChunks(info, chunks);
   }
 
-  async lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined> {
-    // The stream leader's message get: it answers with what was stored last, read after a write.
-    // (A direct get may be answered by a replica behind the leader.)
-    const sm = await this.#jsm.streams
-      .getMessage(stream, { last_by_subj: subject })
-      .catch((error: unknown) => {
-        throw new RustStreamError(
-          "broker-failure",
-          `reading the last message on "${subject}" from the stream "${stream}" failed: ${(error as Error).message}`,
-          { cause: error },
-        );
-      });
+  async message(
+    stream: string,
+    query: MessageQuery,
+    direct = false,
+  ): Promise<SubjectMessage | undefined> {
+    const request =
+      "lastOn" in query
+        ? { last_by_subj: query.lastOn }
+        : "sequence" in query
+          ? { seq: Number(query.sequence) }
+          : { next_by_subj: query.nextOn, seq: Number(query.from) };
+    // A direct get is answered by any replica (one may be behind the leader, as the KV clients
+    // accept); else by the stream's leader, which answers with what was stored last.
+    const api = direct ? this.#jsm.direct : this.#jsm.streams;
+    const sm = await api.getMessage(stream, request).catch((error: unknown) => {
+      throw new RustStreamError(
+        "broker-failure",
+        `reading ${describeQuery(query)} from the stream "${stream}" failed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
     if (sm === null) return undefined;
     const lines: [string, string][] = [];
-    for (const name of sm.header?.keys() ?? []) lines.push([name, sm.header.get(name)]);
+    for (const name of sm.header?.keys() ?? []) {
+      // A direct get's answer says where the message is in headers of its own: not the message's.
+      if (direct && directHeaders.has(name)) continue;
+      for (const value of sm.header.values(name)) lines.push([name, value]);
+    }
     return {
       subject: sm.subject,
       sequence: BigInt(sm.seq),
@@ -570,8 +601,22 @@ class ClientLink implements NatsLink {
     };
   }
 
-  async purgeSubject(stream: string, subject: string): Promise<void> {
-    await this.#jsm.streams.purge(stream, { filter: subject });
+  async allowsDirect(stream: string): Promise<boolean> {
+    return (await this.#jsm.streams.info(stream)).config.allow_direct === true;
+  }
+
+  async purgeSubject(stream: string, subject: string, before?: bigint): Promise<number> {
+    const { purged } = await this.#jsm.streams.purge(
+      stream,
+      before === undefined ? { filter: subject } : { filter: subject, seq: Number(before) },
+    );
+    return purged;
+  }
+
+  async subjects(stream: string, filter: string): Promise<string[]> {
+    // The client asks for the pages of a long list one after another.
+    const info = await this.#jsm.streams.info(stream, { subjects_filter: filter });
+    return Object.keys(info.state.subjects ?? {});
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

@@ -6,6 +6,7 @@ import type {
   ConsumerSpec,
   Frame,
   Listener,
+  MessageQuery,
   NatsLink,
   PubAck,
   Received,
@@ -195,6 +196,8 @@ export class InProcessNats {
       {},
       {
         perSubject: declaration.history ?? 1,
+        // As the KV clients declare a bucket: gets answered by any replica.
+        direct: true,
         markerTtlSeconds: marker === undefined ? undefined : marker / 1000,
       },
     );
@@ -227,8 +230,14 @@ export class InProcessNats {
     return readObject(this.#stream(objStream(info.bucket)), info, maxBytes);
   }
 
-  lastMessage(name: string, subject: string): SubjectMessage | undefined {
-    const entry = this.#stream(name).lastOn(subject);
+  message(name: string, query: MessageQuery): SubjectMessage | undefined {
+    const stream = this.#stream(name);
+    const entry =
+      "lastOn" in query
+        ? stream.lastOn(query.lastOn)
+        : "sequence" in query
+          ? stream.entryAt(query.sequence)
+          : stream.entries.find((e) => e.sequence >= query.from && e.subject === query.nextOn);
     if (entry === undefined) return undefined;
     return {
       subject: entry.subject,
@@ -240,11 +249,21 @@ export class InProcessNats {
     };
   }
 
-  purgeSubject(name: string, subject: string): void {
+  allowsDirect(name: string): boolean {
+    return this.#stream(name).direct;
+  }
+
+  purgeSubject(name: string, subject: string, before?: bigint): number {
     const stream = this.#stream(name);
-    const removed = stream.purge(subject);
+    const removed = stream.purge(subject, before);
     for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
       for (const sequence of removed) consumer.removed(sequence);
+    return removed.length;
+  }
+
+  subjects(name: string, filter: string): string[] {
+    const held = this.#stream(name).entries.map((e) => e.subject);
+    return [...new Set(held.filter((subject) => subjectMatches(filter, subject)))];
   }
 
   streamBounds(name: string): { first: bigint; last: bigint } {
@@ -458,14 +477,25 @@ class StandInLink implements NatsLink {
     return this.#server.readObject(info, maxBytes);
   }
 
-  async lastMessage(stream: string, subject: string): Promise<SubjectMessage | undefined> {
+  /** One stand-in answers every get: a direct one reads what the leader's would. */
+  async message(stream: string, query: MessageQuery): Promise<SubjectMessage | undefined> {
     this.#assertOpen();
-    return this.#server.lastMessage(stream, subject);
+    return this.#server.message(stream, query);
   }
 
-  async purgeSubject(stream: string, subject: string): Promise<void> {
+  async allowsDirect(stream: string): Promise<boolean> {
     this.#assertOpen();
-    this.#server.purgeSubject(stream, subject);
+    return this.#server.allowsDirect(stream);
+  }
+
+  async purgeSubject(stream: string, subject: string, before?: bigint): Promise<number> {
+    this.#assertOpen();
+    return this.#server.purgeSubject(stream, subject, before);
+  }
+
+  async subjects(stream: string, filter: string): Promise<string[]> {
+    this.#assertOpen();
+    return this.#server.subjects(stream, filter);
   }
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {

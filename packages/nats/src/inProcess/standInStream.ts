@@ -44,6 +44,8 @@ export interface StoredEntry {
 export interface StreamKind {
   /** The most entries kept per subject (a KV bucket's history). */
   readonly perSubject: number;
+  /** Whether it takes direct gets (`allow_direct`), as a KV bucket's stream does. */
+  readonly direct?: boolean;
   /** How long the marker lives that a subject gets once its last entry ran out of time (seconds). */
   readonly markerTtlSeconds?: number | undefined;
 }
@@ -66,6 +68,8 @@ export class StandInStream {
   readonly atomic: boolean;
   /** Whether a message may carry its own TTL (`allow_msg_ttl`). */
   readonly messageTtl: boolean;
+  /** Whether it takes direct gets (`allow_direct`). */
+  readonly direct: boolean;
   /** Whether it takes message schedules (`allow_msg_schedules`). */
   readonly messageSchedules: boolean;
   /** A subject's marker's TTL once its last entry ran out of time, or `undefined`: no markers. */
@@ -90,6 +94,7 @@ export class StandInStream {
     this.#duplicateWindowMs = declaration.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     this.atomic = declaration.atomicPublish === true;
     this.markerTtlSeconds = kind?.markerTtlSeconds;
+    this.direct = kind?.direct === true;
     // As the server does, markers allow message TTLs.
     this.messageTtl = declaration.messageTtl === true || this.markerTtlSeconds !== undefined;
     this.messageSchedules = declaration.messageSchedules === true;
@@ -268,11 +273,16 @@ export class StandInStream {
     return marker !== undefined && this.#perSubject !== 1 ? Math.max(seconds, marker) : seconds;
   }
 
-  /** Drops every entry of `subject` (a purge by filter): the sequences dropped. */
-  purge(subject: string): bigint[] {
-    const dropped = this.entries.filter((e) => e.subject === subject).map((e) => e.sequence);
+  /**
+   * Drops the entries of `subject` (a purge by filter), every one or those before the sequence
+   * `before`: the sequences dropped.
+   */
+  purge(subject: string, before?: bigint): bigint[] {
+    const drops = (e: StoredEntry) =>
+      e.subject === subject && (before === undefined || e.sequence < before);
+    const dropped = this.entries.filter(drops).map((e) => e.sequence);
     if (dropped.length === 0) return [];
-    const kept = this.entries.filter((e) => e.subject !== subject);
+    const kept = this.entries.filter((e) => !drops(e));
     this.entries.splice(0, this.entries.length, ...kept);
     return dropped;
   }

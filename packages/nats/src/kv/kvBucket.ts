@@ -1,6 +1,8 @@
+import { RustStreamError } from "@ruststream/core";
+import type { MessageQuery, SubjectMessage } from "../client/link.js";
 import { storeMessage } from "../jetStreamPublisher.js";
-import { kvHeaders, kvStream, kvSubject } from "../names.js";
-import type { NatsReceipt, PublisherHost } from "../publisher.js";
+import { checkKey, kvHeaders, kvStream, kvSubject } from "../names.js";
+import type { NatsPublishOptions, NatsReceipt, PublisherHost } from "../publisher.js";
 import { operationOf } from "./kvDelivery.js";
 
 /** What every entry `get` reads carries: where it is, and when it was written. */
@@ -35,32 +37,169 @@ export interface KvRemoveOptions {
   readonly revision?: bigint | number;
 }
 
+/** A purge's: its expectation, and its marker's own TTL. */
+export interface KvPurgeOptions extends KvRemoveOptions {
+  /**
+   * The marker's own TTL (NATS 2.11), as a publish's `ttlMs`: whole seconds, or `"never"`. The
+   * stream removes the marker after it, and the key with it. The bucket must allow it
+   * (`markerTtlMs` on its declaration); else the purge is refused (`unsupported`).
+   */
+  readonly ttlMs?: NatsPublishOptions["ttlMs"];
+}
+
+/** A read's: `revision` reads that entry of the key rather than its latest. */
+export interface KvGetOptions {
+  readonly revision?: bigint | number;
+}
+
 /**
- * One KV bucket's reads of a key and its deletes and purges, written as the KV clients write them:
- * a marker published to the key's subject through the JetStream publish path, resolving with the
+ * One KV bucket's reads (a key's latest entry, one revision, its history; the keys a filter
+ * matches) with the stream's message gets, and its deletes and purges (of a key, or of the keys a
+ * filter matches; the markers of removed keys dropped), written as the KV clients write them: a
+ * marker published to the key's subject through the JetStream publish path, resolving with the
  * stream's receipt (its `sequence` the marker's revision). A put is a JetStream publish to
  * `kvSubject(bucket, key)`, as before: this handle does not put.
  */
 export class KvBucket {
   readonly bucket: string;
   readonly #host: PublisherHost;
+  /** Whether the bucket's stream takes direct gets (`allow_direct`, as the KV clients declare it). */
+  readonly #direct: boolean;
 
-  constructor(host: PublisherHost, bucket: string) {
+  constructor(host: PublisherHost, bucket: string, direct: boolean) {
     this.#host = host;
     this.bucket = bucket;
+    this.#direct = direct;
   }
 
   /**
    * The key's latest entry (the stream's last message on its subject), or `undefined` when the
    * bucket holds no entry of it (never written, or purged away). A deleted or purged key answers
-   * its marker: `operation` says which, and it has no value.
+   * its marker: `operation` says which, and it has no value. With `revision`, that entry of the
+   * key, or `undefined` when the bucket no longer holds it (dropped past the history, purged, or
+   * never written); a revision that stored another key's entry is refused (`invalid-argument`).
+   * On a bucket that allows direct gets (the KV default), any replica answers.
    */
-  async get(key: string): Promise<KvEntry | undefined> {
-    this.#host.assertOpen();
+  async get(key: string, options: KvGetOptions = {}): Promise<KvEntry | undefined> {
     const subject = kvSubject(this.bucket, key);
-    const message = await this.#host.link.lastMessage(kvStream(this.bucket), subject);
-    this.#host.assertOpen();
+    const revision = options.revision === undefined ? undefined : checkRevision(options.revision);
+    const message = await this.#read(
+      revision === undefined ? { lastOn: subject } : { sequence: revision },
+    );
     if (message === undefined) return undefined;
+    if (message.subject === subject) return this.#entryOf(key, message);
+    throw new RustStreamError(
+      "invalid-argument",
+      `revision ${revision} of the KV bucket "${this.bucket}" is not an entry of the key "${key}": read a revision the key's history(key) lists, or the key's latest entry without one`,
+    );
+  }
+
+  /**
+   * The entries the bucket keeps of the key, oldest first: its puts and its delete and purge
+   * markers (as many as the bucket's `history` keeps; a purge drops those before it). Empty when
+   * the bucket holds no entry of it. Read one entry at a time (each a message get), so entries
+   * written while it reads are read too.
+   */
+  async history(key: string): Promise<KvEntry[]> {
+    const subject = kvSubject(this.bucket, key);
+    const entries: KvEntry[] = [];
+    for (let from = 1n; ; ) {
+      const message = await this.#read({ nextOn: subject, from });
+      if (message === undefined) return entries;
+      entries.push(this.#entryOf(key, message));
+      from = message.sequence + 1n;
+    }
+  }
+
+  /**
+   * The keys `filter` matches (a key, or a filter with `*` and `>`; all keys without one) whose
+   * latest entry is a put: a deleted or purged key is not listed. In the order of their latest
+   * revisions. Read as the bucket's subjects, then each one's latest entry.
+   */
+  async keys(filter = ">"): Promise<string[]> {
+    return (await this.#latest(filter, "KvBucket.keys"))
+      .filter((entry) => entry.operation === "put")
+      .map((entry) => entry.key);
+  }
+
+  /**
+   * Deletes each key `filter` matches that holds a value (its `keys(filter)`), one marker a key as
+   * `delete` writes it, as the KV clients delete by a filter: a key put while it runs may be left.
+   * Resolves with the markers' receipts.
+   */
+  async deleteMatching(filter: string): Promise<NatsReceipt[]> {
+    const keys = await this.keys(checkKey(filter, "KvBucket.deleteMatching", true));
+    return inBatches(keys, (key) => this.delete(key));
+  }
+
+  /**
+   * Purges each key `filter` matches that holds a value (its `keys(filter)`), one marker a key as
+   * `purge` writes it (with `ttlMs`, each marker's own TTL), as the KV clients purge by a filter.
+   */
+  async purgeMatching(
+    filter: string,
+    options: Pick<KvPurgeOptions, "ttlMs"> = {},
+  ): Promise<NatsReceipt[]> {
+    const keys = await this.keys(checkKey(filter, "KvBucket.purgeMatching", true));
+    const { ttlMs } = options;
+    return inBatches(keys, (key) => this.purge(key, ttlMs === undefined ? {} : { ttlMs }));
+  }
+
+  /**
+   * Drops the markers of deleted and purged keys: of each key whose latest entry is a delete or a
+   * purge, the entries before its marker, and the marker too once it is older than `olderThanMs`
+   * (30 minutes by default, as the KV clients; 0: every marker). What the stream drops is what
+   * came before the marker's revision (after it, for an old marker), so a key put meanwhile keeps
+   * its value. Resolves with how many entries went.
+   */
+  async purgeDeletes(options: { readonly olderThanMs?: number } = {}): Promise<number> {
+    const { olderThanMs = 30 * 60 * 1000 } = options;
+    if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `KvBucket.purgeDeletes: olderThanMs is a whole number of milliseconds, 0 or more (0: every marker goes), not ${String(olderThanMs)}`,
+      );
+    }
+    const oldest = Date.now() - olderThanMs;
+    const markers = (await this.#latest(">", "KvBucket.purgeDeletes")).filter(
+      (entry) => entry.operation !== "put",
+    );
+    const dropped = await inBatches(markers, (entry) =>
+      this.#host.link.purgeSubject(
+        kvStream(this.bucket),
+        kvSubject(this.bucket, entry.key),
+        entry.created.getTime() <= oldest ? entry.revision + 1n : entry.revision,
+      ),
+    );
+    this.#host.assertOpen();
+    return dropped.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** The latest entry of each key `filter` matches, in the order of their revisions. */
+  async #latest(filter: string, what: string): Promise<KvEntry[]> {
+    const pattern = `$KV.${this.bucket}.${checkKey(filter, what, true)}`;
+    this.#host.assertOpen();
+    const subjects = await this.#host.link.subjects(kvStream(this.bucket), pattern);
+    const prefix = `$KV.${this.bucket}.`.length;
+    const latest = await inBatches(subjects, async (subject) => {
+      const message = await this.#read({ lastOn: subject });
+      // A key purged away since the subjects were read has no entry left.
+      return message === undefined ? undefined : this.#entryOf(subject.slice(prefix), message);
+    });
+    return latest
+      .filter((entry) => entry !== undefined)
+      .sort((a, b) => (a.revision < b.revision ? -1 : 1));
+  }
+
+  /** What the bucket stream's message get answers `query` with. */
+  async #read(query: MessageQuery): Promise<SubjectMessage | undefined> {
+    this.#host.assertOpen();
+    const message = await this.#host.link.message(kvStream(this.bucket), query, this.#direct);
+    this.#host.assertOpen();
+    return message;
+  }
+
+  #entryOf(key: string, message: SubjectMessage): KvEntry {
     const base = { bucket: this.bucket, key, revision: message.sequence, created: message.time };
     const operation = operationOf(message);
     return operation === "put"
@@ -78,9 +217,10 @@ export class KvBucket {
 
   /**
    * Purges the key: a `KV-Operation: PURGE` marker with `Nats-Rollup: sub`, so the server drops
-   * the key's earlier entries. With `revision`, only if the key is at it.
+   * the key's earlier entries. With `revision`, only if the key is at it; with `ttlMs`, the marker
+   * itself goes after it.
    */
-  purge(key: string, options: KvRemoveOptions = {}): Promise<NatsReceipt> {
+  purge(key: string, options: KvPurgeOptions = {}): Promise<NatsReceipt> {
     return this.#mark(
       key,
       [
@@ -94,18 +234,44 @@ export class KvBucket {
   #mark(
     key: string,
     marks: readonly (readonly [string, string])[],
-    { revision }: KvRemoveOptions,
+    { revision, ttlMs }: KvPurgeOptions,
   ): Promise<NatsReceipt> {
     return storeMessage(
       this.#host,
       {
         name: kvSubject(this.bucket, key),
         payload: new Uint8Array(0),
-        ...(revision === undefined
-          ? {}
-          : { options: { expect: { lastSubjectSequence: revision } } }),
+        options: {
+          ...(revision === undefined ? {} : { expect: { lastSubjectSequence: revision } }),
+          ...(ttlMs === undefined ? {} : { ttlMs }),
+        },
       },
       marks,
     );
   }
+}
+
+/** How many keys' reads or marks are asked at once: enough to overlap round trips, bounded. */
+const BATCH = 100;
+
+/** `work` on each item, at most `BATCH` at once: the results in the items' order. */
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += BATCH)
+    results.push(...(await Promise.all(items.slice(i, i + BATCH).map(work))));
+  return results;
+}
+
+/** A revision to read: a stream sequence, a whole number from 1. */
+function checkRevision(revision: unknown): bigint {
+  const valid =
+    (typeof revision === "bigint" && revision >= 1n) ||
+    (typeof revision === "number" && Number.isSafeInteger(revision) && revision >= 1);
+  if (!valid) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `a KV revision is a whole number from 1 (the stream sequence that stored the entry, as an entry's revision gives it), not ${String(revision)}`,
+    );
+  }
+  return BigInt(revision as bigint | number);
 }

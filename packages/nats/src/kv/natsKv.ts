@@ -1,5 +1,5 @@
 import { type PolicyOwner, pairedHost } from "@ruststream/core/broker";
-import { checkBucket } from "../names.js";
+import { checkBucket, kvStream } from "../names.js";
 import type { PublisherHost } from "../publisher.js";
 import { checkKvDeclaration, type KvBucketDeclaration } from "../sources.js";
 import { KvBucket } from "./kvBucket.js";
@@ -23,6 +23,9 @@ export class NatsKv {
     const host = pairedHost<PublisherHost>(connected, owner, "sent");
     host.assertOpen();
     await host.link.ensureBucket(this.bucket, this.declare);
-    return new KvBucket(host, this.bucket);
+    // Read once, as the KV clients read it when they open a bucket.
+    const direct = await host.link.allowsDirect(kvStream(this.bucket));
+    host.assertOpen();
+    return new KvBucket(host, this.bucket, direct);
   }
 }

@@ -67,7 +67,7 @@ export class ObjectPublisher implements Publisher {
     checkObjectName(name, "an object delete");
     const stream = objStream(this.#bucket);
     const subject = objMetaSubject(this.#bucket, name);
-    const last = await this.#host.link.lastMessage(stream, subject);
+    const last = await this.#host.link.message(stream, { lastOn: subject });
     if (last === undefined) return undefined;
     // The info as stored, every field kept (the clients write more than this package reads).
     const current = parseObjectInfo(last.payload);
