@@ -21,8 +21,8 @@ import { rustStreamTransport } from "./transport.js";
  * acks after the work come from the runtime. Nest wraps each handler in its pipes, guards,
  * interceptors and exception filters before the strategy gets it, as for its own transports. A
  * handler that throws, or whose Observable errors, is a failed attempt; what a `@MessagePattern`
- * handler returns (its Observable's last value) is the reply to the message's `reply-to`, and its
- * failure the error reply.
+ * handler returns is the reply to the message's `reply-to` (an Observable's values one by one to
+ * a `ClientRustStream.send`, else its last value), and its failure the error reply.
  */
 export class RustStreamServer
   extends Server<Record<string, never>, ConnectionState>
@@ -105,7 +105,9 @@ export class RustStreamServer
     ctx: HandlerContext,
     replies: boolean,
   ): Promise<unknown> {
-    const { context, serving } = nestServing(pattern, replies, options, ctx);
+    const { context, serving } = nestServing(pattern, replies, options, ctx, () =>
+      this.#app.whenRunning(),
+    );
     return new Promise((resolve, reject) => {
       this.onProcessingStartHook(this.transportId, context, () =>
         serveNest(() => handler(data, context), serving)
