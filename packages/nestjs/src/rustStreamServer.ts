@@ -8,6 +8,7 @@ import {
 import { AppSlot } from "./appSlot.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
 import { type PatternExtras, readPatternExtras } from "./patternOptions.js";
+import { assertRegExpSource, regExpPatternName } from "./regExpPattern.js";
 import { nestServing, serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
 import { assertServiceOptions, serviceApp } from "./serviceApp.js";
@@ -36,10 +37,34 @@ export class RustStreamServer
     "the RustStream app runs once the microservice listens: call unwrap() after app.listen()",
   );
 
+  /** The names of the patterns Nest gave as regular expressions (see `addHandler`). */
+  readonly #regExpPatterns = new Set<string>();
+
   constructor(options: RustStreamServerOptions) {
     super();
     assertServiceOptions("new RustStreamServer", options);
     this.#options = options;
+  }
+
+  /**
+   * Registers one pattern's handler; Nest calls it for each. A regular expression is kept by its
+   * name (`/orders\..+/`): Nest would make it the JSON of an object with no keys, `{}`. It needs
+   * a `source` in its extras, the broker's own wildcard subscription (refused at `listen()`
+   * without one): no RustStream broker subscribes by regular expression.
+   */
+  override addHandler(
+    pattern: unknown,
+    callback: MessageHandler,
+    isEventHandler?: boolean,
+    extras?: Record<string, unknown>,
+  ): void {
+    if (!(pattern instanceof RegExp)) {
+      super.addHandler(pattern, callback, isEventHandler, extras);
+      return;
+    }
+    const name = regExpPatternName(pattern);
+    this.#regExpPatterns.add(name);
+    super.addHandler(name, callback, isEventHandler, extras);
   }
 
   /** Builds the app from the registered handlers and starts it; Nest calls it in `listen()`. */
@@ -80,6 +105,7 @@ export class RustStreamServer
     app.broker(options.broker, (scope) => {
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
+        if (this.#regExpPatterns.has(pattern)) assertRegExpSource(pattern, own);
         const replies = handler.isEventHandler !== true;
         const options = mergeOptions(defaults, own);
         mountPattern(scope, pattern, options, replies, (data, ctx) =>
