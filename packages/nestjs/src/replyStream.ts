@@ -2,10 +2,12 @@ import {
   type Codec,
   type HandlerContext,
   headerNames,
+  isOutcome,
+  type Outcome,
   type RunningApp,
   reply,
 } from "@ruststream/core";
-import { concatMap, from, lastValueFrom, type Observable } from "rxjs";
+import { concatMap, EMPTY, from, lastValueFrom, type Observable } from "rxjs";
 import { envelopeOf, isEnvelope } from "./replyEnvelope.js";
 
 /** The one key of the reply that ends a streamed one: the handler's Observable completed. */
@@ -43,7 +45,8 @@ export function replyStreamOf(
  * `x-ruststream-more-replies`; what resolves is the last reply, the end mark, for the runtime to
  * publish once the handler is done. Every reply carries the correlation id as its partition key,
  * so a reply topic of several partitions keeps them in order. An error of the Observable rejects
- * (after the values it sent): the caller gets it as the last reply.
+ * (after the values it sent): the caller gets it as the last reply. An outcome among the values
+ * is what resolves instead, applied as the last value's would be.
  */
 export async function streamReplies(
   values: Observable<unknown>,
@@ -55,13 +58,20 @@ export async function streamReplies(
     partitionKey: stream.correlationId,
     ...(stream.codec === undefined ? {} : { codec: stream.codec }),
   };
+  // One of the runtime's outcomes (an exception filter's `of(deadLetter(...))`) is applied as on
+  // any other pattern, not sent as a value.
+  let outcome: Outcome | undefined;
   await lastValueFrom(
     values.pipe(
-      concatMap((value) => from(running.publish(stream.replyTo, value ?? null, options))),
+      concatMap((value) => {
+        if (!isOutcome(value)) return from(running.publish(stream.replyTo, value ?? null, options));
+        outcome = value;
+        return EMPTY;
+      }),
     ),
     { defaultValue: undefined },
   );
-  return lastReply(stream, endReply());
+  return outcome ?? lastReply(stream, endReply());
 }
 
 /** The last reply of a stream, keyed as its values were (see `streamReplies`). */

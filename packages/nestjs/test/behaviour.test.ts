@@ -53,6 +53,12 @@ class BehaviourController {
     );
   }
 
+  @MessagePattern("declined-request", { ruststream: { deadLetter: "given-up" } })
+  declinedRequest(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("declined-request", ctx);
+    return of(deadLetter("not for this service"));
+  }
+
   @MessagePattern("empty")
   empty() {
     return EMPTY;
@@ -204,6 +210,22 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
     expect(seen.of("refused")).toEqual([1]);
   });
 
+  it("an outcome in a streamed Observable is applied, not sent to the caller as a value", async () => {
+    const { seen, client } = await start();
+    const values: unknown[] = [];
+    const asking = client.send("declined-request", {}).subscribe({ next: (v) => values.push(v) });
+    const given = "given-up from declined-request: not for this service";
+    await within(
+      20_000,
+      "the dead letter",
+      seen.until(() => seen.of(given).length === 1),
+    );
+    asking.unsubscribe();
+    // Sent as a value, the outcome would have been acked with the reply, never dead-lettered.
+    expect(seen.of("declined-request")).toEqual([1]);
+    expect(values).toEqual([]);
+  });
+
   it("a RustStreamRecord's data reaches the handler, published with its partition key and headers", async () => {
     const { seen, client } = await start();
     const asked = new RustStreamRecord(
@@ -288,6 +310,7 @@ describe("the strategy's state", () => {
         "observed",
         "promised",
         "refused",
+        "declined-request",
         "stream",
         "stream-failing",
       ].sort(),
