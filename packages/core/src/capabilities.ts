@@ -89,6 +89,13 @@ export interface TransactionalPublisher<TOptions = never> extends Publisher<TOpt
 export interface RequestOptions {
   /** How long to wait for the reply; then the request rejects with code `timeout`. */
   readonly timeoutMs: number;
+  /**
+   * Takes several replies: the request carries `x-ruststream-reply-stream`, each reply marked
+   * `x-ruststream-more-replies` comes here as it arrives (and waits `timeoutMs` again for the next),
+   * and the request resolves with the first reply without the mark, the last one. Without it the
+   * first reply is the answer, marked or not.
+   */
+  readonly onPartial?: (reply: RawMessage) => void;
 }
 
 /** A publisher that can send a request and wait for its reply. */

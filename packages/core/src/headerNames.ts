@@ -9,6 +9,13 @@ export const headerNames = {
   correlationId: "correlation-id",
   replyTo: "reply-to",
   messageId: "message-id",
+  /**
+   * On a request: its requester takes several replies (`RequestOptions.onPartial`), so a responder
+   * may answer more than once, marking each reply but the last with `moreReplies`.
+   */
+  replyStream: "x-ruststream-reply-stream",
+  /** On a reply: not the last one; more replies to the same request follow. */
+  moreReplies: "x-ruststream-more-replies",
   /** The framework's attempt counter on copies it republishes: ASCII decimal, absent means 0. */
   retryCount: "x-ruststream-retry-count",
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RequestOptions } from "./capabilities.js";
 import type { Clock } from "./clock.js";
 import { RustStreamError } from "./errors.js";
 import { HeaderMap } from "./headerMap.js";
@@ -15,8 +16,18 @@ export interface ReplyWait {
 interface Waiter {
   resolve(reply: RawMessage): void;
   reject(error: Error): void;
+  /** Waits `timeoutMs` again, from now: a partial reply came. */
+  rearm(): void;
   cancel(): void;
 }
+
+/**
+ * The listeners of requests that take several replies, by correlation id. `publishRequest` mints
+ * the id and registers its request's listener; every broker's inbox hands replies to
+ * {@link ReplyWaiters.resolve}; the two meet through the id alone (a random UUID), so no broker's
+ * inbox has to carry the listener between them.
+ */
+const partialListeners = new Map<string, (reply: RawMessage) => void>();
 
 /**
  * The requests of one connection waiting for their replies, by correlation id: what every broker's
@@ -34,11 +45,14 @@ export class ReplyWaiters {
     this.#where = where;
   }
 
-  /** Waits for the reply carrying `correlationId`; rejects with code `timeout` after `timeoutMs`. */
+  /**
+   * Waits for the reply carrying `correlationId`; rejects with code `timeout` after `timeoutMs`
+   * (counted again from each partial reply, for a request that takes several).
+   */
   wait(correlationId: string, timeoutMs: number): ReplyWait {
     let waiter: Waiter | undefined;
     const reply = new Promise<RawMessage>((resolve, reject) => {
-      const timer = this.#clock.setTimer(timeoutMs, () => {
+      const expire = () => {
         this.#waiters.delete(correlationId);
         reject(
           new RustStreamError(
@@ -46,7 +60,8 @@ export class ReplyWaiters {
             `no reply within ${timeoutMs} ms: is a handler subscribed to the request's ${this.#where}, and does it reply to reply-to?`,
           ),
         );
-      });
+      };
+      let timer = this.#clock.setTimer(timeoutMs, expire);
       waiter = {
         resolve: (message) => {
           timer.cancel();
@@ -55,6 +70,10 @@ export class ReplyWaiters {
         reject: (error) => {
           timer.cancel();
           reject(error);
+        },
+        rearm: () => {
+          timer.cancel();
+          timer = this.#clock.setTimer(timeoutMs, expire);
         },
         cancel: () => timer.cancel(),
       };
@@ -72,10 +91,25 @@ export class ReplyWaiters {
     };
   }
 
-  /** Hands a reply to its request; false when nobody waits for it. */
+  /**
+   * Hands a reply to its request; false when nobody waits for it. A reply marked
+   * `x-ruststream-more-replies` to a request that takes several goes to its listener, and the
+   * request waits on for the last; a listener that throws fails the request with its error.
+   */
   resolve(correlationId: string | undefined, reply: RawMessage): boolean {
     const waiter = correlationId === undefined ? undefined : this.#waiters.get(correlationId);
     if (correlationId === undefined || waiter === undefined) return false;
+    const partial = partialListeners.get(correlationId);
+    if (partial !== undefined && reply.headers.getString(headerNames.moreReplies) !== undefined) {
+      try {
+        partial(reply);
+        waiter.rearm();
+      } catch (error) {
+        this.#waiters.delete(correlationId);
+        waiter.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      return true;
+    }
     this.#waiters.delete(correlationId);
     waiter.resolve(reply);
     return true;
@@ -96,22 +130,31 @@ export interface PendingReply extends ReplyWait {
 /**
  * The request half every `Requester` shares: a fresh `correlation-id`, the connection's inbox as
  * `reply-to` (on a copy of the caller's headers), the publish, then the reply; a publish that fails
- * stops the wait, so no timer outlives it.
+ * stops the wait, so no timer outlives it. With `options.onPartial` the request takes several
+ * replies (see `RequestOptions`): the brokers pass their `request`'s options on.
  */
 export async function publishRequest<TOptions>(
   message: OutgoingMessage<TOptions>,
   awaitReply: (correlationId: string) => PendingReply | Promise<PendingReply>,
   publish: (message: OutgoingMessage<TOptions>) => Promise<unknown>,
+  options?: RequestOptions,
 ): Promise<RawMessage> {
   const correlationId = randomUUID();
-  const pending = await awaitReply(correlationId);
-  const headers = message.headers?.clone() ?? new HeaderMap();
-  headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
+  const onPartial = options?.onPartial;
+  if (onPartial !== undefined) partialListeners.set(correlationId, onPartial);
   try {
-    await publish({ ...message, headers });
-  } catch (error) {
-    pending.cancel();
-    throw error;
+    const pending = await awaitReply(correlationId);
+    const headers = message.headers?.clone() ?? new HeaderMap();
+    headers.set(headerNames.replyTo, pending.inbox).set(headerNames.correlationId, correlationId);
+    if (onPartial !== undefined) headers.set(headerNames.replyStream, "1");
+    try {
+      await publish({ ...message, headers });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    return await pending.reply;
+  } finally {
+    partialListeners.delete(correlationId);
   }
-  return pending.reply;
 }

@@ -1,13 +1,42 @@
 import { describe, expect, test } from "vitest";
-import { ReplyWaiters } from "../src/brokerEntry.js";
-import { HeaderMap, isRustStreamError, ManualClock, type RawMessage } from "../src/index.js";
+import { publishRequest, ReplyWaiters } from "../src/brokerEntry.js";
+import {
+  HeaderMap,
+  headerNames,
+  isRustStreamError,
+  ManualClock,
+  type OutgoingMessage,
+  type RawMessage,
+} from "../src/index.js";
 
-const reply = (text: string): RawMessage => ({
+const reply = (text: string, headers = new HeaderMap()): RawMessage => ({
   name: "inbox",
   payload: new TextEncoder().encode(text),
-  headers: new HeaderMap(),
+  headers,
   partitionKey: undefined,
 });
+const more = (text: string) => reply(text, new HeaderMap().set(headerNames.moreReplies, "1"));
+const text = (message: RawMessage) => new TextDecoder().decode(message.payload);
+
+/** A request through `publishRequest` on `waiters`, its published message kept for the test. */
+async function requestOn(
+  waiters: ReplyWaiters,
+  timeoutMs: number,
+  onPartial?: (reply: RawMessage) => void,
+): Promise<{ sent: OutgoingMessage; reply: Promise<RawMessage> }> {
+  let sent: OutgoingMessage | undefined;
+  const reply = publishRequest(
+    { name: "sum", payload: new Uint8Array(), headers: undefined, partitionKey: undefined },
+    (id) => ({ inbox: "inbox", ...waiters.wait(id, timeoutMs) }),
+    async (message) => {
+      sent = message;
+    },
+    onPartial === undefined ? { timeoutMs } : { timeoutMs, onPartial },
+  );
+  reply.catch(() => {});
+  await new Promise((resolve) => setImmediate(resolve));
+  return { sent: sent!, reply };
+}
 
 describe("ReplyWaiters", () => {
   test("hands each reply to the request with its correlation id; a stray one to nobody", async () => {
@@ -43,5 +72,46 @@ describe("ReplyWaiters", () => {
     const pending = waiters.wait("b", 1000);
     waiters.rejectAll(new Error("shut down"));
     await expect(pending.reply).rejects.toThrow("shut down");
+  });
+
+  test("a request that takes several replies hands each marked one to its listener, then resolves with the last", async () => {
+    const clock = new ManualClock();
+    const waiters = new ReplyWaiters(clock, "topic");
+    const partials: string[] = [];
+    const { sent, reply: answer } = await requestOn(waiters, 500, (r) => partials.push(text(r)));
+    expect(sent.headers?.getString(headerNames.replyStream)).toBe("1");
+    const id = sent.headers?.getString(headerNames.correlationId);
+    expect(waiters.resolve(id, more("1"))).toBe(true);
+    // Each partial reply waits timeoutMs again: 400 + 400 ms passes 500 without a timeout.
+    clock.advance(400);
+    expect(waiters.resolve(id, more("2"))).toBe(true);
+    clock.advance(400);
+    expect(waiters.resolve(id, reply("end"))).toBe(true);
+    expect(text(await answer)).toBe("end");
+    expect(partials).toEqual(["1", "2"]);
+    expect(waiters.resolve(id, reply("late"))).toBe(false);
+  });
+
+  test("without a listener the first reply is the answer, marked or not; no stream is asked for", async () => {
+    const waiters = new ReplyWaiters(new ManualClock(), "topic");
+    const { sent, reply: answer } = await requestOn(waiters, 500);
+    expect(sent.headers?.has(headerNames.replyStream)).toBe(false);
+    waiters.resolve(sent.headers?.getString(headerNames.correlationId), more("first"));
+    expect(text(await answer)).toBe("first");
+  });
+
+  test("a listener that throws fails its request with the error; the timeout still runs between replies", async () => {
+    const clock = new ManualClock();
+    const waiters = new ReplyWaiters(clock, "topic");
+    const failing = await requestOn(waiters, 500, () => {
+      throw new Error("cannot decode");
+    });
+    waiters.resolve(failing.sent.headers?.getString(headerNames.correlationId), more("x"));
+    await expect(failing.reply).rejects.toThrow("cannot decode");
+    const waiting = await requestOn(waiters, 500, () => {});
+    waiters.resolve(waiting.sent.headers?.getString(headerNames.correlationId), more("x"));
+    clock.advance(500);
+    const error = await waiting.reply.catch((e: unknown) => e);
+    expect(isRustStreamError(error, "timeout")).toBe(true);
   });
 });

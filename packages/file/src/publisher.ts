@@ -92,6 +92,7 @@ export class FilePublisher implements TransactionalPublisher, Requester {
       message,
       (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
       (request) => this.#host.append(request),
+      options,
     );
   }
 }

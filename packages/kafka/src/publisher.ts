@@ -190,6 +190,7 @@ export class KafkaPublisher
       // Sent now, also on behalf of a delivery of a `transactional` subscription: staged for its
       // window's commit, which waits for the handler, it would go out only after its reply was due.
       (request) => this.#send(request, false),
+      options,
     );
   }
 

@@ -117,6 +117,7 @@ export class NatsPublisher implements Requester<NatsPublishOptions> {
         this.#host.sent(frame);
         this.#host.link.publish(frame);
       },
+      options,
     );
   }
 

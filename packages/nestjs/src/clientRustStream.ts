@@ -10,6 +10,7 @@ import { AppSlot } from "./appSlot.js";
 import type { ClientRustStreamOptions } from "./clientOptions.js";
 import { readErrorReply } from "./errorReply.js";
 import { nestLogger } from "./nestLogger.js";
+import { isEndReply } from "./replyStream.js";
 import { RustStreamRecord } from "./rustStreamRecord.js";
 
 const defaultTimeoutMs = 30_000;
@@ -19,7 +20,8 @@ const defaultTimeoutMs = 30_000;
  * pattern's topic (the Observable completes once the broker confirmed it), `send(pattern, data)`
  * requests through the broker's request/reply and emits the reply (or errors with the handler's
  * error, as Nest's transports send it). The pattern is the topic as
- * `RustStreamServer` reads it (an object pattern as Nest writes it, keys sorted); `packet.metadata`
+ * `RustStreamServer` reads it (an object pattern as Nest writes it, keys sorted); a handler's
+ * Observable is streamed back, each value emitted as it comes, then completion; `packet.metadata`
  * (set by a dispatch hook) travels as headers. Data wrapped in a {@link RustStreamRecord} is
  * published with the record's partition key, headers and broker options.
  */
@@ -67,25 +69,29 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     let unsubscribed = false;
     const topic = this.normalizePattern(packet.pattern);
+    // Each value a streaming handler sends before its last reply, as Nest's packets without
+    // isDisposed: the Observable emits it and goes on.
+    const onPartialReply = (response: unknown) => {
+      if (!unsubscribed) callback({ response });
+    };
     this.connect()
       .then((running) => {
         const { data, settings } = this.#outgoing(packet);
-        return running.request(topic, data, { timeoutMs: this.#timeoutMs, ...settings });
+        return running.request(topic, data, {
+          timeoutMs: this.#timeoutMs,
+          onPartialReply,
+          ...settings,
+        });
       })
       .then(
         (response) => {
-          if (unsubscribed) return;
-          // A handler's failure comes back as Nest's error packet: the Observable errors with it.
-          const failed = readErrorReply(response);
-          callback(
-            failed === undefined ? { response, isDisposed: true } : { ...failed, isDisposed: true },
-          );
+          if (!unsubscribed) callback(lastPacket(response));
         },
         (err: unknown) => {
           if (!unsubscribed) callback({ err, isDisposed: true });
         },
       );
-    // Unsubscribing stops the reply from being emitted; the request itself stays published.
+    // Unsubscribing stops the replies from being emitted; the request itself stays published.
     return () => {
       unsubscribed = true;
     };
@@ -128,4 +134,15 @@ export class ClientRustStream extends ClientProxy<Record<never, never>, Connecti
     });
     return app.start();
   }
+}
+
+/**
+ * The packet of a request's last reply: a handler's failure errors the Observable with Nest's error
+ * packet, the end of a streamed reply completes it, and any other reply is the value it emits last.
+ */
+function lastPacket(response: unknown): WritePacket {
+  const failed = readErrorReply(response);
+  if (failed !== undefined) return { ...failed, isDisposed: true };
+  if (isEndReply(response)) return { isDisposed: true };
+  return { response, isDisposed: true };
 }

@@ -1,24 +1,19 @@
 import { BadRequestException } from "@nestjs/common";
 import { RpcException } from "@nestjs/microservices";
 import { forbiddenMessage, isGuardRefusal } from "./guardRefusal.js";
+import { envelopeOf, isEnvelope } from "./replyEnvelope.js";
 
-/**
- * The one key of a reply that carries a failure. RustStream's request/reply hands the caller the
- * reply's payload only, so a failure travels in it: an object with this key alone, which no reply
- * a handler returns is (the client reads it back with `readErrorReply`).
- */
+/** The one key of the reply that carries a failure (see `replyEnvelope`). */
 const errorKey = "@ruststream/nestjs:error";
 
 /** What a `send` is answered with when its handler fails: Nest's error packet, in our envelope. */
 export function errorReply(error: unknown): Readonly<Record<string, unknown>> {
-  return { [errorKey]: nestError(error) };
+  return envelopeOf(errorKey, nestError(error));
 }
 
 /** The error a reply carries, or undefined for a reply that is a handler's value. */
 export function readErrorReply(reply: unknown): { readonly err: unknown } | undefined {
-  if (typeof reply !== "object" || reply === null || Array.isArray(reply)) return undefined;
-  const keys = Object.keys(reply);
-  if (keys.length !== 1 || keys[0] !== errorKey) return undefined;
+  if (!isEnvelope(reply, errorKey)) return undefined;
   return { err: (reply as Record<string, unknown>)[errorKey] };
 }
 

@@ -107,6 +107,7 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
                 declaration.reply,
                 own,
                 ctx as HandlerContext,
+                () => this.#slot.whenRunning(),
               );
               return serveNest(() => handler(data, context), serving);
             },

@@ -8,6 +8,7 @@ import {
 import { AppSlot } from "./appSlot.js";
 import { mergeOptions, mountPattern } from "./mountPattern.js";
 import { type PatternExtras, readPatternExtras } from "./patternOptions.js";
+import { assertRegExpSource, regExpPatternName } from "./regExpPattern.js";
 import { nestServing, serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
 import { assertServiceOptions, serviceApp } from "./serviceApp.js";
@@ -21,8 +22,8 @@ import { rustStreamTransport } from "./transport.js";
  * acks after the work come from the runtime. Nest wraps each handler in its pipes, guards,
  * interceptors and exception filters before the strategy gets it, as for its own transports. A
  * handler that throws, or whose Observable errors, is a failed attempt; what a `@MessagePattern`
- * handler returns (its Observable's last value) is the reply to the message's `reply-to`, and its
- * failure the error reply.
+ * handler returns is the reply to the message's `reply-to` (an Observable's values one by one to
+ * a `ClientRustStream.send`, else its last value), and its failure the error reply.
  */
 export class RustStreamServer
   extends Server<Record<string, never>, ConnectionState>
@@ -36,10 +37,34 @@ export class RustStreamServer
     "the RustStream app runs once the microservice listens: call unwrap() after app.listen()",
   );
 
+  /** The names of the patterns Nest gave as regular expressions (see `addHandler`). */
+  readonly #regExpPatterns = new Set<string>();
+
   constructor(options: RustStreamServerOptions) {
     super();
     assertServiceOptions("new RustStreamServer", options);
     this.#options = options;
+  }
+
+  /**
+   * Registers one pattern's handler; Nest calls it for each. A regular expression is kept by its
+   * name (`/orders\..+/`): Nest would make it the JSON of an object with no keys, `{}`. It needs
+   * a `source` in its extras, the broker's own wildcard subscription (refused at `listen()`
+   * without one): no RustStream broker subscribes by regular expression.
+   */
+  override addHandler(
+    pattern: unknown,
+    callback: MessageHandler,
+    isEventHandler?: boolean,
+    extras?: Record<string, unknown>,
+  ): void {
+    if (!(pattern instanceof RegExp)) {
+      super.addHandler(pattern, callback, isEventHandler, extras);
+      return;
+    }
+    const name = regExpPatternName(pattern);
+    this.#regExpPatterns.add(name);
+    super.addHandler(name, callback, isEventHandler, extras);
   }
 
   /** Builds the app from the registered handlers and starts it; Nest calls it in `listen()`. */
@@ -80,6 +105,7 @@ export class RustStreamServer
     app.broker(options.broker, (scope) => {
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
+        if (this.#regExpPatterns.has(pattern)) assertRegExpSource(pattern, own);
         const replies = handler.isEventHandler !== true;
         const options = mergeOptions(defaults, own);
         mountPattern(scope, pattern, options, replies, (data, ctx) =>
@@ -105,7 +131,9 @@ export class RustStreamServer
     ctx: HandlerContext,
     replies: boolean,
   ): Promise<unknown> {
-    const { context, serving } = nestServing(pattern, replies, options, ctx);
+    const { context, serving } = nestServing(pattern, replies, options, ctx, () =>
+      this.#app.whenRunning(),
+    );
     return new Promise((resolve, reject) => {
       this.onProcessingStartHook(this.transportId, context, () =>
         serveNest(() => handler(data, context), serving)

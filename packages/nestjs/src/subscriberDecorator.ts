@@ -1,6 +1,7 @@
 import { SetMetadata } from "@nestjs/common";
 import { RustStreamError, type Source } from "@ruststream/core";
 import { assertKnownKeys, type PatternOptions } from "./patternOptions.js";
+import { regExpRefusal } from "./regExpPattern.js";
 
 /** What `@Subscriber(source, options)` takes: a subscriber's options, and whether it replies. */
 export interface SubscriberOptions extends PatternOptions {
@@ -31,6 +32,12 @@ export function Subscriber(
   source: string | Source,
   options: SubscriberOptions = {},
 ): MethodDecorator {
+  if (source instanceof RegExp) {
+    throw regExpRefusal(
+      `@Subscriber(${String(source)})`,
+      'as its source: @Subscriber(new NatsSubject("orders.*", { redeliverTo: "orders.retry" })) or @Subscriber(new RedisPubSubPattern("orders.*"))',
+    );
+  }
   if (typeof source !== "string" && (typeof source !== "object" || source === null)) {
     throw new RustStreamError(
       "invalid-argument",

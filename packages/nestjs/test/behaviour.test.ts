@@ -1,5 +1,6 @@
 // What a handler returns and how it fails, as Nest's own transports treat it, on the file broker:
-// a Promise or an Observable answers with its last value, nothing answers null, an emit to a
+// an Observable is streamed back to a send (each value, then completion or its error), a Promise
+// answers with what it resolves to, nothing answers null, an emit to a
 // message pattern is served as an event, an erroring Observable is a failed attempt, and one of
 // the runtime's outcomes is applied as returned. Options the strategy cannot read are refused.
 import "reflect-metadata";
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Controller, type INestMicroservice, Inject, Module } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import { Ctx, EventPattern, MessagePattern, Payload } from "@nestjs/microservices";
+import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from "@nestjs/microservices";
 import {
   deadLetter,
   isRustStreamError,
@@ -17,7 +18,7 @@ import {
 } from "@ruststream/core";
 import { FileBroker } from "@ruststream/file";
 import { within } from "@ruststream/tooling-testkit";
-import { from, lastValueFrom, of, throwError } from "rxjs";
+import { concat, EMPTY, from, lastValueFrom, of, throwError, toArray } from "rxjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   ClientRustStream,
@@ -42,6 +43,25 @@ class BehaviourController {
   @MessagePattern("stream")
   stream(@Payload() n: number) {
     return from([n, n * 2, n * 3]);
+  }
+
+  @MessagePattern("stream-failing")
+  streamFailing(@Payload() n: number) {
+    return concat(
+      of(n),
+      throwError(() => new RpcException(`broke after ${n}`)),
+    );
+  }
+
+  @MessagePattern("declined-request", { ruststream: { deadLetter: "given-up" } })
+  declinedRequest(@Payload() _: unknown, @Ctx() ctx: RustStreamContext) {
+    this.#seen.saw("declined-request", ctx);
+    return of(deadLetter("not for this service"));
+  }
+
+  @MessagePattern("empty")
+  empty() {
+    return EMPTY;
   }
 
   @MessagePattern("keyed")
@@ -117,10 +137,39 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
     return { seen: app.get(Seen), client };
   }
 
-  it("an Observable answers with its last value, a Promise with what it resolves to", async () => {
+  it("an Observable is streamed back to send, each value, then completion; a Promise answers with what it resolves to", async () => {
     const { client } = await start();
-    await expect(lastValueFrom(client.send("stream", 2))).resolves.toBe(6);
-    await expect(lastValueFrom(client.send("promised", "ok"))).resolves.toBe("OK");
+    await expect(lastValueFrom(client.send("stream", 2).pipe(toArray()))).resolves.toEqual([
+      2, 4, 6,
+    ]);
+    await expect(lastValueFrom(client.send("promised", "ok").pipe(toArray()))).resolves.toEqual([
+      "OK",
+    ]);
+  });
+
+  it("a streamed Observable that errors sends its values, then the error; one that sends none completes empty", async () => {
+    const { client } = await start();
+    const values: unknown[] = [];
+    const error = await new Promise<unknown>((resolve, reject) => {
+      client.send("stream-failing", 5).subscribe({
+        next: (value) => values.push(value),
+        error: resolve,
+        complete: () => reject(new Error("completed instead of failing")),
+      });
+    });
+    expect(values).toEqual([5]);
+    expect(error).toEqual({ status: "error", message: "broke after 5" });
+    // As on Nest's transports: no value at all, so lastValueFrom needs its default.
+    await expect(lastValueFrom(client.send("empty", 1), { defaultValue: "none" })).resolves.toBe(
+      "none",
+    );
+  });
+
+  it("a requester that takes one reply (the RustStream app's request) gets the Observable's last value", async () => {
+    const { client } = await start();
+    await client.connect();
+    const running = client.unwrap<RunningApp>();
+    await expect(running.request("stream", 3, { timeoutMs: 20_000 })).resolves.toBe(9);
   });
 
   it("a message handler that returns nothing answers null; emitted to, it runs as an event", async () => {
@@ -159,6 +208,22 @@ describe("what a Nest handler returns, on the RustStream transport", () => {
       seen.until(() => seen.of(given).length === 1),
     );
     expect(seen.of("refused")).toEqual([1]);
+  });
+
+  it("an outcome in a streamed Observable is applied, not sent to the caller as a value", async () => {
+    const { seen, client } = await start();
+    const values: unknown[] = [];
+    const asking = client.send("declined-request", {}).subscribe({ next: (v) => values.push(v) });
+    const given = "given-up from declined-request: not for this service";
+    await within(
+      20_000,
+      "the dead letter",
+      seen.until(() => seen.of(given).length === 1),
+    );
+    asking.unsubscribe();
+    // Sent as a value, the outcome would have been acked with the reply, never dead-lettered.
+    expect(seen.of("declined-request")).toEqual([1]);
+    expect(values).toEqual([]);
   });
 
   it("a RustStreamRecord's data reaches the handler, published with its partition key and headers", async () => {
@@ -237,6 +302,7 @@ describe("the strategy's state", () => {
     expect(running.state).toBe("ready");
     expect([...running.subscribers].sort()).toEqual(
       [
+        "empty",
         "erroring",
         "given-up",
         "keyed",
@@ -244,7 +310,9 @@ describe("the strategy's state", () => {
         "observed",
         "promised",
         "refused",
+        "declined-request",
         "stream",
+        "stream-failing",
       ].sort(),
     );
     await app.close();

@@ -18,6 +18,7 @@ function setup(): Setup {
     topics: {
       created: "order_created",
       sum: "sum",
+      track: "track",
       declined: "order_declined",
       deadLetters: "orders-dlq",
     },

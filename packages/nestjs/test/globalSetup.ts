@@ -1,6 +1,6 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
-// Starts the Redis instances (idempotently) and exports REDIS_URL to the workers.
+// Starts the Redis, NATS and Kafka servers (idempotently) and exports their addresses to the workers.
 export default async function setup(): Promise<void> {
-  await ensureBrokers(["redis"]);
+  await ensureBrokers(["redis", "nats", "kafka"]);
 }

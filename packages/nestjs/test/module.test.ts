@@ -214,6 +214,19 @@ describe("what RustStreamModule refuses", () => {
     expect(declare).toThrow(/unknown option "maxAttempt"/);
   });
 
+  it("a regular expression as @Subscriber's source, naming the broker's wildcard descriptor instead", () => {
+    const declare = () => {
+      class ByExpression {
+        @Subscriber(/^orders\./ as never)
+        handle(): void {}
+      }
+      return ByExpression;
+    };
+    expect(declare).toThrow(
+      /@Subscriber\(\/\^orders\\.\/\): no RustStream broker subscribes by regular expression.*new NatsSubject/,
+    );
+  });
+
   it("options without a broker or a name, when the module is made", () => {
     const made = [
       () => RustStreamModule.forRoot({ name: "x" } as never),

@@ -6,11 +6,14 @@ import "reflect-metadata";
 import { Controller, type DynamicModule, Inject, Injectable, Module } from "@nestjs/common";
 import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from "@nestjs/microservices";
 import { type DeadLetterOrigin, readDeadLetterOrigin } from "@ruststream/core";
+import { concat, type Observable, of, ReplaySubject, take } from "rxjs";
 import { type RustStreamContext, Subscriber } from "../src/index.js";
 
 export interface Topics {
   readonly created: string;
   readonly sum: string;
+  /** A request answered with a stream: an order's tracking, one status at a time. */
+  readonly track: string;
   readonly declined: string;
   readonly deadLetters: string;
 }
@@ -60,6 +63,21 @@ export class OrdersService {
     return numbers.reduce((a, b) => a + b, 0);
   }
 
+  /** What the tracking stream waits for between its first status and the next: the test's word. */
+  readonly shipped = new ReplaySubject<string>(1);
+
+  /**
+   * An order's tracking: "packed" at once, the next status only once `shipped` has one (which the
+   * test sends when it has seen "packed": a stream sent back only at its end never gets there).
+   */
+  track(id: number): Observable<string> {
+    return concat(
+      of(`order ${id} packed`),
+      this.shipped.pipe(take(1)),
+      of(`order ${id} delivered`),
+    );
+  }
+
   /** Resolves once `done()` holds, checked after each thing the handlers record. */
   until(done: () => boolean): Promise<void> {
     if (done()) return Promise.resolve();
@@ -100,6 +118,11 @@ export function ordersModule(topics: Topics): new () => object {
     @MessagePattern(topics.sum)
     accumulate(@Payload() numbers: number[]): number {
       return this.#orders.sum(numbers);
+    }
+
+    @MessagePattern(topics.track)
+    track(@Payload() id: number): Observable<string> {
+      return this.#orders.track(id);
     }
 
     @EventPattern<string>(topics.declined, {
@@ -148,6 +171,11 @@ export function ordersHandlersModule(topics: Topics, rustStream: DynamicModule):
     @Subscriber(topics.sum, { reply: true })
     accumulate(@Payload() numbers: number[]): number {
       return this.#orders.sum(numbers);
+    }
+
+    @Subscriber(topics.track, { reply: true })
+    track(@Payload() id: number): Observable<string> {
+      return this.#orders.track(id);
     }
 
     @Subscriber(topics.declined, { maxAttempts: 3, deadLetter: topics.deadLetters })

@@ -11,6 +11,7 @@ function setup(): Setup {
     topics: {
       created: uniqueName("nest-created"),
       sum: uniqueName("nest-sum"),
+      track: uniqueName("nest-track"),
       declined: uniqueName("nest-declined"),
       deadLetters: uniqueName("nest-dlq"),
     },

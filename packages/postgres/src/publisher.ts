@@ -90,6 +90,7 @@ export class PostgresPublisher
       message,
       (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
       (request) => this.publish(request),
+      options,
     );
   }
 

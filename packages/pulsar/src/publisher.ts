@@ -281,6 +281,7 @@ export class PulsarPublisher implements Requester<PulsarPublishOptions> {
       message,
       (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
       (request) => this.publish(request),
+      options,
     );
   }
 }

@@ -205,6 +205,7 @@ export class RabbitPublisher
       message,
       (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
       (request) => this.#send(request, "request"),
+      options,
     );
   }
 

@@ -134,6 +134,7 @@ export class RedisPublisher implements TransactionalPublisher, Requester {
       message,
       (correlationId) => this.#requests.awaitReply(correlationId, options.timeoutMs),
       (request) => this.publish(request),
+      options,
     );
   }
 

@@ -59,6 +59,7 @@ export class MemoryPublisher implements TransactionalPublisher, Requester {
       message,
       (correlationId) => this.#host.awaitReply(correlationId, options.timeoutMs),
       (request) => this.publish(request),
+      options,
     );
   }
 }

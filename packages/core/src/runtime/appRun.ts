@@ -23,6 +23,7 @@ import type { DispatchHost } from "./dispatchHost.js";
 import type { Observer } from "./events.js";
 import type { BatchMiddleware, ConsumeMiddleware } from "./middleware.js";
 import {
+  decodedPartials,
   encodedHeaders,
   OutPublisherBase,
   PublishPipeline,
@@ -355,7 +356,12 @@ export class AppRun implements RunningApp, DispatchHost {
     const codec = options.codec ?? json;
     const headers = encodedHeaders(codec, options.headers);
     const message = runtimeMessage(name, codec.encode(value), headers, options, undefined);
-    const reply = await this.pipeline.request(route, message as OutgoingMessage, options.timeoutMs);
+    const reply = await this.pipeline.request(
+      route,
+      message as OutgoingMessage,
+      options.timeoutMs,
+      decodedPartials(codec, options),
+    );
     return codec.decode(reply.payload);
   }
 

@@ -58,6 +58,12 @@ export interface PublishOptions<TOptions = never> {
 export interface RequestOptions<TOptions = never> extends PublishOptions<TOptions> {
   /** How long to wait for the reply before rejecting with code `timeout`. */
   readonly timeoutMs: number;
+  /**
+   * Takes several replies from a responder that answers more than once: each decoded reply but
+   * the last comes here as it arrives, and the request resolves with the last (see the brokers'
+   * `RequestOptions.onPartial`).
+   */
+  readonly onPartialReply?: (value: unknown) => void;
 }
 
 /** A live publisher handed to a handler. */

@@ -64,13 +64,15 @@ export class PublishPipeline {
     route: PublishRoute,
     message: OutgoingMessage,
     timeoutMs: number,
+    onPartial?: (reply: RawMessage) => void,
   ): Promise<RawMessage> {
     const publisher = route.publisher;
     if (!supportsRequest(publisher)) throw unsupportedRequest(message.name);
     let reply: RawMessage | undefined;
+    const options = onPartial === undefined ? { timeoutMs } : { timeoutMs, onPartial };
     // Middleware speaks in receipts; a request's is the destination, its reply kept aside.
     await this.#run(route, message, "request", async (m) => {
-      reply = await publisher.request(m, { timeoutMs });
+      reply = await publisher.request(m, options);
       return { name: m.name };
     });
     return reply as RawMessage;
@@ -233,7 +235,12 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
     options: RequestOptions<unknown>,
   ): Promise<unknown> {
     const message = this.#message(cause, value, options);
-    const reply = await this.#pipeline.request(this.#route, message, options.timeoutMs);
+    const reply = await this.#pipeline.request(
+      this.#route,
+      message,
+      options.timeoutMs,
+      decodedPartials(this.#codec, options),
+    );
     return this.#codec.decode(reply.payload);
   }
 
@@ -253,4 +260,13 @@ export class OutPublisherBase implements OutPublisher<unknown, unknown> {
       cause,
     ) as OutgoingMessage;
   }
+}
+
+/** The broker's listener for a request's partial replies: each decoded for `onPartialReply`. */
+export function decodedPartials(
+  codec: Codec<unknown>,
+  options: RequestOptions<unknown>,
+): ((reply: RawMessage) => void) | undefined {
+  const listener = options.onPartialReply;
+  return listener === undefined ? undefined : (reply) => listener(codec.decode(reply.payload));
 }

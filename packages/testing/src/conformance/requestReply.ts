@@ -36,13 +36,14 @@ interface RequestContext {
 }
 
 /** Answers a request the way a handler does: to its `reply-to`, with its `correlation-id`. */
-async function answer(publisher: Publisher<never>, request: Delivery, body: string) {
+async function answer(publisher: Publisher<never>, request: Delivery, body: string, more = false) {
   const replyTo = request.headers.getString(headerNames.replyTo);
   const correlation = request.headers.get(headerNames.correlationId);
   if (replyTo === undefined || correlation === undefined) {
     throw new Error("a request arrived without reply-to or correlation-id");
   }
   const headers = new HeaderMap().set(headerNames.correlationId, correlation);
+  if (more) headers.set(headerNames.moreReplies, "1");
   await publisher.publish({ name: replyTo, payload: bytes(body), headers });
 }
 
@@ -145,6 +146,31 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
       }),
   },
   {
+    name: "a request that takes several replies gets each one before the last, in order, then resolves with the last",
+    needs: ["request"],
+    run: ({ h, requester }) =>
+      withConnection(h, async (connected) => {
+        const { name, requests, publisher } = await responder(h, connected);
+        const client = await requester(connected);
+        const partials: string[] = [];
+        const reply = awaitedLater(
+          client.request(
+            { name, payload: bytes("stream") },
+            { timeoutMs: h.arrivalMs, onPartial: (r) => partials.push(text(r.payload)) },
+          ),
+        );
+        const [request] = await requests.waitFor(1, h.arrivalMs, "the request");
+        await request!.ack();
+        expect(request!.headers.getString(headerNames.replyStream)).toBe("1");
+        await answer(publisher, request!, "one", true);
+        await answer(publisher, request!, "two", true);
+        await answer(publisher, request!, "end");
+        expect(text((await reply).payload)).toBe("end");
+        expect(partials).toEqual(["one", "two"]);
+        await requests.stop();
+      }),
+  },
+  {
     name: "a request after shutdown fails promptly",
     needs: ["request"],
     run: async ({ h, requester }) => {
@@ -166,7 +192,10 @@ export const requestReplyScenarios: readonly Scenario<RequestContext>[] = [
   },
 ];
 
-/** Registers the request/reply suite: correlation, other tasks, timeouts, order and shutdown. */
+/**
+ * Registers the request/reply suite: correlation, other tasks, timeouts, order, several replies to
+ * one request, and shutdown.
+ */
 export function requestReply<TConnected extends AnyConnected>(
   factories: RequestReplyFactories<TConnected>,
 ): void {
