@@ -23,10 +23,10 @@ async function requestOn(
   waiters: ReplyWaiters,
   timeoutMs: number,
   onPartial?: (reply: RawMessage) => void,
-): Promise<{ sent: OutgoingMessage; reply: Promise<RawMessage> }> {
-  let sent: OutgoingMessage | undefined;
+): Promise<{ sent: OutgoingMessage<unknown>; reply: Promise<RawMessage> }> {
+  let sent: OutgoingMessage<unknown> | undefined;
   const reply = publishRequest(
-    { name: "sum", payload: new Uint8Array(), headers: undefined, partitionKey: undefined },
+    { name: "sum", payload: new Uint8Array() },
     (id) => ({ inbox: "inbox", ...waiters.wait(id, timeoutMs) }),
     async (message) => {
       sent = message;
