@@ -10,6 +10,7 @@ import {
 import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
+import { rabbitmqQueueScenarios } from "./rabbitmqQueueScenarios.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
@@ -367,6 +368,7 @@ export const scenarios: readonly Scenario[] = [
     inFlightPerReplica: RABBIT_PREFETCH,
     ci: RABBIT_RESTART_NOT_CI,
   },
+  ...rabbitmqQueueScenarios,
   {
     name: "postgres-queue-proxy",
     description:

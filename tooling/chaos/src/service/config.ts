@@ -36,6 +36,8 @@ export interface ServiceConfig {
     | "nats-jetstream"
     | "nats-partitioned"
     | "rabbitmq-quorum"
+    | "rabbitmq-classic"
+    | "rabbitmq-stream"
     | "postgres-queue";
   /**
    * The stream file's path, the Redis, Pulsar, NATS, AMQP or PostgreSQL URL (the fault proxy's,
