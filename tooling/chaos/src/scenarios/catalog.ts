@@ -11,6 +11,7 @@ import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import { natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
+import { rabbitmqQueueScenarios } from "./rabbitmqQueueScenarios.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
@@ -370,6 +371,7 @@ export const scenarios: readonly Scenario[] = [
     inFlightPerReplica: RABBIT_PREFETCH,
     ci: RABBIT_RESTART_NOT_CI,
   },
+  ...rabbitmqQueueScenarios,
   {
     name: "postgres-queue-proxy",
     description:

@@ -9,6 +9,7 @@ import { natsCoreTarget } from "./natsCoreTarget.js";
 import { natsTarget } from "./natsTarget.js";
 import { postgresTarget } from "./postgresTarget.js";
 import { pulsarTarget } from "./pulsarTarget.js";
+import { rabbitmqQueueTarget } from "./rabbitmqQueueTarget.js";
 import { rabbitmqTarget } from "./rabbitmqTarget.js";
 import { redisTarget } from "./redisTarget.js";
 import type { Scenario } from "./scenario.js";
@@ -77,6 +78,9 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
         scenario.faults.includes("leader-kill"),
         log,
       );
+    case "rabbitmq-classic":
+    case "rabbitmq-stream":
+      return rabbitmqQueueTarget(key, scenario.broker, proxy, log);
     case "postgres-queue":
       return postgresTarget(
         key,

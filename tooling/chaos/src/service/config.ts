@@ -38,6 +38,8 @@ export interface ServiceConfig {
     | "nats-core-publish"
     | "nats-partitioned"
     | "rabbitmq-quorum"
+    | "rabbitmq-classic"
+    | "rabbitmq-stream"
     | "postgres-queue";
   /**
    * The stream file's path, the Redis, Pulsar, NATS, AMQP or PostgreSQL URL (the fault proxy's,

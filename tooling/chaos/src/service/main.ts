@@ -118,6 +118,10 @@ if (config.broker === "file") {
   (await import("./natsPartitionedService.js")).mountNatsPartitions(app, config, handleMain);
 } else if (config.broker === "rabbitmq-quorum") {
   (await import("./rabbitmqService.js")).mountRabbit(app, config, declare);
+} else if (config.broker === "rabbitmq-classic") {
+  (await import("./rabbitmqQueueServices.js")).mountRabbitClassic(app, config, handleMain);
+} else if (config.broker === "rabbitmq-stream") {
+  (await import("./rabbitmqQueueServices.js")).mountRabbitStream(app, config, handleMain);
 } else if (config.broker === "postgres-queue") {
   (await import("./postgresService.js")).mountPostgres(app, config, declare, handleMain);
 } else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
