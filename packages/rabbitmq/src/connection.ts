@@ -104,11 +104,16 @@ export class ConnectedRabbitBroker
     this.assertOpen();
     const descriptor = this.descriptorOf(source);
     await this.ensure(descriptor.topology(), descriptor.declare);
+    const retry = descriptor.type === "quorum" ? descriptor.retry : undefined;
     const options = {
       queue: descriptor.name,
       type: descriptor.type,
       prefetch: descriptor.prefetch,
       arguments: descriptor.consumeArguments(),
+      cap:
+        retry?.maxAttempts === undefined || retry.deadLetter === undefined
+          ? undefined
+          : { maxAttempts: retry.maxAttempts, deadLetter: retry.deadLetter },
     };
     return this.adopt(
       descriptor.type === "stream"
@@ -187,6 +192,15 @@ export class ConnectedRabbitBroker
       },
       "publish",
     );
+  }
+
+  async publishDeadLetter(message: OutgoingMessage): Promise<void> {
+    const { request } = prepare(
+      message,
+      { exchange: "", mandatory: true, persistent: true },
+      this.maxMessageBytes,
+    );
+    await this.send(request, "publish");
   }
 
   protected prepareInjection(message: OutgoingMessage<RabbitPublishOptions>): Injection {

@@ -1,3 +1,4 @@
+import type { OutgoingMessage } from "@ruststream/core";
 import type { SubscriptionHost } from "@ruststream/core/broker";
 import type { Link, LinkProperties } from "./link.js";
 
@@ -21,4 +22,9 @@ export interface RabbitHost extends SubscriptionHost {
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
   /** A quorum queue's `x-delivery-limit`, where this connection declared or checked the queue. */
   deliveryLimit(queue: string): number | undefined;
+  /**
+   * Publishes a dead letter the package moves itself (through the default exchange, mandatory, as
+   * the runtime's own dead letters go), resolving once the server confirmed it.
+   */
+  publishDeadLetter(message: OutgoingMessage): Promise<void>;
 }

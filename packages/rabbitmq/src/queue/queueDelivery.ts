@@ -1,16 +1,28 @@
 import {
   headerNames,
+  type OutgoingMessage,
   type ReadonlyHeaderMap,
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
-import { DeliveryBase, deliveriesOf, writeDeadLetterRetryCount } from "@ruststream/core/broker";
+import {
+  attemptOf,
+  DeliveryBase,
+  deliveriesOf,
+  writeDeadLetterRetryCount,
+} from "@ruststream/core/broker";
 import { headersOf, type ReadHeaders, tableNumber } from "../amqpHeaders.js";
 import type { DelayedCopy } from "../host.js";
 import type { LinkDelivery } from "../link.js";
 import { rabbitHeaderNames } from "../names.js";
 import type { RabbitPosition } from "../position.js";
 import type { QueueType } from "../topology/topology.js";
+
+/** A quorum queue's cap and dead letter, as the mount declared them (the server keeps the cap). */
+export interface QueueCap {
+  readonly maxAttempts: number;
+  readonly deadLetter: string;
+}
 
 /** What a delivery tells its subscription, and asks of it. */
 export interface DeliveryOwner {
@@ -20,6 +32,9 @@ export interface DeliveryOwner {
   released(delivery: QueueDelivery): void;
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
   deliveryLimit(queue: string): number | undefined;
+  /** The queue's declared cap, if it has one. */
+  readonly cap: QueueCap | undefined;
+  publishDeadLetter(message: OutgoingMessage): Promise<void>;
 }
 
 /**
@@ -30,6 +45,12 @@ export interface DeliveryOwner {
  * the message to the queue's wait queue (its TTL brings it back), then acks: never held in memory,
  * at worst delivered twice, never lost. On a stream it answers `unsupported`: the node drops a dead
  * letter routed to a stream, so the wait queue's copy would be lost.
+ *
+ * A wait queue's copy starts the server's count afresh, so on a quorum queue whose cap the server
+ * keeps, the server counts the copy's deliveries alone and would bring it back past the mount's
+ * `maxAttempts`. Where the attempts so far (the copy's retry count and the server's count) reach
+ * the cap and the server's count alone does not, a requeue or a delayed retry moves the message to
+ * the dead letter here instead, as the runtime writes its own (origin, retry count), then acks.
  */
 export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   readonly position: RabbitPosition;
@@ -111,6 +132,16 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     this.#owner.assertOpen();
     if (requeue && this.#type !== "quorum") return "unsupported";
     if (this.#stale()) return "ok";
+    const cap = this.#owner.cap;
+    // The server moves a requeue whose own count reaches the cap; one the copy's count made up, not.
+    if (
+      requeue &&
+      cap !== undefined &&
+      attemptOf(this) >= cap.maxAttempts &&
+      (this.redeliveryCount ?? 1) < cap.maxAttempts
+    ) {
+      return this.#deadLetter(cap.deadLetter);
+    }
     if (this.#type === "stream") {
       // A stream keeps every message whatever its readers do: dropping is moving past it.
       this.#message.ack();
@@ -134,7 +165,36 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     // 3.10 drops a dead letter routed to a stream (seen on the node): a wait queue could not bring
     // the copy back, so the runtime holds it for the delay and appends it itself.
     if (this.#type === "stream") return "unsupported";
+    // At the cap a copy would only come back past it: the server never moves what it has not seen.
+    const cap = this.#owner.cap;
+    if (cap !== undefined && attemptOf(this) >= cap.maxAttempts) {
+      return this.#deadLetter(cap.deadLetter);
+    }
     return this.#copyLater(ms);
+  }
+
+  /**
+   * Publishes the message to the dead letter with its origin and the deliveries it had, as the
+   * runtime's dead letters carry them, then acks: at worst moved twice, never lost.
+   */
+  async #deadLetter(deadLetter: string): Promise<"ok"> {
+    const headers = writeDeadLetterRetryCount(this.headers.clone(), deliveriesOf(this));
+    // The dead-letter queue counts its own deliveries: a count carried in would read as returns.
+    headers.delete("x-delivery-count");
+    await this.#owner.publishDeadLetter({
+      name: deadLetter,
+      payload: this.#message.content,
+      headers,
+      deadLetterOrigin: {
+        source: this.name,
+        position: String(this.position),
+        reason: "max-attempts",
+      },
+    });
+    this.#owner.assertOpen();
+    this.#message.ack();
+    this.#owner.released(this);
+    return "ok";
   }
 
   async #copyLater(ms: number): Promise<"ok"> {

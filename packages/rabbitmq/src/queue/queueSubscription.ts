@@ -1,16 +1,18 @@
-import type { RustStreamError } from "@ruststream/core";
+import type { OutgoingMessage, RustStreamError } from "@ruststream/core";
 import { Arrivals, type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import type { DelayedCopy, RabbitHost } from "../host.js";
 import type { LinkConsumer, LinkDelivery } from "../link.js";
 import { RabbitPosition } from "../position.js";
 import type { QueueType, Table } from "../topology/topology.js";
-import { type DeliveryOwner, QueueDelivery } from "./queueDelivery.js";
+import { type DeliveryOwner, type QueueCap, QueueDelivery } from "./queueDelivery.js";
 
 export interface QueueSubscriptionOptions {
   readonly queue: string;
   readonly type: QueueType;
   readonly prefetch: number;
   readonly arguments: Table;
+  /** A quorum queue's declared cap and dead letter (`x-delivery-limit` and its routing key). */
+  readonly cap?: QueueCap | undefined;
 }
 
 /**
@@ -141,6 +143,14 @@ export class QueueSubscription
 
   deliveryLimit(queue: string): number | undefined {
     return this.#host.deliveryLimit(queue);
+  }
+
+  get cap(): QueueCap | undefined {
+    return this.#options.cap;
+  }
+
+  publishDeadLetter(message: OutgoingMessage): Promise<void> {
+    return this.#host.publishDeadLetter(message);
   }
 
   #arrived(message: LinkDelivery): void {

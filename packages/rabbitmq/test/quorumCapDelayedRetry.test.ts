@@ -1,0 +1,125 @@
+import {
+  type DeadLetterOrigin,
+  headerNames,
+  type ReadonlyHeaderMap,
+  RustStream,
+  readDeadLetterOrigin,
+  retryAfter,
+} from "@ruststream/core";
+import { TestApp } from "@ruststream/testing";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { RabbitBroker, RabbitQuorumQueue } from "../src/index.js";
+
+// A quorum queue whose cap the server keeps (`x-delivery-limit`) counts a wait queue's copy afresh,
+// so a delayed retry once added the deliveries before it to the cap: `maxAttempts(3)` ran the
+// handler four times. The attempts are the copy's retry count and the server's count together, and
+// the package moves the message to the dead letter itself once they reach the cap.
+
+interface DeadLetter {
+  readonly id: string;
+  readonly origin: DeadLetterOrigin | undefined;
+  readonly retryCount: string | undefined;
+  readonly deadLetterRetryCount: string | undefined;
+  readonly attempt: number;
+}
+
+function deadLetterOf(id: string, headers: ReadonlyHeaderMap, attempt: number): DeadLetter {
+  return {
+    id,
+    origin: readDeadLetterOrigin(headers),
+    retryCount: headers.getString(headerNames.retryCount),
+    deadLetterRetryCount: headers.getString(headerNames.deadLetterRetryCount),
+    attempt,
+  };
+}
+
+/** The test's messages are `{ id }`; anything else is a mistake of the test. */
+function idOf(message: unknown): string {
+  const id = (message as { id?: unknown } | null)?.id;
+  if (typeof id !== "string") throw new Error(`not a test message: ${JSON.stringify(message)}`);
+  return id;
+}
+
+/** What the handler does at each attempt of the poison message (past the list: throw). */
+const plans: readonly (readonly [string, readonly ("retry-after" | "throw")[]])[] = [
+  ["a delayed retry then throws", ["retry-after", "throw", "throw"]],
+  ["two delayed retries then a throw", ["retry-after", "retry-after", "throw"]],
+  ["a delayed retry at every attempt", ["retry-after", "retry-after", "retry-after"]],
+];
+
+const modes: readonly (readonly [string, (app: RustStream) => Promise<TestApp>])[] = [
+  ["in-process stand-in", (app) => TestApp.start(app)],
+  ["real node", (app) => TestApp.startLive(app, { withinMs: 30_000 })],
+];
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+for (const [mode, start] of modes) {
+  describe(`maxAttempts on a quorum queue whose cap the server keeps, with delayed retries (${mode})`, () => {
+    for (const [plan, steps] of plans) {
+      it(`${plan}: exactly 3 runs, then exactly one dead letter with its origin and attempts 3`, async () => {
+        const url =
+          mode === "real node" ? requireEnv("RABBITMQ_URL") : "amqp://in-process.invalid:5672";
+        const queue = uniqueName("capped");
+        const dlq = `${queue}.dlq`;
+        const runs: string[] = [];
+        const dead: DeadLetter[] = [];
+        const app = new RustStream({ name: `cap-${queue}`, version: "1.0.0" }).broker(
+          new RabbitBroker({ url, declare: true }),
+          (b) => {
+            b.subscriber(new RabbitQuorumQueue(queue))
+              .maxAttempts(3)
+              .deadLetter(dlq)
+              .handle((message, ctx) => {
+                const id = idOf(message);
+                runs.push(`${id} ${ctx.attempt}`);
+                if (id === "sentinel") return undefined;
+                if (steps[ctx.attempt - 1] === "retry-after") return retryAfter(50);
+                throw new Error(`attempt ${ctx.attempt} fails`);
+              });
+            b.subscriber(new RabbitQuorumQueue(dlq)).handle((message, ctx) => {
+              dead.push(deadLetterOf(idOf(message), ctx.headers, ctx.attempt));
+            });
+          },
+        );
+        t = await start(app);
+        await t.publish(queue, { id: "poison" });
+        // The stand-in's wait queues run on the test's clock, the node's on its own: advance until
+        // the dead letter arrived (a bounded wait on the node).
+        const deadline = Date.now() + 30_000;
+        while (dead.length === 0) {
+          if (Date.now() > deadline) throw new Error(`no dead letter; runs ${runs.join(", ")}`);
+          await t.advance(50);
+        }
+        expect(runs).toEqual(["poison 1", "poison 2", "poison 3"]);
+        expect(dead).toEqual([
+          {
+            id: "poison",
+            origin: expect.objectContaining({ source: queue, reason: "max-attempts" }),
+            retryCount: "3",
+            deadLetterRetryCount: "3",
+            attempt: 1,
+          },
+        ]);
+        // Sentinels, each behind what could still come: a fourth run would reach the handler before
+        // the queue's sentinel, a second dead letter the dead-letter queue before its own.
+        await t.publish(queue, { id: "sentinel" });
+        await t.publish(dlq, { id: "sentinel" });
+        expect(runs).toEqual(["poison 1", "poison 2", "poison 3", "sentinel 1"]);
+        expect(dead.map((d) => d.id)).toEqual(["poison", "sentinel"]);
+        const moves = t.events.filter((e) => e.type === "dead-letter");
+        expect(moves).toHaveLength(1);
+        expect(moves[0]).toMatchObject({
+          subscriber: queue,
+          destination: dlq,
+          reason: "max-attempts",
+        });
+      }, 60_000);
+    }
+  });
+}
