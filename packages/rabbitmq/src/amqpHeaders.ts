@@ -89,29 +89,60 @@ export interface ReadHeaders {
   readonly unreadable: RustStreamError | undefined;
 }
 
-/** A delivery's headers: the table's entries (each as text or bytes), then the properties. */
+/** A delivery's headers as a new map (a reply's, read once): `readHeaders` into a map of its own. */
 export function headersOf(properties: LinkProperties): ReadHeaders {
   const headers = new HeaderMap();
+  const unreadable = readHeaders(properties, headers);
+  return { headers, unreadable };
+}
+
+/**
+ * A delivery's headers put into `headers`: the table's entries (each as text or bytes), then the
+ * properties. Answers why one of them could not be read (it is left out), if one could not. Read
+ * for every delivery (the runtime reads its attempt from them), so it makes nothing but the map's
+ * entries: the table's own names are walked in place, not copied out as entries.
+ */
+export function readHeaders(
+  properties: LinkProperties,
+  headers: HeaderMap,
+): RustStreamError | undefined {
   let unreadable: RustStreamError | undefined;
-  for (const [name, value] of Object.entries(properties.headers)) {
-    if (name.length === 0) continue;
-    if (name === unreadableHeaders && typeof value === "string") {
-      // The frame guard's mark (client/contentHeader.ts): the table as sent was not safe to read.
-      unreadable ??= new RustStreamError("invalid-argument", value);
-      continue;
+  const table = properties.headers;
+  if (Object.getPrototypeOf(table) === Object.prototype) {
+    // for-in makes no array; with the plain prototype it meets only the table's own names.
+    for (const name in table) unreadable = readEntry(name, table[name], headers, unreadable);
+  } else {
+    // A table given a prototype by an entry named `__proto__` (see below): for-in would walk the
+    // prototype's names (every index of a byte array), so only its own are read.
+    for (const name of Object.keys(table)) {
+      unreadable = readEntry(name, table[name], headers, unreadable);
     }
-    if (!nestedWithin(value, maxHeaderNesting)) {
-      unreadable ??= new RustStreamError("invalid-argument", nestingRefusal(name));
-      continue;
-    }
-    const held = heldValue(value);
-    if (held !== undefined) headers.set(name, held);
   }
   for (const [property, header] of propertyEntries) {
     const value = properties[property];
     if (typeof value === "string") headers.set(header, value);
   }
-  return { headers, unreadable };
+  return unreadable;
+}
+
+/** One table entry into `headers`; answers the first reason an entry could not be read. */
+function readEntry(
+  name: string,
+  value: TableValue | undefined,
+  headers: HeaderMap,
+  unreadable: RustStreamError | undefined,
+): RustStreamError | undefined {
+  if (name.length === 0) return unreadable;
+  if (name === unreadableHeaders && typeof value === "string") {
+    // The frame guard's mark (client/contentHeader.ts): the table as sent was not safe to read.
+    return unreadable ?? new RustStreamError("invalid-argument", value);
+  }
+  if (!nestedWithin(value, maxHeaderNesting)) {
+    return unreadable ?? new RustStreamError("invalid-argument", nestingRefusal(name));
+  }
+  const held = heldValue(value);
+  if (held !== undefined) headers.set(name, held);
+  return unreadable;
 }
 
 // A table amqplib decoded is a plain object filled entry by entry, so an entry named `__proto__`

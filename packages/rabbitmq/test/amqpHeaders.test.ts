@@ -70,6 +70,22 @@ describe("headersOf", () => {
     expect(JSON.parse(headers.getString("u")!)).toEqual({ type: "Buffer", data: 5 });
   });
 
+  it("a table whose own __proto__ entry set its prototype reads only its own entries", () => {
+    // The names are walked in place for a plain table; one with another prototype must not show
+    // the prototype's names (a byte array's indices, a table's entries) as headers.
+    const bytes: Record<string, TableValue> = {};
+    bytes.__proto__ = Buffer.from("ab");
+    bytes.x = "1";
+    const table: Record<string, TableValue> = {};
+    table.__proto__ = { y: "2" };
+    table.x = "1";
+    for (const headers of [bytes, table]) {
+      const read = headersOf({ headers });
+      expect(read.unreadable).toBeUndefined();
+      expect([...read.headers.keys()]).toEqual(["x"]);
+    }
+  });
+
   it(`a header nested ${maxHeaderNesting} deep still arrives, as JSON`, () => {
     const { headers, unreadable } = headersOf({ headers: { deep: nested(maxHeaderNesting) } });
     expect(unreadable).toBeUndefined();

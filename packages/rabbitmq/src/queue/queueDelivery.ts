@@ -1,7 +1,9 @@
 import {
+  HeaderMap,
   headerNames,
   type OutgoingMessage,
   type ReadonlyHeaderMap,
+  type RustStreamError,
   readRetryCount,
   type SettleResult,
 } from "@ruststream/core";
@@ -11,11 +13,11 @@ import {
   deliveriesOf,
   writeDeadLetterRetryCount,
 } from "@ruststream/core/broker";
-import { headersOf, type ReadHeaders, tableNumber } from "../amqpHeaders.js";
+import { readHeaders, tableNumber } from "../amqpHeaders.js";
 import type { DelayedCopy } from "../host.js";
 import type { LinkDelivery } from "../link.js";
 import { rabbitHeaderNames } from "../names.js";
-import type { RabbitPosition } from "../position.js";
+import { RabbitPosition } from "../position.js";
 import type { QueueType } from "../topology/topology.js";
 
 /** A quorum queue's cap and dead letter, as the mount declared them (the server keeps the cap). */
@@ -53,27 +55,46 @@ export interface DeliveryOwner {
  * the dead letter here instead, as the runtime writes its own (origin, retry count), then acks.
  */
 export class QueueDelivery extends DeliveryBase<RabbitPosition> {
-  readonly position: RabbitPosition;
   readonly #owner: DeliveryOwner;
   readonly #message: LinkDelivery;
   readonly #type: QueueType;
   /** The run of consumers it came from (its owner's epoch when it arrived). */
   readonly epoch: number;
-  #read: ReadHeaders | undefined;
+  /** Its arrival on the subscription, from 1: the position is made from it when asked for. */
+  readonly #sequence: number;
+  #position: RabbitPosition | undefined;
+  /** Read once, when the runtime first asks (it does for every delivery: its attempt). */
+  #headers: HeaderMap | undefined;
+  #unreadable: RustStreamError | undefined;
 
   constructor(
     owner: DeliveryOwner,
     message: LinkDelivery,
     type: QueueType,
-    position: RabbitPosition,
+    sequence: number,
     epoch: number,
   ) {
     super();
     this.#owner = owner;
     this.#message = message;
     this.#type = type;
-    this.position = position;
+    this.#sequence = sequence;
     this.epoch = epoch;
+  }
+
+  /**
+   * Where it sits, made when first asked for (the runtime asks only to log a failure, a stream's
+   * seek to it): on a stream queue the message's offset, which the node writes on every delivery.
+   */
+  get position(): RabbitPosition {
+    this.#position ??= new RabbitPosition(this.name, this.#sequence, this.#streamOffset());
+    return this.#position;
+  }
+
+  #streamOffset(): bigint | undefined {
+    if (this.#type !== "stream") return undefined;
+    const offset = this.#message.properties.headers["x-stream-offset"];
+    return typeof offset === "number" || typeof offset === "bigint" ? BigInt(offset) : undefined;
   }
 
   get name(): string {
@@ -83,13 +104,12 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     return this.#message.content;
   }
   get headers(): ReadonlyHeaderMap {
-    this.#read ??= this.#readHeaders();
-    return this.#read.headers;
+    return this.#headers ?? this.#readHeaders();
   }
   /** A header the sender nested past the limit: the runtime settles it by the decode policy. */
   override get decodeError(): Error | undefined {
-    this.#read ??= this.#readHeaders();
-    return this.#read.unreadable;
+    if (this.#headers === undefined) this.#readHeaders();
+    return this.#unreadable;
   }
   get partitionKey(): Uint8Array | undefined {
     return this.headers.get(rabbitHeaderNames.partitionKey);
@@ -105,9 +125,10 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
    * it had: the server writes only `x-death`, and the limit is the source queue's, known where this
    * connection declared or checked that queue (the count stays as it came elsewhere).
    */
-  #readHeaders(): ReadHeaders {
-    const read = headersOf(this.#message.properties);
-    const headers = read.headers;
+  #readHeaders(): HeaderMap {
+    const headers = new HeaderMap();
+    this.#unreadable = readHeaders(this.#message.properties, headers);
+    this.#headers = headers;
     const deaths = this.#message.properties.headers["x-death"];
     const last = Array.isArray(deaths)
       ? (deaths[0] as Record<string, unknown> | undefined)
@@ -118,7 +139,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
         writeDeadLetterRetryCount(headers, readRetryCount(headers) + limit + 1);
       }
     }
-    return read;
+    return headers;
   }
 
   protected settleAck(): SettleResult {

@@ -2,7 +2,6 @@ import type { OutgoingMessage, RustStreamError } from "@ruststream/core";
 import { Arrivals, type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
 import type { DelayedCopy, RabbitHost } from "../host.js";
 import type { LinkConsumer, LinkDelivery } from "../link.js";
-import { RabbitPosition } from "../position.js";
 import type { QueueType, Table } from "../topology/topology.js";
 import { type DeliveryOwner, type QueueCap, QueueDelivery } from "./queueDelivery.js";
 
@@ -155,13 +154,9 @@ export class QueueSubscription
 
   #arrived(message: LinkDelivery): void {
     if (this.#ended) return;
-    const offset = message.properties.headers["x-stream-offset"];
-    const position = new RabbitPosition(
-      this.name,
-      ++this.#arrivals,
-      typeof offset === "number" || typeof offset === "bigint" ? BigInt(offset) : undefined,
+    this.#waiting.push(
+      new QueueDelivery(this, message, this.#options.type, ++this.#arrivals, this.#epoch),
     );
-    this.#waiting.push(new QueueDelivery(this, message, this.#options.type, position, this.#epoch));
   }
 
   async #end(): Promise<void> {
