@@ -34,6 +34,8 @@ export { assertBatchSize, reportsMoves } from "./capabilities.js";
 export { commitModes } from "./commitMode.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";
+export type { DeadLetterCopy } from "./deadLetterCopy.js";
+export { deadLetterCopyOf } from "./deadLetterCopy.js";
 export { DeliveryBase } from "./delivery.js";
 export { writeDeadLetterRetryCount, writeRetryCount } from "./headerNames.js";
 export {

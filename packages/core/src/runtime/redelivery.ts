@@ -1,8 +1,9 @@
 import { deliveriesOf } from "../attempt.js";
 import type { ClockTimer } from "../clock.js";
+import { deadLetterCopyOf } from "../deadLetterCopy.js";
 import type { Delivery } from "../delivery.js";
 import { isRustStreamError } from "../errors.js";
-import { writeDeadLetterRetryCount, writeRetryCount } from "../headerNames.js";
+import { writeRetryCount } from "../headerNames.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingMessage } from "../message.js";
 import type { DispatchHost } from "./dispatchHost.js";
@@ -78,14 +79,8 @@ export class Redelivery {
     this.#publishDeadLetter(delivery, {
       name: destination,
       payload: delivery.payload,
-      headers: writeDeadLetterRetryCount(delivery.headers.clone(), deliveriesOf(delivery)),
+      ...deadLetterCopyOf(delivery, reason),
       ...(delivery.partitionKey === undefined ? {} : { partitionKey: delivery.partitionKey }),
-      deadLetterOrigin: {
-        source: delivery.name,
-        ...(delivery.partition === undefined ? {} : { partition: delivery.partition }),
-        position: String(delivery.position),
-        reason,
-      },
       cause: delivery,
       replacesCause: true,
     });

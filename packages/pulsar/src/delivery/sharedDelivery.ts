@@ -1,5 +1,5 @@
 import type { ReadonlyHeaderMap, SettleResult } from "@ruststream/core";
-import { deliveriesOf, writeDeadLetterRetryCount, writeRetryCount } from "@ruststream/core/broker";
+import { deadLetterCopyOf, deliveriesOf, writeRetryCount } from "@ruststream/core/broker";
 import type { LinkMessage } from "../link/link.js";
 import { type DeliveryOwner, PulsarDelivery } from "./pulsarDelivery.js";
 
@@ -76,18 +76,8 @@ export class SharedDelivery extends PulsarDelivery {
    * the core's own dead letters write it), then the original acked.
    */
   #moveTo(deadLetter: DeadLetterPolicy, reason: string): Promise<"ok"> {
-    const copy = {
-      ...this.copyFor(
-        deadLetter.topic,
-        writeDeadLetterRetryCount(this.headers.clone(), deliveriesOf(this)),
-      ),
-      deadLetterOrigin: {
-        source: this.name,
-        ...(this.partition === undefined ? {} : { partition: this.partition }),
-        position: this.position.toString(),
-        reason,
-      },
-    };
+    const { headers, deadLetterOrigin } = deadLetterCopyOf(this, reason);
+    const copy = { ...this.copyFor(deadLetter.topic, headers), deadLetterOrigin };
     return this.thenAck(this.owner.publishCopy(copy, deadLetter.initialSubscription));
   }
 

@@ -10,6 +10,7 @@ import {
 import {
   attemptOf,
   DeliveryBase,
+  deadLetterCopyOf,
   deliveriesOf,
   writeDeadLetterRetryCount,
 } from "@ruststream/core/broker";
@@ -199,18 +200,14 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
    * runtime's dead letters carry them, then acks: at worst moved twice, never lost.
    */
   async #deadLetter(deadLetter: string): Promise<"ok"> {
-    const headers = writeDeadLetterRetryCount(this.headers.clone(), deliveriesOf(this));
+    const { headers, deadLetterOrigin } = deadLetterCopyOf(this, "max-attempts");
     // The dead-letter queue counts its own deliveries: a count carried in would read as returns.
     headers.delete("x-delivery-count");
     await this.#owner.publishDeadLetter({
       name: deadLetter,
       payload: this.#message.content,
       headers,
-      deadLetterOrigin: {
-        source: this.name,
-        position: String(this.position),
-        reason: "max-attempts",
-      },
+      deadLetterOrigin,
     });
     this.#owner.assertOpen();
     this.#message.ack();
