@@ -27,8 +27,10 @@ import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
+import { priorityConfig, priorityDifference, priorityPull } from "../priority.js";
 import { schedulePatternRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type {
+  ConsumerSettings,
   DeliverPolicy,
   KvBucketDeclaration,
   ObjectStoreDeclaration,
@@ -174,6 +176,7 @@ function consumerConfig(spec: ConsumerSpec) {
     ...(settings.maxDeliver === undefined ? {} : { max_deliver: settings.maxDeliver }),
     ...(settings.backoffMs === undefined ? {} : { backoff: settings.backoffMs.map(nanos) }),
     ...deliverConfig(spec.startAt ?? settings.deliver),
+    ...priorityConfig(settings.priority),
     ...filters,
   };
 }
@@ -602,7 +605,13 @@ class ClientLink implements NatsLink {
       async () => {
         if (spec.replace && spec.durable !== undefined)
           await this.#deleteDurable(spec.stream, spec.durable);
-        return this.#jsm.consumers.add(spec.stream, consumerConfig(spec));
+        return this.#jsm.consumers
+          .add(spec.stream, consumerConfig(spec))
+          .catch((error: unknown) => {
+            throw spec.durable === undefined
+              ? error
+              : this.#existingDiffers(spec.stream, spec.durable, spec.settings, error);
+          });
       },
     );
     const consumer = await this.#retry.run(
@@ -622,7 +631,12 @@ class ClientLink implements NatsLink {
             // A consumer the server no longer has ends the pulls (abort_on_missing_resource), as
             // a failure.
             consume: (max_messages, expires) =>
-              consumer.consume({ max_messages, expires, abort_on_missing_resource: true }),
+              consumer.consume({
+                max_messages,
+                expires,
+                abort_on_missing_resource: true,
+                ...priorityPull(spec.settings.priority),
+              }),
             message: (m) => new ClientStored(m, held),
           },
           max,
@@ -681,6 +695,28 @@ class ClientLink implements NatsLink {
 
   inbox(): string {
     return createInbox();
+  }
+
+  /**
+   * What a refused creation of a durable says when the durable is there with another priority
+   * group: the difference, by name (the server's own answer says only that it exists).
+   */
+  async #existingDiffers(
+    stream: string,
+    durable: string,
+    settings: ConsumerSettings,
+    error: unknown,
+  ): Promise<unknown> {
+    if (!isApiError(error, 10148)) return error;
+    const existing = await this.#jsm.consumers.info(stream, durable).catch(() => undefined);
+    const difference =
+      existing === undefined ? undefined : priorityDifference(existing.config, settings.priority);
+    if (difference === undefined) return error;
+    return new RustStreamError(
+      "invalid-argument",
+      `the consumer "${durable}" on the JetStream stream "${stream}" exists with another priority group: ${difference}. Give every app of the durable the same priority option, or delete the consumer (nats consumer rm ${stream} ${durable}) to make it anew`,
+      { cause: error },
+    );
   }
 
   async #deleteDurable(stream: string, durable: string): Promise<void> {
