@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { RustStream, RustStreamError } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { JetStreamSubject, NatsBroker, type PriorityGroup } from "../src/index.js";
 import { deleteStreams, eventually, rawClient } from "./env.live.js";
 
@@ -77,7 +77,8 @@ describe("a pinned priority group", () => {
   it("hands every message to the pinned app while it lives, then to the other once it stopped", async () => {
     const subject = uniqueName("pinned");
     streams.push(subject);
-    const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 2000 };
+    // A pin's TTL far past the test's deadlines: only the stopping app's unpin hands over in time.
+    const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 60_000 };
     const first: number[] = [];
     const second: number[] = [];
     const a = await start(subject, priority, first);
@@ -94,9 +95,10 @@ describe("a pinned priority group", () => {
     expect(second).toEqual([]);
     expect(await pinnedId(subject, "jobs")).toBe(pin);
 
-    // The pinned app stops: once its pin lapses (2 s without a pull) the server pins the other.
+    // The pinned app stops, giving its pin up: the server pins the other's pulls at once.
     await a.stop();
     apps.splice(apps.indexOf(a), 1);
+    expect(await pinnedId(subject, "jobs")).not.toBe(pin);
     await publish(subject, 22, 30);
     await eventually(() => second.includes(30), 20_000, "the other app's sentinel");
     expect(second).toEqual(Array.from({ length: 9 }, (_, i) => i + 22));
@@ -104,6 +106,42 @@ describe("a pinned priority group", () => {
     const next = await pinnedId(subject, "jobs");
     expect(next).toBeDefined();
     expect(next).not.toBe(pin);
+  });
+
+  it("moves the pin to the other app once the pinned one stops pulling for pinTtlMs", async () => {
+    const subject = uniqueName("pinstall");
+    streams.push(subject);
+    const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 2000 };
+    const first: number[] = [];
+    const second: number[] = [];
+    let release: () => void = () => undefined;
+    const stuck = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    onTestFinished(() => release());
+    // One message at a time, its handler stuck: the pinned app has no room and pulls no more.
+    await start(subject, priority, first, { gate: () => stuck, fetchSize: 1 });
+    await publish(subject, 1, 1);
+    await eventually(() => first.includes(1), 10_000, "the first app's first message");
+    const pin = await pinnedId(subject, "jobs");
+    expect(pin).toBeDefined();
+    await start(subject, priority, second);
+    await publish(subject, 2, 10);
+    await eventually(() => second.includes(10), 20_000, "the other app's sentinel");
+    const next = await pinnedId(subject, "jobs");
+    expect(next).toBeDefined();
+    expect(next).not.toBe(pin);
+    // The stuck app had one pull of 1 out (asked ahead) when it stopped: at most message 2 went
+    // to it, to wait in its subscription; everything after it went to the other, in order.
+    expect(first).toEqual([1]);
+    const from = second[0] ?? 0;
+    expect(from === 2 || from === 3).toBe(true);
+    expect(second).toEqual(Array.from({ length: 11 - from }, (_, i) => i + from));
+    release();
+    await eventually(() => first.length + second.length === 10, 10_000, "every message handled");
+    expect([...first, ...second].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
   });
 
   it("refuses an app whose group differs from the durable's, naming the difference", async () => {

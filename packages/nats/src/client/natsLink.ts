@@ -227,6 +227,30 @@ function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.apiError().err_code === code;
 }
 
+/**
+ * Lets go of a pinned group's pin this client holds, so the server pins another client's pulls at
+ * once rather than after the pin's TTL. Only a pin still this client's is given up (the server
+ * may have moved it already); a failure leaves it to the TTL.
+ */
+async function giveUpPin(
+  jsm: JetStreamManager,
+  stream: string,
+  consumer: string,
+  group: string,
+  pin: string,
+): Promise<void> {
+  try {
+    const info = await jsm.consumers.info(stream, consumer);
+    // The client's types do not carry the consumer info's priority group state yet.
+    const groups = (info as { priority_groups?: { group: string; pinned_client_id?: string }[] })
+      .priority_groups;
+    if (groups?.find((g) => g.group === group)?.pinned_client_id !== pin) return;
+    await jsm.consumers.unpin(stream, consumer, group);
+  } catch {
+    // The pin lapses after its TTL anyway.
+  }
+}
+
 /** The link over one client connection. */
 class ClientLink implements NatsLink {
   readonly states = new LinkStates();
@@ -623,6 +647,9 @@ class ClientLink implements NatsLink {
     const refusals = this.#pullRefusals;
     const held = this.#held;
     const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
+    const pinned = spec.settings.priority?.policy === "pinned" ? spec.settings.priority : undefined;
+    // The pin the server gave this link's pulls (a pinned group's), while it holds it.
+    let pin: string | undefined;
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
@@ -638,6 +665,10 @@ class ClientLink implements NatsLink {
                 ...priorityPull(spec.settings.priority),
               }),
             message: (m) => new ClientStored(m, held),
+            status: (status) => {
+              if (status.type === "consumer_pinned") pin = status.id;
+              else if (status.type === "consumer_unpinned") pin = undefined;
+            },
           },
           max,
           expiresMs,
@@ -687,6 +718,10 @@ class ClientLink implements NatsLink {
         }
       },
       async close() {
+        if (pinned !== undefined && pin !== undefined) {
+          await giveUpPin(jsm, spec.stream, info.name, pinned.group, pin);
+          pin = undefined;
+        }
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
       },
