@@ -11,6 +11,8 @@ import { positive } from "@ruststream/core/broker";
  * - `overflow`: every app pulls, but an app giving `minPending` or `minAckPending` is served only
  *   while the consumer has more than that many messages not yet delivered (`num_pending`), or
  *   delivered and not settled (`num_ack_pending`). Without either, an app is served as usual.
+ * - `prioritized` (NATS 2.12 or newer): each app's pulls carry its `priority`, 0 (first) to 9; the
+ *   server serves the waiting pulls of the lowest number first, the others only when none waits.
  */
 export type PriorityGroup =
   | {
@@ -27,6 +29,12 @@ export type PriorityGroup =
       readonly minPending?: number;
       /** This app is served only while more than this many messages wait for a settlement. */
       readonly minAckPending?: number;
+    }
+  | {
+      readonly policy: "prioritized";
+      readonly group: string;
+      /** This app's pulls' priority: 0 (served first) to 9. */
+      readonly priority: number;
     };
 
 /** A priority group checked, as the consumer's settings carry it. */
@@ -37,7 +45,8 @@ export type PrioritySettings =
       readonly group: string;
       readonly minPending: number | undefined;
       readonly minAckPending: number | undefined;
-    };
+    }
+  | { readonly policy: "prioritized"; readonly group: string; readonly priority: number };
 
 const what = "JetStreamSubject priority";
 
@@ -50,7 +59,7 @@ export function checkPriority(
   if (typeof priority !== "object" || priority === null) {
     throw new RustStreamError(
       "invalid-argument",
-      `${what}: give { policy: "pinned" | "overflow", group }, not ${JSON.stringify(priority)}`,
+      `${what}: give { policy: "pinned" | "overflow" | "prioritized", group }, not ${JSON.stringify(priority)}`,
     );
   }
   // The group shares a consumer between apps; an ephemeral consumer is one app's alone.
@@ -83,9 +92,19 @@ export function checkPriority(
       minAckPending: threshold("minAckPending", priority.minAckPending),
     };
   }
+  if (priority.policy === "prioritized") {
+    const level = priority.priority;
+    if (!Number.isInteger(level) || level < 0 || level > 9) {
+      throw new RustStreamError(
+        "invalid-argument",
+        `${what} priority: ${String(level)} is not a priority level: a whole number from 0 (served first) to 9`,
+      );
+    }
+    return { policy: "prioritized", group, priority: level };
+  }
   throw new RustStreamError(
     "invalid-argument",
-    `${what} policy: "${String((priority as { policy: unknown }).policy)}" is not a priority policy: "pinned" or "overflow"`,
+    `${what} policy: "${String((priority as { policy: unknown }).policy)}" is not a priority policy: "pinned", "overflow" or "prioritized"`,
   );
 }
 
@@ -102,7 +121,11 @@ function threshold(name: string, value: number | undefined): number | undefined 
 }
 
 /** The server's name of each policy. */
-const serverPolicy = { pinned: "pinned_client", overflow: "overflow" } as const;
+const serverPolicy = {
+  pinned: "pinned_client",
+  overflow: "overflow",
+  prioritized: "prioritized",
+} as const;
 
 /** The consumer's settings the group asks of the server (the same in every app of the group). */
 export function priorityConfig(priority: PrioritySettings | undefined) {
@@ -120,6 +143,8 @@ export function priorityConfig(priority: PrioritySettings | undefined) {
 export function priorityPull(priority: PrioritySettings | undefined) {
   if (priority === undefined) return {};
   if (priority.policy === "pinned") return { group: priority.group };
+  if (priority.policy === "prioritized")
+    return { group: priority.group, priority: priority.priority };
   return {
     group: priority.group,
     ...(priority.minPending === undefined ? {} : { min_pending: priority.minPending }),

@@ -179,8 +179,9 @@ export interface JetStreamSubjectOptions {
   /**
    * A priority group (NATS 2.11 or newer) on the durable consumer: `pinned`, one app handles the
    * messages while it pulls and another takes over once it stops; `overflow`, an app with
-   * `minPending`/`minAckPending` is served only while the consumer's backlog is past them. Every
-   * app of the durable gives the same group and policy (and `pinTtlMs`).
+   * `minPending`/`minAckPending` is served only while the consumer's backlog is past them;
+   * `prioritized` (2.12), the apps of the lowest `priority` level are served first. Every app of
+   * the durable gives the same group and policy (and `pinTtlMs`).
    */
   readonly priority?: PriorityGroup;
   /**

@@ -26,7 +26,11 @@ async function start(
   subject: string,
   priority: PriorityGroup,
   into: number[],
-  options: { readonly gate?: () => Promise<void>; readonly fetchSize?: number } = {},
+  options: {
+    readonly gate?: () => Promise<void>;
+    readonly fetchSize?: number;
+    readonly pullExpiresMs?: number;
+  } = {},
 ): Promise<TestApp> {
   const app = new RustStream({ name: "prio", version: "1.0.0" }).broker(
     new NatsBroker({ servers: requireEnv("NATS_URL") }),
@@ -37,6 +41,7 @@ async function start(
           durable: "workers",
           priority,
           ...(options.fetchSize === undefined ? {} : { fetchSize: options.fetchSize }),
+          ...(options.pullExpiresMs === undefined ? {} : { pullExpiresMs: options.pullExpiresMs }),
           declare: { subjects: [subject], storage: "memory" },
         }),
       ).handle(async (m) => {
@@ -207,6 +212,48 @@ describe("an overflow priority group", () => {
   });
 });
 
+describe("a prioritized priority group", () => {
+  it("serves the priority 1 app only while the priority 0 app has no pull waiting", async () => {
+    const subject = uniqueName("prioritized");
+    streams.push(subject);
+    const first: number[] = [];
+    const second: number[] = [];
+    let open = true;
+    let release: () => void = () => undefined;
+    let held = Promise.resolve();
+    onTestFinished(() => release());
+    const gate = () => (open ? Promise.resolve() : held);
+    // Pulls that wait at the server 30 s: the priority 0 app always has one out while it has room.
+    const pulls = { fetchSize: 4, pullExpiresMs: 30_000 };
+    await start(subject, { policy: "prioritized", group: "jobs", priority: 0 }, first, {
+      gate,
+      ...pulls,
+    });
+    await start(subject, { policy: "prioritized", group: "jobs", priority: 1 }, second, pulls);
+
+    // Both pulling: every message goes to the priority 0 app, the sentinel 3 last.
+    await publish(subject, 1, 3);
+    await eventually(() => first.includes(3), 10_000, "the priority 0 app's sentinel");
+    expect(first).toEqual([1, 2, 3]);
+    expect(second).toEqual([]);
+
+    // Its handlers stuck, it fills up and pulls no more: the priority 1 app is served, to the end.
+    open = false;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await publish(subject, 4, 30);
+    await eventually(() => second.includes(30), 20_000, "the priority 1 app's sentinel");
+    expect(second.every((n) => n > 3)).toBe(true);
+    open = true;
+    release();
+    await eventually(() => first.length + second.length === 30, 10_000, "every message handled");
+    expect([...first, ...second].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
+  });
+});
+
 describe("the in-process stand-in", () => {
   it("refuses a priority group as unsupported, naming it", async () => {
     const app = new RustStream({ name: "prio", version: "1.0.0" }).broker(
@@ -237,7 +284,7 @@ describe("the in-process stand-in", () => {
 });
 
 describe("priority options", () => {
-  it("refuses a group without a durable, a bad group name, and a threshold of 0", () => {
+  it("refuses a group without a durable, a bad group name, a threshold of 0, a level of 10", () => {
     const base = { stream: "S" };
     expect(
       () => new JetStreamSubject("s", { ...base, priority: { policy: "pinned", group: "g" } }),
@@ -258,5 +305,13 @@ describe("priority options", () => {
           priority: { policy: "overflow", group: "g", minPending: 0 },
         }),
     ).toThrow(/minPending: 0 is not a count of messages/);
+    expect(
+      () =>
+        new JetStreamSubject("s", {
+          ...base,
+          durable: "d",
+          priority: { policy: "prioritized", group: "g", priority: 10 },
+        }),
+    ).toThrow(/priority: 10 is not a priority level: a whole number from 0 \(served first\) to 9/);
   });
 });
