@@ -12,6 +12,8 @@
 //   headerValues.ts   header values as NATS carries them
 //   replyInbox.ts     where requests wait for their replies
 //   position.ts       where a delivery sits
+//   priority.ts       a JetStream consumer's priority group (pinned, overflow, prioritized):
+//                     its checks, its consumer settings and pull fields
 //   names.ts          the names it writes on its wire
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
@@ -61,6 +63,7 @@ export {
   NatsArrivalPosition,
   parseJetStreamPosition,
 } from "./position.js";
+export type { PriorityGroup } from "./priority.js";
 export type {
   JetStreamExpectations,
   NatsPublisher,

@@ -81,6 +81,7 @@ export class OrderedJetStreamSubject implements AddressedSource {
       pullExpiresMs: checkExpires(options.pullExpiresMs, "OrderedJetStreamSubject"),
       fetchSize: positive("fetchSize", options.fetchSize, 256),
       inactiveThresholdMs: undefined,
+      priority: undefined,
     };
     this.redeliveryAddress = copiesTo(list, options.redeliverTo, "OrderedJetStreamSubject");
     this.bindings = { nats: { subjects: list, stream: this.stream, ordered: true } };

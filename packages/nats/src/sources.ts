@@ -7,6 +7,7 @@ import {
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
+import { checkPriority, type PriorityGroup, type PrioritySettings } from "./priority.js";
 import { wholeSeconds } from "./ttl.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
@@ -176,6 +177,14 @@ export interface JetStreamSubjectOptions {
   /** Creates the stream when it is missing, with these settings. */
   readonly declare?: StreamDeclaration;
   /**
+   * A priority group (NATS 2.11 or newer) on the durable consumer: `pinned`, one app handles the
+   * messages while it pulls and another takes over once it stops; `overflow`, an app with
+   * `minPending`/`minAckPending` is served only while the consumer's backlog is past them;
+   * `prioritized` (2.12), the apps of the lowest `priority` level are served first. Every app of
+   * the durable gives the same group and policy (and `pinTtlMs`).
+   */
+  readonly priority?: PriorityGroup;
+  /**
    * `auto` (default): an ack is sent and not confirmed; `tracked`: an ack resolves once the server
    * confirmed it (`ackAck`), so a settled delivery is never delivered again.
    */
@@ -192,6 +201,8 @@ export interface ConsumerSettings {
   readonly pullExpiresMs: number;
   readonly fetchSize: number;
   readonly inactiveThresholdMs: number | undefined;
+  /** The consumer's priority group and what this app's pulls carry for it. */
+  readonly priority: PrioritySettings | undefined;
 }
 
 /**
@@ -250,6 +261,7 @@ export class JetStreamSubject implements AddressedSource {
         options.inactiveThresholdMs === undefined
           ? undefined
           : positive("inactiveThresholdMs", options.inactiveThresholdMs, 1),
+      priority: checkPriority(options.priority, options.durable),
     };
     this.redeliveryAddress = copiesTo(list, options.redeliverTo, "JetStreamSubject");
     this.bindings = {
@@ -532,6 +544,7 @@ function watchSettings(
     maxDeliver: undefined,
     backoffMs: undefined,
     inactiveThresholdMs: undefined,
+    priority: undefined,
   };
 }
 

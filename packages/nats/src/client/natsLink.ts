@@ -27,8 +27,10 @@ import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
+import { priorityConfig, priorityDifference, priorityPull } from "../priority.js";
 import { schedulePatternRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type {
+  ConsumerSettings,
   DeliverPolicy,
   KvBucketDeclaration,
   ObjectStoreDeclaration,
@@ -175,6 +177,7 @@ function consumerConfig(spec: ConsumerSpec) {
     ...(settings.maxDeliver === undefined ? {} : { max_deliver: settings.maxDeliver }),
     ...(settings.backoffMs === undefined ? {} : { backoff: settings.backoffMs.map(nanos) }),
     ...deliverConfig(spec.startAt ?? settings.deliver),
+    ...priorityConfig(settings.priority),
     ...filters,
   };
 }
@@ -240,6 +243,30 @@ function describeQuery(query: MessageQuery): string {
 
 function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.apiError().err_code === code;
+}
+
+/**
+ * Lets go of a pinned group's pin this client holds, so the server pins another client's pulls at
+ * once rather than after the pin's TTL. Only a pin still this client's is given up (the server
+ * may have moved it already); a failure leaves it to the TTL.
+ */
+async function giveUpPin(
+  jsm: JetStreamManager,
+  stream: string,
+  consumer: string,
+  group: string,
+  pin: string,
+): Promise<void> {
+  try {
+    const info = await jsm.consumers.info(stream, consumer);
+    // The client's types do not carry the consumer info's priority group state yet.
+    const groups = (info as { priority_groups?: { group: string; pinned_client_id?: string }[] })
+      .priority_groups;
+    if (groups?.find((g) => g.group === group)?.pinned_client_id !== pin) return;
+    await jsm.consumers.unpin(stream, consumer, group);
+  } catch {
+    // The pin lapses after its TTL anyway.
+  }
 }
 
 /** The link over one client connection. */
@@ -647,7 +674,13 @@ class ClientLink implements NatsLink {
       async () => {
         if (spec.replace && spec.durable !== undefined)
           await this.#deleteDurable(spec.stream, spec.durable);
-        return this.#jsm.consumers.add(spec.stream, consumerConfig(spec));
+        return this.#jsm.consumers
+          .add(spec.stream, consumerConfig(spec))
+          .catch((error: unknown) => {
+            throw spec.durable === undefined
+              ? error
+              : this.#existingDiffers(spec.stream, spec.durable, spec.settings, error);
+          });
       },
     );
     const consumer = await this.#retry.run(
@@ -659,6 +692,9 @@ class ClientLink implements NatsLink {
     const refusals = this.#pullRefusals;
     const held = this.#held;
     const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
+    const pinned = spec.settings.priority?.policy === "pinned" ? spec.settings.priority : undefined;
+    // The pin the server gave this link's pulls (a pinned group's), while it holds it.
+    let pin: string | undefined;
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
@@ -667,8 +703,17 @@ class ClientLink implements NatsLink {
             // A consumer the server no longer has ends the pulls (abort_on_missing_resource), as
             // a failure.
             consume: (max_messages, expires) =>
-              consumer.consume({ max_messages, expires, abort_on_missing_resource: true }),
+              consumer.consume({
+                max_messages,
+                expires,
+                abort_on_missing_resource: true,
+                ...priorityPull(spec.settings.priority),
+              }),
             message: (m) => new ClientStored(m, held),
+            status: (status) => {
+              if (status.type === "consumer_pinned") pin = status.id;
+              else if (status.type === "consumer_unpinned") pin = undefined;
+            },
           },
           max,
           expiresMs,
@@ -718,6 +763,10 @@ class ClientLink implements NatsLink {
         }
       },
       async close() {
+        if (pinned !== undefined && pin !== undefined) {
+          await giveUpPin(jsm, spec.stream, info.name, pinned.group, pin);
+          pin = undefined;
+        }
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
       },
@@ -726,6 +775,28 @@ class ClientLink implements NatsLink {
 
   inbox(): string {
     return createInbox();
+  }
+
+  /**
+   * What a refused creation of a durable says when the durable is there with another priority
+   * group: the difference, by name (the server's own answer says only that it exists).
+   */
+  async #existingDiffers(
+    stream: string,
+    durable: string,
+    settings: ConsumerSettings,
+    error: unknown,
+  ): Promise<unknown> {
+    if (!isApiError(error, 10148)) return error;
+    const existing = await this.#jsm.consumers.info(stream, durable).catch(() => undefined);
+    const difference =
+      existing === undefined ? undefined : priorityDifference(existing.config, settings.priority);
+    if (difference === undefined) return error;
+    return new RustStreamError(
+      "invalid-argument",
+      `the consumer "${durable}" on the JetStream stream "${stream}" exists with another priority group: ${difference}. Give every app of the durable the same priority option, or delete the consumer (nats consumer rm ${stream} ${durable}) to make it anew`,
+      { cause: error },
+    );
   }
 
   async #deleteDurable(stream: string, durable: string): Promise<void> {

@@ -504,6 +504,13 @@ class StandInLink implements NatsLink {
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
     this.#assertOpen();
+    // One process has no clients for the server to choose between: a group would change nothing.
+    if (spec.settings.priority !== undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        `the in-process NATS stand-in has no priority groups (JetStreamSubject priority "${spec.settings.priority.policy}" on "${spec.durable ?? spec.stream}"): test it against a NATS server (2.11 or newer), or leave priority out under TestApp`,
+      );
+    }
     const consumer = this.#server.consumer(spec, this.#coordinator);
     this.#consumers.add(consumer);
     const server = this.#server;
