@@ -101,12 +101,15 @@ interface ManagedConnection {
   readonly auth_mechanism: string;
 }
 
-/** The node's connections of `name`, once it lists at least one (it lists a new one soon after). */
-async function connectionsOf(name: string): Promise<ManagedConnection[]> {
+/**
+ * The node's connections of `name` in `vhostName`, once it lists at least one (it lists a new one
+ * soon after). The vhost too: a connection an earlier test left open may be the user's elsewhere.
+ */
+async function connectionsOf(name: string, vhostName: string): Promise<ManagedConnection[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const all = (await management("/api/connections")) as ManagedConnection[];
-    const mine = all.filter((c) => c.user === name);
+    const mine = all.filter((c) => c.user === name && c.vhost === vhostName);
     if (mine.length > 0 || Date.now() > deadline) return mine;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -162,10 +165,10 @@ describe("a vhost other than / (real node)", () => {
       });
       open.push(connected);
       await management(`/api/permissions/${path(revoked)}/${path(user)}`, { method: "DELETE" });
-      for (const c of await connectionsOf(user)) {
-        if (c.vhost === revoked)
-          await management(`/api/connections/${path(c.name)}`, { method: "DELETE" });
-      }
+      const revokedConnections = await connectionsOf(user, revoked);
+      expect(revokedConnections).not.toEqual([]);
+      for (const c of revokedConnections)
+        await management(`/api/connections/${path(c.name)}`, { method: "DELETE" });
       const deadline = Date.now() + 15_000;
       while (!states.includes("lost") && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -194,7 +197,7 @@ describe("a TLS client certificate, the EXTERNAL mechanism (real node)", () => {
     });
     const queue = `creds-cert-q-${id}`;
     expect(await roundTrip(connected, queue)).toBe(`to ${queue}`);
-    const [seen] = await connectionsOf(certUser);
+    const [seen] = await connectionsOf(certUser, vhost);
     expect(seen).toMatchObject({ user: certUser, vhost, auth_mechanism: "EXTERNAL" });
   });
 
