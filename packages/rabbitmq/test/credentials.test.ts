@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isRustStreamError, RustStream, type TlsOptions } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { brokers, requireEnv } from "@ruststream/tooling-testkit/brokers";
+import { brokers, ensureTestCertificates, requireEnv } from "@ruststream/tooling-testkit/brokers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ConnectedRabbitBroker,
@@ -10,6 +12,7 @@ import {
   type RabbitBrokerOptions,
   RabbitQueue,
 } from "../src/index.js";
+import { TlsEndingRelay } from "./tlsEndingRelay.js";
 
 // Credentials beyond the user and password of vhost "/": a vhost of its own named in the url's
 // path, percent-encoded, and a TLS client certificate logging in by the EXTERNAL mechanism as the
@@ -53,7 +56,7 @@ afterAll(async () => {
     await management(`/api/vhosts/${path(name)}`, { method: "DELETE" });
   for (const name of [user, certUser])
     await management(`/api/users/${path(name)}`, { method: "DELETE" });
-  for (const file of files) rmSync(file, { force: true });
+  for (const file of files) rmSync(file, { force: true, recursive: true });
 });
 
 /** The node's AMQP url with the user, the password and the vhost, each percent-encoded. */
@@ -101,12 +104,15 @@ interface ManagedConnection {
   readonly auth_mechanism: string;
 }
 
-/** The node's connections of `name`, once it lists at least one (it lists a new one soon after). */
-async function connectionsOf(name: string): Promise<ManagedConnection[]> {
+/**
+ * The node's connections of `name` in `vhostName`, once it lists at least one (it lists a new one
+ * soon after). The vhost too: a connection an earlier test left open may be the user's elsewhere.
+ */
+async function connectionsOf(name: string, vhostName: string): Promise<ManagedConnection[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const all = (await management("/api/connections")) as ManagedConnection[];
-    const mine = all.filter((c) => c.user === name);
+    const mine = all.filter((c) => c.user === name && c.vhost === vhostName);
     if (mine.length > 0 || Date.now() > deadline) return mine;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -162,10 +168,10 @@ describe("a vhost other than / (real node)", () => {
       });
       open.push(connected);
       await management(`/api/permissions/${path(revoked)}/${path(user)}`, { method: "DELETE" });
-      for (const c of await connectionsOf(user)) {
-        if (c.vhost === revoked)
-          await management(`/api/connections/${path(c.name)}`, { method: "DELETE" });
-      }
+      const revokedConnections = await connectionsOf(user, revoked);
+      expect(revokedConnections).not.toEqual([]);
+      for (const c of revokedConnections)
+        await management(`/api/connections/${path(c.name)}`, { method: "DELETE" });
       const deadline = Date.now() + 15_000;
       while (!states.includes("lost") && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -194,7 +200,7 @@ describe("a TLS client certificate, the EXTERNAL mechanism (real node)", () => {
     });
     const queue = `creds-cert-q-${id}`;
     expect(await roundTrip(connected, queue)).toBe(`to ${queue}`);
-    const [seen] = await connectionsOf(certUser);
+    const [seen] = await connectionsOf(certUser, vhost);
     expect(seen).toMatchObject({ user: certUser, vhost, auth_mechanism: "EXTERNAL" });
   });
 
@@ -209,6 +215,89 @@ describe("a TLS client certificate, the EXTERNAL mechanism (real node)", () => {
       "RabbitMQ refused the login by client certificate",
     );
     expect((refused as Error).message).toContain("ssl_cert_login_from");
+  });
+});
+
+describe("EXTERNAL where the node cannot take the certificate (real node)", () => {
+  /** The node's TLS port, its plain port and the CA of its certificate. */
+  const node = () => ({
+    plain: Number(new URL(requireEnv("RABBITMQ_URL")).port),
+    tls: Number(new URL(requireEnv("RABBITMQ_TLS_URL")).port),
+    ca: readFileSync(requireEnv("RABBITMQ_TLS_CA")),
+  });
+
+  /** A CA of the test's own, not the node's, and a certificate it signed for 127.0.0.1. */
+  async function foreignCertificates(): Promise<{ ca: Buffer; cert: Buffer; key: Buffer }> {
+    const dir = mkdtempSync(join(tmpdir(), "rs-rabbit-creds-"));
+    files.push(dir);
+    const made = await ensureTestCertificates(dir, "ruststream credentials test foreign CA");
+    return {
+      ca: readFileSync(made.ca),
+      cert: readFileSync(made.cert),
+      key: readFileSync(made.key),
+    };
+  }
+
+  /** A relay ending the client's TLS in front of the node (its own CA); stopped after `run`. */
+  async function throughRelay(
+    upstream: ConstructorParameters<typeof TlsEndingRelay>[1],
+    run: (port: number, relayCa: Buffer) => Promise<void>,
+  ): Promise<void> {
+    const own = await foreignCertificates();
+    const relay = new TlsEndingRelay(own, upstream);
+    await relay.start();
+    try {
+      await run(relay.port, own.ca);
+    } finally {
+      await relay.stop();
+    }
+  }
+
+  /**
+   * EXTERNAL to 127.0.0.1:`port`, refused: with a certificate the node would take (its user
+   * exists, its CA the node's), or the one given; trusting the node's CA, or the one given.
+   */
+  async function refusalAt(port: number, tls: Partial<TlsOptions> = {}): Promise<Error> {
+    const refused = await connect({
+      url: `amqps://127.0.0.1:${port}/${path(vhost)}`,
+      tls: { ...(await certificateOptions(certUser)), ...tls },
+      authMechanism: "EXTERNAL",
+      // Longer than the test's own limit: a refusal that waited for it would fail the test.
+      connectTimeoutMs: 120_000,
+    }).catch((e: unknown) => e);
+    expect(isRustStreamError(refused, "broker-failure")).toBe(true);
+    return refused as Error;
+  }
+
+  it("the node's plain listener: it does not answer TLS, refused at once naming its TLS listener", async () => {
+    const { message } = await refusalAt(node().plain);
+    expect(message).toContain("did not answer in TLS (ERR_SSL_WRONG_VERSION_NUMBER)");
+    expect(message).toContain("connect to the node's TLS listener");
+    expect(message).toContain("EXTERNAL logs in only over TLS");
+  });
+
+  it("a proxy ending TLS, plain to the node: the node does not offer EXTERNAL, refused naming why", async () => {
+    await throughRelay({ port: node().plain }, async (port, ca) => {
+      const { message } = await refusalAt(port, { ca });
+      expect(message).toContain("RabbitMQ does not offer the EXTERNAL mechanism");
+      expect(message).toContain("only on a TLS connection it ends itself");
+      expect(message).toContain("rabbitmq_auth_mechanism_ssl");
+    });
+  });
+
+  it("a proxy ending TLS, TLS of its own to the node without the certificate: the login refused naming why", async () => {
+    await throughRelay({ port: node().tls, tls: { ca: node().ca } }, async (port, ca) => {
+      const { message } = await refusalAt(port, { ca });
+      expect(message).toContain("RabbitMQ refused the login by client certificate");
+      expect(message).toContain("the certificate must reach the node");
+    });
+  });
+
+  it("a certificate of a CA the node does not trust: refused in the TLS handshake, naming the node's CA file", async () => {
+    const { cert, key } = await foreignCertificates();
+    const { message } = await refusalAt(node().tls, { cert, key });
+    expect(message).toContain("RabbitMQ refused the client certificate in the TLS handshake");
+    expect(message).toContain("ssl_options.cacertfile");
   });
 });
 
