@@ -1,15 +1,23 @@
 import { RustStreamError } from "@ruststream/core";
 import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
 import type { ConsumeRequest, LinkConsumer, LinkDelivery, LinkProperties } from "../link.js";
+import { streamOffsetArgument } from "../topology/streamOffset.js";
+import type { Table } from "../topology/topology.js";
 import { AckBatch } from "./ackBatch.js";
 import { linkProperties } from "./properties.js";
 import type { StreamEnds } from "./streamBounds.js";
+import { offsetOf, StreamRun } from "./streamRun.js";
 
 /**
  * One consumer on a channel of its own, so its prefetch (`basic.qos`) is its own. It outlives its
  * channels: after a reconnect (or a channel the server closed) `attach` opens a new channel and
  * consumes again. A delivery keeps the channel it came on: settling it once that channel is gone
  * throws, and never acks a message of the new channel that happens to have the same tag.
+ *
+ * A consumer of a stream (its arguments name an `x-stream-offset`) consumes again from where it
+ * left off, not from its request's offset: the lowest offset it handed over and that was not
+ * settled, else one past the last it handed over. The request's offset holds until the first
+ * delivery; a seek makes a new consumer, so its offset is the new base.
  */
 export class ConsumerChannel implements LinkConsumer {
   readonly #request: ConsumeRequest;
@@ -19,6 +27,9 @@ export class ConsumerChannel implements LinkConsumer {
   #acks: AckBatch | undefined;
   #tag: string | undefined;
   #cancelled = false;
+  /** A stream's: the current channel's deliveries, and where the next channel starts. */
+  #run: StreamRun | undefined;
+  #resumeAt: number | undefined;
 
   constructor(
     request: ConsumeRequest,
@@ -37,6 +48,9 @@ export class ConsumerChannel implements LinkConsumer {
   /** Opens a channel on `model` and consumes; `onChannelLost` hears a close the server made. */
   async attach(model: ChannelModel, onChannelLost: (error: Error) => void): Promise<void> {
     if (this.#cancelled) return;
+    const args = this.#arguments();
+    const run = "x-stream-offset" in this.#request.arguments ? new StreamRun() : undefined;
+    this.#run = run;
     const channel = await model.createChannel();
     let closedBy: Error | undefined;
     channel.on("error", (error: Error) => {
@@ -66,14 +80,23 @@ export class ConsumerChannel implements LinkConsumer {
         }
         acks.delivered(message);
         this.#streamEnds.saw(this.#request.queue, message.properties.headers?.["x-stream-offset"]);
-        this.#request.onDelivery(new AmqpDelivery(this.#request.queue, acks, live, message));
+        run?.delivered(message);
+        this.#request.onDelivery(new AmqpDelivery(this.#request.queue, acks, live, message, run));
       },
-      { arguments: this.#request.arguments },
+      { arguments: args },
     );
     this.#channel = channel;
     this.#acks = acks;
     this.#tag = consumed.consumerTag;
     if (this.#cancelled) await this.#closeChannel();
+  }
+
+  /** The request's arguments, a stream's offset moved to where the channel before left off. */
+  #arguments(): Table {
+    const resumeAt = this.#run?.resumeAt;
+    if (resumeAt !== undefined) this.#resumeAt = resumeAt;
+    if (this.#resumeAt === undefined) return this.#request.arguments;
+    return { ...this.#request.arguments, ...streamOffsetArgument(this.#resumeAt) };
   }
 
   async cancel(): Promise<void> {
@@ -115,12 +138,14 @@ class AmqpDelivery implements LinkDelivery {
   readonly #acks: AckBatch;
   readonly #live: { readonly open: boolean };
   readonly #message: ConsumeMessage;
+  readonly #run: StreamRun | undefined;
 
   constructor(
     queue: string,
     acks: AckBatch,
     live: { readonly open: boolean },
     message: ConsumeMessage,
+    run: StreamRun | undefined,
   ) {
     this.queue = queue;
     this.exchange = message.fields.exchange;
@@ -131,24 +156,34 @@ class AmqpDelivery implements LinkDelivery {
     this.#acks = acks;
     this.#live = live;
     this.#message = message;
+    this.#run = run;
   }
 
   ack(): void {
     this.#assertLive("ack");
     this.#acks.ack(this.#message);
+    this.#run?.settled(this.#message);
   }
 
   reject(requeue: boolean): void {
     this.#assertLive("reject");
     this.#acks.reject(this.#message, requeue);
+    this.#run?.settled(this.#message);
   }
 
   #assertLive(what: string): void {
-    if (!this.#live.open) {
+    if (this.#live.open) return;
+    if (this.#run !== undefined) {
+      // A stream keeps every message: the consumer reads it again, from this run's lowest offset
+      // not settled (this one's at the latest; deliveries of a closed channel settle nothing).
       throw new RustStreamError(
         "broker-failure",
-        `cannot ${what} a delivery of queue "${this.queue}": the channel it came on closed (a lost connection), so RabbitMQ delivers it again`,
+        `cannot ${what} the delivery at offset ${offsetOf(this.#message)} of stream "${this.queue}": the channel it came on closed (a lost connection), so the consumer reads the stream again from offset ${this.#run.resumeAt}, this delivery included`,
       );
     }
+    throw new RustStreamError(
+      "broker-failure",
+      `cannot ${what} a delivery of queue "${this.queue}": the channel it came on closed (a lost connection), so RabbitMQ delivers it again`,
+    );
   }
 }
