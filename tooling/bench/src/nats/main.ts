@@ -1,14 +1,14 @@
 // NATS: the full app against the raw nats.js loop a careful user writes, on core NATS (a subject the
 // generator publishes to under credit) and on JetStream (a pre-filled stream drained by a durable
-// pull consumer, each message acked), on the NATS server of tooling/brokers, rows interleaved over
+// pull consumer, each message acked, or runs of them under ack_policy all), on the NATS server of tooling/brokers, rows interleaved over
 // rounds, each row and round in a process of its own (../rows/drainRounds.ts), its peak memory
 // measured.
 //
 //   pnpm --filter @ruststream/tooling-bench bench:nats [count] [rounds] [rows] [file]
 //
-// rows: a comma list of rows.ts's keys (default raw-core,app-core,raw-js,app-js); file: the
-// results' name under results/ (default nats.json for count >= 100k and rounds >= 5, else
-// nats-quick.json). NATS_URL and NATS_MONITOR_URL pick the server; without them tooling/brokers
+// rows: a comma list of rows.ts's keys (default all of them: raw-core,app-core,raw-js,raw-js-all,
+// app-js); file: the results' name under results/ (default nats.json for count >= 100k and rounds
+// >= 5, else nats-quick.json). NATS_URL and NATS_MONITOR_URL pick the server; without them tooling/brokers
 // starts its own. Before every JetStream drain a fresh stream (file storage) is filled with orders
 // 0..count-1, each publish acknowledged by the stream (untimed); after it the durable consumer
 // must have nothing pending or unacknowledged, and the stream is deleted. A core row is checked by
@@ -92,13 +92,14 @@ const server = nc.info?.version ?? "unknown";
 await runDrainBench<NatsTrial>({
   title: `NATS ${server}, ${orderBytes}-byte JSON orders on core NATS and on a JetStream stream`,
   scenario:
-    "Core NATS: a subject published to under credit (never more than 4096 orders ahead of the row) received by the raw nats.js subscribe callback and by the full app (NatsSubject). JetStream: a pre-filled stream (file storage) drained by a durable pull consumer, the raw loop consume() with an ack each and the full app (JetStreamSubject, the same pull size, ack by the runtime). Each order decoded into a typed value; each row and round in a process of its own, its peak resident set measured",
+    "Core NATS: a subject published to under credit (never more than 4096 orders ahead of the row) received by the raw nats.js subscribe callback and by the full app (NatsSubject). JetStream: a pre-filled stream (file storage) drained by a durable pull consumer, the raw loop consume() with an ack each, the same loop on an ack_policy all consumer acking the latest message once a quarter of the pull is unacked and at the end of each turn, and the full app (JetStreamSubject, the same pull size, ack by the runtime). Each order decoded into a typed value; each row and round in a process of its own, its peak resident set measured",
   args,
   rowModule: new URL("./rows.ts", import.meta.url).href,
   rowName,
   pairs: [
     ["app-core", "raw-core", 0.9],
     ["app-js", "raw-js", 0.9],
+    ["app-js", "raw-js-all", 0.9],
   ],
   fresh,
   finish,

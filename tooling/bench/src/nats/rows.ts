@@ -3,19 +3,22 @@
 // - core NATS: the raw loop a careful user writes (`nc.subscribe` with a callback, `m.json()`)
 //   and the full app (a NatsSubject, its handler typed `Order`), each on a subject of its own
 //   that generator.ts publishes to once the row's subscription is at the server (credit.ts);
-// - JetStream: a stream main.ts filled, drained by the raw loop a careful user writes (a durable
-//   pull consumer, `consumer.consume({ max_messages })`, `m.json()`, `m.ack()` each) and by the
-//   full app (a JetStreamSubject on the stream with a durable consumer, the same pull size, its
-//   handler typed `Order`, acked by the runtime).
+// - JetStream: a stream main.ts filled, drained by the raw loops a careful user writes (a durable
+//   pull consumer, `consumer.consume({ max_messages })`, `m.json()`, then `m.ack()` each, or, on a
+//   consumer made with `ack_policy: all`, `m.ack()` of the latest message once a quarter of the
+//   pull is unacked and at the end of the event loop's turn: each such ack settles every earlier
+//   message too) and by the full app (a JetStreamSubject on the stream with a durable consumer, the
+//   same pull size, its handler typed `Order`, acked by the runtime).
 //
 // Every row is timed from the first order in hand to the last one handled (and, where it acks,
 // acked: the app to `whenIdle()`, the raw JetStream loop to its acks flushed).
 
-import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { RustStream } from "@ruststream/core";
 import { JetStreamSubject, NatsBroker, NatsSubject } from "@ruststream/nats";
 import { type Drained, Tally } from "../kafka/tally.js";
+import { type AckStrategy, ackEach, ackMultiple } from "../rabbitmq/rawAcks.js";
 import type { Order } from "../redis/drain/order.js";
 import { drainWithApp } from "../rows/appDrain.js";
 import { Credit, creditSubject, type FillRequest, fillSubject } from "./credit.js";
@@ -121,22 +124,30 @@ const appCore = (trial: CoreTrial) =>
     };
   });
 
-async function rawStream(trial: StreamTrial): Promise<Drained> {
+/**
+ * The raw JetStream loop: `policy` the consumer's ack policy, `acking` which messages it acks (each,
+ * or under `ack_policy: all` the latest of a run, which settles the run).
+ */
+async function rawStream(
+  trial: StreamTrial,
+  policy: typeof AckPolicy.Explicit | typeof AckPolicy.All,
+  acking: AckStrategy,
+): Promise<Drained> {
   const nc = await connect({ servers: trial.url, name: "bench-nats-raw" });
   try {
     const jsm = await jetstreamManager(nc);
-    await jsm.consumers.add(trial.stream, {
-      durable_name: trial.durable,
-      ack_policy: AckPolicy.Explicit,
-    });
+    await jsm.consumers.add(trial.stream, { durable_name: trial.durable, ack_policy: policy });
     const consumer = await jetstream(nc).consumers.get(trial.stream, trial.durable);
     const messages = await consumer.consume({ max_messages: pullSize });
     const tally = new Tally(trial.count);
+    // Under either policy an ack is the message's own `+ACK`; `all` makes it cover earlier ones.
+    const acks = acking<JsMsg>((m) => m.ack(), pullSize);
     for await (const m of messages) {
       tally.add(m.json<Order>());
-      m.ack();
+      acks.handled(m);
       if (tally.seen === trial.count) break;
     }
+    acks.flush();
     // The acks are written; the flush's answer follows them.
     await nc.flush();
     return tally.drained();
@@ -168,6 +179,7 @@ export const rowNames: Readonly<Record<string, string>> = {
   "raw-core": "core: raw nats.js subscribe",
   "app-core": "core: full app",
   "raw-js": `JetStream: raw consume(${pullSize}), ack each`,
+  "raw-js-all": `JetStream: raw consume(${pullSize}), ack_policy all, acks batched`,
   "app-js": `JetStream: full app, fetchSize ${pullSize}`,
 };
 
@@ -188,7 +200,9 @@ export function runRow(key: string, trial: unknown): Promise<Drained> {
     case "app-core":
       return appCore(trial as CoreTrial);
     case "raw-js":
-      return rawStream(trial as StreamTrial);
+      return rawStream(trial as StreamTrial, AckPolicy.Explicit, ackEach);
+    case "raw-js-all":
+      return rawStream(trial as StreamTrial, AckPolicy.All, ackMultiple);
     case "app-js":
       return appStream(trial as StreamTrial);
     default:
