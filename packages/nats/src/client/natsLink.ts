@@ -633,7 +633,9 @@ class ClientLink implements NatsLink {
       const last = await read(() =>
         this.#jsm.direct.getLastMessagesFor(stream, { multi_last: [query.lastOf] }),
       );
-      return last?.map((sm) => subjectMessageOf(sm, true));
+      // An answer cut short (past the request's byte limit) says more were pending: read otherwise.
+      if (last === undefined || (last.length > 0 && last.at(-1)?.pending !== 0)) return undefined;
+      return last.map((sm) => subjectMessageOf(sm, true));
     }
     // A batch ends where the server's answer does; its last message says how many more follow.
     const all: SubjectMessage[] = [];
