@@ -4,8 +4,8 @@ import { isRustStreamError, json, bytes as rawCodec } from "@ruststream/core";
 import { bytes, requireEnv, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { type KvBucket, NatsBroker } from "../src/index.js";
-import { rawClient } from "./env.live.js";
-import { read, setUp } from "./kvSupport.js";
+import { eventually, rawClient } from "./env.live.js";
+import { letPass, read, setUp } from "./kvSupport.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // A KvBucket's puts: a plain put, a compare-and-set update, a create of a key that holds no value
@@ -91,6 +91,19 @@ for (const [where, connect] of targets) {
       expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
       expect((await kv.history("n")).length).toBe(1);
     });
+
+    it("a put's own TTL: the entry goes after it, the server's marker read as a purge", async () => {
+      const { connected, kv } = await setUp(opened, connect, 1, { markerTtlMs: 5000 });
+      expect(await kv.put("t", 1, { ttlMs: 1000 })).toBe(1n);
+      expect(await kv.create("kept", 1, { ttlMs: "never" })).toBe(2n);
+      letPass(connected, 1000);
+      await eventually(
+        async () => (await kv.get("t"))?.operation === "purge",
+        10_000,
+        "the server's marker once the put's TTL ran out",
+      );
+      expect(await read(kv, "kept")).toBe("kept=1@2 put");
+    }, 20_000);
 
     it("a put's own TTL where the bucket takes none is refused, storing nothing", async () => {
       const { kv } = await setUp(opened, connect);
