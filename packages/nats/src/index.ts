@@ -19,7 +19,7 @@
 //   core/             core NATS subjects: the subscription and its delivery
 //   jetstream/        JetStream pull consumers (ordered ones too): the subscription and its deliveries
 //   kv/               KV buckets: a watch (a pull consumer on the bucket's stream) and its delivery;
-//                     NatsKv and its KvBucket (a key's reads, its delete and purge)
+//                     NatsKv and its KvBucket (a key's reads, puts, deletes and purges)
 //   obj/              object store watches, puts and deletes: the watch, its delivery, the put policy
 //   client/           the adapter over @nats-io/transport-node and @nats-io/jetstream
 //   inProcess/        the in-process stand-in of the server, for TestApp
@@ -38,9 +38,11 @@ export type {
   KvEntry,
   KvGetOptions,
   KvPurgeOptions,
+  KvPutOptions,
   KvRemovedEntry,
   KvRemoveOptions,
   KvValueEntry,
+  KvWriteOptions,
 } from "./kv/kvBucket.js";
 export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
 export { NatsKv } from "./kv/natsKv.js";

@@ -23,6 +23,14 @@ export type MessageQuery =
   | { readonly sequence: bigint }
   | { readonly nextOn: string; readonly from: bigint };
 
+/**
+ * What a direct batch get reads (NATS 2.11): the last message on each subject a filter matches,
+ * or the messages on one subject from a sequence on.
+ */
+export type BatchQuery =
+  | { readonly lastOf: string }
+  | { readonly nextOn: string; readonly from: bigint };
+
 /** A message a stream stored, as a message get reads it. */
 export interface SubjectMessage {
   readonly subject: string;
@@ -251,6 +259,13 @@ export interface NatsLink {
     query: MessageQuery,
     direct?: boolean,
   ): Promise<SubjectMessage | undefined>;
+  /**
+   * A direct batch get of `stream` (one that allows direct gets; NATS 2.11), in the order of the
+   * messages' sequences: for `lastOf`, the last message on each subject the filter matches, or
+   * `undefined` when they are more than the server answers at once (1024); for `nextOn`, every
+   * message on the subject from `from` on.
+   */
+  messages(stream: string, query: BatchQuery): Promise<SubjectMessage[] | undefined>;
   /** Whether `stream` takes direct gets (`allow_direct`). */
   allowsDirect(stream: string): Promise<boolean>;
   /**

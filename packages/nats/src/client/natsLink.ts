@@ -8,6 +8,7 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
+  type StoredMsg,
 } from "@nats-io/jetstream";
 import {
   type ConnectionOptions,
@@ -40,6 +41,7 @@ import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import { ClientStored } from "./clientStored.js";
 import { HeldSettlements } from "./heldSettlements.js";
 import {
+  type BatchQuery,
   type ConsumerLink,
   type ConsumerSpec,
   type Frame,
@@ -235,6 +237,26 @@ const directHeaders = new Set([
 ]);
 
 /** A message get's query, in words. */
+/** How many messages a direct batch get by subject asks for at once. */
+const DIRECT_BATCH = 1024;
+
+/** A message get's answer as the package reads it: a direct get's own headers left out. */
+function subjectMessageOf(sm: StoredMsg, direct: boolean): SubjectMessage {
+  const lines: [string, string][] = [];
+  for (const name of sm.header?.keys() ?? []) {
+    // A direct get's answer says where the message is in headers of its own: not the message's.
+    if (direct && directHeaders.has(name)) continue;
+    for (const value of sm.header.values(name)) lines.push([name, value]);
+  }
+  return {
+    subject: sm.subject,
+    sequence: BigInt(sm.seq),
+    payload: sm.data,
+    headers: headerMapOf(lines),
+    time: sm.time,
+  };
+}
+
 function describeQuery(query: MessageQuery): string {
   if ("lastOn" in query) return `the last message on "${query.lastOn}"`;
   if ("sequence" in query) return `the message at sequence ${query.sequence}`;
@@ -612,20 +634,52 @@ class ClientLink implements NatsLink {
         { cause: error },
       );
     });
-    if (sm === null) return undefined;
-    const lines: [string, string][] = [];
-    for (const name of sm.header?.keys() ?? []) {
-      // A direct get's answer says where the message is in headers of its own: not the message's.
-      if (direct && directHeaders.has(name)) continue;
-      for (const value of sm.header.values(name)) lines.push([name, value]);
-    }
-    return {
-      subject: sm.subject,
-      sequence: BigInt(sm.seq),
-      payload: sm.data,
-      headers: headerMapOf(lines),
-      time: sm.time,
+    return sm === null ? undefined : subjectMessageOf(sm, direct);
+  }
+
+  async messages(stream: string, query: BatchQuery): Promise<SubjectMessage[] | undefined> {
+    const read = async (request: () => Promise<AsyncIterable<StoredMsg>>) => {
+      const messages: StoredMsg[] = [];
+      try {
+        for await (const sm of await request()) messages.push(sm);
+      } catch (error) {
+        const status = (error as { code?: unknown }).code;
+        // No message matches: none to read.
+        if (status === 404) return messages;
+        // More subjects than the server answers at once: the caller reads them otherwise.
+        if (status === 413) return undefined;
+        throw new RustStreamError(
+          "broker-failure",
+          `a direct batch get of ${"lastOf" in query ? `the last messages on "${query.lastOf}"` : `the messages on "${query.nextOn}"`} from the stream "${stream}" failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      return messages;
     };
+    if ("lastOf" in query) {
+      const last = await read(() =>
+        this.#jsm.direct.getLastMessagesFor(stream, { multi_last: [query.lastOf] }),
+      );
+      // An answer cut short (past the request's byte limit) says more were pending: read otherwise.
+      if (last === undefined || (last.length > 0 && last.at(-1)?.pending !== 0)) return undefined;
+      return last.map((sm) => subjectMessageOf(sm, true));
+    }
+    // A batch ends where the server's answer does; its last message says how many more follow.
+    const all: SubjectMessage[] = [];
+    for (let from = query.from; ; ) {
+      const batch =
+        (await read(() =>
+          this.#jsm.direct.getBatch(stream, {
+            next_by_subj: query.nextOn,
+            seq: Number(from),
+            batch: DIRECT_BATCH,
+          }),
+        )) ?? [];
+      for (const sm of batch) all.push(subjectMessageOf(sm, true));
+      const last = batch.at(-1);
+      if (last === undefined || last.pending === 0) return all;
+      from = BigInt(last.seq) + 1n;
+    }
   }
 
   async allowsDirect(stream: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Clock, HeaderMap, RustStreamError } from "@ruststream/core";
 import { type Coordinator, LinkStates } from "@ruststream/core/broker";
 import type {
+  BatchQuery,
   ConsumerLink,
   ConsumerSpec,
   Frame,
@@ -25,6 +26,20 @@ import { subjectMatches, subjectsOverlap } from "./subjects.js";
 
 /** The server's default `max_payload`: 1 MiB. */
 const MAX_PAYLOAD = 1024 * 1024;
+/** The most last messages the server answers one direct batch get with. */
+const MULTI_LAST_MAX = 1024;
+
+/** A stored entry as a message get answers it. */
+function subjectMessageOf(entry: StoredEntry): SubjectMessage {
+  return {
+    subject: entry.subject,
+    sequence: entry.sequence,
+    // A copy: the reader may change it, the stream's entry stays as stored.
+    payload: entry.payload.slice(),
+    headers: headerMapOf(entry.headers),
+    time: new Date(entry.wallTime),
+  };
+}
 
 interface Subscriber {
   readonly subject: string;
@@ -238,15 +253,24 @@ export class InProcessNats {
         : "sequence" in query
           ? stream.entryAt(query.sequence)
           : stream.entries.find((e) => e.sequence >= query.from && e.subject === query.nextOn);
-    if (entry === undefined) return undefined;
-    return {
-      subject: entry.subject,
-      sequence: entry.sequence,
-      // A copy: the reader may change it, the stream's entry stays as stored.
-      payload: entry.payload.slice(),
-      headers: headerMapOf(entry.headers),
-      time: new Date(entry.wallTime),
-    };
+    return entry === undefined ? undefined : subjectMessageOf(entry);
+  }
+
+  /** A direct batch get, with the server's bound on the last messages it answers at once. */
+  messages(name: string, query: BatchQuery): SubjectMessage[] | undefined {
+    const stream = this.#stream(name);
+    if (!("lastOf" in query)) {
+      return stream.entries
+        .filter((e) => e.sequence >= query.from && e.subject === query.nextOn)
+        .map(subjectMessageOf);
+    }
+    const last = new Map<string, StoredEntry>();
+    for (const entry of stream.entries)
+      if (subjectMatches(query.lastOf, entry.subject)) last.set(entry.subject, entry);
+    if (last.size > MULTI_LAST_MAX) return undefined;
+    return [...last.values()]
+      .sort((a, b) => (a.sequence < b.sequence ? -1 : 1))
+      .map(subjectMessageOf);
   }
 
   allowsDirect(name: string): boolean {
@@ -475,6 +499,11 @@ class StandInLink implements NatsLink {
   async readObject(info: NatsObjectInfo, maxBytes: number): Promise<Uint8Array> {
     this.#assertOpen();
     return this.#server.readObject(info, maxBytes);
+  }
+
+  async messages(stream: string, query: BatchQuery): Promise<SubjectMessage[] | undefined> {
+    this.#assertOpen();
+    return this.#server.messages(stream, query);
   }
 
   /** One stand-in answers every get: a direct one reads what the leader's would. */

@@ -1,4 +1,11 @@
-import { RustStreamError } from "@ruststream/core";
+import {
+  type Codec,
+  HeaderMap,
+  headerNames,
+  isRustStreamError,
+  json,
+  RustStreamError,
+} from "@ruststream/core";
 import type { MessageQuery, SubjectMessage } from "../client/link.js";
 import { storeMessage } from "../jetStreamPublisher.js";
 import { checkKey, kvHeaders, kvStream, kvSubject } from "../names.js";
@@ -47,6 +54,22 @@ export interface KvPurgeOptions extends KvRemoveOptions {
   readonly ttlMs?: NatsPublishOptions["ttlMs"];
 }
 
+/** A put's: the codec its value goes through, and its own TTL. */
+export interface KvWriteOptions<T = unknown> {
+  /**
+   * Encodes the value, as a publish's `codec` does (default `json`; core's `bytes` stores a
+   * `Uint8Array` as it is), its `content-type` written on the entry.
+   */
+  readonly codec?: Codec<T>;
+  /** The entry's own TTL (NATS 2.11), as a publish's `ttlMs`; the bucket must allow it (`markerTtlMs`). */
+  readonly ttlMs?: NatsPublishOptions["ttlMs"];
+}
+
+/** A put's: with `revision`, stored only if the key is at it (`0`: the key has no entry). */
+export interface KvPutOptions<T = unknown> extends KvWriteOptions<T> {
+  readonly revision?: bigint | number;
+}
+
 /** A read's: `revision` reads that entry of the key rather than its latest. */
 export interface KvGetOptions {
   readonly revision?: bigint | number;
@@ -54,11 +77,11 @@ export interface KvGetOptions {
 
 /**
  * One KV bucket's reads (a key's latest entry, one revision, its history; the keys a filter
- * matches) with the stream's message gets, and its deletes and purges (of a key, or of the keys a
- * filter matches; the markers of removed keys dropped), written as the KV clients write them: a
- * marker published to the key's subject through the JetStream publish path, resolving with the
- * stream's receipt (its `sequence` the marker's revision). A put is a JetStream publish to
- * `kvSubject(bucket, key)`, as before: this handle does not put.
+ * matches) with the stream's message gets, and its writes as the KV clients write them, each
+ * published to the key's subject through the JetStream publish path: puts (a compare-and-set
+ * `update`, a `create` of a key that holds no value), resolving with the new revision, and
+ * deletes and purges (of a key, or of the keys a filter matches; the markers of removed keys
+ * dropped), resolving with the stream's receipt (its `sequence` the marker's revision).
  */
 export class KvBucket {
   readonly bucket: string;
@@ -97,11 +120,20 @@ export class KvBucket {
   /**
    * The entries the bucket keeps of the key, oldest first: its puts and its delete and purge
    * markers (as many as the bucket's `history` keeps; a purge drops those before it). Empty when
-   * the bucket holds no entry of it. Read one entry at a time (each a message get), so entries
-   * written while it reads are read too.
+   * the bucket holds no entry of it. Where the bucket allows direct gets, read with direct batch
+   * gets (NATS 2.11, 1024 entries a request); else one entry at a time (each a message get).
    */
   async history(key: string): Promise<KvEntry[]> {
     const subject = kvSubject(this.bucket, key);
+    if (this.#direct) {
+      this.#host.assertOpen();
+      const all = await this.#host.link.messages(kvStream(this.bucket), {
+        nextOn: subject,
+        from: 1n,
+      });
+      this.#host.assertOpen();
+      return (all ?? []).map((message) => this.#entryOf(key, message));
+    }
     const entries: KvEntry[] = [];
     for (let from = 1n; ; ) {
       const message = await this.#read({ nextOn: subject, from });
@@ -114,7 +146,8 @@ export class KvBucket {
   /**
    * The keys `filter` matches (a key, or a filter with `*` and `>`; all keys without one) whose
    * latest entry is a put: a deleted or purged key is not listed. In the order of their latest
-   * revisions. Read as the bucket's subjects, then each one's latest entry.
+   * revisions. Read with one direct batch get where the bucket allows direct gets and the filter
+   * matches at most 1024 keys; else as the bucket's subjects, then each one's latest entry.
    */
   async keys(filter = ">"): Promise<string[]> {
     return (await this.#latest(filter, "KvBucket.keys"))
@@ -175,12 +208,22 @@ export class KvBucket {
     return dropped.reduce((sum, n) => sum + n, 0);
   }
 
-  /** The latest entry of each key `filter` matches, in the order of their revisions. */
+  /**
+   * The latest entry of each key `filter` matches, in the order of their revisions: one direct
+   * batch get (`multi_last`) where the bucket allows it and the server answers them all at once,
+   * else the bucket's subjects, then a message get each.
+   */
   async #latest(filter: string, what: string): Promise<KvEntry[]> {
     const pattern = `$KV.${this.bucket}.${checkKey(filter, what, true)}`;
-    this.#host.assertOpen();
-    const subjects = await this.#host.link.subjects(kvStream(this.bucket), pattern);
     const prefix = `$KV.${this.bucket}.`.length;
+    this.#host.assertOpen();
+    if (this.#direct) {
+      const last = await this.#host.link.messages(kvStream(this.bucket), { lastOf: pattern });
+      this.#host.assertOpen();
+      if (last !== undefined)
+        return last.map((message) => this.#entryOf(message.subject.slice(prefix), message));
+    }
+    const subjects = await this.#host.link.subjects(kvStream(this.bucket), pattern);
     const latest = await inBatches(subjects, async (subject) => {
       const message = await this.#read({ lastOn: subject });
       // A key purged away since the subjects were read has no entry left.
@@ -205,6 +248,84 @@ export class KvBucket {
     return operation === "put"
       ? { ...base, operation, value: message.payload }
       : { ...base, operation };
+  }
+
+  /**
+   * Puts `value` as the key's new entry, through `codec` (default `json`) as a publish encodes
+   * it, and resolves with the entry's revision. With `revision`, a compare-and-set: stored only if
+   * the key is at it (`0`: the bucket holds no entry of the key), `publish-refused` otherwise,
+   * naming the key, the revision expected and the one the server says the key is at.
+   */
+  async put<T = unknown>(key: string, value: T, options: KvPutOptions<T> = {}): Promise<bigint> {
+    const { revision, ...write } = options;
+    return this.#put(
+      key,
+      value,
+      write,
+      revision === undefined ? undefined : checkRevision(revision, 0n),
+    );
+  }
+
+  /**
+   * Puts `value` only if the key holds no value, as the KV clients create: stored when the bucket
+   * holds no entry of the key, or (written then against the marker's revision) when its latest
+   * entry is a delete or purge marker. A key that holds a value is refused (`publish-refused`,
+   * naming its revision), storing nothing.
+   */
+  async create<T = unknown>(
+    key: string,
+    value: T,
+    options: KvWriteOptions<T> = {},
+  ): Promise<bigint> {
+    try {
+      return await this.#put(key, value, options, 0n);
+    } catch (error) {
+      if (!lostRevision(error)) throw error;
+      // Refused for its revision: a key whose latest entry is a marker holds no value either.
+      // Gone again since (a marker's own TTL): the refusal as it came, as the KV clients do.
+      const latest = await this.get(key);
+      if (latest === undefined) throw error;
+      if (latest.operation !== "put") return this.#put(key, value, options, latest.revision);
+      throw new RustStreamError(
+        "publish-refused",
+        `KvBucket.create: the key "${key}" of the KV bucket "${this.bucket}" holds a value (at revision ${latest.revision}): nothing stored; update(key, value, ${latest.revision}) replaces it`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Puts `value` only if the key is at `revision` (a compare-and-set, from 1: `create` writes a
+   * key without one), refused (`publish-refused`) otherwise, naming the key, the revision
+   * expected and the one the server says it is at; resolves with the new revision.
+   */
+  async update<T = unknown>(
+    key: string,
+    value: T,
+    revision: bigint | number,
+    options: KvWriteOptions<T> = {},
+  ): Promise<bigint> {
+    return this.#put(key, value, options, checkRevision(revision, 1n));
+  }
+
+  async #put<T>(
+    key: string,
+    value: T,
+    { codec = json as Codec<T>, ttlMs }: KvWriteOptions<T>,
+    revision: bigint | undefined,
+  ): Promise<bigint> {
+    const headers = new HeaderMap();
+    headers.set(headerNames.contentType, codec.contentType);
+    const receipt = await storeMessage(this.#host, {
+      name: kvSubject(this.bucket, key),
+      payload: codec.encode(value),
+      headers,
+      options: {
+        ...(revision === undefined ? {} : { expect: { lastSubjectSequence: revision } }),
+        ...(ttlMs === undefined ? {} : { ttlMs }),
+      },
+    });
+    return receipt.sequence;
   }
 
   /**
@@ -262,15 +383,27 @@ async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R
   return results;
 }
 
-/** A revision to read: a stream sequence, a whole number from 1. */
-function checkRevision(revision: unknown): bigint {
+/** A write refused for its expected revision (the server's "wrong last sequence"), not else. */
+function lostRevision(error: unknown): boolean {
+  return (
+    isRustStreamError(error, "publish-refused") &&
+    error.cause instanceof Error &&
+    /wrong last sequence/.test(error.cause.message)
+  );
+}
+
+/**
+ * A revision: a stream sequence, a whole number from 1 (from 0 where a put expects it: the key has
+ * no entry).
+ */
+function checkRevision(revision: unknown, from = 1n): bigint {
   const valid =
-    (typeof revision === "bigint" && revision >= 1n) ||
-    (typeof revision === "number" && Number.isSafeInteger(revision) && revision >= 1);
+    (typeof revision === "bigint" && revision >= from) ||
+    (typeof revision === "number" && Number.isSafeInteger(revision) && revision >= from);
   if (!valid) {
     throw new RustStreamError(
       "invalid-argument",
-      `a KV revision is a whole number from 1 (the stream sequence that stored the entry, as an entry's revision gives it), not ${String(revision)}`,
+      `a KV revision is a whole number from ${from} (the stream sequence that stored the entry, as an entry's revision gives it${from === 0n ? "; 0: the key has no entry" : ""}), not ${String(revision)}`,
     );
   }
   return BigInt(revision as bigint | number);
