@@ -9,6 +9,7 @@ import type {
   Claim,
   ClaimedRow,
   Held,
+  HeldSettled,
   HeldTransaction,
   NewRow,
   QueueStore,
@@ -97,8 +98,9 @@ export class SqlStore implements QueueStore {
     const result = claim.keyOrder
       ? await this.#run(this.#sql.keyOrdered, [
           ...head,
-          claim.ownLeases,
+          claim.own.map((h) => h.id.toString()),
           Math.min(claim.perKey, claim.max),
+          claim.own.map((h) => h.lease),
         ])
       : await this.#run(this.#sql.plain, head);
     // UPDATE ... RETURNING keeps no order: each row says its place in the claim.
@@ -175,17 +177,20 @@ export class SqlStore implements QueueStore {
     this.#holdsLeft += count;
   }
 
-  hold(held: Held): Promise<HeldTransaction | undefined> {
+  hold(held: Held, keyOrder: boolean): Promise<HeldTransaction | undefined> {
     const table = this.#t;
     const sql = this.#sql;
     return new Promise((resolve, reject) => {
       let handedOut = false;
-      const done = this.#driver.transaction(async (tx) => {
+      const done = this.#driver.transaction(async (tx): Promise<HeldSettled | undefined> => {
         const locked = await tx.query(
           `SELECT 1 FROM ${table.sql} WHERE id = $1 AND lease = $2 FOR UPDATE`,
           [held.id, held.lease],
         );
-        if (locked.rows.length === 0) return resolve(undefined);
+        if (locked.rows.length === 0) {
+          resolve(undefined);
+          return undefined;
+        }
         await tx.query("SAVEPOINT ruststream_handler");
         const finish = deferred<{ settle: Settle; undo: boolean } | undefined>();
         handedOut = true;
@@ -193,7 +198,7 @@ export class SqlStore implements QueueStore {
           tx,
           settle: async (settle, undo) => {
             finish.resolve({ settle, undo });
-            return (await done) === true;
+            return (await done) ?? "lost";
           },
           abandon: async () => {
             finish.resolve(undefined);
@@ -202,17 +207,21 @@ export class SqlStore implements QueueStore {
         });
         const how = await finish.promise;
         if (how === undefined) throw abandoned;
-        if (how.undo) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
-        const settled = await settleOn(
-          (s, values) => tx.query(s.text, values),
-          sql,
-          table,
-          [held],
-          how.settle,
-        );
+        const run: Run = (s, values) => tx.query(s.text, values);
+        // An ack commits the handler's writes: with per-key order, only once no earlier row of
+        // the key is left behind by a fault (undone, leased, its transaction gone: SKIP LOCKED
+        // passes over the rows live transactions hold). Such a row comes back when its lease
+        // ends, so this one is undone and given back, to come again after it.
+        const behind =
+          keyOrder &&
+          how.settle.kind === "ack" &&
+          (await run(sql.behind, [held.id])).rows.length > 0;
+        if (how.undo || behind) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
+        const settle: Settle = behind ? { kind: "release" } : how.settle;
+        const settled = await settleOn(run, sql, table, [held], settle);
         // The row is locked by this transaction, so its lease cannot have moved; checked anyway.
         if (!settled.has(held.id)) throw abandoned;
-        return true;
+        return behind ? "behind" : "settled";
       });
       done.catch((error: unknown) => {
         if (!handedOut) reject(error);
@@ -295,6 +304,11 @@ function statementsFor(t: QueueTable) {
     ),
     release: prepared(
       `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
+    ),
+    // An earlier row of the row `$1`'s key undone, leased and in no live transaction (a held
+    // transaction locks its row; SKIP LOCKED passes over it): a row a fault left behind.
+    behind: prepared(
+      `SELECT h.id FROM ${t.sql} AS q, ${t.sql} AS h WHERE q.id = $1 AND h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id AND h.lease IS NOT NULL ORDER BY h.id LIMIT 1 FOR UPDATE OF h SKIP LOCKED`,
     ),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,

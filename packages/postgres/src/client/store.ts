@@ -58,13 +58,19 @@ export interface Claim {
   readonly leaseMs: number;
   /**
    * Per-key order: a row with a partition key is claimed only while every earlier undone row of
-   * its key is held by one of `ownLeases` (the claimant's leases still in work) or taken by this
-   * same claim, so one claimant at a time works through a key, in order, and no other takes a row
-   * of it meanwhile. A claim takes a key's head (its oldest undone row not held by the claimant)
-   * when it is ready, and the ready rows right behind it, `perKey` at most, in order.
+   * its key is one of `own` (the claimant's rows still in work, under their live leases) or taken
+   * by this same claim, so one claimant at a time works through a key, in order, and no other
+   * takes a row of it meanwhile. A claim takes a key's head (its oldest undone row not held by the
+   * claimant) when it is ready, and the ready rows right behind it, `perKey` at most, in order.
    */
   readonly keyOrder: boolean;
-  readonly ownLeases: readonly string[];
+  /**
+   * The rows the claimant still has in work, each with its lease. Rows, not leases: a claim's
+   * lease is shared by every row it took, and a row of it whose settle failed (its transaction
+   * lost) is no longer in work though its lease still runs, so it must hold its key back from the
+   * claimant too until it is claimed again.
+   */
+  readonly own: readonly Held[];
   /** Rows of one key a key-ordered claim takes at most (1: only its head). */
   readonly perKey: number;
 }
@@ -116,10 +122,10 @@ export interface QueueStore {
   /**
    * Runs `work` in a transaction holding `held`'s row (locked, fenced by its lease): a
    * transactional handler's writes and the row's settle commit together. `undefined` when the
-   * lease no longer holds. Uses one reservation of `reserveHolds`, given back when the
-   * transaction ends.
+   * lease no longer holds. With `keyOrder`, an ack commits only behind its key (`HeldSettled`).
+   * Uses one reservation of `reserveHolds`, given back when the transaction ends.
    */
-  hold(held: Held): Promise<HeldTransaction | undefined>;
+  hold(held: Held, keyOrder: boolean): Promise<HeldTransaction | undefined>;
   /**
    * A subscription opened on `queue`; answers the function its end calls. The stand-in counts for
    * the test's coordinator from here; the server needs nothing.
@@ -128,12 +134,21 @@ export interface QueueStore {
   close(): Promise<void>;
 }
 
+/**
+ * How a held transaction's settle ended: `settled` (committed), `lost` (the lease no longer held
+ * the row: nothing committed), or `behind` (an ack, with `keyOrder`, of a row an earlier row of
+ * whose key is still undone, leased and in no live transaction: one whose transaction a fault
+ * ended. The handler's writes were undone and the row given back, to come again after that row).
+ * A transaction that failed (its connection lost) rejects instead.
+ */
+export type HeldSettled = "settled" | "lost" | "behind";
+
 /** An open transaction holding one claimed row, for a transactional handler. */
 export interface HeldTransaction {
   /** What the handler runs its statements on. */
   readonly tx: Queryable;
-  /** Undoes the handler's statements, settles the row, and commits; answers whether it settled. */
-  settle(settle: Settle, undoHandler: boolean): Promise<boolean>;
+  /** Undoes the handler's statements (when `undoHandler`), settles the row, and commits. */
+  settle(settle: Settle, undoHandler: boolean): Promise<HeldSettled>;
   /** Rolls everything back (the row stays leased until its lease ends). */
   abandon(): Promise<void>;
 }

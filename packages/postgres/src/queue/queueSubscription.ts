@@ -8,7 +8,7 @@ import {
   type ReportsMoves,
   type SubscriptionHost,
 } from "@ruststream/core/broker";
-import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
+import type { ClaimedRow, Held, HeldSettled, QueueStore, Settle } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
 import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
@@ -176,14 +176,14 @@ export class PostgresQueueSubscription
 
   async settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok"> {
     const settle = this.#statementOf(delivery, verb);
-    let settled: boolean;
+    let settled: HeldSettled;
     try {
       if (delivery.transaction !== undefined) {
         // A handler that failed is undone; an ack commits its writes with the settle.
         settled = await delivery.transaction.settle(settle, verb.kind !== "ack");
         this.#wakeUp();
       } else {
-        settled = await this.#batch.settle(delivery.held, settle);
+        settled = (await this.#batch.settle(delivery.held, settle)) ? "settled" : "lost";
       }
     } finally {
       // Forgotten even when the settle failed (a connection lost under it): the row comes back
@@ -191,7 +191,13 @@ export class PostgresQueueSubscription
       this.#held.delete(delivery.held.id);
       if (this.#held.size === 0) this.#stopRenewal();
     }
-    if (!settled) {
+    if (settled === "behind") {
+      throw new RustStreamError(
+        "broker-failure",
+        `row ${delivery.held.id} of "${this.name}" was not committed: an earlier row of its key is still undone, its transaction lost to a fault before it settled; the handler's writes were rolled back and the row goes back, to come again after that row (keyOrder)`,
+      );
+    }
+    if (settled === "lost") {
       throw new RustStreamError(
         "broker-failure",
         `the lease on row ${delivery.held.id} of "${this.name}" ended before its settle (a renewal failed, or the server was away longer than leaseMs ${this.#source.leaseMs}): the row goes to the next claim`,
@@ -271,9 +277,7 @@ export class PostgresQueueSubscription
       leaseMs: source.leaseMs,
       keyOrder: source.keyOrder,
       perKey: source.perKey,
-      ownLeases: [
-        ...new Set([...this.#held.values()].filter((d) => !d.settled).map((d) => d.held.lease)),
-      ],
+      own: [...this.#held.values()].filter((d) => !d.settled).map((d) => d.held),
     });
     if (rows.length === 0) return none;
     const cap = source.retry?.maxAttempts;
@@ -293,7 +297,7 @@ export class PostgresQueueSubscription
     try {
       for (const row of kept) {
         holding();
-        const transaction = await store.hold({ id: row.id, lease });
+        const transaction = await store.hold({ id: row.id, lease }, source.keyOrder);
         if (transaction !== undefined) {
           deliveries.push(new PostgresQueueDelivery(this, row, lease, transaction));
         }

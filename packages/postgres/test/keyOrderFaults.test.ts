@@ -1,0 +1,148 @@
+import type { Delivery } from "@ruststream/core";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
+
+// A transactional queue with `keyOrder` whose head row's transaction a fault ends (its backend
+// terminated, as a cut does): the key's later rows must not commit before the head does. Found by
+// the chaos suite's postgres-queue-transactional (business rows committed out of key order); here
+// each of its two causes alone, on the real server. Commit order is the business table's serial:
+// every business row is written and committed by one step of the test, in turn.
+
+const table = "key_order_faults";
+const leaseMs = 1500;
+const url = () => requireEnv("POSTGRES_URL");
+
+let sql: pg.Client;
+beforeAll(async () => {
+  sql = new pg.Client({ connectionString: url() });
+  await sql.connect();
+});
+afterAll(() => sql.end());
+
+const encode = (name: string) => new TextEncoder().encode(name);
+const nameOf = (d: Delivery) => new TextDecoder().decode(d.payload);
+
+/** A queue of its own with a business table beside it, and the broker's connection. */
+async function setUp(prefix: string) {
+  const queue = uniqueName(prefix);
+  const business = `${prefix}_business_${queue.replaceAll("-", "_")}`;
+  await sql.query(
+    `CREATE TABLE ${business} (seq bigserial PRIMARY KEY, name text NOT NULL, attempt int NOT NULL)`,
+  );
+  const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
+  const publish = (rows: readonly (readonly [name: string, key: string])[]) =>
+    publisher.transaction(async (tx) => {
+      for (const [name, key] of rows) {
+        await tx.publish({ name: queue, payload: encode(name), partitionKey: key });
+      }
+    });
+  const subscription = await connected.subscribe(
+    new PostgresQueue(queue, { transactional: true, leaseMs, pollMs: 100 }),
+  );
+  /** The handler's work: its business row, in the delivery's transaction. */
+  const write = (d: Delivery) =>
+    transactionOf(d).query(`INSERT INTO ${business} (name, attempt) VALUES ($1, $2)`, [
+      nameOf(d),
+      d.redeliveryCount,
+    ]);
+  /** Ends the delivery's transaction from the server's side, as a lost connection does. */
+  const cut = async (d: Delivery) => {
+    const pid = (await transactionOf(d).query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    const ended = await sql.query("SELECT pg_terminate_backend($1) AS ok", [pid]);
+    expect(ended.rows[0].ok).toBe(true);
+  };
+  /** Handles claims in turn (write, ack) until the queue holds `left` rows; records what came. */
+  const drain = async (handled: string[], left = 0) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const rows = await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE queue = $1`, [
+        queue,
+      ]);
+      if (rows.rows[0].n === left) return;
+      if (Date.now() > deadline) throw new Error(`${rows.rows[0].n} rows still undone`);
+      for (const d of await subscription.nextBatch(16)) {
+        handled.push(`${nameOf(d)}#${d.redeliveryCount}`);
+        await write(d);
+        await d.ack();
+      }
+    }
+  };
+  const committed = async () =>
+    (await sql.query(`SELECT name, attempt FROM ${business} ORDER BY seq`)).rows;
+  const end = async () => {
+    await connected.shutdown();
+    await sql.query(`DROP TABLE IF EXISTS ${business}`);
+  };
+  return { subscription, publish, write, cut, drain, committed, end };
+}
+
+describe("a transactional queue's key order when a fault ends the head's transaction", () => {
+  it("a row claimed with its head does not commit before the head, whose transaction was lost", async () => {
+    const t = await setUp("kof_claimed");
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      // One claim takes the key's head and the row behind it.
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      // The key's lane goes on to the next row, as the runtime's does after a failed settle.
+      await t.write(a2);
+      const a2Ack = await Promise.resolve(a2.ack()).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(String(a2Ack)).toMatch(/earlier row/);
+      const handled: string[] = [];
+      await t.drain(handled);
+      // a1 comes back when its lease ends, a2 behind it in the same claim.
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("a later row is not claimed by the head's own claimant while another row of the head's claim is held", async () => {
+    const t = await setUp("kof_shared");
+    try {
+      await t.publish([
+        ["b1", "b"],
+        ["a1", "a"],
+      ]);
+      // One claim, one lease: b1 stays in work while a1's transaction is lost.
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["b1", "a1"]);
+      const [b1, a1] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await t.publish([["a2", "a"]]);
+      // The next claim brings a1 back (its lease ended) before a2, never a2 alone first.
+      const handled: string[] = [];
+      await t.drain(handled, 1).finally(async () => {
+        await t.write(b1);
+        await b1.ack();
+      });
+      expect(handled).toEqual(["a1#2", "a2#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+        { name: "b1", attempt: 1 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+});
