@@ -114,6 +114,39 @@ describe("a transactional queue's key order when a fault ends the head's transac
     }
   });
 
+  it("a row claimed with its head does not commit before the head, claimed again while the row waited its turn", async () => {
+    const t = await setUp("kof_back");
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      // a2 waits its turn (a long lane) past a1's lease: the next claim brings a1 back alone, in a
+      // live transaction again, while a2 is still held.
+      const back = await t.subscription.nextBatch(16);
+      expect(back.map((d) => `${nameOf(d)}#${d.redeliveryCount}`)).toEqual(["a1#2"]);
+      await t.write(a2);
+      await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
+      await t.write(back[0]!);
+      await back[0]!.ack();
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
   it("a later row is not claimed by the head's own claimant while another row of the head's claim is held", async () => {
     const t = await setUp("kof_shared");
     try {

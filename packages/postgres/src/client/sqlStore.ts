@@ -209,8 +209,7 @@ export class SqlStore implements QueueStore {
         if (how === undefined) throw abandoned;
         const run: Run = (s, values) => tx.query(s.text, values);
         // An ack commits the handler's writes: with per-key order, only once no earlier row of
-        // the key is left behind by a fault (undone, leased, its transaction gone: SKIP LOCKED
-        // passes over the rows live transactions hold). Such a row comes back when its lease
+        // the key is left behind by a fault (`behind`). Such a row comes back when its lease
         // ends, so this one is undone and given back, to come again after it.
         const behind =
           keyOrder &&
@@ -305,10 +304,14 @@ function statementsFor(t: QueueTable) {
     release: prepared(
       `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
     ),
-    // An earlier row of the row `$1`'s key undone, leased and in no live transaction (a held
-    // transaction locks its row; SKIP LOCKED passes over it): a row a fault left behind.
+    // An earlier row of the row `$1`'s key, undone and leased, that a fault left behind: in no
+    // live transaction (a held transaction locks its row; SKIP LOCKED passes over it), or claimed
+    // again since (its lease ends after the row's: a transactional lease is never renewed, so its
+    // end marks its claim), in a live transaction once more while the row waited its turn.
     behind: prepared(
-      `SELECT h.id FROM ${t.sql} AS q, ${t.sql} AS h WHERE q.id = $1 AND h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id AND h.lease IS NOT NULL ORDER BY h.id LIMIT 1 FOR UPDATE OF h SKIP LOCKED`,
+      `WITH earlier AS (SELECT h.id, h.locked_until > q.locked_until AS again FROM ${t.sql} AS q, ${t.sql} AS h WHERE q.id = $1 AND h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id AND h.lease IS NOT NULL),
+lost AS (SELECT h.id FROM ${t.sql} AS h WHERE h.id IN (SELECT id FROM earlier) ORDER BY h.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+SELECT id FROM lost UNION ALL (SELECT id FROM earlier WHERE again LIMIT 1)`,
     ),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,
