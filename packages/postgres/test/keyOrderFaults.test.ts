@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
 
 // A transactional queue with `keyOrder` whose head row's transaction a fault ends (its backend
-// terminated, as a cut does): the key's later rows must not commit before the head does. Found by
-// the chaos suite's postgres-queue-transactional (business rows committed out of key order); here
-// each of its two causes alone, on the real server. Commit order is the business table's serial:
-// every business row is written and committed by one step of the test, in turn.
+// terminated, as a cut does; its lock kept by another session, as a stalled backend keeps it): the
+// key's later rows must not commit before the head does. Found by the chaos suite's
+// postgres-queue-transactional (business rows committed out of key order); here each way it
+// happened, alone, on the real server: a row claimed with the head and acked after the head's
+// failed settle, during it, or after the head was claimed again; and a later row claimed by the
+// same claimant while another row of the head's claim is held. Commit order is the business
+// table's serial: every business row is written and committed by one step of the test, in turn.
 
 const table = "key_order_faults";
 const leaseMs = 1500;
@@ -110,6 +113,81 @@ describe("a transactional queue's key order when a fault ends the head's transac
         { name: "a2", attempt: 2 },
       ]);
     } finally {
+      await t.end();
+    }
+  });
+
+  it("a row claimed with its head does not commit before the head, whose lost backend still locks it", async () => {
+    const t = await setUp("kof_zombie");
+    const locker = new pg.Client({ connectionString: url() });
+    await locker.connect();
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      // A stalled connection's backend keeps its transaction, and the row's lock, until it notices
+      // the connection is gone, after the client saw the transaction fail: a lock held elsewhere
+      // stands in for it.
+      await locker.query("BEGIN");
+      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
+        String(a1.position.id),
+      ]);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await t.write(a2);
+      await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
+      await locker.query("COMMIT");
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await locker.end();
+      await t.end();
+    }
+  });
+
+  it("a row acked while its head's settle is still under way waits for it, and does not commit before the head", async () => {
+    const t = await setUp("kof_racing");
+    const locker = new pg.Client({ connectionString: url() });
+    await locker.connect();
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.write(a2);
+      await t.cut(a1);
+      await locker.query("BEGIN");
+      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
+        String(a1.position.id),
+      ]);
+      // The runtime's lane settles a row and goes on to the next without waiting for the answer.
+      const acks = [Promise.resolve(a1.ack()), Promise.resolve(a2.ack())];
+      await expect(acks[0]).rejects.toThrow();
+      await expect(acks[1]).rejects.toThrow(/earlier row/);
+      await locker.query("COMMIT");
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await locker.end();
       await t.end();
     }
   });

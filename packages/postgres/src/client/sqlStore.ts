@@ -9,7 +9,6 @@ import type {
   Claim,
   ClaimedRow,
   Held,
-  HeldSettled,
   HeldTransaction,
   NewRow,
   QueueStore,
@@ -177,20 +176,17 @@ export class SqlStore implements QueueStore {
     this.#holdsLeft += count;
   }
 
-  hold(held: Held, keyOrder: boolean): Promise<HeldTransaction | undefined> {
+  hold(held: Held): Promise<HeldTransaction | undefined> {
     const table = this.#t;
     const sql = this.#sql;
     return new Promise((resolve, reject) => {
       let handedOut = false;
-      const done = this.#driver.transaction(async (tx): Promise<HeldSettled | undefined> => {
+      const done = this.#driver.transaction(async (tx) => {
         const locked = await tx.query(
           `SELECT 1 FROM ${table.sql} WHERE id = $1 AND lease = $2 FOR UPDATE`,
           [held.id, held.lease],
         );
-        if (locked.rows.length === 0) {
-          resolve(undefined);
-          return undefined;
-        }
+        if (locked.rows.length === 0) return resolve(undefined);
         await tx.query("SAVEPOINT ruststream_handler");
         const finish = deferred<{ settle: Settle; undo: boolean } | undefined>();
         handedOut = true;
@@ -198,7 +194,7 @@ export class SqlStore implements QueueStore {
           tx,
           settle: async (settle, undo) => {
             finish.resolve({ settle, undo });
-            return (await done) ?? "lost";
+            return (await done) === true;
           },
           abandon: async () => {
             finish.resolve(undefined);
@@ -207,20 +203,17 @@ export class SqlStore implements QueueStore {
         });
         const how = await finish.promise;
         if (how === undefined) throw abandoned;
-        const run: Run = (s, values) => tx.query(s.text, values);
-        // An ack commits the handler's writes: with per-key order, only once no earlier row of
-        // the key is left behind by a fault (`behind`). Such a row comes back when its lease
-        // ends, so this one is undone and given back, to come again after it.
-        const behind =
-          keyOrder &&
-          how.settle.kind === "ack" &&
-          (await run(sql.behind, [held.id])).rows.length > 0;
-        if (how.undo || behind) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
-        const settle: Settle = behind ? { kind: "release" } : how.settle;
-        const settled = await settleOn(run, sql, table, [held], settle);
+        if (how.undo) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
+        const settled = await settleOn(
+          (s, values) => tx.query(s.text, values),
+          sql,
+          table,
+          [held],
+          how.settle,
+        );
         // The row is locked by this transaction, so its lease cannot have moved; checked anyway.
         if (!settled.has(held.id)) throw abandoned;
-        return behind ? "behind" : "settled";
+        return true;
       });
       done.catch((error: unknown) => {
         if (!handedOut) reject(error);
@@ -303,15 +296,6 @@ function statementsFor(t: QueueTable) {
     ),
     release: prepared(
       `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
-    ),
-    // An earlier row of the row `$1`'s key, undone and leased, that a fault left behind: in no
-    // live transaction (a held transaction locks its row; SKIP LOCKED passes over it), or claimed
-    // again since (its lease ends after the row's: a transactional lease is never renewed, so its
-    // end marks its claim), in a live transaction once more while the row waited its turn.
-    behind: prepared(
-      `WITH earlier AS (SELECT h.id, h.locked_until > q.locked_until AS again FROM ${t.sql} AS q, ${t.sql} AS h WHERE q.id = $1 AND h.queue = q.queue AND h.partition_key = q.partition_key AND h.done_at IS NULL AND h.id < q.id AND h.lease IS NOT NULL),
-lost AS (SELECT h.id FROM ${t.sql} AS h WHERE h.id IN (SELECT id FROM earlier) ORDER BY h.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-SELECT id FROM lost UNION ALL (SELECT id FROM earlier WHERE again LIMIT 1)`,
     ),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,

@@ -122,10 +122,10 @@ export interface QueueStore {
   /**
    * Runs `work` in a transaction holding `held`'s row (locked, fenced by its lease): a
    * transactional handler's writes and the row's settle commit together. `undefined` when the
-   * lease no longer holds. With `keyOrder`, an ack commits only behind its key (`HeldSettled`).
-   * Uses one reservation of `reserveHolds`, given back when the transaction ends.
+   * lease no longer holds. Uses one reservation of `reserveHolds`, given back when the
+   * transaction ends.
    */
-  hold(held: Held, keyOrder: boolean): Promise<HeldTransaction | undefined>;
+  hold(held: Held): Promise<HeldTransaction | undefined>;
   /**
    * A subscription opened on `queue`; answers the function its end calls. The stand-in counts for
    * the test's coordinator from here; the server needs nothing.
@@ -134,21 +134,12 @@ export interface QueueStore {
   close(): Promise<void>;
 }
 
-/**
- * How a held transaction's settle ended: `settled` (committed), `lost` (the lease no longer held
- * the row: nothing committed), or `behind` (an ack, with `keyOrder`, of a row an earlier row of
- * whose key is still undone, leased and in no live transaction: one whose transaction a fault
- * ended. The handler's writes were undone and the row given back, to come again after that row).
- * A transaction that failed (its connection lost) rejects instead.
- */
-export type HeldSettled = "settled" | "lost" | "behind";
-
 /** An open transaction holding one claimed row, for a transactional handler. */
 export interface HeldTransaction {
   /** What the handler runs its statements on. */
   readonly tx: Queryable;
-  /** Undoes the handler's statements (when `undoHandler`), settles the row, and commits. */
-  settle(settle: Settle, undoHandler: boolean): Promise<HeldSettled>;
+  /** Undoes the handler's statements, settles the row, and commits; answers whether it settled. */
+  settle(settle: Settle, undoHandler: boolean): Promise<boolean>;
   /** Rolls everything back (the row stays leased until its lease ends). */
   abandon(): Promise<void>;
 }

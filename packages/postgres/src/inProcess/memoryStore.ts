@@ -73,9 +73,7 @@ export class MemoryStore implements QueueStore {
 
   /**
    * A transactional handler's transaction, in memory: nothing to write to, so its statements are
-   * refused saying so, and the settle applies to the row as the server's commit would. It has no
-   * connection to lose, and one given up is given back with its row (`release`), so no row is ever
-   * left leased behind a later one of its key: an ack here is never `behind`.
+   * refused saying so, and the settle applies to the row as the server's commit would.
    */
   async hold(held: Held): Promise<HeldTransaction | undefined> {
     const server = this.#server;
@@ -89,7 +87,7 @@ export class MemoryStore implements QueueStore {
           );
         },
       },
-      settle: async (settle) => (server.settle([held], settle).has(held.id) ? "settled" : "lost"),
+      settle: async (settle) => server.settle([held], settle).has(held.id),
       abandon: async () => {},
     };
   }
