@@ -1,4 +1,21 @@
+import { RustStreamError } from "@ruststream/core";
+import type { Queryable } from "../client/driver.js";
+import type { HeldTransaction } from "../client/store.js";
 import type { PostgresQueueDelivery } from "./queueDelivery.js";
+
+/** What a row of a claim is known by here: its id and its key. */
+interface KeyedRow {
+  readonly id: bigint;
+  readonly partitionKey: Uint8Array | undefined;
+}
+
+/** The error of a row held back behind an earlier row of its key. */
+export function behindError(id: bigint, queue: string): RustStreamError {
+  return new RustStreamError(
+    "broker-failure",
+    `row ${id} of "${queue}" was not committed: an earlier row of its key is still undone, its transaction lost to a fault before it settled; the handler's writes were rolled back and the row goes back, to come again after that row (keyOrder)`,
+  );
+}
 
 /** A row whose transactional settle failed: its key and its place in it. */
 interface Fault {
@@ -15,7 +32,9 @@ interface Fault {
  * backend whose connection the client lost (a stall) until that backend notices. And since the
  * runtime's key lane goes on to the next row while a settle is still under way, a settle first
  * waits for those of the earlier rows of its key (`turn`): a commit stalled by a fault is known to
- * have failed before a row behind it commits.
+ * have failed before a row behind it commits. The handler's statements wait the same way (`gate`),
+ * and fail on a row held back, so its handler stops at its first statement rather than run to an
+ * ack that cannot commit.
  */
 export class KeyFaults {
   /** Held rows whose ack gives them back instead. */
@@ -55,16 +74,13 @@ export class KeyFaults {
     const key = delivery.partitionKey;
     const id = delivery.held.id;
     if (key === undefined) return () => {};
-    const earlier: Promise<void>[] = [];
-    for (const [other, settling] of this.#settling) {
-      if (other < id && Buffer.compare(settling.key, key) === 0) earlier.push(settling.ended);
-    }
+    const earlier = this.#earlier({ id, partitionKey: key });
     let end!: () => void;
     const ended = new Promise<void>((resolve) => {
       end = resolve;
     });
     this.#settling.set(id, { key, ended });
-    await Promise.all(earlier);
+    await earlier;
     return () => {
       if (this.#settling.get(id)?.ended === ended) this.#settling.delete(id);
       end();
@@ -73,6 +89,38 @@ export class KeyFaults {
 
   isBehind(delivery: PostgresQueueDelivery): boolean {
     return this.#behind.has(delivery.held.id);
+  }
+
+  /**
+   * `transaction` with its statements gated: each waits for the settles under way of earlier rows
+   * of `row`'s key, and fails when the row is held back behind one.
+   */
+  gate(row: KeyedRow, queue: string, transaction: HeldTransaction): HeldTransaction {
+    if (row.partitionKey === undefined) return transaction;
+    const inner = transaction.tx;
+    const tx: Queryable = {
+      query: async (text, values) => {
+        await this.#earlier(row);
+        if (this.#behind.has(row.id)) throw behindError(row.id, queue);
+        return inner.query(text, values);
+      },
+    };
+    return {
+      tx,
+      settle: (settle, undo) => transaction.settle(settle, undo),
+      abandon: () => transaction.abandon(),
+    };
+  }
+
+  /** When the settles under way of earlier rows of `row`'s key have ended. */
+  async #earlier(row: KeyedRow): Promise<void> {
+    const key = row.partitionKey;
+    if (key === undefined) return;
+    const earlier: Promise<void>[] = [];
+    for (const [other, settling] of this.#settling) {
+      if (other < row.id && Buffer.compare(settling.key, key) === 0) earlier.push(settling.ended);
+    }
+    await Promise.all(earlier);
   }
 
   /** The delivery is settled, or given back. */

@@ -11,7 +11,7 @@ import {
 import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
-import { KeyFaults } from "./keyFaults.js";
+import { behindError, KeyFaults } from "./keyFaults.js";
 import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
 import { SettleBatch } from "./settleBatch.js";
 
@@ -210,12 +210,7 @@ export class PostgresQueueSubscription
       ended?.();
       if (delivery.transaction !== undefined) this.#wakeUp();
     }
-    if (settled === "behind") {
-      throw new RustStreamError(
-        "broker-failure",
-        `row ${delivery.held.id} of "${this.name}" was not committed: an earlier row of its key is still undone, its transaction lost to a fault before it settled; the handler's writes were rolled back and the row goes back, to come again after that row (keyOrder)`,
-      );
-    }
+    if (settled === "behind") throw behindError(delivery.held.id, this.name);
     if (settled === "lost") {
       throw new RustStreamError(
         "broker-failure",
@@ -316,8 +311,9 @@ export class PostgresQueueSubscription
     try {
       for (const row of kept) {
         holding();
-        const transaction = await store.hold({ id: row.id, lease });
-        if (transaction !== undefined) {
+        const held = await store.hold({ id: row.id, lease });
+        if (held !== undefined) {
+          const transaction = this.#keyFaults?.gate(row, this.name, held) ?? held;
           deliveries.push(new PostgresQueueDelivery(this, row, lease, transaction));
         }
       }
