@@ -38,7 +38,7 @@ async function claimAll(
   queue: string,
   max = 10,
   keyOrder = false,
-  ownLeases: readonly string[] = [],
+  own: readonly Held[] = [],
   perKey = max,
 ) {
   const held = lease();
@@ -48,7 +48,7 @@ async function claimAll(
     lease: held,
     leaseMs: 30_000,
     keyOrder,
-    ownLeases,
+    own,
     perKey,
   });
   return { rows, held: rows.map((r): Held => ({ id: r.id, lease: held })) };
@@ -113,7 +113,7 @@ export function storeContract(f: StoreFixture): void {
       lease: held,
       leaseMs: 200,
       keyOrder: false,
-      ownLeases: [],
+      own: [],
       perKey: 1,
     });
     expect(rows).toHaveLength(1);
@@ -173,23 +173,42 @@ export function storeContract(f: StoreFixture): void {
     // One claim takes three rows of k1 (the old claim took one per key: k1-a, k2-a, free).
     const first = await claimAll(s, q, 4, true);
     expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k1-b", "k1-c", "k2-a"]);
-    const mine = first.held[0]!.lease;
     // Another claimant gets nothing of a key while a row of it is in work: only the keyless row.
     const other = await claimAll(s, q, 10, true);
     expect(other.rows.map((r) => text(r.payload))).toEqual(["free"]);
     // The claimant holding k2's head takes the row behind it.
-    const second = await claimAll(s, q, 10, true, [mine]);
+    const second = await claimAll(s, q, 10, true, first.held);
     expect(second.rows.map((r) => text(r.payload))).toEqual(["k2-b"]);
     // k1's head retried with a delay: the rows behind it, given back, wait for it, even for the
     // claimant holding k2.
     await s.settle(first.held.slice(0, 1), { kind: "retry", delayMs: 60_000 });
     await s.settle(first.held.slice(1, 3), { kind: "release" });
-    expect((await claimAll(s, q, 10, true, [mine])).rows).toEqual([]);
+    const stillMine = [...first.held.slice(3), ...second.held];
+    expect((await claimAll(s, q, 10, true, stillMine)).rows).toEqual([]);
     expect((await claimAll(s, q, 10, true)).rows).toEqual([]);
     await s.settle([...first.held.slice(3), ...second.held, ...other.held], {
       kind: "ack",
       keep: false,
     });
+  });
+
+  it("per-key order: a row of the claimant's claim that it no longer has in work holds its key back from it too, though the claim's lease still runs", async () => {
+    const s = f.store();
+    const q = unique("own");
+    const k1 = bytes("k1");
+    const k2 = bytes("k2");
+    await s.insert([row(q, "k1-a", { partitionKey: k1 }), row(q, "k2-a", { partitionKey: k2 })]);
+    const first = await claimAll(s, q, 10, true);
+    expect(first.rows.map((r) => text(r.payload))).toEqual(["k1-a", "k2-a"]);
+    await s.insert([row(q, "k1-b", { partitionKey: k1 }), row(q, "k2-b", { partitionKey: k2 })]);
+    // k1-a's settle failed (its transaction lost): the claimant has only k2-a in work, under the
+    // same lease. k1-b waits for k1-a; k2-b comes behind k2-a.
+    const second = await claimAll(s, q, 10, true, first.held.slice(1));
+    expect(second.rows.map((r) => text(r.payload))).toEqual(["k2-b"]);
+    // Still holding both: both keys' next rows are the claimant's to take.
+    await s.settle(second.held, { kind: "release" });
+    const third = await claimAll(s, q, 10, true, first.held);
+    expect(third.rows.map((r) => text(r.payload))).toEqual(["k1-b", "k2-b"]);
   });
 
   it("per-key order: a head retried at once is claimed again in its place, with the rows behind it; perKey 1 takes heads only", async () => {

@@ -18,14 +18,18 @@ export const keysAsked = 1024;
 /**
  * The claim's two statements: without per-key order, the ready rows in the claim's order; with
  * it, the keys' heads and the ready rows behind them. Both take `$1` queue, `$2` max, `$3` lease,
- * `$4` lease ms; the key-ordered one also `$5` the claimant's own leases and `$6` rows per key. Both
- * answer each row with `pos`, its place in the claim (UPDATE ... RETURNING keeps no order).
+ * `$4` lease ms; the key-ordered one also `$5` and `$7` the ids and leases of the claimant's own
+ * rows (those it has in work) and `$6` rows per key. Both answer each row with `pos`, its place in
+ * the claim (UPDATE ... RETURNING keeps no order).
  */
 export function claimStatements(t: QueueTable, after: (n: number) => string) {
   const ready = (q: string) =>
     `${q}.run_at <= now() AND (${q}.locked_until IS NULL OR ${q}.locked_until <= now())`;
+  // One of the claimant's rows in work, under its live lease. Matched by id and by lease apart (a
+  // row the claimant holds is under one lease of its own, and no lease of another claimant is
+  // among its leases): two scalar array tests, as cheap per row as the lease test alone was.
   const own = (q: string) =>
-    `COALESCE(${q}.lease = ANY($5::uuid[]) AND ${q}.locked_until > now(), false)`;
+    `COALESCE(${q}.id = ANY($5::bigint[]) AND ${q}.lease = ANY($7::uuid[]) AND ${q}.locked_until > now(), false)`;
   // No earlier undone row of the row's key but the claimant's own: a subquery run per row (with
   // LIMIT, so the planner keeps it a probe of the key index, never a join over the queue's rows,
   // even on a table without statistics yet). The lateral reads below are per row for the same

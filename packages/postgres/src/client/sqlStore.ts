@@ -116,8 +116,9 @@ export class SqlStore implements QueueStore {
     const result = claim.keyOrder
       ? await this.#run(this.#sql.keyOrdered, [
           ...head,
-          claim.ownLeases,
+          claim.own.map((h) => h.id.toString()),
           Math.min(claim.perKey, claim.max),
+          claim.own.map((h) => h.lease),
         ])
       : await this.#run(this.#sql.plain, head);
     // UPDATE ... RETURNING keeps no order: each row says its place in the claim.

@@ -58,13 +58,19 @@ export interface Claim {
   readonly leaseMs: number;
   /**
    * Per-key order: a row with a partition key is claimed only while every earlier undone row of
-   * its key is held by one of `ownLeases` (the claimant's leases still in work) or taken by this
-   * same claim, so one claimant at a time works through a key, in order, and no other takes a row
-   * of it meanwhile. A claim takes a key's head (its oldest undone row not held by the claimant)
-   * when it is ready, and the ready rows right behind it, `perKey` at most, in order.
+   * its key is one of `own` (the claimant's rows still in work, under their live leases) or taken
+   * by this same claim, so one claimant at a time works through a key, in order, and no other
+   * takes a row of it meanwhile. A claim takes a key's head (its oldest undone row not held by the
+   * claimant) when it is ready, and the ready rows right behind it, `perKey` at most, in order.
    */
   readonly keyOrder: boolean;
-  readonly ownLeases: readonly string[];
+  /**
+   * The rows the claimant still has in work, each with its lease. Rows, not leases: a claim's
+   * lease is shared by every row it took, and a row of it whose settle failed (its transaction
+   * lost) is no longer in work though its lease still runs, so it must hold its key back from the
+   * claimant too until it is claimed again.
+   */
+  readonly own: readonly Held[];
   /** Rows of one key a key-ordered claim takes at most (1: only its head). */
   readonly perKey: number;
 }

@@ -22,8 +22,9 @@ export function claimPick<R extends ClaimableRow>(
 ): R[] {
   const ready = (r: R) => r.runAt <= now && (r.lockedUntil === undefined || r.lockedUntil <= now);
   if (!claim.keyOrder) return undone.filter(ready).sort(claimOrder).slice(0, claim.max);
-  const own = new Set(claim.ownLeases);
-  const ours = (r: R) => r.lease !== undefined && own.has(r.lease) && (r.lockedUntil ?? 0) > now;
+  const own = new Map(claim.own.map((h) => [h.id, h.lease] as const));
+  const ours = (r: R) =>
+    r.lease !== undefined && own.get(r.id) === r.lease && (r.lockedUntil ?? 0) > now;
   const keys = new Map<string, R[]>();
   const candidates: R[] = [];
   for (const r of undone) {

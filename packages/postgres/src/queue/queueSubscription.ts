@@ -11,6 +11,7 @@ import {
 import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
+import { behindError, KeyFaults } from "./keyFaults.js";
 import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
 import { SettleBatch } from "./settleBatch.js";
 
@@ -51,6 +52,8 @@ export class PostgresQueueSubscription
   readonly #source: PostgresQueue;
   /** Handed out (or claimed for a pull) and not settled: their leases are renewed. */
   readonly #held = new Map<bigint, PostgresQueueDelivery>();
+  /** With `transactional` and `keyOrder`: the held rows a failed settle of their key holds back. */
+  readonly #keyFaults: KeyFaults | undefined;
   readonly #batch: SettleBatch;
   readonly #stopWakes: () => void;
   readonly #leaveStore: () => void;
@@ -68,6 +71,7 @@ export class PostgresQueueSubscription
     this.#host = host;
     this.#source = source;
     this.name = source.name;
+    this.#keyFaults = source.transactional && source.keyOrder ? new KeyFaults() : undefined;
     this.#batch = new SettleBatch(host.store, () => this.#wakeUp());
     this.#stopWakes = host.wakes(source.name, () => this.#wakeUp());
     this.#leaveStore = host.store.subscribed(source.name);
@@ -87,6 +91,7 @@ export class PostgresQueueSubscription
       this.#woken = false;
       let deliveries: readonly PostgresQueueDelivery[];
       try {
+        this.#keyFaults?.claimBegins();
         const claiming = this.#claimOnce(Math.min(max, this.#source.claim));
         this.#claiming = claiming.then(
           () => undefined,
@@ -113,6 +118,7 @@ export class PostgresQueueSubscription
       if (this.revokedWith !== undefined) throw this.revokedWith;
       if (this.closed) return none;
       if (deliveries.length > 0) {
+        this.#keyFaults?.claimed(deliveries);
         for (const delivery of deliveries) this.#held.set(delivery.held.id, delivery);
         this.#scheduleRenewal();
         return deliveries;
@@ -161,6 +167,7 @@ export class PostgresQueueSubscription
     await this.#claiming;
     const held = [...this.#held.values()].filter((d) => !d.settled);
     this.#held.clear();
+    this.#keyFaults?.clear();
     this.#stopRenewal();
     await this.#batch.drain();
     await this.#release(held);
@@ -176,22 +183,35 @@ export class PostgresQueueSubscription
 
   async settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok"> {
     const settle = this.#statementOf(delivery, verb);
-    let settled: boolean;
+    // Registered at once (before any await), so settles of one key take their turns in call order.
+    const turn = delivery.transaction === undefined ? undefined : this.#keyFaults?.turn(delivery);
+    const ended = await turn;
+    let settled: "settled" | "lost" | "behind" = "lost";
     try {
-      if (delivery.transaction !== undefined) {
-        // A handler that failed is undone; an ack commits its writes with the settle.
-        settled = await delivery.transaction.settle(settle, verb.kind !== "ack");
-        this.#wakeUp();
+      if (delivery.transaction === undefined) {
+        settled = (await this.#batch.settle(delivery.held, settle)) ? "settled" : "lost";
+      } else if (verb.kind === "ack" && this.#keyFaults?.isBehind(delivery)) {
+        // An earlier row of its key failed its settle: undone and given back, to come after it.
+        const given = await delivery.transaction.settle({ kind: "release" }, true);
+        settled = given ? "behind" : "lost";
       } else {
-        settled = await this.#batch.settle(delivery.held, settle);
+        // A handler that failed is undone; an ack commits its writes with the settle.
+        const done = await delivery.transaction.settle(settle, verb.kind !== "ack");
+        settled = done ? "settled" : "lost";
       }
     } finally {
       // Forgotten even when the settle failed (a connection lost under it): the row comes back
       // when its lease ends, and a delivery kept here would be renewed for nothing ever after.
       this.#held.delete(delivery.held.id);
       if (this.#held.size === 0) this.#stopRenewal();
+      this.#keyFaults?.forget(delivery);
+      // Not settled: the rows of its key behind it wait for it.
+      if (settled !== "settled") this.#keyFaults?.failed(delivery, this.#held.values());
+      ended?.();
+      if (delivery.transaction !== undefined) this.#wakeUp();
     }
-    if (!settled) {
+    if (settled === "behind") throw behindError(delivery.held.id, this.name);
+    if (settled === "lost") {
       throw new RustStreamError(
         "broker-failure",
         `the lease on row ${delivery.held.id} of "${this.name}" ended before its settle (a renewal failed, or the server was away longer than leaseMs ${this.#source.leaseMs}): the row goes to the next claim`,
@@ -284,9 +304,7 @@ export class PostgresQueueSubscription
       leaseMs: source.leaseMs,
       keyOrder: source.keyOrder,
       perKey: source.perKey,
-      ownLeases: [
-        ...new Set([...this.#held.values()].filter((d) => !d.settled).map((d) => d.held.lease)),
-      ],
+      own: [...this.#held.values()].filter((d) => !d.settled).map((d) => d.held),
     });
     if (rows.length === 0) return none;
     const cap = source.retry?.maxAttempts;
@@ -306,8 +324,9 @@ export class PostgresQueueSubscription
     try {
       for (const row of kept) {
         holding();
-        const transaction = await store.hold({ id: row.id, lease });
-        if (transaction !== undefined) {
+        const held = await store.hold({ id: row.id, lease });
+        if (held !== undefined) {
+          const transaction = this.#keyFaults?.gate(row, this.name, held) ?? held;
           deliveries.push(new PostgresQueueDelivery(this, row, lease, transaction));
         }
       }

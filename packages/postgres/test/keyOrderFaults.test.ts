@@ -1,0 +1,286 @@
+import type { Delivery } from "@ruststream/core";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
+
+// A transactional queue with `keyOrder` whose head row's transaction a fault ends (its backend
+// terminated, as a cut does; its lock kept by another session, as a stalled backend keeps it): the
+// key's later rows must not commit before the head does. Found by the chaos suite's
+// postgres-queue-transactional (business rows committed out of key order); here each way it
+// happened, alone, on the real server: a row claimed with the head and acked after the head's
+// failed settle, during it, or after the head was claimed again; and a later row claimed by the
+// same claimant while another row of the head's claim is held. Commit order is the business
+// table's serial: every business row is written and committed by one step of the test, in turn.
+
+const table = "key_order_faults";
+const leaseMs = 1500;
+const url = () => requireEnv("POSTGRES_URL");
+
+let sql: pg.Client;
+beforeAll(async () => {
+  sql = new pg.Client({ connectionString: url() });
+  await sql.connect();
+});
+afterAll(() => sql.end());
+
+const encode = (name: string) => new TextEncoder().encode(name);
+const nameOf = (d: Delivery) => new TextDecoder().decode(d.payload);
+
+/** A queue of its own with a business table beside it, and the broker's connection. */
+async function setUp(prefix: string) {
+  const queue = uniqueName(prefix);
+  const business = `${prefix}_business_${queue.replaceAll("-", "_")}`;
+  await sql.query(
+    `CREATE TABLE ${business} (seq bigserial PRIMARY KEY, name text NOT NULL, attempt int NOT NULL)`,
+  );
+  const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+  const publisher = await connected.defaultPublishPolicy().pair(connected);
+  const publish = (rows: readonly (readonly [name: string, key: string])[]) =>
+    publisher.transaction(async (tx) => {
+      for (const [name, key] of rows) {
+        await tx.publish({ name: queue, payload: encode(name), partitionKey: key });
+      }
+    });
+  const subscription = await connected.subscribe(
+    new PostgresQueue(queue, { transactional: true, leaseMs, pollMs: 100 }),
+  );
+  /** The handler's work: its business row, in the delivery's transaction. */
+  const write = (d: Delivery) =>
+    transactionOf(d).query(`INSERT INTO ${business} (name, attempt) VALUES ($1, $2)`, [
+      nameOf(d),
+      d.redeliveryCount,
+    ]);
+  /** Ends the delivery's transaction from the server's side, as a lost connection does. */
+  const cut = async (d: Delivery) => {
+    const pid = (await transactionOf(d).query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    const ended = await sql.query("SELECT pg_terminate_backend($1) AS ok", [pid]);
+    expect(ended.rows[0].ok).toBe(true);
+  };
+  /** Handles claims in turn (write, ack) until the queue holds `left` rows; records what came. */
+  const drain = async (handled: string[], left = 0) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const rows = await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE queue = $1`, [
+        queue,
+      ]);
+      if (rows.rows[0].n === left) return;
+      if (Date.now() > deadline) throw new Error(`${rows.rows[0].n} rows still undone`);
+      for (const d of await subscription.nextBatch(16)) {
+        handled.push(`${nameOf(d)}#${d.redeliveryCount}`);
+        await write(d);
+        await d.ack();
+      }
+    }
+  };
+  const committed = async () =>
+    (await sql.query(`SELECT name, attempt FROM ${business} ORDER BY seq`)).rows;
+  const end = async () => {
+    await connected.shutdown();
+    await sql.query(`DROP TABLE IF EXISTS ${business}`);
+  };
+  return { subscription, publish, write, cut, drain, committed, end };
+}
+
+describe("a transactional queue's key order when a fault ends the head's transaction", () => {
+  it("a row claimed with its head does not commit before the head, whose transaction was lost", async () => {
+    const t = await setUp("kof_claimed");
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      // One claim takes the key's head and the row behind it.
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      // The key's lane goes on to the next row, as the runtime's does after a failed settle: its
+      // handler's first statement fails, and so would its ack.
+      await expect(t.write(a2)).rejects.toThrow(/earlier row/);
+      await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
+      const handled: string[] = [];
+      await t.drain(handled);
+      // a1 comes back when its lease ends, a2 behind it in the same claim.
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("a row claimed with its head does not commit before the head, whose lost backend still locks it", async () => {
+    const t = await setUp("kof_zombie");
+    const locker = new pg.Client({ connectionString: url() });
+    await locker.connect();
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      // A stalled connection's backend keeps its transaction, and the row's lock, until it notices
+      // the connection is gone, after the client saw the transaction fail: a lock held elsewhere
+      // stands in for it.
+      await locker.query("BEGIN");
+      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
+        String(a1.position.id),
+      ]);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await expect(t.write(a2)).rejects.toThrow(/earlier row/);
+      await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
+      await locker.query("COMMIT");
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await locker.end();
+      await t.end();
+    }
+  });
+
+  it("a row acked while its head's settle is still under way waits for it, and does not commit before the head", async () => {
+    const t = await setUp("kof_racing");
+    const locker = new pg.Client({ connectionString: url() });
+    await locker.connect();
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.write(a2);
+      await t.cut(a1);
+      await locker.query("BEGIN");
+      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
+        String(a1.position.id),
+      ]);
+      // The runtime's lane settles a row and goes on to the next without waiting for the answer.
+      const acks = [Promise.resolve(a1.ack()), Promise.resolve(a2.ack())];
+      await expect(acks[0]).rejects.toThrow();
+      await expect(acks[1]).rejects.toThrow(/earlier row/);
+      await locker.query("COMMIT");
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await locker.end();
+      await t.end();
+    }
+  });
+
+  it("a handler's statement while its head's settle is still under way waits for it, and fails when the head's failed", async () => {
+    const t = await setUp("kof_stmt");
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      // The lane goes on to a2's handler as soon as a1's ack is sent.
+      const a1Ack = Promise.resolve(a1.ack());
+      const a2Write = t.write(a2);
+      await expect(a1Ack).rejects.toThrow();
+      await expect(a2Write).rejects.toThrow(/earlier row/);
+      await expect(Promise.resolve(a2.nack({ requeue: true }))).resolves.toBe("ok");
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a1#2", "a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("a row claimed with its head does not commit before the head, claimed again while the row waited its turn", async () => {
+    const t = await setUp("kof_back");
+    try {
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+      const [a1, a2] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      // a2 waits its turn (a long lane) past a1's lease: the next claim brings a1 back alone, in a
+      // live transaction again, while a2 is still held.
+      const back = await t.subscription.nextBatch(16);
+      expect(back.map((d) => `${nameOf(d)}#${d.redeliveryCount}`)).toEqual(["a1#2"]);
+      await expect(t.write(a2)).rejects.toThrow(/earlier row/);
+      await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
+      await t.write(back[0]!);
+      await back[0]!.ack();
+      const handled: string[] = [];
+      await t.drain(handled);
+      expect(handled).toEqual(["a2#2"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 2 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("a later row is not claimed by the head's own claimant while another row of the head's claim is held", async () => {
+    const t = await setUp("kof_shared");
+    try {
+      await t.publish([
+        ["b1", "b"],
+        ["a1", "a"],
+      ]);
+      // One claim, one lease: b1 stays in work while a1's transaction is lost.
+      const first = await t.subscription.nextBatch(16);
+      expect(first.map(nameOf)).toEqual(["b1", "a1"]);
+      const [b1, a1] = [first[0]!, first[1]!];
+      await t.write(a1);
+      await t.cut(a1);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await t.publish([["a2", "a"]]);
+      // The next claim brings a1 back (its lease ended) before a2, never a2 alone first.
+      const handled: string[] = [];
+      await t.drain(handled, 1).finally(async () => {
+        await t.write(b1);
+        await b1.ack();
+      });
+      expect(handled).toEqual(["a1#2", "a2#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+        { name: "b1", attempt: 1 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+});
