@@ -123,3 +123,58 @@ for (const [mode, start] of modes) {
     }
   });
 }
+
+// A wait queue's copy whose service died in its last attempt's handler (or between its dead
+// letter's confirm and its ack) comes back with a retry count that puts it past the cap, counted by
+// the server afresh: it is moved to the dead letter on arrival, never handed to the handler.
+for (const [mode, start] of modes) {
+  it(`a copy arriving past the cap goes to the dead letter without a handler run (${mode})`, async () => {
+    const url =
+      mode === "real node" ? requireEnv("RABBITMQ_URL") : "amqp://in-process.invalid:5672";
+    const queue = uniqueName("capped-arrival");
+    const dlq = `${queue}.dlq`;
+    const runs: string[] = [];
+    const dead: DeadLetter[] = [];
+    const app = new RustStream({ name: `cap-${queue}`, version: "1.0.0" }).broker(
+      new RabbitBroker({ url, declare: true }),
+      (b) => {
+        b.subscriber(new RabbitQuorumQueue(queue))
+          .maxAttempts(3)
+          .deadLetter(dlq)
+          .handle((message, ctx) => {
+            runs.push(`${idOf(message)} ${ctx.attempt}`);
+          });
+        b.subscriber(new RabbitQuorumQueue(dlq)).handle((message, ctx) => {
+          dead.push(deadLetterOf(idOf(message), ctx.headers, ctx.attempt));
+        });
+      },
+    );
+    t = await start(app);
+    // What the crashed service's copy looks like: three attempts made, the server's count afresh.
+    await t.publish(queue, { id: "spent" }, { headers: { [headerNames.retryCount]: "3" } });
+    const deadline = Date.now() + 30_000;
+    while (dead.length === 0 && runs.length === 0) {
+      if (Date.now() > deadline) throw new Error("neither a dead letter nor a handler run");
+      await t.advance(50);
+    }
+    expect(runs).toEqual([]);
+    expect(dead).toEqual([
+      {
+        id: "spent",
+        origin: expect.objectContaining({ source: queue, reason: "max-attempts" }),
+        retryCount: "4",
+        deadLetterRetryCount: "4",
+        attempt: 1,
+      },
+    ]);
+    // Sentinels behind what could still come: a run of the spent copy would reach the handler
+    // before the queue's sentinel, a second dead letter the dead-letter queue before its own.
+    await t.publish(queue, { id: "sentinel" });
+    await t.publish(dlq, { id: "sentinel" });
+    expect(runs).toEqual(["sentinel 1"]);
+    expect(dead.map((d) => d.id)).toEqual(["spent", "sentinel"]);
+    const moves = t.events.filter((e) => e.type === "dead-letter");
+    expect(moves).toHaveLength(1);
+    expect(moves[0]).toMatchObject({ subscriber: queue, destination: dlq, reason: "max-attempts" });
+  }, 60_000);
+}

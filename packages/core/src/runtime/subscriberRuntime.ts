@@ -271,14 +271,15 @@ export class SubscriberRuntime {
 
   #accept(delivery: Delivery): Awaiting {
     // Past the cap, a delivery came back unsettled after its last attempt (its consumer died
-    // mid-handler): it has had every attempt the mount allows, so it is not handled again.
-    if (this.#brokerMoves === undefined) {
-      const attempt = attemptOf(delivery);
-      if (attempt > this.#cap) {
-        const started = this.host.emit === undefined ? 0 : this.host.clock.now();
-        this.#settlement.giveUp(delivery, undefined, attempt, started, undefined, false);
-        return undefined;
-      }
+    // mid-handler): it has had every attempt the mount allows, so it is not handled again. Where
+    // the broker keeps the cap, its own count never brings a delivery past it, but a copy's retry
+    // count can (a wait queue's copy the server counts afresh): giving up there is a drop, which
+    // such a broker answers by moving the message to its dead letter.
+    const attempt = attemptOf(delivery);
+    if (attempt > this.#cap) {
+      const started = this.host.emit === undefined ? 0 : this.host.clock.now();
+      this.#settlement.giveUp(delivery, undefined, attempt, started, undefined, false);
+      return undefined;
     }
     const decoded = this.#decoder.decode(delivery);
     if (decoded === FAILED) return undefined;

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   headerNames,
   MemoryBroker,
+  MemoryQueue,
   RustStream,
   RustStreamError,
   readDeadLetterOrigin,
@@ -54,6 +55,41 @@ describe("a delivery already past its cap", () => {
     ]);
     const reasons = h.published("orders-dlq").map((m) => readDeadLetterOrigin(m.headers)?.reason);
     expect(reasons).toEqual(withDeadLetter ? ["max-attempts"] : []);
+    await h.running.stop();
+  });
+
+  // The broker keeps the cap there and its own count never passes it, but a copy's retry count can
+  // (a wait queue's copy the broker counts afresh): the drop the runtime gives it up with is the
+  // broker's move, reported as the one dead letter.
+  test("on a source whose broker moves failing messages: moved by the broker unhandled", async () => {
+    let calls = 0;
+    const app = new RustStream({ name: "test", version: "0.0.0" }).broker(
+      new MemoryBroker(),
+      (b) => {
+        b.subscriber(new MemoryQueue("orders"))
+          .maxAttempts(3)
+          .deadLetter("orders-dlq")
+          .handle(() => {
+            calls++;
+          });
+      },
+    );
+    const h = await startInProcess(app);
+    await h.publishRaw("orders", '{"id":1}', { [headerNames.retryCount]: "3" });
+    await h.publishRaw("orders", '{"id":2}', { [headerNames.retryCount]: "2" });
+    expect(calls).toBe(1);
+    expect(h.outcomes("orders").map((e) => [e.attempt, e.outcome, e.handled])).toEqual([
+      [4, "dead-letter", false],
+      [3, "ack", true],
+    ]);
+    expect(
+      h.events.flatMap((e) =>
+        e.type === "dead-letter" ? [`${e.movedBy} ${e.destination} ${e.reason}`] : [],
+      ),
+    ).toEqual(["broker orders-dlq max-attempts"]);
+    expect(h.published("orders-dlq").map((m) => new TextDecoder().decode(m.payload))).toEqual([
+      '{"id":1}',
+    ]);
     await h.running.stop();
   });
 });

@@ -53,7 +53,9 @@ export interface DeliveryOwner {
  * keeps, the server counts the copy's deliveries alone and would bring it back past the mount's
  * `maxAttempts`. Where the attempts so far (the copy's retry count and the server's count) reach
  * the cap and the server's count alone does not, a requeue or a delayed retry moves the message to
- * the dead letter here instead, as the runtime writes its own (origin, retry count), then acks.
+ * the dead letter here instead, as the runtime writes its own (origin, retry count), then acks. A
+ * copy that arrives past the cap (its service died in the last attempt's handler) the runtime gives
+ * up unhandled with a drop, which moves it the same way.
  */
 export class QueueDelivery extends DeliveryBase<RabbitPosition> {
   readonly #owner: DeliveryOwner;
@@ -155,14 +157,15 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     if (requeue && this.#type !== "quorum") return "unsupported";
     if (this.#stale()) return "ok";
     const cap = this.#owner.cap;
-    // The server moves a requeue whose own count reaches the cap; one the copy's count made up, not.
-    if (
-      requeue &&
-      cap !== undefined &&
-      attemptOf(this) >= cap.maxAttempts &&
-      (this.redeliveryCount ?? 1) < cap.maxAttempts
-    ) {
-      return this.#deadLetter(cap.deadLetter);
+    if (cap !== undefined) {
+      const attempt = attemptOf(this);
+      // The server moves a requeue whose own count reaches the cap; one the copy's count made up,
+      // not. A drop of what arrived past the cap (the runtime gives it up unhandled) is moved here
+      // too: the server's move would carry neither the origin nor the attempts.
+      const spent = requeue
+        ? attempt >= cap.maxAttempts && (this.redeliveryCount ?? 1) < cap.maxAttempts
+        : attempt > cap.maxAttempts;
+      if (spent) return this.#deadLetter(cap.deadLetter);
     }
     if (this.#type === "stream") {
       // A stream keeps every message whatever its readers do: dropping is moving past it.
