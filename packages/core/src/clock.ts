@@ -1,6 +1,11 @@
 /** A timer a {@link Clock} armed; cancelling a fired or cancelled timer does nothing. */
 export interface ClockTimer {
   cancel(): void;
+  /**
+   * Lets the process exit while this timer is all that is left to wait for (a real timer's
+   * `unref`): for work that repeats until stopped. A {@link ManualClock}'s timers hold nothing.
+   */
+  unref?(): void;
 }
 
 /**
@@ -19,7 +24,7 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   setTimer(ms, callback) {
     const handle = setTimeout(callback, Math.max(0, ms));
-    return { cancel: () => clearTimeout(handle) };
+    return { cancel: () => clearTimeout(handle), unref: () => handle.unref() };
   },
 };
 

@@ -8,6 +8,7 @@
 //   publishPolicy.ts  the publish policy
 //   publisher.ts      the live core NATS publisher (and requests)
 //   schedule.ts       a publish's message schedule (NATS 2.12): its headers and refusals
+//   scheduleCancel.ts  a pending schedule cancelled: its subject purged
 //   jetStreamPublisher.ts  the live JetStream publisher
 //   headerValues.ts   header values as NATS carries them
 //   replyInbox.ts     where requests wait for their replies

@@ -15,6 +15,7 @@ import {
   type NatsReceipt,
   type PublisherHost,
 } from "./publisher.js";
+import { cancelSchedule } from "./scheduleCancel.js";
 
 /** The most messages the server takes in one atomic batch. */
 export const MAX_BATCH = 1000;
@@ -36,6 +37,15 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
 
   publish(message: OutgoingMessage<NatsPublishOptions>): Promise<NatsReceipt> {
     return storeMessage(this.#host, message);
+  }
+
+  /**
+   * Removes the message schedule pending on `subject` (the subject it was published to) before it
+   * fires: the server's purge of the schedule subject. Resolves `true` once removed, `false` when
+   * none was pending there.
+   */
+  cancelSchedule(subject: string): Promise<boolean> {
+    return cancelSchedule(this.#host, subject);
   }
 
   async transaction<T>(work: (tx: Transaction<NatsPublishOptions>) => Promise<T>): Promise<T> {

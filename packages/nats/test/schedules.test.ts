@@ -3,6 +3,7 @@ import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
+  type JetStreamPublisher,
   JetStreamSubject,
   NatsPublish,
   type NatsReceipt,
@@ -30,7 +31,9 @@ async function setUp(connect: () => Promise<ConnectedNatsBroker>, messageSchedul
       declare: { subjects: [`${stream}.>`], storage: "memory", messageSchedules },
     }),
   );
-  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  const publisher = (await new NatsPublish({ jetStream: true }).pair(
+    connected,
+  )) as JetStreamPublisher;
   const last = (subject: string) => connected.link.message(stream, { lastOn: subject });
   const advance = (ms: number) => {
     if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
@@ -143,6 +146,64 @@ for (const [where, connect] of targets) {
       expect(text(delivered?.payload ?? bytes(""))).toBe("tick");
       expect((await last(schedule))?.sequence).toBe(receipt.sequence);
       expect((await connected.link.streamBounds(stream)).first).toBe(receipt.sequence);
+    });
+
+    it("a schedule cancelled before its time never arrives: a later one on the same target arrives alone", async () => {
+      const { connected, stream, target, publisher, last, advance } = await setUp(connect);
+      const cancelled = `${stream}.schedules.cancelled`;
+      const sentinel = `${stream}.schedules.sentinel`;
+      const now = Date.now();
+      await publisher.publish({
+        name: cancelled,
+        payload: bytes("cancelled"),
+        options: { schedule: { at: new Date(now + 2000), target } },
+      });
+      expect(await publisher.cancelSchedule(cancelled)).toBe(true);
+      expect(await last(cancelled)).toBeUndefined();
+      // Nothing pending there any more.
+      expect(await publisher.cancelSchedule(cancelled)).toBe(false);
+      // Due after the cancelled one's time: had that one fired, its delivery would come first.
+      const later = (await publisher.publish({
+        name: sentinel,
+        payload: bytes("sentinel"),
+        options: { schedule: { at: new Date(now + 2500), target } },
+      })) as NatsReceipt;
+      advance(3000);
+      await eventually(async () => (await last(target)) !== undefined, 10_000, "the sentinel");
+      const delivered = await last(target);
+      expect([
+        text(delivered?.payload ?? bytes("")),
+        delivered?.headers.getString("Nats-Scheduler"),
+        delivered?.sequence,
+      ]).toEqual(["sentinel", sentinel, later.sequence + 1n]);
+      // The stream holds the sentinel's delivery alone: no other delivery was ever stored.
+      expect(await connected.link.streamBounds(stream)).toEqual({
+        first: later.sequence + 1n,
+        last: later.sequence + 1n,
+      });
+    });
+
+    it("cancelSchedule refuses a subject holding a message that is no schedule (it stays), a wildcard, and one no stream stores", async () => {
+      const { connected, stream, publisher, last } = await setUp(connect);
+      const plain = `${stream}.plain`;
+      const stored = (await publisher.publish({
+        name: plain,
+        payload: bytes("keep me"),
+      })) as NatsReceipt;
+      const notASchedule = await refusal(publisher.cancelSchedule(plain));
+      expect(isRustStreamError(notASchedule, "invalid-argument"), String(notASchedule)).toBe(true);
+      expect(String(notASchedule)).toContain("is not a schedule: nothing was removed");
+      expect((await last(plain))?.sequence).toBe(stored.sequence);
+      const wildcard = await refusal(publisher.cancelSchedule(`${stream}.schedules.*`));
+      expect(isRustStreamError(wildcard, "invalid-argument"), String(wildcard)).toBe(true);
+      expect(String(wildcard)).toContain("without spaces or wildcards");
+      const nowhere = await refusal(publisher.cancelSchedule(`${uniqueName("none")}.schedule`));
+      expect(isRustStreamError(nowhere, "broker-failure"), String(nowhere)).toBe(true);
+      expect(String(nowhere)).toContain("no JetStream stream stores");
+      expect(await connected.link.streamBounds(stream)).toEqual({
+        first: stored.sequence,
+        last: stored.sequence,
+      });
     });
 
     it("a cron schedule: delivered by the server, in its time zone; the stand-in refuses it by name", async () => {

@@ -132,6 +132,15 @@ export function missingObjectStore(bucket: string): RustStreamError {
 }
 
 /** A bucket that is not there and that nothing declares. */
+/** A subject no JetStream stream stores, said with the fix. */
+export function noStreamStores(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "broker-failure",
+    `no JetStream stream stores "${subject}": create one, or declare it from a JetStreamSubject`,
+    { cause },
+  );
+}
+
 export function missingBucket(bucket: string): RustStreamError {
   return new RustStreamError(
     "invalid-argument",
@@ -273,6 +282,8 @@ export interface NatsLink {
    * `before` those stored before that sequence. Resolves with how many it dropped.
    */
   purgeSubject(stream: string, subject: string, before?: bigint): Promise<number>;
+  /** The name of the stream that stores `subject`; rejects `broker-failure` when none does. */
+  streamOf(subject: string): Promise<string>;
   /** The subjects `stream` holds messages on that `filter` matches (a wildcard), in no order. */
   subjects(stream: string, filter: string): Promise<string[]>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */

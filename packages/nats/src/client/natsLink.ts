@@ -50,6 +50,7 @@ import {
   missingBucket,
   missingObjectStore,
   type NatsLink,
+  noStreamStores,
   type PubAck,
   PullRefused,
   type PullRequest,
@@ -211,11 +212,7 @@ function publishError(subject: string, error: unknown): RustStreamError {
     );
   }
   if (error instanceof NoRespondersError || /no responders/i.test(String(error))) {
-    return new RustStreamError(
-      "broker-failure",
-      `no JetStream stream stores "${subject}": create one, or declare it from a JetStreamSubject`,
-      { cause: error },
-    );
+    return noStreamStores(subject, error);
   }
   return new RustStreamError(
     "broker-failure",
@@ -692,6 +689,16 @@ class ClientLink implements NatsLink {
       before === undefined ? { filter: subject } : { filter: subject, seq: Number(before) },
     );
     return purged;
+  }
+
+  async streamOf(subject: string): Promise<string> {
+    try {
+      return await this.#jsm.streams.find(subject);
+    } catch (error) {
+      // The client's word when no stream, or more than one, answers for the subject.
+      if (/no stream matches subject/.test(String(error))) throw noStreamStores(subject, error);
+      throw error;
+    }
   }
 
   async subjects(stream: string, filter: string): Promise<string[]> {

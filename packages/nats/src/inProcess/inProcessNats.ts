@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, HeaderMap, RustStreamError } from "@ruststream/core";
+import { type Clock, type ClockTimer, HeaderMap, RustStreamError } from "@ruststream/core";
 import { type Coordinator, LinkStates } from "@ruststream/core/broker";
 import type {
   BatchQuery,
@@ -13,7 +13,7 @@ import type {
   Received,
   SubjectMessage,
 } from "../client/link.js";
-import { missingBucket, missingObjectStore } from "../client/link.js";
+import { missingBucket, missingObjectStore, noStreamStores } from "../client/link.js";
 import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
 import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
@@ -41,6 +41,18 @@ function subjectMessageOf(entry: StoredEntry): SubjectMessage {
   };
 }
 
+/**
+ * A schedule waiting for its time: the entry that holds it, when it fires next (clock ms), and its
+ * timer while a connection to the stand-in is open.
+ */
+interface PendingSchedule {
+  readonly stream: StandInStream;
+  readonly entry: StoredEntry;
+  readonly schedule: StandInSchedule;
+  due: number;
+  timer: ClockTimer | undefined;
+}
+
 interface Subscriber {
   readonly subject: string;
   readonly queue: string | undefined;
@@ -62,6 +74,9 @@ export class InProcessNats {
   readonly #turns = new Map<string, number>();
   readonly #streams = new Map<string, StandInStream>();
   readonly #consumers = new Map<string, Map<string, StandInConsumer>>();
+  readonly #schedules = new Set<PendingSchedule>();
+  /** The links not closed: the schedules run while there is one, as a test's stand-in lives. */
+  #openLinks = 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -69,7 +84,28 @@ export class InProcessNats {
 
   /** A link for one connection, counting JetStream deliveries for `coordinator`. */
   link(coordinator: Coordinator): NatsLink {
-    return new StandInLink(this, coordinator);
+    // The first link since the last closed: the schedules kept meanwhile run again (one fallen due
+    // meanwhile delivers once, at once).
+    if (this.#openLinks++ === 0) for (const pending of this.#schedules) this.#arm(pending);
+    return new StandInLink(this, coordinator, () => this.#linkClosed());
+  }
+
+  /**
+   * The last link closed: the schedules' timers stop, so a closed stand-in neither delivers nor
+   * holds a test runner's process. The schedules stay, as the server keeps them.
+   */
+  #linkClosed(): void {
+    if (--this.#openLinks > 0) return;
+    for (const pending of this.#schedules) {
+      pending.timer?.cancel();
+      pending.timer = undefined;
+    }
+  }
+
+  /** The schedules waiting for their time, and how many of them have a timer armed. */
+  get schedules(): { readonly pending: number; readonly armed: number } {
+    const all = [...this.#schedules];
+    return { pending: all.length, armed: all.filter((p) => p.timer !== undefined).length };
   }
 
   listen(subscriber: Subscriber): () => void {
@@ -125,13 +161,14 @@ export class InProcessNats {
 
   publishStored(frame: Frame): PubAck {
     const stream = this.#streamFor(frame.subject);
-    if (stream === undefined) {
-      throw new RustStreamError(
-        "broker-failure",
-        `no JetStream stream stores "${frame.subject}": create one, or declare it from a JetStreamSubject`,
-      );
-    }
+    if (stream === undefined) throw noStreamStores(frame.subject);
     return this.#store(stream, frame);
+  }
+
+  streamOf(subject: string): string {
+    const stream = this.#streamFor(subject);
+    if (stream === undefined) throw noStreamStores(subject);
+    return stream.name;
   }
 
   /**
@@ -282,6 +319,13 @@ export class InProcessNats {
     const removed = stream.purge(subject, before);
     for (const consumer of this.#consumers.get(stream.name)?.values() ?? [])
       for (const sequence of removed) consumer.removed(sequence);
+    // A schedule purged before its time is cancelled, its timer with it.
+    for (const pending of this.#schedules) {
+      if (pending.stream === stream && removed.includes(pending.entry.sequence)) {
+        pending.timer?.cancel();
+        this.#schedules.delete(pending);
+      }
+    }
     return removed.length;
   }
 
@@ -359,9 +403,10 @@ export class InProcessNats {
       const { schedule } = stored;
       if (schedule !== undefined) {
         // The wall-clock wait, counted on the stand-in's clock (a test's ManualClock moves it).
-        this.#clock.setTimer(schedule.at - entry.wallTime, () =>
-          this.#fire(stream, entry, schedule),
-        );
+        const due = this.#clock.now() + schedule.at - entry.wallTime;
+        const pending: PendingSchedule = { stream, entry, schedule, due, timer: undefined };
+        this.#schedules.add(pending);
+        if (this.#openLinks > 0) this.#arm(pending);
       }
       // A one-time schedule's delivery removes the schedule, as the server does.
       const header = (name: string) => entry.headers.find(([n]) => n === name)?.[1];
@@ -376,18 +421,35 @@ export class InProcessNats {
    * A schedule's time came: unless it was replaced, removed, or its stream deleted, a copy of it
    * goes to its target, and a repeating one waits for its next time.
    */
-  #fire(stream: StandInStream, entry: StoredEntry, schedule: StandInSchedule): void {
-    if (this.#streams.get(stream.name) !== stream || stream.entryAt(entry.sequence) !== entry)
-      return;
+  #fire(pending: PendingSchedule): void {
+    pending.timer = undefined;
+    const { stream, entry, schedule } = pending;
     const { everyMs } = schedule;
+    const gone =
+      this.#streams.get(stream.name) !== stream || stream.entryAt(entry.sequence) !== entry;
+    if (gone || everyMs === undefined) this.#schedules.delete(pending);
+    if (gone) return;
     const next = everyMs === undefined ? undefined : new Date(Date.now() + everyMs);
     this.#store(stream, {
       subject: schedule.target,
       payload: entry.payload,
       headers: deliveryHeaders(entry.headers, entry.subject, next),
     });
-    if (everyMs !== undefined)
-      this.#clock.setTimer(everyMs, () => this.#fire(stream, entry, schedule));
+    if (everyMs !== undefined) {
+      pending.due = this.#clock.now() + everyMs;
+      this.#arm(pending);
+    }
+  }
+
+  /**
+   * Arms a schedule's timer for its due time. A repeating one's never ends by itself, so it holds
+   * no process (unref'd on a real clock): the connections' close stops it.
+   */
+  #arm(pending: PendingSchedule): void {
+    pending.timer = this.#clock.setTimer(pending.due - this.#clock.now(), () =>
+      this.#fire(pending),
+    );
+    if (pending.schedule.everyMs !== undefined) pending.timer.unref?.();
   }
 
   /**
@@ -424,11 +486,13 @@ class StandInLink implements NatsLink {
   readonly #coordinator: Coordinator;
   readonly #listeners = new Set<() => void>();
   readonly #consumers = new Set<StandInConsumer>();
+  readonly #onClose: () => void;
   #closed = false;
 
-  constructor(server: InProcessNats, coordinator: Coordinator) {
+  constructor(server: InProcessNats, coordinator: Coordinator, onClose: () => void) {
     this.#server = server;
     this.#coordinator = coordinator;
+    this.#onClose = onClose;
   }
 
   publish(frame: Frame): void {
@@ -522,6 +586,11 @@ class StandInLink implements NatsLink {
     return this.#server.purgeSubject(stream, subject, before);
   }
 
+  async streamOf(subject: string): Promise<string> {
+    this.#assertOpen();
+    return this.#server.streamOf(subject);
+  }
+
   async subjects(stream: string, filter: string): Promise<string[]> {
     this.#assertOpen();
     return this.#server.subjects(stream, filter);
@@ -567,7 +636,9 @@ class StandInLink implements NatsLink {
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
+    this.#onClose();
     for (const unlisten of this.#listeners) unlisten();
     this.#listeners.clear();
     for (const consumer of this.#consumers)

@@ -1,0 +1,128 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { HeaderMap, ManualClock } from "@ruststream/core";
+import { CountingCoordinator } from "@ruststream/core/broker";
+import { bytes } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  type JetStreamPublisher,
+  NatsBroker,
+  NatsPublish,
+  type NatsReceipt,
+} from "../src/index.js";
+
+// The stand-in's schedules and its connections' lifetime: a repeating schedule's timer stops when
+// the last connection to the stand-in closes (the schedule stays, as the server keeps it, and runs
+// again on the next connection), and on a real clock it holds no process by itself.
+
+const CHILD = fileURLToPath(new URL("./child/standInSchedule.ts", import.meta.url));
+const PACKAGE = fileURLToPath(new URL("../", import.meta.url));
+
+async function openTicks(broker: NatsBroker, clock: ManualClock): Promise<ConnectedNatsBroker> {
+  const connected = await broker.connectInProcess({
+    coordinator: new CountingCoordinator(),
+    clock,
+  });
+  await connected.link.ensureStream("ticks", ["ticks.>"], {
+    subjects: ["ticks.>"],
+    storage: "memory",
+    messageSchedules: true,
+  });
+  return connected;
+}
+
+/** How long a child may run before it counts as held alive (it exits in about 1 s otherwise). */
+const HELD_MS = 20_000;
+
+/**
+ * Runs the child script in its own Node process: its exit code and what it printed; one still
+ * running after HELD_MS is killed and reported as held.
+ */
+function runChild(mode: "close" | "open"): Promise<{ code: number | null; out: string }> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@ruststream/source", "--import", "tsx", CHILD, mode],
+    { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  child.stderr.on("data", (d) => {
+    out += d;
+  });
+  const held = setTimeout(() => {
+    out += `still running after ${HELD_MS} ms: held alive`;
+    child.kill("SIGKILL");
+  }, HELD_MS);
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(held);
+      resolve({ code, out });
+    }),
+  );
+}
+
+describe("the stand-in's repeating schedules and its connections", () => {
+  it("closing the last connection stops the timer (no delivery while closed); the next connection runs the kept schedule again", async () => {
+    const clock = new ManualClock();
+    const broker = new NatsBroker({ servers: "nats://in-process.invalid:4222" });
+    const first = await openTicks(broker, clock);
+    const publisher = await new NatsPublish({ jetStream: true }).pair(first);
+    const receipt = (await publisher.publish({
+      name: "ticks.schedule",
+      payload: bytes("tick"),
+      headers: new HeaderMap(),
+      options: { schedule: { everyMs: 1000, target: "ticks.due" } },
+    })) as NatsReceipt;
+    clock.advance(1000);
+    // The schedule at 1, its first delivery at 2.
+    expect(receipt.sequence).toBe(1n);
+    expect((await first.link.message("ticks", { lastOn: "ticks.due" }))?.sequence).toBe(2n);
+    expect(clock.pendingTimers).toBe(1);
+    await first.shutdown();
+    // The timer is gone: the clock has nothing left to fire, however far it moves.
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(10_000);
+
+    const second = await openTicks(broker, clock);
+    // Before the clock moves again, what the stream holds is what it held at the close.
+    expect(await second.link.streamBounds("ticks")).toEqual({ first: 1n, last: 2n });
+    expect((await second.link.message("ticks", { lastOn: "ticks.schedule" }))?.sequence).toBe(1n);
+    // The schedule fell due while closed: it delivers once, at once, then every second again.
+    clock.advance(0);
+    expect((await second.link.streamBounds("ticks")).last).toBe(3n);
+    clock.advance(1000);
+    expect((await second.link.streamBounds("ticks")).last).toBe(4n);
+    await second.shutdown();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("a cancelled schedule's timer goes with it", async () => {
+    const clock = new ManualClock();
+    const connected = await openTicks(
+      new NatsBroker({ servers: "nats://in-process.invalid:4222" }),
+      clock,
+    );
+    const publisher = (await new NatsPublish({ jetStream: true }).pair(
+      connected,
+    )) as JetStreamPublisher;
+    await publisher.publish({
+      name: "ticks.schedule",
+      payload: bytes("tick"),
+      options: { schedule: { everyMs: 1000, target: "ticks.due" } },
+    });
+    expect(clock.pendingTimers).toBe(1);
+    expect(await publisher.cancelSchedule("ticks.schedule")).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+    await connected.shutdown();
+  });
+
+  for (const mode of ["close", "open"] as const) {
+    it(`a process running the stand-in on a real clock with a repeating schedule exits by itself, its connection ${mode === "close" ? "shut down" : "left open"}`, async () => {
+      const { code, out } = await runChild(mode);
+      expect([code, out]).toEqual([0, `delivered, ${mode}\n`]);
+    }, 30_000);
+  }
+});
