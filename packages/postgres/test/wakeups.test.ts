@@ -1,14 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Delivery } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConnectedPostgresBroker, PostgresBroker, PostgresQueue } from "../src/index.js";
+import {
+  type ConnectedPostgresBroker,
+  PostgresBroker,
+  PostgresQueue,
+  type PostgresQueueSubscription,
+} from "../src/index.js";
 import { queueTable } from "../src/table.js";
 import { waitUntil } from "./support.js";
 
 // The wake-ups of publishes on the real server: a publish outside a transaction commits its row
 // without notifying and the connection sends the wake-up after, coalesced; a publish in the
-// caller's transaction notifies in it, so only its commit wakes anyone.
+// caller's transaction notifies in it, so only its commit wakes anyone. A settle that gives a row
+// back (a delayed retry, a release) shares the publishes' wake-up the same way.
 
 const table = "e2e_queue";
 const channel = queueTable(table).channel;
@@ -210,6 +217,160 @@ describe("a publish in the caller's transaction", () => {
       await subscription.close();
       await caller.end();
       await heard.end();
+    }
+  });
+});
+
+describe("settles outside a transaction", () => {
+  /** `count` rows published on `queue` by a broker of their own, shut down (its wake-ups sent). */
+  async function published(queue: string, count: number): Promise<void> {
+    const publishing = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+    }).connect();
+    try {
+      const publisher = await publishing.defaultPublishPolicy().pair(publishing);
+      await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          publisher.publish({ name: queue, payload: bytes(`job-${i}`) }),
+        ),
+      );
+    } finally {
+      await publishing.shutdown();
+    }
+  }
+
+  /** Claims `count` deliveries from `subscription`, batch after batch. */
+  async function claimed(subscription: PostgresQueueSubscription, count: number) {
+    const deliveries: Delivery[] = [];
+    while (deliveries.length < count) {
+      deliveries.push(...(await subscription.nextBatch(count - deliveries.length)));
+    }
+    return deliveries;
+  }
+
+  it("many delayed retries at once send far fewer wake-ups than settles", async () => {
+    const queue = uniqueName("retry-storm");
+    const settles = 100;
+    await published(queue, settles);
+    const heard = await hear();
+    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    try {
+      const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+      const deliveries = await claimed(subscription, settles);
+      // A delay of its own each: the subscription's settle batch sends one statement per delay.
+      const answers = await Promise.all(deliveries.map((d, i) => d.nackAfter(600_000 + i)));
+      expect(answers).toEqual(deliveries.map(() => "ok"));
+      await subscription.close();
+    } finally {
+      // The shutdown sends the wake-ups still pending before it closes the pool.
+      await connected.shutdown();
+    }
+    try {
+      await heard.through(`${queue}-end`);
+      const wakes = heard.payloads.filter((p) => p === queue).length;
+      const later = await sql.query(
+        `SELECT count(*)::int AS n FROM ${table} WHERE queue = $1 AND lease IS NULL AND run_at > now() + interval '5 minutes'`,
+        [queue],
+      );
+      expect(later.rows[0].n).toBe(settles);
+      expect(wakes).toBeGreaterThanOrEqual(1);
+      expect(wakes).toBeLessThanOrEqual(settles / 10);
+    } finally {
+      await heard.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
+    }
+  });
+
+  it("many releases at once send far fewer wake-ups than settles", async () => {
+    const queue = uniqueName("release-storm");
+    const subscriptions = 40;
+    await published(queue, subscriptions);
+    const heard = await hear();
+    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    try {
+      // One row each: every subscription's release is a statement of its own. Claimed one after
+      // another, so no claim finds the rows locked by another's.
+      const held: { subscription: PostgresQueueSubscription; delivery: Delivery }[] = [];
+      for (let i = 0; i < subscriptions; i++) {
+        const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+        const [delivery] = await claimed(subscription, 1);
+        held.push({ subscription, delivery: delivery! });
+      }
+      const answers = await Promise.all(held.map((h) => h.delivery.nack({ requeue: true })));
+      expect(answers).toEqual(held.map(() => "ok"));
+      await Promise.all(held.map((h) => h.subscription.close()));
+    } finally {
+      await connected.shutdown();
+    }
+    try {
+      await heard.through(`${queue}-end`);
+      const wakes = heard.payloads.filter((p) => p === queue).length;
+      const free = await sql.query(
+        `SELECT count(*)::int AS n FROM ${table} WHERE queue = $1 AND lease IS NULL AND done_at IS NULL`,
+        [queue],
+      );
+      expect(free.rows[0].n).toBe(subscriptions);
+      expect(wakes).toBeGreaterThanOrEqual(1);
+      expect(wakes).toBeLessThanOrEqual(subscriptions / 4);
+    } finally {
+      await heard.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
+    }
+  });
+
+  it("a released row wakes another subscriber well before its poll", async () => {
+    const queue = uniqueName("released");
+    await published(queue, 1);
+    const waiterName = uniqueName("wake-waiter");
+    const holding = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    const waiting = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+      applicationName: waiterName,
+    }).connect();
+    try {
+      const holder = await holding.subscribe(new PostgresQueue(queue, { pollMs }));
+      const [held] = await claimed(holder, 1);
+      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
+      const pulled = waiter.nextBatch(1);
+      await waitingForWake(waiterName);
+      expect(await held!.nack({ requeue: true })).toBe("ok");
+      const [delivery] = await beforeThePoll(pulled, "the released row");
+      expect(text(delivery!.payload)).toBe("job-0");
+      expect(delivery!.redeliveryCount).toBe(2);
+      await delivery!.ack();
+    } finally {
+      await holding.shutdown();
+      await waiting.shutdown();
+    }
+  });
+
+  it("a row a shutdown gives back wakes another subscriber well before its poll", async () => {
+    const queue = uniqueName("shutdown-released");
+    await published(queue, 1);
+    const waiterName = uniqueName("wake-waiter");
+    const holding = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    const waiting = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+      applicationName: waiterName,
+    }).connect();
+    try {
+      const holder = await holding.subscribe(new PostgresQueue(queue, { pollMs }));
+      await claimed(holder, 1);
+      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
+      const pulled = waiter.nextBatch(1);
+      await waitingForWake(waiterName);
+      await holding.shutdown();
+      const [delivery] = await beforeThePoll(pulled, "the row the shutdown gave back");
+      expect(text(delivery!.payload)).toBe("job-0");
+      await delivery!.ack();
+    } finally {
+      await waiting.shutdown();
     }
   });
 });

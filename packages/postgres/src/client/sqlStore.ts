@@ -128,8 +128,16 @@ export class SqlStore implements QueueStore {
       .map(({ row }) => claimedRow(row));
   }
 
+  /**
+   * On the pool the settle commits without notifying and the wake-up of the queues it gave rows
+   * back to follows, coalesced with the publishes' (`wakeSender.ts`), as `insert`'s does.
+   */
   settle(held: readonly Held[], settle: Settle): Promise<Set<bigint>> {
-    return settleOn((s, values) => this.#run(s, values), this.#sql, this.#t, held, settle);
+    const on: SettleOn = {
+      run: (s, values) => this.#run(s, values),
+      wake: (queues) => this.#wakes.wake(queues),
+    };
+    return settleOn(on, this.#sql, this.#t, held, settle);
   }
 
   async extend(held: readonly Held[], leaseMs: number): Promise<Set<bigint>> {
@@ -223,8 +231,9 @@ export class SqlStore implements QueueStore {
         const how = await finish.promise;
         if (how === undefined) throw abandoned;
         if (how.undo) await tx.query("ROLLBACK TO SAVEPOINT ruststream_handler");
+        // Its wake-up is in its statement, so only the transaction's commit wakes anyone.
         const settled = await settleOn(
-          (s, values) => tx.query(s.text, values),
+          { run: (s, values) => tx.query(s.text, values), wake: undefined },
           sql,
           table,
           [held],
@@ -268,9 +277,19 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
 /** How a settle runs its statement: on the pool (prepared), or in a held transaction. */
 type Run = (statement: Prepared, values: unknown[]) => Promise<QueryResult>;
 
+/**
+ * Where a settle runs and how the queues it gives rows back to are woken: `wake` after its
+ * statement committed (on the pool), or, without one, by `pg_notify` in the statement (a held
+ * transaction's, so its commit wakes them).
+ */
+interface SettleOn {
+  readonly run: Run;
+  readonly wake: ((queues: readonly string[]) => void) | undefined;
+}
+
 /** One settle statement for a batch of one kind, on the pool or a held transaction. */
 async function settleOn(
-  run: Run,
+  on: SettleOn,
   sql: Statements,
   t: QueueTable,
   held: readonly Held[],
@@ -278,21 +297,50 @@ async function settleOn(
 ): Promise<Set<bigint>> {
   if (held.length === 0) return new Set();
   const params = heldParams(held);
+  /** A settle that gives rows back to a queue, and wakes its subscriptions. */
+  const givenBack = async (statement: Waking, values: unknown[]): Promise<Set<bigint>> => {
+    if (on.wake === undefined)
+      return ids(await on.run(statement.notifying, [...values, t.channel]));
+    const result = await on.run(statement.quiet, values);
+    on.wake(result.rows.map((row) => row.queue as string));
+    return ids(result);
+  };
   switch (settle.kind) {
     case "drop":
     case "ack":
       return ids(
-        await run(settle.kind === "ack" && settle.keep ? sql.markDone : sql.remove, params),
+        await on.run(settle.kind === "ack" && settle.keep ? sql.markDone : sql.remove, params),
       );
     case "retry":
       // At once: back in its place (its run time unchanged), as a release; later: its run time moves.
-      if (settle.delayMs === 0) return settleOn(run, sql, t, held, { kind: "release" });
-      return ids(await run(sql.retryLater, [...params, settle.delayMs, t.channel]));
+      if (settle.delayMs === 0) return settleOn(on, sql, t, held, { kind: "release" });
+      return givenBack(sql.retryLater, [...params, settle.delayMs]);
     case "dead-letter":
-      return ids(await run(sql.deadLetter, [...params, settle.to, settle.reason, t.channel]));
+      return givenBack(sql.deadLetter, [...params, settle.to, settle.reason]);
     case "release":
-      return ids(await run(sql.release, [...params, t.channel]));
+      return givenBack(sql.release, params);
   }
+}
+
+/** A settle's UPDATE in two forms: one notifying in the statement, one returning the queues. */
+interface Waking {
+  readonly notifying: Prepared;
+  readonly quiet: Prepared;
+}
+
+/**
+ * `update` (on `q`, taking `params` parameters) as both forms: each row's id and its queue after
+ * the update (a dead letter's is the dead letter queue), woken in the statement on the channel
+ * given as the next parameter, or returned for the wake sender.
+ */
+function waking(update: string, params: number): Waking {
+  const moved = `WITH moved AS (${update} RETURNING q.id, q.queue)`;
+  return {
+    notifying: prepared(
+      `${moved} SELECT id::text AS id, pg_notify($${params + 1}, queue) FROM moved`,
+    ),
+    quiet: prepared(`${moved} SELECT id::text AS id, queue FROM moved`),
+  };
 }
 
 type Statements = ReturnType<typeof statementsFor>;
@@ -309,15 +357,16 @@ function statementsFor(t: QueueTable) {
       `UPDATE ${t.sql} AS q SET done_at = clock_timestamp(), ${unleased} FROM ${heldRows} WHERE ${fenced} ${returning}`,
     ),
     remove: prepared(`DELETE FROM ${t.sql} AS q USING ${heldRows} WHERE ${fenced} ${returning}`),
-    retryLater: prepared(
-      `WITH moved AS (UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($4, queue) FROM moved`,
+    // The settles that give rows back to a queue (`waking`: notifying or not).
+    retryLater: waking(
+      `UPDATE ${t.sql} AS q SET run_at = ${after(3)}, ${unleased} FROM ${heldRows} WHERE ${fenced}`,
+      3,
     ),
-    deadLetter: prepared(
-      `WITH moved AS (UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id) SELECT id::text AS id, pg_notify($5, $3) FROM moved`,
+    deadLetter: waking(
+      `UPDATE ${t.sql} AS q SET queue = $3, dead_source = q.queue, dead_reason = $4, dead_attempts = q.attempts, attempts = 0, run_at = clock_timestamp(), dedup_key = NULL, ${unleased} FROM ${heldRows} WHERE ${fenced}`,
+      4,
     ),
-    release: prepared(
-      `WITH freed AS (UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced} RETURNING q.id, q.queue) SELECT id::text AS id, pg_notify($3, queue) FROM freed`,
-    ),
+    release: waking(`UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced}`, 2),
     wake: prepared("SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q"),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,

@@ -1,15 +1,17 @@
 /**
- * How long the sender waits after one wake-up statement before the next: the queues published to
- * meanwhile share that next one.
+ * How long the sender waits after one wake-up statement before the next: the queues published or
+ * settled to meanwhile share that next one.
  */
 export const wakeGapMs = 5;
 
 /**
- * The wake-ups of publishes made outside a caller's transaction, sent after their inserts committed
- * and coalesced: one statement at a time, naming every queue published to since the last, then a
- * pause of `wakeGapMs`. PostgreSQL commits a database's notifying transactions one after another,
- * so a `pg_notify` in each publish's own INSERT made concurrent publishes wait for each other's
- * commits; the INSERT alone does not. A wake-up that fails is the subscriptions' poll's, as one
+ * The wake-ups of publishes made outside a caller's transaction, and of settles that give rows back
+ * to a queue outside a transactional handler's claim (a delayed retry, a release, a move to the
+ * dead letter), sent after their statements committed and coalesced: one statement at a time,
+ * naming every queue woken since the last, then a pause of `wakeGapMs`. PostgreSQL commits a
+ * database's notifying transactions one after another, so a `pg_notify` in each publish's own
+ * INSERT (or each settle's UPDATE) made concurrent ones wait for each other's commits; the
+ * statement alone does not. A wake-up that fails is the subscriptions' poll's, as one
  * lost with the listening connection is.
  */
 export class WakeSender {
