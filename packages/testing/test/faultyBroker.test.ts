@@ -583,6 +583,7 @@ const cases: readonly Case[] = [
     breaks: [
       "an unanswered request fails after its timeout, and its late reply resolves nothing else",
       "two concurrent requests answered in reverse order each get their own reply",
+      "a request that takes several replies gets each one before the last, in order, then resolves with the last",
     ],
   },
   {
@@ -594,6 +595,7 @@ const cases: readonly Case[] = [
       "requests from another task, then from this one, both resolve",
       "an unanswered request fails after its timeout, and its late reply resolves nothing else",
       "two concurrent requests answered in reverse order each get their own reply",
+      "a request that takes several replies gets each one before the last, in order, then resolves with the last",
     ],
   },
   {
