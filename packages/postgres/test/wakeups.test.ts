@@ -15,7 +15,7 @@ import { waitUntil } from "./support.js";
 // The wake-ups of publishes on the real server: a publish outside a transaction commits its row
 // without notifying and the connection sends the wake-up after, coalesced; a publish in the
 // caller's transaction notifies in it, so only its commit wakes anyone. A settle that gives a row
-// back (a delayed retry, a release) shares the publishes' wake-up the same way.
+// back (a delayed retry, a release) and a redrive share the publishes' wake-up the same way.
 
 const table = "e2e_queue";
 const channel = queueTable(table).channel;
@@ -371,6 +371,80 @@ describe("settles outside a transaction", () => {
       await delivery!.ack();
     } finally {
       await waiting.shutdown();
+    }
+  });
+});
+
+describe("a redrive", () => {
+  /** `count` dead letters in `deadLetter` from `source`, written by the test (no wake-up). */
+  async function deadLetters(deadLetter: string, source: string, count: number): Promise<void> {
+    await sql.query(
+      `INSERT INTO ${table} (queue, payload, dead_source, dead_reason, dead_attempts)
+       SELECT $1, convert_to('dead-' || i, 'UTF8'), $2, 'test', 3 FROM generate_series(1, $3::int) AS i`,
+      [deadLetter, source, count],
+    );
+  }
+
+  it("wakes a waiting subscription well before its poll, once, after its commit", async () => {
+    const queue = uniqueName("redriven");
+    const deadLetter = `${queue}.dead`;
+    const count = 50;
+    await deadLetters(deadLetter, queue, count);
+    const heard = await hear();
+    const waiterName = uniqueName("wake-waiter");
+    const redriving = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    const waiting = await new PostgresBroker({
+      url: url(),
+      table,
+      ensureSchema: true,
+      applicationName: waiterName,
+    }).connect();
+    try {
+      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
+      const pulled = waiter.nextBatch(1);
+      await waitingForWake(waiterName);
+      expect(await redriving.redrive(deadLetter)).toBe(count);
+      // Nothing yet as the redrive resolves: its wake-up is a statement after its commit.
+      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      const [delivery] = await beforeThePoll(pulled, "a redriven row");
+      expect(text(delivery!.payload)).toMatch(/^dead-\d+$/);
+      expect(delivery!.redeliveryCount).toBe(1);
+      await delivery!.ack();
+      await heard.through(`${queue}-end`);
+      expect(heard.payloads.filter((p) => p === queue)).toEqual([queue]);
+      expect(await rowsOf(deadLetter)).toBe(0);
+    } finally {
+      await redriving.shutdown();
+      await waiting.shutdown();
+      await heard.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
+    }
+  });
+
+  it("many at once send far fewer wake-ups than redrives", async () => {
+    const queue = uniqueName("redrive-storm");
+    const redrives = 40;
+    // A dead letter queue each, all from `queue`: every redrive is a statement of its own.
+    const deadQueues = Array.from({ length: redrives }, (_, i) => `${queue}.dead-${i}`);
+    for (const deadLetter of deadQueues) await deadLetters(deadLetter, queue, 1);
+    const heard = await hear();
+    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
+    try {
+      const moved = await Promise.all(deadQueues.map((d) => connected.redrive(d)));
+      expect(moved).toEqual(deadQueues.map(() => 1));
+    } finally {
+      // The shutdown sends the wake-ups still pending before it closes the pool.
+      await connected.shutdown();
+    }
+    try {
+      await heard.through(`${queue}-end`);
+      const wakes = heard.payloads.filter((p) => p === queue).length;
+      expect(await rowsOf(queue)).toBe(redrives);
+      expect(wakes).toBeGreaterThanOrEqual(1);
+      expect(wakes).toBeLessThanOrEqual(redrives / 4);
+    } finally {
+      await heard.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
     }
   });
 });

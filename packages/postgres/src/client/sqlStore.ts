@@ -108,7 +108,7 @@ export class SqlStore implements QueueStore {
       return;
     }
     const result = await this.#driver.query(`${inserted} SELECT DISTINCT queue FROM ins`, values);
-    this.#wakes.wake(result.rows.map((row) => row.queue as string));
+    this.#wakes.wake(queuesOf(result));
   }
 
   async claim(claim: Claim): Promise<ClaimedRow[]> {
@@ -156,13 +156,14 @@ export class SqlStore implements QueueStore {
     return this.#driver.prepared?.(statement, values) ?? this.#driver.query(statement.text, values);
   }
 
+  /**
+   * Redrives run on the pool only, so the move commits without notifying and the queues it gave
+   * rows back to are woken after, coalesced with the publishes' and settles' (`wakeSender.ts`).
+   */
   async redrive(deadLetter: string, source: string | undefined): Promise<number> {
-    const result = await this.#driver.query(this.#sql.redrive, [
-      deadLetter,
-      source ?? null,
-      this.#t.channel,
-    ]);
-    return Number(result.rows[0]?.moved ?? 0);
+    const result = await this.#driver.query(this.#sql.redrive, [deadLetter, source ?? null]);
+    this.#wakes.wake(queuesOf(result));
+    return result.rows.reduce((sum, row) => sum + Number(row.moved), 0);
   }
 
   async purgeDone(olderThanMs: number): Promise<number> {
@@ -302,7 +303,7 @@ async function settleOn(
     if (on.wake === undefined)
       return ids(await on.run(statement.notifying, [...values, t.channel]));
     const result = await on.run(statement.quiet, values);
-    on.wake(result.rows.map((row) => row.queue as string));
+    on.wake(queuesOf(result));
     return ids(result);
   };
   switch (settle.kind) {
@@ -376,9 +377,8 @@ function statementsFor(t: QueueTable) {
     ),
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
-    AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue),
-  woken AS (SELECT pg_notify($3, queue) FROM (SELECT DISTINCT queue FROM moved) AS w)
-SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS woken`,
+    AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue)
+SELECT queue, count(*) AS moved FROM moved GROUP BY queue`,
     purge: `WITH gone AS (DELETE FROM ${t.sql} WHERE id IN (SELECT id FROM ${t.sql} WHERE done_at IS NOT NULL AND done_at < now() - $1::double precision * interval '1 millisecond' LIMIT ${purgeBatch}) RETURNING 1) SELECT count(*) AS purged FROM gone`,
     purgeQueue: `WITH gone AS (DELETE FROM ${t.sql} WHERE queue = $1 RETURNING 1) SELECT count(*) AS purged FROM gone`,
   };
@@ -386,6 +386,11 @@ SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS wo
 
 function heldParams(held: readonly Held[]): [string[], string[]] {
   return [held.map((h) => h.id.toString()), held.map((h) => h.lease)];
+}
+
+/** The queues a statement's rows name (`queue`): the ones its commit gave rows to, to wake. */
+function queuesOf(result: QueryResult): string[] {
+  return result.rows.map((row) => row.queue as string);
 }
 
 function ids(result: QueryResult): Set<bigint> {

@@ -5,14 +5,14 @@
 export const wakeGapMs = 5;
 
 /**
- * The wake-ups of publishes made outside a caller's transaction, and of settles that give rows back
- * to a queue outside a transactional handler's claim (a delayed retry, a release, a move to the
- * dead letter), sent after their statements committed and coalesced: one statement at a time,
- * naming every queue woken since the last, then a pause of `wakeGapMs`. PostgreSQL commits a
- * database's notifying transactions one after another, so a `pg_notify` in each publish's own
- * INSERT (or each settle's UPDATE) made concurrent ones wait for each other's commits; the
- * statement alone does not. A wake-up that fails is the subscriptions' poll's, as one
- * lost with the listening connection is.
+ * The wake-ups of publishes made outside a caller's transaction, of settles that give rows back to
+ * a queue outside a transactional handler's claim (a delayed retry, a release, a move to the dead
+ * letter) and of redrives, sent after their statements committed and coalesced: one statement at
+ * a time, naming every queue woken since the last, then a pause of `wakeGapMs`. PostgreSQL
+ * commits a database's notifying transactions one after another, so a `pg_notify` in each
+ * publish's own INSERT (or each settle's or redrive's UPDATE) made concurrent ones wait for each
+ * other's commits; the statement alone does not. A wake-up that fails is the subscriptions'
+ * poll's, as one lost with the listening connection is.
  */
 export class WakeSender {
   readonly #send: (queues: readonly string[]) => Promise<unknown>;
