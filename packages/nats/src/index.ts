@@ -40,6 +40,7 @@ export type {
   KvGetOptions,
   KvPurgeOptions,
   KvPutOptions,
+  KvReadOptions,
   KvRemovedEntry,
   KvRemoveOptions,
   KvValueEntry,

@@ -44,6 +44,35 @@ for (const [where, connect] of targets) {
       expect((await kv.history("flags.dark")).map((e) => e.revision)).toEqual([1n, 2n]);
     });
 
+    it("get and history with a codec: a value decoded by it, a marker as it is, bytes without one; a value another codec wrote is refused naming the fix", async () => {
+      const { bucket, kv } = await setUp(opened, connect, 5);
+      await kv.put("flags.dark", { on: true });
+      await kv.put("raw", bytes("as is"), { codec: rawCodec });
+      await kv.delete("flags.dark");
+      await kv.put("flags.dark", { on: false });
+      expect(await kv.get("flags.dark", { codec: json })).toMatchObject({
+        operation: "put",
+        value: { on: false },
+        revision: 4n,
+      });
+      expect(await kv.get("flags.dark", { codec: json, revision: 1 })).toMatchObject({
+        value: { on: true },
+      });
+      expect(
+        (await kv.history("flags.dark", { codec: json })).map((e) =>
+          e.operation === "put" ? e.value : e.operation,
+        ),
+      ).toEqual([{ on: true }, "delete", { on: false }]);
+      // Without a codec, the bytes the put stored, as before.
+      const plain = await kv.get("flags.dark");
+      expect(plain?.operation === "put" ? text(plain.value) : plain?.operation).toBe(
+        '{"on":false}',
+      );
+      expect(await refusal(kv.get("raw", { codec: json }))).toBe(
+        `invalid-argument: the value of the key "raw" at revision 2 of the KV bucket "${bucket}" is not application/json (its content-type: application/octet-stream): read it with the codec its put took, or without one for its bytes`,
+      );
+    });
+
     it("put with a revision, and update: a compare-and-set naming the key, the expected and the actual revision", async () => {
       const { bucket, kv } = await setUp(opened, connect, 5);
       expect(await kv.put("a", 1, { revision: 0 })).toBe(1n);

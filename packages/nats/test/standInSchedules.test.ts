@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { HeaderMap, ManualClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
 import { bytes } from "@ruststream/tooling-testkit";
@@ -11,13 +9,11 @@ import {
   NatsPublish,
   type NatsReceipt,
 } from "../src/index.js";
+import { runChild } from "./child/runChild.js";
 
 // The stand-in's schedules and its connections' lifetime: a repeating schedule's timer stops when
 // the last connection to the stand-in closes (the schedule stays, as the server keeps it, and runs
 // again on the next connection), and on a real clock it holds no process by itself.
-
-const CHILD = fileURLToPath(new URL("./child/standInSchedule.ts", import.meta.url));
-const PACKAGE = fileURLToPath(new URL("../", import.meta.url));
 
 async function openTicks(broker: NatsBroker, clock: ManualClock): Promise<ConnectedNatsBroker> {
   const connected = await broker.connectInProcess({
@@ -30,38 +26,6 @@ async function openTicks(broker: NatsBroker, clock: ManualClock): Promise<Connec
     messageSchedules: true,
   });
   return connected;
-}
-
-/** How long a child may run before it counts as held alive (it exits in about 1 s otherwise). */
-const HELD_MS = 20_000;
-
-/**
- * Runs the child script in its own Node process: its exit code and what it printed; one still
- * running after HELD_MS is killed and reported as held.
- */
-function runChild(mode: "close" | "open"): Promise<{ code: number | null; out: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@ruststream/source", "--import", "tsx", CHILD, mode],
-    { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-  });
-  child.stderr.on("data", (d) => {
-    out += d;
-  });
-  const held = setTimeout(() => {
-    out += `still running after ${HELD_MS} ms: held alive`;
-    child.kill("SIGKILL");
-  }, HELD_MS);
-  return new Promise((resolve) =>
-    child.on("exit", (code) => {
-      clearTimeout(held);
-      resolve({ code, out });
-    }),
-  );
 }
 
 describe("the stand-in's repeating schedules and its connections", () => {
@@ -121,7 +85,7 @@ describe("the stand-in's repeating schedules and its connections", () => {
 
   for (const mode of ["close", "open"] as const) {
     it(`a process running the stand-in on a real clock with a repeating schedule exits by itself, its connection ${mode === "close" ? "shut down" : "left open"}`, async () => {
-      const { code, out } = await runChild(mode);
+      const { code, out } = await runChild("standInSchedule.ts", mode);
       expect([code, out]).toEqual([0, `delivered, ${mode}\n`]);
     }, 30_000);
   }

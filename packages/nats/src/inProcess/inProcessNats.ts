@@ -22,6 +22,7 @@ import { StandInConsumer } from "./standInConsumer.js";
 import { putObject, readObject } from "./standInObjects.js";
 import { deliveryHeaders, type StandInSchedule } from "./standInSchedule.js";
 import { goDuration, StandInStream, type StoredEntry, type StreamKind } from "./standInStream.js";
+import { StandInTimers } from "./standInTimers.js";
 import { subjectMatches, subjectsOverlap } from "./subjects.js";
 
 /** The server's default `max_payload`: 1 MiB. */
@@ -41,15 +42,11 @@ function subjectMessageOf(entry: StoredEntry): SubjectMessage {
   };
 }
 
-/**
- * A schedule waiting for its time: the entry that holds it, when it fires next (clock ms), and its
- * timer while a connection to the stand-in is open.
- */
+/** A schedule waiting for its time: the entry that holds it, and the timer of its next time. */
 interface PendingSchedule {
   readonly stream: StandInStream;
   readonly entry: StoredEntry;
   readonly schedule: StandInSchedule;
-  due: number;
   timer: ClockTimer | undefined;
 }
 
@@ -68,44 +65,23 @@ interface Subscriber {
  * of that broker reaches it through a link of its own.
  */
 export class InProcessNats {
-  readonly #clock: Clock;
+  /** Every timer's clock: they run while a connection is open, and hold no process. */
+  readonly #clock: StandInTimers;
   readonly #subscribers = new Set<Subscriber>();
   /** Per queue group name and subject, the member that got the last message. */
   readonly #turns = new Map<string, number>();
   readonly #streams = new Map<string, StandInStream>();
   readonly #consumers = new Map<string, Map<string, StandInConsumer>>();
   readonly #schedules = new Set<PendingSchedule>();
-  /** The links not closed: the schedules run while there is one, as a test's stand-in lives. */
-  #openLinks = 0;
 
   constructor(clock: Clock) {
-    this.#clock = clock;
+    this.#clock = new StandInTimers(clock);
   }
 
   /** A link for one connection, counting JetStream deliveries for `coordinator`. */
   link(coordinator: Coordinator): NatsLink {
-    // The first link since the last closed: the schedules kept meanwhile run again (one fallen due
-    // meanwhile delivers once, at once).
-    if (this.#openLinks++ === 0) for (const pending of this.#schedules) this.#arm(pending);
-    return new StandInLink(this, coordinator, () => this.#linkClosed());
-  }
-
-  /**
-   * The last link closed: the schedules' timers stop, so a closed stand-in neither delivers nor
-   * holds a test runner's process. The schedules stay, as the server keeps them.
-   */
-  #linkClosed(): void {
-    if (--this.#openLinks > 0) return;
-    for (const pending of this.#schedules) {
-      pending.timer?.cancel();
-      pending.timer = undefined;
-    }
-  }
-
-  /** The schedules waiting for their time, and how many of them have a timer armed. */
-  get schedules(): { readonly pending: number; readonly armed: number } {
-    const all = [...this.#schedules];
-    return { pending: all.length, armed: all.filter((p) => p.timer !== undefined).length };
+    this.#clock.opened();
+    return new StandInLink(this, coordinator, () => this.#clock.closed());
   }
 
   listen(subscriber: Subscriber): () => void {
@@ -403,10 +379,9 @@ export class InProcessNats {
       const { schedule } = stored;
       if (schedule !== undefined) {
         // The wall-clock wait, counted on the stand-in's clock (a test's ManualClock moves it).
-        const due = this.#clock.now() + schedule.at - entry.wallTime;
-        const pending: PendingSchedule = { stream, entry, schedule, due, timer: undefined };
+        const pending: PendingSchedule = { stream, entry, schedule, timer: undefined };
         this.#schedules.add(pending);
-        if (this.#openLinks > 0) this.#arm(pending);
+        this.#arm(pending, schedule.at - entry.wallTime);
       }
       // A one-time schedule's delivery removes the schedule, as the server does.
       const header = (name: string) => entry.headers.find(([n]) => n === name)?.[1];
@@ -435,21 +410,11 @@ export class InProcessNats {
       payload: entry.payload,
       headers: deliveryHeaders(entry.headers, entry.subject, next),
     });
-    if (everyMs !== undefined) {
-      pending.due = this.#clock.now() + everyMs;
-      this.#arm(pending);
-    }
+    if (everyMs !== undefined) this.#arm(pending, everyMs);
   }
 
-  /**
-   * Arms a schedule's timer for its due time. A repeating one's never ends by itself, so it holds
-   * no process (unref'd on a real clock): the connections' close stops it.
-   */
-  #arm(pending: PendingSchedule): void {
-    pending.timer = this.#clock.setTimer(pending.due - this.#clock.now(), () =>
-      this.#fire(pending),
-    );
-    if (pending.schedule.everyMs !== undefined) pending.timer.unref?.();
+  #arm(pending: PendingSchedule, ms: number): void {
+    pending.timer = this.#clock.setTimer(ms, () => this.#fire(pending));
   }
 
   /**

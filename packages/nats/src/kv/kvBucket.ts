@@ -22,10 +22,10 @@ interface KvEntryBase {
   readonly created: Date;
 }
 
-/** A key whose latest entry is a value put. */
-export interface KvValueEntry extends KvEntryBase {
+/** A key whose latest entry is a value put: its bytes, or the value a read's `codec` decoded. */
+export interface KvValueEntry<T = Uint8Array> extends KvEntryBase {
   readonly operation: "put";
-  readonly value: Uint8Array;
+  readonly value: T;
 }
 
 /**
@@ -37,7 +37,7 @@ export interface KvRemovedEntry extends KvEntryBase {
 }
 
 /** A key's latest entry: a value, or the marker of its delete or purge. */
-export type KvEntry = KvValueEntry | KvRemovedEntry;
+export type KvEntry<T = Uint8Array> = KvValueEntry<T> | KvRemovedEntry;
 
 /** A delete's or a purge's expectation: stored only if the key is at `revision`. */
 export interface KvRemoveOptions {
@@ -70,8 +70,17 @@ export interface KvPutOptions<T = unknown> extends KvWriteOptions<T> {
   readonly revision?: bigint | number;
 }
 
-/** A read's: `revision` reads that entry of the key rather than its latest. */
-export interface KvGetOptions {
+/** A read's: the codec a value entry's bytes are decoded with. */
+export interface KvReadOptions<T = Uint8Array> {
+  /**
+   * Decodes each value entry's bytes (the codec its put took: `json` for the put's default); a
+   * delete or purge marker is answered as it is. Without one, a value is its bytes.
+   */
+  readonly codec?: Codec<T>;
+}
+
+/** A read's: `revision` reads that entry of the key rather than its latest; `codec` decodes it. */
+export interface KvGetOptions<T = Uint8Array> extends KvReadOptions<T> {
   readonly revision?: bigint | number;
 }
 
@@ -101,16 +110,20 @@ export class KvBucket {
    * its marker: `operation` says which, and it has no value. With `revision`, that entry of the
    * key, or `undefined` when the bucket no longer holds it (dropped past the history, purged, or
    * never written); a revision that stored another key's entry is refused (`invalid-argument`).
-   * On a bucket that allows direct gets (the KV default), any replica answers.
+   * On a bucket that allows direct gets (the KV default), any replica answers. With `codec`, a
+   * value is decoded by it.
    */
-  async get(key: string, options: KvGetOptions = {}): Promise<KvEntry | undefined> {
+  async get<T = Uint8Array>(
+    key: string,
+    options: KvGetOptions<T> = {},
+  ): Promise<KvEntry<T> | undefined> {
     const subject = kvSubject(this.bucket, key);
     const revision = options.revision === undefined ? undefined : checkRevision(options.revision);
     const message = await this.#read(
       revision === undefined ? { lastOn: subject } : { sequence: revision },
     );
     if (message === undefined) return undefined;
-    if (message.subject === subject) return this.#entryOf(key, message);
+    if (message.subject === subject) return this.#entryOf(key, message, options.codec);
     throw new RustStreamError(
       "invalid-argument",
       `revision ${revision} of the KV bucket "${this.bucket}" is not an entry of the key "${key}": read a revision the key's history(key) lists, or the key's latest entry without one`,
@@ -122,8 +135,13 @@ export class KvBucket {
    * markers (as many as the bucket's `history` keeps; a purge drops those before it). Empty when
    * the bucket holds no entry of it. Where the bucket allows direct gets, read with direct batch
    * gets (NATS 2.11, 1024 entries a request); else one entry at a time (each a message get).
+   * With `codec`, each value is decoded by it.
    */
-  async history(key: string): Promise<KvEntry[]> {
+  async history<T = Uint8Array>(
+    key: string,
+    options: KvReadOptions<T> = {},
+  ): Promise<KvEntry<T>[]> {
+    const { codec } = options;
     const subject = kvSubject(this.bucket, key);
     if (this.#direct) {
       this.#host.assertOpen();
@@ -132,13 +150,13 @@ export class KvBucket {
         from: 1n,
       });
       this.#host.assertOpen();
-      return (all ?? []).map((message) => this.#entryOf(key, message));
+      return (all ?? []).map((message) => this.#entryOf(key, message, codec));
     }
-    const entries: KvEntry[] = [];
+    const entries: KvEntry<T>[] = [];
     for (let from = 1n; ; ) {
       const message = await this.#read({ nextOn: subject, from });
       if (message === undefined) return entries;
-      entries.push(this.#entryOf(key, message));
+      entries.push(this.#entryOf(key, message, codec));
       from = message.sequence + 1n;
     }
   }
@@ -242,12 +260,22 @@ export class KvBucket {
     return message;
   }
 
-  #entryOf(key: string, message: SubjectMessage): KvEntry {
+  /** The entry `message` holds; a value decoded by `codec` when given, else its bytes. */
+  #entryOf<T = Uint8Array>(key: string, message: SubjectMessage, codec?: Codec<T>): KvEntry<T> {
     const base = { bucket: this.bucket, key, revision: message.sequence, created: message.time };
     const operation = operationOf(message);
-    return operation === "put"
-      ? { ...base, operation, value: message.payload }
-      : { ...base, operation };
+    if (operation !== "put") return { ...base, operation };
+    if (codec === undefined) return { ...base, operation, value: message.payload as T };
+    try {
+      return { ...base, operation, value: codec.decode(message.payload) };
+    } catch (cause) {
+      const stored = message.headers.getString(headerNames.contentType) ?? "none";
+      throw new RustStreamError(
+        "invalid-argument",
+        `the value of the key "${key}" at revision ${message.sequence} of the KV bucket "${this.bucket}" is not ${codec.contentType} (its content-type: ${stored}): read it with the codec its put took, or without one for its bytes`,
+        { cause },
+      );
+    }
   }
 
   /**
