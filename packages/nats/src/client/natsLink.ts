@@ -737,10 +737,11 @@ class ClientLink implements NatsLink {
           await this.#deleteDurable(spec.stream, spec.durable);
         return this.#jsm.consumers
           .add(spec.stream, consumerConfig(spec))
-          .catch((error: unknown) => {
+          .catch(async (error: unknown) => {
+            // The error itself, not a promise of it: the retry reads whether it is transient.
             throw spec.durable === undefined
               ? error
-              : this.#existingDiffers(spec.stream, spec.durable, spec.settings, error);
+              : await this.#existingDiffers(spec.stream, spec.durable, spec.settings, error);
           });
       },
     );
