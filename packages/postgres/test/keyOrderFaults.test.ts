@@ -25,6 +25,11 @@ beforeAll(async () => {
 afterAll(() => sql.end());
 
 const encode = (name: string) => new TextEncoder().encode(name);
+/** Locks the delivery's row from another session, as a stalled backend keeps its lock. */
+async function lockElsewhere(locker: pg.Client, d: { readonly position: { readonly id: bigint } }) {
+  await locker.query("BEGIN");
+  await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [String(d.position.id)]);
+}
 const nameOf = (d: Delivery) => new TextDecoder().decode(d.payload);
 
 /** A queue of its own with a business table beside it, and the broker's connection. */
@@ -75,25 +80,39 @@ async function setUp(prefix: string) {
   };
   const committed = async () =>
     (await sql.query(`SELECT name, attempt FROM ${business} ORDER BY seq`)).rows;
+  /** Key a's head and the row behind it, published together and taken by one claim. */
+  const headAndNext = async () => {
+    await publish([
+      ["a1", "a"],
+      ["a2", "a"],
+    ]);
+    const first = await subscription.nextBatch(16);
+    expect(first.map(nameOf)).toEqual(["a1", "a2"]);
+    return [first[0]!, first[1]!] as const;
+  };
+  /** Drains the queue: the head comes back when its lease ends, the row behind it after it. */
+  const bothBackInOrder = async () => {
+    const handled: string[] = [];
+    await drain(handled);
+    expect(handled).toEqual(["a1#2", "a2#2"]);
+    expect(await committed()).toEqual([
+      { name: "a1", attempt: 2 },
+      { name: "a2", attempt: 2 },
+    ]);
+  };
   const end = async () => {
     await connected.shutdown();
     await sql.query(`DROP TABLE IF EXISTS ${business}`);
   };
-  return { subscription, publish, write, cut, drain, committed, end };
+  return { subscription, publish, write, cut, drain, committed, headAndNext, bothBackInOrder, end };
 }
 
 describe("a transactional queue's key order when a fault ends the head's transaction", () => {
   it("a row claimed with its head does not commit before the head, whose transaction was lost", async () => {
     const t = await setUp("kof_claimed");
     try {
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
       // One claim takes the key's head and the row behind it.
-      const first = await t.subscription.nextBatch(16);
-      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
-      const [a1, a2] = [first[0]!, first[1]!];
+      const [a1, a2] = await t.headAndNext();
       await t.write(a1);
       await t.cut(a1);
       await expect(Promise.resolve(a1.ack())).rejects.toThrow();
@@ -101,14 +120,8 @@ describe("a transactional queue's key order when a fault ends the head's transac
       // handler's first statement fails, and so would its ack.
       await expect(t.write(a2)).rejects.toThrow(/earlier row/);
       await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
-      const handled: string[] = [];
-      await t.drain(handled);
       // a1 comes back when its lease ends, a2 behind it in the same claim.
-      expect(handled).toEqual(["a1#2", "a2#2"]);
-      expect(await t.committed()).toEqual([
-        { name: "a1", attempt: 2 },
-        { name: "a2", attempt: 2 },
-      ]);
+      await t.bothBackInOrder();
     } finally {
       await t.end();
     }
@@ -119,33 +132,18 @@ describe("a transactional queue's key order when a fault ends the head's transac
     const locker = new pg.Client({ connectionString: url() });
     await locker.connect();
     try {
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
-      const first = await t.subscription.nextBatch(16);
-      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
-      const [a1, a2] = [first[0]!, first[1]!];
+      const [a1, a2] = await t.headAndNext();
       await t.write(a1);
       await t.cut(a1);
       // A stalled connection's backend keeps its transaction, and the row's lock, until it notices
       // the connection is gone, after the client saw the transaction fail: a lock held elsewhere
       // stands in for it.
-      await locker.query("BEGIN");
-      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
-        String(a1.position.id),
-      ]);
+      await lockElsewhere(locker, a1);
       await expect(Promise.resolve(a1.ack())).rejects.toThrow();
       await expect(t.write(a2)).rejects.toThrow(/earlier row/);
       await expect(Promise.resolve(a2.ack())).rejects.toThrow(/earlier row/);
       await locker.query("COMMIT");
-      const handled: string[] = [];
-      await t.drain(handled);
-      expect(handled).toEqual(["a1#2", "a2#2"]);
-      expect(await t.committed()).toEqual([
-        { name: "a1", attempt: 2 },
-        { name: "a2", attempt: 2 },
-      ]);
+      await t.bothBackInOrder();
     } finally {
       await locker.end();
       await t.end();
@@ -157,32 +155,17 @@ describe("a transactional queue's key order when a fault ends the head's transac
     const locker = new pg.Client({ connectionString: url() });
     await locker.connect();
     try {
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
-      const first = await t.subscription.nextBatch(16);
-      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
-      const [a1, a2] = [first[0]!, first[1]!];
+      const [a1, a2] = await t.headAndNext();
       await t.write(a1);
       await t.write(a2);
       await t.cut(a1);
-      await locker.query("BEGIN");
-      await locker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [
-        String(a1.position.id),
-      ]);
+      await lockElsewhere(locker, a1);
       // The runtime's lane settles a row and goes on to the next without waiting for the answer.
       const acks = [Promise.resolve(a1.ack()), Promise.resolve(a2.ack())];
       await expect(acks[0]).rejects.toThrow();
       await expect(acks[1]).rejects.toThrow(/earlier row/);
       await locker.query("COMMIT");
-      const handled: string[] = [];
-      await t.drain(handled);
-      expect(handled).toEqual(["a1#2", "a2#2"]);
-      expect(await t.committed()).toEqual([
-        { name: "a1", attempt: 2 },
-        { name: "a2", attempt: 2 },
-      ]);
+      await t.bothBackInOrder();
     } finally {
       await locker.end();
       await t.end();
@@ -192,13 +175,7 @@ describe("a transactional queue's key order when a fault ends the head's transac
   it("a handler's statement while its head's settle is still under way waits for it, and fails when the head's failed", async () => {
     const t = await setUp("kof_stmt");
     try {
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
-      const first = await t.subscription.nextBatch(16);
-      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
-      const [a1, a2] = [first[0]!, first[1]!];
+      const [a1, a2] = await t.headAndNext();
       await t.write(a1);
       await t.cut(a1);
       // The lane goes on to a2's handler as soon as a1's ack is sent.
@@ -207,13 +184,7 @@ describe("a transactional queue's key order when a fault ends the head's transac
       await expect(a1Ack).rejects.toThrow();
       await expect(a2Write).rejects.toThrow(/earlier row/);
       await expect(Promise.resolve(a2.nack({ requeue: true }))).resolves.toBe("ok");
-      const handled: string[] = [];
-      await t.drain(handled);
-      expect(handled).toEqual(["a1#2", "a2#2"]);
-      expect(await t.committed()).toEqual([
-        { name: "a1", attempt: 2 },
-        { name: "a2", attempt: 2 },
-      ]);
+      await t.bothBackInOrder();
     } finally {
       await t.end();
     }
@@ -222,13 +193,7 @@ describe("a transactional queue's key order when a fault ends the head's transac
   it("a row claimed with its head does not commit before the head, claimed again while the row waited its turn", async () => {
     const t = await setUp("kof_back");
     try {
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
-      const first = await t.subscription.nextBatch(16);
-      expect(first.map(nameOf)).toEqual(["a1", "a2"]);
-      const [a1, a2] = [first[0]!, first[1]!];
+      const [a1, a2] = await t.headAndNext();
       await t.write(a1);
       await t.cut(a1);
       await expect(Promise.resolve(a1.ack())).rejects.toThrow();
