@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Delivery } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   type ConnectedPostgresBroker,
   PostgresBroker,
@@ -30,12 +30,29 @@ beforeAll(async () => {
 });
 afterAll(() => sql.end());
 
-const rowsOf = async (queue: string) =>
-  (await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE queue = $1`, [queue])).rows[0].n;
+/** The rows of `queue`, those that also match `condition` (SQL) where it is given. */
+const rowsOf = async (queue: string, condition?: string) =>
+  (
+    await sql.query(
+      `SELECT count(*)::int AS n FROM ${table} WHERE queue = $1${condition === undefined ? "" : ` AND ${condition}`}`,
+      [queue],
+    )
+  ).rows[0].n;
+
+/** A broker on the test's table; `applicationName` names its connections for `waitingForWake`. */
+const connect = (applicationName?: string) =>
+  new PostgresBroker({
+    url: url(),
+    table,
+    ensureSchema: true,
+    ...(applicationName === undefined ? {} : { applicationName }),
+  }).connect();
 
 /** The notifications of the table's channel, heard on a connection of the test's own. */
 async function hear(): Promise<{
   readonly payloads: string[];
+  /** The wake-ups for `queue` heard so far. */
+  wakesFor(queue: string): string[];
   /** Sends `sentinel` on the channel and waits for it: everything committed before it is heard. */
   through(sentinel: string): Promise<void>;
   end(): Promise<void>;
@@ -52,6 +69,7 @@ async function hear(): Promise<{
   await listener.query(`LISTEN ${channel}`);
   return {
     payloads,
+    wakesFor: (queue) => payloads.filter((p) => p === queue),
     through: async (sentinel) => {
       const heard = new Promise<void>((resolve) => waiting.set(sentinel, resolve));
       await sql.query("SELECT pg_notify($1, $2)", [channel, sentinel]);
@@ -90,20 +108,56 @@ async function waitingForWake(applicationName: string): Promise<void> {
   });
 }
 
+/**
+ * A pull of one row from `queue` on `connected` (whose connections are named `applicationName`),
+ * once it has looked and waits for a wake-up. The pull is in an object so that it is not awaited.
+ */
+async function waitingPull(
+  connected: ConnectedPostgresBroker,
+  applicationName: string,
+  queue: string,
+): Promise<{ subscription: PostgresQueueSubscription; pulled: Promise<readonly Delivery[]> }> {
+  const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+  const pulled = subscription.nextBatch(1);
+  await waitingForWake(applicationName);
+  return { subscription, pulled };
+}
+
+/**
+ * The wake-ups for `queue` that `storm` sends on a broker of its own, counted with the table's
+ * channel heard from before the broker connects until a sentinel after its shutdown (which sends
+ * the wake-ups still pending before it closes the pool). The rows of `queue` are deleted when the
+ * test ends.
+ */
+async function wakesOf(
+  queue: string,
+  storm: (connected: ConnectedPostgresBroker) => Promise<void>,
+): Promise<number> {
+  onTestFinished(async () => {
+    await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
+  });
+  const heard = await hear();
+  try {
+    const connected = await connect();
+    try {
+      await storm(connected);
+    } finally {
+      await connected.shutdown();
+    }
+    await heard.through(`${queue}-end`);
+    return heard.wakesFor(queue).length;
+  } finally {
+    await heard.end();
+  }
+}
+
 describe("a publish outside a transaction", () => {
   it("wakes a waiting subscription well before its poll", async () => {
     const applicationName = uniqueName("wake-plain");
-    const connected = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-      applicationName,
-    }).connect();
+    const connected = await connect(applicationName);
     try {
       const queue = uniqueName("woken");
-      const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
-      const pulled = subscription.nextBatch(1);
-      await waitingForWake(applicationName);
+      const { subscription, pulled } = await waitingPull(connected, applicationName, queue);
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       await publisher.publish({ name: queue, payload: bytes("wake") });
       const [delivery] = await beforeThePoll(pulled, "the published row");
@@ -116,31 +170,19 @@ describe("a publish outside a transaction", () => {
   });
 
   it("many at once send far fewer wake-ups than publishes", async () => {
-    const heard = await hear();
     const queue = uniqueName("coalesced");
     const publishes = 200;
-    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    try {
+    const wakes = await wakesOf(queue, async (connected) => {
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       await Promise.all(
         Array.from({ length: publishes }, (_, i) =>
           publisher.publish({ name: queue, payload: bytes(`job-${i}`) }),
         ),
       );
-    } finally {
-      // The shutdown sends the wake-ups still pending before it closes the pool.
-      await connected.shutdown();
-    }
-    try {
-      await heard.through(`${queue}-end`);
-      const wakes = heard.payloads.filter((p) => p === queue).length;
-      expect(await rowsOf(queue)).toBe(publishes);
-      expect(wakes).toBeGreaterThanOrEqual(1);
-      expect(wakes).toBeLessThanOrEqual(publishes / 10);
-    } finally {
-      await heard.end();
-      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
-    }
+    });
+    expect(await rowsOf(queue)).toBe(publishes);
+    expect(wakes).toBeGreaterThanOrEqual(1);
+    expect(wakes).toBeLessThanOrEqual(publishes / 10);
   });
 });
 
@@ -148,12 +190,7 @@ describe("a publish in the caller's transaction", () => {
   const applicationName = uniqueName("wake-tx");
   let connected: ConnectedPostgresBroker;
   beforeAll(async () => {
-    connected = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-      applicationName,
-    }).connect();
+    connected = await connect(applicationName);
   });
   afterAll(() => connected.shutdown());
 
@@ -162,10 +199,8 @@ describe("a publish in the caller's transaction", () => {
     const caller = new pg.Client({ connectionString: url() });
     await caller.connect();
     const queue = uniqueName("tx-wake");
-    const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
+    const { subscription, pulled } = await waitingPull(connected, applicationName, queue);
     try {
-      const pulled = subscription.nextBatch(1);
-      await waitingForWake(applicationName);
       const publisher = await connected.defaultPublishPolicy().pair(connected);
       await caller.query("BEGIN");
       await publisher.publish({
@@ -175,13 +210,13 @@ describe("a publish in the caller's transaction", () => {
       });
       // Every wake-up committed so far is heard before the sentinel: none for the open transaction.
       await heard.through(`${queue}-open`);
-      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      expect(heard.wakesFor(queue)).toEqual([]);
       await caller.query("COMMIT");
       const [delivery] = await beforeThePoll(pulled, "the committed row");
       expect(text(delivery!.payload)).toBe("at-commit");
       await delivery!.ack();
       await heard.through(`${queue}-committed`);
-      expect(heard.payloads.filter((p) => p === queue)).toEqual([queue]);
+      expect(heard.wakesFor(queue)).toEqual([queue]);
     } finally {
       await subscription.close();
       await caller.end();
@@ -205,7 +240,7 @@ describe("a publish in the caller's transaction", () => {
       });
       await caller.query("ROLLBACK");
       await heard.through(`${queue}-rolled-back`);
-      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      expect(heard.wakesFor(queue)).toEqual([]);
       expect(await rowsOf(queue)).toBe(0);
       // The next row the subscription gets is the sentinel published after.
       const pulled = subscription.nextBatch(1);
@@ -224,11 +259,7 @@ describe("a publish in the caller's transaction", () => {
 describe("settles outside a transaction", () => {
   /** `count` rows published on `queue` by a broker of their own, shut down (its wake-ups sent). */
   async function published(queue: string, count: number): Promise<void> {
-    const publishing = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-    }).connect();
+    const publishing = await connect();
     try {
       const publisher = await publishing.defaultPublishPolicy().pair(publishing);
       await Promise.all(
@@ -254,42 +285,25 @@ describe("settles outside a transaction", () => {
     const queue = uniqueName("retry-storm");
     const settles = 100;
     await published(queue, settles);
-    const heard = await hear();
-    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    try {
+    const wakes = await wakesOf(queue, async (connected) => {
       const subscription = await connected.subscribe(new PostgresQueue(queue, { pollMs }));
       const deliveries = await claimed(subscription, settles);
       // A delay of its own each: the subscription's settle batch sends one statement per delay.
       const answers = await Promise.all(deliveries.map((d, i) => d.nackAfter(600_000 + i)));
       expect(answers).toEqual(deliveries.map(() => "ok"));
       await subscription.close();
-    } finally {
-      // The shutdown sends the wake-ups still pending before it closes the pool.
-      await connected.shutdown();
-    }
-    try {
-      await heard.through(`${queue}-end`);
-      const wakes = heard.payloads.filter((p) => p === queue).length;
-      const later = await sql.query(
-        `SELECT count(*)::int AS n FROM ${table} WHERE queue = $1 AND lease IS NULL AND run_at > now() + interval '5 minutes'`,
-        [queue],
-      );
-      expect(later.rows[0].n).toBe(settles);
-      expect(wakes).toBeGreaterThanOrEqual(1);
-      expect(wakes).toBeLessThanOrEqual(settles / 10);
-    } finally {
-      await heard.end();
-      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
-    }
+    });
+    const later = await rowsOf(queue, "lease IS NULL AND run_at > now() + interval '5 minutes'");
+    expect(later).toBe(settles);
+    expect(wakes).toBeGreaterThanOrEqual(1);
+    expect(wakes).toBeLessThanOrEqual(settles / 10);
   });
 
   it("many releases at once send far fewer wake-ups than settles", async () => {
     const queue = uniqueName("release-storm");
     const subscriptions = 40;
     await published(queue, subscriptions);
-    const heard = await hear();
-    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    try {
+    const wakes = await wakesOf(queue, async (connected) => {
       // One row each: every subscription's release is a statement of its own. Claimed one after
       // another, so no claim finds the rows locked by another's.
       const held: { subscription: PostgresQueueSubscription; delivery: Delivery }[] = [];
@@ -301,42 +315,23 @@ describe("settles outside a transaction", () => {
       const answers = await Promise.all(held.map((h) => h.delivery.nack({ requeue: true })));
       expect(answers).toEqual(held.map(() => "ok"));
       await Promise.all(held.map((h) => h.subscription.close()));
-    } finally {
-      await connected.shutdown();
-    }
-    try {
-      await heard.through(`${queue}-end`);
-      const wakes = heard.payloads.filter((p) => p === queue).length;
-      const free = await sql.query(
-        `SELECT count(*)::int AS n FROM ${table} WHERE queue = $1 AND lease IS NULL AND done_at IS NULL`,
-        [queue],
-      );
-      expect(free.rows[0].n).toBe(subscriptions);
-      expect(wakes).toBeGreaterThanOrEqual(1);
-      expect(wakes).toBeLessThanOrEqual(subscriptions / 4);
-    } finally {
-      await heard.end();
-      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
-    }
+    });
+    const free = await rowsOf(queue, "lease IS NULL AND done_at IS NULL");
+    expect(free).toBe(subscriptions);
+    expect(wakes).toBeGreaterThanOrEqual(1);
+    expect(wakes).toBeLessThanOrEqual(subscriptions / 4);
   });
 
   it("a released row wakes another subscriber well before its poll", async () => {
     const queue = uniqueName("released");
     await published(queue, 1);
     const waiterName = uniqueName("wake-waiter");
-    const holding = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    const waiting = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-      applicationName: waiterName,
-    }).connect();
+    const holding = await connect();
+    const waiting = await connect(waiterName);
     try {
       const holder = await holding.subscribe(new PostgresQueue(queue, { pollMs }));
       const [held] = await claimed(holder, 1);
-      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
-      const pulled = waiter.nextBatch(1);
-      await waitingForWake(waiterName);
+      const { pulled } = await waitingPull(waiting, waiterName, queue);
       expect(await held!.nack({ requeue: true })).toBe("ok");
       const [delivery] = await beforeThePoll(pulled, "the released row");
       expect(text(delivery!.payload)).toBe("job-0");
@@ -352,19 +347,12 @@ describe("settles outside a transaction", () => {
     const queue = uniqueName("shutdown-released");
     await published(queue, 1);
     const waiterName = uniqueName("wake-waiter");
-    const holding = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    const waiting = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-      applicationName: waiterName,
-    }).connect();
+    const holding = await connect();
+    const waiting = await connect(waiterName);
     try {
       const holder = await holding.subscribe(new PostgresQueue(queue, { pollMs }));
       await claimed(holder, 1);
-      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
-      const pulled = waiter.nextBatch(1);
-      await waitingForWake(waiterName);
+      const { pulled } = await waitingPull(waiting, waiterName, queue);
       await holding.shutdown();
       const [delivery] = await beforeThePoll(pulled, "the row the shutdown gave back");
       expect(text(delivery!.payload)).toBe("job-0");
@@ -392,26 +380,19 @@ describe("a redrive", () => {
     await deadLetters(deadLetter, queue, count);
     const heard = await hear();
     const waiterName = uniqueName("wake-waiter");
-    const redriving = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    const waiting = await new PostgresBroker({
-      url: url(),
-      table,
-      ensureSchema: true,
-      applicationName: waiterName,
-    }).connect();
+    const redriving = await connect();
+    const waiting = await connect(waiterName);
     try {
-      const waiter = await waiting.subscribe(new PostgresQueue(queue, { pollMs }));
-      const pulled = waiter.nextBatch(1);
-      await waitingForWake(waiterName);
+      const { pulled } = await waitingPull(waiting, waiterName, queue);
       expect(await redriving.redrive(deadLetter)).toBe(count);
       // Nothing yet as the redrive resolves: its wake-up is a statement after its commit.
-      expect(heard.payloads.filter((p) => p === queue)).toEqual([]);
+      expect(heard.wakesFor(queue)).toEqual([]);
       const [delivery] = await beforeThePoll(pulled, "a redriven row");
       expect(text(delivery!.payload)).toMatch(/^dead-\d+$/);
       expect(delivery!.redeliveryCount).toBe(1);
       await delivery!.ack();
       await heard.through(`${queue}-end`);
-      expect(heard.payloads.filter((p) => p === queue)).toEqual([queue]);
+      expect(heard.wakesFor(queue)).toEqual([queue]);
       expect(await rowsOf(deadLetter)).toBe(0);
     } finally {
       await redriving.shutdown();
@@ -427,24 +408,12 @@ describe("a redrive", () => {
     // A dead letter queue each, all from `queue`: every redrive is a statement of its own.
     const deadQueues = Array.from({ length: redrives }, (_, i) => `${queue}.dead-${i}`);
     for (const deadLetter of deadQueues) await deadLetters(deadLetter, queue, 1);
-    const heard = await hear();
-    const connected = await new PostgresBroker({ url: url(), table, ensureSchema: true }).connect();
-    try {
+    const wakes = await wakesOf(queue, async (connected) => {
       const moved = await Promise.all(deadQueues.map((d) => connected.redrive(d)));
       expect(moved).toEqual(deadQueues.map(() => 1));
-    } finally {
-      // The shutdown sends the wake-ups still pending before it closes the pool.
-      await connected.shutdown();
-    }
-    try {
-      await heard.through(`${queue}-end`);
-      const wakes = heard.payloads.filter((p) => p === queue).length;
-      expect(await rowsOf(queue)).toBe(redrives);
-      expect(wakes).toBeGreaterThanOrEqual(1);
-      expect(wakes).toBeLessThanOrEqual(redrives / 4);
-    } finally {
-      await heard.end();
-      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [queue]);
-    }
+    });
+    expect(await rowsOf(queue)).toBe(redrives);
+    expect(wakes).toBeGreaterThanOrEqual(1);
+    expect(wakes).toBeLessThanOrEqual(redrives / 4);
   });
 });
