@@ -1,15 +1,16 @@
 import {
   type DeadLetterOrigin,
   headerNames,
+  type Outcome,
   type ReadonlyHeaderMap,
   RustStream,
   readDeadLetterOrigin,
   retryAfter,
 } from "@ruststream/core";
-import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import { RabbitBroker, RabbitQuorumQueue } from "../src/index.js";
+import { type Mode, modes } from "./modes.js";
 
 // A quorum queue whose cap the server keeps (`x-delivery-limit`) counts a wait queue's copy afresh,
 // so a delayed retry once added the deliveries before it to the cap: `maxAttempts(3)` ran the
@@ -48,46 +49,49 @@ const plans: readonly (readonly [string, readonly ("retry-after" | "throw")[]])[
   ["a delayed retry at every attempt", ["retry-after", "retry-after", "retry-after"]],
 ];
 
-const modes: readonly (readonly [string, (app: RustStream) => Promise<TestApp>])[] = [
-  ["in-process stand-in", (app) => TestApp.start(app)],
-  ["real node", (app) => TestApp.startLive(app, { withinMs: 30_000 })],
-];
+/**
+ * An app on `mode` whose subscriber of the quorum queue `queue` makes at most 3 attempts, then
+ * dead-letters to `${queue}.dlq`. It records every run as `"<id> <attempt>"` in `runs` before
+ * `handle` answers it, and every dead letter read from the dead-letter queue in `dead`.
+ */
+function cappedApp(
+  mode: Mode,
+  queue: string,
+  handle: (id: string, attempt: number) => Outcome | undefined,
+): { app: RustStream; dlq: string; runs: string[]; dead: DeadLetter[] } {
+  const dlq = `${queue}.dlq`;
+  const runs: string[] = [];
+  const dead: DeadLetter[] = [];
+  const app = new RustStream({ name: `cap-${queue}`, version: "1.0.0" }).broker(
+    new RabbitBroker({ url: mode.url(), declare: true }),
+    (b) => {
+      b.subscriber(new RabbitQuorumQueue(queue))
+        .maxAttempts(3)
+        .deadLetter(dlq)
+        .handle((message, ctx) => {
+          const id = idOf(message);
+          runs.push(`${id} ${ctx.attempt}`);
+          return handle(id, ctx.attempt);
+        });
+      b.subscriber(new RabbitQuorumQueue(dlq)).handle((message, ctx) => {
+        dead.push(deadLetterOf(idOf(message), ctx.headers, ctx.attempt));
+      });
+    },
+  );
+  return { app, dlq, runs, dead };
+}
 
-let t: TestApp | undefined;
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-});
-
-for (const [mode, start] of modes) {
-  describe(`maxAttempts on a quorum queue whose cap the server keeps, with delayed retries (${mode})`, () => {
+for (const mode of modes) {
+  describe(`maxAttempts on a quorum queue whose cap the server keeps, with delayed retries (${mode.name})`, () => {
     for (const [plan, steps] of plans) {
       it(`${plan}: exactly 3 runs, then exactly one dead letter with its origin and attempts 3`, async () => {
-        const url =
-          mode === "real node" ? requireEnv("RABBITMQ_URL") : "amqp://in-process.invalid:5672";
         const queue = uniqueName("capped");
-        const dlq = `${queue}.dlq`;
-        const runs: string[] = [];
-        const dead: DeadLetter[] = [];
-        const app = new RustStream({ name: `cap-${queue}`, version: "1.0.0" }).broker(
-          new RabbitBroker({ url, declare: true }),
-          (b) => {
-            b.subscriber(new RabbitQuorumQueue(queue))
-              .maxAttempts(3)
-              .deadLetter(dlq)
-              .handle((message, ctx) => {
-                const id = idOf(message);
-                runs.push(`${id} ${ctx.attempt}`);
-                if (id === "sentinel") return undefined;
-                if (steps[ctx.attempt - 1] === "retry-after") return retryAfter(50);
-                throw new Error(`attempt ${ctx.attempt} fails`);
-              });
-            b.subscriber(new RabbitQuorumQueue(dlq)).handle((message, ctx) => {
-              dead.push(deadLetterOf(idOf(message), ctx.headers, ctx.attempt));
-            });
-          },
-        );
-        t = await start(app);
+        const { app, dlq, runs, dead } = cappedApp(mode, queue, (id, attempt) => {
+          if (id === "sentinel") return undefined;
+          if (steps[attempt - 1] === "retry-after") return retryAfter(50);
+          throw new Error(`attempt ${attempt} fails`);
+        });
+        const t = await mode.start(app);
         await t.publish(queue, { id: "poison" });
         // The stand-in's wait queues run on the test's clock, the node's on its own: advance until
         // the dead letter arrived (a bounded wait on the node).
@@ -127,29 +131,11 @@ for (const [mode, start] of modes) {
 // A wait queue's copy whose service died in its last attempt's handler (or between its dead
 // letter's confirm and its ack) comes back with a retry count that puts it past the cap, counted by
 // the server afresh: it is moved to the dead letter on arrival, never handed to the handler.
-for (const [mode, start] of modes) {
-  it(`a copy arriving past the cap goes to the dead letter without a handler run (${mode})`, async () => {
-    const url =
-      mode === "real node" ? requireEnv("RABBITMQ_URL") : "amqp://in-process.invalid:5672";
+for (const mode of modes) {
+  it(`a copy arriving past the cap goes to the dead letter without a handler run (${mode.name})`, async () => {
     const queue = uniqueName("capped-arrival");
-    const dlq = `${queue}.dlq`;
-    const runs: string[] = [];
-    const dead: DeadLetter[] = [];
-    const app = new RustStream({ name: `cap-${queue}`, version: "1.0.0" }).broker(
-      new RabbitBroker({ url, declare: true }),
-      (b) => {
-        b.subscriber(new RabbitQuorumQueue(queue))
-          .maxAttempts(3)
-          .deadLetter(dlq)
-          .handle((message, ctx) => {
-            runs.push(`${idOf(message)} ${ctx.attempt}`);
-          });
-        b.subscriber(new RabbitQuorumQueue(dlq)).handle((message, ctx) => {
-          dead.push(deadLetterOf(idOf(message), ctx.headers, ctx.attempt));
-        });
-      },
-    );
-    t = await start(app);
+    const { app, dlq, runs, dead } = cappedApp(mode, queue, () => undefined);
+    const t = await mode.start(app);
     // What the crashed service's copy looks like: three attempts made, the server's count afresh.
     await t.publish(queue, { id: "spent" }, { headers: { [headerNames.retryCount]: "3" } });
     const deadline = Date.now() + 30_000;

@@ -1,8 +1,8 @@
 import { RustStream, readDeadLetterOrigin, type StandardSchemaV1 } from "@ruststream/core";
-import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import { RabbitBroker, RabbitQueue, RabbitQuorumQueue, type RabbitSource } from "../src/index.js";
+import { modes } from "./modes.js";
 
 // A message the subscriber's handler does not take (its schema, which says what the handler is
 // for, matches nothing in it) is the runtime's to settle by the decode policy: dead-lettered where
@@ -53,29 +53,16 @@ const variants: readonly Variant[] = [
   },
 ];
 
-const modes: readonly (readonly [string, (app: RustStream) => Promise<TestApp>])[] = [
-  ["in-process stand-in", (app) => TestApp.start(app)],
-  ["real node", (app) => TestApp.startLive(app, { withinMs: 30_000 })],
-];
-
-let t: TestApp | undefined;
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-});
-
-for (const [mode, start] of modes) {
-  describe(`a message no handler matches, prefetch 1 (${mode})`, () => {
+for (const mode of modes) {
+  describe(`a message no handler matches, prefetch 1 (${mode.name})`, () => {
     for (const variant of variants) {
       it(`${variant.name}; the next message is still delivered`, async () => {
-        const url =
-          mode === "real node" ? requireEnv("RABBITMQ_URL") : "amqp://in-process.invalid:5672";
         const queue = uniqueName("unmatched");
         const dlq = `${queue}.dlq`;
         const handled: string[] = [];
         const dead: { readonly payload: unknown; readonly reason: string | undefined }[] = [];
         const app = new RustStream({ name: `unmatched-${queue}`, version: "1.0.0" }).broker(
-          new RabbitBroker({ url, declare: true }),
+          new RabbitBroker({ url: mode.url(), declare: true }),
           (b) => {
             const mount = b.subscriber(variant.source(queue), { schema: orders });
             if (variant.deadLetter !== undefined) mount.maxAttempts(3).deadLetter(dlq);
@@ -89,7 +76,7 @@ for (const [mode, start] of modes) {
             }
           },
         );
-        t = await start(app);
+        const t = await mode.start(app);
         // Both published before either is settled: the order behind the unmatched message can only
         // be delivered once the unmatched one gave its prefetch slot back.
         await Promise.all([
