@@ -26,6 +26,14 @@ interface Waiter {
  * the id and registers its request's listener; every broker's inbox hands replies to
  * {@link ReplyWaiters.resolve}; the two meet through the id alone (a random UUID), so no broker's
  * inbox has to carry the listener between them.
+ *
+ * At module level, shared by every app in the process, because `publishRequest` reaches a
+ * connection's `ReplyWaiters` only through the broker's `awaitReply(correlationId)`, which each
+ * broker passes through its host and its inbox: a listener kept per instance would widen that path
+ * in every broker. Sharing it lets no app reach another's listener: `resolve` looks one up only for
+ * a correlation id its own instance waits for, each request mints a fresh random one, and
+ * `publishRequest` removes its entry when the request ends (test/replyWaiters.test.ts: the
+ * connections of two apps in one process).
  */
 const partialListeners = new Map<string, (reply: RawMessage) => void>();
 

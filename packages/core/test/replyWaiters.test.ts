@@ -114,4 +114,33 @@ describe("ReplyWaiters", () => {
     const error = await waiting.reply.catch((e: unknown) => e);
     expect(isRustStreamError(error, "timeout")).toBe(true);
   });
+
+  test("the connections of two apps in one process: neither's reply reaches the other's request or listener", async () => {
+    const clock = new ManualClock();
+    const first = new ReplyWaiters(clock, "topic");
+    const second = new ReplyWaiters(clock, "topic");
+    const firstPartials: string[] = [];
+    const secondPartials: string[] = [];
+    const a = await requestOn(first, 500, (r) => firstPartials.push(text(r)));
+    const b = await requestOn(second, 500, (r) => secondPartials.push(text(r)));
+    const idA = a.sent.headers?.getString(headerNames.correlationId);
+    const idB = b.sent.headers?.getString(headerNames.correlationId);
+    expect(idA).not.toBe(idB);
+    // Each request's replies handed to the other app's connection: nobody there waits for them.
+    expect(second.resolve(idA, more("a to second"))).toBe(false);
+    expect(first.resolve(idB, more("b to first"))).toBe(false);
+    expect(second.resolve(idA, reply("a's last to second"))).toBe(false);
+    expect(first.resolve(idB, reply("b's last to first"))).toBe(false);
+    expect(firstPartials).toEqual([]);
+    expect(secondPartials).toEqual([]);
+    // Each to its own: both requests still wait, each listener hears its own partial reply only.
+    expect(first.resolve(idA, more("a1"))).toBe(true);
+    expect(second.resolve(idB, more("b1"))).toBe(true);
+    expect(first.resolve(idA, reply("a's last"))).toBe(true);
+    expect(second.resolve(idB, reply("b's last"))).toBe(true);
+    expect(text(await a.reply)).toBe("a's last");
+    expect(text(await b.reply)).toBe("b's last");
+    expect(firstPartials).toEqual(["a1"]);
+    expect(secondPartials).toEqual(["b1"]);
+  });
 });
