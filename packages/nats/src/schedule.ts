@@ -25,7 +25,7 @@ export type NatsSchedule = NatsScheduleTime & {
    */
   readonly source?: string;
   /**
-   * Each delivery replaces what its target holds (`Nats-Schedule-Rollup: sub`, stored on the
+   * Each delivery replaces what its target holds (`Nats-Schedule-Rollup: sub`, NATS 2.14; on the
    * delivery as its `Nats-Rollup`), so the target keeps the latest delivery alone.
    */
   readonly rollup?: boolean;
