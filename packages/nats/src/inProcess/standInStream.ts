@@ -155,22 +155,21 @@ export class StandInStream {
     schedule?: StandInSchedule;
   } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
-    const refuse = (what: string) => this.#refuse(what);
     const expectedStream = header(jetStreamHeaders.expectedStream);
     if (expectedStream !== undefined && expectedStream !== this.name)
-      refuse("expected stream does not match");
+      this.#refuse("expected stream does not match");
     const expectedLast = header(jetStreamHeaders.expectedLastSequence);
     if (expectedLast !== undefined && BigInt(expectedLast) !== this.#last)
-      refuse(`wrong last sequence: ${this.#last}`);
+      this.#refuse(`wrong last sequence: ${this.#last}`);
     const expectedSubjectLast = header(jetStreamHeaders.expectedLastSubjectSequence);
     if (expectedSubjectLast !== undefined) {
       const last =
         [...this.entries].reverse().find((e) => e.subject === frame.subject)?.sequence ?? 0n;
-      if (BigInt(expectedSubjectLast) !== last) refuse(`wrong last sequence: ${last}`);
+      if (BigInt(expectedSubjectLast) !== last) this.#refuse(`wrong last sequence: ${last}`);
     }
     const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);
     if (expectedMsgId !== undefined && expectedMsgId !== (this.#lastMsgId ?? ""))
-      refuse("wrong last msg ID");
+      this.#refuse("wrong last msg ID");
     const ttlHeader = header(jetStreamHeaders.ttl);
     const ttlSeconds = this.#ttlOf(frame.subject, ttlHeader);
     // A TTL the markers raised is written again, last, as the server rewrites the header.
@@ -247,15 +246,15 @@ export class StandInStream {
     if (rollup !== undefined && rollup !== "sub") this.#refuse("message schedules invalid rollup");
     if (ttl !== undefined && !this.messageTtl) throw ttlDisabled(subject);
     const target = header(scheduleHeaders.target);
-    const unstored = (other: string | undefined) =>
-      other === undefined || other === subject || /[\s*>]/.test(other) || !this.stores(other);
-    if (unstored(target)) throw scheduleTargetRefused(subject);
+    const unstored = (other: string) =>
+      other === subject || /[\s*>]/.test(other) || !this.stores(other);
+    if (target === undefined || unstored(target)) throw scheduleTargetRefused(subject);
     const source = header(scheduleHeaders.source);
     if (source !== undefined && (source === target || unstored(source)))
       throw scheduleSourceRefused(subject);
     return {
       ...read,
-      target: target as string,
+      target,
       ...(ttl === undefined ? {} : { ttl }),
       ...(source === undefined ? {} : { source }),
       rollup: rollup !== undefined,
