@@ -37,6 +37,12 @@ export const scheduleHeaders = {
   target: "Nats-Schedule-Target",
   /** The IANA time zone a cron pattern is read in. */
   timeZone: "Nats-Schedule-Time-Zone",
+  /** The TTL each delivery carries (as its `Nats-TTL`): whole seconds, or `never`. */
+  ttl: "Nats-Schedule-TTL",
+  /** The subject whose last message is delivered in place of the schedule's own (NATS 2.14). */
+  source: "Nats-Schedule-Source",
+  /** `sub`: each delivery is a rollup of its target (as its `Nats-Rollup`). */
+  rollup: "Nats-Schedule-Rollup",
   /** On a delivery: the schedule subject it came from. */
   scheduler: "Nats-Scheduler",
   /** On a delivery: `purge` (a one-time schedule, removed with it) or the next time it fires. */

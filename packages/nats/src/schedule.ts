@@ -1,5 +1,6 @@
 import { RustStreamError } from "@ruststream/core";
 import { scheduleHeaders } from "./names.js";
+import { wholeSeconds } from "./ttl.js";
 
 /**
  * When the stream delivers a scheduled message (NATS message schedules: `@at` since 2.12, `@every`
@@ -11,6 +12,23 @@ import { scheduleHeaders } from "./names.js";
 export type NatsSchedule = NatsScheduleTime & {
   /** The subject it is delivered to: one the same stream stores, not the one published to. */
   readonly target: string;
+  /**
+   * Each delivery's own TTL (`Nats-Schedule-TTL`, stored on the delivery as its `Nats-TTL`): whole
+   * seconds in milliseconds, or `"never"`. The stream must allow a message's TTL
+   * (`allow_msg_ttl`; `declare: { messageTtl: true }`), or refuses the schedule.
+   */
+  readonly ttlMs?: number | "never";
+  /**
+   * Deliver the last message stored on this subject (its payload and headers) in place of the
+   * schedule's own, which is delivered when the subject holds none (`Nats-Schedule-Source`, NATS
+   * 2.14): one subject the same stream stores, other than the target and the schedule's own.
+   */
+  readonly source?: string;
+  /**
+   * Each delivery replaces what its target holds (`Nats-Schedule-Rollup: sub`, NATS 2.14; on the
+   * delivery as its `Nats-Rollup`), so the target keeps the latest delivery alone.
+   */
+  readonly rollup?: boolean;
 };
 
 /** The three kinds of time; exactly one is given. */
@@ -42,8 +60,8 @@ export function scheduleLines(schedule: NatsSchedule, subject: string): [string,
       `give exactly one of at, everyMs and cron, not ${given.length === 0 ? "none" : given.join(" and ")}`,
     );
   }
-  const { target } = schedule;
-  if (typeof target !== "string" || target === "" || /[\s*>]/.test(target)) {
+  const { target, ttlMs, source, rollup } = schedule;
+  if (!isSubject(target)) {
     throw invalid(
       `target ${JSON.stringify(target)} is not a subject to deliver to: give one without spaces or wildcards`,
     );
@@ -62,7 +80,35 @@ export function scheduleLines(schedule: NatsSchedule, subject: string): [string,
       throw invalid(`timeZone ${JSON.stringify(schedule.timeZone)}: give an IANA name`);
     lines.push([scheduleHeaders.timeZone, schedule.timeZone]);
   }
+  if (ttlMs !== undefined) {
+    // Whole seconds, as the delivery's `Nats-TTL` takes them, or `never`.
+    const value = ttlMs === "never" ? ttlMs : wholeSeconds(ttlMs, 'schedule.ttlMs (or "never")');
+    lines.push([scheduleHeaders.ttl, String(value)]);
+  }
+  if (source !== undefined) {
+    if (!isSubject(source)) {
+      throw invalid(
+        `source ${JSON.stringify(source)} is not a subject to read the last message of: give one without spaces or wildcards`,
+      );
+    }
+    if (source === target || source === subject) {
+      throw invalid(
+        `source "${source}" is the schedule's ${source === target ? "target" : "own subject"}: give a third subject the same stream stores, whose last message is delivered`,
+      );
+    }
+    lines.push([scheduleHeaders.source, source]);
+  }
+  if (rollup !== undefined && typeof rollup !== "boolean")
+    throw invalid(
+      `rollup ${JSON.stringify(rollup)}: give true (each delivery replaces the target's) or leave it out`,
+    );
+  if (rollup === true) lines.push([scheduleHeaders.rollup, "sub"]);
   return lines;
+}
+
+/** One subject a message can be published to: no spaces, no wildcards. */
+function isSubject(text: unknown): text is string {
+  return typeof text === "string" && text !== "" && !/[\s*>]/.test(text);
 }
 
 /** `Nats-Schedule`'s value: `@at <RFC 3339>`, `@every <Go duration>`, or the cron pattern. */
@@ -103,6 +149,15 @@ export function scheduleTargetRefused(subject: string, cause?: unknown): RustStr
   return new RustStreamError(
     "publish-refused",
     `the stream that stores "${subject}" refused its schedule's target: the target must be a subject the same stream stores, other than the schedule's own`,
+    { cause },
+  );
+}
+
+/** A schedule's source the stream does not store (or its target, or the schedule's own subject). */
+export function scheduleSourceRefused(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "publish-refused",
+    `the stream that stores "${subject}" refused its schedule's source: the source must be a subject the same stream stores, other than the schedule's target and its own`,
     { cause },
   );
 }

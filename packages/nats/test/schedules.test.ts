@@ -1,55 +1,17 @@
-import { HeaderMap, isRustStreamError, ManualClock } from "@ruststream/core";
+import { HeaderMap, isRustStreamError } from "@ruststream/core";
 import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import {
-  type ConnectedNatsBroker,
-  type JetStreamPublisher,
-  JetStreamSubject,
-  NatsPublish,
-  type NatsReceipt,
-} from "../src/index.js";
+import { NatsPublish, type NatsReceipt } from "../src/index.js";
 import { eventually } from "./env.live.js";
-import { openedPerTest, targets } from "./targets.js";
+import { refusal, scheduleStreams } from "./scheduleSupport.js";
+import { targets } from "./targets.js";
 
 // Message schedules (NATS 2.12): a publish kept on its schedule subject and delivered to its
 // target at its time, once (`at`) or repeatedly (`everyMs`, a cron pattern on the server), and
 // refused by a stream that takes none. On the real server and on the stand-in alike; the stand-in
 // runs on a ManualClock, moved by the test where the server's time passes by itself.
 
-const { connections, streams } = openedPerTest();
-
-/** A stream of its own over `<stream>.>`, declared through a subscription to its target subject. */
-async function setUp(connect: () => Promise<ConnectedNatsBroker>, messageSchedules = true) {
-  const connected = await connect();
-  connections.push(connected);
-  const stream = uniqueName("sched");
-  streams.push(stream);
-  const target = `${stream}.due`;
-  await connected.subscribe(
-    new JetStreamSubject(target, {
-      stream,
-      declare: { subjects: [`${stream}.>`], storage: "memory", messageSchedules },
-    }),
-  );
-  const publisher = (await new NatsPublish({ jetStream: true }).pair(
-    connected,
-  )) as JetStreamPublisher;
-  const last = (subject: string) => connected.link.message(stream, { lastOn: subject });
-  const advance = (ms: number) => {
-    if (connected.clock instanceof ManualClock) connected.clock.advance(ms);
-  };
-  const manual = connected.clock instanceof ManualClock;
-  return { connected, stream, target, publisher, last, advance, manual };
-}
-
-async function refusal(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("the publish was not refused");
-}
+const setUp = scheduleStreams();
 
 for (const [where, connect] of targets) {
   describe(`message schedules, ${where}`, () => {
@@ -237,7 +199,7 @@ for (const [where, connect] of targets) {
     });
 
     it("refused: by a stream that takes none (naming the option), for a target it does not store, and bad input before sending", async () => {
-      const plain = await setUp(connect, false);
+      const plain = await setUp(connect, { messageSchedules: false });
       const at = new Date(Date.now() + 60_000);
       const disabled = await refusal(
         plain.publisher.publish({

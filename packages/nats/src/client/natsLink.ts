@@ -29,7 +29,12 @@ import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
 import { priorityConfig, priorityDifference, priorityPull } from "../priority.js";
-import { schedulePatternRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
+import {
+  schedulePatternRefused,
+  scheduleSourceRefused,
+  schedulesDisabled,
+  scheduleTargetRefused,
+} from "../schedule.js";
 import type {
   ConsumerSettings,
   DeliverPolicy,
@@ -194,6 +199,7 @@ function publishError(subject: string, error: unknown): RustStreamError {
   if (isApiError(error, 10166)) return ttlDisabled(subject, error);
   if (isApiError(error, 10188)) return schedulesDisabled(subject, error);
   if (isApiError(error, 10190)) return scheduleTargetRefused(subject, error);
+  if (isApiError(error, 10203)) return scheduleSourceRefused(subject, error);
   // A pattern, or a time zone, the server cannot read.
   if (isApiError(error, 10189) || isApiError(error, 10223))
     return schedulePatternRefused(subject, error);

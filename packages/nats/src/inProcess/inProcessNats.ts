@@ -405,10 +405,13 @@ export class InProcessNats {
     if (gone || everyMs === undefined) this.#schedules.delete(pending);
     if (gone) return;
     const next = everyMs === undefined ? undefined : new Date(Date.now() + everyMs);
+    // A source's last message is delivered in place of the schedule's own, when it has one.
+    const delivered =
+      (schedule.source === undefined ? undefined : stream.lastOn(schedule.source)) ?? entry;
     this.#store(stream, {
       subject: schedule.target,
-      payload: entry.payload,
-      headers: deliveryHeaders(entry.headers, entry.subject, next),
+      payload: delivered.payload,
+      headers: deliveryHeaders(delivered.headers, entry.subject, next, schedule),
     });
     if (everyMs !== undefined) this.#arm(pending, everyMs);
   }

@@ -9,6 +9,12 @@ export interface StandInSchedule {
   readonly at: number;
   /** Milliseconds between deliveries of a repeating schedule; `undefined`: once. */
   readonly everyMs: number | undefined;
+  /** The `Nats-TTL` each delivery carries, as the schedule gave it; `undefined`: none. */
+  readonly ttl?: string;
+  /** The subject whose last message is delivered in place of the schedule's own. */
+  readonly source?: string;
+  /** Whether each delivery is a rollup of its target. */
+  readonly rollup: boolean;
 }
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -44,7 +50,7 @@ export function readSchedule(
   subject: string,
   header: (name: string) => string | undefined,
   wallTime: number,
-): Omit<StandInSchedule, "target"> | undefined {
+): Pick<StandInSchedule, "at" | "everyMs"> | undefined {
   const value = header(scheduleHeaders.schedule);
   if (value === undefined || value === "") return undefined;
   const zoned = header(scheduleHeaders.timeZone) !== undefined;
@@ -67,13 +73,15 @@ export function readSchedule(
 
 /**
  * The headers a delivery of the schedule stored on `scheduleSubject` carries, as the server writes
- * them: the schedule's own, less the scheduling, expectation, id, TTL and rollup headers, with the
- * schedule subject it came from and `purge` (once) or its next time (repeating).
+ * them: those of the message delivered (the schedule's own, or its source's last), less the
+ * scheduling, expectation, id, TTL and rollup headers, with the schedule subject it came from,
+ * `purge` (once) or its next time (repeating), and the schedule's TTL and rollup for the delivery.
  */
 export function deliveryHeaders(
   headers: readonly (readonly [string, string])[],
   scheduleSubject: string,
   next: Date | undefined,
+  schedule: Pick<StandInSchedule, "ttl" | "rollup">,
 ): (readonly [string, string])[] {
   const dropped = new Set<string>([jetStreamHeaders.msgId, jetStreamHeaders.ttl, kvHeaders.rollup]);
   return [
@@ -85,5 +93,7 @@ export function deliveryHeaders(
     ),
     [scheduleHeaders.scheduler, scheduleSubject],
     [scheduleHeaders.next, next === undefined ? "purge" : next.toISOString()],
+    ...(schedule.ttl === undefined ? [] : [[jetStreamHeaders.ttl, schedule.ttl] as const]),
+    ...(schedule.rollup ? [[kvHeaders.rollup, "sub"] as const] : []),
   ];
 }

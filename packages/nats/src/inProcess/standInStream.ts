@@ -1,7 +1,7 @@
 import { RustStreamError } from "@ruststream/core";
 import { type Frame, type PubAck, ttlDisabled } from "../client/link.js";
 import { jetStreamHeaders, kvHeaders, scheduleHeaders } from "../names.js";
-import { schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
+import { scheduleSourceRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type { StreamDeclaration } from "../sources.js";
 import { readSchedule, type StandInSchedule } from "./standInSchedule.js";
 import { subjectMatches } from "./subjects.js";
@@ -155,27 +155,21 @@ export class StandInStream {
     schedule?: StandInSchedule;
   } {
     const header = (name: string) => frame.headers.find(([n]) => n === name)?.[1];
-    const refuse = (what: string) => {
-      throw new RustStreamError(
-        "publish-refused",
-        `the stream "${this.name}" refused the message: ${what}`,
-      );
-    };
     const expectedStream = header(jetStreamHeaders.expectedStream);
     if (expectedStream !== undefined && expectedStream !== this.name)
-      refuse("expected stream does not match");
+      this.#refuse("expected stream does not match");
     const expectedLast = header(jetStreamHeaders.expectedLastSequence);
     if (expectedLast !== undefined && BigInt(expectedLast) !== this.#last)
-      refuse(`wrong last sequence: ${this.#last}`);
+      this.#refuse(`wrong last sequence: ${this.#last}`);
     const expectedSubjectLast = header(jetStreamHeaders.expectedLastSubjectSequence);
     if (expectedSubjectLast !== undefined) {
       const last =
         [...this.entries].reverse().find((e) => e.subject === frame.subject)?.sequence ?? 0n;
-      if (BigInt(expectedSubjectLast) !== last) refuse(`wrong last sequence: ${last}`);
+      if (BigInt(expectedSubjectLast) !== last) this.#refuse(`wrong last sequence: ${last}`);
     }
     const expectedMsgId = header(jetStreamHeaders.expectedLastMsgId);
     if (expectedMsgId !== undefined && expectedMsgId !== (this.#lastMsgId ?? ""))
-      refuse("wrong last msg ID");
+      this.#refuse("wrong last msg ID");
     const ttlHeader = header(jetStreamHeaders.ttl);
     const ttlSeconds = this.#ttlOf(frame.subject, ttlHeader);
     // A TTL the markers raised is written again, last, as the server rewrites the header.
@@ -218,9 +212,7 @@ export class StandInStream {
       this.#lastMsgId = msgId;
     }
     const removed =
-      this.#perSubject === undefined && schedule === undefined
-        ? []
-        : this.#trim(frame.subject, rollup);
+      this.#perSubject === undefined && !rollup ? [] : this.#trim(frame.subject, rollup);
     return {
       stream: this.name,
       sequence: entry.sequence,
@@ -233,8 +225,10 @@ export class StandInStream {
   }
 
   /**
-   * The schedule a message holds, checked as the server checks one: refused where the stream takes
-   * none, and for a target the stream does not store (or the schedule's own subject).
+   * The schedule a message holds, checked as the server checks one, in its order: refused where
+   * the stream takes none, for a delivery TTL it cannot read or where the stream takes no TTL, a
+   * rollup other than `sub`, a target the stream does not store (or the schedule's own subject),
+   * and a source the stream does not store (or the target, or the schedule's own subject).
    */
   #scheduleOf(
     subject: string,
@@ -245,10 +239,33 @@ export class StandInStream {
     if (!this.messageSchedules) throw schedulesDisabled(subject);
     const read = readSchedule(subject, header, wallTime);
     if (read === undefined) return undefined;
+    const ttl = header(scheduleHeaders.ttl);
+    if (ttl !== undefined && parseTtl(ttl) === undefined)
+      this.#refuse("message schedules invalid per-message TTL");
+    const rollup = header(scheduleHeaders.rollup);
+    if (rollup !== undefined && rollup !== "sub") this.#refuse("message schedules invalid rollup");
+    if (ttl !== undefined && !this.messageTtl) throw ttlDisabled(subject);
     const target = header(scheduleHeaders.target);
-    if (target === undefined || target === subject || /[\s*>]/.test(target) || !this.stores(target))
-      throw scheduleTargetRefused(subject);
-    return { ...read, target };
+    const unstored = (other: string) =>
+      other === subject || /[\s*>]/.test(other) || !this.stores(other);
+    if (target === undefined || unstored(target)) throw scheduleTargetRefused(subject);
+    const source = header(scheduleHeaders.source);
+    if (source !== undefined && (source === target || unstored(source)))
+      throw scheduleSourceRefused(subject);
+    return {
+      ...read,
+      target,
+      ...(ttl === undefined ? {} : { ttl }),
+      ...(source === undefined ? {} : { source }),
+      rollup: rollup !== undefined,
+    };
+  }
+
+  #refuse(what: string): never {
+    throw new RustStreamError(
+      "publish-refused",
+      `the stream "${this.name}" refused the message: ${what}`,
+    );
   }
 
   /**
