@@ -47,7 +47,7 @@ export type {
   KvWriteOptions,
 } from "./kv/kvBucket.js";
 export { KvDelivery, type KvOperation } from "./kv/kvDelivery.js";
-export { NatsKv } from "./kv/natsKv.js";
+export { NatsKv, type NatsKvOptions } from "./kv/natsKv.js";
 export {
   jetStreamHeaders,
   kvHeaders,

@@ -1,11 +1,25 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { isRustStreamError, json, bytes as rawCodec } from "@ruststream/core";
+import {
+  type Codec,
+  HeaderMap,
+  isRustStreamError,
+  json,
+  bytes as rawCodec,
+} from "@ruststream/core";
+import { msgpackCodec } from "@ruststream/core/msgpack";
 import { bytes, requireEnv, text } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { type KvBucket, NatsBroker } from "../src/index.js";
+import {
+  type KvBucket,
+  type KvEntry,
+  kvSubject,
+  NatsBroker,
+  NatsKv,
+  NatsPublish,
+} from "../src/index.js";
 import { eventually, rawClient } from "./env.live.js";
-import { letPass, read, setUp } from "./kvSupport.js";
+import { bytesOf, letPass, read, setUp } from "./kvSupport.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // A KvBucket's puts: a plain put, a compare-and-set update, a create of a key that holds no value
@@ -13,6 +27,7 @@ import { openedPerTest, targets } from "./targets.js";
 // alike; then the official KV client reading what ours wrote, and ours creating on its markers.
 
 const opened = openedPerTest();
+const msgpack = msgpackCodec();
 
 /** What `work` was refused with, as `code: message`. */
 async function refusal(work: Promise<unknown>): Promise<string> {
@@ -25,10 +40,16 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   return `${(error as { code: string }).code}: ${(error as Error).message}`;
 }
 
-/** The key's latest value, decoded as JSON. */
+/** An entry's value (bytes as `bytes: <their text>`), or its operation. */
+function entryValue(entry: KvEntry | undefined): unknown {
+  if (entry?.operation !== "put") return entry?.operation;
+  return entry.value instanceof Uint8Array ? `bytes: ${text(entry.value)}` : entry.value;
+}
+
+/** The key's latest value, decoded by its content type. */
 async function latestValue(kv: KvBucket, key: string): Promise<unknown> {
   const entry = await kv.get(key);
-  return entry?.operation === "put" ? json.decode(entry.value) : entry?.operation;
+  return entry?.operation === "put" ? entry.value : entry?.operation;
 }
 
 for (const [where, connect] of targets) {
@@ -40,11 +61,11 @@ for (const [where, connect] of targets) {
       expect(await kv.put("raw", bytes("as is"), { codec: rawCodec })).toBe(3n);
       expect(await latestValue(kv, "flags.dark")).toEqual({ on: false });
       const raw = await kv.get("raw");
-      expect(raw?.operation === "put" ? text(raw.value) : raw?.operation).toBe("as is");
+      expect(raw?.operation === "put" ? text(bytesOf(raw.value)) : raw?.operation).toBe("as is");
       expect((await kv.history("flags.dark")).map((e) => e.revision)).toEqual([1n, 2n]);
     });
 
-    it("get and history with a codec: a value decoded by it, a marker as it is, bytes without one; a value another codec wrote is refused naming the fix", async () => {
+    it("get and history with a codec: a value decoded by it whatever its content-type, a marker as it is; a value it cannot decode is refused naming the fix", async () => {
       const { bucket, kv } = await setUp(opened, connect, 5);
       await kv.put("flags.dark", { on: true });
       await kv.put("raw", bytes("as is"), { codec: rawCodec });
@@ -63,14 +84,84 @@ for (const [where, connect] of targets) {
           e.operation === "put" ? e.value : e.operation,
         ),
       ).toEqual([{ on: true }, "delete", { on: false }]);
-      // Without a codec, the bytes the put stored, as before.
-      const plain = await kv.get("flags.dark");
+      // Core's bytes: the bytes the put stored, past the content-type's codec.
+      const plain = await kv.get("flags.dark", { codec: rawCodec });
       expect(plain?.operation === "put" ? text(plain.value) : plain?.operation).toBe(
         '{"on":false}',
       );
       expect(await refusal(kv.get("raw", { codec: json }))).toBe(
-        `invalid-argument: the value of the key "raw" at revision 2 of the KV bucket "${bucket}" is not application/json (its content-type: application/octet-stream): read it with the codec its put took, or without one for its bytes`,
+        `invalid-argument: the value of the key "raw" at revision 2 of the KV bucket "${bucket}" is not application/json (its content-type: application/octet-stream): read it with the codec its put took, or without one for the codec of its content-type`,
       );
+    });
+
+    it("get and history without a codec: each value by its content-type's codec, bytes without one; a content-type no codec decodes refused naming the codecs known", async () => {
+      const { connected, bucket, put, kv } = await setUp(opened, connect, 5);
+      const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+      const typed = (key: string, payload: string, contentType: string) =>
+        publisher.publish({
+          name: kvSubject(bucket, key),
+          payload: bytes(payload),
+          headers: new HeaderMap([["content-type", contentType]]),
+        });
+      await kv.put("v", { n: 1 });
+      await kv.put("v", bytes("as is"), { codec: rawCodec });
+      await kv.put("v", { n: 2 }, { codec: msgpack });
+      await kv.delete("v");
+      await put("v", "no content-type");
+      // Core's json and bytes are known to every bucket: a value by its own entry's codec.
+      const at = async (revision?: number) =>
+        entryValue(await kv.get("v", revision === undefined ? {} : { revision }));
+      expect([await at(1), await at(2), await at()]).toEqual([
+        { n: 1 },
+        "bytes: as is",
+        "bytes: no content-type",
+      ]);
+      // MessagePack is not, until the bucket is given it; then the history reads every entry.
+      const refused = `invalid-argument: the value of the key "v" at revision 3 of the KV bucket "${bucket}" has the content-type application/msgpack, which none of the codecs the bucket's reads know decodes (application/json, application/octet-stream): give its codec in new NatsKv(bucket, { codecs }), or read it with { codec } (core's bytes for its bytes)`;
+      expect(await refusal(kv.get("v", { revision: 3 }))).toBe(refused);
+      expect(await refusal(kv.history("v"))).toBe(refused);
+      const known = await new NatsKv(bucket, { codecs: [msgpack] }).pair(connected);
+      expect((await known.history("v")).map(entryValue)).toEqual([
+        { n: 1 },
+        "bytes: as is",
+        { n: 2 },
+        "delete",
+        "bytes: no content-type",
+      ]);
+      // Reads that want no value decode none: the key is listed, a create refused for its value.
+      await kv.put("m", { n: 3 }, { codec: msgpack });
+      expect(await kv.keys()).toEqual(["v", "m"]);
+      expect(await refusal(kv.create("m", 4))).toContain("holds a value (at revision 6)");
+      // A media type is matched without its parameters and case; a value its codec cannot
+      // decode is refused, naming the content type.
+      await typed("p", '{"n":5}', "Application/JSON; charset=utf-8");
+      expect(await kv.get("p")).toMatchObject({ value: { n: 5 } });
+      await typed("bad", "not json", "application/json");
+      expect(await refusal(kv.get("bad"))).toBe(
+        `invalid-argument: the value of the key "bad" at revision 8 of the KV bucket "${bucket}" is not the application/json its content-type says: read it with { codec } (core's bytes for its bytes)`,
+      );
+      // A given codec of application/json replaces core's json.
+      const own = await new NatsKv(bucket, {
+        codecs: [{ ...json, decode: (payload) => ({ own: text(payload) }) }],
+      }).pair(connected);
+      expect(await own.get("bad")).toMatchObject({ value: { own: "not json" } });
+    });
+
+    it("codecs that are not a list of codecs, or two of one content type, are refused naming the fix", () => {
+      const refusedWith = (codecs: unknown) => {
+        try {
+          new NatsKv("b", { codecs: codecs as Codec<unknown>[] });
+          return "accepted";
+        } catch (error) {
+          return String((error as Error).message);
+        }
+      };
+      expect(refusedWith([msgpack, msgpackCodec({ maxDepth: 10 })])).toBe(
+        "NatsKv: two of codecs decode application/msgpack: give one codec a content type",
+      );
+      expect(refusedWith(json)).toContain("NatsKv: codecs is a list of codecs");
+      expect(refusedWith([{ contentType: "x/y" }])).toContain("NatsKv: each of codecs is a codec");
+      expect(refusedWith([msgpack])).toBe("accepted");
     });
 
     it("put with a revision, and update: a compare-and-set naming the key, the expected and the actual revision", async () => {

@@ -1,11 +1,11 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { isRustStreamError } from "@ruststream/core";
-import { requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
-import { type KvBucket, type KvEntry, NatsBroker, NatsKv } from "../src/index.js";
+import { type KvBucket, NatsBroker, NatsKv } from "../src/index.js";
 import { eventually, rawClient } from "./env.live.js";
-import { letPass, read, setUp } from "./kvSupport.js";
+import { letPass, read, setUp, shown } from "./kvSupport.js";
 import { openedPerTest, targets } from "./targets.js";
 
 // A KV bucket's reads past a key's latest entry: one revision, a key's history, and a purge whose
@@ -13,12 +13,6 @@ import { openedPerTest, targets } from "./targets.js";
 // beside ours, and which API a get asks (direct or the stream's leader).
 
 const opened = openedPerTest();
-
-/** An entry as `key=value@revision op` (no value on a marker). */
-function shown(entry: KvEntry): string {
-  const value = entry.operation === "put" ? text(entry.value) : "";
-  return `${entry.key}=${value}@${entry.revision} ${entry.operation}`;
-}
 
 async function historyOf(kv: KvBucket, key: string): Promise<string[]> {
   return (await kv.history(key)).map(shown);

@@ -4,6 +4,7 @@ import {
   type ConnectedNatsBroker,
   type KvBucket,
   type KvBucketDeclaration,
+  type KvEntry,
   KvWatch,
   kvSubject,
   NatsKv,
@@ -53,12 +54,31 @@ export async function setUp(
   return { connected, bucket, put, kv };
 }
 
-/** A key's latest entry as `key=value@revision op` (no value on a marker), or "missing". */
+/** A key's latest entry in words, or "missing". */
 export async function read(kv: KvBucket, key: string): Promise<string> {
   const entry = await kv.get(key);
-  if (entry === undefined) return "missing";
-  const value = entry.operation === "put" ? text(entry.value) : "";
+  return entry === undefined ? "missing" : shown(entry);
+}
+
+/**
+ * An entry as `key=value@revision op` (no value on a marker): bytes (a put without a content-type)
+ * as their text, a value its content-type's codec decoded as JSON.
+ */
+export function shown(entry: KvEntry): string {
+  const value =
+    entry.operation !== "put"
+      ? ""
+      : entry.value instanceof Uint8Array
+        ? text(entry.value)
+        : JSON.stringify(entry.value);
   return `${entry.key}=${value}@${entry.revision} ${entry.operation}`;
+}
+
+/** A value read back as its bytes: one put without a content-type (as `put` here sends it). */
+export function bytesOf(value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array))
+    throw new Error(`expected the value's bytes, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** Lets `ms` pass: the stand-in's clock is moved; the server's time passes on its own. */

@@ -1,4 +1,5 @@
 import {
+  bytes,
   type Codec,
   HeaderMap,
   headerNames,
@@ -10,6 +11,7 @@ import type { MessageQuery, SubjectMessage } from "../client/link.js";
 import { storeMessage } from "../jetStreamPublisher.js";
 import { checkKey, kvHeaders, kvStream, kvSubject } from "../names.js";
 import type { NatsPublishOptions, NatsReceipt, PublisherHost } from "../publisher.js";
+import type { KvCodecs } from "./kvCodecs.js";
 import { operationOf } from "./kvDelivery.js";
 
 /** What every entry `get` reads carries: where it is, and when it was written. */
@@ -22,8 +24,8 @@ interface KvEntryBase {
   readonly created: Date;
 }
 
-/** A key whose latest entry is a value put: its bytes, or the value a read's `codec` decoded. */
-export interface KvValueEntry<T = Uint8Array> extends KvEntryBase {
+/** A key whose latest entry is a value put: its value, decoded by its content type or a read's `codec`. */
+export interface KvValueEntry<T = unknown> extends KvEntryBase {
   readonly operation: "put";
   readonly value: T;
 }
@@ -37,7 +39,7 @@ export interface KvRemovedEntry extends KvEntryBase {
 }
 
 /** A key's latest entry: a value, or the marker of its delete or purge. */
-export type KvEntry<T = Uint8Array> = KvValueEntry<T> | KvRemovedEntry;
+export type KvEntry<T = unknown> = KvValueEntry<T> | KvRemovedEntry;
 
 /** A delete's or a purge's expectation: stored only if the key is at `revision`. */
 export interface KvRemoveOptions {
@@ -70,17 +72,19 @@ export interface KvPutOptions<T = unknown> extends KvWriteOptions<T> {
   readonly revision?: bigint | number;
 }
 
-/** A read's: the codec a value entry's bytes are decoded with. */
-export interface KvReadOptions<T = Uint8Array> {
+/** A read's: the codec a value entry's bytes are decoded with, whatever its content type. */
+export interface KvReadOptions<T = unknown> {
   /**
-   * Decodes each value entry's bytes (the codec its put took: `json` for the put's default); a
-   * delete or purge marker is answered as it is. Without one, a value is its bytes.
+   * Decodes each value entry's bytes (the codec its put took; core's `bytes` for the bytes as
+   * stored); a delete or purge marker is answered as it is. Without one, a value is decoded by the
+   * codec of its `content-type` (the bucket's `codecs`, then core's `json` and `bytes`), and a
+   * value without one is its bytes.
    */
   readonly codec?: Codec<T>;
 }
 
 /** A read's: `revision` reads that entry of the key rather than its latest; `codec` decodes it. */
-export interface KvGetOptions<T = Uint8Array> extends KvReadOptions<T> {
+export interface KvGetOptions<T = unknown> extends KvReadOptions<T> {
   readonly revision?: bigint | number;
 }
 
@@ -97,11 +101,14 @@ export class KvBucket {
   readonly #host: PublisherHost;
   /** Whether the bucket's stream takes direct gets (`allow_direct`, as the KV clients declare it). */
   readonly #direct: boolean;
+  /** What a read decodes a value with, by its content type. */
+  readonly #codecs: KvCodecs;
 
-  constructor(host: PublisherHost, bucket: string, direct: boolean) {
+  constructor(host: PublisherHost, bucket: string, direct: boolean, codecs: KvCodecs) {
     this.#host = host;
     this.bucket = bucket;
     this.#direct = direct;
+    this.#codecs = codecs;
   }
 
   /**
@@ -110,10 +117,10 @@ export class KvBucket {
    * its marker: `operation` says which, and it has no value. With `revision`, that entry of the
    * key, or `undefined` when the bucket no longer holds it (dropped past the history, purged, or
    * never written); a revision that stored another key's entry is refused (`invalid-argument`).
-   * On a bucket that allows direct gets (the KV default), any replica answers. With `codec`, a
-   * value is decoded by it.
+   * On a bucket that allows direct gets (the KV default), any replica answers. A value is decoded
+   * by the codec of its content type (bytes without one); with `codec`, by that one.
    */
-  async get<T = Uint8Array>(
+  async get<T = unknown>(
     key: string,
     options: KvGetOptions<T> = {},
   ): Promise<KvEntry<T> | undefined> {
@@ -135,12 +142,9 @@ export class KvBucket {
    * markers (as many as the bucket's `history` keeps; a purge drops those before it). Empty when
    * the bucket holds no entry of it. Where the bucket allows direct gets, read with direct batch
    * gets (NATS 2.11, 1024 entries a request); else one entry at a time (each a message get).
-   * With `codec`, each value is decoded by it.
+   * Each value is decoded as `get` decodes it.
    */
-  async history<T = Uint8Array>(
-    key: string,
-    options: KvReadOptions<T> = {},
-  ): Promise<KvEntry<T>[]> {
+  async history<T = unknown>(key: string, options: KvReadOptions<T> = {}): Promise<KvEntry<T>[]> {
     const { codec } = options;
     const subject = kvSubject(this.bucket, key);
     if (this.#direct) {
@@ -239,13 +243,15 @@ export class KvBucket {
       const last = await this.#host.link.messages(kvStream(this.bucket), { lastOf: pattern });
       this.#host.assertOpen();
       if (last !== undefined)
-        return last.map((message) => this.#entryOf(message.subject.slice(prefix), message));
+        return last.map((message) => this.#entryOf(message.subject.slice(prefix), message, bytes));
     }
     const subjects = await this.#host.link.subjects(kvStream(this.bucket), pattern);
     const latest = await inBatches(subjects, async (subject) => {
       const message = await this.#read({ lastOn: subject });
       // A key purged away since the subjects were read has no entry left.
-      return message === undefined ? undefined : this.#entryOf(subject.slice(prefix), message);
+      return message === undefined
+        ? undefined
+        : this.#entryOf(subject.slice(prefix), message, bytes);
     });
     return latest
       .filter((entry) => entry !== undefined)
@@ -260,22 +266,16 @@ export class KvBucket {
     return message;
   }
 
-  /** The entry `message` holds; a value decoded by `codec` when given, else its bytes. */
-  #entryOf<T = Uint8Array>(key: string, message: SubjectMessage, codec?: Codec<T>): KvEntry<T> {
+  /**
+   * The entry `message` holds; a value decoded by `codec` when given, else by the codec of its
+   * content type (core's `bytes` where only the entry's place and operation are wanted).
+   */
+  #entryOf<T>(key: string, message: SubjectMessage, codec: Codec<T> | undefined): KvEntry<T> {
     const base = { bucket: this.bucket, key, revision: message.sequence, created: message.time };
     const operation = operationOf(message);
     if (operation !== "put") return { ...base, operation };
-    if (codec === undefined) return { ...base, operation, value: message.payload as T };
-    try {
-      return { ...base, operation, value: codec.decode(message.payload) };
-    } catch (cause) {
-      const stored = message.headers.getString(headerNames.contentType) ?? "none";
-      throw new RustStreamError(
-        "invalid-argument",
-        `the value of the key "${key}" at revision ${message.sequence} of the KV bucket "${this.bucket}" is not ${codec.contentType} (its content-type: ${stored}): read it with the codec its put took, or without one for its bytes`,
-        { cause },
-      );
-    }
+    const value = this.#codecs.decode({ bucket: this.bucket, key, message }, codec);
+    return { ...base, operation, value };
   }
 
   /**
@@ -311,7 +311,7 @@ export class KvBucket {
       if (!lostRevision(error)) throw error;
       // Refused for its revision: a key whose latest entry is a marker holds no value either.
       // Gone again since (a marker's own TTL): the refusal as it came, as the KV clients do.
-      const latest = await this.get(key);
+      const latest = await this.get(key, { codec: bytes });
       if (latest === undefined) throw error;
       if (latest.operation !== "put") return this.#put(key, value, options, latest.revision);
       throw new RustStreamError(
