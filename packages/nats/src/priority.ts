@@ -189,3 +189,17 @@ export function priorityDifference(
     differences.push(`priority_timeout is ${theirTtl} ms, this app asks pinTtlMs ${ttl}`);
   return differences.length === 0 ? undefined : differences.join("; ");
 }
+
+/** The refusal of a durable that exists with another priority group, naming the difference. */
+export function otherPriorityGroup(
+  stream: string,
+  durable: string,
+  difference: string,
+  cause?: unknown,
+): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the consumer "${durable}" on the JetStream stream "${stream}" exists with another priority group: ${difference}. Give every app of the durable the same priority option, or delete the consumer (nats consumer rm ${stream} ${durable}) to make it anew`,
+    cause === undefined ? undefined : { cause },
+  );
+}
