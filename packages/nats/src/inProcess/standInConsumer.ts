@@ -287,7 +287,8 @@ export class StandInConsumer {
   #chosen(): Waiting | undefined {
     if (this.#group === undefined) return this.#waiting[0];
     return this.#group.choose(this.#waiting, {
-      // Taken out by #next already: the server counts it among the undelivered as it chooses.
+      // The server's num_pending plus one as it chooses: the new message #next took out, or one
+      // more past a redelivery (which was never among the undelivered).
       undelivered: () => this.#undelivered() + 1,
       ackPending: this.#pending.size,
     });
