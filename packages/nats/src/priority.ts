@@ -9,8 +9,9 @@ import { positive } from "@ruststream/core/broker";
  *   nothing until the pinned one has not pulled for `pinTtlMs` (the consumer's `priority_timeout`,
  *   default the server's, 2 minutes), when the server pins the next. A warm standby.
  * - `overflow`: every app pulls, but an app giving `minPending` or `minAckPending` is served only
- *   while the consumer has more than that many messages not yet delivered (`num_pending`), or
- *   delivered and not settled (`num_ack_pending`). Without either, an app is served as usual.
+ *   while the consumer has at least that many messages not yet delivered (`num_pending`, counting
+ *   the one handed out), or delivered and not settled (`num_ack_pending`). Without either, an app
+ *   is served as usual.
  * - `prioritized` (NATS 2.12 or newer): each app's pulls carry its `priority`, 0 (first) to 9; the
  *   server serves the waiting pulls of the lowest number first, the others only when none waits.
  */
@@ -25,9 +26,9 @@ export type PriorityGroup =
   | {
       readonly policy: "overflow";
       readonly group: string;
-      /** This app is served only while more than this many messages wait undelivered. */
+      /** This app is served only while at least this many messages wait undelivered. */
       readonly minPending?: number;
-      /** This app is served only while more than this many messages wait for a settlement. */
+      /** This app is served only while at least this many messages wait for a settlement. */
       readonly minAckPending?: number;
     }
   | {
@@ -188,4 +189,18 @@ export function priorityDifference(
   if (ttl !== undefined && theirTtl !== ttl)
     differences.push(`priority_timeout is ${theirTtl} ms, this app asks pinTtlMs ${ttl}`);
   return differences.length === 0 ? undefined : differences.join("; ");
+}
+
+/** The refusal of a durable that exists with another priority group, naming the difference. */
+export function otherPriorityGroup(
+  stream: string,
+  durable: string,
+  difference: string,
+  cause?: unknown,
+): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the consumer "${durable}" on the JetStream stream "${stream}" exists with another priority group: ${difference}. Give every app of the durable the same priority option, or delete the consumer (nats consumer rm ${stream} ${durable}) to make it anew`,
+    cause === undefined ? undefined : { cause },
+  );
 }

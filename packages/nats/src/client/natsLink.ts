@@ -28,7 +28,12 @@ import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
 import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
-import { priorityConfig, priorityDifference, priorityPull } from "../priority.js";
+import {
+  otherPriorityGroup,
+  priorityConfig,
+  priorityDifference,
+  priorityPull,
+} from "../priority.js";
 import {
   schedulePatternRefused,
   scheduleSourceRefused,
@@ -860,11 +865,7 @@ class ClientLink implements NatsLink {
     const difference =
       existing === undefined ? undefined : priorityDifference(existing.config, settings.priority);
     if (difference === undefined) return error;
-    return new RustStreamError(
-      "invalid-argument",
-      `the consumer "${durable}" on the JetStream stream "${stream}" exists with another priority group: ${difference}. Give every app of the durable the same priority option, or delete the consumer (nats consumer rm ${stream} ${durable}) to make it anew`,
-      { cause: error },
-    );
+    return otherPriorityGroup(stream, durable, difference, error);
   }
 
   async #deleteDurable(stream: string, durable: string): Promise<void> {

@@ -17,9 +17,11 @@ import { missingBucket, missingObjectStore, noStreamStores } from "../client/lin
 import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
 import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
+import { otherPriorityGroup, priorityConfig, priorityDifference } from "../priority.js";
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { putObject, readObject } from "./standInObjects.js";
+import type { PullClient } from "./standInPriority.js";
 import { deliveryHeaders, type StandInSchedule } from "./standInSchedule.js";
 import { goDuration, StandInStream, type StoredEntry, type StreamKind } from "./standInStream.js";
 import { StandInTimers } from "./standInTimers.js";
@@ -321,6 +323,13 @@ export class InProcessNats {
     if (spec.durable !== undefined) {
       const existing = consumers.get(spec.durable);
       if (existing !== undefined && !spec.replace) {
+        // As the server refuses to change a durable's priority group; the words the package's.
+        const difference = priorityDifference(
+          priorityConfig(existing.priority),
+          spec.settings.priority,
+        );
+        if (difference !== undefined)
+          throw otherPriorityGroup(spec.stream, spec.durable, difference);
         existing.coordinator = coordinator;
         return existing;
       }
@@ -570,20 +579,15 @@ class StandInLink implements NatsLink {
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
     this.#assertOpen();
-    // One process has no clients for the server to choose between: a group would change nothing.
-    if (spec.settings.priority !== undefined) {
-      throw new RustStreamError(
-        "unsupported",
-        `the in-process NATS stand-in has no priority groups (JetStreamSubject priority "${spec.settings.priority.policy}" on "${spec.durable ?? spec.stream}"): test it against a NATS server (2.11 or newer), or leave priority out under TestApp`,
-      );
-    }
     const consumer = this.#server.consumer(spec, this.#coordinator);
     this.#consumers.add(consumer);
     const server = this.#server;
     const consumers = this.#consumers;
+    // This link is one client of the consumer: its pulls carry its part of the priority group.
+    const client: PullClient = { priority: spec.settings.priority };
     return {
       name: consumer.name,
-      pull: (_max, _expiresMs, sink) => consumer.pull(sink),
+      pull: (_max, _expiresMs, sink) => consumer.pull(sink, client),
       // A stopped pull leaves the stand-in at once: the naks come back in stream order.
       giveBack: async (messages) => {
         for (const m of [...messages].sort((a, b) =>
@@ -593,6 +597,8 @@ class StandInLink implements NatsLink {
       },
       exists: async () => server.hasConsumer(consumer),
       async close() {
+        // As the package unpins on the server when a subscription lets go of its pin.
+        consumer.letGo(client);
         consumers.delete(consumer);
         if (!consumer.durable) server.deleteConsumer(consumer);
       },

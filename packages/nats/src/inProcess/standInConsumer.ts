@@ -3,12 +3,15 @@ import type { Coordinator } from "@ruststream/core/broker";
 import type { PullRequest, PullSink, Stored } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
 import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
+import { type PullClient, StandInPriorityGroup } from "./standInPriority.js";
 import type { StandInStream, StoredEntry } from "./standInStream.js";
 import { subjectMatches } from "./subjects.js";
 
 /** A client's pulls: handed messages while its sink has room, parked while it has none. */
 interface Waiting {
   readonly sink: PullSink;
+  /** Whose pulls these are, for the consumer's priority group. */
+  readonly client: PullClient;
   readonly finish: (error?: Error) => void;
   ended: boolean;
 }
@@ -25,7 +28,8 @@ interface Pending {
  * wait starts again) and the delivery count; or, for an ordered consumer, ack policy none (each
  * message delivered once, in stream order, nothing pending). It counts for the test's coordinator: a message is
  * counted once it is available to the consumer and released once settled for good; a requeue stays
- * counted, a delayed one is released at the `nak` and counted again when due.
+ * counted, a delayed one is released at the `nak` and counted again when due. With a priority
+ * group, the group chooses which waiting pull is served (`StandInPriorityGroup`).
  */
 export class StandInConsumer {
   readonly name: string;
@@ -52,6 +56,8 @@ export class StandInConsumer {
   readonly #pulls = new Set<Waiting>();
   /** What is counted, and the coordinator that counted it (a later client may bind to a durable). */
   readonly #counted = new Map<bigint, Coordinator>();
+  /** The consumer's priority group, which chooses between its clients' pulls. */
+  readonly #group: StandInPriorityGroup | undefined;
   #deleted = false;
 
   constructor(
@@ -95,6 +101,11 @@ export class StandInConsumer {
       this.#cursor = stream.entries.find((e) => e.wallTime >= at)?.sequence ?? next;
     }
     this.#startedAt = next;
+    const priority = options.settings.priority;
+    this.#group =
+      priority === undefined
+        ? undefined
+        : new StandInPriorityGroup(priority, clock, () => this.#dispatch());
     for (const e of stream.entries) if (this.#available(e)) this.#count(e.sequence);
   }
 
@@ -115,7 +126,7 @@ export class StandInConsumer {
    * while it has room, until stopped. A request's size and wait at the server are the client's
    * business (it asks again before one runs out or expires), so the stand-in needs neither.
    */
-  pull(sink: PullSink): PullRequest {
+  pull(sink: PullSink, client: PullClient): PullRequest {
     if (this.#deleted) {
       // As the server answers a pull on a consumer it no longer has.
       return { done: Promise.reject(this.#gone()), stop: () => {} };
@@ -124,16 +135,28 @@ export class StandInConsumer {
     const done = new Promise<void>((resolve, reject) => {
       finish = (error) => (error === undefined ? resolve() : reject(error));
     });
-    const waiting: Waiting = { sink, finish, ended: false };
+    const waiting: Waiting = { sink, client, finish, ended: false };
     this.#pulls.add(waiting);
     this.#waiting.push(waiting);
+    this.#pullingChanged(client);
     this.#dispatch();
     return { done, stop: () => this.#endPull(waiting) };
+  }
+
+  /** The consumer's priority group as its settings give it (every client's must agree). */
+  get priority(): ConsumerSettings["priority"] {
+    return this.#settings.priority;
+  }
+
+  /** `client`'s link lets go of the consumer: a pin it holds is given up at once. */
+  letGo(client: PullClient): void {
+    this.#group?.letGo(client);
   }
 
   /** Gone (an ephemeral's close, a durable replaced): what it counted is released. */
   delete(): void {
     this.#deleted = true;
+    this.#group?.close();
     // The server ends a deleted consumer's pulls with an error the client's consume() stops on.
     for (const w of [...this.#pulls]) this.#endPull(w, this.#gone());
     for (const p of this.#pending.values()) p.timer.cancel();
@@ -192,16 +215,28 @@ export class StandInConsumer {
     this.#pulls.delete(waiting);
     const i = this.#waiting.indexOf(waiting);
     if (i >= 0) this.#waiting.splice(i, 1);
+    this.#pullingChanged(waiting.client);
     waiting.finish(error);
+  }
+
+  /** Tells the group whether `client` still has a pull waiting with room (a pin's TTL runs without). */
+  #pullingChanged(client: PullClient): void {
+    if (this.#deleted) return;
+    this.#group?.pulling(
+      client,
+      this.#waiting.some((w) => w.client === client),
+    );
   }
 
   /** A pull whose sink has no room waits apart until it has, then takes its turn again. */
   #park(waiting: Waiting, room: Promise<void>): void {
     const i = this.#waiting.indexOf(waiting);
     if (i >= 0) this.#waiting.splice(i, 1);
+    this.#pullingChanged(waiting.client);
     void room.then(() => {
       if (waiting.ended) return;
       this.#waiting.push(waiting);
+      this.#pullingChanged(waiting.client);
       this.#dispatch();
     });
   }
@@ -223,15 +258,54 @@ export class StandInConsumer {
   }
 
   #dispatch(): void {
+    if (this.#deleted) return;
     const maxPending = this.#settings.maxAckPending ?? 1000;
     while (this.#waiting.length > 0 && this.#pending.size < maxPending) {
       const entry = this.#next();
       if (entry === undefined) return;
-      const waiting = this.#waiting[0] as Waiting;
+      const waiting = this.#chosen();
+      if (waiting === undefined) {
+        this.#putBack(entry);
+        return;
+      }
       this.#deliver(waiting, entry);
       const room = waiting.ended ? undefined : waiting.sink.room();
       if (room !== undefined) this.#park(waiting, room);
+      else if (!waiting.ended) this.#takeTurn(waiting);
     }
+  }
+
+  /** Served and still with room: last in line, as the server serves its waiting pulls in turn. */
+  #takeTurn(waiting: Waiting): void {
+    const i = this.#waiting.indexOf(waiting);
+    if (i < 0 || i === this.#waiting.length - 1) return;
+    this.#waiting.splice(i, 1);
+    this.#waiting.push(waiting);
+  }
+
+  /** The pull served next: the group's choice, else the first to ask. */
+  #chosen(): Waiting | undefined {
+    if (this.#group === undefined) return this.#waiting[0];
+    return this.#group.choose(this.#waiting, {
+      // The server's num_pending plus one as it chooses: the new message #next took out, or one
+      // more past a redelivery (which was never among the undelivered).
+      undelivered: () => this.#undelivered() + 1,
+      ackPending: this.#pending.size,
+    });
+  }
+
+  /** An entry taken by #next that no pull is served now: first again, as it was. */
+  #putBack(entry: StoredEntry): void {
+    if (this.#deliveries.has(entry.sequence)) this.#redeliver.unshift(entry.sequence);
+    else this.#cursor = entry.sequence;
+  }
+
+  /** Messages this consumer has not delivered yet (its `num_pending`). */
+  #undelivered(): number {
+    let count = 0;
+    for (const entry of this.stream.entries)
+      if (entry.sequence >= this.#cursor && this.#wanted(entry)) count++;
+    return count;
   }
 
   #ackWait(deliveries: number): number {
