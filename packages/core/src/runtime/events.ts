@@ -120,7 +120,7 @@ export interface SubscriptionEvent {
 
 /**
  * Work beside the handlers failed, outside any delivery, and goes on (it retries): an outbox
- * relay's claim whose statement failed, its server away. Reported by that work
+ * relay's claim whose statement the server refused. Reported by that work
  * (`running.reportBackgroundFailure`), emitted in any state of the app: the failure happened.
  */
 export interface BackgroundFailureEvent extends BackgroundFailureReport {

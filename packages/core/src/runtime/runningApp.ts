@@ -80,7 +80,7 @@ export interface RunningApp {
   reportDeadLetter(report: DeadLetterReport): void;
   /**
    * Emits a `background-failure` event for a failure of work beside the handlers, outside any
-   * delivery (an outbox relay's claim failing, its server away), which that work retries: the
+   * delivery (an outbox relay's claim the server refused), which that work retries: the
    * app's observers see it, and the metrics count it under `report.source`. Emitted in any state,
    * a stopping app's too. A report without a `source` or an `error` throws `invalid-argument`.
    */
