@@ -74,6 +74,7 @@ export type {
   StopSignal,
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
+export type { BackgroundFailureReport } from "./runtime/backgroundFailureReport.js";
 export type {
   CodecOptions,
   PublishOptionsOf,
@@ -93,6 +94,7 @@ export type {
 } from "./runtime/description.js";
 export type {
   AppStateEvent,
+  BackgroundFailureEvent,
   BrokerConnectionEvent,
   DeadLetterEvent,
   DecodeFailureEvent,

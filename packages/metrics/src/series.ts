@@ -17,6 +17,7 @@ export const metricNames = {
   deadLetters: "ruststream_dead_letters_total",
   brokerConnected: "ruststream_broker_connected",
   brokerConnectionState: "ruststream_broker_connection_state",
+  backgroundFailures: "ruststream_background_failures_total",
 } as const;
 
 /**
@@ -114,6 +115,16 @@ export function registerSeries(registry: Registry, tally: Tally): void {
           this.inc({ name: t.name, destination }, count);
         }
       }
+    },
+  });
+  new Counter({
+    name: metricNames.backgroundFailures,
+    help: "Failures of work beside the handlers, outside any delivery, by its source (an outbox relay's failed claim: outbox:<label>).",
+    labelNames: ["source"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [source, count] of tally.backgroundFailures) this.inc({ source }, count);
     },
   });
   new Gauge({

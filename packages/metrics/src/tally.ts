@@ -77,6 +77,8 @@ export class Tally {
   readonly published = new Map<string, PublishTally>();
   /** Each broker connection's state, by the name the runtime gives it (`redis`, `redis-2`). */
   readonly brokers = new Map<string, ConnectionState>();
+  /** Failures of work beside the handlers, by its source (`outbox:<label>`). */
+  readonly backgroundFailures = new Map<string, number>();
   #last: SubscriberTally | undefined;
 
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
@@ -113,6 +115,13 @@ export class Tally {
         return;
       case "broker-connection":
         this.brokers.set(event.broker, event.state);
+        return;
+      case "background-failure":
+        // By its source, not as a subscriber: the work is none, and has no consumer series.
+        this.backgroundFailures.set(
+          event.source,
+          (this.backgroundFailures.get(event.source) ?? 0) + 1,
+        );
         return;
       case "app-state":
         return;

@@ -53,6 +53,33 @@ test("dead letters the broker moves itself are counted, beside those the runtime
   await running.stop();
 });
 
+test("failures of work beside the handlers are counted by source, and make no subscriber", async () => {
+  const app = new RustStream({ name: "relay", version: "1.0.0" }).broker(
+    new MemoryBroker(),
+    (b) => {
+      b.subscriber("in").handle(() => {});
+    },
+  );
+  const metrics = prometheusMetrics(app);
+  const running = await app.start();
+  // None yet: the series holds no sample until a failure comes.
+  expect(await values(metrics.registry, metricNames.backgroundFailures)).toEqual({});
+  const error = new Error("claiming rows failed");
+  running.reportBackgroundFailure({ source: "outbox:kafka", error });
+  running.reportBackgroundFailure({ source: "outbox:kafka", error });
+  running.reportBackgroundFailure({ source: "outbox:redis", error });
+  expect(await values(metrics.registry, metricNames.backgroundFailures)).toEqual({
+    "outbox:kafka": 2,
+    "outbox:redis": 1,
+  });
+  expect(await metrics.text()).toContain(
+    'ruststream_background_failures_total{source="outbox:kafka"} 2',
+  );
+  // A source is no subscriber: the consumer series name only the app's subscriber.
+  expect(Object.keys(await values(metrics.registry, metricNames.inFlight))).toEqual(["in"]);
+  await running.stop();
+});
+
 test("a registry of the user's own serves their metrics and ours together", async () => {
   const registry = new Registry();
   new Counter({ name: "my_thing_total", help: "mine", registers: [registry] }).inc(7);

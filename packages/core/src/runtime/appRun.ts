@@ -17,6 +17,7 @@ import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
+import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { DispatchHost } from "./dispatchHost.js";
@@ -339,6 +340,17 @@ export class AppRun implements RunningApp, DispatchHost {
       );
     }
     this.emit?.({ type: "dead-letter", subscriber, delivery, destination, reason, movedBy });
+  }
+
+  reportBackgroundFailure(report: BackgroundFailureReport): void {
+    const { source, error } = report ?? {};
+    if (typeof source !== "string" || source === "" || error === undefined) {
+      throw new RustStreamError(
+        "invalid-argument",
+        'reportBackgroundFailure(report) needs { source, error }, for example { source: "outbox:kafka", error }',
+      );
+    }
+    this.emit?.({ type: "background-failure", source, error });
   }
 
   /** Runs one `onStopping` task; what it throws is logged, and the stop goes on. */

@@ -1,6 +1,7 @@
 import type { ConnectionState } from "../broker/contract.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
+import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { OutcomeKind } from "./outcome.js";
 import type { AppState } from "./runningApp.js";
@@ -117,6 +118,15 @@ export interface SubscriptionEvent {
   readonly inFlight: () => number;
 }
 
+/**
+ * Work beside the handlers failed, outside any delivery, and goes on (it retries): an outbox
+ * relay's claim whose statement the server refused. Reported by that work
+ * (`running.reportBackgroundFailure`), emitted in any state of the app: the failure happened.
+ */
+export interface BackgroundFailureEvent extends BackgroundFailureReport {
+  readonly type: "background-failure";
+}
+
 /** Every event the runtime emits. */
 export type RuntimeEvent =
   | OutcomeEvent
@@ -125,7 +135,8 @@ export type RuntimeEvent =
   | PublishEvent
   | AppStateEvent
   | BrokerConnectionEvent
-  | SubscriptionEvent;
+  | SubscriptionEvent
+  | BackgroundFailureEvent;
 
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a

@@ -2,6 +2,7 @@ import type { Broker, ConnectedBroker } from "../broker/contract.js";
 import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
+import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
@@ -77,6 +78,13 @@ export interface RunningApp {
    * any state, a stopping app's too: the move happened, whoever still watches counts it.
    */
   reportDeadLetter(report: DeadLetterReport): void;
+  /**
+   * Emits a `background-failure` event for a failure of work beside the handlers, outside any
+   * delivery (an outbox relay's claim the server refused), which that work retries: the
+   * app's observers see it, and the metrics count it under `report.source`. Emitted in any state,
+   * a stopping app's too. A report without a `source` or an `error` throws `invalid-argument`.
+   */
+  reportBackgroundFailure(report: BackgroundFailureReport): void;
   /** Handlers, replies and settles the runtime started and has not finished. */
   readonly inFlight: number;
   /** Resolves once no handler, reply or settle the runtime started is still in progress. */

@@ -1,5 +1,5 @@
 import { type Broker, type Publisher, type RunningApp, RustStreamError } from "@ruststream/core";
-import type { OutboxRelayOptions, RelayDeadLetters } from "./relay.js";
+import type { OutboxRelayOptions, RelayReports } from "./relay.js";
 
 /** A relay in a running app: the relay's options, with the app's brokers in place of publishers. */
 export interface OutboxAppRelayOptions extends Omit<OutboxRelayOptions, "targets"> {
@@ -34,23 +34,31 @@ export function appTargets(
   );
 }
 
-/** The subscriber a relay's dead letters are counted under in the app's events: `outbox:<label>`. */
+/**
+ * The name a relay's label is counted under in the app's events: `outbox:<label>`, the subscriber
+ * of its dead letters and the source of its failed claims.
+ */
 export function relaySubscriber(label: string): string {
   return `outbox:${label}`;
 }
 
 /**
- * A relay's dead letters in a running app: each row moved to `<label>.dead` is the app's
- * `dead-letter` event (`running.reportDeadLetter`), moved by the broker (the outbox table's
- * settle), under the subscriber `outbox:<label>`, as a subscriber's would be: its metrics count it.
+ * A relay's reports in a running app, under `outbox:<label>`: each row moved to `<label>.dead` is
+ * the app's `dead-letter` event (`running.reportDeadLetter`), moved by the broker (the outbox
+ * table's settle), as a subscriber's would be; each failed claim is its `background-failure` event
+ * (`running.reportBackgroundFailure`). Its metrics count both.
  */
-export function appDeadLetters(running: RunningApp): RelayDeadLetters {
-  return (label, delivery, destination, reason) =>
-    running.reportDeadLetter({
-      subscriber: relaySubscriber(label),
-      delivery,
-      destination,
-      reason,
-      movedBy: "broker",
-    });
+export function appReports(running: RunningApp): RelayReports {
+  return {
+    deadLettered: (label, delivery, destination, reason) =>
+      running.reportDeadLetter({
+        subscriber: relaySubscriber(label),
+        delivery,
+        destination,
+        reason,
+        movedBy: "broker",
+      }),
+    claimFailed: (label, error) =>
+      running.reportBackgroundFailure({ source: relaySubscriber(label), error }),
+  };
 }

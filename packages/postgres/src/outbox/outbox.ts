@@ -9,12 +9,12 @@ import type { Queryable } from "../client/driver.js";
 import type { QueueStore } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
 import { rowOf } from "../publisher.js";
-import { appDeadLetters, appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
+import { appReports, appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
 import {
   OutboxRelay,
   type OutboxRelayOptions,
-  type RelayDeadLetters,
   type RelayHost,
+  type RelayReports,
 } from "./relay.js";
 
 /**
@@ -120,13 +120,14 @@ export class PostgresOutbox {
    * count in its metrics, and the app stops the relay as its `stop()` begins, before it closes
    * those connections (`running.onStopping`): the publishes in flight finish and are marked. A row
    * moved to its dead letter `<label>.dead` is the app's `dead-letter` event, under the subscriber
-   * `outbox:<label>` (`running.reportDeadLetter`), counted by its metrics.
+   * `outbox:<label>` (`running.reportDeadLetter`), and a failed claim its `background-failure`
+   * event, source `outbox:<label>` (`running.reportBackgroundFailure`): its metrics count both.
    */
   async relayIn(running: RunningApp, options: OutboxAppRelayOptions): Promise<OutboxRelay> {
     const { brokers, ...rest } = options ?? ({} as OutboxAppRelayOptions);
     const relay = await this.#start(
       { ...rest, targets: appTargets(running, brokers) },
-      appDeadLetters(running),
+      appReports(running),
     );
     try {
       running.onStopping(() => relay.stop());
@@ -140,14 +141,14 @@ export class PostgresOutbox {
 
   async #start(
     options: OutboxRelayOptions,
-    deadLetters: RelayDeadLetters | undefined,
+    reports: RelayReports | undefined,
   ): Promise<OutboxRelay> {
     this.#connected.assertOpen();
     const relay = await OutboxRelay.start(
       this.#connected,
       options,
       () => this.#relays.delete(relay),
-      deadLetters,
+      reports,
     );
     this.#relays.add(relay);
     return relay;

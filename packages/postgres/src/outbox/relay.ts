@@ -54,7 +54,8 @@ export interface OutboxRelayOptions {
   /**
    * Where failed claims, publishes and settles and the rows moved to the dead letter are reported
    * (warn), with the label and outbox id (default: nowhere). In an app (`outbox.relayIn`) the dead
-   * letters are also the app's `dead-letter` events.
+   * letters are also the app's `dead-letter` events, and the failed claims its
+   * `background-failure` events.
    */
   readonly logger?: Logger;
   /**
@@ -73,15 +74,15 @@ export interface RelayHost {
 }
 
 /**
- * Told of each row the relay moved to its label's dead letter, once the move is done: `outbox.relayIn`
- * makes it the app's `dead-letter` event.
+ * Told of what the relay does beside its publishes, besides its logger: `outbox.relayIn` makes
+ * each the app's event.
  */
-export type RelayDeadLetters = (
-  label: string,
-  moved: Delivery,
-  destination: string,
-  reason: string,
-) => void;
+export interface RelayReports {
+  /** A row moved to its label's dead letter, once the move is done (a `dead-letter` event). */
+  deadLettered(label: string, moved: Delivery, destination: string, reason: string): void;
+  /** A claim of the label's rows failed; the relay tries again (a `background-failure` event). */
+  claimFailed(label: string, error: unknown): void;
+}
 
 /** The dead letter of a label's rows, in the outbox table. */
 export function outboxDeadLetter(label: string): string {
@@ -121,7 +122,7 @@ export class OutboxRelay {
   readonly #subscriptions = new Set<PostgresQueueSubscription>();
   readonly #stopping = new AbortController();
   readonly #forget: () => void;
-  readonly #deadLetters: RelayDeadLetters | undefined;
+  readonly #reports: RelayReports | undefined;
   #loops: Promise<void>[] = [];
   #stopped: Promise<void> | undefined;
 
@@ -129,7 +130,7 @@ export class OutboxRelay {
     host: RelayHost,
     options: OutboxRelayOptions,
     forget: () => void,
-    deadLetters: RelayDeadLetters | undefined,
+    reports: RelayReports | undefined,
   ) {
     const labels = Object.keys(options?.targets ?? {});
     if (labels.length === 0) {
@@ -142,7 +143,7 @@ export class OutboxRelay {
     const claim = positive("claim", options.claim, defaults.claim);
     this.#host = host;
     this.#forget = forget;
-    this.#deadLetters = deadLetters;
+    this.#reports = reports;
     this.#options = {
       logger: options.logger ?? silentLogger,
       afterPublish: options.afterPublish ?? (() => {}),
@@ -177,16 +178,16 @@ export class OutboxRelay {
   }
 
   /**
-   * Starts a loop per label of `options.targets`; `forget` runs once it stopped, `deadLetters` (if
-   * any) hears of each row moved to a dead letter.
+   * Starts a loop per label of `options.targets`; `forget` runs once it stopped, `reports` (if
+   * any) hears of each row moved to a dead letter and each failed claim.
    */
   static async start(
     host: RelayHost,
     options: OutboxRelayOptions,
     forget: () => void,
-    deadLetters?: RelayDeadLetters,
+    reports?: RelayReports,
   ): Promise<OutboxRelay> {
-    const relay = new OutboxRelay(host, options, forget, deadLetters);
+    const relay = new OutboxRelay(host, options, forget, reports);
     const targets = options.targets;
     const opened = await Promise.all(
       [...relay.#sources.entries()].map(async ([label, source]) => ({
@@ -252,6 +253,9 @@ export class OutboxRelay {
       } catch (error) {
         if (this.#stopping.signal.aborted) break;
         this.#options.logger.warn({ broker: label, error }, "outbox relay: claiming failed");
+        this.#report({ broker: label }, "the failed claim", (reports) =>
+          reports.claimFailed(label, error),
+        );
         if (subscription !== undefined) {
           this.#subscriptions.delete(subscription);
           await subscription.close().catch(() => undefined);
@@ -372,13 +376,18 @@ export class OutboxRelay {
       { broker: label, outboxId, row: String(moved.position), destination, reason },
       "outbox relay: the row moved to its dead letter",
     );
+    this.#report({ broker: label, outboxId }, "the dead letter", (reports) =>
+      reports.deadLettered(label, moved, destination, reason),
+    );
+  }
+
+  /** One report; what it throws is logged (with `log`'s fields), and the relay goes on. */
+  #report(log: object, what: string, report: (reports: RelayReports) => void): void {
+    if (this.#reports === undefined) return;
     try {
-      this.#deadLetters?.(label, moved, destination, reason);
+      report(this.#reports);
     } catch (error) {
-      this.#options.logger.warn(
-        { broker: label, outboxId, error },
-        "outbox relay: reporting the dead letter failed",
-      );
+      this.#options.logger.warn({ ...log, error }, `outbox relay: reporting ${what} failed`);
     }
   }
 }
