@@ -1,9 +1,15 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { RustStream, RustStreamError } from "@ruststream/core";
+import { type Logger, RustStream, RustStreamError } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { JetStreamSubject, NatsBroker, type PriorityGroup } from "../src/index.js";
+import {
+  type JetStreamPublisher,
+  JetStreamSubject,
+  NatsBroker,
+  NatsPublish,
+  type PriorityGroup,
+} from "../src/index.js";
 import { deleteStreams, eventually, rawClient } from "./env.live.js";
 
 // Priority groups on the live server (2.11 or newer): two apps on one durable consumer, the
@@ -30,26 +36,28 @@ async function start(
     readonly gate?: () => Promise<void>;
     readonly fetchSize?: number;
     readonly pullExpiresMs?: number;
+    readonly logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const app = new RustStream({ name: "prio", version: "1.0.0" }).broker(
-    new NatsBroker({ servers: requireEnv("NATS_URL") }),
-    (b) => {
-      b.subscriber<Handled>(
-        new JetStreamSubject(subject, {
-          stream: subject,
-          durable: "workers",
-          priority,
-          ...(options.fetchSize === undefined ? {} : { fetchSize: options.fetchSize }),
-          ...(options.pullExpiresMs === undefined ? {} : { pullExpiresMs: options.pullExpiresMs }),
-          declare: { subjects: [subject], storage: "memory" },
-        }),
-      ).handle(async (m) => {
-        into.push(m.n);
-        await options.gate?.();
-      });
-    },
-  );
+  const app = new RustStream({
+    name: "prio",
+    version: "1.0.0",
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  }).broker(new NatsBroker({ servers: requireEnv("NATS_URL") }), (b) => {
+    b.subscriber<Handled>(
+      new JetStreamSubject(subject, {
+        stream: subject,
+        durable: "workers",
+        priority,
+        ...(options.fetchSize === undefined ? {} : { fetchSize: options.fetchSize }),
+        ...(options.pullExpiresMs === undefined ? {} : { pullExpiresMs: options.pullExpiresMs }),
+        declare: { subjects: [subject], storage: "memory" },
+      }),
+    ).handle(async (m) => {
+      into.push(m.n);
+      await options.gate?.();
+    });
+  });
   const t = await TestApp.startLive(app, { withinMs: 20_000 });
   apps.push(t);
   return t;
@@ -66,6 +74,38 @@ async function pinnedId(stream: string, group: string): Promise<string | undefin
   } finally {
     await nc.close();
   }
+}
+
+/** A pin's move as an app's logger heard it. */
+interface PinLine {
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger keeping the app's info lines about its pin, in order. */
+function pinLog(): { readonly logger: Logger; readonly lines: PinLine[] } {
+  const lines: PinLine[] = [];
+  const nothing = () => undefined;
+  const logger: Logger = {
+    debug: nothing,
+    warn: nothing,
+    error: nothing,
+    info: (first: unknown, message?: string) => {
+      if (typeof first === "object" && first !== null && "pinId" in first)
+        lines.push({ message: message ?? "", fields: first as Record<string, unknown> });
+    },
+    child: () => logger,
+  };
+  return { logger, lines };
+}
+
+/** A JetStream publisher on a connection of the test's own, closed with the test. */
+async function jetStreamPublisher(): Promise<JetStreamPublisher> {
+  const connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+  onTestFinished(async () => {
+    await connected.shutdown();
+  });
+  return (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
 }
 
 async function publish(subject: string, from: number, to: number): Promise<void> {
@@ -86,7 +126,8 @@ describe("a pinned priority group", () => {
     const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 60_000 };
     const first: number[] = [];
     const second: number[] = [];
-    const a = await start(subject, priority, first);
+    const firstLog = pinLog();
+    const a = await start(subject, priority, first, { logger: firstLog.logger });
     await publish(subject, 1, 1);
     await eventually(() => first.includes(1), 10_000, "the first app's first message");
     const pin = await pinnedId(subject, "jobs");
@@ -104,6 +145,10 @@ describe("a pinned priority group", () => {
     await a.stop();
     apps.splice(apps.indexOf(a), 1);
     expect(await pinnedId(subject, "jobs")).not.toBe(pin);
+    expect(firstLog.lines.map((line) => [line.message, line.fields.pinId])).toEqual([
+      [expect.stringMatching(/are pinned/), pin],
+      [expect.stringMatching(/gave its pin in the priority group up/), pin],
+    ]);
     await publish(subject, 22, 30);
     await eventually(() => second.includes(30), 20_000, "the other app's sentinel");
     expect(second).toEqual(Array.from({ length: 9 }, (_, i) => i + 22));
@@ -111,6 +156,102 @@ describe("a pinned priority group", () => {
     const next = await pinnedId(subject, "jobs");
     expect(next).toBeDefined();
     expect(next).not.toBe(pin);
+  });
+
+  it("unpin moves the pin: the other app is pinned and handles the next messages, each app's logger telling the move", async () => {
+    const subject = uniqueName("pinunpin");
+    streams.push(subject);
+    // A pin's TTL far past the test's deadlines: only the unpin moves the pin in time.
+    const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 60_000 };
+    const first: number[] = [];
+    const second: number[] = [];
+    const firstLog = pinLog();
+    const secondLog = pinLog();
+    await start(subject, priority, first, { logger: firstLog.logger });
+    await publish(subject, 1, 1);
+    await eventually(() => first.includes(1), 10_000, "the first app's first message");
+    const pin = await pinnedId(subject, "jobs");
+    expect(pin).toBeDefined();
+    const where = { broker: "nats", stream: subject, consumer: "workers", group: "jobs" };
+    expect(firstLog.lines).toEqual([
+      { message: expect.stringMatching(/are pinned/), fields: { ...where, pinId: pin } },
+    ]);
+    await start(subject, priority, second, { logger: secondLog.logger });
+    await publish(subject, 2, 10);
+    await eventually(() => first.includes(10), 10_000, "the pinned app's sentinel");
+    expect(second).toEqual([]);
+
+    const publisher = await jetStreamPublisher();
+    expect(await publisher.unpin({ stream: subject, consumer: "workers", group: "jobs" })).toBe(
+      true,
+    );
+    await publish(subject, 11, 20);
+    await eventually(() => second.includes(20), 10_000, "the other app's sentinel");
+    expect(second).toEqual(Array.from({ length: 10 }, (_, i) => i + 11));
+    expect(first).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    const next = await pinnedId(subject, "jobs");
+    expect(next).toBeDefined();
+    expect(next).not.toBe(pin);
+    expect(secondLog.lines).toEqual([
+      { message: expect.stringMatching(/are pinned/), fields: { ...where, pinId: next } },
+    ]);
+    // The first app's pulls, carrying the old pin, are answered that it is no longer theirs.
+    await eventually(() => firstLog.lines.length === 2, 10_000, "the first app's unpinned line");
+    expect(firstLog.lines[1]).toEqual({
+      message: expect.stringMatching(/lost their pin/),
+      fields: { ...where, pinId: pin },
+    });
+    expect(firstLog.lines).toHaveLength(2);
+    // Nobody is pinned right after an unpin until a message finds a pull: a second unpin finds
+    // the pin held again (the other app's), a third none.
+    expect(await publisher.unpin({ stream: subject, consumer: "workers", group: "jobs" })).toBe(
+      true,
+    );
+    expect(await publisher.unpin({ stream: subject, consumer: "workers", group: "jobs" })).toBe(
+      false,
+    );
+  });
+
+  it("unpin refuses a group, consumer or stream the server does not have, and a group that is not pinned", async () => {
+    const subject = uniqueName("pinrefuse");
+    streams.push(subject);
+    await start(subject, { policy: "pinned", group: "jobs" }, []);
+    const publisher = await jetStreamPublisher();
+    const refusal = (ref: { stream: string; consumer: string; group: string }) =>
+      publisher.unpin(ref).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const cases = [
+      [
+        { stream: subject, consumer: "workers", group: "other" },
+        /has no priority group "other" \(its groups: \[jobs\]\): give the group/,
+      ],
+      [
+        { stream: subject, consumer: "nobody", group: "jobs" },
+        /has no consumer "nobody": give the durable name/,
+      ],
+      [
+        { stream: `${subject}X`, consumer: "workers", group: "jobs" },
+        /there is no JetStream stream "[\w-]+X"/,
+      ],
+      [{ stream: subject, consumer: "workers", group: "a.b" }, /is not a group name/],
+    ] as const;
+    for (const [ref, words] of cases) {
+      const error = await refusal(ref);
+      expect(error, JSON.stringify(ref)).toBeInstanceOf(RustStreamError);
+      expect(error).toMatchObject({ code: "invalid-argument" });
+      expect(String((error as Error).message)).toMatch(words);
+    }
+    // An overflow group has no pin: refused rather than answered as done.
+    const overflow = uniqueName("ovunpin");
+    streams.push(overflow);
+    await start(overflow, { policy: "overflow", group: "spill" }, []);
+    const notPinned = await refusal({ stream: overflow, consumer: "workers", group: "spill" });
+    expect(notPinned).toMatchObject({ code: "invalid-argument" });
+    expect(String((notPinned as Error).message)).toMatch(
+      /has the priority policy "overflow", not "pinned_client"/,
+    );
   });
 
   it("moves the pin to the other app once the pinned one stops pulling for pinTtlMs", async () => {

@@ -565,6 +565,14 @@ class StandInLink implements NatsLink {
     return this.#server.streamBounds(stream);
   }
 
+  async unpin(stream: string, consumer: string, group: string): Promise<boolean> {
+    this.#assertOpen();
+    throw new RustStreamError(
+      "unsupported",
+      `the in-process NATS stand-in has no priority groups, so no pin to let go of (unpin of "${group}" on "${consumer}" of "${stream}"): test it against a NATS server (2.11 or newer)`,
+    );
+  }
+
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
     this.#assertOpen();
     // One process has no clients for the server to choose between: a group would change nothing.
