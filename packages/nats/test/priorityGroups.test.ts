@@ -1,5 +1,6 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { type Logger, RustStream, RustStreamError } from "@ruststream/core";
+import { type Logger, ManualClock, RustStream, RustStreamError } from "@ruststream/core";
+import { CountingCoordinator } from "@ruststream/core/broker";
 import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
@@ -456,5 +457,30 @@ describe("priority options", () => {
           priority: { policy: "prioritized", group: "g", priority: 10 },
         }),
     ).toThrow(/priority: 10 is not a priority level: a whole number from 0 \(served first\) to 9/);
+  });
+});
+
+describe("the in-process stand-in", () => {
+  it("refuses unpin as unsupported, as it refuses priority groups", async () => {
+    const connected = await new NatsBroker({ servers: "nats://127.0.0.1:4222" }).connectInProcess({
+      coordinator: new CountingCoordinator(),
+      clock: new ManualClock(),
+    });
+    onTestFinished(async () => {
+      await connected.shutdown();
+    });
+    const publisher = (await new NatsPublish({ jetStream: true }).pair(
+      connected,
+    )) as JetStreamPublisher;
+    const refused = await publisher
+      .unpin({ stream: "orders", consumer: "workers", group: "jobs" })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({ code: "unsupported" });
+    expect(String((refused as Error).message)).toMatch(
+      /stand-in has no priority groups, so no pin/,
+    );
   });
 });
