@@ -8,6 +8,20 @@ export interface PinPlace {
   readonly group: string;
 }
 
+/** What became of a pin as its subscription let go of it (`giveUpPin`'s answer). */
+export type PinLetGo = "given-up" | "moved" | "failed";
+
+/** What the app's logger is told of each move. */
+const lines = {
+  pinned:
+    "nats: this app's pulls are pinned in the priority group: the server hands its messages to them alone",
+  lost: "nats: this app's pulls lost their pin in the priority group: the server pins another client's",
+  givenUp:
+    "nats: this app gave its pin in the priority group up: the server pins another client's pulls",
+  failed:
+    "nats: this app could not give its pin in the priority group up: it lapses after pinTtlMs",
+} as const;
+
 /**
  * The pin a consumer link's pulls hold in a pinned priority group, followed from the client's
  * statuses, each move told to the app's logger (an `info` line naming the stream, consumer, group
@@ -34,21 +48,19 @@ export class HeldPin {
     if (status.type === "consumer_pinned") {
       if (status.id === this.#id) return;
       this.#id = status.id;
-      this.#tell(
-        status.id,
-        "nats: this app's pulls are pinned in the priority group: the server hands its messages to them alone",
-      );
+      this.#tell(status.id, lines.pinned);
     } else if (status.type === "consumer_unpinned") {
-      this.#lost(
-        "nats: this app's pulls lost their pin in the priority group: the server pins another client's",
-      );
+      this.#lost(lines.lost);
     }
   }
 
-  /** This app gave its pin up (as its subscription lets go). */
-  givenUp(): void {
+  /**
+   * This app lets go of its pin as its subscription does: it gave it up (the server's unpin), the
+   * server had moved it already, or the unpin failed and the pin lapses after its TTL.
+   */
+  letGo(outcome: PinLetGo): void {
     this.#lost(
-      "nats: this app gave its pin in the priority group up: the server pins another client's pulls",
+      outcome === "given-up" ? lines.givenUp : outcome === "moved" ? lines.lost : lines.failed,
     );
   }
 

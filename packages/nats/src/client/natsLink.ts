@@ -40,7 +40,7 @@ import type {
 import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import { ClientStored } from "./clientStored.js";
-import { HeldPin } from "./heldPin.js";
+import { HeldPin, type PinLetGo } from "./heldPin.js";
 import { HeldSettlements } from "./heldSettlements.js";
 import {
   type BatchQuery,
@@ -276,21 +276,18 @@ function isApiError(error: unknown, code: number): boolean {
 /**
  * Lets go of a pinned group's pin this client holds, so the server pins another client's pulls at
  * once rather than after the pin's TTL. Only a pin still this client's is given up (the server
- * may have moved it already); a failure leaves it to the TTL.
+ * may have moved it already: "moved"); a failure leaves it to the TTL ("failed").
  */
-async function giveUpPin(
-  jsm: JetStreamManager,
-  stream: string,
-  consumer: string,
-  group: string,
-  pin: string,
-): Promise<void> {
+async function giveUpPin(jsm: JetStreamManager, pin: HeldPin, id: string): Promise<PinLetGo> {
+  const { stream, consumer, group } = pin.place;
   try {
     const info = await jsm.consumers.info(stream, consumer);
-    if (pinnedClient(info, group) !== pin) return;
+    if (pinnedClient(info, group) !== id) return "moved";
     await jsm.consumers.unpin(stream, consumer, group);
+    return "given-up";
   } catch {
     // The pin lapses after its TTL anyway.
+    return "failed";
   }
 }
 
@@ -869,11 +866,8 @@ class ClientLink implements NatsLink {
         }
       },
       async close() {
-        const held = pin?.id;
-        if (pin !== undefined && held !== undefined) {
-          await giveUpPin(jsm, spec.stream, info.name, pin.place.group, held);
-          pin.givenUp();
-        }
+        const id = pin?.id;
+        if (pin !== undefined && id !== undefined) pin.letGo(await giveUpPin(jsm, pin, id));
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
       },
