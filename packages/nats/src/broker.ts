@@ -42,7 +42,7 @@ export class NatsBroker
   }
 
   async connect(options: ConnectOptions = {}): Promise<ConnectedNatsBroker> {
-    const link = await connectLink(this.#options, options.app?.name);
+    const link = await connectLink(this.#options, options.app?.name, options.logger);
     return new ConnectedNatsBroker(link, this.#options, {
       coordinator: noCoordinator,
       clock: systemClock,

@@ -15,6 +15,7 @@
 //   position.ts       where a delivery sits
 //   priority.ts       a JetStream consumer's priority group (pinned, overflow, prioritized):
 //                     its checks, its consumer settings and pull fields
+//   unpin.ts          a pinned group's pin let go of (the publisher's unpin): its checks, refusals
 //   names.ts          the names it writes on its wire
 //   host.ts           what the modes need from the connection
 //   core/             core NATS subjects: the subscription and its delivery
@@ -92,3 +93,4 @@ export {
   type ObjectWatchOptions,
   type StreamDeclaration,
 } from "./sources.js";
+export type { PinnedGroupRef } from "./unpin.js";

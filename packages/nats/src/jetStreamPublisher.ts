@@ -16,6 +16,7 @@ import {
   type PublisherHost,
 } from "./publisher.js";
 import { cancelSchedule } from "./scheduleCancel.js";
+import { type PinnedGroupRef, unpinGroup } from "./unpin.js";
 
 /** The most messages the server takes in one atomic batch. */
 export const MAX_BATCH = 1000;
@@ -46,6 +47,17 @@ export class JetStreamPublisher implements TransactionalPublisher<NatsPublishOpt
    */
   cancelSchedule(subject: string): Promise<boolean> {
     return cancelSchedule(this.#host, subject);
+  }
+
+  /**
+   * Unpins a pinned priority group (`JetStreamSubject` `priority: { policy: "pinned", group }`):
+   * the client the server pinned loses the pin, and the server pins the next client a message
+   * finds pulling. Resolves `true` when a client held the pin, `false` when none did. A stream,
+   * consumer or group the server does not have, or a group that is not pinned, is refused
+   * (`invalid-argument`, saying which).
+   */
+  unpin(group: PinnedGroupRef): Promise<boolean> {
+    return unpinGroup(this.#host, group);
   }
 
   async transaction<T>(work: (tx: Transaction<NatsPublishOptions>) => Promise<T>): Promise<T> {

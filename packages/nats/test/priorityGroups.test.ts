@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { ManualClock, RustStream, RustStreamError } from "@ruststream/core";
+import { type Logger, ManualClock, RustStream, RustStreamError } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
 import { TestApp } from "@ruststream/testing";
 import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
@@ -42,6 +42,10 @@ interface Where {
   readonly pinnedId: ((stream: string, group: string) => Promise<string | undefined>) | undefined;
   /** Lets the server's time pass: the stand-in's clock moved, the server's waited for. */
   advance(ms: number): void;
+  /** A JetStream publisher on a connection of the test's own (for `unpin`). */
+  jetStream(): Promise<JetStreamPublisher>;
+  /** Whether an app's logger is told of its pin's moves (the client's statuses; not the stand-in). */
+  readonly tellsPins: boolean;
 }
 
 function onServer(): Where {
@@ -59,6 +63,12 @@ function onServer(): Where {
     },
     pinnedId,
     advance: () => undefined,
+    async jetStream() {
+      const connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+      connections.push(connected);
+      return (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
+    },
+    tellsPins: true,
   };
 }
 
@@ -66,24 +76,29 @@ function onStandIn(): Where {
   const broker = new NatsBroker({ servers: "nats://in-process.invalid:4222" });
   const clock = new ManualClock();
   let publisher: Promise<JetStreamPublisher> | undefined;
+  const jetStream = () => {
+    publisher ??= (async () => {
+      const connected = await broker.connectInProcess({
+        coordinator: new CountingCoordinator(),
+        clock,
+      });
+      connections.push(connected);
+      return (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
+    })();
+    return publisher;
+  };
   return {
     broker: () => broker,
     startApp: (app) => TestApp.start(app, { clock }),
     async publish(subject, from, to) {
-      publisher ??= (async () => {
-        const connected = await broker.connectInProcess({
-          coordinator: new CountingCoordinator(),
-          clock,
-        });
-        connections.push(connected);
-        return (await new NatsPublish({ jetStream: true }).pair(connected)) as JetStreamPublisher;
-      })();
-      const p = await publisher;
+      const p = await jetStream();
       for (let n = from; n <= to; n++)
         await p.publish({ name: subject, payload: bytes(JSON.stringify({ n })) });
     },
     pinnedId: undefined,
     advance: (ms) => clock.advance(ms),
+    jetStream,
+    tellsPins: false,
   };
 }
 
@@ -98,6 +113,29 @@ async function pinnedId(stream: string, group: string): Promise<string | undefin
   } finally {
     await nc.close();
   }
+}
+
+/** A pin's move as an app's logger heard it. */
+interface PinLine {
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger keeping the app's info lines about its pin, in order. */
+function pinLog(): { readonly logger: Logger; readonly lines: PinLine[] } {
+  const lines: PinLine[] = [];
+  const nothing = () => undefined;
+  const logger: Logger = {
+    debug: nothing,
+    warn: nothing,
+    error: nothing,
+    info: (first: unknown, message?: string) => {
+      if (typeof first === "object" && first !== null && "pinId" in first)
+        lines.push({ message: message ?? "", fields: first as Record<string, unknown> });
+    },
+    child: () => logger,
+  };
+  return { logger, lines };
 }
 
 const targets: [string, () => Where][] = [
@@ -116,9 +154,14 @@ for (const [name, at] of targets) {
       readonly gate?: () => Promise<void>;
       readonly fetchSize?: number;
       readonly pullExpiresMs?: number;
+      readonly logger?: Logger;
     } = {},
   ): Promise<TestApp> {
-    const app = new RustStream({ name: "prio", version: "1.0.0" }).broker(where.broker(), (b) => {
+    const app = new RustStream({
+      name: "prio",
+      version: "1.0.0",
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    }).broker(where.broker(), (b) => {
       b.subscriber<Handled>(
         new JetStreamSubject(subject, {
           stream: subject,
@@ -147,7 +190,8 @@ for (const [name, at] of targets) {
       const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 60_000 };
       const first: number[] = [];
       const second: number[] = [];
-      const a = await start(where, subject, priority, first);
+      const firstLog = pinLog();
+      const a = await start(where, subject, priority, first, { logger: firstLog.logger });
       await where.publish(subject, 1, 1);
       await eventually(() => first.includes(1), 10_000, "the first app's first message");
       const pin = await where.pinnedId?.(subject, "jobs");
@@ -165,6 +209,12 @@ for (const [name, at] of targets) {
       await a.stop();
       apps.splice(apps.indexOf(a), 1);
       if (where.pinnedId !== undefined) expect(await where.pinnedId(subject, "jobs")).not.toBe(pin);
+      if (where.tellsPins) {
+        expect(firstLog.lines.map((line) => [line.message, line.fields.pinId])).toEqual([
+          [expect.stringMatching(/are pinned/), pin],
+          [expect.stringMatching(/gave its pin in the priority group up/), pin],
+        ]);
+      }
       await where.publish(subject, 22, 30);
       await eventually(() => second.includes(30), 20_000, "the other app's sentinel");
       expect(second).toEqual(Array.from({ length: 9 }, (_, i) => i + 22));
@@ -174,6 +224,107 @@ for (const [name, at] of targets) {
         expect(next).toBeDefined();
         expect(next).not.toBe(pin);
       }
+    });
+
+    it("unpin moves the pin: the other app is pinned and handles the next messages, each app's logger telling the move", async () => {
+      const where = at();
+      const subject = uniqueName("pinunpin");
+      streams.push(subject);
+      // A pin's TTL far past the test's deadlines: only the unpin moves the pin in time.
+      const priority: PriorityGroup = { policy: "pinned", group: "jobs", pinTtlMs: 60_000 };
+      const first: number[] = [];
+      const second: number[] = [];
+      const firstLog = pinLog();
+      const secondLog = pinLog();
+      await start(where, subject, priority, first, { logger: firstLog.logger });
+      await where.publish(subject, 1, 1);
+      await eventually(() => first.includes(1), 10_000, "the first app's first message");
+      const pin = await where.pinnedId?.(subject, "jobs");
+      const group = { broker: "nats", stream: subject, consumer: "workers", group: "jobs" };
+      if (where.tellsPins) {
+        expect(pin).toBeDefined();
+        expect(firstLog.lines).toEqual([
+          { message: expect.stringMatching(/are pinned/), fields: { ...group, pinId: pin } },
+        ]);
+      }
+      await start(where, subject, priority, second, { logger: secondLog.logger });
+      await where.publish(subject, 2, 10);
+      await eventually(() => first.includes(10), 10_000, "the pinned app's sentinel");
+      expect(second).toEqual([]);
+
+      const publisher = await where.jetStream();
+      const ref = { stream: subject, consumer: "workers", group: "jobs" };
+      expect(await publisher.unpin(ref)).toBe(true);
+      await where.publish(subject, 11, 20);
+      await eventually(() => second.includes(20), 10_000, "the other app's sentinel");
+      expect(second).toEqual(Array.from({ length: 10 }, (_, i) => i + 11));
+      expect(first).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+      if (where.tellsPins) {
+        const next = await where.pinnedId?.(subject, "jobs");
+        expect(next).toBeDefined();
+        expect(next).not.toBe(pin);
+        expect(secondLog.lines).toEqual([
+          { message: expect.stringMatching(/are pinned/), fields: { ...group, pinId: next } },
+        ]);
+        // The first app's pulls, carrying the old pin, are answered that it is no longer theirs.
+        await eventually(
+          () => firstLog.lines.length === 2,
+          10_000,
+          "the first app's unpinned line",
+        );
+        expect(firstLog.lines[1]).toEqual({
+          message: expect.stringMatching(/lost their pin/),
+          fields: { ...group, pinId: pin },
+        });
+        expect(firstLog.lines).toHaveLength(2);
+      }
+      // Nobody is pinned right after an unpin until a message finds a pull: a second unpin finds
+      // the pin held again (the other app's), a third none.
+      expect(await publisher.unpin(ref)).toBe(true);
+      expect(await publisher.unpin(ref)).toBe(false);
+    });
+
+    it("unpin refuses a group, consumer or stream the server does not have, and a group that is not pinned", async () => {
+      const where = at();
+      const subject = uniqueName("pinrefuse");
+      streams.push(subject);
+      await start(where, subject, { policy: "pinned", group: "jobs" }, []);
+      const publisher = await where.jetStream();
+      const refusal = (ref: { stream: string; consumer: string; group: string }) =>
+        publisher.unpin(ref).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      const cases = [
+        [
+          { stream: subject, consumer: "workers", group: "other" },
+          /has no priority group "other" \(its groups: \[jobs\]\): give the group/,
+        ],
+        [
+          { stream: subject, consumer: "nobody", group: "jobs" },
+          /has no consumer "nobody": give the durable name/,
+        ],
+        [
+          { stream: `${subject}X`, consumer: "workers", group: "jobs" },
+          /there is no JetStream stream "[\w-]+X"/,
+        ],
+        [{ stream: subject, consumer: "workers", group: "a.b" }, /is not a group name/],
+      ] as const;
+      for (const [ref, words] of cases) {
+        const error = await refusal(ref);
+        expect(error, JSON.stringify(ref)).toBeInstanceOf(RustStreamError);
+        expect(error).toMatchObject({ code: "invalid-argument" });
+        expect(String((error as Error).message)).toMatch(words);
+      }
+      // An overflow group has no pin: refused rather than answered as done.
+      const overflow = uniqueName("ovunpin");
+      streams.push(overflow);
+      await start(where, overflow, { policy: "overflow", group: "spill" }, []);
+      const notPinned = await refusal({ stream: overflow, consumer: "workers", group: "spill" });
+      expect(notPinned).toMatchObject({ code: "invalid-argument" });
+      expect(String((notPinned as Error).message)).toMatch(
+        /has the priority policy "overflow", not "pinned_client"/,
+      );
     });
 
     it("moves the pin to the other app once the pinned one stops pulling for pinTtlMs", async () => {

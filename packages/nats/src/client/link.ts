@@ -288,6 +288,12 @@ export interface NatsLink {
   subjects(stream: string, filter: string): Promise<string[]>;
   /** The stream's first and last sequence now (both 0 while it is empty and never written). */
   streamBounds(stream: string): Promise<{ readonly first: bigint; readonly last: bigint }>;
+  /**
+   * Unpins the pinned priority `group` of `consumer` on `stream`: resolves whether a client held
+   * the pin; refuses (`invalid-argument`, saying which) a stream, consumer or group the server does
+   * not have, and a group whose policy is not `pinned_client`.
+   */
+  unpin(stream: string, consumer: string, group: string): Promise<boolean>;
   /** Creates (or, for a durable, binds to) a consumer. */
   consumer(spec: ConsumerSpec): Promise<ConsumerLink>;
   /** A new unique inbox prefix, for request/reply. */

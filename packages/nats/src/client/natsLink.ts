@@ -23,7 +23,7 @@ import {
   nkeyAuthenticator,
   PermissionViolationError,
 } from "@nats-io/transport-node";
-import { RustStreamError } from "@ruststream/core";
+import { consoleLogger, type Logger, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
@@ -47,8 +47,10 @@ import type {
   ObjectStoreDeclaration,
   StreamDeclaration,
 } from "../sources.js";
+import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import { ClientStored } from "./clientStored.js";
+import { HeldPin, type PinLetGo } from "./heldPin.js";
 import { HeldSettlements } from "./heldSettlements.js";
 import {
   type BatchQuery,
@@ -117,8 +119,15 @@ export function connectionOptions(options: NatsBrokerOptions, appName?: string):
   };
 }
 
-/** Connects; a refusal (credentials, TLS, nobody listening) is a `broker-failure` saying so. */
-export async function connectLink(options: NatsBrokerOptions, appName?: string): Promise<NatsLink> {
+/**
+ * Connects; a refusal (credentials, TLS, nobody listening) is a `broker-failure` saying so. `log`
+ * hears what the link sees on its own (a pin moving); default core's console logger.
+ */
+export async function connectLink(
+  options: NatsBrokerOptions,
+  appName?: string,
+  log: Logger = consoleLogger(),
+): Promise<NatsLink> {
   let nc: NatsConnection;
   try {
     nc = await connect(connectionOptions(options, appName));
@@ -132,7 +141,7 @@ export async function connectLink(options: NatsBrokerOptions, appName?: string):
   const timeout = options.apiTimeoutMs ?? 5000;
   const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
   const retry = new ApiRetry(options.apiRetryWithinMs ?? 30_000, () => nc.info?.jetstream === true);
-  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry, timeout);
+  return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry, timeout, log);
 }
 
 /** A frame's header lines as the client sends them (none: no header block). */
@@ -278,25 +287,27 @@ function isApiError(error: unknown, code: number): boolean {
 /**
  * Lets go of a pinned group's pin this client holds, so the server pins another client's pulls at
  * once rather than after the pin's TTL. Only a pin still this client's is given up (the server
- * may have moved it already); a failure leaves it to the TTL.
+ * may have moved it already: "moved"); a failure leaves it to the TTL ("failed").
  */
-async function giveUpPin(
-  jsm: JetStreamManager,
-  stream: string,
-  consumer: string,
-  group: string,
-  pin: string,
-): Promise<void> {
+async function giveUpPin(jsm: JetStreamManager, pin: HeldPin, id: string): Promise<PinLetGo> {
+  const { stream, consumer, group } = pin.place;
   try {
     const info = await jsm.consumers.info(stream, consumer);
-    // The client's types do not carry the consumer info's priority group state yet.
-    const groups = (info as { priority_groups?: { group: string; pinned_client_id?: string }[] })
-      .priority_groups;
-    if (groups?.find((g) => g.group === group)?.pinned_client_id !== pin) return;
+    if (pinnedClient(info, group) !== id) return "moved";
     await jsm.consumers.unpin(stream, consumer, group);
+    return "given-up";
   } catch {
     // The pin lapses after its TTL anyway.
+    return "failed";
   }
+}
+
+/** The client the server has pinned in `group` of a consumer, as its info says, if any. */
+function pinnedClient(info: object, group: string): string | undefined {
+  // The client's types do not carry the consumer info's priority group state yet.
+  const groups = (info as { priority_groups?: { group: string; pinned_client_id?: string }[] })
+    .priority_groups;
+  return groups?.find((g) => g.group === group)?.pinned_client_id || undefined;
 }
 
 /** The link over one client connection. */
@@ -315,6 +326,8 @@ class ClientLink implements NatsLink {
    * publish it does not permit with an error on the connection (the client's status), naming it.
    */
   readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
+  /** The app's logger: a pinned group's pin moving. */
+  readonly #log: Logger;
   #closing = false;
 
   constructor(
@@ -323,8 +336,10 @@ class ClientLink implements NatsLink {
     jsm: JetStreamManager,
     retry: ApiRetry,
     timeoutMs: number,
+    log: Logger,
   ) {
     this.#nc = nc;
+    this.#log = log;
     this.#js = js;
     this.#jsm = jsm;
     this.#retry = retry;
@@ -723,6 +738,30 @@ class ClientLink implements NatsLink {
     return { first: BigInt(info.state.first_seq), last: BigInt(info.state.last_seq) };
   }
 
+  async unpin(stream: string, consumer: string, group: string): Promise<boolean> {
+    const ref: PinnedGroupRef = { stream, consumer, group };
+    const refused = (error: unknown) => {
+      if (isApiError(error, 10059)) return unpinRefused.noStream(ref, error);
+      if (isApiError(error, 10014)) return unpinRefused.noConsumer(ref, error);
+      return error;
+    };
+    const info = await this.#jsm.consumers.info(stream, consumer).catch((error: unknown) => {
+      throw refused(error);
+    });
+    // The server unpins a group of any policy (nothing to do but for a pinned one), and answers
+    // one the consumer lacks "does not exist" (10160) without naming the groups it has.
+    const config = info.config as { priority_groups?: string[]; priority_policy?: string };
+    const groups = config.priority_groups ?? [];
+    if (!groups.includes(group)) throw unpinRefused.noGroup(ref, groups);
+    if (config.priority_policy !== "pinned_client")
+      throw unpinRefused.notPinned(ref, config.priority_policy ?? "none");
+    const held = pinnedClient(info, group) !== undefined;
+    await this.#jsm.consumers.unpin(stream, consumer, group).catch((error: unknown) => {
+      throw refused(error);
+    });
+    return held;
+  }
+
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {
     const named =
       spec.ordered === true
@@ -765,9 +804,14 @@ class ClientLink implements NatsLink {
     const refusals = this.#pullRefusals;
     const held = this.#held;
     const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
-    const pinned = spec.settings.priority?.policy === "pinned" ? spec.settings.priority : undefined;
-    // The pin the server gave this link's pulls (a pinned group's), while it holds it.
-    let pin: string | undefined;
+    const pin =
+      spec.settings.priority?.policy === "pinned"
+        ? new HeldPin(this.#log, {
+            stream: spec.stream,
+            consumer: info.name,
+            group: spec.settings.priority.group,
+          })
+        : undefined;
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
@@ -783,10 +827,7 @@ class ClientLink implements NatsLink {
                 ...priorityPull(spec.settings.priority),
               }),
             message: (m) => new ClientStored(m, held),
-            status: (status) => {
-              if (status.type === "consumer_pinned") pin = status.id;
-              else if (status.type === "consumer_unpinned") pin = undefined;
-            },
+            status: (status) => pin?.heard(status),
           },
           max,
           expiresMs,
@@ -836,10 +877,8 @@ class ClientLink implements NatsLink {
         }
       },
       async close() {
-        if (pinned !== undefined && pin !== undefined) {
-          await giveUpPin(jsm, spec.stream, info.name, pinned.group, pin);
-          pin = undefined;
-        }
+        const id = pin?.id;
+        if (pin !== undefined && id !== undefined) pin.letGo(await giveUpPin(jsm, pin, id));
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
       },

@@ -19,6 +19,7 @@ import { headerMapOf } from "../headerValues.js";
 import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
 import { otherPriorityGroup, priorityConfig, priorityDifference } from "../priority.js";
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
+import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { StandInConsumer } from "./standInConsumer.js";
 import { putObject, readObject } from "./standInObjects.js";
 import type { PullClient } from "./standInPriority.js";
@@ -353,6 +354,14 @@ export class InProcessNats {
     return consumer;
   }
 
+  /** An unpin of a consumer's priority group, refused as the server refuses one. */
+  unpin(ref: PinnedGroupRef): boolean {
+    if (!this.#streams.has(ref.stream)) throw unpinRefused.noStream(ref, undefined);
+    const consumer = this.#consumers.get(ref.stream)?.get(ref.consumer);
+    if (consumer === undefined) throw unpinRefused.noConsumer(ref, undefined);
+    return consumer.unpin(ref);
+  }
+
   hasConsumer(consumer: StandInConsumer): boolean {
     return this.#consumers.get(consumer.stream.name)?.get(consumer.name) === consumer;
   }
@@ -575,6 +584,11 @@ class StandInLink implements NatsLink {
 
   async streamBounds(stream: string): Promise<{ first: bigint; last: bigint }> {
     return this.#server.streamBounds(stream);
+  }
+
+  async unpin(stream: string, consumer: string, group: string): Promise<boolean> {
+    this.#assertOpen();
+    return this.#server.unpin({ stream, consumer, group });
   }
 
   async consumer(spec: ConsumerSpec): Promise<ConsumerLink> {

@@ -3,6 +3,7 @@ import type { Coordinator } from "@ruststream/core/broker";
 import type { PullRequest, PullSink, Stored } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
 import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
+import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { type PullClient, StandInPriorityGroup } from "./standInPriority.js";
 import type { StandInStream, StoredEntry } from "./standInStream.js";
 import { subjectMatches } from "./subjects.js";
@@ -151,6 +152,19 @@ export class StandInConsumer {
   /** `client`'s link lets go of the consumer: a pin it holds is given up at once. */
   letGo(client: PullClient): void {
     this.#group?.letGo(client);
+  }
+
+  /**
+   * An unpin of its priority group, refused as the server's is (a group it lacks, one not pinned);
+   * whether a client held the pin.
+   */
+  unpin(ref: PinnedGroupRef): boolean {
+    const priority = this.#settings.priority;
+    if (priority === undefined || priority.group !== ref.group)
+      throw unpinRefused.noGroup(ref, priority === undefined ? [] : [priority.group]);
+    // The server's names of the policies, but for the pinned one, are the package's.
+    if (priority.policy !== "pinned") throw unpinRefused.notPinned(ref, priority.policy);
+    return this.#group?.unpin() ?? false;
   }
 
   /** Gone (an ephemeral's close, a durable replaced): what it counted is released. */

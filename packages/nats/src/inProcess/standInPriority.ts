@@ -28,7 +28,9 @@ export interface Backlog {
  *
  * - `pinned`: the first pull to be served pins its client; only that client's pulls are served.
  *   The pin lapses once the client has had no pull waiting with room for the pin TTL (on the
- *   stand-in's clock), or at once when its link lets go; the next pull served is pinned anew.
+ *   stand-in's clock), at once when its link lets go, or by an unpin; the next pull served is
+ *   pinned anew (the pulls wait in turn, so the unpinned client's, served last, comes after the
+ *   others').
  * - `overflow`: a pull whose client gives `minPending` or `minAckPending` is served only while at
  *   least that many messages wait undelivered (counting the one handed out), or at least that many
  *   are delivered and unsettled; one giving neither, as usual.
@@ -91,6 +93,13 @@ export class StandInPriorityGroup {
   /** `client` lets go (its link closed): a pin it holds is given up at once. */
   letGo(client: PullClient): void {
     if (client === this.#pinned) this.#unpin();
+  }
+
+  /** An unpin (the server's `$JS.API.CONSUMER.UNPIN`): whether a client held the pin. */
+  unpin(): boolean {
+    if (this.#pinned === undefined) return false;
+    this.#unpin();
+    return true;
   }
 
   /** Gone with its consumer: no timer left running. */
