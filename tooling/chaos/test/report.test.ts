@@ -45,6 +45,39 @@ describe("what fails a scenario", () => {
   });
 });
 
+describe("dead letters", () => {
+  const retried = { ...clean, deadLettered: 5, deadLetteredTwice: 0, deadLetteredOffPlan: 0 };
+
+  it("where they are at least once, pass twice up to the bound and fail past it", () => {
+    expect(failuresOf({ ...retried, deadLetteredTwice: 3, deadLetteredTwiceBound: 3 })).toEqual([]);
+    expect(failuresOf({ ...retried, deadLetteredTwice: 4, deadLetteredTwiceBound: 3 })).toEqual([
+      "4 dead-lettered twice, over the bound of 3",
+    ]);
+  });
+
+  it("fail when one the plan never fails was dead-lettered", () => {
+    expect(failuresOf({ ...retried, deadLetteredOffPlan: 2 })).toEqual([
+      "2 dead-lettered that the plan never fails",
+    ]);
+  });
+
+  it("show their bound in the table where there is one", () => {
+    const table = reportTable({
+      profile: "ci",
+      seed: 1,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      wallMs: 9000,
+      scenarios: [
+        { ...retried, deadLetteredTwice: 2, deadLetteredTwiceBound: 160, failures: [] },
+        { ...retried, scenario: "t", failures: [] },
+      ],
+    });
+    expect(table).toContain("| 2 (bound 160) |");
+    // Without a bound, the count alone: none may come twice.
+    expect(table.split("\n").find((line) => line.startsWith("| t "))).not.toContain("bound");
+  });
+});
+
 describe("an exactly-once mode's outputs", () => {
   const outputs = {
     read: 100,

@@ -12,6 +12,7 @@ import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQue
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
 import { natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
 import { rabbitmqQueueScenarios } from "./rabbitmqQueueScenarios.js";
+import { retryPlan } from "./retryPlan.js";
 import type { Scenario } from "./scenario.js";
 
 const KAFKA_RESTART_NOT_CI =
@@ -22,14 +23,6 @@ const PULSAR_RESTART_NOT_CI =
 
 const RABBIT_RESTART_NOT_CI =
   "the whole cluster's restart takes about 20 s on the 2-core machine (three Erlang nodes booting on their data and waiting for each other), and rabbitmq-quorum-cluster already takes 49-54 s";
-
-const retryPlan = {
-  delayEvery: 10,
-  delayMs: 1_500,
-  failEvery: 97,
-  maxAttempts: 3,
-  deadLetterBy: "runtime",
-} as const;
 
 export const scenarios: readonly Scenario[] = [
   {

@@ -2,6 +2,7 @@
 // catalog.ts), on the one node of tooling/brokers through the fault proxy.
 import { RABBIT_PREFETCH } from "../service/brokerBounds.js";
 import { RABBIT_STREAM_CREDIT } from "../service/rabbitmqStream.js";
+import { retryPlan } from "./retryPlan.js";
 import type { Scenario } from "./scenario.js";
 
 export const rabbitmqQueueScenarios: readonly Scenario[] = [
@@ -15,6 +16,26 @@ export const rabbitmqQueueScenarios: readonly Scenario[] = [
     // One consumer at a time, one handling at a time, and a lost channel's messages back at the head.
     orderPerKey: true,
     inFlightPerReplica: RABBIT_PREFETCH,
+    ci: true,
+  },
+  {
+    name: "rabbitmq-classic-retry",
+    description:
+      "the retry and dead-letter path on a durable classic queue with a single active consumer: a classic queue counts nothing, so the runtime keeps the cap (a counted copy republished to the queue, then the original acked) and writes the dead letter, a delay a copy through the package's wait queue, under SIGKILL and a cut connection",
+    broker: "rabbitmq-classic",
+    replicas: 2,
+    faults: ["kill", "cut"],
+    // A retry copy goes to the queue's tail, behind later messages of its key.
+    orderPerKey: false,
+    inFlightPerReplica: RABBIT_PREFETCH,
+    retry: retryPlan,
+    // The runtime publishes the dead letter, then acks the original: a kill or cut between the two
+    // brings the original back past its cap, dead-lettered again (the package's README: at least
+    // once, as for the runtime's own dead letters), at most the one replica's unacked deliveries.
+    deadLettersTwicePerFault: RABBIT_PREFETCH,
+    // The attempts are the retry count the runtime's copies carry: a redelivery after a fault
+    // comes with the count it had.
+    capCountsHandlerRunsOnly: true,
     ci: true,
   },
   {

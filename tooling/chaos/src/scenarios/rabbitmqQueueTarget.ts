@@ -13,7 +13,7 @@ export async function rabbitmqQueueTarget(
   proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
   log: (line: string) => void,
 ): Promise<Target> {
-  const target = await rabbitmqTarget(key, [], proxy, false, log);
+  const target = await rabbitmqTarget(key, proxy, false, log);
   if (broker === "rabbitmq-classic") return target;
   return {
     ...target,

@@ -18,8 +18,6 @@ const cluster = brokers["rabbitmq-cluster"];
 
 export async function rabbitmqTarget(
   key: string,
-  /** The queues the services declare beside the main one: its dead letter, its wait queues. */
-  besides: readonly string[],
   proxy: { toxiproxy: Toxiproxy; name: string } | undefined,
   onCluster: boolean,
   log: (line: string) => void,
@@ -35,11 +33,16 @@ export async function rabbitmqTarget(
     url.hostname = "127.0.0.1";
     url.port = String(port);
   }
-  const deleteQueue = (queue: string) => {
-    const path = `/api/queues/%2F/${encodeURIComponent(queue)}`;
-    return onCluster
-      ? cluster.management(2, path, { method: "DELETE" })
-      : brokers.rabbitmq.management(path, { method: "DELETE" });
+  const management = (path: string, init?: RequestInit) =>
+    onCluster ? cluster.management(2, path, init) : brokers.rabbitmq.management(path, init);
+  const deleteQueue = (queue: string) =>
+    management(`/api/queues/%2F/${encodeURIComponent(queue)}`, { method: "DELETE" });
+  // The queues the services declared beside the main one, all named after it: a retry plan's dead
+  // letter and the package's wait queues (one per delay: the plan's, and a thrown error's backoffs
+  // where the runtime keeps the cap).
+  const besides = async (): Promise<string[]> => {
+    const queues = (await management("/api/queues/%2F?columns=name")) as { name: string }[];
+    return queues.map((q) => q.name).filter((name) => name.startsWith(`${key}.`));
   };
   return {
     // The service splits a list of nodes at its commas.
@@ -56,7 +59,11 @@ export async function rabbitmqTarget(
       ? { ownFaults: { "leader-kill": (fault, { hold }) => killLeader(key, fault, hold, log) } }
       : {}),
     async cleanup() {
-      for (const queue of [key, ...besides]) {
+      const others = await besides().catch((error: unknown) => {
+        log(`[chaos] listing the queues beside ${key}: ${String(error)}`);
+        return [];
+      });
+      for (const queue of [key, ...others]) {
         await deleteQueue(queue).catch((error: unknown) =>
           log(`[chaos] deleting queue ${queue}: ${String(error)}`),
         );

@@ -8,7 +8,7 @@ import { plannedMessages } from "../load.js";
 import type { Profile } from "../profile.js";
 import { scenarioSeed, seededRandom } from "../random.js";
 import { failuresOf, type ScenarioReport } from "../report.js";
-import type { ServiceConfig } from "../service/config.js";
+import { alwaysFails, type ServiceConfig } from "../service/config.js";
 import { Replicas } from "../service/replicas.js";
 import { type FaultRecord, longestPause, perSecond, recoveryAfter } from "../timeline.js";
 import type { FaultKind, Scenario } from "./scenario.js";
@@ -171,6 +171,11 @@ export async function runScenario(
     settledElsewhere: new Set([...deadLetters.keys(), ...(removed ?? [])]),
   });
   const times = [...handledAt].sort((a, b) => a - b);
+  const retry = config.retry;
+  const offPlan =
+    retry === undefined
+      ? 0
+      : [...deadLetters.keys()].filter((seq) => !alwaysFails(retry, seq)).length;
   const partial = {
     scenario: scenario.name,
     seed,
@@ -181,11 +186,15 @@ export async function runScenario(
     reordered: result.reordered,
     orderPerKey: scenario.orderPerKey,
     unexpected: result.unexpected,
-    ...(scenario.retry === undefined
+    ...(retry === undefined
       ? {}
       : {
           deadLettered: deadLetters.size,
           deadLetteredTwice: [...deadLetters.values()].filter((p) => p.size > 1).length,
+          ...(scenario.deadLettersTwicePerFault === undefined
+            ? {}
+            : { deadLetteredTwiceBound: faults.length * scenario.deadLettersTwicePerFault }),
+          ...(scenario.capCountsHandlerRunsOnly === true ? { deadLetteredOffPlan: offPlan } : {}),
         }),
     ...(removed === undefined ? {} : { removedByFault: removed.size }),
     lostSample: result.lostSample,
@@ -206,9 +215,21 @@ export async function runScenario(
     perSecond: perSecond(times),
     wallMs,
   };
+  // Which dead letters came twice, and from which writes: a second write's process and counter
+  // (or the server's x-death record) say where to look.
+  const twice = [...deadLetters]
+    .filter(([, writes]) => writes.size > 1)
+    .slice(0, 10)
+    .map(([seq, writes]) => `dead-lettered twice: seq ${seq} (writes ${[...writes].join(", ")})`);
+  const notes = [...(verdict?.notes ?? []), ...twice];
+  if (offPlan > 0 && scenario.capCountsHandlerRunsOnly !== true) {
+    notes.push(
+      `${offPlan} dead-lettered that the plan never fails (the cap counts deliveries: a fault's took an attempt)`,
+    );
+  }
   return {
     ...partial,
-    ...(verdict === undefined ? {} : { notes: verdict.notes }),
+    ...(notes.length === 0 ? {} : { notes }),
     failures: [...failuresOf(partial), ...(verdict?.failures ?? [])],
   };
 }

@@ -22,6 +22,18 @@ export interface Scenario {
   readonly inFlightPerReplica: number;
   /** The retry plan; its dead letter is named after the run's stream key. */
   readonly retry?: Omit<RetryPlan, "deadLetter">;
+  /**
+   * Dead letters the package documents as at least once (a fault between a dead letter's confirm
+   * and its original's ack brings the original back, past its cap, to be dead-lettered again):
+   * what one replica may hold unacked, the most one fault may make come twice. Else none may.
+   */
+  readonly deadLettersTwicePerFault?: number;
+  /**
+   * The cap counts the handler's runs only (the retry count a copy carries), so no fault spends an
+   * attempt, and a dead letter of a message the plan never fails is a failure. Else (a server that
+   * counts deliveries, a kill's or a cut's among them) such dead letters are only noted.
+   */
+  readonly capCountsHandlerRunsOnly?: boolean;
   /** A PostgreSQL queue's `keyOrder`, where it differs from the default (on without a retry plan). */
   readonly keyOrder?: boolean;
   /**

@@ -72,7 +72,6 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
     case "rabbitmq-quorum":
       return rabbitmqTarget(
         key,
-        scenario.retry === undefined ? [] : [`${key}.dlq`, `${key}.wait.${scenario.retry.delayMs}`],
         proxy,
         // Leader kills need the three-node cluster; every other scenario runs on the one node.
         scenario.faults.includes("leader-kill"),

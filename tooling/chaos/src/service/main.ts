@@ -119,7 +119,7 @@ if (config.broker === "file") {
 } else if (config.broker === "rabbitmq-quorum") {
   (await import("./rabbitmqService.js")).mountRabbit(app, config, declare);
 } else if (config.broker === "rabbitmq-classic") {
-  (await import("./rabbitmqQueueServices.js")).mountRabbitClassic(app, config, handleMain);
+  (await import("./rabbitmqQueueServices.js")).mountRabbitClassic(app, config, declare);
 } else if (config.broker === "rabbitmq-stream") {
   (await import("./rabbitmqQueueServices.js")).mountRabbitStream(app, config, handleMain);
 } else if (config.broker === "postgres-queue") {

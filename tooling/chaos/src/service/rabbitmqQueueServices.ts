@@ -4,7 +4,9 @@
 // Classic: one durable classic queue both replicas consume, declared with
 // `x-single-active-consumer`, so the server delivers to one replica at a time and a key's messages
 // keep the queue's order; a lost channel's unacked messages go back to the queue's head, and the
-// next consumer (or the same one, back) gets them first.
+// next consumer (or the same one, back) gets them first. With a retry plan its dead letter is a
+// classic queue of the same kind; a classic queue counts nothing, so the runtime keeps the cap (a
+// counted copy republished to the queue, then the original acked) and writes the dead letter.
 //
 // Stream: one replica (every AMQP consumer of a stream reads all of it: there is no group to share
 // it in), reading from an offset. The server keeps no offset for an AMQP consumer, so the service
@@ -13,7 +15,7 @@
 // after it, or from the first one when there is none. A SIGKILL so costs at most the handling whose
 // line was printed and whose offset was not stored yet.
 import { openSync, readFileSync, writeSync } from "node:fs";
-import type { HandlerContext, Outcome, RustStream } from "@ruststream/core";
+import type { HandlerContext, Outcome, RustStream, SubscriberBuilder } from "@ruststream/core";
 import { RabbitBroker, RabbitPosition, RabbitQueue, RabbitStream } from "@ruststream/rabbitmq";
 import { RABBIT_PREFETCH } from "./brokerBounds.js";
 import type { ServiceConfig } from "./config.js";
@@ -21,14 +23,22 @@ import { RABBIT_STREAM_CREDIT, streamOffsetFile } from "./rabbitmqStream.js";
 
 type Handler = (message: unknown, ctx: HandlerContext) => Promise<Outcome | undefined>;
 
-export function mountRabbitClassic(app: RustStream, config: ServiceConfig, handle: Handler): void {
-  const queue = new RabbitQueue(config.key, {
-    durable: true,
-    prefetch: RABBIT_PREFETCH,
-    arguments: { "x-single-active-consumer": true },
-  });
+export function mountRabbitClassic(
+  app: RustStream,
+  config: ServiceConfig,
+  declare: (
+    subscriber: (source: RabbitQueue) => SubscriberBuilder<unknown>,
+    source: (queue: string) => RabbitQueue,
+  ) => void,
+): void {
+  const source = (queue: string) =>
+    new RabbitQueue(queue, {
+      durable: true,
+      prefetch: RABBIT_PREFETCH,
+      arguments: { "x-single-active-consumer": true },
+    });
   app.broker(new RabbitBroker({ url: config.address, declare: true }), (b) =>
-    b.subscriber(queue).handle(handle),
+    declare((s: RabbitQueue) => b.subscriber(s), source),
   );
 }
 
