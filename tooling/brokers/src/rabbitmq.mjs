@@ -290,6 +290,9 @@ export async function restart(options = {}) {
   });
 }
 
+/** The tails of the node's start log and its own log, for a test's failure message. */
+export const logTail = () => logTails(theNode());
+
 /**
  * Runs `fn` with the node to itself: a test that restarts it holds it for its whole body.
  * @template T
