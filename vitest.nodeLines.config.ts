@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // every project that needs no broker (of the docs, the guides' snippets and the link rules), and of
 // the others (the broker packages and their examples, the CLI, metrics) the files that start none:
 // their own configs start a real broker in a global setup, so those files are listed here without one.
+// Every project is in group 1 (`sequence.groupOrder`), as the package configs it lists: none restarts
+// a broker here, and one group runs them as the whole suite's group 1 does (vitest.config.ts).
 const source = { conditions: ["@ruststream/source"] };
 
 function inProcess(pkg: string, files: string[], what = "in-process", root = `packages/${pkg}`) {
@@ -13,6 +15,7 @@ function inProcess(pkg: string, files: string[], what = "in-process", root = `pa
     ssr: { resolve: source },
     test: {
       name: `${pkg} (${what})`,
+      sequence: { groupOrder: 1 },
       include: files.map((f) => `test/${f}.test.ts`),
       testTimeout: 60_000,
     },
@@ -45,6 +48,7 @@ export default defineConfig({
         ssr: { resolve: source },
         test: {
           name: "docs (snippets)",
+          sequence: { groupOrder: 1 },
           include: ["test/snippets.test.ts", "test/links.test.ts"],
           testTimeout: 240_000,
         },

@@ -11,6 +11,8 @@ import nodeLines from "./vitest.nodeLines.config.ts";
 // Node. Left out: the interop suites with RustStream's Rust services (the Rust side's wire
 // agreement, which the Node line checks), and the files named below with why (tooling/setup/README.md,
 // "Bun and Deno").
+// Every project is in group 1 (`sequence.groupOrder`), as the package configs it extends: none
+// restarts a broker here (vitest.config.ts says why none is left at 0).
 const onBun = process.env.RUSTSTREAM_RUNTIME === "bun";
 const onDeno = process.env.RUSTSTREAM_RUNTIME === "deno";
 /**
@@ -56,6 +58,7 @@ function roundTrip(pkg: string, setup: { global: boolean; files?: string[] }) {
     ssr: { resolve: source },
     test: {
       name: `${pkg} (round trip)`,
+      sequence: { groupOrder: 1 },
       include: ["test/roundTrip.test.ts"],
       globalSetup: setup.global ? ["./test/globalSetup.ts"] : [],
       setupFiles: setup.files ?? [],
@@ -88,6 +91,7 @@ export default defineConfig({
           root: "packages/core",
           test: {
             name: "core",
+            sequence: { groupOrder: 1 },
             include: ["src/**/*.test.ts", "test/**/*.test.ts"],
             // The seeded-sequence tests are CPU-bound: slower runtimes on shared cores need longer.
             testTimeout: 60_000,
@@ -99,6 +103,7 @@ export default defineConfig({
           ssr: { resolve: source },
           test: {
             name: "testing",
+            sequence: { groupOrder: 1 },
             include: ["src/**/*.test.ts", "test/**/*.test.ts"],
             // On Bun two planted faults go uncaught (packages/testing/README.md, "Runtimes"): a
             // constructor's timer, as Bun's process.getActiveResourcesInfo() answers [] with a timer

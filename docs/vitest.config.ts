@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "docs",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     testTimeout: 240_000,
     hookTimeout: 240_000,

@@ -5,5 +5,5 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["@ruststream/source"] },
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
-  test: { name: "broker-template", include: ["test/**/*.test.ts"] },
+  test: { name: "broker-template", sequence: { groupOrder: 1 }, include: ["test/**/*.test.ts"] },
 });

@@ -5,5 +5,5 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["@ruststream/source"] },
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
-  test: { name: "example-file", include: ["test/**/*.test.ts"] },
+  test: { name: "example-file", sequence: { groupOrder: 1 }, include: ["test/**/*.test.ts"] },
 });

@@ -8,6 +8,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "example-pulsar",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 30_000,

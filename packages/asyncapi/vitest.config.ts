@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "asyncapi",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
   },

@@ -5,5 +5,9 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["@ruststream/source"] },
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
-  test: { name: "file", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: {
+    name: "file",
+    sequence: { groupOrder: 1 },
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+  },
 });

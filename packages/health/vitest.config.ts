@@ -5,5 +5,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["@ruststream/source"] },
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
-  test: { name: "health", include: ["test/**/*.test.ts"], testTimeout: 30_000 },
+  test: {
+    name: "health",
+    sequence: { groupOrder: 1 },
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+  },
 });

@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "kafka",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     setupFiles: ["./test/setup.ts"],

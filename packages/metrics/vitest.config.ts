@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "metrics",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     // Those stop a shared broker: their own project, after every other (vitest.restart.config.ts).
     exclude: ["test/**/*.restart.test.ts"],

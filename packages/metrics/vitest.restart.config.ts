@@ -12,7 +12,7 @@ export default defineProject({
     name: "metrics (restarts)",
     include: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/outage/globalSetup.ts"],
-    sequence: { groupOrder: 1 },
+    sequence: { groupOrder: 3 },
     testTimeout: 300_000,
     hookTimeout: 120_000,
   },

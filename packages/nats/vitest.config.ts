@@ -8,6 +8,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "nats",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // The cluster's tests are a project of their own (vitest.cluster.config.ts).
     exclude: ["test/cluster/**"],

@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "nestjs",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 60_000,

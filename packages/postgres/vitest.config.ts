@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "postgres",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // The server restarted under load is a project of its own (vitest.restart.config.ts).
     exclude: ["test/**/*.restart.test.ts"],

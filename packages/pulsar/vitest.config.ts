@@ -8,6 +8,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "pulsar",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Type tests (*.test-d.ts) run in the same run, so a broken type contract fails it.
     typecheck: {

@@ -8,6 +8,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "rabbitmq",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // A restart of the shared node runs after everything else (vitest.restart.config.ts); the
     // cluster's tests are a project of their own (vitest.cluster.config.ts).

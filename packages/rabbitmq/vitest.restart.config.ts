@@ -10,7 +10,7 @@ export default defineProject({
     name: "rabbitmq (restarts)",
     include: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
-    sequence: { groupOrder: 1 },
+    sequence: { groupOrder: 3 },
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@ruststream/source"] } },
   test: {
     name: "redis",
+    sequence: { groupOrder: 1 },
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // The cluster and Sentinel tests are a project of their own (vitest.cluster.config.ts).
     exclude: ["test/cluster/**"],

@@ -3,6 +3,7 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "brokers",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     // A restart of a shared broker runs after everything else (vitest.restart.config.ts).
     exclude: ["test/**/*.restart.test.ts"],

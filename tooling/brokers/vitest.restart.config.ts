@@ -8,7 +8,7 @@ export default defineProject({
     name: "brokers (restarts)",
     include: ["test/**/*.restart.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
-    sequence: { groupOrder: 1 },
+    sequence: { groupOrder: 3 },
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -4,6 +4,7 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "chaos",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
   },
 });

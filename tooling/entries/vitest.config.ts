@@ -6,6 +6,7 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "entries",
+    sequence: { groupOrder: 1 },
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/globalSetup.ts"],
     testTimeout: 60_000,

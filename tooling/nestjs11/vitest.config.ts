@@ -23,6 +23,7 @@ export default defineProject({
   ssr: { resolve: source },
   test: {
     name: "nestjs11",
+    sequence: { groupOrder: 1 },
     dir: nestjs,
     include: ["test/**/*.test.ts"],
     globalSetup: [`${nestjs}/test/globalSetup.ts`],
