@@ -36,6 +36,37 @@ async function setUp(connect: () => Promise<ConnectedNatsBroker>) {
   return { subject, connected, publish, subscribe };
 }
 
+/**
+ * A stream of subjects `a`, `b`, `c` under its name (a1 a2 b1 b2 b3 a3 c1: the last of each at 5, 6
+ * and 7), and an ordered consumer on all of them starting `"last-per-subject"`.
+ */
+async function lastPerSubject(connect: () => Promise<ConnectedNatsBroker>) {
+  const stream = uniqueName("ordered");
+  const connected = await connect();
+  opened.connections.push(connected);
+  opened.streams.push(stream);
+  await connected.link.ensureStream(stream, [`${stream}.>`], { storage: "memory" });
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  const publish = async (subject: string, ...payloads: string[]) => {
+    for (const p of payloads) {
+      await publisher.publish({ name: `${stream}.${subject}`, payload: bytes(p) });
+    }
+  };
+  await publish("a", "a1", "a2");
+  await publish("b", "b1", "b2", "b3");
+  await publish("a", "a3");
+  await publish("c", "c1");
+  const subscription = (await connected.subscribe(
+    new OrderedJetStreamSubject(`${stream}.>`, {
+      stream,
+      pullExpiresMs: 1000,
+      deliver: "last-per-subject",
+      redeliverTo: `${stream}.retry`,
+    }),
+  )) as JetStreamSubscription;
+  return { stream, publish, subscription };
+}
+
 /** The next `n` deliveries, as `payload@sequence`. */
 async function take(subscription: JetStreamSubscription, n: number): Promise<string[]> {
   const got: string[] = [];
@@ -84,6 +115,13 @@ for (const [where, connect] of targets) {
       // Nothing comes back: the next delivery is the one published next.
       await publish("end");
       expect(await take(subscription, 1)).toEqual(["end@7"]);
+    });
+
+    it('a "last-per-subject" start hands over each subject\'s last message, then what arrives', async () => {
+      const { publish, subscription } = await lastPerSubject(connect);
+      expect(await take(subscription, 3)).toEqual(["b3@5", "a3@6", "c1@7"]);
+      await publish("b", "b4");
+      expect(await take(subscription, 1)).toEqual(["b4@8"]);
     });
 
     it("a seek by sequence creates the consumer again from there", async () => {
@@ -163,6 +201,24 @@ describe("ordered consumers, the real server", () => {
     await deleteConsumer(subject, subscription);
     await publish("d");
     expect(await take(subscription, 1)).toEqual(["d@4"]);
+  });
+
+  it("a \"last-per-subject\" start deleted before the first message read is created again with each subject's last message, not the stream's first", async () => {
+    const { stream, publish, subscription } = await lastPerSubject(real);
+    const deleted = subscription.consumerName;
+    await deleteConsumer(stream, subscription);
+    // A subject of its own: stored before the consumer is created again or after, it follows.
+    await publish("d", "d1");
+    expect(await take(subscription, 4)).toEqual(["b3@5", "a3@6", "c1@7", "d1@8"]);
+    expect(subscription.consumerName).not.toBe(deleted);
+  });
+
+  it('a "last-per-subject" start deleted after a message read is created again after it', async () => {
+    const { stream, publish, subscription } = await lastPerSubject(real);
+    expect(await take(subscription, 3)).toEqual(["b3@5", "a3@6", "c1@7"]);
+    await deleteConsumer(stream, subscription);
+    await publish("a", "a4");
+    expect(await take(subscription, 1)).toEqual(["a4@8"]);
   });
 
   it('a "new" start deleted before the first message read is created again after what the stream held', async () => {

@@ -5,7 +5,7 @@ import {
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
-import { pullLoop } from "./pullLoop.js";
+import { pullLoop, type RunningPull } from "./pullLoop.js";
 import { UnackedStored } from "./unackedStored.js";
 
 /**
@@ -15,9 +15,13 @@ import { UnackedStored } from "./unackedStored.js";
  * first, it creates it again from its starting sequence: the stream's first message unless the
  * start was a sequence. So a start the server places (`new`, `last`, a `{ time }`) is placed by a
  * consumer made for that alone, deleted once its info says where it starts, and the client is given
- * that sequence. The creations at subscribe go through `retried` (the link's API retries: a cluster
- * without a leader for a moment); one whose answer timed out is left to the server's inactive
- * threshold, as nobody pulls from it.
+ * that sequence. `last-per-subject` (a message a subject) is no one sequence: before the first read,
+ * a message from another consumer than the one the pulls began with comes from the client's
+ * recreation, from the stream's first message, so the pulls leave it, stop, and start again from a
+ * consumer of that start made then (a subject stored to in between hands over its newest message
+ * only). The creations at subscribe go through `retried` (the link's API retries: a cluster without
+ * a leader for a moment); one whose answer timed out is left to the server's inactive threshold,
+ * as nobody pulls from it.
  */
 export async function orderedConsumer(
   js: JetStreamClient,
@@ -43,32 +47,60 @@ export async function orderedConsumer(
       return name;
     },
     pull(max, expiresMs, sink): PullRequest {
-      const request = pullLoop(
-        {
-          consume: async (max_messages, expires) => {
-            if (consumed) {
-              await current.delete().catch(() => undefined);
-              current = await create(read === undefined ? start : { sequence: read + 1n });
-              name = (await current.info(true)).name;
-            }
-            consumed = true;
-            // No abort_on_missing_resource: a consumer deleted under it is the client's to create
-            // again.
-            return current.consume({ max_messages, expires });
+      let stopped = false;
+      let request: RunningPull | undefined;
+      const run = async (): Promise<void> => {
+        /** The consumer this run's consume() began with. */
+        let from: string | undefined;
+        /**
+         * A `last-per-subject` start the client created again from the stream's first message (its
+         * recreation copies the consumer's settings with `by_start_sequence` in place of the
+         * policy, from the sequence after the last it read).
+         */
+        let strayed = false;
+        const running = pullLoop(
+          {
+            consume: async (max_messages, expires) => {
+              if (consumed) {
+                await current.delete().catch(() => undefined);
+                current = await create(read === undefined ? start : { sequence: read + 1n });
+                name = (await current.info(true)).name;
+              }
+              consumed = true;
+              from = (await current.info(true)).name;
+              // No abort_on_missing_resource: a consumer deleted under it is the client's to
+              // create again.
+              return current.consume({ max_messages, expires });
+            },
+            message: (m) => {
+              if (read === undefined && start === "last-per-subject" && m.info.consumer !== from) {
+                if (!strayed) running.stop();
+                strayed = true;
+                return undefined;
+              }
+              read = BigInt(m.info.streamSequence);
+              return new UnackedStored(m);
+            },
+            status: (status) => {
+              if (status.type === "ordered_consumer_recreated") name = status.name;
+            },
           },
-          message: (m) => {
-            read = BigInt(m.info.streamSequence);
-            return new UnackedStored(m);
-          },
-          status: (status) => {
-            if (status.type === "ordered_consumer_recreated") name = status.name;
-          },
+          max,
+          expiresMs,
+          sink,
+        );
+        request = running;
+        await running.done;
+        if (strayed && !stopped) await run();
+      };
+      const done = run();
+      return {
+        done,
+        stop: () => {
+          stopped = true;
+          request?.stop();
         },
-        max,
-        expiresMs,
-        sink,
-      );
-      return { done: request.done, stop: request.stop };
+      };
     },
     // The server holds nothing for it: what was read is read.
     async giveBack() {},
@@ -99,7 +131,8 @@ function orderedStart(start: DeliverPolicy) {
  * `{ time }` start given as it is would also stop every recreation, before a read or after: the
  * client copies the first consumer's settings, whose start time the server refuses beside the start
  * sequence it sets.
- * `"last-per-subject"` stands for a message a subject, not a run from one sequence: as it is.
+ * `"last-per-subject"` stands for a message a subject, not a run from one sequence: as it is, the
+ * pulls keeping it (see `orderedConsumer`).
  */
 async function carried(
   start: DeliverPolicy,

@@ -8,8 +8,11 @@ export interface PullParts {
    * `expiresMs` (and whatever the consumer needs first: an ordered one is made again).
    */
   consume(max: number, expiresMs: number): Promise<ConsumerMessages>;
-  /** The subscription's message for one the client read: how it is settled is the consumer's. */
-  message(m: JsMsg): Stored;
+  /**
+   * The subscription's message for one the client read: how it is settled is the consumer's.
+   * Undefined: not handed over (the consumer stops the pulls it does not want).
+   */
+  message(m: JsMsg): Stored | undefined;
   /** Each status of the pulls; the loop itself hears the heartbeats (the server takes them). */
   status?(status: ConsumerNotification): void;
 }
@@ -48,7 +51,8 @@ export function pullLoop(
       })().catch(() => undefined);
     }
     for await (const m of messages) {
-      sink.arrived(parts.message(m));
+      const stored = parts.message(m);
+      if (stored !== undefined) sink.arrived(stored);
       const room = stopped ? undefined : sink.room();
       if (room !== undefined) await room;
     }
