@@ -19,11 +19,17 @@ export type NatsCredentials =
   | { readonly creds: string | Uint8Array };
 
 export interface NatsBrokerOptions {
-  /** One server or several, `nats://host:port` (`tls://` asks for TLS), the client's seed list. */
+  /**
+   * One server or several, `nats://host:port` (`tls://` asks for TLS), the client's seed list; or
+   * websocket servers, `ws://host:port` (`wss://` over TLS), never mixed with the others.
+   */
   readonly servers: string | readonly string[];
   /** Never shown: not in `describeServer()`, logs or docs. */
   readonly credentials?: NatsCredentials;
-  /** TLS: `true` trusts the system's CAs; the settings add a CA, a client certificate, a name. */
+  /**
+   * TLS: `true` trusts the system's CAs; the settings add a CA, a client certificate, a name. Over
+   * websockets only `true` (or nothing: `wss://` asks for it): Node's WebSocket takes no settings.
+   */
   readonly tls?: boolean | TlsOptions;
   /** The connection's name, as the server's monitoring shows it (default: the app's name). */
   readonly name?: string;
@@ -67,13 +73,13 @@ export function serverList(options: NatsBrokerOptions): string[] {
     } catch {
       throw new RustStreamError(
         "invalid-argument",
-        `NatsBroker: "${server}" is not a server address: give nats://host:port (or tls://host:port)`,
+        `NatsBroker: "${server}" is not a server address: give nats://host:port (or tls://, ws://, wss://)`,
       );
     }
-    if (!["nats:", "tls:"].includes(url.protocol)) {
+    if (![...TCP_SCHEMES, ...WS_SCHEMES].includes(url.protocol)) {
       throw new RustStreamError(
         "invalid-argument",
-        `NatsBroker: "${url.protocol}" is not a NATS scheme: give nats://host:port (or tls://host:port); websockets are not built`,
+        `NatsBroker: "${url.protocol}" is not a NATS scheme: give nats://host:port (or tls://host:port), or a websocket's ws://host:port (or wss://host:port)`,
       );
     }
     if (url.username !== "" || url.password !== "") {
@@ -83,7 +89,55 @@ export function serverList(options: NatsBrokerOptions): string[] {
       );
     }
   }
+  const websockets = servers.filter(isWebsocketUrl);
+  if (websockets.length > 0 && websockets.length < servers.length) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `NatsBroker servers: ${websockets.join(", ")} and ${servers.filter((s) => !isWebsocketUrl(s)).join(", ")} mix websocket and TCP servers; the client connects over one transport: give only ws:// and wss:// servers, or only nats:// and tls:// ones`,
+    );
+  }
   return servers;
+}
+
+const TCP_SCHEMES = ["nats:", "tls:"];
+const WS_SCHEMES = ["ws:", "wss:"];
+
+function isWebsocketUrl(server: string): boolean {
+  return WS_SCHEMES.some((scheme) => server.toLowerCase().startsWith(`${scheme}//`));
+}
+
+/** Whether the servers are websocket ones (`ws://`, `wss://`): a list is all of one kind. */
+export function isWebsocket(options: NatsBrokerOptions): boolean {
+  return serverList(options).some(isWebsocketUrl);
+}
+
+/**
+ * The tls option against websocket servers: Node's WebSocket, the client's websocket transport,
+ * takes no TLS settings (no CA, client certificate or server name), so only `true` with `wss://`
+ * is something it can do; the rest is refused rather than ignored.
+ */
+function checkWebsocketTls(options: NatsBrokerOptions): void {
+  const servers = serverList(options);
+  const tls = options.tls;
+  if (typeof tls === "object" && tls !== null) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "NatsBroker tls: websocket servers take no TLS settings (Node's WebSocket, which the NATS client's websocket transport uses, has no CA, certificate or server name option): give tls: true or leave it out with wss:// (the system's CAs check the server; NODE_EXTRA_CA_CERTS adds a CA to them for the process), or connect over tls:// to give the settings",
+    );
+  }
+  const plain = servers.filter((s) => s.toLowerCase().startsWith("ws://"));
+  if (tls === true && plain.length > 0) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `NatsBroker tls: true asks for TLS, but ${plain.join(", ")} is a websocket without it: give wss://host:port`,
+    );
+  }
+  if (tls === false && plain.length < servers.length) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "NatsBroker tls: false, but a wss:// server is a websocket over TLS: give ws://host:port, or leave tls out",
+    );
+  }
 }
 
 /** Checks every option once, when the broker is built: a mistake is an error before any I/O. */
@@ -96,7 +150,8 @@ export function checkOptions(options: NatsBrokerOptions): void {
   }
   serverList(options);
   credentialsOf(options);
-  resolveTls("NatsBroker tls", options.tls);
+  if (isWebsocket(options)) checkWebsocketTls(options);
+  else resolveTls("NatsBroker tls", options.tls);
   if (
     options.maxReconnectAttempts !== undefined &&
     options.maxReconnectAttempts !== -1 &&

@@ -1,9 +1,10 @@
 // @ts-check
 // NATS 2.15.3, built once from the Go module proxy with the machine's Go (Debian's 2.9 lacks what
 // the package uses: multi-filter consumers, 2.12 atomic batches) into a cache folder outside the
-// clone, then run as five small servers on loopback, one per kind of test the NATS package needs:
+// clone, then run as six small servers on loopback, one per kind of test the NATS package needs:
 // plain (JetStream on file storage, the monitoring port), auth (a user with a password and an NKey
-// user), token, TLS (testCa.mjs) and JWT (operator mode, a user's credentials file). State lives
+// user), token, TLS (testCa.mjs), JWT (operator mode, a user's credentials file) and ws (a
+// websocket listener beside its client port, JetStream, the auth instance's users). State lives
 // in stateDir("nats", <instance>); the secrets (password, token, seeds, JWTs) are made once and
 // kept in stateDir("nats")/secrets.json (mode 600): they only ever guard a loopback port.
 import { randomBytes } from "node:crypto";
@@ -42,7 +43,7 @@ const HOST = "127.0.0.1";
 export const USER = "ruststream";
 
 /**
- * @typedef {"plain" | "auth" | "token" | "tls" | "jwt"} InstanceName
+ * @typedef {"plain" | "auth" | "token" | "tls" | "jwt" | "ws"} InstanceName
  * @typedef {{ name: InstanceName, port: number, portVar: string }} Instance
  */
 
@@ -54,8 +55,16 @@ function instances() {
     { name: "token", port: envPort("NATS_TOKEN_PORT", 14224), portVar: "NATS_TOKEN_PORT" },
     { name: "tls", port: envPort("NATS_TLS_PORT", 14225), portVar: "NATS_TLS_PORT" },
     { name: "jwt", port: envPort("NATS_JWT_PORT", 14226), portVar: "NATS_JWT_PORT" },
+    { name: "ws", port: envPort("NATS_WS_CLIENT_PORT", 14227), portVar: "NATS_WS_CLIENT_PORT" },
   ];
 }
+
+/**
+ * The ws instance's websocket port. An instance of its own rather than a listener on the plain
+ * one: the plain server's configuration stays what every clone's tooling writes, so a clone
+ * without this instance never restarts it to take the listener away.
+ */
+const wsPort = () => envPort("NATS_WS_PORT", 14228);
 
 /** The plain instance's monitoring port (`/varz`, `/jsz`, `/healthz`). */
 const monitorPort = () => envPort("NATS_MONITOR_PORT", 18222);
@@ -200,6 +209,18 @@ function configBody(instance, s) {
         `resolver_preload: { ${s.accountPublic}: ${q(s.accountJwt)} }`,
       );
       break;
+    case "ws":
+      lines.push(
+        `websocket { host: ${q(HOST)}, port: ${wsPort()}, no_tls: true }`,
+        `jetstream { store_dir: ${q(join(dirOf("ws"), "data"))}, max_memory_store: 67108864, max_file_store: 1073741824 }`,
+        // The auth instance's users, checked on the websocket too; a client giving none is
+        // the password user, so one server serves the plain tests and the credentials' ones.
+        "authorization {",
+        `  users: [ { user: ${q(USER)}, password: ${q(s.password)} }, { nkey: ${q(s.nkeyPublic)} } ]`,
+        "}",
+        `no_auth_user: ${q(USER)}`,
+      );
+      break;
   }
   return `${lines.join("\n")}\n`;
 }
@@ -247,10 +268,24 @@ export function serverInfo(port) {
 async function serving(instance, serverName) {
   const info = await serverInfo(instance.port);
   if (info?.server_name !== serverName) return false;
+  if (instance.name === "ws") return info.jetstream === true && (await portOpen(wsPort()));
   if (instance.name !== "plain") return true;
   if (info.jetstream !== true) return false;
   const response = await fetch(`http://${HOST}:${monitorPort()}/healthz`).catch(() => undefined);
   return response?.ok === true;
+}
+
+/**
+ * Every port an instance listens on, with the variable that moves it.
+ * @param {Instance} instance
+ * @returns {[number, string][]}
+ */
+function portsOf(instance) {
+  /** @type {[number, string][]} */
+  const ports = [[instance.port, instance.portVar]];
+  if (instance.name === "plain") ports.push([monitorPort(), "NATS_MONITOR_PORT"]);
+  if (instance.name === "ws") ports.push([wsPort(), "NATS_WS_PORT"]);
+  return ports;
 }
 
 /** @param {InstanceName} instance */
@@ -283,9 +318,8 @@ async function upInstance(instance, binary, s, log) {
   } else if (pid !== undefined) {
     await stopByPidFile(files.pidFile);
   }
-  for (const port of instance.name === "plain" ? [instance.port, monitorPort()] : [instance.port]) {
+  for (const [port, variable] of portsOf(instance)) {
     if (await portOpen(port)) {
-      const variable = port === instance.port ? instance.portVar : "NATS_MONITOR_PORT";
       throw new Error(
         `nats ${instance.name}: port ${port} is held by a process these tools did not start; stop it or set ${variable} to a free port`,
       );
@@ -433,6 +467,7 @@ export function env() {
     NATS_TLS_URL: `tls://${HOST}:${port("tls")}`,
     NATS_TLS_CA: tlsFiles().ca,
     NATS_JWT_URL: `nats://${HOST}:${port("jwt")}`,
+    NATS_WS_URL: `ws://${HOST}:${wsPort()}`,
   };
   // The secrets exist once `up` ran; before, only the addresses are known.
   if (s !== undefined) {

@@ -108,4 +108,22 @@ describe("nats on loopback", () => {
     await roundTrip(await client(url, { authenticator: credsAuthenticator(creds) }));
     expect(await refusal(url)).toMatch(/authorization/i);
   });
+
+  it("ws server: its websocket port answers a handshake with the INFO of a JetStream server", async () => {
+    // Node's own WebSocket, not the NATS client: the client keeps one transport per process.
+    const socket = new WebSocket(requireEnv("NATS_WS_URL"));
+    socket.binaryType = "arraybuffer";
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        socket.onmessage = (event) => resolve(new TextDecoder().decode(event.data as ArrayBuffer));
+        socket.onerror = () => reject(new Error(`no websocket at ${requireEnv("NATS_WS_URL")}`));
+      });
+      expect(first).toMatch(/^INFO /);
+      const info = JSON.parse(first.slice(5));
+      expect(info.server_name).toMatch(/^ruststream-ws-/);
+      expect(info.jetstream).toBe(true);
+    } finally {
+      socket.close();
+    }
+  });
 });

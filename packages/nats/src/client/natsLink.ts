@@ -12,7 +12,6 @@ import {
 } from "@nats-io/jetstream";
 import {
   type ConnectionOptions,
-  connect,
   createInbox,
   credsAuthenticator,
   type Msg,
@@ -27,7 +26,7 @@ import { consoleLogger, type Logger, RustStreamError } from "@ruststream/core";
 import { LinkStates, nodeTlsSettings, resolveTls } from "@ruststream/core/broker";
 import { headerMapOf } from "../headerValues.js";
 import { kvStream, objChunkSubject, objStream } from "../names.js";
-import { credentialsOf, type NatsBrokerOptions, serverList } from "../options.js";
+import { credentialsOf, isWebsocket, type NatsBrokerOptions, serverList } from "../options.js";
 import {
   otherPriorityGroup,
   priorityConfig,
@@ -76,6 +75,7 @@ import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js
 import { orderedConsumer } from "./orderedConsumer.js";
 import { pullLoop } from "./pullLoop.js";
 import { readHeaders } from "./receivedHeaders.js";
+import { dial } from "./transport.js";
 
 const nanos = (ms: number) => ms * 1_000_000;
 /** An ephemeral consumer the server deletes once nobody pulled from it for this long. */
@@ -84,11 +84,15 @@ const EPHEMERAL_INACTIVE_MS = 60_000;
 /** The client's connection options from the broker's: servers, credentials, TLS, reconnects. */
 export function connectionOptions(options: NatsBrokerOptions, appName?: string): ConnectionOptions {
   const credentials = credentialsOf(options);
-  const tls = resolveTls(
-    "NatsBroker tls",
-    options.tls,
-    serverList(options).some((s) => s.startsWith("tls://")),
-  );
+  // A websocket's TLS is its URL's (wss://), checked with the system's CAs: the client's websocket
+  // transport refuses any tls option, and checkOptions refused settings it could not honour.
+  const tls = isWebsocket(options)
+    ? undefined
+    : resolveTls(
+        "NatsBroker tls",
+        options.tls,
+        serverList(options).some((s) => s.startsWith("tls://")),
+      );
   const auth: ConnectionOptions =
     credentials === undefined
       ? {}
@@ -129,12 +133,20 @@ export async function connectLink(
   log: Logger = consoleLogger(),
 ): Promise<NatsLink> {
   let nc: NatsConnection;
+  const websocket = isWebsocket(options);
   try {
-    nc = await connect(connectionOptions(options, appName));
+    nc = await dial(websocket ? "websocket" : "TCP", connectionOptions(options, appName));
   } catch (error) {
+    if (error instanceof RustStreamError) throw error;
+    // Node's WebSocket reports a failed opening with an empty message.
+    const said =
+      (error as Error).message ||
+      (websocket
+        ? "the websocket did not open (nothing listening, no NATS websocket listener, or TLS refused)"
+        : "no reason given");
     throw new RustStreamError(
       "broker-failure",
-      `could not connect to NATS at ${serverList(options).join(", ")}: ${(error as Error).message}${(error as Error).cause ? ` (${String((error as Error).cause)})` : ""}`,
+      `could not connect to NATS at ${serverList(options).join(", ")}: ${said}${(error as Error).cause ? ` (${String((error as Error).cause)})` : ""}`,
       { cause: error },
     );
   }
