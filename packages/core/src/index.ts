@@ -125,7 +125,15 @@ export type {
 } from "./runtime/out.js";
 export { out } from "./runtime/out.js";
 export type { Outcome, OutcomeKind } from "./runtime/outcome.js";
-export { ack, deadLetter, drop, isOutcome, retry, retryAfter } from "./runtime/outcome.js";
+export {
+  ack,
+  deadLetter,
+  drop,
+  isOutcome,
+  retry,
+  retryAfter,
+  undecodable,
+} from "./runtime/outcome.js";
 export type { Reply } from "./runtime/reply.js";
 export { reply } from "./runtime/reply.js";
 export type {

@@ -4,13 +4,14 @@ import {
   isOutcome,
   type Logger,
   type RunningApp,
+  undecodable,
 } from "@ruststream/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { errorReply } from "./errorReply.js";
 import { isGuardRefusal, refusalOutcome } from "./guardRefusal.js";
 import { handlerFailure } from "./handlerFailure.js";
 import type { PatternOptions } from "./patternOptions.js";
-import { isPayloadRejection, rejectionOutcome } from "./payloadRejection.js";
+import { isPayloadRejection } from "./payloadRejection.js";
 import { lastReply, type ReplyStream, replyStreamOf, streamReplies } from "./replyStream.js";
 import { RustStreamContext } from "./rustStreamContext.js";
 
@@ -20,7 +21,7 @@ export interface NestServing {
   readonly pattern: string;
   /** The message asked for a reply (a `send`: a reply pattern, and `reply-to` on the message). */
   readonly answers: boolean;
-  /** The pattern's options, for the decode policy a rejected payload is settled by. */
+  /** The pattern's options, for the dead letter a guard's refusal goes to. */
   readonly options: PatternOptions;
   readonly log: Logger;
   /** Where an Observable's values go one by one, for a request that takes several replies. */
@@ -56,9 +57,11 @@ export function nestServing(
  * `ClientRustStream.send`) an Observable's values are streamed instead, each a reply of its own,
  * then the end mark (see `streamReplies`). A failure asked for a reply answers the caller
  * with the error, as Nest's transports do, and the delivery is done (the caller has its answer; a
- * retry would run the handler for nobody). Otherwise a payload a pipe rejected is settled by the
- * decode policy, a message a guard refused is dead-lettered (reason `forbidden`) or dropped, and
- * any other failure rejects: a failed attempt, retried by the failure policy.
+ * retry would run the handler for nobody). Otherwise a payload a pipe rejected is the runtime's
+ * `undecodable` outcome, settled by the decode policy as a payload that failed to decode (a
+ * fail-fast policy stops the app), a message a guard refused is dead-lettered (reason
+ * `forbidden`) or dropped, and any other failure rejects: a failed attempt, retried by the failure
+ * policy.
  */
 export async function serveNest(invoke: () => unknown, serving: NestServing): Promise<unknown> {
   let value: unknown;
@@ -73,7 +76,7 @@ export async function serveNest(invoke: () => unknown, serving: NestServing): Pr
     if (serving.answers) {
       return stream === undefined ? errorReply(error) : lastReply(stream, errorReply(error));
     }
-    if (isPayloadRejection(error)) return rejectionOutcome(serving.options, error, serving.log);
+    if (isPayloadRejection(error)) return undecodable(error);
     if (isGuardRefusal(error)) return refusalOutcome(serving.options, serving.log);
     throw handlerFailure(serving.pattern, error);
   }

@@ -1,13 +1,15 @@
 // Nest's pipes, interceptors and exception filters around the transport strategy's handlers, as
 // Nest's own transports run them (Nest's listeners wrap every handler of any `Server` before the
 // strategy gets it), and what their outcomes become here: a filter may return one of the
-// runtime's outcomes, a ValidationPipe's rejection is settled by the decode policy, and a `send`
+// runtime's outcomes, a ValidationPipe's rejection is settled by the decode policy (a fail-fast
+// one stops the app), and a `send`
 // whose handler fails is answered with the error instead of timing out. On the file broker.
 import "reflect-metadata";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  BadRequestException,
   type CallHandler,
   type CanActivate,
   Catch,
@@ -25,7 +27,7 @@ import {
 } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from "@nestjs/microservices";
-import { deadLetter, readDeadLetterOrigin } from "@ruststream/core";
+import { deadLetter, type RunningApp, readDeadLetterOrigin } from "@ruststream/core";
 import { FileBroker } from "@ruststream/file";
 import { within } from "@ruststream/tooling-testkit";
 import { IsInt, IsString } from "class-validator";
@@ -102,6 +104,13 @@ class EnhancedController {
     this.#seen.saw(order instanceof OrderDto ? `order ${order.sku}` : "order, untyped", ctx);
   }
 
+  @EventPattern<string>("strict-orders", {
+    ruststream: { deadLetter: "strict-dlq", failure: { decode: "fail-fast" } },
+  })
+  strictOrder(@Payload(validOrder) order: OrderDto, @Ctx() ctx: RustStreamContext): void {
+    this.#seen.saw(`strict order ${order.sku}`, ctx);
+  }
+
   @MessagePattern("quote")
   quote(@Payload(validOrder) order: OrderDto): string {
     return `quote for ${order.sku}`;
@@ -147,6 +156,11 @@ class EnhancedController {
     this.#sawDeadLetter(ctx);
   }
 
+  @EventPattern<string>("strict-dlq")
+  strictDeadLetters(@Payload() _: unknown, @Ctx() ctx: RustStreamContext): void {
+    this.#sawDeadLetter(ctx);
+  }
+
   #sawDeadLetter(ctx: RustStreamContext): void {
     const origin = readDeadLetterOrigin(ctx.getHeaders());
     this.#seen.saw(`dead letter from ${origin?.source}: ${origin?.reason}`, ctx);
@@ -166,21 +180,24 @@ describe("Nest's enhancers around the transport strategy's handlers", () => {
     await current?.app.close();
   });
 
-  async function start(rejections = true): Promise<{ seen: Seen; client: ClientRustStream }> {
+  async function start(
+    rejections = true,
+  ): Promise<{ seen: Seen; client: ClientRustStream; running: () => RunningApp }> {
     const path = join(dir, `enhancers-${++files}.ss`);
+    const server = new RustStreamServer({
+      broker: new FileBroker({ path, consumer: "enhancers" }),
+      name: "enhancers",
+      defaults: { maxAttempts: 2, failure: { backoff: { initialMs: 10, maxMs: 50 } } },
+    });
     const app = await NestFactory.createMicroservice(EnhancedModule, {
-      strategy: new RustStreamServer({
-        broker: new FileBroker({ path, consumer: "enhancers" }),
-        name: "enhancers",
-        defaults: { maxAttempts: 2, failure: { backoff: { initialMs: 10, maxMs: 50 } } },
-      }),
+      strategy: server,
       logger: false,
     });
     if (rejections) app.useGlobalFilters(new PayloadRejectionFilter());
     await app.listen();
     const client = new ClientRustStream({ broker: new FileBroker({ path }), timeoutMs: 20_000 });
     running = { app, client };
-    return { seen: app.get(Seen), client };
+    return { seen: app.get(Seen), client, running: () => server.unwrap<RunningApp>() };
   }
 
   async function emit(client: ClientRustStream, pattern: string, data: unknown): Promise<void> {
@@ -208,7 +225,7 @@ describe("Nest's enhancers around the transport strategy's handlers", () => {
   });
 
   it("a ValidationPipe's rejection is settled by the decode policy (the dead letter, reason decode), never retried; a valid payload arrives typed", async () => {
-    const { seen, client } = await start();
+    const { seen, client, running } = await start();
     await emit(client, "orders", { id: "not a number", sku: "apple" });
     await emit(client, "orders", { id: 1, sku: "pear" });
     const given = "dead letter from orders: decode";
@@ -225,6 +242,30 @@ describe("Nest's enhancers around the transport strategy's handlers", () => {
     expect(seen.of("order, untyped")).toEqual([]);
     // Reason "decode": settled at once by the decode policy (a retried one would say max-attempts).
     expect(seen.of(given)).toHaveLength(1);
+    expect(running().state).toBe("ready");
+  });
+
+  it("a ValidationPipe's rejection under failure.decode fail-fast stops the app, with the rejection as its failure", async () => {
+    const { seen, client, running } = await start();
+    const app = running();
+    await emit(client, "strict-orders", { id: 1, sku: "fig" });
+    await within(
+      20_000,
+      "the valid order",
+      seen.until(() => seen.of("strict order fig").length === 1),
+    );
+    await emit(client, "strict-orders", { id: "not a number", sku: "apple" });
+    const report = await within(20_000, "the app's fail-fast stop", app.stopped);
+    expect(report.failed).toBe(true);
+    expect(report.failure).toBeInstanceOf(BadRequestException);
+    expect((report.failure as BadRequestException).getResponse()).toMatchObject({
+      message: ["id must be an integer number"],
+    });
+    expect(app.state).toBe("stopped");
+    // Stopped at the first attempt: neither a retry nor the dead letter ran the rejection again.
+    expect(seen.of("strict order apple")).toEqual([]);
+    expect(seen.of("dead letter from strict-orders: decode")).toEqual([]);
+    expect(seen.of("dead letter from strict-orders: max-attempts")).toEqual([]);
   });
 
   it("without the rejection filter, Nest's default filter hides the rejection: a failed attempt, until maxAttempts", async () => {

@@ -1,12 +1,13 @@
 // RustStreamModule: a RustStream app inside a real Nest 12 application (started on bootstrap,
 // stopped on close), handlers as methods of providers with injection and Nest's enhancers around
 // them, and the same module under `Test.createTestingModule` with `TestApp` running the app
-// in-process. On the file broker.
+// in-process (a ValidationPipe's rejection settled by each decode policy). On the file broker.
 import "reflect-metadata";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  BadRequestException,
   type CallHandler,
   type CanActivate,
   type DynamicModule,
@@ -23,9 +24,10 @@ import {
 import { NestFactory } from "@nestjs/core";
 import { Ctx, Payload, RpcException } from "@nestjs/microservices";
 import { Test } from "@nestjs/testing";
-import { isRustStreamError, type RunningApp } from "@ruststream/core";
+import { type DecodeFailureEvent, isRustStreamError, type RunningApp } from "@ruststream/core";
 import { FileBroker } from "@ruststream/file";
 import { TestApp } from "@ruststream/testing";
+import { within } from "@ruststream/tooling-testkit";
 import { IsInt, IsString } from "class-validator";
 import { lastValueFrom, map, type Observable } from "rxjs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -68,6 +70,9 @@ class DenyAll implements CanActivate {
   }
 }
 
+// vitest emits no parameter types, so the pipe is told the payload's class.
+const validOrder = new ValidationPipe({ expectedType: OrderDto, transform: true });
+
 @Injectable()
 class ShopHandlers {
   readonly #prices: Prices;
@@ -84,6 +89,16 @@ class ShopHandlers {
     @Ctx() ctx: RustStreamContext,
   ): void {
     this.#seen.saw(order instanceof OrderDto ? `order ${order.sku}` : "order, untyped", ctx);
+  }
+
+  @Subscriber("loose-orders")
+  looseOrder(@Payload(validOrder) order: OrderDto, @Ctx() ctx: RustStreamContext): void {
+    this.#seen.saw(`loose order ${order.sku}`, ctx);
+  }
+
+  @Subscriber("strict-orders", { deadLetter: "strict-dlq", failure: { decode: "fail-fast" } })
+  strictOrder(@Payload(validOrder) order: OrderDto, @Ctx() ctx: RustStreamContext): void {
+    this.#seen.saw(`strict order ${order.sku}`, ctx);
   }
 
   @Subscriber("prices", { reply: true })
@@ -138,8 +153,10 @@ describe("RustStreamModule in a Nest application", () => {
     expect(running.state).toBe("ready");
     expect([...running.subscribers].sort()).toEqual([
       "ShopHandlers.declines",
+      "ShopHandlers.looseOrder",
       "ShopHandlers.order",
       "ShopHandlers.price",
+      "ShopHandlers.strictOrder",
       "ShopHandlers.vault",
     ]);
     const client = new ClientRustStream({
@@ -198,6 +215,64 @@ describe("RustStreamModule in a Nest application", () => {
     } finally {
       await t.stop();
       await moduleRef.close();
+    }
+  });
+});
+
+describe("a ValidationPipe's rejection in RustStreamModule, by the decode policy", () => {
+  async function testApp(): Promise<{ t: TestApp; seen: Seen; close: () => Promise<void> }> {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        shopModule(
+          RustStreamModule.forRoot({
+            broker: new FileBroker({ path: join(dir, `rejections-${++files}.ss`) }),
+            name: "shop",
+            start: "manual",
+          }),
+        ),
+      ],
+    }).compile();
+    moduleRef.useLogger(false);
+    await moduleRef.init();
+    const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
+    return { t, seen: moduleRef.get(Seen), close: () => moduleRef.close() };
+  }
+
+  function decodeFailures(t: TestApp): DecodeFailureEvent[] {
+    return t.events.filter((e): e is DecodeFailureEvent => e.type === "decode-failure");
+  }
+
+  it("by default, with no dead letter declared: dropped, never retried, the app still running", async () => {
+    const { t, seen, close } = await testApp();
+    try {
+      await t.publish("loose-orders", { id: "one", sku: "fig" });
+      await t.publish("loose-orders", { id: 2, sku: "plum" });
+      t.subscriber("ShopHandlers.looseOrder").assertOutcomes("drop", "ack");
+      expect(seen.calls.map((c) => c.pattern)).toEqual(["loose order plum"]);
+      const [failure] = decodeFailures(t);
+      expect(failure?.subscriber).toBe("ShopHandlers.looseOrder");
+      expect(failure?.error).toBeInstanceOf(BadRequestException);
+      t.assertRunning();
+    } finally {
+      await t.stop();
+      await close();
+    }
+  });
+
+  it("under failure.decode fail-fast: the app stopped, with the rejection as its failure", async () => {
+    const { t, seen, close } = await testApp();
+    try {
+      await t.publish("strict-orders", { id: 1, sku: "pear" });
+      await t.publish("strict-orders", { id: "one", sku: "fig" });
+      const report = await within(20_000, "the app's fail-fast stop", t.running.stopped);
+      expect(report.failed).toBe(true);
+      expect(report.failure).toBeInstanceOf(BadRequestException);
+      expect(() => t.assertRunning()).toThrow(/not running: a fail-fast policy fired/);
+      expect(seen.calls.map((c) => c.pattern)).toEqual(["strict order pear"]);
+      expect(t.published("strict-dlq")).toEqual([]);
+      expect(decodeFailures(t).map((e) => e.error)).toEqual([report.failure]);
+    } finally {
+      await close();
     }
   });
 });

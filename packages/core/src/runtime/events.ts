@@ -8,9 +8,10 @@ import type { AppState } from "./runningApp.js";
 
 /**
  * How a delivery was finally settled, as observers see it. `settled-by-handler` means the handler
- * settled the raw delivery itself, so the runtime did not.
+ * settled the raw delivery itself, so the runtime did not. An `undecodable` outcome is settled by
+ * the decode policy, so it shows as what that policy chose.
  */
-export type SettledAs = OutcomeKind | "settled-by-handler" | "left-open";
+export type SettledAs = Exclude<OutcomeKind, "undecodable"> | "settled-by-handler" | "left-open";
 
 /** A handler ran (or a decode failure was settled) and the runtime settled the delivery. */
 export interface OutcomeEvent {
@@ -28,11 +29,17 @@ export interface OutcomeEvent {
   readonly durationMs: number;
   /** What the handler threw (or why its reply failed) when it failed; `undefined` otherwise. */
   readonly error: unknown;
-  /** True when the handler ran (false for decode and validation failures). */
+  /**
+   * True when the handler ran: false for the runtime's own decode and validation failures, true
+   * for a handler's `undecodable` outcome.
+   */
   readonly handled: boolean;
 }
 
-/** A payload that did not decode, or a decoded value its schema rejected. */
+/**
+ * A payload that did not decode, a decoded value its schema rejected, or one its handler refused
+ * with an `undecodable` outcome.
+ */
 export interface DecodeFailureEvent {
   readonly type: "decode-failure";
   readonly subscriber: string;

@@ -81,6 +81,9 @@ export class Settlement {
       case "dead-letter":
         this.#redelivery.deadLetter(delivery, outcome.reason);
         break;
+      case "undecodable":
+        this.decodeFailed(delivery, outcome.error, message, started, handled);
+        return;
     }
     this.emit(delivery, message, outcome.kind, started, error, handled);
   }
@@ -117,8 +120,17 @@ export class Settlement {
     }
   }
 
-  /** The payload did not decode or validate: never retried, settled by the decode policy. */
-  decodeFailed(delivery: Delivery, error: unknown): void {
+  /**
+   * The payload did not decode or validate, or its handler refused it as undecodable (then
+   * `handled`, with the message it was given): never retried, settled by the decode policy.
+   */
+  decodeFailed(
+    delivery: Delivery,
+    error: unknown,
+    message: unknown = undefined,
+    started = 0,
+    handled = false,
+  ): void {
     const { subscriber, log, decodePolicy } = this.#options;
     this.#host.emit?.({ type: "decode-failure", subscriber, delivery, error });
     // At error: a payload no handler can read is a sender's bug or worse, and nothing retries it.
@@ -129,15 +141,15 @@ export class Settlement {
     switch (decodePolicy) {
       case "drop":
         this.#redelivery.drop(delivery);
-        this.emit(delivery, undefined, "drop", 0, error, false);
+        this.emit(delivery, message, "drop", started, error, handled);
         return;
       case "dead-letter":
         this.#redelivery.deadLetter(delivery, "decode");
-        this.emit(delivery, undefined, "dead-letter", 0, error, false);
+        this.emit(delivery, message, "dead-letter", started, error, handled);
         return;
       case "fail-fast":
         this.#host.failFast(subscriber, error);
-        this.emit(delivery, undefined, "left-open", 0, error, false);
+        this.emit(delivery, message, "left-open", started, error, handled);
         return;
     }
   }
