@@ -13,8 +13,8 @@
 // table (`schemaSql`), for the raw loop a table of an id and a payload, for pg-boss a queue
 // (`insert`) in its schema, for graphile-worker a task's jobs (`addJobs`) in its schema, for the
 // relay an outbox table written in transactions. After it every order must be settled once, and the
-// queue is dropped. POSTGRES_AT=<git ref> names the package's commit the `stormat` and `redriveat` rows run
-// (rows.ts); the command and the facts record it.
+// queue is dropped. POSTGRES_AT=<git ref> names the package's commit the `stormat`,
+// `stormspreadat` and `redriveat` rows run (rows.ts); the command and the facts record it.
 
 import { schemaSql } from "@ruststream/postgres";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
@@ -167,6 +167,7 @@ const pairs: AppAgainstRaw[] = ["", "-8"].flatMap((w): AppAgainstRaw[] => [
   [`app${w}`, `graphile${w}:500`, 1, false],
   // The retry storm and the redrive now over the package at POSTGRES_AT: no target (issue 43 sets none).
   [`storm${w}`, `stormat${w}`, undefined, false],
+  [`stormspread${w}`, `stormspreadat${w}`, undefined, false],
   [`redrive${w}`, `redriveat${w}`, undefined, false],
 ]);
 const postgresAt = process.env.POSTGRES_AT || undefined;
@@ -176,7 +177,7 @@ try {
   await runDrainBench<PostgresTrial>({
     title: `PostgreSQL ${version[0]!.server_version}, a queue of ${orderBytes}-byte JSON orders`,
     scenario:
-      "A pre-filled queue of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT; a connection per worker) over a table of its own, the full app (PostgresQueue over the package's table, the same claim size, typed handler on n workers, ack by the runtime), pg-boss (work() with batchSize, localConcurrency, burstWhenBatchFull) and graphile-worker (run() with concurrency, a local queue of concurrency + 1 or of 500, completions batched over 25 ms), each filled by its own bulk insert in its own schema; the package's outbox relay publishing orders committed to its outbox table to a Redis stream; and a retry storm, the full app answering each order's first attempt with retryAfter(10) and counting its second, and a redrive of the orders as dead letters in 10 dead letter queues at once to the full app, on this tree's package and on the package at POSTGRES_AT; each row and round in a process of its own, its peak resident set measured",
+      "A pre-filled queue of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT; a connection per worker) over a table of its own, the full app (PostgresQueue over the package's table, the same claim size, typed handler on n workers, ack by the runtime), pg-boss (work() with batchSize, localConcurrency, burstWhenBatchFull) and graphile-worker (run() with concurrency, a local queue of concurrency + 1 or of 500, completions batched over 25 ms), each filled by its own bulk insert in its own schema; the package's outbox relay publishing orders committed to its outbox table to a Redis stream; and a retry storm, the full app answering each order's first attempt with retryAfter(10) (or 10 ms plus the order's id mod 100) and counting its second, and a redrive of the orders as dead letters in 10 dead letter queues at once to the full app, on this tree's package and on the package at POSTGRES_AT; each row and round in a process of its own, its peak resident set measured",
     args: {
       ...args,
       command: `${postgresAt === undefined ? "" : `POSTGRES_AT=${postgresAt} `}${args.command}`,
