@@ -13,7 +13,8 @@
 // table (`schemaSql`), for the raw loop a table of an id and a payload, for pg-boss a queue
 // (`insert`) in its schema, for graphile-worker a task's jobs (`addJobs`) in its schema, for the
 // relay an outbox table written in transactions. After it every order must be settled once, and the
-// queue is dropped.
+// queue is dropped. POSTGRES_AT=<git ref> names the package's commit the `stormat`,
+// `stormspreadat` and `redriveat` rows run (rows.ts); the command and the facts record it.
 
 import { schemaSql } from "@ruststream/postgres";
 import { ensureBrokers } from "@ruststream/tooling-testkit";
@@ -26,7 +27,7 @@ import { type AppAgainstRaw, runDrainBench } from "../rows/drainRounds.js";
 import { checkGraphile, fillGraphile, graphileFiller, graphileSchema } from "./graphile.js";
 import { checkPgBoss, fillPgBoss, pgBossFiller, pgBossSchema } from "./pgBoss.js";
 import { checkRelay, fillOutbox } from "./relay.js";
-import { carefulBatch, postgresRows } from "./rows.js";
+import { carefulBatch, deadLetterQueues, postgresRows } from "./rows.js";
 import type { PostgresTrial, TableTrial } from "./trial.js";
 
 const defaultRows = [
@@ -61,7 +62,8 @@ const fillBatch = 5_000;
 let made = 0;
 
 async function fillTable(key: string, messages: number, table: string): Promise<TableTrial> {
-  const app = key.startsWith("app");
+  // Every table row but the raw loop's drains the package's queue table.
+  const app = !key.startsWith("raw");
   await pool.query(
     app
       ? schemaSql(table)
@@ -71,6 +73,16 @@ async function fillTable(key: string, messages: number, table: string): Promise<
     const payloads: Buffer[] = [];
     for (let i = from; i < Math.min(messages, from + fillBatch); i++)
       payloads.push(orderPayload(i));
+    if (key.startsWith("redrive")) {
+      // Dead letters from `queue`, spread over the dead letter queues the row redrives.
+      await pool.query(
+        `INSERT INTO ${table} (queue, payload, dead_source, dead_reason, dead_attempts)
+         SELECT ($3::text[])[1 + (n % cardinality($3::text[]))], p, $1, 'bench', 1
+         FROM unnest($2::bytea[]) WITH ORDINALITY AS u(p, n)`,
+        [queue, payloads, deadLetterQueues(queue)],
+      );
+      continue;
+    }
     await pool.query(
       app
         ? `INSERT INTO ${table} (queue, payload) SELECT $1, p FROM unnest($2::bytea[]) AS p`
@@ -153,19 +165,31 @@ const pairs: AppAgainstRaw[] = ["", "-8"].flatMap((w): AppAgainstRaw[] => [
   [`app${w}`, `pgboss${w}`, 2, false],
   [`app${w}`, `graphile${w}`, 1, false],
   [`app${w}`, `graphile${w}:500`, 1, false],
+  // The retry storm and the redrive now over the package at POSTGRES_AT: no target (issue 43 sets none).
+  [`storm${w}`, `stormat${w}`, undefined, false],
+  [`stormspread${w}`, `stormspreadat${w}`, undefined, false],
+  [`redrive${w}`, `redriveat${w}`, undefined, false],
 ]);
+const postgresAt = process.env.POSTGRES_AT || undefined;
 
 const { rows: version } = await pool.query<{ server_version: string }>("SHOW server_version");
 try {
   await runDrainBench<PostgresTrial>({
     title: `PostgreSQL ${version[0]!.server_version}, a queue of ${orderBytes}-byte JSON orders`,
     scenario:
-      "A pre-filled queue of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT; a connection per worker) over a table of its own, the full app (PostgresQueue over the package's table, the same claim size, typed handler on n workers, ack by the runtime), pg-boss (work() with batchSize, localConcurrency, burstWhenBatchFull) and graphile-worker (run() with concurrency, a local queue of concurrency + 1 or of 500, completions batched over 25 ms), each filled by its own bulk insert in its own schema; and the package's outbox relay publishing orders committed to its outbox table to a Redis stream; each row and round in a process of its own, its peak resident set measured",
-    args,
+      "A pre-filled queue of 512-byte JSON orders drained by the raw pg loop (a transaction per batch: DELETE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, JSON.parse, COMMIT; a connection per worker) over a table of its own, the full app (PostgresQueue over the package's table, the same claim size, typed handler on n workers, ack by the runtime), pg-boss (work() with batchSize, localConcurrency, burstWhenBatchFull) and graphile-worker (run() with concurrency, a local queue of concurrency + 1 or of 500, completions batched over 25 ms), each filled by its own bulk insert in its own schema; the package's outbox relay publishing orders committed to its outbox table to a Redis stream; and a retry storm, the full app answering each order's first attempt with retryAfter(10) (or 10 ms plus the order's id mod 100) and counting its second, and a redrive of the orders as dead letters in 10 dead letter queues at once to the full app, on this tree's package and on the package at POSTGRES_AT; each row and round in a process of its own, its peak resident set measured",
+    args: {
+      ...args,
+      command: `${postgresAt === undefined ? "" : `POSTGRES_AT=${postgresAt} `}${args.command}`,
+    },
     rowModule: new URL("./rows.ts", import.meta.url).href,
     rowName: postgresRows.name,
     pairs,
-    against: { heading: "full app / raw loop, pg-boss, graphile-worker", bounded: true },
+    against: {
+      heading:
+        "full app / raw loop, pg-boss, graphile-worker; retry storm, redrive / the same at POSTGRES_AT",
+      bounded: true,
+    },
     fresh,
     finish,
     facts: {
@@ -175,6 +199,7 @@ try {
       batch: carefulBatch,
       pgBoss: "12.38.1",
       graphileWorker: "0.18.0",
+      ...(postgresAt === undefined ? {} : { postgresAt }),
     },
   });
 } finally {

@@ -8,13 +8,24 @@
 // ./graphile.ts); and the outbox relay (./relay.ts). Each timed from the first order in hand to the
 // last one settled.
 //
-// A row's key: `raw`, `app`, `appnoorder` (keyOrder off), `pgboss`, `graphile` or `relay`, then `-<workers>` (default 1), then
+// The retry storm (`storm`): the full app whose handler answers every order's first attempt with
+// `retryAfter(10)` and counts its second, timed from the first order in hand to the last one
+// settled on its second attempt (`stormspread`: each order of a claim delayed 10 ms plus its id mod
+// 100, so each retry is a statement of its own); `stormat` is the same on `@ruststream/postgres` as the git ref in
+// POSTGRES_AT had it (../packageAt.ts, this tree's core and pg), for the settles' wake-ups timed
+// before and after their change in one run. The redrive (`redrive`, `redriveat` likewise): the
+// orders wait as dead letters spread over `deadLetterQueues` (main.ts fills them), the full app
+// subscribed to their source, and one connection redrives every dead letter queue at once, timed
+// from the redrives' start to the last order handled.
+//
+// A row's key: `raw`, `app`, `appnoorder` (keyOrder off), `storm`, `stormspread`, `redrive` (each also with `at` after it), `pgboss`, `graphile` or `relay`, then `-<workers>` (default 1), then
 // `:<batch>` (rows a claim, default 100; for graphile-worker its local queue, default workers + 1;
 // not for the relay, at its defaults): `app-8`, `raw-8:200`, `graphile-8:500`.
-import { RustStream } from "@ruststream/core";
-import { PostgresBroker, PostgresQueue } from "@ruststream/postgres";
+import { RustStream, retryAfter } from "@ruststream/core";
+import * as thisTree from "@ruststream/postgres";
 import pg from "pg";
 import { type Drained, Tally } from "../kafka/tally.js";
+import { packageAt } from "../packageAt.js";
 import type { Order } from "../redis/drain/order.js";
 import { drainWithApp } from "../rows/appDrain.js";
 import { drainGraphile } from "./graphile.js";
@@ -73,12 +84,92 @@ async function fullApp(
 ): Promise<Drained> {
   const tally = new Tally(count);
   const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
-    new PostgresBroker({ url, table }),
+    new thisTree.PostgresBroker({ url, table }),
     (b) => {
-      b.subscriber<Order>(new PostgresQueue(queue, { claim: batch, keyOrder }))
+      b.subscriber<Order>(new thisTree.PostgresQueue(queue, { claim: batch, keyOrder }))
         .workers(workers)
         .handle((order) => {
           tally.add(order);
+        });
+    },
+  );
+  return drainWithApp(app, tally);
+}
+
+type PostgresModule = typeof thisTree;
+
+/** The retry storm's delay: short, so the settles' statements and wake-ups are what it times. */
+export const stormDelayMs = 10;
+
+/** The git ref of POSTGRES_AT, for the rows whose key ends in `at`; a clear error where it is not set. */
+function postgresAt(): string {
+  const ref = process.env.POSTGRES_AT || undefined;
+  if (ref === undefined) {
+    throw new Error(
+      "the stormat, stormspreadat and redriveat rows need POSTGRES_AT=<git ref>: the package's commit to run",
+    );
+  }
+  return ref;
+}
+
+/** The dead letter queues the redrive rows' orders wait in, all from `queue`. */
+export function deadLetterQueues(queue: string): string[] {
+  return Array.from({ length: 10 }, (_, i) => `${queue}.dead-${i}`);
+}
+
+async function redriveStorm(
+  { url, table, queue, count }: TableTrial,
+  workers: number,
+  batch: number,
+  postgres: PostgresModule,
+): Promise<Drained> {
+  const tally = new Tally(count);
+  const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
+    new postgres.PostgresBroker({ url, table }),
+    (b) => {
+      b.subscriber<Order>(new postgres.PostgresQueue(queue, { claim: batch }))
+        .workers(workers)
+        .handle((order) => {
+          tally.add(order);
+        });
+    },
+  );
+  const redriving = await new postgres.PostgresBroker({ url, table }).connect();
+  try {
+    const running = await app.start();
+    tally.begin();
+    const moved = await Promise.all(deadLetterQueues(queue).map((d) => redriving.redrive(d)));
+    const total = moved.reduce((sum, n) => sum + n, 0);
+    if (total !== count) throw new Error(`the redrives moved ${total} of ${count} dead letters`);
+    await tally.done;
+    await running.whenIdle();
+    const drained = tally.drained();
+    await running.stop();
+    return drained;
+  } finally {
+    await redriving.shutdown();
+  }
+}
+
+async function retryStorm(
+  { url, table, queue, count }: TableTrial,
+  workers: number,
+  batch: number,
+  postgres: PostgresModule,
+  delayOf: (order: Order) => number,
+): Promise<Drained> {
+  const tally = new Tally(count);
+  const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
+    new postgres.PostgresBroker({ url, table }),
+    (b) => {
+      b.subscriber<Order>(new postgres.PostgresQueue(queue, { claim: batch }))
+        .workers(workers)
+        .handle((order, ctx) => {
+          tally.begin();
+          if (ctx.attempt === 1) return retryAfter(delayOf(order));
+          // A later attempt counted too: an order handled twice fails the bench's count and sum.
+          tally.add(order);
+          return undefined;
         });
     },
   );
@@ -94,6 +185,50 @@ interface PostgresRow {
 }
 
 const on = (workers: number) => (workers === 1 ? "1 worker" : `${workers} workers`);
+
+type PackageRun = (
+  trial: TableTrial,
+  workers: number,
+  batch: number,
+  postgres: PostgresModule,
+) => Promise<Drained>;
+
+/** A row on this tree's package, and the same on the package at POSTGRES_AT (its key + `at`). */
+function nowAndAt(
+  what: (workers: number, batch: number) => string,
+  run: PackageRun,
+): [PostgresRow, PostgresRow] {
+  const row = (at: boolean): PostgresRow => ({
+    kind: "table",
+    batch: () => carefulBatch,
+    name: (w, n) => (at ? `${what(w, n)}, the package at ${postgresAt()}` : what(w, n)),
+    run: async (trial, w, n) =>
+      run(
+        trial as TableTrial,
+        w,
+        n,
+        at ? (await packageAt<PostgresModule>("postgres", postgresAt())).module : thisTree,
+      ),
+  });
+  return [row(false), row(true)];
+}
+
+const [storm, stormat] = nowAndAt(
+  (w, n) => `retry storm, each order retried once after ${stormDelayMs} ms, claim ${n}, ${on(w)}`,
+  (trial, w, n, postgres) => retryStorm(trial, w, n, postgres, () => stormDelayMs),
+);
+// A delay of its own for each order of a claim: the settles of one turn go as one statement per
+// delay, so here each retry is a statement (and, before the change, a pg_notify) of its own.
+const [stormspread, stormspreadat] = nowAndAt(
+  (w, n) =>
+    `retry storm, each order retried once after ${stormDelayMs}-${stormDelayMs + carefulBatch - 1} ms (its id mod ${carefulBatch} more), claim ${n}, ${on(w)}`,
+  (trial, w, n, postgres) =>
+    retryStorm(trial, w, n, postgres, (order) => stormDelayMs + (order.id % carefulBatch)),
+);
+const [redrive, redriveat] = nowAndAt(
+  (w, n) => `redrive of 10 dead letter queues at once, claim ${n}, ${on(w)}`,
+  redriveStorm,
+);
 
 const rows: Readonly<Record<string, PostgresRow>> = {
   raw: {
@@ -117,6 +252,12 @@ const rows: Readonly<Record<string, PostgresRow>> = {
     name: (w, n) => `full app, keyOrder off, claim ${n}, ${on(w)}`,
     run: (trial, w, n) => fullApp(trial as TableTrial, w, n, false),
   },
+  storm,
+  stormat,
+  stormspread,
+  stormspreadat,
+  redrive,
+  redriveat,
   pgboss: {
     kind: "pgboss",
     batch: () => carefulBatch,
@@ -149,7 +290,7 @@ function parse(key: string): [PostgresRow, number, number] {
       : Number.isInteger(batch) && batch >= 1);
   if (!fits) {
     throw new Error(
-      `unknown row "${key}": raw, app, appnoorder, pgboss or graphile, then -<workers> and :<batch>; or relay`,
+      `unknown row "${key}": raw, app, appnoorder, storm, stormspread, redrive (each also with at), pgboss or graphile, then -<workers> and :<batch>; or relay`,
     );
   }
   return [row, workers, batch];

@@ -26,7 +26,12 @@ import { runApart } from "./rowProcess.js";
  * (none: the ratio is reported only), and whether its peak is held to the bound (default: the
  * bench's `against.bounded`; `false` for a pair against another framework in a bench of raw loops).
  */
-export type AppAgainstRaw = readonly [app: string, raw: string, target?: number, bounded?: boolean];
+export type AppAgainstRaw = readonly [
+  app: string,
+  raw: string,
+  target?: number | undefined,
+  bounded?: boolean,
+];
 
 export interface DrainBench<Trial> {
   /** What the bench prints first. */
