@@ -19,6 +19,8 @@ export interface Handled {
   readonly at?: number;
   /** The runtime's attempt it was (1 unless the broker or the runtime delivered it again). */
   readonly attempt?: number;
+  /** The replica that handled it (its index, the same across its restarts). */
+  readonly replica?: number;
 }
 
 export interface CheckOptions {
@@ -93,4 +95,41 @@ function inHandlingOrder(handled: readonly Handled[]): readonly Handled[] {
   const at = (h: Handled): number => h.at ?? Number.NaN;
   if (!handled.every((h) => Number.isFinite(at(h)))) return handled;
   return [...handled].sort((a, b) => at(a) - at(b));
+}
+
+/**
+ * A fan-out's check (every replica subscribes on its own and is given every message): each replica
+ * checked on its own handlings, with what it may miss (`settledElsewhere`) its own, and the counts
+ * summed; a handling by no replica of the run is unexpected.
+ */
+export function checkPerReplica(
+  published: readonly Published[],
+  handled: readonly Handled[],
+  replicas: number,
+  options: {
+    readonly orderPerKey: boolean;
+    readonly settledElsewhere: (replica: number) => ReadonlySet<number>;
+  },
+): CheckResult {
+  const results = Array.from({ length: replicas }, (_, replica) =>
+    check(
+      published,
+      handled.filter((h) => h.replica === replica),
+      { orderPerKey: options.orderPerKey, settledElsewhere: options.settledElsewhere(replica) },
+    ),
+  );
+  const strays = handled.filter(
+    (h) => h.replica === undefined || h.replica < 0 || h.replica >= replicas,
+  ).length;
+  const sum = (field: "lost" | "duplicated" | "reordered" | "unexpected"): number =>
+    results.reduce((total, r) => total + r[field], 0);
+  const lostSample = [...new Set(results.flatMap((r) => r.lostSample))].sort((a, b) => a - b);
+  return {
+    messages: new Set(published.map((m) => m.seq)).size,
+    lost: sum("lost"),
+    duplicated: sum("duplicated"),
+    reordered: sum("reordered"),
+    unexpected: sum("unexpected") + strays,
+    lostSample: lostSample.slice(0, 10),
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { check, type Handled, type Published } from "../src/checker.js";
+import { check, checkPerReplica, type Handled, type Published } from "../src/checker.js";
 
 const published: Published[] = [
   { key: "a", seq: 0 },
@@ -92,5 +92,54 @@ describe("the checker", () => {
     const result = check(published, handled, { orderPerKey: true });
     expect(result.unexpected).toBe(2);
     expect(result.duplicated).toBe(0);
+  });
+});
+
+describe("the checker under a fan-out (every replica given every message)", () => {
+  const by = (replica: number, seqs: readonly number[]): Handled[] =>
+    published.filter((m) => seqs.includes(m.seq)).map((m) => ({ ...m, replica }));
+  const none = (): ReadonlySet<number> => new Set();
+
+  it("counts nothing when each replica handled every message once", () => {
+    const handled = [...by(0, [0, 1, 2, 3, 4]), ...by(1, [0, 1, 2, 3, 4])];
+    const result = checkPerReplica(published, handled, 2, {
+      orderPerKey: false,
+      settledElsewhere: none,
+    });
+    expect(result).toMatchObject({ messages: 5, lost: 0, duplicated: 0, unexpected: 0 });
+  });
+
+  it("counts a message one replica missed as lost, though the other handled it", () => {
+    const handled = [...by(0, [0, 1, 2, 3, 4]), ...by(1, [0, 1, 2, 4])];
+    const result = checkPerReplica(published, handled, 2, {
+      orderPerKey: false,
+      settledElsewhere: none,
+    });
+    expect(result.lost).toBe(1);
+    expect(result.lostSample).toEqual([3]);
+  });
+
+  it("excuses a replica only what a fault took from that replica", () => {
+    const handled = [...by(0, [0, 1, 2, 4]), ...by(1, [0, 1, 2, 4])];
+    const result = checkPerReplica(published, handled, 2, {
+      orderPerKey: false,
+      settledElsewhere: (replica) => new Set(replica === 0 ? [3] : []),
+    });
+    expect(result.lost).toBe(1);
+    expect(result.lostSample).toEqual([3]);
+  });
+
+  it("counts a message handled twice by one replica as a duplicate, and a handling by no replica of the run as unexpected", () => {
+    const handled = [
+      ...by(0, [0, 1, 2, 3, 4]),
+      ...by(0, [2]),
+      ...by(1, [0, 1, 2, 3, 4]),
+      ...by(2, [1]),
+    ];
+    const result = checkPerReplica(published, handled, 2, {
+      orderPerKey: false,
+      settledElsewhere: none,
+    });
+    expect(result).toMatchObject({ lost: 0, duplicated: 1, unexpected: 1 });
   });
 });

@@ -10,7 +10,7 @@ import {
 import { NATS_PARTITIONED_IN_FLIGHT } from "../service/natsPartitions.js";
 import { PULSAR_IN_FLIGHT, PULSAR_RESTART_IN_FLIGHT } from "../service/pulsarQueue.js";
 import { KAFKA_TRACKED_IN_FLIGHT, KAFKA_TRANSACTIONAL_IN_FLIGHT } from "./kafkaBounds.js";
-import { natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
+import { natsCoreFanout, natsCorePublish, natsCoreRequest } from "./natsCoreScenario.js";
 import { rabbitmqQueueScenarios } from "./rabbitmqQueueScenarios.js";
 import { retryPlan } from "./retryPlan.js";
 import type { Scenario } from "./scenario.js";
@@ -297,6 +297,7 @@ export const scenarios: readonly Scenario[] = [
   },
   natsCoreRequest,
   natsCorePublish,
+  natsCoreFanout,
   {
     name: "nats-cluster-leader",
     description:

@@ -30,3 +30,20 @@ export const natsCorePublish: Scenario = {
   inFlightPerReplica: 1,
   ci: true,
 };
+
+export const natsCoreFanout: Scenario = {
+  name: "nats-core-fanout",
+  description:
+    "a core NATS subject read by two replicas each subscribed on its own (no queue group: each given every message) through the fault proxy, the load published fire and forget: cut, stall, latency, and SIGKILL of a replica; before each fault the load is held until every replica handled everything sent, and what is published from the fault's start until every replica answers its probe after the heal is exposed for the replicas the fault reaches (every replica for a fault through the proxy, the killed one for a kill): each replica handled every message published outside its own exposure, none more often than it was sent",
+  broker: "nats-core-fanout",
+  replicas: 2,
+  faults: ["cut", "stall", "latency", "kill"],
+  fanOut: true,
+  // Not checked here (the nats package's Not done yet): a publish the runner sends again would come
+  // after later ones of its key.
+  orderPerKey: false,
+  // Each replica is handed a publish at most once by its subscription and the handler never fails:
+  // a duplicate can only be a publish the runner sent again, which the verdict holds to its sends.
+  inFlightPerReplica: 1,
+  ci: true,
+};

@@ -1,7 +1,7 @@
 // One scenario, start to end: the broker side made ready, the replicas started, the load published
 // while the seeded faults land, every message waited for, the replicas stopped, the checker run.
 import { join } from "node:path";
-import { type CheckResult, check, type Handled } from "../checker.js";
+import { type CheckResult, check, checkPerReplica, type Handled } from "../checker.js";
 import { faultSchedule, type PlannedFault } from "../faults/schedule.js";
 import type { NetworkFault, Toxiproxy } from "../faults/toxiproxy.js";
 import { plannedMessages } from "../load.js";
@@ -96,7 +96,7 @@ export async function runScenario(
   const handledAt: number[] = [];
   const deadLetters = new Map<number, Set<string>>();
   let started = performance.now();
-  const onLine = (line: string): void => {
+  const onLine = (line: string, replica: number): void => {
     // The fourth field: a handling's time (`h`), a dead letter's write (`d`); a handling's fifth,
     // its attempt.
     const [kind, k, s, position, attempt] = line.split(" ");
@@ -106,7 +106,7 @@ export async function runScenario(
       return;
     }
     if (kind === "h") {
-      handled.push({ key: k, seq, at: Number(position), attempt: Number(attempt) });
+      handled.push({ key: k, seq, at: Number(position), attempt: Number(attempt), replica });
       handledAt.push(performance.now() - started);
     } else if (kind === "d") {
       const positions = deadLetters.get(seq) ?? new Set<string>();
@@ -126,7 +126,7 @@ export async function runScenario(
     const injecting = (async () => {
       for (const fault of plan) {
         await sleepUntil(started + fault.atMs);
-        await target.beforeFault?.();
+        await target.beforeFault?.(fault);
         faults.push(await inject(fault, { replicas, target, proxy, started }));
         await target.afterFault?.();
       }
@@ -137,10 +137,11 @@ export async function runScenario(
     await Promise.all([injecting, publishing]);
     await waitForAll(
       messages.length,
+      scenario.fanOut === undefined ? undefined : scenario.replicas,
       handled,
       deadLetters,
       profile.drainTimeoutMs,
-      target.removedByFault?.(),
+      (replica) => target.removedByFault?.(replica),
     );
     // A little longer, so a late redelivery shows up as the duplicate it is.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -165,11 +166,28 @@ export async function runScenario(
     }
   }
   const wallMs = performance.now() - started;
-  const removed = target.removedByFault?.();
-  const result = check(messages, handled, {
-    orderPerKey: scenario.orderPerKey,
-    settledElsewhere: new Set([...deadLetters.keys(), ...(removed ?? [])]),
-  });
+  const settledElsewhere = (replica?: number): ReadonlySet<number> =>
+    new Set([...deadLetters.keys(), ...(target.removedByFault?.(replica) ?? [])]);
+  const result =
+    scenario.fanOut === undefined
+      ? check(messages, handled, {
+          orderPerKey: scenario.orderPerKey,
+          settledElsewhere: settledElsewhere(),
+        })
+      : checkPerReplica(messages, handled, scenario.replicas, {
+          orderPerKey: scenario.orderPerKey,
+          settledElsewhere,
+        });
+  // Under a fan-out, summed over the replicas: each replica's messages a fault took from it.
+  const removed =
+    target.removedByFault === undefined
+      ? undefined
+      : scenario.fanOut === undefined
+        ? target.removedByFault().size
+        : Array.from(
+            { length: scenario.replicas },
+            (_, r) => target.removedByFault?.(r).size ?? 0,
+          ).reduce((a, b) => a + b, 0);
   const times = [...handledAt].sort((a, b) => a - b);
   const retry = config.retry;
   const offPlan =
@@ -196,7 +214,7 @@ export async function runScenario(
             : { deadLetteredTwiceBound: faults.length * scenario.deadLettersTwicePerFault }),
           ...(scenario.capCountsHandlerRunsOnly === true ? { deadLetteredOffPlan: offPlan } : {}),
         }),
-    ...(removed === undefined ? {} : { removedByFault: removed.size }),
+    ...(removed === undefined ? {} : { removedByFault: removed }),
     lostSample: result.lostSample,
     ...(outputs === undefined
       ? {}
@@ -234,20 +252,30 @@ export async function runScenario(
   };
 }
 
-/** Until every message was handled or dead-lettered, or the timeout. */
+/**
+ * Until every message was handled, dead-lettered or removed by a fault, or the timeout; under a
+ * fan-out of `fanOut` replicas, by each of them.
+ */
 async function waitForAll(
   total: number,
+  fanOut: number | undefined,
   handled: readonly Handled[],
   deadLetters: ReadonlyMap<number, unknown>,
   timeoutMs: number,
-  removed: ReadonlySet<number> = new Set(),
+  removed: (replica?: number) => ReadonlySet<number> | undefined,
 ): Promise<void> {
+  const views = fanOut === undefined ? [undefined] : Array.from({ length: fanOut }, (_, r) => r);
+  const complete = (replica: number | undefined): boolean => {
+    const done = new Set(
+      handled.filter((h) => replica === undefined || h.replica === replica).map((h) => h.seq),
+    );
+    for (const seq of deadLetters.keys()) done.add(seq);
+    for (const seq of removed(replica) ?? []) done.add(seq);
+    return done.size >= total;
+  };
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    const done = new Set(handled.map((h) => h.seq));
-    for (const seq of deadLetters.keys()) done.add(seq);
-    for (const seq of removed) done.add(seq);
-    if (done.size >= total) return;
+    if (views.every(complete)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -16,6 +16,11 @@ export interface Scenario {
   /** Service processes at once (more than one only where the broker has groups). */
   readonly replicas: number;
   readonly faults: readonly FaultKind[];
+  /**
+   * Every replica subscribes on its own and is given every message (core NATS without a queue
+   * group): the checker runs per replica, each replica's losses and duplicates summed.
+   */
+  readonly fanOut?: true;
   /** Whether the mode promises order per key (checked: reordered must be 0). */
   readonly orderPerKey: boolean;
   /** Deliveries one replica may hold unsettled: what one fault may make it handle twice. */

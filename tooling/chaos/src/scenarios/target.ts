@@ -31,15 +31,20 @@ export interface Target {
   readonly outputs?: (expected: number, timeoutMs: number) => Promise<readonly Handled[]>;
   /**
    * Around every fault: `beforeFault` before it lands, `afterFault` once it healed (a core NATS
-   * load marks what it publishes from one to the other as exposed to the fault).
+   * load marks what it publishes from one to the other as exposed to the fault: to the replica it
+   * kills, or, under a fan-out, to every replica behind the proxy).
    */
-  readonly beforeFault?: () => Promise<void>;
+  readonly beforeFault?: (fault: PlannedFault<FaultKind>) => Promise<void>;
   readonly afterFault?: () => Promise<void>;
   cleanup(): Promise<void>;
   /** Called before the replicas are stopped: ends whatever the target runs beside them. */
   readonly beforeStop?: () => Promise<void>;
-  /** Messages a fault took out of the broker (truncated away): gone, not lost by the framework. */
-  readonly removedByFault?: () => ReadonlySet<number>;
+  /**
+   * Messages a fault took out of the broker (truncated away): gone, not lost by the framework.
+   * Under a fan-out (`Scenario.fanOut`) the runner asks per replica: what that replica lost to a
+   * fault.
+   */
+  readonly removedByFault?: (replica?: number) => ReadonlySet<number>;
   /**
    * The target's own verdict once the replicas stopped: failures, and notes for the report (read
    * from the broker where it must be, as a transactional queue's business rows are).

@@ -66,7 +66,15 @@ export function targetOf(scenario: Scenario, inputs: TargetInputs): Promise<Targ
     case "nats-core-request":
       return natsCoreTarget(key, proxy, inputs.handled, log);
     case "nats-core-publish":
-      return natsCorePublishTarget(key, scenario.replicas, proxy, inputs.handled, log);
+    case "nats-core-fanout":
+      return natsCorePublishTarget(
+        key,
+        scenario.replicas,
+        scenario.broker === "nats-core-fanout",
+        proxy,
+        inputs.handled,
+        log,
+      );
     case "nats-partitioned":
       return natsClusterTarget(key, group, log);
     case "rabbitmq-quorum":

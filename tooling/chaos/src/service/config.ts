@@ -36,6 +36,7 @@ export interface ServiceConfig {
     | "nats-jetstream"
     | "nats-core-request"
     | "nats-core-publish"
+    | "nats-core-fanout"
     | "nats-partitioned"
     | "rabbitmq-quorum"
     | "rabbitmq-classic"
@@ -49,7 +50,8 @@ export interface ServiceConfig {
   readonly key: string;
   /**
    * The app's name: the Redis group, the file's consumer name, the Pulsar subscription, the Kafka
-   * consumer group, the JetStream durable consumer, the core NATS queue group.
+   * consumer group, the JetStream durable consumer, the core NATS queue group (none under
+   * `nats-core-fanout`: each replica subscribes on its own).
    */
   readonly group: string;
   /** Work per message, so faults land with messages under way. */

@@ -112,7 +112,11 @@ if (config.broker === "file") {
 } else if (config.broker === "nats-jetstream") {
   // Each broker's client loaded only by its own replicas.
   (await import("./natsService.js")).mountNats(app, config, declare);
-} else if (config.broker === "nats-core-request" || config.broker === "nats-core-publish") {
+} else if (
+  config.broker === "nats-core-request" ||
+  config.broker === "nats-core-publish" ||
+  config.broker === "nats-core-fanout"
+) {
   (await import("./natsCoreService.js")).mountNatsCore(app, config, handleMain);
 } else if (config.broker === "nats-partitioned") {
   (await import("./natsPartitionedService.js")).mountNatsPartitions(app, config, handleMain);

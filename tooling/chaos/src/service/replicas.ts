@@ -1,6 +1,6 @@
 // The service's replicas as separate Node processes: started, SIGKILLed, started again, stopped as a
 // deployment stops them (SIGTERM, then SIGKILL if the drain hangs). Every line they print goes to
-// one listener, in the order the runner receives it.
+// one listener, with the index of the replica that printed it, in the order the runner receives it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -17,7 +17,7 @@ interface Replica {
 
 export class Replicas {
   readonly #config: ServiceConfig;
-  readonly #onLine: (line: string) => void;
+  readonly #onLine: (line: string, replica: number) => void;
   readonly #running: (Replica | undefined)[];
 
   readonly #logFile: string;
@@ -27,7 +27,7 @@ export class Replicas {
     count: number,
     config: ServiceConfig,
     logFile: string,
-    onLine: (line: string) => void,
+    onLine: (line: string, replica: number) => void,
   ) {
     this.#config = config;
     this.#logFile = logFile;
@@ -73,7 +73,7 @@ export class Replicas {
     return new Promise((resolve, reject) => {
       createInterface({ input: child.stdout! }).on("line", (line) => {
         if (line === "ready") resolve();
-        else if (line !== "") this.#onLine(line);
+        else if (line !== "") this.#onLine(line, i);
       });
       void exited.then((code) =>
         reject(new Error(`service replica ${i} exited with ${code} before it was ready`)),
