@@ -5,12 +5,15 @@ import { TestApp } from "@ruststream/testing";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { JetStreamSubject, NatsBroker, type NatsBrokerOptions } from "../src/index.js";
+import { runChild } from "./child/runChild.js";
 import { eventually } from "./env.live.js";
 
 // Websocket servers (ws://): the tooling's ws instance serves NATS only on its websocket port
 // (NATS_WS_URL), so whatever works through that URL went over the client's websocket transport.
 // Its users are the auth instance's; a client giving none is the password user (no_auth_user).
 // No TCP connection is opened here while a websocket one is: a process holds one kind at a time.
+// wss:// (NATS_WSS_URL, the wss instance, its certificate signed by the test CA NATS_TLS_CA) runs in
+// child processes: Node reads NODE_EXTRA_CA_CERTS once, when a process starts.
 
 let t: TestApp | undefined;
 const streams: string[] = [];
@@ -123,6 +126,26 @@ describe("websocket servers", () => {
     expect(closed).toBe(true);
     const tcp = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
     await tcp.shutdown();
+  });
+
+  it("an app over wss:// in a process trusting the test CA through NODE_EXTRA_CA_CERTS: a round trip", async () => {
+    const prefix = uniqueName("wss");
+    const { code, out } = await runChild("wssApp.ts", prefix, {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: requireEnv("NATS_TLS_CA"),
+    });
+    expect(out).toContain("round trip: ping, answered");
+    expect(code, out).toBe(0);
+  });
+
+  it("wss:// in a process without the test CA: a broker failure naming NODE_EXTRA_CA_CERTS", async () => {
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    const { code, out } = await runChild("wssApp.ts", uniqueName("wss"), env);
+    expect(out).toMatch(
+      /refused: broker-failure: .*could not connect to NATS at wss:\/\/.*the websocket did not open .*TLS refused.*NODE_EXTRA_CA_CERTS/,
+    );
+    expect(code, out).toBe(2);
   });
 
   it("refuses, before any I/O, a list mixing websocket and TCP servers and TLS settings it cannot honour", () => {

@@ -1,10 +1,11 @@
 // @ts-check
 // NATS 2.15.3, built once from the Go module proxy with the machine's Go (Debian's 2.9 lacks what
 // the package uses: multi-filter consumers, 2.12 atomic batches) into a cache folder outside the
-// clone, then run as six small servers on loopback, one per kind of test the NATS package needs:
+// clone, then run as seven small servers on loopback, one per kind of test the NATS package needs:
 // plain (JetStream on file storage, the monitoring port), auth (a user with a password and an NKey
-// user), token, TLS (testCa.mjs), JWT (operator mode, a user's credentials file) and ws (a
-// websocket listener beside its client port, JetStream, the auth instance's users). State lives
+// user), token, TLS (testCa.mjs), JWT (operator mode, a user's credentials file), ws (a
+// websocket listener beside its client port, JetStream, the auth instance's users) and wss (a TLS
+// websocket listener with the TLS instance's certificate). State lives
 // in stateDir("nats", <instance>); the secrets (password, token, seeds, JWTs) are made once and
 // kept in stateDir("nats")/secrets.json (mode 600): they only ever guard a loopback port.
 import { randomBytes } from "node:crypto";
@@ -43,7 +44,7 @@ const HOST = "127.0.0.1";
 export const USER = "ruststream";
 
 /**
- * @typedef {"plain" | "auth" | "token" | "tls" | "jwt" | "ws"} InstanceName
+ * @typedef {"plain" | "auth" | "token" | "tls" | "jwt" | "ws" | "wss"} InstanceName
  * @typedef {{ name: InstanceName, port: number, portVar: string }} Instance
  */
 
@@ -56,6 +57,7 @@ function instances() {
     { name: "tls", port: envPort("NATS_TLS_PORT", 14225), portVar: "NATS_TLS_PORT" },
     { name: "jwt", port: envPort("NATS_JWT_PORT", 14226), portVar: "NATS_JWT_PORT" },
     { name: "ws", port: envPort("NATS_WS_CLIENT_PORT", 14227), portVar: "NATS_WS_CLIENT_PORT" },
+    { name: "wss", port: envPort("NATS_WSS_CLIENT_PORT", 14229), portVar: "NATS_WSS_CLIENT_PORT" },
   ];
 }
 
@@ -65,6 +67,23 @@ function instances() {
  * without this instance never restarts it to take the listener away.
  */
 const wsPort = () => envPort("NATS_WS_PORT", 14228);
+
+/**
+ * The wss instance's websocket port, over TLS. An instance of its own too, for the same reason:
+ * the ws server's configuration stays what a clone without it writes.
+ */
+const wssPort = () => envPort("NATS_WSS_PORT", 14230);
+
+/**
+ * The websocket port of the instances that have one, with the variable that moves it.
+ * @param {InstanceName} instance
+ * @returns {[number, string] | undefined}
+ */
+function websocketPortOf(instance) {
+  if (instance === "ws") return [wsPort(), "NATS_WS_PORT"];
+  if (instance === "wss") return [wssPort(), "NATS_WSS_PORT"];
+  return undefined;
+}
 
 /** The plain instance's monitoring port (`/varz`, `/jsz`, `/healthz`). */
 const monitorPort = () => envPort("NATS_MONITOR_PORT", 18222);
@@ -221,6 +240,15 @@ function configBody(instance, s) {
         `no_auth_user: ${q(USER)}`,
       );
       break;
+    case "wss": {
+      const f = tlsFiles();
+      // Core NATS only, no users: what it tests is the TLS handshake of Node's WebSocket (the
+      // test CA's server certificate), everything past it being the ws instance's.
+      lines.push(
+        `websocket { host: ${q(HOST)}, port: ${wssPort()}, tls { cert_file: ${q(f.cert)}, key_file: ${q(f.key)} } }`,
+      );
+      break;
+    }
   }
   return `${lines.join("\n")}\n`;
 }
@@ -269,6 +297,7 @@ async function serving(instance, serverName) {
   const info = await serverInfo(instance.port);
   if (info?.server_name !== serverName) return false;
   if (instance.name === "ws") return info.jetstream === true && (await portOpen(wsPort()));
+  if (instance.name === "wss") return portOpen(wssPort());
   if (instance.name !== "plain") return true;
   if (info.jetstream !== true) return false;
   const response = await fetch(`http://${HOST}:${monitorPort()}/healthz`).catch(() => undefined);
@@ -284,7 +313,8 @@ function portsOf(instance) {
   /** @type {[number, string][]} */
   const ports = [[instance.port, instance.portVar]];
   if (instance.name === "plain") ports.push([monitorPort(), "NATS_MONITOR_PORT"]);
-  if (instance.name === "ws") ports.push([wsPort(), "NATS_WS_PORT"]);
+  const websocket = websocketPortOf(instance.name);
+  if (websocket !== undefined) ports.push(websocket);
   return ports;
 }
 
@@ -325,7 +355,7 @@ async function upInstance(instance, binary, s, log) {
       );
     }
   }
-  if (instance.name === "tls")
+  if (instance.name === "tls" || instance.name === "wss")
     await ensureTestCertificates(stateDir("nats", "tls-certs"), "ruststream test CA");
   const serverName = `ruststream-${instance.name}-${randomBytes(4).toString("hex")}`;
   writeFileSync(files.config, `server_name: ${q(serverName)}\n${body}`, { mode: 0o600 });
@@ -468,6 +498,8 @@ export function env() {
     NATS_TLS_CA: tlsFiles().ca,
     NATS_JWT_URL: `nats://${HOST}:${port("jwt")}`,
     NATS_WS_URL: `ws://${HOST}:${wsPort()}`,
+    // Its certificate is the TLS instance's: NATS_TLS_CA signed it.
+    NATS_WSS_URL: `wss://${HOST}:${wssPort()}`,
   };
   // The secrets exist once `up` ran; before, only the addresses are known.
   if (s !== undefined) {

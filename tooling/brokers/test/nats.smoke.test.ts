@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { connect as tlsConnect } from "node:tls";
 import {
   type ConnectionOptions,
   connect,
@@ -124,6 +125,39 @@ describe("nats on loopback", () => {
       expect(info.jetstream).toBe(true);
     } finally {
       socket.close();
+    }
+  });
+
+  it("wss server: its port's certificate is the test CA's, and its websocket upgrade sends the INFO", async () => {
+    // Over node:tls, which takes the CA (Node's WebSocket takes none, and this process does not
+    // trust the test CA): the handshake, then the websocket upgrade by hand.
+    const url = new URL(requireEnv("NATS_WSS_URL"));
+    const socket = tlsConnect({
+      host: url.hostname,
+      port: Number(url.port),
+      ca: readFileSync(requireEnv("NATS_TLS_CA")),
+    });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let got = "";
+        socket.once("error", reject);
+        socket.once("secureConnect", () => {
+          socket.write(
+            `GET / HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+          );
+        });
+        // The INFO follows the 101 in the first frame, uncompressed (no extension was asked for).
+        socket.on("data", (chunk: Buffer) => {
+          got += chunk.toString("latin1");
+          if (/"server_name":"[^"]*"/.test(got)) resolve(got);
+        });
+        socket.once("close", () => reject(new Error(`the wss port closed after: ${got}`)));
+      });
+      expect(socket.authorized).toBe(true);
+      expect(answer).toMatch(/^HTTP\/1\.1 101 /);
+      expect(answer).toMatch(/"server_name":"ruststream-wss-/);
+    } finally {
+      socket.destroy();
     }
   });
 });

@@ -66,6 +66,7 @@ declare module "@ruststream/tooling-brokers" {
     | "NATS_TLS_CA"
     | "NATS_JWT_URL"
     | "NATS_WS_URL"
+    | "NATS_WSS_URL"
     | "NATS_CREDS"
     | "NATS_JWT_ACCOUNT_SEED"
     | "NATS_CLUSTER_SERVERS"

@@ -140,10 +140,7 @@ export async function connectLink(
     if (error instanceof RustStreamError) throw error;
     // Node's WebSocket reports a failed opening with an empty message.
     const said =
-      (error as Error).message ||
-      (websocket
-        ? "the websocket did not open (nothing listening, no NATS websocket listener, or TLS refused)"
-        : "no reason given");
+      (error as Error).message || (websocket ? websocketNotOpened(options) : "no reason given");
     throw new RustStreamError(
       "broker-failure",
       `could not connect to NATS at ${serverList(options).join(", ")}: ${said}${(error as Error).cause ? ` (${String((error as Error).cause)})` : ""}`,
@@ -154,6 +151,17 @@ export async function connectLink(
   const jsm = await jetstreamManager(nc, { timeout, checkAPI: false });
   const retry = new ApiRetry(options.apiRetryWithinMs ?? 30_000, () => nc.info?.jetstream === true);
   return new ClientLink(nc, jetstream(nc, { timeout }), jsm, retry, timeout, log);
+}
+
+/**
+ * Why a websocket may not have opened. Over wss:// an untrusted certificate is the likely one, and
+ * its fix is outside the options (Node's WebSocket takes no CA), so the message names it.
+ */
+function websocketNotOpened(options: NatsBrokerOptions): string {
+  const overTls = serverList(options).some((server) => /^wss:/i.test(server));
+  return overTls
+    ? "the websocket did not open (nothing listening, no NATS websocket listener, or TLS refused: the server's certificate must be signed by a CA the process trusts, the system's or one in the file NODE_EXTRA_CA_CERTS names when the process starts)"
+    : "the websocket did not open (nothing listening, or no NATS websocket listener)";
 }
 
 /** A frame's header lines as the client sends them (none: no header block). */

@@ -9,10 +9,12 @@ export const HELD_MS = 20_000;
 /**
  * Runs a child script of test/child in its own Node process (the package's sources through tsx):
  * its exit code and what it printed; one still running after HELD_MS is killed and reported as held.
+ * `env` is the child's environment (this process's when not given).
  */
 export function runChild(
   script: string,
   arg: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; out: string }> {
   const child = spawn(
     process.execPath,
@@ -23,7 +25,7 @@ export function runChild(
       fileURLToPath(new URL(`./${script}`, import.meta.url)),
       arg,
     ],
-    { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: PACKAGE, env, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
   child.stdout.on("data", (d) => {
