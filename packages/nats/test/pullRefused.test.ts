@@ -6,6 +6,7 @@ import {
   JetStreamSubject,
   NatsBroker,
   NatsPublish,
+  OrderedJetStreamSubject,
 } from "../src/index.js";
 import { eventually } from "./env.live.js";
 import { OwnServer } from "./ownServer.js";
@@ -14,7 +15,7 @@ import { OwnServer } from "./ownServer.js";
 // test's own whose permissions the test changes: the subscription asks again less and less often
 // (the server's log holds each refusal, with its time), the connection's state is `lost` with the
 // server's reason, and once the permission is given the messages come and the state is
-// `connected` again.
+// `connected` again. A named consumer's pulls and an ordered consumer's alike.
 
 const password = "pull-refused";
 /** The user the app connects as: allowed everything, or everything but asking for messages. */
@@ -99,3 +100,45 @@ it("refused pulls are asked again less and less often, the state is lost with th
   await eventually(() => connected?.state === "connected", 5_000, "connected again");
   expect(changes.map((change) => change.state)).toEqual(["lost", "connected"]);
 }, 45_000);
+
+it("an ordered consumer's refused pulls: the state is lost with the server's reason, and connected once allowed", async () => {
+  server = await OwnServer.start({ jetStream: true, config: permissions(false) });
+  const stream = uniqueName("ORDERED_REFUSED")
+    .toUpperCase()
+    .replaceAll(/[^A-Z0-9_]/g, "_");
+  const subject = `refused.${stream.toLowerCase()}`;
+  const changes: ConnectionChange[] = [];
+  connected = await new NatsBroker({
+    servers: server.url,
+    credentials: { user: "app", password },
+  }).connect({ onState: (change) => changes.push(change) });
+  const subscription = await connected.subscribe(
+    new OrderedJetStreamSubject(subject, {
+      stream,
+      pullExpiresMs: 1000,
+      declare: { subjects: [subject], storage: "memory" },
+    }),
+  );
+  const next = subscription.next();
+  // Answered below; a failure before that shuts the connection down under it.
+  next.catch(() => undefined);
+
+  await eventually(() => connected?.state === "lost", 10_000, "the state lost");
+  expect(changes[0]?.state).toBe("lost");
+  // The consumer the client named, whose pull requests the server refused.
+  expect(changes[0]?.reason).toMatch(
+    new RegExp(
+      `refuses the pulls of consumer "(\\w+)" on "${stream}": Permissions Violation for Publish to "\\$JS\\.API\\.CONSUMER\\.MSG\\.NEXT\\.${stream}\\.\\1"`,
+    ),
+  );
+  // Asked again after 1 s, refused again (the server's log), as a named consumer's.
+  await eventually(() => refusals(server!, stream).length >= 2, 10_000, "two refusals");
+
+  server.reconfigure(permissions(true));
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  await publisher.publish({ name: subject, payload: bytes("allowed") });
+  const delivery = (await next).value;
+  expect(delivery && text(delivery.payload)).toBe("allowed");
+  await eventually(() => connected?.state === "connected", 5_000, "connected again");
+  expect(changes.map((change) => change.state)).toEqual(["lost", "connected"]);
+}, 30_000);

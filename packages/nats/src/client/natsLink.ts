@@ -63,7 +63,6 @@ import {
   type NatsLink,
   noStreamStores,
   type PubAck,
-  PullRefused,
   type PullRequest,
   type Received,
   type Stored,
@@ -74,6 +73,7 @@ import { loadKv, loadObj } from "./loadPeers.js";
 import { assertReadable, joinChunks, type NatsObjectInfo } from "./objectMeta.js";
 import { orderedConsumer } from "./orderedConsumer.js";
 import { pullLoop } from "./pullLoop.js";
+import { PullRefusals } from "./pullRefusals.js";
 import { readHeaders } from "./receivedHeaders.js";
 import { dial } from "./transport.js";
 
@@ -341,11 +341,8 @@ class ClientLink implements NatsLink {
   readonly #timeoutMs: number;
   /** The consumers' settlements of this turn of the event loop, written at its end. */
   readonly #held = new HeldSettlements();
-  /**
-   * The consumers' pulls by the subject a pull request is published to: the server refuses a
-   * publish it does not permit with an error on the connection (the client's status), naming it.
-   */
-  readonly #pullRefusals = new Map<string, (error: PermissionViolationError) => void>();
+  /** The consumers' running pulls, which a publish the server refuses may be of. */
+  readonly #pullRefusals = new PullRefusals();
   /** The app's logger: a pinned group's pin moving. */
   readonly #log: Logger;
   #closing = false;
@@ -389,7 +386,7 @@ class ClientLink implements NatsLink {
           status.error instanceof PermissionViolationError &&
           status.error.operation === "publish"
         ) {
-          this.#pullRefusals.get(status.error.subject)?.(status.error);
+          this.#pullRefusals.heard(status.error);
         }
       }
     })().catch(() => undefined);
@@ -795,7 +792,12 @@ class ClientLink implements NatsLink {
     });
     if (spec.ordered === true) {
       const creating = call("creating", `nats consumer ls ${spec.stream}`);
-      return orderedConsumer(this.#js, (create) => this.#retry.run(creating, create), spec);
+      return orderedConsumer(
+        this.#js,
+        (create) => this.#retry.run(creating, create),
+        spec,
+        this.#pullRefusals,
+      );
     }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
     // creation whose answer timed out is asked again safely. An ephemeral one the server made
@@ -823,7 +825,6 @@ class ClientLink implements NatsLink {
     const durable = spec.durable !== undefined;
     const refusals = this.#pullRefusals;
     const held = this.#held;
-    const pullSubject = `$JS.API.CONSUMER.MSG.NEXT.${spec.stream}.${info.name}`;
     const pin =
       spec.settings.priority?.policy === "pinned"
         ? new HeldPin(this.#log, {
@@ -835,8 +836,10 @@ class ClientLink implements NatsLink {
     return {
       name: info.name,
       pull(max, expiresMs, sink): PullRequest {
-        const request = pullLoop(
+        return pullLoop(
           {
+            stream: spec.stream,
+            name: () => info.name,
             // A consumer the server no longer has ends the pulls (abort_on_missing_resource), as
             // a failure.
             consume: (max_messages, expires) =>
@@ -852,30 +855,8 @@ class ClientLink implements NatsLink {
           max,
           expiresMs,
           sink,
+          refusals,
         );
-        const refused = (error: PermissionViolationError) =>
-          request.fail(
-            new PullRefused(
-              `the server refuses the pulls of consumer "${info.name}" on "${spec.stream}": ${error.message} (the account's permissions)`,
-              error,
-            ),
-          );
-        refusals.set(pullSubject, refused);
-        const done = request.done
-          .catch((error: unknown) => {
-            // The inbox the messages would come to is refused the same way, as the subscription's.
-            if (error instanceof PermissionViolationError) {
-              throw new PullRefused(
-                `the server refuses consumer "${info.name}" on "${spec.stream}" the inbox its messages come to: ${error.message} (the account's permissions)`,
-                error,
-              );
-            }
-            throw error;
-          })
-          .finally(() => {
-            if (refusals.get(pullSubject) === refused) refusals.delete(pullSubject);
-          });
-        return { done, stop: request.stop };
       },
       async giveBack(messages) {
         if (messages.length === 0) return;

@@ -5,7 +5,8 @@ import {
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
-import { pullLoop, type RunningPull } from "./pullLoop.js";
+import { pullLoop } from "./pullLoop.js";
+import type { PullRefusals } from "./pullRefusals.js";
 import { UnackedStored } from "./unackedStored.js";
 
 /**
@@ -19,7 +20,7 @@ import { UnackedStored } from "./unackedStored.js";
  * a message from another consumer than the one the pulls began with comes from the client's
  * recreation, from the stream's first message, so the pulls leave it, stop, and start again from a
  * consumer of that start made then (a subject stored to in between hands over its newest message
- * only). The creations at subscribe go through `retried` (the link's API retries: a cluster without
+ * only). Pulls the server refuses end as a named consumer's do (`pullLoop`). The creations at subscribe go through `retried` (the link's API retries: a cluster without
  * a leader for a moment); one whose answer timed out is left to the server's inactive threshold,
  * as nobody pulls from it.
  */
@@ -27,6 +28,7 @@ export async function orderedConsumer(
   js: JetStreamClient,
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
+  refusals: PullRefusals,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
     js.consumers.get(spec.stream, {
@@ -48,7 +50,7 @@ export async function orderedConsumer(
     },
     pull(max, expiresMs, sink): PullRequest {
       let stopped = false;
-      let request: RunningPull | undefined;
+      let request: PullRequest | undefined;
       const run = async (): Promise<void> => {
         /** The consumer this run's consume() began with. */
         let from: string | undefined;
@@ -60,6 +62,9 @@ export async function orderedConsumer(
         let strayed = false;
         const running = pullLoop(
           {
+            stream: spec.stream,
+            // The client's name for it: its pull requests go to the consumer it created last.
+            name: () => name,
             consume: async (max_messages, expires) => {
               if (consumed) {
                 await current.delete().catch(() => undefined);
@@ -88,6 +93,7 @@ export async function orderedConsumer(
           max,
           expiresMs,
           sink,
+          refusals,
         );
         request = running;
         await running.done;

@@ -1,8 +1,14 @@
 import type { ConsumerMessages, ConsumerNotification, JsMsg } from "@nats-io/jetstream";
-import type { PullRequest, PullSink, Stored } from "./link.js";
+import { PermissionViolationError } from "@nats-io/transport-node";
+import { PullRefused, type PullRequest, type PullSink, type Stored } from "./link.js";
+import type { PullRefusals } from "./pullRefusals.js";
 
 /** What differs between the consumers whose pulls the loop runs. */
 export interface PullParts {
+  /** The stream of the consumer, in a refusal's message and its pull requests' subject. */
+  readonly stream: string;
+  /** The consumer's name now (an ordered one's changes when the client creates it again). */
+  name(): string;
   /**
    * The client's consume() of `max` messages a request, each waiting at the server at most
    * `expiresMs` (and whatever the consumer needs first: an ordered one is made again).
@@ -17,27 +23,24 @@ export interface PullParts {
   status?(status: ConsumerNotification): void;
 }
 
-/** A running loop's pull request, which its consumer may also end with a failure. */
-export interface RunningPull extends PullRequest {
-  /** Ends the pulls with `error`, which `done` rejects with (nothing while consume() starts). */
-  fail(error: Error): void;
-}
-
 /**
  * A consumer's pulls, handed to the sink until stopped. The client's consume() asks again once a
  * quarter of its requests arrived, so a request is outstanding while the handlers work; its next
  * request goes out when this loop reads past the messages before it, so waiting for the sink's
- * room holds it back.
+ * room holds it back. Pulls the server refuses (the account may not publish the pull requests, or
+ * not receive the messages) end with `PullRefused`: the client would wait for heartbeats that
+ * never come.
  */
 export function pullLoop(
   parts: PullParts,
   max: number,
   expiresMs: number,
   sink: PullSink,
-): RunningPull {
+  refusals: PullRefusals,
+): PullRequest {
   let stopped = false;
   let messages: ConsumerMessages | undefined;
-  const done = (async () => {
+  const loop = (async () => {
     messages = await parts.consume(max, expiresMs);
     if (stopped) messages.stop();
     else {
@@ -57,12 +60,37 @@ export function pullLoop(
       if (room !== undefined) await room;
     }
   })();
+  const unwatch = refusals.watch(
+    () => `$JS.API.CONSUMER.MSG.NEXT.${parts.stream}.${parts.name()}`,
+    (error) =>
+      // Nothing while consume() starts: its first request is refused once it is out.
+      messages?.stop(
+        new PullRefused(
+          `the server refuses the pulls of consumer "${parts.name()}" on "${parts.stream}": ${error.message} (the account's permissions)`,
+          error,
+        ),
+      ),
+  );
+  const done = loop
+    .catch((error: unknown) => {
+      // The inbox the messages would come to is refused the same way, as the subscription's; a
+      // publish, as a request the consumption needed first (an ordered consumer made again).
+      if (error instanceof PermissionViolationError) {
+        const what =
+          error.operation === "subscription" ? "the inbox its messages come to" : "a request";
+        throw new PullRefused(
+          `the server refuses consumer "${parts.name()}" on "${parts.stream}" ${what}: ${error.message} (the account's permissions)`,
+          error,
+        );
+      }
+      throw error;
+    })
+    .finally(unwatch);
   return {
     done,
     stop: () => {
       stopped = true;
       messages?.stop();
     },
-    fail: (error) => messages?.stop(error),
   };
 }
