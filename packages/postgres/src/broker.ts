@@ -20,6 +20,7 @@ import { MemoryServer } from "./inProcess/memoryServer.js";
 import { MemoryStore } from "./inProcess/memoryStore.js";
 import { checkOptions, describePostgresServer, type PostgresBrokerOptions } from "./options.js";
 import { PostgresOutbox } from "./outbox/outbox.js";
+import { OutboxStates } from "./outbox/outboxStates.js";
 import { outboxTable } from "./outbox/outboxTable.js";
 import { type QueueTable, queueTable } from "./table.js";
 
@@ -98,10 +99,13 @@ export class PostgresBroker
    */
   async connectOutbox(options?: ConnectOptions): Promise<PostgresOutbox> {
     const table = outboxTable(this.#options.table);
-    const connected = await new PostgresBroker({ ...this.#options, table: table.name }).connect(
-      options,
-    );
-    return new PostgresOutbox(connected, table.name);
+    // The relays started later follow the connection's state too (an app's relay reports a loss).
+    const states = new OutboxStates(options?.onState);
+    const connected = await new PostgresBroker({ ...this.#options, table: table.name }).connect({
+      ...options,
+      onState: states.listener,
+    });
+    return new PostgresOutbox(connected, table.name, states);
   }
 
   async connectInProcess(options: InProcessOptions): Promise<ConnectedPostgresBroker> {

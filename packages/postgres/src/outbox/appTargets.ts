@@ -45,8 +45,9 @@ export function relaySubscriber(label: string): string {
 /**
  * A relay's reports in a running app, under `outbox:<label>`: each row moved to `<label>.dead` is
  * the app's `dead-letter` event (`running.reportDeadLetter`), moved by the broker (the outbox
- * table's settle), as a subscriber's would be; each failed claim is its `background-failure` event
- * (`running.reportBackgroundFailure`). Its metrics count both.
+ * table's settle), as a subscriber's would be; each failed claim, and each loss of the outbox
+ * connection (`reconnecting`, `lost`), is its `background-failure` event
+ * (`running.reportBackgroundFailure`). Its metrics count them.
  */
 export function appReports(running: RunningApp): RelayReports {
   return {
@@ -59,6 +60,8 @@ export function appReports(running: RunningApp): RelayReports {
         movedBy: "broker",
       }),
     claimFailed: (label, error) =>
+      running.reportBackgroundFailure({ source: relaySubscriber(label), error }),
+    connectionLost: (label, error) =>
       running.reportBackgroundFailure({ source: relaySubscriber(label), error }),
   };
 }

@@ -10,6 +10,7 @@ import type { QueueStore } from "../client/store.js";
 import { postgresHeaderNames } from "../names.js";
 import { rowOf } from "../publisher.js";
 import { appReports, appTargets, type OutboxAppRelayOptions } from "./appTargets.js";
+import type { OutboxStates } from "./outboxStates.js";
 import {
   OutboxRelay,
   type OutboxRelayOptions,
@@ -22,7 +23,7 @@ import {
  * subscriptions its relays claim with, and the shutdown. Declared here and implemented by the
  * connection, so this file never imports it.
  */
-export interface OutboxHost extends RelayHost {
+export interface OutboxHost extends Pick<RelayHost, "subscribe"> {
   readonly store: QueueStore;
   assertOpen(): void;
   shutdown(): Promise<unknown>;
@@ -56,11 +57,13 @@ export class PostgresOutbox {
   /** The outbox table, as given (`ruststream_queue_outbox`, or `app.jobs_outbox`). */
   readonly table: string;
   readonly #connected: OutboxHost;
+  readonly #states: OutboxStates;
   readonly #relays = new Set<OutboxRelay>();
 
   /** The outbox on a connection to its table: what `PostgresBroker.connectOutbox()` makes. */
-  constructor(connected: OutboxHost, table: string) {
+  constructor(connected: OutboxHost, table: string, states: OutboxStates) {
     this.#connected = connected;
+    this.#states = states;
     this.table = table;
   }
 
@@ -120,8 +123,9 @@ export class PostgresOutbox {
    * count in its metrics, and the app stops the relay as its `stop()` begins, before it closes
    * those connections (`running.onStopping`): the publishes in flight finish and are marked. A row
    * moved to its dead letter `<label>.dead` is the app's `dead-letter` event, under the subscriber
-   * `outbox:<label>` (`running.reportDeadLetter`), and a failed claim its `background-failure`
-   * event, source `outbox:<label>` (`running.reportBackgroundFailure`): its metrics count both.
+   * `outbox:<label>` (`running.reportDeadLetter`), and a failed claim, or the outbox connection
+   * losing its server (`reconnecting`, `lost`), a `background-failure` event, source
+   * `outbox:<label>` (`running.reportBackgroundFailure`): its metrics count them.
    */
   async relayIn(running: RunningApp, options: OutboxAppRelayOptions): Promise<OutboxRelay> {
     const { brokers, ...rest } = options ?? ({} as OutboxAppRelayOptions);
@@ -144,8 +148,13 @@ export class PostgresOutbox {
     reports: RelayReports | undefined,
   ): Promise<OutboxRelay> {
     this.#connected.assertOpen();
+    const connected = this.#connected;
+    const states = this.#states;
     const relay = await OutboxRelay.start(
-      this.#connected,
+      {
+        subscribe: (source) => connected.subscribe(source),
+        followState: (follower) => states.follow(follower),
+      },
       options,
       () => this.#relays.delete(relay),
       reports,

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  type ConnectionChange,
+  type ConnectionListener,
   type Delivery,
   type Logger,
   type Publisher,
@@ -54,8 +56,9 @@ export interface OutboxRelayOptions {
   /**
    * Where failed claims, publishes and settles and the rows moved to the dead letter are reported
    * (warn), with the label and outbox id (default: nowhere). In an app (`outbox.relayIn`) the dead
-   * letters are also the app's `dead-letter` events, and the failed claims its
-   * `background-failure` events.
+   * letters are also the app's `dead-letter` events, and the failed claims and the outbox
+   * connection's losses its `background-failure` events. The logger also tells each loss of the
+   * outbox connection (warn) and its return (info).
    */
   readonly logger?: Logger;
   /**
@@ -66,11 +69,14 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * What a relay needs from the outbox table's connection: subscriptions to its rows. Declared here
- * and implemented by the connection, so this file never imports it.
+ * What a relay needs from the outbox table's connection: subscriptions to its rows, and its state
+ * changes. Declared here and implemented by the outbox on its connection, so this file never
+ * imports it.
  */
 export interface RelayHost {
   subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription>;
+  /** Sends the connection's later state changes to `follower` until the answer is called. */
+  followState(follower: ConnectionListener): () => void;
 }
 
 /**
@@ -82,6 +88,11 @@ export interface RelayReports {
   deadLettered(label: string, moved: Delivery, destination: string, reason: string): void;
   /** A claim of the label's rows failed; the relay tries again (a `background-failure` event). */
   claimFailed(label: string, error: unknown): void;
+  /**
+   * The outbox connection lost its server (`reconnecting`) or gave up (`lost`): the label's claims
+   * wait for it (a `background-failure` event). `error` is a `broker-failure` naming the state.
+   */
+  connectionLost(label: string, error: RustStreamError): void;
 }
 
 /** The dead letter of a label's rows, in the outbox table. */
@@ -125,6 +136,7 @@ export class OutboxRelay {
   readonly #reports: RelayReports | undefined;
   #loops: Promise<void>[] = [];
   #stopped: Promise<void> | undefined;
+  #unfollow: () => void = () => {};
 
   private constructor(
     host: RelayHost,
@@ -199,6 +211,7 @@ export class OutboxRelay {
     relay.#loops = opened.map(({ label, target, subscription }) =>
       relay.#run(label, target, subscription),
     );
+    relay.#unfollow = host.followState((change) => relay.#connectionChanged(change));
     return relay;
   }
 
@@ -210,6 +223,7 @@ export class OutboxRelay {
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#stopping.abort();
+      this.#unfollow();
       await Promise.all([...this.#subscriptions].map((s) => s.close()));
       const bound = new AbortController();
       await Promise.race([
@@ -379,6 +393,31 @@ export class OutboxRelay {
     this.#report({ broker: label, outboxId }, "the dead letter", (reports) =>
       reports.deadLettered(label, moved, destination, reason),
     );
+  }
+
+  /**
+   * The outbox connection's new state: a loss is logged and reported for each label (their claims
+   * wait for it, retrying inside the claim, so no failed claim tells it), a return logged.
+   */
+  #connectionChanged(change: ConnectionChange): void {
+    if (this.#stopping.signal.aborted) return;
+    const { state, reason } = change;
+    if (state === "connected") {
+      this.#options.logger.info({ state }, "outbox relay: the outbox connection is back");
+      return;
+    }
+    // closed: the outbox was closed, which stops its relays.
+    if (state !== "reconnecting" && state !== "lost") return;
+    this.#options.logger.warn({ state, reason }, `outbox relay: the outbox connection is ${state}`);
+    for (const label of this.#sources.keys()) {
+      const error = new RustStreamError(
+        "broker-failure",
+        `outbox relay: the outbox connection is ${state} (${reason ?? "no reason given"}); the claims of "${label}" wait for it`,
+      );
+      this.#report({ broker: label }, "the lost connection", (reports) =>
+        reports.connectionLost(label, error),
+      );
+    }
   }
 
   /** One report; what it throws is logged (with `log`'s fields), and the relay goes on. */
