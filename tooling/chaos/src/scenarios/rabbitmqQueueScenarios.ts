@@ -89,6 +89,6 @@ export const rabbitmqQueueScenarios: readonly Scenario[] = [
     deadLettersTwicePerFault: Math.ceil(STREAM_RETRY_REREAD / retryPlan.failEvery),
     // The attempts are the retry count the runtime's copies carry; a re-read original starts again.
     capCountsHandlerRunsOnly: true,
-    ci: "77-78 s of wall time (seed 1, load 5-7, twice): one replica reads the whole stream, the originals, the copies and a fault's re-reads, at 130 a second on average, with a second in two at nothing (the chart); far past the ~40 s a CI scenario may take",
+    ci: "77-78 s of wall time (seed 1, load 5-7, twice): a delayed retry's original, open for its delay, holds back the acks of every later delivery, so the one replica's credit fills and it reads about 130 a second (README, Found so far); far past the ~40 s a CI scenario may take",
   },
 ];
