@@ -89,6 +89,6 @@ export const rabbitmqQueueScenarios: readonly Scenario[] = [
     deadLettersTwicePerFault: Math.ceil(STREAM_RETRY_REREAD / retryPlan.failEvery),
     // The attempts are the retry count the runtime's copies carry; a re-read original starts again.
     capCountsHandlerRunsOnly: true,
-    ci: "77-78 s of wall time (seed 1, load 5-7, twice): a delayed retry's original, open for its delay, holds back the acks of every later delivery, so the one replica's credit fills and it reads about 130 a second (README, Found so far); far past the ~40 s a CI scenario may take",
+    ci: "75-78 s of wall time (seeds 1-2, load 3-7): a delayed retry's original, open for its delay, holds back the acks of every later delivery, so the one replica's credit fills and it reads about 130 a second (README, Found so far); far past the ~40 s a CI scenario may take",
   },
 ];
