@@ -5,6 +5,13 @@ import { RABBIT_STREAM_CREDIT } from "../service/rabbitmqStream.js";
 import { retryPlan } from "./retryPlan.js";
 import type { Scenario } from "./scenario.js";
 
+/**
+ * What a fault makes the stream's one replica read again: a kill resumes at the lowest message the
+ * runtime held a copy of (a delayed retry, 1.5 s), a cut at the lowest unsettled offset, the same
+ * one; so the consumer's credit plus what the load brings while a copy waits (500 a second).
+ */
+const STREAM_RETRY_REREAD = RABBIT_STREAM_CREDIT + (retryPlan.delayMs * 500) / 1_000;
+
 export const rabbitmqQueueScenarios: readonly Scenario[] = [
   {
     name: "rabbitmq-classic-proxy",
@@ -65,5 +72,23 @@ export const rabbitmqQueueScenarios: readonly Scenario[] = [
     // one message in work.
     inFlightPerReplica: RABBIT_STREAM_CREDIT,
     ci: true,
+  },
+  {
+    name: "rabbitmq-stream-retry",
+    description:
+      "the retry and dead-letter path on the stream of rabbitmq-stream-proxy, read from an offset the service stores itself: a stream cannot requeue or delay, so the runtime appends a counted copy, holds a delayed one in memory (the original unsettled) until its delay is over, and writes the dead letter (a classic queue); the stored offset stays at the lowest message whose copy or dead letter is not published yet, under SIGKILL of the replica and a cut connection",
+    broker: "rabbitmq-stream",
+    replicas: 1,
+    faults: ["kill", "cut"],
+    // A retry copy is appended at the stream's tail, behind later messages of its key.
+    orderPerKey: false,
+    inFlightPerReplica: STREAM_RETRY_REREAD,
+    retry: retryPlan,
+    // A fault's re-read brings back the failing messages in it, whose dead letters were written:
+    // written again (the runtime's dead letters are at least once).
+    deadLettersTwicePerFault: Math.ceil(STREAM_RETRY_REREAD / retryPlan.failEvery),
+    // The attempts are the retry count the runtime's copies carry; a re-read original starts again.
+    capCountsHandlerRunsOnly: true,
+    ci: "75-78 s of wall time (seeds 1-2, load 3-7): a delayed retry's original, open for its delay, holds back the acks of every later delivery, so the one replica's credit fills and it reads about 130 a second (README, Found so far); far past the ~40 s a CI scenario may take",
   },
 ];

@@ -37,6 +37,8 @@ const work = (): Promise<void> =>
 const plan = config.retry;
 const DEAD_LETTER_READS = 1_000;
 
+type Handler = (message: unknown, ctx: HandlerContext) => Promise<Outcome | undefined>;
+
 async function handleMain(message: unknown, ctx: HandlerContext): Promise<Outcome | undefined> {
   const body = asBody(message);
   await work();
@@ -74,19 +76,24 @@ function handleDeadLetter(message: unknown, ctx: HandlerContext): void {
   line(`d ${body.k} ${body.s} ${write}`);
 }
 
-/** The stream's subscriber and, with a retry plan, its dead letter's: the same on every broker. */
+/**
+ * The stream's subscriber and, with a retry plan, its dead letter's: the same on every broker.
+ * `handle` is the main handler where a broker's service wraps it (a RabbitMQ stream's stores the
+ * offset it handled).
+ */
 function declare<S>(
   subscriber: (source: S) => SubscriberBuilder<unknown>,
   source: (key: string) => S,
+  handle: Handler = handleMain,
 ): void {
   const main = subscriber(source(config.key));
   if (plan === undefined) {
-    main.handle(handleMain);
+    main.handle(handle);
     return;
   }
   if (plan.backoffMaxMs !== undefined) main.onFailure({ backoff: { maxMs: plan.backoffMaxMs } });
-  if (plan.deadLetterBy === "broker") main.handle(handleMain);
-  else main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handleMain);
+  if (plan.deadLetterBy === "broker") main.handle(handle);
+  else main.maxAttempts(plan.maxAttempts).deadLetter(plan.deadLetter).handle(handle);
   // A dead-lettered copy carries its retry count, raised to the deliveries it had: under the
   // default cap its reader would give up on it before the handler ran.
   subscriber(source(plan.deadLetter)).maxAttempts(DEAD_LETTER_READS).handle(handleDeadLetter);
@@ -125,7 +132,7 @@ if (config.broker === "file") {
 } else if (config.broker === "rabbitmq-classic") {
   (await import("./rabbitmqQueueServices.js")).mountRabbitClassic(app, config, declare);
 } else if (config.broker === "rabbitmq-stream") {
-  (await import("./rabbitmqQueueServices.js")).mountRabbitStream(app, config, handleMain);
+  (await import("./rabbitmqQueueServices.js")).mountRabbitStream(app, config, declare, handleMain);
 } else if (config.broker === "postgres-queue") {
   (await import("./postgresService.js")).mountPostgres(app, config, declare, handleMain);
 } else if (config.broker === "kafka-tracked" || config.broker === "kafka-transactional") {
