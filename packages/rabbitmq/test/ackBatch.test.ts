@@ -52,3 +52,39 @@ describe.each(sides)("acks settled out of order, drops among them ($side)", ({ o
     expect(second.seen.map(text)).toEqual(["sentinel"]);
   });
 });
+
+// A delivery held open (a slow handler, a stream's delayed retry) must not stall those behind it:
+// their acks count against the prefetch until sent, and a multiple ack cannot pass the open one
+// (a stream's consumer runs on the same acks).
+// With a prefetch of 8 and the first delivery never settled, the next 40 each come once the one
+// before is acked, and after them the held one is acked and nothing comes back.
+const behind = 40;
+describe.each(sides)("a delivery held open ($side)", ({ open: make }) => {
+  it.each([
+    "classic",
+    "quorum",
+  ])("on a %s queue, does not hold back the acks behind it past the prefetch", async (type) => {
+    const link = await make();
+    open.push(link);
+    const name = unique(`held-${type}`);
+    await link.ensure(
+      { exchanges: [], queues: [queue(name, { "x-queue-type": type })], bindings: [] },
+      true,
+    );
+    for (let i = 0; i <= behind; i++) await link.publish(message("", name, `m${i}`));
+    // Every delivery but the first is acked as it comes.
+    const held = await collect(link, name, 8, (d) => {
+      if (text(d) !== "m0") d.ack();
+    });
+    const deliveries = await held.count(behind + 1);
+    expect(deliveries.map(text)).toEqual(Array.from({ length: behind + 1 }, (_, i) => `m${i}`));
+    deliveries[0]!.ack();
+    await held.consumer.cancel();
+    await link.publish(message("", name, "sentinel"));
+    const after = await collect(link, name, 8);
+    expect((await after.count(1)).map(text)).toEqual(["sentinel"]);
+    after.seen[0]!.ack();
+    await after.consumer.cancel();
+    expect(after.seen.map(text)).toEqual(["sentinel"]);
+  });
+});

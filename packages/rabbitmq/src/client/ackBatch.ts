@@ -24,6 +24,11 @@ const minRing = 16;
  * Rejects go out at once, one frame each (they are rare, and a requeue should come back soon).
  * Acks go out once `every` of them are ready, else at the end of the event loop's turn, so the
  * server's prefetch window refills while the handlers run and a last few never wait long.
+ *
+ * A delivery that stays open (a slow handler, a stream's delayed retry held until its copy goes)
+ * must not hold back the acks of those behind it: they count against the prefetch until acked, and
+ * the server sends nothing once it is full. So once `every` acks wait behind an open delivery,
+ * they go out one frame each (`multiple` off), and a later multiple ack passes over them.
  */
 export class AckBatch {
   readonly #channel: Channel;
@@ -40,6 +45,8 @@ export class AckBatch {
   #highest = 0;
   /** The highest acked tag up to `#settledTo`: the one the next multiple ack names, if above `#done`. */
   #ready = 0;
+  /** Acked tags above `#settledTo`: held back by an open delivery before them. */
+  #heldBack = 0;
   #scheduled = false;
   #closed = false;
   readonly #flushLater = (): void => {
@@ -115,7 +122,10 @@ export class AckBatch {
   #settle(tag: number, state: typeof acked | typeof gone): void {
     if (!this.#within(tag) || this.#states[tag & this.#mask] !== open) return;
     this.#states[tag & this.#mask] = state;
-    if (tag !== this.#settledTo + 1) return;
+    if (tag !== this.#settledTo + 1) {
+      if (state === acked && ++this.#heldBack >= this.#every) this.#ackHeldBack();
+      return;
+    }
     // The front of the window settled: everything settled in a row behind it settles with it, and
     // the ack names the highest of them that waits for one.
     let to = this.#settledTo;
@@ -123,7 +133,10 @@ export class AckBatch {
       const next = this.#states[(to + 1) & this.#mask];
       if (next === open) break;
       to++;
-      if (next === acked) this.#ready = to;
+      if (next === acked) {
+        this.#ready = to;
+        if (to !== tag) this.#heldBack--;
+      }
     }
     this.#settledTo = to;
     if (this.#ready <= this.#done) {
@@ -136,6 +149,25 @@ export class AckBatch {
     } else if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#flushLater);
+    }
+  }
+
+  /** Sends the acks held back behind an open delivery, one frame each: they are gone then. */
+  #ackHeldBack(): void {
+    this.#heldBack = 0;
+    if (this.#closed) return;
+    for (let tag = this.#settledTo + 2; tag <= this.#highest; tag++) {
+      const slot = tag & this.#mask;
+      if (this.#states[slot] !== acked) continue;
+      try {
+        this.#channel.ack(this.#messages[slot]!, false);
+      } catch {
+        // As in flush: the channel is closing, and the server gives back what it saw unacked.
+        this.close();
+        return;
+      }
+      this.#states[slot] = gone;
+      this.#messages[slot] = undefined;
     }
   }
 
