@@ -1,16 +1,10 @@
-import {
-  type BackgroundFailureEvent,
-  type PublishEvent,
-  RustStream,
-  RustStreamError,
-} from "@ruststream/core";
-import { RedisBroker } from "@ruststream/redis";
+import { RustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresBroker } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction, redisCli, warnings } from "./support.js";
+import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports each failed claim as the app's background-failure
 // event (source outbox:<label>), beside its logger's warning, and claims again: on the real
@@ -33,19 +27,12 @@ describe("the outbox relay's failed claims in an app", () => {
     const { logger, entries } = warnings();
     const claimWarnings = () =>
       entries.filter((e) => e.message === "outbox relay: claiming failed").length;
-    const redis = new RedisBroker({ url: redisUrl });
-    const app = new RustStream({ name: "outbox-claims", version: "1.0.0" })
-      .broker(redis)
-      .afterStartup(async (running) => {
-        await outbox.relayIn(running, { brokers: { [label]: redis }, pollMs: 50, logger });
-      });
-    const failures: BackgroundFailureEvent[] = [];
-    const published: PublishEvent[] = [];
-    app.observe((event) => {
-      if (event.type === "background-failure") failures.push(event);
-      if (event.type === "publish" && event.name === name) published.push(event);
+    const { running, failures, published } = await startRelayApp(outbox, {
+      redisUrl,
+      label,
+      name,
+      logger,
     });
-    const running = await app.start();
     try {
       expect(failures).toEqual([]);
       await sql.query(`ALTER TABLE ${outbox.table} RENAME TO ${away}`);

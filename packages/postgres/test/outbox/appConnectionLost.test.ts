@@ -1,19 +1,10 @@
-import {
-  type BackgroundFailureEvent,
-  type ConnectionChange,
-  type LogEntry,
-  lineLogger,
-  type PublishEvent,
-  RustStream,
-  RustStreamError,
-} from "@ruststream/core";
-import { RedisBroker } from "@ruststream/redis";
+import { type ConnectionChange, RustStreamError } from "@ruststream/core";
 import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresBroker } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction, redisCli } from "./support.js";
+import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports its outbox connection losing the server as the
 // app's background-failure event (source outbox:<label>): that loss is retried inside the claim
@@ -37,27 +28,13 @@ describe("the outbox relay's lost connection in an app", () => {
       applicationName,
       ensureSchema: true,
     }).connectOutbox({ onState: (change) => changes.push(change) });
-    const entries: LogEntry[] = [];
-    const logger = lineLogger(
-      (entry) => {
-        entries.push(entry);
-        return "";
-      },
-      { level: "info", write: () => {} },
-    );
-    const redis = new RedisBroker({ url: redisUrl });
-    const app = new RustStream({ name: "outbox-cut", version: "1.0.0" })
-      .broker(redis)
-      .afterStartup(async (running) => {
-        await outbox.relayIn(running, { brokers: { [label]: redis }, pollMs: 50, logger });
-      });
-    const failures: BackgroundFailureEvent[] = [];
-    const published: PublishEvent[] = [];
-    app.observe((event) => {
-      if (event.type === "background-failure") failures.push(event);
-      if (event.type === "publish" && event.name === name) published.push(event);
+    const { logger, entries } = warnings("info");
+    const { running, failures, published } = await startRelayApp(outbox, {
+      redisUrl,
+      label,
+      name,
+      logger,
     });
-    const running = await app.start();
     try {
       expect(failures).toEqual([]);
       const ended = await sql.query(

@@ -2,13 +2,19 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import {
+  type BackgroundFailureEvent,
   type BatchSubscription,
   type Delivery,
   type LogEntry,
   type Logger,
   lineLogger,
+  type PublishEvent,
+  type RunningApp,
+  RustStream,
 } from "@ruststream/core";
+import { RedisBroker } from "@ruststream/redis";
 import pg from "pg";
+import type { PostgresOutbox } from "../../src/index.js";
 import { waitUntil } from "../support.js";
 
 const run = promisify(execFile);
@@ -128,15 +134,56 @@ export async function inTransaction(
   }
 }
 
-/** A logger that keeps the relay's warnings (and worse) as entries, for a test to read. */
-export function warnings(): { readonly logger: Logger; readonly entries: LogEntry[] } {
+/** A logger that keeps the relay's warnings (and worse, or from `level` on) as entries. */
+export function warnings(level: "info" | "warn" = "warn"): {
+  readonly logger: Logger;
+  readonly entries: LogEntry[];
+} {
   const entries: LogEntry[] = [];
   const logger = lineLogger(
     (entry) => {
       entries.push(entry);
       return "";
     },
-    { level: "warn", write: () => {} },
+    { level, write: () => {} },
   );
   return { logger, entries };
+}
+
+/** An app on the shared Redis whose outbox relay runs in it, and what its observers saw. */
+export interface RelayApp {
+  readonly running: RunningApp;
+  /** Its background-failure events, in order. */
+  readonly failures: BackgroundFailureEvent[];
+  /** Its publishes to `name`, in order. */
+  readonly published: PublishEvent[];
+}
+
+/** Starts an app relaying the outbox's rows of `label` to the shared Redis, with `logger`. */
+export async function startRelayApp(
+  outbox: PostgresOutbox,
+  options: {
+    readonly redisUrl: string;
+    readonly label: string;
+    readonly name: string;
+    readonly logger: Logger;
+  },
+): Promise<RelayApp> {
+  const redis = new RedisBroker({ url: options.redisUrl });
+  const app = new RustStream({ name: "outbox-relay", version: "1.0.0" })
+    .broker(redis)
+    .afterStartup(async (running) => {
+      await outbox.relayIn(running, {
+        brokers: { [options.label]: redis },
+        pollMs: 50,
+        logger: options.logger,
+      });
+    });
+  const failures: BackgroundFailureEvent[] = [];
+  const published: PublishEvent[] = [];
+  app.observe((event) => {
+    if (event.type === "background-failure") failures.push(event);
+    if (event.type === "publish" && event.name === options.name) published.push(event);
+  });
+  return { running: await app.start(), failures, published };
 }
