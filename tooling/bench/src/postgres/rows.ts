@@ -21,7 +21,7 @@
 // A row's key: `raw`, `app`, `appnoorder` (keyOrder off), `storm`, `stormspread`, `redrive` (each also with `at` after it), `pgboss`, `graphile` or `relay`, then `-<workers>` (default 1), then
 // `:<batch>` (rows a claim, default 100; for graphile-worker its local queue, default workers + 1;
 // not for the relay, at its defaults): `app-8`, `raw-8:200`, `graphile-8:500`.
-import { RustStream, retryAfter } from "@ruststream/core";
+import { type Handler, RustStream, retryAfter } from "@ruststream/core";
 import * as thisTree from "@ruststream/postgres";
 import pg from "pg";
 import { type Drained, Tally } from "../kafka/tally.js";
@@ -77,26 +77,37 @@ async function rawLoop(
 }
 
 async function fullApp(
-  { url, table, queue, count }: TableTrial,
+  trial: TableTrial,
   workers: number,
   batch: number,
   keyOrder = true,
 ): Promise<Drained> {
-  const tally = new Tally(count);
-  const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
-    new thisTree.PostgresBroker({ url, table }),
-    (b) => {
-      b.subscriber<Order>(new thisTree.PostgresQueue(queue, { claim: batch, keyOrder }))
-        .workers(workers)
-        .handle((order) => {
-          tally.add(order);
-        });
-    },
-  );
+  const tally = new Tally(trial.count);
+  const app = benchApp(thisTree, trial, workers, { claim: batch, keyOrder }, (order) => {
+    tally.add(order);
+  });
   return drainWithApp(app, tally);
 }
 
 type PostgresModule = typeof thisTree;
+
+/** The full app the rows drain with: one PostgresQueue on `workers` workers, handled by `handle`. */
+function benchApp(
+  postgres: PostgresModule,
+  { url, table, queue }: TableTrial,
+  workers: number,
+  options: { readonly claim: number; readonly keyOrder?: boolean },
+  handle: Handler<Order, never, Record<never, never>, thisTree.PostgresPublishOptions>,
+): RustStream {
+  return new RustStream({ name: "bench-postgres", version: "0" }).broker(
+    new postgres.PostgresBroker({ url, table }),
+    (b) => {
+      b.subscriber<Order>(new postgres.PostgresQueue(queue, options))
+        .workers(workers)
+        .handle(handle);
+    },
+  );
+}
 
 /** The retry storm's delay: short, so the settles' statements and wake-ups are what it times. */
 export const stormDelayMs = 10;
@@ -118,22 +129,16 @@ export function deadLetterQueues(queue: string): string[] {
 }
 
 async function redriveStorm(
-  { url, table, queue, count }: TableTrial,
+  trial: TableTrial,
   workers: number,
   batch: number,
   postgres: PostgresModule,
 ): Promise<Drained> {
+  const { url, table, queue, count } = trial;
   const tally = new Tally(count);
-  const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
-    new postgres.PostgresBroker({ url, table }),
-    (b) => {
-      b.subscriber<Order>(new postgres.PostgresQueue(queue, { claim: batch }))
-        .workers(workers)
-        .handle((order) => {
-          tally.add(order);
-        });
-    },
-  );
+  const app = benchApp(postgres, trial, workers, { claim: batch }, (order) => {
+    tally.add(order);
+  });
   const redriving = await new postgres.PostgresBroker({ url, table }).connect();
   try {
     const running = await app.start();
@@ -152,27 +157,20 @@ async function redriveStorm(
 }
 
 async function retryStorm(
-  { url, table, queue, count }: TableTrial,
+  trial: TableTrial,
   workers: number,
   batch: number,
   postgres: PostgresModule,
   delayOf: (order: Order) => number,
 ): Promise<Drained> {
-  const tally = new Tally(count);
-  const app = new RustStream({ name: "bench-postgres", version: "0" }).broker(
-    new postgres.PostgresBroker({ url, table }),
-    (b) => {
-      b.subscriber<Order>(new postgres.PostgresQueue(queue, { claim: batch }))
-        .workers(workers)
-        .handle((order, ctx) => {
-          tally.begin();
-          if (ctx.attempt === 1) return retryAfter(delayOf(order));
-          // A later attempt counted too: an order handled twice fails the bench's count and sum.
-          tally.add(order);
-          return undefined;
-        });
-    },
-  );
+  const tally = new Tally(trial.count);
+  const app = benchApp(postgres, trial, workers, { claim: batch }, (order, ctx) => {
+    tally.begin();
+    if (ctx.attempt === 1) return retryAfter(delayOf(order));
+    // A later attempt counted too: an order handled twice fails the bench's count and sum.
+    tally.add(order);
+    return undefined;
+  });
   return drainWithApp(app, tally);
 }
 
