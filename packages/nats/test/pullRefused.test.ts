@@ -6,6 +6,7 @@ import {
   JetStreamSubject,
   NatsBroker,
   NatsPublish,
+  type NatsSource,
   OrderedJetStreamSubject,
 } from "../src/index.js";
 import { eventually } from "./env.live.js";
@@ -54,9 +55,13 @@ afterEach(async () => {
   server = undefined;
 });
 
-it("refused pulls are asked again less and less often, the state is lost with the server's reason, and connected once allowed", async () => {
+/**
+ * A server of the test's own refusing the app user's pulls, a connection to it recording its
+ * state changes, and the first read of a subscription `source` makes on the stream it is given.
+ */
+async function refusedRead(label: string, source: (stream: string, subject: string) => NatsSource) {
   server = await OwnServer.start({ jetStream: true, config: permissions(false) });
-  const stream = uniqueName("REFUSED")
+  const stream = uniqueName(label)
     .toUpperCase()
     .replaceAll(/[^A-Z0-9_]/g, "_");
   const subject = `refused.${stream.toLowerCase()}`;
@@ -65,26 +70,33 @@ it("refused pulls are asked again less and less often, the state is lost with th
     servers: server.url,
     credentials: { user: "app", password },
   }).connect({ onState: (change) => changes.push(change) });
-  const subscription = await connected.subscribe(
-    new JetStreamSubject(subject, {
-      stream,
-      durable: "refused",
-      pullExpiresMs: 1000,
-      declare: { subjects: [subject], storage: "memory" },
-    }),
-  );
+  const subscription = await connected.subscribe(source(stream, subject));
   const next = subscription.next();
-  // Answered below; a failure before that shuts the connection down under it.
+  // Answered by the test; a failure before that shuts the connection down under it.
   next.catch(() => undefined);
+  return { server, connected, stream, subject, changes, next };
+}
 
-  await eventually(() => connected?.state === "lost", 10_000, "the state lost");
+it("refused pulls are asked again less and less often, the state is lost with the server's reason, and connected once allowed", async () => {
+  const { server, connected, stream, subject, changes, next } = await refusedRead(
+    "REFUSED",
+    (stream, subject) =>
+      new JetStreamSubject(subject, {
+        stream,
+        durable: "refused",
+        pullExpiresMs: 1000,
+        declare: { subjects: [subject], storage: "memory" },
+      }),
+  );
+
+  await eventually(() => connected.state === "lost", 10_000, "the state lost");
   expect(changes[0]?.state).toBe("lost");
   expect(changes[0]?.reason).toMatch(
     new RegExp(`refuses the pulls of consumer "refused" on "${stream}".*Permissions Violation`),
   );
   // Refused at about 0, 1, 3 and 7 s: each wait twice the one before (every second without end
   // before), measured by the server's clock.
-  await eventually(() => refusals(server!, stream).length >= 4, 20_000, "four refusals");
+  await eventually(() => refusals(server, stream).length >= 4, 20_000, "four refusals");
   const [a, b, c, d] = refusals(server, stream) as [number, number, number, number];
   expect(b - a).toBeGreaterThanOrEqual(900);
   expect(c - b).toBeGreaterThanOrEqual(1800);
@@ -97,33 +109,22 @@ it("refused pulls are asked again less and less often, the state is lost with th
   const delivery = (await next).value;
   expect(delivery && text(delivery.payload)).toBe("allowed");
   await delivery?.ack();
-  await eventually(() => connected?.state === "connected", 5_000, "connected again");
+  await eventually(() => connected.state === "connected", 5_000, "connected again");
   expect(changes.map((change) => change.state)).toEqual(["lost", "connected"]);
 }, 45_000);
 
 it("an ordered consumer's refused pulls: the state is lost with the server's reason, and connected once allowed", async () => {
-  server = await OwnServer.start({ jetStream: true, config: permissions(false) });
-  const stream = uniqueName("ORDERED_REFUSED")
-    .toUpperCase()
-    .replaceAll(/[^A-Z0-9_]/g, "_");
-  const subject = `refused.${stream.toLowerCase()}`;
-  const changes: ConnectionChange[] = [];
-  connected = await new NatsBroker({
-    servers: server.url,
-    credentials: { user: "app", password },
-  }).connect({ onState: (change) => changes.push(change) });
-  const subscription = await connected.subscribe(
-    new OrderedJetStreamSubject(subject, {
-      stream,
-      pullExpiresMs: 1000,
-      declare: { subjects: [subject], storage: "memory" },
-    }),
+  const { server, connected, stream, subject, changes, next } = await refusedRead(
+    "ORDERED_REFUSED",
+    (stream, subject) =>
+      new OrderedJetStreamSubject(subject, {
+        stream,
+        pullExpiresMs: 1000,
+        declare: { subjects: [subject], storage: "memory" },
+      }),
   );
-  const next = subscription.next();
-  // Answered below; a failure before that shuts the connection down under it.
-  next.catch(() => undefined);
 
-  await eventually(() => connected?.state === "lost", 10_000, "the state lost");
+  await eventually(() => connected.state === "lost", 10_000, "the state lost");
   expect(changes[0]?.state).toBe("lost");
   // The consumer the client named, whose pull requests the server refused.
   expect(changes[0]?.reason).toMatch(
@@ -132,13 +133,13 @@ it("an ordered consumer's refused pulls: the state is lost with the server's rea
     ),
   );
   // Asked again after 1 s, refused again (the server's log), as a named consumer's.
-  await eventually(() => refusals(server!, stream).length >= 2, 10_000, "two refusals");
+  await eventually(() => refusals(server, stream).length >= 2, 10_000, "two refusals");
 
   server.reconfigure(permissions(true));
   const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
   await publisher.publish({ name: subject, payload: bytes("allowed") });
   const delivery = (await next).value;
   expect(delivery && text(delivery.payload)).toBe("allowed");
-  await eventually(() => connected?.state === "connected", 5_000, "connected again");
+  await eventually(() => connected.state === "connected", 5_000, "connected again");
   expect(changes.map((change) => change.state)).toEqual(["lost", "connected"]);
 }, 30_000);
