@@ -74,7 +74,10 @@ export type {
   StopSignal,
 } from "./runtime/app.js";
 export { RustStream } from "./runtime/app.js";
-export type { BackgroundFailureReport } from "./runtime/backgroundFailureReport.js";
+export type {
+  BackgroundFailureReport,
+  BackgroundRecoveryReport,
+} from "./runtime/backgroundFailureReport.js";
 export type {
   CodecOptions,
   PublishOptionsOf,
@@ -95,6 +98,7 @@ export type {
 export type {
   AppStateEvent,
   BackgroundFailureEvent,
+  BackgroundRecoveredEvent,
   BrokerConnectionEvent,
   DeadLetterEvent,
   DecodeFailureEvent,

@@ -17,7 +17,10 @@ import type { OutgoingMessage, Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
 import type { Source } from "../source.js";
 import type { Subscription } from "../subscription.js";
-import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
+import type {
+  BackgroundFailureReport,
+  BackgroundRecoveryReport,
+} from "./backgroundFailureReport.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { DispatchHost } from "./dispatchHost.js";
@@ -104,6 +107,8 @@ export class AppRun implements RunningApp, DispatchHost {
   readonly #stopTasksRunning: Promise<void>[] = [];
   /** Each connection's state as last emitted, by its label. */
   readonly #reported = new Map<string, ConnectionState>();
+  /** The background sources with a failure reported and no recovery since. */
+  readonly #failingSources = new Set<string>();
   #state: AppState = "starting";
   #failure: { reason: unknown } | undefined;
   #stopping: Promise<StopReport> | undefined;
@@ -350,7 +355,20 @@ export class AppRun implements RunningApp, DispatchHost {
         'reportBackgroundFailure(report) needs { source, error }, for example { source: "outbox:kafka", error }',
       );
     }
+    this.#failingSources.add(source);
     this.emit?.({ type: "background-failure", source, error });
+  }
+
+  reportBackgroundRecovered(report: BackgroundRecoveryReport): void {
+    const { source } = report ?? {};
+    if (typeof source !== "string" || source === "") {
+      throw new RustStreamError(
+        "invalid-argument",
+        'reportBackgroundRecovered(report) needs { source }, the one its failures named, for example { source: "outbox:kafka" }',
+      );
+    }
+    if (!this.#failingSources.delete(source)) return;
+    this.emit?.({ type: "background-recovered", source });
   }
 
   /** Runs one `onStopping` task; what it throws is logged, and the stop goes on. */

@@ -1,7 +1,10 @@
 import type { ConnectionState } from "../broker/contract.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
-import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
+import type {
+  BackgroundFailureReport,
+  BackgroundRecoveryReport,
+} from "./backgroundFailureReport.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { OutcomeKind } from "./outcome.js";
 import type { AppState } from "./runningApp.js";
@@ -127,11 +130,22 @@ export interface SubscriptionEvent {
 
 /**
  * Work beside the handlers failed, outside any delivery, and goes on (it retries): an outbox
- * relay's claim whose statement the server refused. Reported by that work
- * (`running.reportBackgroundFailure`), emitted in any state of the app: the failure happened.
+ * relay's claim whose statement the server refused, its connection's loss. Reported by that work
+ * (`running.reportBackgroundFailure`), emitted in any state of the app: the failure happened. The
+ * source counts as failing from then until its `background-recovered` event.
  */
 export interface BackgroundFailureEvent extends BackgroundFailureReport {
   readonly type: "background-failure";
+}
+
+/**
+ * Work beside the handlers that failed works again: its failure (one `background-failure` or
+ * several in a row, of the same `source`) has ended. Reported by that work
+ * (`running.reportBackgroundRecovered`), emitted once per run of failures: only for a source with
+ * a failure not yet recovered, so it always follows that source's `background-failure` event.
+ */
+export interface BackgroundRecoveredEvent extends BackgroundRecoveryReport {
+  readonly type: "background-recovered";
 }
 
 /** Every event the runtime emits. */
@@ -143,7 +157,8 @@ export type RuntimeEvent =
   | AppStateEvent
   | BrokerConnectionEvent
   | SubscriptionEvent
-  | BackgroundFailureEvent;
+  | BackgroundFailureEvent
+  | BackgroundRecoveredEvent;
 
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a

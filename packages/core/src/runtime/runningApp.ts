@@ -2,7 +2,10 @@ import type { Broker, ConnectedBroker } from "../broker/contract.js";
 import type { Codec } from "../codec/codec.js";
 import type { Receipt } from "../message.js";
 import type { Publisher } from "../publisher.js";
-import type { BackgroundFailureReport } from "./backgroundFailureReport.js";
+import type {
+  BackgroundFailureReport,
+  BackgroundRecoveryReport,
+} from "./backgroundFailureReport.js";
 import type { PublishOptionsOf } from "./brokerScope.js";
 import type { DeadLetterReport } from "./deadLetterReport.js";
 import type { PublishOptions, RequestOptions } from "./out.js";
@@ -83,8 +86,16 @@ export interface RunningApp {
    * delivery (an outbox relay's claim the server refused), which that work retries: the
    * app's observers see it, and the metrics count it under `report.source`. Emitted in any state,
    * a stopping app's too. A report without a `source` or an `error` throws `invalid-argument`.
+   * The source counts as failing until `reportBackgroundRecovered` says otherwise.
    */
   reportBackgroundFailure(report: BackgroundFailureReport): void;
+  /**
+   * Emits a `background-recovered` event for `report.source` if it has a failure not yet recovered
+   * (its `background-failure` came, and no recovery since), and nothing otherwise: the work may
+   * report each success, and its observers hear the end of each run of failures once. Emitted in
+   * any state. A report without a `source` throws `invalid-argument`.
+   */
+  reportBackgroundRecovered(report: BackgroundRecoveryReport): void;
   /** Handlers, replies and settles the runtime started and has not finished. */
   readonly inFlight: number;
   /** Resolves once no handler, reply or settle the runtime started is still in progress. */

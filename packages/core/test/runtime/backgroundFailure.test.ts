@@ -1,8 +1,10 @@
 // running.reportBackgroundFailure(report): a failure of work beside the handlers, outside any
-// delivery (an outbox relay's claim), emitted as the app's background-failure event.
+// delivery (an outbox relay's claim), emitted as the app's background-failure event; and
+// running.reportBackgroundRecovered(report): its end, the background-recovered event.
 import { describe, expect, test } from "vitest";
 import {
   type BackgroundFailureEvent,
+  type BackgroundRecoveredEvent,
   MemoryBroker,
   RustStream,
   RustStreamError,
@@ -21,6 +23,12 @@ async function started() {
 
 const failures = (events: readonly { type: string }[]) =>
   events.filter((e): e is BackgroundFailureEvent => e.type === "background-failure");
+
+const background = (events: readonly { type: string }[]) =>
+  events.filter(
+    (e): e is BackgroundFailureEvent | BackgroundRecoveredEvent =>
+      e.type === "background-failure" || e.type === "background-recovered",
+  );
 
 describe("running.reportBackgroundFailure(report)", () => {
   test("emits one background-failure event with the report's fields, while running and while stopping", async () => {
@@ -58,6 +66,51 @@ describe("running.reportBackgroundFailure(report)", () => {
       expect(reporting).toThrow(/needs \{ source, error \}/);
     }
     expect(failures(h.events)).toEqual([]);
+    await h.running.stop();
+  });
+});
+
+describe("running.reportBackgroundRecovered(report)", () => {
+  test("emits one background-recovered event per run of failures of its source, after them, and nothing for a source not failing", async () => {
+    const h = await started();
+    const first = new Error("connection terminated");
+    const second = new Error("connection refused");
+    const other = new Error("relation does not exist");
+    // Nothing failed yet: a success reported is no recovery.
+    h.running.reportBackgroundRecovered({ source: "outbox:events" });
+    h.running.reportBackgroundFailure({ source: "outbox:events", error: first });
+    h.running.reportBackgroundFailure({ source: "outbox:events", error: second });
+    h.running.reportBackgroundFailure({ source: "outbox:audit", error: other });
+    h.running.reportBackgroundRecovered({ source: "outbox:events" });
+    // Recovered already: each later success reported is nothing more.
+    h.running.reportBackgroundRecovered({ source: "outbox:events" });
+    // A new failure of it is a new run, recovered once again, while stopping too.
+    h.running.reportBackgroundFailure({ source: "outbox:events", error: first });
+    h.running.onStopping(() => {
+      h.running.reportBackgroundRecovered({ source: "outbox:events" });
+      h.running.reportBackgroundRecovered({ source: "outbox:audit" });
+    });
+    await h.running.stop();
+    expect(background(h.events)).toEqual([
+      { type: "background-failure", source: "outbox:events", error: first },
+      { type: "background-failure", source: "outbox:events", error: second },
+      { type: "background-failure", source: "outbox:audit", error: other },
+      { type: "background-recovered", source: "outbox:events" },
+      { type: "background-failure", source: "outbox:events", error: first },
+      { type: "background-recovered", source: "outbox:events" },
+      { type: "background-recovered", source: "outbox:audit" },
+    ]);
+  });
+
+  test("refuses a report without its source, naming it, and emits nothing", async () => {
+    const h = await started();
+    h.running.reportBackgroundFailure({ source: "outbox:events", error: new Error("x") });
+    for (const report of [{ source: "" }, { source: 7 }, {}, undefined, null]) {
+      const reporting = () => h.running.reportBackgroundRecovered(report as never);
+      expect(reporting).toThrow(RustStreamError);
+      expect(reporting).toThrow(/needs \{ source \}/);
+    }
+    expect(h.events.filter((e) => e.type === "background-recovered")).toEqual([]);
     await h.running.stop();
   });
 });
