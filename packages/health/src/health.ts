@@ -11,7 +11,8 @@ export interface Health {
   /**
    * True once every broker is connected, every subscription started and the startup hooks have run
    * (as `app.start()` resolves); false again while it stops, while a broker connection is not
-   * `connected` (reconnecting, lost), or when a subscription has ended.
+   * `connected` (reconnecting, lost), when a subscription has ended, or while work beside the
+   * handlers is failing (a `background-failure` with no `background-recovered` since).
    */
   readonly ready: boolean;
   /** Where the app is: `idle` before its first start, then the running app's state. */

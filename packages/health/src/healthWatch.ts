@@ -5,8 +5,8 @@ export type WatchedState = AppState | "idle";
 
 /**
  * Follows an app's life from its runtime events (cold-path events only: a start, a stop, a broker
- * connection changing state, a subscription starting or ending), so a probe reads it without
- * touching the app.
+ * connection changing state, a subscription starting or ending, work beside the handlers failing
+ * or recovering), so a probe reads it without touching the app.
  */
 export class HealthWatch {
   #state: WatchedState = "idle";
@@ -15,6 +15,8 @@ export class HealthWatch {
   readonly #brokers = new Map<string, ConnectionChange>();
   readonly #started = new Set<string>();
   readonly #ended = new Map<string, unknown>();
+  /** The background sources failing now (a failure, no recovery since), with their last error. */
+  readonly #failing = new Map<string, unknown>();
 
   readonly observe = (event: RuntimeEvent): void => {
     switch (event.type) {
@@ -24,6 +26,7 @@ export class HealthWatch {
           this.#brokers.clear();
           this.#started.clear();
           this.#ended.clear();
+          this.#failing.clear();
           this.#failure = undefined;
         }
         this.#state = event.state;
@@ -37,6 +40,12 @@ export class HealthWatch {
       case "subscription":
         if (event.state === "started") this.#started.add(event.subscriber);
         else this.#ended.set(event.subscriber, event.error);
+        return;
+      case "background-failure":
+        this.#failing.set(event.source, event.error);
+        return;
+      case "background-recovered":
+        this.#failing.delete(event.source);
         return;
       default:
         return;
@@ -89,6 +98,9 @@ export class HealthWatch {
               ? `the subscription of ${subscriber} has ended: it receives nothing more`
               : `the subscription of ${subscriber} failed: ${describe(error)}`,
           );
+        }
+        for (const [source, error] of this.#failing) {
+          why.push(`${source} is failing: ${describe(error)}`);
         }
         return why;
       }

@@ -218,6 +218,60 @@ describe("readiness over HTTP", () => {
     await running.stop();
   });
 
+  test("work beside the handlers failing: not ready, naming each source and its last error, still live; recovered: ready again", async () => {
+    const app = new RustStream({ name: "orders", version: "1.0.0" }).broker(
+      new MemoryBroker(),
+      (b) => {
+        b.subscriber("orders").handle(() => {});
+      },
+    );
+    const probes = health(app);
+    server = await serveHttp({ port: 0, routes: probes.routes });
+    const running = await app.start();
+    expect((await probe(server.url, "/health/ready")).status).toBe(200);
+
+    running.reportBackgroundFailure({
+      source: "outbox:kafka",
+      error: new Error("the outbox connection is reconnecting (connect ECONNREFUSED)"),
+    });
+    running.reportBackgroundFailure({
+      source: "outbox:kafka",
+      error: new Error("the outbox connection is lost (password authentication failed)"),
+    });
+    running.reportBackgroundFailure({
+      source: "outbox:redis",
+      error: new Error('claiming rows of "redis" failed: relation does not exist'),
+    });
+    const both = [
+      "outbox:kafka is failing: the outbox connection is lost (password authentication failed)",
+      'outbox:redis is failing: claiming rows of "redis" failed: relation does not exist',
+    ];
+    expect(await probe(server.url, "/health/ready")).toEqual({
+      status: 503,
+      state: "ready",
+      why: both,
+    });
+    // The work retries by itself: the app stays live.
+    expect(await probe(server.url, "/health/live")).toEqual({ status: 200, state: "ready" });
+    expect([probes.live, probes.ready, probes.notReady]).toEqual([true, false, both]);
+
+    running.reportBackgroundRecovered({ source: "outbox:kafka" });
+    expect(await probe(server.url, "/health/ready")).toEqual({
+      status: 503,
+      state: "ready",
+      why: [both[1]],
+    });
+    running.reportBackgroundRecovered({ source: "outbox:redis" });
+    expect(await probe(server.url, "/health/ready")).toEqual({ status: 200, state: "ready" });
+
+    // A failure left at the stop says nothing of the next run.
+    running.reportBackgroundFailure({ source: "outbox:kafka", error: new Error("gone") });
+    await running.stop();
+    const again = await app.start();
+    expect(await probe(server.url, "/health/ready")).toEqual({ status: 200, state: "ready" });
+    await again.stop();
+  });
+
   test("not ready once a subscription has ended: a stream file its writer closed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rs-health-"));
     try {
