@@ -18,6 +18,7 @@ export const metricNames = {
   brokerConnected: "ruststream_broker_connected",
   brokerConnectionState: "ruststream_broker_connection_state",
   backgroundFailures: "ruststream_background_failures_total",
+  backgroundFailing: "ruststream_background_failing",
 } as const;
 
 /**
@@ -125,6 +126,17 @@ export function registerSeries(registry: Registry, tally: Tally): void {
     collect() {
       this.reset();
       for (const [source, count] of tally.backgroundFailures) this.inc({ source }, count);
+    },
+  });
+  new Gauge({
+    name: metricNames.backgroundFailing,
+    help: "1 while work beside the handlers is failing (a failure reported, no recovery since), 0 once it recovered, by its source.",
+    labelNames: ["source"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [source, failing] of tally.backgroundFailing)
+        this.set({ source }, failing ? 1 : 0);
     },
   });
   new Gauge({

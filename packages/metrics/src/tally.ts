@@ -79,6 +79,8 @@ export class Tally {
   readonly brokers = new Map<string, ConnectionState>();
   /** Failures of work beside the handlers, by its source (`outbox:<label>`). */
   readonly backgroundFailures = new Map<string, number>();
+  /** Whether each source that ever failed is failing now (no recovery since its last failure). */
+  readonly backgroundFailing = new Map<string, boolean>();
   #last: SubscriberTally | undefined;
 
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
@@ -122,8 +124,18 @@ export class Tally {
           event.source,
           (this.backgroundFailures.get(event.source) ?? 0) + 1,
         );
+        this.backgroundFailing.set(event.source, true);
+        return;
+      case "background-recovered":
+        this.backgroundFailing.set(event.source, false);
         return;
       case "app-state":
+        // A new run: a failure the last one left is none of its (nothing will report its end).
+        if (event.state === "starting") {
+          for (const source of this.backgroundFailing.keys()) {
+            this.backgroundFailing.set(source, false);
+          }
+        }
         return;
     }
   };

@@ -80,6 +80,42 @@ test("failures of work beside the handlers are counted by source, and make no su
   await running.stop();
 });
 
+test("the sources failing now: 1 from a failure to its recovery, then 0, the failure counter kept; a new start clears them", async () => {
+  const app = new RustStream({ name: "relay", version: "1.0.0" }).broker(
+    new MemoryBroker(),
+    (b) => {
+      b.subscriber("in").handle(() => {});
+    },
+  );
+  const metrics = prometheusMetrics(app);
+  const running = await app.start();
+  expect(await values(metrics.registry, metricNames.backgroundFailing)).toEqual({});
+  const error = new Error("the outbox connection is reconnecting");
+  running.reportBackgroundFailure({ source: "outbox:kafka", error });
+  running.reportBackgroundFailure({ source: "outbox:redis", error });
+  expect(await values(metrics.registry, metricNames.backgroundFailing)).toEqual({
+    "outbox:kafka": 1,
+    "outbox:redis": 1,
+  });
+  running.reportBackgroundRecovered({ source: "outbox:kafka" });
+  expect(await values(metrics.registry, metricNames.backgroundFailing)).toEqual({
+    "outbox:kafka": 0,
+    "outbox:redis": 1,
+  });
+  expect(await metrics.text()).toContain('ruststream_background_failing{source="outbox:redis"} 1');
+  expect(await values(metrics.registry, metricNames.backgroundFailures)).toEqual({
+    "outbox:kafka": 1,
+    "outbox:redis": 1,
+  });
+  await running.stop();
+  const again = await app.start();
+  expect(await values(metrics.registry, metricNames.backgroundFailing)).toEqual({
+    "outbox:kafka": 0,
+    "outbox:redis": 0,
+  });
+  await again.stop();
+});
+
 test("a registry of the user's own serves their metrics and ours together", async () => {
   const registry = new Registry();
   new Counter({ name: "my_thing_total", help: "mine", registers: [registry] }).inc(7);
