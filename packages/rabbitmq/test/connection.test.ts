@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type ConnectionChange, HeaderMap, headerNames, isRustStreamError } from "@ruststream/core";
+import { TcpRelay } from "@ruststream/tooling-testkit";
 import { requireEnv } from "@ruststream/tooling-testkit/brokers";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -11,10 +12,9 @@ import {
   RabbitQuorumQueue,
   RabbitStream,
 } from "../src/index.js";
-import { Relay } from "./relay.js";
 
 const open: ConnectedRabbitBroker[] = [];
-const relays: Relay[] = [];
+const relays: TcpRelay[] = [];
 afterEach(async () => {
   await Promise.allSettled(open.splice(0).map((c) => c.shutdown()));
   await Promise.allSettled(relays.splice(0).map((r) => r.cut()));
@@ -34,9 +34,9 @@ async function connect(
   return connected;
 }
 
-async function relayed(): Promise<Relay> {
+async function relayed(): Promise<TcpRelay> {
   const node = new URL(requireEnv("RABBITMQ_URL"));
-  const relay = new Relay({ host: node.hostname, port: Number(node.port) });
+  const relay = new TcpRelay({ host: node.hostname, port: Number(node.port) });
   await relay.start();
   relays.push(relay);
   return relay;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isRustStreamError, systemClock } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
+import { TcpRelay } from "@ruststream/tooling-testkit";
 import { requireEnv } from "@ruststream/tooling-testkit/brokers";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -10,13 +11,12 @@ import {
   RabbitPublish,
   RabbitQueue,
 } from "../src/index.js";
-import { Relay } from "./relay.js";
 
 // What a transaction that does not commit whole tells its caller, through the publisher: the
 // conformance suite holds the rest (visibility, abort, independence, shutdown).
 
 const open: ConnectedRabbitBroker[] = [];
-const relays: Relay[] = [];
+const relays: TcpRelay[] = [];
 afterEach(async () => {
   await Promise.allSettled(open.splice(0).map((c) => c.shutdown()));
   await Promise.allSettled(relays.splice(0).map((r) => r.cut()));
@@ -131,7 +131,7 @@ describe("a transaction on the real node", () => {
 
   it("a commit whose answer is lost with the connection is refused as of unknown outcome (here it was committed)", async () => {
     const node = new URL(requireEnv("RABBITMQ_URL"));
-    const relay = new Relay({ host: node.hostname, port: Number(node.port) });
+    const relay = new TcpRelay({ host: node.hostname, port: Number(node.port) });
     await relay.start();
     relays.push(relay);
     const observer = await connect();

@@ -34,3 +34,4 @@ export {
   startHeapProbe,
 } from "./heapProbe.js";
 export { expectedRuntime, type RoundTrip, roundTrip } from "./roundTrip.js";
+export { TcpRelay } from "./tcpRelay.js";

@@ -1,12 +1,13 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 /**
- * A TCP relay in front of the test node, for losing the connection on purpose: `cut()` closes every
- * relayed connection and stops listening (a client sees the server gone, and its reconnects are
- * refused), `restore()` listens again on the same port. `mute()` drops what the server sends from
- * then on (a reply lost on the way), while what the client sends still reaches the server.
+ * A TCP relay in front of a test's server (a RabbitMQ node, PostgreSQL), for losing the connection
+ * on purpose: `cut()` closes every relayed connection and stops listening (a client sees the server
+ * gone, and its reconnects are refused), `restore()` listens again on the same port. `mute()` drops
+ * what the server sends from then on (a reply lost on the way), while what the client sends still
+ * reaches the server.
  */
-export class Relay {
+export class TcpRelay {
   readonly #target: { host: string; port: number };
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
@@ -58,9 +59,10 @@ export class Relay {
     return this.start();
   }
 
-  /** The node's URL with the relay's port. */
-  url(nodeUrl: string): string {
-    const url = new URL(nodeUrl);
+  /** The server's URL with the relay's port (and its host, 127.0.0.1). */
+  url(serverUrl: string): string {
+    const url = new URL(serverUrl);
+    url.hostname = "127.0.0.1";
     url.port = String(this.port);
     return url.toString();
   }
