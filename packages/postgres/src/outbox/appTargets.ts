@@ -47,7 +47,8 @@ export function relaySubscriber(label: string): string {
  * the app's `dead-letter` event (`running.reportDeadLetter`), moved by the broker (the outbox
  * table's settle), as a subscriber's would be; each failed claim, and each loss of the outbox
  * connection (`reconnecting`, `lost`), is its `background-failure` event
- * (`running.reportBackgroundFailure`). Its metrics count them.
+ * (`running.reportBackgroundFailure`), and their end its `background-recovered` event
+ * (`running.reportBackgroundRecovered`). Its metrics count them, its health reads them.
  */
 export function appReports(running: RunningApp): RelayReports {
   return {
@@ -63,5 +64,6 @@ export function appReports(running: RunningApp): RelayReports {
       running.reportBackgroundFailure({ source: relaySubscriber(label), error }),
     connectionLost: (label, error) =>
       running.reportBackgroundFailure({ source: relaySubscriber(label), error }),
+    recovered: (label) => running.reportBackgroundRecovered({ source: relaySubscriber(label) }),
   };
 }

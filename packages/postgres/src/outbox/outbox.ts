@@ -124,8 +124,10 @@ export class PostgresOutbox {
    * those connections (`running.onStopping`): the publishes in flight finish and are marked. A row
    * moved to its dead letter `<label>.dead` is the app's `dead-letter` event, under the subscriber
    * `outbox:<label>` (`running.reportDeadLetter`), and a failed claim, or the outbox connection
-   * losing its server (`reconnecting`, `lost`), a `background-failure` event, source
-   * `outbox:<label>` (`running.reportBackgroundFailure`): its metrics count them.
+   * losing its server (`reconnecting`, `lost`, told at once when the relay starts while it is
+   * away), a `background-failure` event, source `outbox:<label>` (`running.reportBackgroundFailure`),
+   * and their end (the connection back, a claim since answered) a `background-recovered` event
+   * (`running.reportBackgroundRecovered`): its metrics count them, its health reads them.
    */
   async relayIn(running: RunningApp, options: OutboxAppRelayOptions): Promise<OutboxRelay> {
     const { brokers, ...rest } = options ?? ({} as OutboxAppRelayOptions);

@@ -56,9 +56,10 @@ export interface OutboxRelayOptions {
   /**
    * Where failed claims, publishes and settles and the rows moved to the dead letter are reported
    * (warn), with the label and outbox id (default: nowhere). In an app (`outbox.relayIn`) the dead
-   * letters are also the app's `dead-letter` events, and the failed claims and the outbox
-   * connection's losses its `background-failure` events. The logger also tells each loss of the
-   * outbox connection (warn) and its return (info).
+   * letters are also the app's `dead-letter` events, the failed claims and the outbox
+   * connection's losses its `background-failure` events, and their end its `background-recovered`
+   * events. The logger also tells each loss of the outbox connection (warn), its return (info),
+   * and a label's claims working again after a failure (info).
    */
   readonly logger?: Logger;
   /**
@@ -75,7 +76,10 @@ export interface OutboxRelayOptions {
  */
 export interface RelayHost {
   subscribe(source: PostgresQueue): Promise<PostgresQueueSubscription>;
-  /** Sends the connection's later state changes to `follower` until the answer is called. */
+  /**
+   * Sends the connection's later state changes to `follower` until the answer is called, and
+   * first, at once, its state now if it is away (`reconnecting`, `lost`).
+   */
   followState(follower: ConnectionListener): () => void;
 }
 
@@ -93,6 +97,12 @@ export interface RelayReports {
    * wait for it (a `background-failure` event). `error` is a `broker-failure` naming the state.
    */
   connectionLost(label: string, error: RustStreamError): void;
+  /**
+   * The label's claims work again after a failed claim or a loss of the outbox connection: the
+   * connection is back and a claim since succeeded (a `background-recovered` event). Told once per
+   * run of failures, and only when the connection is not away.
+   */
+  recovered(label: string): void;
 }
 
 /** The dead letter of a label's rows, in the outbox table. */
@@ -134,6 +144,12 @@ export class OutboxRelay {
   readonly #stopping = new AbortController();
   readonly #forget: () => void;
   readonly #reports: RelayReports | undefined;
+  /** The labels told failing (a failed claim, the connection's loss) and not recovered since. */
+  readonly #failing = new Set<string>();
+  /** The labels whose last claim failed. */
+  readonly #claimsFailing = new Set<string>();
+  /** The outbox connection is away (`reconnecting`, `lost`), as last heard. */
+  #away = false;
   #loops: Promise<void>[] = [];
   #stopped: Promise<void> | undefined;
   #unfollow: () => void = () => {};
@@ -242,6 +258,8 @@ export class OutboxRelay {
     subscription.onMoved((moved, destination, reason) =>
       this.#deadLettered(source.name, moved, destination, reason),
     );
+    // Each claim the server answered, rows or none: a failed claim's end is heard at once.
+    subscription.onClaimed(() => this.#claimWorked(source.name));
     this.#subscriptions.add(subscription);
     return subscription;
   }
@@ -267,6 +285,8 @@ export class OutboxRelay {
       } catch (error) {
         if (this.#stopping.signal.aborted) break;
         this.#options.logger.warn({ broker: label, error }, "outbox relay: claiming failed");
+        this.#claimsFailing.add(label);
+        this.#failing.add(label);
         this.#report({ broker: label }, "the failed claim", (reports) =>
           reports.claimFailed(label, error),
         );
@@ -403,13 +423,17 @@ export class OutboxRelay {
     if (this.#stopping.signal.aborted) return;
     const { state, reason } = change;
     if (state === "connected") {
+      this.#away = false;
       this.#options.logger.info({ state }, "outbox relay: the outbox connection is back");
+      for (const label of this.#sources.keys()) this.#recoveredIfSo(label);
       return;
     }
     // closed: the outbox was closed, which stops its relays.
     if (state !== "reconnecting" && state !== "lost") return;
+    this.#away = true;
     this.#options.logger.warn({ state, reason }, `outbox relay: the outbox connection is ${state}`);
     for (const label of this.#sources.keys()) {
+      this.#failing.add(label);
       const error = new RustStreamError(
         "broker-failure",
         `outbox relay: the outbox connection is ${state} (${reason ?? "no reason given"}); the claims of "${label}" wait for it`,
@@ -418,6 +442,21 @@ export class OutboxRelay {
         reports.connectionLost(label, error),
       );
     }
+  }
+
+  /** A claim of the label's rows the server answered: its failure, if any, has ended. */
+  #claimWorked(label: string): void {
+    if (this.#claimsFailing.delete(label)) this.#recoveredIfSo(label);
+  }
+
+  /**
+   * Tells the label recovered if it was told failing and nothing fails now: the connection is not
+   * away, and its last claim did not fail.
+   */
+  #recoveredIfSo(label: string): void {
+    if (this.#away || this.#claimsFailing.has(label) || !this.#failing.delete(label)) return;
+    this.#options.logger.info({ broker: label }, "outbox relay: claiming works again");
+    this.#report({ broker: label }, "the recovery", (reports) => reports.recovered(label));
   }
 
   /** One report; what it throws is logged (with `log`'s fields), and the relay goes on. */

@@ -58,6 +58,7 @@ export class PostgresQueueSubscription
   readonly #stopWakes: () => void;
   readonly #leaveStore: () => void;
   #moved: ((moved: Delivery, destination: string, reason: string) => void) | undefined;
+  #claimed: (() => void) | undefined;
   /** A wake-up came since the last claim began: claim again before waiting. */
   #woken = false;
   #wake: (() => void) | undefined;
@@ -81,6 +82,14 @@ export class PostgresQueueSubscription
     this.#moved = listener;
   }
 
+  /**
+   * Calls `listener` after each claim the server answered, with rows or none: an outbox relay
+   * hears there that its claims work again after one failed, without waiting for a row.
+   */
+  onClaimed(listener: () => void): void {
+    this.#claimed = listener;
+  }
+
   protected async pull(max: number): Promise<readonly PostgresQueueDelivery[]> {
     let failures = 0;
     let busy = 0;
@@ -100,6 +109,7 @@ export class PostgresQueueSubscription
         deliveries = await claiming;
         if (failures > 0) this.#host.reportLink(this, { state: "connected" });
         failures = 0;
+        this.#claimed?.();
       } catch (error) {
         if (this.closed) return none;
         if (!isTransient(error)) {

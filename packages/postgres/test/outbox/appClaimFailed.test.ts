@@ -7,7 +7,8 @@ import { waitUntil } from "../support.js";
 import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports each failed claim as the app's background-failure
-// event (source outbox:<label>), beside its logger's warning, and claims again: on the real
+// event (source outbox:<label>), beside its logger's warning, and claims again, and the first
+// claim that works after them as one background-recovered event: on the real
 // PostgreSQL, its outbox table (one of the test's own) renamed away under the running relay, so
 // every claim fails with 42P01 (undefined table), then renamed back, after which a message written
 // to it is relayed to the shared Redis. (A server away is no failed claim: the claim retries it
@@ -27,7 +28,7 @@ describe("the outbox relay's failed claims in an app", () => {
     const { logger, entries } = warnings();
     const claimWarnings = () =>
       entries.filter((e) => e.message === "outbox relay: claiming failed").length;
-    const { running, failures, published } = await startRelayApp(outbox, {
+    const { running, failures, background, published } = await startRelayApp(outbox, {
       redisUrl,
       label,
       name,
@@ -39,6 +40,10 @@ describe("the outbox relay's failed claims in an app", () => {
       // Two at least: the relay goes on claiming after a failure, and reports each.
       await waitUntil(20_000, "two failed claims reported", () => failures.length >= 2);
       await sql.query(`ALTER TABLE ${away} RENAME TO ${outbox.table}`);
+      // Told by the first claim that works, rows or none: before any row is written.
+      await waitUntil(20_000, "the recovery reported", () =>
+        background.some((e) => e.type === "background-recovered"),
+      );
       await inTransaction(url, async (tx) => {
         await outbox.publish(tx, { broker: label, name }, { payload: bytes("after the outage") });
       });
@@ -58,6 +63,11 @@ describe("the outbox relay's failed claims in an app", () => {
           cause: { code: "42P01" },
         });
       }
+      // The failures, then their end once: the claims work again.
+      expect(background).toEqual([
+        ...failures,
+        { type: "background-recovered", source: `outbox:${label}` },
+      ]);
       // Each report is beside the logger's warning, not instead of it.
       expect(claimWarnings()).toBe(reported);
       // Recovered: the message written after the outage was published once, through the app.

@@ -7,14 +7,15 @@ import { waitUntil } from "../support.js";
 import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports its outbox connection losing the server as the
-// app's background-failure event (source outbox:<label>): that loss is retried inside the claim
-// and told only as the outbox connection's state, which is none of the app's connections. On the
-// real PostgreSQL: the outbox connection's backends (its pool's and its LISTEN's, found by their
-// application_name) terminated under the running relay; once the connection is back, a message
-// written then reaches the shared Redis once.
+// app's background-failure event (source outbox:<label>), and its return as the app's
+// background-recovered event: that loss is retried inside the claim and told only as the outbox
+// connection's state, which is none of the app's connections. On the real PostgreSQL: the outbox
+// connection's backends (its pool's and its LISTEN's, found by their application_name) terminated
+// under the running relay; once the connection is back, a message written then reaches the shared
+// Redis once.
 
 describe("the outbox relay's lost connection in an app", () => {
-  it("emits a background-failure event when its outbox connection is cut, and relays once it is back", async () => {
+  it("emits a background-failure event when its outbox connection is cut, a background-recovered once it is back, and relays then", async () => {
     const url = requireEnv("POSTGRES_URL");
     const redisUrl = requireEnv("REDIS_URL");
     const applicationName = uniqueName("relaycut");
@@ -29,7 +30,7 @@ describe("the outbox relay's lost connection in an app", () => {
       ensureSchema: true,
     }).connectOutbox({ onState: (change) => changes.push(change) });
     const { logger, entries } = warnings("info");
-    const { running, failures, published } = await startRelayApp(outbox, {
+    const { running, failures, background, published } = await startRelayApp(outbox, {
       redisUrl,
       label,
       name,
@@ -70,6 +71,24 @@ describe("the outbox relay's lost connection in an app", () => {
       // connectOutbox still hears: as many reports as losses it heard.
       const losses = changes.filter((c) => c.state === "reconnecting" || c.state === "lost");
       expect(failures.length).toBe(losses.length);
+      // Each return after a loss is a recovery, told after it: the app's events follow the
+      // connection's changes, and end recovered.
+      const expected: string[] = [];
+      let away = false;
+      for (const { state } of changes) {
+        if (state === "reconnecting" || state === "lost") {
+          expected.push("background-failure");
+          away = true;
+        } else if (state === "connected" && away) {
+          expected.push("background-recovered");
+          away = false;
+        }
+      }
+      expect(background.map((e) => e.type)).toEqual(expected);
+      expect(background.at(-1)).toEqual({
+        type: "background-recovered",
+        source: `outbox:${label}`,
+      });
       // Recovered: the message written after the cut was published once, through the app.
       expect(published.map((e) => e.ok)).toEqual([true]);
     } finally {

@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { promisify } from "node:util";
 import {
   type BackgroundFailureEvent,
+  type BackgroundRecoveredEvent,
   type BatchSubscription,
   type Delivery,
   type LogEntry,
@@ -155,6 +156,8 @@ export interface RelayApp {
   readonly running: RunningApp;
   /** Its background-failure events, in order. */
   readonly failures: BackgroundFailureEvent[];
+  /** Its background-failure and background-recovered events, in order. */
+  readonly background: (BackgroundFailureEvent | BackgroundRecoveredEvent)[];
   /** Its publishes to `name`, in order. */
   readonly published: PublishEvent[];
 }
@@ -180,10 +183,14 @@ export async function startRelayApp(
       });
     });
   const failures: BackgroundFailureEvent[] = [];
+  const background: (BackgroundFailureEvent | BackgroundRecoveredEvent)[] = [];
   const published: PublishEvent[] = [];
   app.observe((event) => {
     if (event.type === "background-failure") failures.push(event);
+    if (event.type === "background-failure" || event.type === "background-recovered") {
+      background.push(event);
+    }
     if (event.type === "publish" && event.name === options.name) published.push(event);
   });
-  return { running: await app.start(), failures, published };
+  return { running: await app.start(), failures, background, published };
 }
