@@ -31,6 +31,7 @@ export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";
 export type { ReportsMoves } from "./capabilities.js";
 export { assertBatchSize, reportsMoves } from "./capabilities.js";
+export { CodecsByType, mediaType } from "./codec/codecsByType.js";
 export { commitModes } from "./commitMode.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
 export { deadLetterHeaderNames, writeDeadLetterOrigin } from "./deadLetter.js";

@@ -2,6 +2,7 @@ import type { Bindings, JsonValue } from "../bindings.js";
 import { brokerKind } from "../broker/contract.js";
 import { supportsDescribeServer } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
+import type { CodecsByType } from "../codec/codecsByType.js";
 import { sourceMark } from "../marks.js";
 import type { ServerDescription } from "../server.js";
 import type { CopyPath, Source } from "../source.js";
@@ -33,6 +34,11 @@ export interface BrokerDescription {
 /** The payload of a message: how it is encoded and, where the validator says, its shape. */
 export interface PayloadDescription {
   readonly contentType: string;
+  /**
+   * The media types a delivery may carry besides `contentType`, each decoded by its codec of the
+   * subscriber's `codecs`; absent without them.
+   */
+  readonly otherContentTypes?: readonly string[];
   /** The validator's vendor and, where it offers Standard JSON Schema, the wire shape. */
   readonly schema?: {
     readonly vendor: string;
@@ -110,7 +116,7 @@ function describeSubscriber(spec: SubscriberSpec): SubscriberDescription {
       copies: descriptor?.copies,
       bindings: descriptor?.bindings,
     },
-    message: describePayload(spec.codec, spec.schema),
+    message: describePayload(spec.codec, spec.codecs, spec.schema),
     reply:
       reply === undefined
         ? undefined
@@ -140,9 +146,11 @@ interface JsonSchemaConverter {
 
 function describePayload(
   codec: Codec<unknown>,
+  codecs: CodecsByType | undefined,
   schema: StandardSchemaV1 | undefined,
 ): PayloadDescription {
-  if (schema === undefined) return { contentType: codec.contentType };
+  const types = codecs === undefined ? {} : { otherContentTypes: codecs.types };
+  if (schema === undefined) return { contentType: codec.contentType, ...types };
   const props = schema["~standard"] as StandardSchemaV1.Props & {
     readonly jsonSchema?: JsonSchemaConverter;
   };
@@ -159,6 +167,7 @@ function describePayload(
   }
   return {
     contentType: codec.contentType,
+    ...types,
     schema: { vendor: props.vendor, ...(jsonSchema === undefined ? {} : { jsonSchema }) },
   };
 }

@@ -118,7 +118,7 @@ export class SubscriberRuntime {
       );
     }
     const settlement = this.#settlement;
-    this.#decoder = new MessageDecoder(spec.codec, spec.schema, (delivery, error) =>
+    this.#decoder = new MessageDecoder(spec.codec, spec.codecs, spec.schema, (delivery, error) =>
       settlement.decodeFailed(delivery, error),
     );
     this.#lanes = new Lanes(this.#flow, (delivery, message) => this.#handle(delivery, message), {

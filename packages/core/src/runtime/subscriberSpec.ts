@@ -1,4 +1,5 @@
 import type { Codec } from "../codec/codec.js";
+import type { CodecsByType } from "../codec/codecsByType.js";
 import type { Source } from "../source.js";
 import type { StandardSchemaV1 } from "./standardSchema.js";
 
@@ -51,6 +52,8 @@ export interface SubscriberSpec {
   name: string | undefined;
   readonly schema: StandardSchemaV1 | undefined;
   readonly codec: Codec<unknown>;
+  /** The codecs a delivery's content-type may name besides the codec's, when given. */
+  readonly codecs: CodecsByType | undefined;
   reply: { readonly destination: string | undefined } | undefined;
   outs: Readonly<
     Record<string, { readonly name: string; readonly codec: Codec<unknown> | undefined }>

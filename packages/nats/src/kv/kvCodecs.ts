@@ -1,4 +1,5 @@
 import { bytes, type Codec, headerNames, json, RustStreamError } from "@ruststream/core";
+import { CodecsByType } from "@ruststream/core/broker";
 import type { SubjectMessage } from "../client/link.js";
 
 /** Where a value was read, for a refusal to name: the bucket, the key, the entry's revision. */
@@ -11,43 +12,15 @@ interface ValueAt {
 /**
  * The codecs a KV bucket's reads decode a value with, chosen by the `content-type` its put wrote:
  * the ones given, then core's `json` and `bytes` for the content types none of them has (a given
- * codec of `application/json`, say `jsonCodec({ maxDepth })`, takes its place). Core's runtime
- * picks no codec by content type (a subscriber decodes with its one codec), so this lookup is the
- * only one; a media type is matched without its parameters and case (`Application/JSON;
- * charset=utf-8` is `application/json`).
+ * codec of `application/json`, say `jsonCodec({ maxDepth })`, takes its place), looked up by
+ * core's `CodecsByType` as a subscriber's `codecs` are (a `KvWatch` subscriber given `{ codec:
+ * bytes, codecs: [json, ...] }` decodes its entries as these reads do).
  */
 export class KvCodecs {
-  readonly #byType: ReadonlyMap<string, Codec<unknown>>;
+  readonly #byType: CodecsByType;
 
   constructor(given: readonly Codec<unknown>[] | undefined, what: string) {
-    if (given !== undefined && !Array.isArray(given)) {
-      throw new RustStreamError(
-        "invalid-argument",
-        `${what}: codecs is a list of codecs (each with its contentType, encode and decode), not ${String(given)}`,
-      );
-    }
-    const byType = new Map<string, Codec<unknown>>();
-    for (const codec of given ?? []) {
-      if (typeof codec?.contentType !== "string" || typeof codec.decode !== "function") {
-        throw new RustStreamError(
-          "invalid-argument",
-          `${what}: each of codecs is a codec (its contentType, encode and decode), not ${String(codec)}`,
-        );
-      }
-      const type = mediaType(codec.contentType);
-      if (byType.has(type)) {
-        throw new RustStreamError(
-          "invalid-argument",
-          `${what}: two of codecs decode ${type}: give one codec a content type`,
-        );
-      }
-      byType.set(type, codec);
-    }
-    for (const codec of [json, bytes] as Codec<unknown>[]) {
-      const type = mediaType(codec.contentType);
-      if (!byType.has(type)) byType.set(type, codec);
-    }
-    this.#byType = byType;
+    this.#byType = new CodecsByType(given, what, [json, bytes as Codec<unknown>]);
   }
 
   /**
@@ -71,11 +44,11 @@ export class KvCodecs {
       }
     }
     if (stored === undefined) return message.payload as T;
-    const chosen = this.#byType.get(mediaType(stored));
+    const chosen = this.#byType.get(stored);
     if (chosen === undefined) {
       throw new RustStreamError(
         "invalid-argument",
-        `${where} has the content-type ${stored}, which none of the codecs the bucket's reads know decodes (${[...this.#byType.keys()].join(", ")}): give its codec in new NatsKv(bucket, { codecs }), or read it with { codec } (core's bytes for its bytes)`,
+        `${where} has the content-type ${stored}, which none of the codecs the bucket's reads know decodes (${this.#byType.types.join(", ")}): give its codec in new NatsKv(bucket, { codecs }), or read it with { codec } (core's bytes for its bytes)`,
       );
     }
     try {
@@ -88,10 +61,4 @@ export class KvCodecs {
       );
     }
   }
-}
-
-/** A content type's media type: without its parameters, in lower case. */
-function mediaType(contentType: string): string {
-  const end = contentType.indexOf(";");
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
 }
