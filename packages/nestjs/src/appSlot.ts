@@ -43,17 +43,6 @@ export class AppSlot {
     await running?.stop();
   }
 
-  /**
-   * The app once its start resolves, for work inside its own handlers, which may run before then;
-   * an `invalid-argument` error saying what to call first when it is neither starting nor running.
-   */
-  whenRunning(): Promise<RunningApp> {
-    if (this.#starting === undefined) {
-      return Promise.reject(new RustStreamError("invalid-argument", this.#notRunning));
-    }
-    return this.#starting;
-  }
-
   /** The running app, or an `invalid-argument` error saying what to call first. */
   unwrap<T>(): T {
     if (this.#running === undefined)

@@ -7,7 +7,15 @@ import {
   type RunningApp,
   reply,
 } from "@ruststream/core";
-import { concatMap, EMPTY, from, lastValueFrom, type Observable } from "rxjs";
+import {
+  concatMap,
+  EMPTY,
+  from,
+  lastValueFrom,
+  materialize,
+  type Observable,
+  throwError,
+} from "rxjs";
 import { envelopeOf, isEnvelope } from "./replyEnvelope.js";
 
 /** The one key of the reply that ends a streamed one: the handler's Observable completed. */
@@ -61,9 +69,15 @@ export async function streamReplies(
   // One of the runtime's outcomes (an exception filter's `of(deadLetter(...))`) is applied as on
   // any other pattern, not sent as a value.
   let outcome: Outcome | undefined;
+  // Materialized, so that an error waits behind the values before it: concatMap would pass a
+  // source's error on at once, dropping the values still queued behind a publish in flight.
   await lastValueFrom(
     values.pipe(
-      concatMap((value) => {
+      materialize(),
+      concatMap((notification) => {
+        if (notification.kind === "E") return throwError(() => notification.error);
+        if (notification.kind === "C") return EMPTY;
+        const value: unknown = notification.value;
         if (!isOutcome(value)) return from(running.publish(stream.replyTo, value ?? null, options));
         outcome = value;
         return EMPTY;

@@ -18,6 +18,8 @@ import { mergeOptions, mountPattern } from "./mountPattern.js";
 import { paramsMetadataKey, rpcParams } from "./rpcParams.js";
 import { nestServing, serveNest } from "./serveNest.js";
 import { serviceApp } from "./serviceApp.js";
+import { startedApp } from "./startedApp.js";
+import { streamingContexts } from "./streamingContexts.js";
 import { readSubscriber, type SubscriberDeclaration } from "./subscriberDecorator.js";
 
 type NestHandler = (...args: unknown[]) => Promise<unknown>;
@@ -50,7 +52,9 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
     this.#options = options;
     this.#discovery = discovery;
     this.#scanner = scanner;
-    this.#contexts = contexts;
+    // Nest's creator would resolve a method's Observable to its last value: this one keeps it, so a
+    // reply streams each value as the strategy's do.
+    this.#contexts = streamingContexts(contexts);
   }
 
   /** The built app, not started by this call: what `TestApp.start(host.app)` takes. */
@@ -90,6 +94,8 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
   #build(): RustStream {
     const options = this.#options;
     const app = serviceApp(options, RustStreamHost.name);
+    // Not the slot's app: a test may start this one itself (TestApp.start(host.app)).
+    const running = startedApp(app);
     const wrappers = [...this.#discovery.getProviders(), ...this.#discovery.getControllers()];
     app.broker(options.broker, (scope) => {
       for (const wrapper of wrappers) {
@@ -107,7 +113,7 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
                 declaration.reply,
                 own,
                 ctx as HandlerContext,
-                () => this.#slot.whenRunning(),
+                running,
               );
               return serveNest(() => handler(data, context), serving);
             },
@@ -120,8 +126,9 @@ export class RustStreamHost implements OnModuleInit, OnApplicationBootstrap, OnM
 
   /**
    * The `@Subscriber` methods of one provider, each wrapped as Nest wraps a microservice's handler
-   * (pipes, guards, interceptors, exception filters, in Nest's `rpc` context). Their exceptions
-   * reach the runtime as thrown, unless a filter of the application's catches them.
+   * (pipes, guards, interceptors, exception filters, in Nest's `rpc` context), an Observable kept
+   * as one (see `streamingContexts`). Their exceptions reach the runtime as thrown, unless a filter
+   * of the application's catches them.
    */
   *#subscribersOf(wrapper: InstanceWrapper): Iterable<{
     readonly name: string;

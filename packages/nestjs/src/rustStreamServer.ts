@@ -12,6 +12,7 @@ import { assertRegExpSource, regExpPatternName } from "./regExpPattern.js";
 import { nestServing, serveNest } from "./serveNest.js";
 import type { RustStreamServerOptions } from "./serverOptions.js";
 import { assertServiceOptions, serviceApp } from "./serviceApp.js";
+import { startedApp } from "./startedApp.js";
 import { rustStreamTransport } from "./transport.js";
 
 /**
@@ -102,6 +103,7 @@ export class RustStreamServer
     const options = this.#options;
     const defaults = options.defaults ?? {};
     const app = serviceApp(options, RustStreamServer.name);
+    const running = startedApp(app);
     app.broker(options.broker, (scope) => {
       for (const [pattern, handler] of this.getHandlers()) {
         const own = readPatternExtras(pattern, handler.extras);
@@ -109,7 +111,7 @@ export class RustStreamServer
         const replies = handler.isEventHandler !== true;
         const options = mergeOptions(defaults, own);
         mountPattern(scope, pattern, options, replies, (data, ctx) =>
-          this.#serve(pattern, handler, options, data, ctx as HandlerContext, replies),
+          this.#serve(pattern, handler, options, data, ctx as HandlerContext, replies, running),
         );
       }
     });
@@ -130,10 +132,9 @@ export class RustStreamServer
     data: unknown,
     ctx: HandlerContext,
     replies: boolean,
+    running: () => Promise<RunningApp>,
   ): Promise<unknown> {
-    const { context, serving } = nestServing(pattern, replies, options, ctx, () =>
-      this.#app.whenRunning(),
-    );
+    const { context, serving } = nestServing(pattern, replies, options, ctx, running);
     return new Promise((resolve, reject) => {
       this.onProcessingStartHook(this.transportId, context, () =>
         serveNest(() => handler(data, context), serving)

@@ -19,6 +19,7 @@ function setup(): Setup {
       created: "order_created",
       sum: "sum",
       track: "track",
+      lost: "lost",
       declined: "order_declined",
       deadLetters: "orders-dlq",
     },

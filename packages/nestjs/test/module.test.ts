@@ -1,7 +1,8 @@
 // RustStreamModule: a RustStream app inside a real Nest 12 application (started on bootstrap,
 // stopped on close), handlers as methods of providers with injection and Nest's enhancers around
 // them, and the same module under `Test.createTestingModule` with `TestApp` running the app
-// in-process (a ValidationPipe's rejection settled by each decode policy). On the file broker.
+// in-process (a ValidationPipe's rejection settled by each decode policy; a method's Observable
+// streamed through its interceptor, an error midway through its filter). On the file broker.
 import "reflect-metadata";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,13 +11,16 @@ import {
   BadRequestException,
   type CallHandler,
   type CanActivate,
+  Catch,
   type DynamicModule,
+  type ExceptionFilter,
   type ExecutionContext,
   Inject,
   Injectable,
   Module,
   type NestInterceptor,
   Scope,
+  UseFilters,
   UseGuards,
   UseInterceptors,
   ValidationPipe,
@@ -29,8 +33,9 @@ import { FileBroker } from "@ruststream/file";
 import { TestApp } from "@ruststream/testing";
 import { within } from "@ruststream/tooling-testkit";
 import { IsInt, IsString } from "class-validator";
-import { lastValueFrom, map, type Observable } from "rxjs";
+import { concat, EMPTY, lastValueFrom, map, type Observable, range, throwError } from "rxjs";
 import { afterAll, describe, expect, it } from "vitest";
+import { readErrorReply } from "../src/errorReply.js";
 import {
   ClientRustStream,
   type RustStreamContext,
@@ -38,6 +43,7 @@ import {
   RustStreamModule,
   Subscriber,
 } from "../src/index.js";
+import { isEndReply } from "../src/replyStream.js";
 import { Seen } from "./seen.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rs-nestjs-module-"));
@@ -67,6 +73,16 @@ class StampInterceptor implements NestInterceptor {
 class DenyAll implements CanActivate {
   canActivate(): boolean {
     return false;
+  }
+}
+
+class LostParcel extends Error {}
+
+/** Tells the caller where the parcel was lost: what a filter makes of the exception is the answer. */
+@Catch(LostParcel)
+class LostParcelFilter implements ExceptionFilter<LostParcel> {
+  catch(exception: LostParcel): Observable<never> {
+    return throwError(() => new RpcException(`parcel lost ${exception.message}`));
   }
 }
 
@@ -105,6 +121,17 @@ class ShopHandlers {
   @UseInterceptors(StampInterceptor)
   price(@Payload("sku") sku: string): number {
     return this.#prices.price(sku);
+  }
+
+  /** A parcel's stops, one reply each; lost after the last one when `lost` says so. */
+  @Subscriber("parcel", { reply: true })
+  @UseInterceptors(StampInterceptor)
+  @UseFilters(LostParcelFilter)
+  parcel(@Payload() trip: { stops: number; lost: boolean }): Observable<number> {
+    return concat(
+      range(1, trip.stops),
+      trip.lost ? throwError(() => new LostParcel(`after stop ${trip.stops}`)) : EMPTY,
+    );
   }
 
   @Subscriber("declines", { reply: true })
@@ -155,6 +182,7 @@ describe("RustStreamModule in a Nest application", () => {
       "ShopHandlers.declines",
       "ShopHandlers.looseOrder",
       "ShopHandlers.order",
+      "ShopHandlers.parcel",
       "ShopHandlers.price",
       "ShopHandlers.strictOrder",
       "ShopHandlers.vault",
@@ -212,6 +240,49 @@ describe("RustStreamModule in a Nest application", () => {
       expect(seen.calls.map((c) => c.pattern)).toEqual(["order pear"]);
       t.subscriber("ShopHandlers.order").assertOutcomes("ack", "dead-letter");
       expect(t.published("orders-dlq").map((m) => m.value)).toEqual([{ id: "one", sku: "fig" }]);
+    } finally {
+      await t.stop();
+      await moduleRef.close();
+    }
+  });
+
+  it("under TestApp, a method's Observable is streamed, each value through its interceptor, in order; an error midway goes through its filter, after the values", async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        shopModule(
+          RustStreamModule.forRoot({
+            broker: new FileBroker({ path: join(dir, `testing-${++files}.ss`) }),
+            name: "shop",
+            start: "manual",
+          }),
+        ),
+      ],
+    }).compile();
+    moduleRef.useLogger(false);
+    await moduleRef.init();
+    const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
+    // A request that takes several replies, as ClientRustStream.send asks: each value, then the last.
+    const stream = async (trip: { stops: number; lost: boolean }) => {
+      const values: unknown[] = [];
+      const last = t.running.request("parcel", trip, {
+        timeoutMs: 5_000,
+        onPartialReply: (value) => values.push(value),
+      });
+      await t.settle();
+      return { values, last: await last };
+    };
+    try {
+      const arrived = await stream({ stops: 3, lost: false });
+      expect(arrived.values).toEqual([1, 2, 3].map((value) => ({ value, type: "rpc" })));
+      expect(isEndReply(arrived.last)).toBe(true);
+      const lost = await stream({ stops: 2, lost: true });
+      expect(lost.values).toEqual([1, 2].map((value) => ({ value, type: "rpc" })));
+      // The filter's RpcException, not the LostParcel (which would answer Internal server error).
+      expect(readErrorReply(lost.last)).toEqual({
+        err: { status: "error", message: "parcel lost after stop 2" },
+      });
+      // Answered, so acked: no retry runs the method for nobody.
+      t.subscriber("ShopHandlers.parcel").assertOutcomes("ack", "ack");
     } finally {
       await t.stop();
       await moduleRef.close();

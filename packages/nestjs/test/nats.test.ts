@@ -22,6 +22,7 @@ function setup(): Setup {
       created: uniqueName("nest-created"),
       sum: uniqueName("nest-sum"),
       track: uniqueName("nest-track"),
+      lost: uniqueName("nest-lost"),
       declined: uniqueName("nest-declined"),
       deadLetters: uniqueName("nest-dlq"),
     },

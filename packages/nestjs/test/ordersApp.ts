@@ -6,7 +6,7 @@ import "reflect-metadata";
 import { Controller, type DynamicModule, Inject, Injectable, Module } from "@nestjs/common";
 import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from "@nestjs/microservices";
 import { type DeadLetterOrigin, readDeadLetterOrigin } from "@ruststream/core";
-import { concat, type Observable, of, ReplaySubject, take } from "rxjs";
+import { concat, type Observable, of, ReplaySubject, take, throwError } from "rxjs";
 import { type RustStreamContext, Subscriber } from "../src/index.js";
 
 export interface Topics {
@@ -14,6 +14,8 @@ export interface Topics {
   readonly sum: string;
   /** A request answered with a stream: an order's tracking, one status at a time. */
   readonly track: string;
+  /** The same, for an order lost on the way: the stream fails after its second status. */
+  readonly lost: string;
   readonly declined: string;
   readonly deadLetters: string;
 }
@@ -78,6 +80,14 @@ export class OrdersService {
     );
   }
 
+  /** An order's tracking that fails midway: two statuses, then the loss as an RpcException. */
+  lose(id: number): Observable<string> {
+    return concat(
+      of(`order ${id} packed`, `order ${id} shipped`),
+      throwError(() => new RpcException(`order ${id} lost in transit`)),
+    );
+  }
+
   /** Resolves once `done()` holds, checked after each thing the handlers record. */
   until(done: () => boolean): Promise<void> {
     if (done()) return Promise.resolve();
@@ -123,6 +133,11 @@ export function ordersModule(topics: Topics): new () => object {
     @MessagePattern(topics.track)
     track(@Payload() id: number): Observable<string> {
       return this.#orders.track(id);
+    }
+
+    @MessagePattern(topics.lost)
+    lose(@Payload() id: number): Observable<string> {
+      return this.#orders.lose(id);
     }
 
     @EventPattern<string>(topics.declined, {
@@ -176,6 +191,11 @@ export function ordersHandlersModule(topics: Topics, rustStream: DynamicModule):
     @Subscriber(topics.track, { reply: true })
     track(@Payload() id: number): Observable<string> {
       return this.#orders.track(id);
+    }
+
+    @Subscriber(topics.lost, { reply: true })
+    lose(@Payload() id: number): Observable<string> {
+      return this.#orders.lose(id);
     }
 
     @Subscriber(topics.declined, { maxAttempts: 3, deadLetter: topics.deadLetters })

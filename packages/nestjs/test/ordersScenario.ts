@@ -5,7 +5,7 @@ import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import type { Broker } from "@ruststream/core";
 import { within } from "@ruststream/tooling-testkit";
-import { lastValueFrom, toArray } from "rxjs";
+import { lastValueFrom } from "rxjs";
 import { afterEach, expect, it } from "vitest";
 import {
   ClientRustStream,
@@ -98,37 +98,38 @@ export function documentedServiceTests(setup: () => Setup, host: Host = "strateg
     await expect(lastValueFrom(client.send<number>(topics.sum, [5]))).resolves.toBe(5);
   });
 
-  // Each host runs the one of the next two tests that holds for it.
-  const streams = host === "strategy";
-  if (streams) {
-    it("a @MessagePattern handler's Observable is streamed back to send: each value as it comes, then completion", async () => {
-      const { topics, orders, client } = await start();
-      const statuses: string[] = [];
-      const completed = new Promise<void>((resolve, reject) => {
-        client.send<string>(topics.track, 7).subscribe({
-          next: (status) => {
-            statuses.push(status);
-            // The stream's next status waits for this: sent only once the first one came back.
-            if (statuses.length === 1) orders.shipped.next("order 7 shipped");
-          },
-          error: reject,
-          complete: resolve,
-        });
+  it("a replying handler's Observable is streamed back to send: each value as it comes, then completion", async () => {
+    const { topics, orders, client } = await start();
+    const statuses: string[] = [];
+    const completed = new Promise<void>((resolve, reject) => {
+      client.send<string>(topics.track, 7).subscribe({
+        next: (status) => {
+          statuses.push(status);
+          // The stream's next status waits for this: sent only once the first one came back.
+          if (statuses.length === 1) orders.shipped.next("order 7 shipped");
+        },
+        error: reject,
+        complete: resolve,
       });
-      await within(20_000, "the tracking stream completed", completed);
-      expect(statuses).toEqual(["order 7 packed", "order 7 shipped", "order 7 delivered"]);
     });
-  } else {
-    // Nest's ExternalContextCreator, which wraps a provider's method in its enhancers, resolves
-    // an Observable to its last value before the module sees it.
-    it("a @Subscriber method's Observable answers with its last value (Nest resolves it first)", async () => {
-      const { topics, orders, client } = await start();
-      orders.shipped.next("order 8 shipped");
-      await expect(
-        lastValueFrom(client.send<string>(topics.track, 8).pipe(toArray())),
-      ).resolves.toEqual(["order 8 delivered"]);
+    await within(20_000, "the tracking stream completed", completed);
+    expect(statuses).toEqual(["order 7 packed", "order 7 shipped", "order 7 delivered"]);
+  });
+
+  it("a streamed Observable that fails midway sends its values, then errors send with Nest's error packet", async () => {
+    const { topics, client } = await start();
+    const statuses: string[] = [];
+    const failed = new Promise<unknown>((resolve, reject) => {
+      client.send<string>(topics.lost, 9).subscribe({
+        next: (status) => statuses.push(status),
+        error: resolve,
+        complete: () => reject(new Error("the stream completed instead of failing")),
+      });
     });
-  }
+    const error = await within(20_000, "the tracking stream failed", failed);
+    expect(statuses).toEqual(["order 9 packed", "order 9 shipped"]);
+    expect(error).toEqual({ status: "error", message: "order 9 lost in transit" });
+  });
 
   it("an event whose handler throws gets its three attempts, then lands in the dead letter with its origin", async () => {
     const { topics, orders, client } = await start();
