@@ -160,6 +160,27 @@ const streamPath = "SHOP_STREAM";
 })
 class ConfigModule {}
 
+/** The shop module under TestApp, on a file broker of its own, its app started by TestApp. */
+async function testApp(
+  file: string,
+): Promise<{ t: TestApp; seen: Seen; close: () => Promise<void> }> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      shopModule(
+        RustStreamModule.forRoot({
+          broker: new FileBroker({ path: join(dir, `${file}-${++files}.ss`) }),
+          name: "shop",
+          start: "manual",
+        }),
+      ),
+    ],
+  }).compile();
+  moduleRef.useLogger(false);
+  await moduleRef.init();
+  const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
+  return { t, seen: moduleRef.get(Seen), close: () => moduleRef.close() };
+}
+
 describe("RustStreamModule in a Nest application", () => {
   it("starts on bootstrap from forRootAsync's options, serves the providers' methods, answers a failed send with its error, and stops on close", async () => {
     const app = await NestFactory.createApplicationContext(
@@ -247,20 +268,7 @@ describe("RustStreamModule in a Nest application", () => {
   });
 
   it("under TestApp, a method's Observable is streamed, each value through its interceptor, in order; an error midway goes through its filter, after the values", async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        shopModule(
-          RustStreamModule.forRoot({
-            broker: new FileBroker({ path: join(dir, `testing-${++files}.ss`) }),
-            name: "shop",
-            start: "manual",
-          }),
-        ),
-      ],
-    }).compile();
-    moduleRef.useLogger(false);
-    await moduleRef.init();
-    const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
+    const { t, close } = await testApp("testing");
     // A request that takes several replies, as ClientRustStream.send asks: each value, then the last.
     const stream = async (trip: { stops: number; lost: boolean }) => {
       const values: unknown[] = [];
@@ -285,36 +293,18 @@ describe("RustStreamModule in a Nest application", () => {
       t.subscriber("ShopHandlers.parcel").assertOutcomes("ack", "ack");
     } finally {
       await t.stop();
-      await moduleRef.close();
+      await close();
     }
   });
 });
 
 describe("a ValidationPipe's rejection in RustStreamModule, by the decode policy", () => {
-  async function testApp(): Promise<{ t: TestApp; seen: Seen; close: () => Promise<void> }> {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        shopModule(
-          RustStreamModule.forRoot({
-            broker: new FileBroker({ path: join(dir, `rejections-${++files}.ss`) }),
-            name: "shop",
-            start: "manual",
-          }),
-        ),
-      ],
-    }).compile();
-    moduleRef.useLogger(false);
-    await moduleRef.init();
-    const t = await TestApp.start(moduleRef.get(RustStreamHost).app);
-    return { t, seen: moduleRef.get(Seen), close: () => moduleRef.close() };
-  }
-
   function decodeFailures(t: TestApp): DecodeFailureEvent[] {
     return t.events.filter((e): e is DecodeFailureEvent => e.type === "decode-failure");
   }
 
   it("by default, with no dead letter declared: dropped, never retried, the app still running", async () => {
-    const { t, seen, close } = await testApp();
+    const { t, seen, close } = await testApp("rejections");
     try {
       await t.publish("loose-orders", { id: "one", sku: "fig" });
       await t.publish("loose-orders", { id: 2, sku: "plum" });
@@ -331,7 +321,7 @@ describe("a ValidationPipe's rejection in RustStreamModule, by the decode policy
   });
 
   it("under failure.decode fail-fast: the app stopped, with the rejection as its failure", async () => {
-    const { t, seen, close } = await testApp();
+    const { t, seen, close } = await testApp("rejections");
     try {
       await t.publish("strict-orders", { id: 1, sku: "pear" });
       await t.publish("strict-orders", { id: "one", sku: "fig" });
