@@ -53,13 +53,15 @@ test("dead letters the broker moves itself are counted, beside those the runtime
   await running.stop();
 });
 
+/** An app of one subscriber, `in`, whose tests report work beside it (an outbox relay's, say). */
+function relayApp(): RustStream {
+  return new RustStream({ name: "relay", version: "1.0.0" }).broker(new MemoryBroker(), (b) => {
+    b.subscriber("in").handle(() => {});
+  });
+}
+
 test("failures of work beside the handlers are counted by source, and make no subscriber", async () => {
-  const app = new RustStream({ name: "relay", version: "1.0.0" }).broker(
-    new MemoryBroker(),
-    (b) => {
-      b.subscriber("in").handle(() => {});
-    },
-  );
+  const app = relayApp();
   const metrics = prometheusMetrics(app);
   const running = await app.start();
   // None yet: the series holds no sample until a failure comes.
@@ -81,12 +83,7 @@ test("failures of work beside the handlers are counted by source, and make no su
 });
 
 test("the sources failing now: 1 from a failure to its recovery, then 0, the failure counter kept; a new start clears them", async () => {
-  const app = new RustStream({ name: "relay", version: "1.0.0" }).broker(
-    new MemoryBroker(),
-    (b) => {
-      b.subscriber("in").handle(() => {});
-    },
-  );
+  const app = relayApp();
   const metrics = prometheusMetrics(app);
   const running = await app.start();
   expect(await values(metrics.registry, metricNames.backgroundFailing)).toEqual({});
