@@ -1,10 +1,10 @@
 import { RustStreamError } from "@ruststream/core";
-import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresBroker } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
+import { redisCli, relaysOne, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports each failed claim as the app's background-failure
 // event (source outbox:<label>), beside its logger's warning, and claims again, and the first
@@ -44,12 +44,7 @@ describe("the outbox relay's failed claims in an app", () => {
       await waitUntil(20_000, "the recovery reported", () =>
         background.some((e) => e.type === "background-recovered"),
       );
-      await inTransaction(url, async (tx) => {
-        await outbox.publish(tx, { broker: label, name }, { payload: bytes("after the outage") });
-      });
-      await waitUntil(20_000, "the message relayed once the table is back", async () => {
-        return Number(await redisCli(redisUrl, "XLEN", name)) === 1;
-      });
+      await relaysOne(url, outbox, { redisUrl, label, name }, "after the outage");
       await running.stop();
       const reported = failures.length;
       expect(reported).toBeGreaterThanOrEqual(2);

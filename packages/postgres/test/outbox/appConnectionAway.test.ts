@@ -1,9 +1,9 @@
 import { type ConnectionChange, RustStreamError } from "@ruststream/core";
-import { bytes, requireEnv, TcpRelay, uniqueName } from "@ruststream/tooling-testkit";
+import { requireEnv, TcpRelay, uniqueName } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import { PostgresBroker } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
+import { redisCli, relaysOne, startRelayApp, warnings } from "./support.js";
 
 // A relay started in an app (outbox.relayIn) while its outbox connection is already away reports
 // that at its start, as the app's background-failure event, without waiting for the connection's
@@ -50,12 +50,7 @@ describe("an outbox relay started while its outbox connection is away, in an app
       await waitUntil(20_000, "the return reported", () =>
         background.some((e) => e.type === "background-recovered"),
       );
-      await inTransaction(url, async (tx) => {
-        await outbox.publish(tx, { broker: label, name }, { payload: bytes("once it is back") });
-      });
-      await waitUntil(20_000, "the message relayed once the connection is back", async () => {
-        return Number(await redisCli(redisUrl, "XLEN", name)) === 1;
-      });
+      await relaysOne(url, outbox, { redisUrl, label, name }, "once it is back");
       await running.stop();
       // The losses first (one per change of the connection to away), then their end, once.
       expect(background).toEqual([

@@ -1,10 +1,10 @@
 import { type ConnectionChange, RustStreamError } from "@ruststream/core";
-import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
+import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresBroker } from "../../src/index.js";
 import { waitUntil } from "../support.js";
-import { inTransaction, redisCli, startRelayApp, warnings } from "./support.js";
+import { redisCli, relaysOne, startRelayApp, warnings } from "./support.js";
 
 // The relay in an app (outbox.relayIn) reports its outbox connection losing the server as the
 // app's background-failure event (source outbox:<label>), and its return as the app's
@@ -52,12 +52,7 @@ describe("the outbox relay's lost connection in an app", () => {
       await waitUntil(20_000, "the outbox connection back", () =>
         entries.some((e) => e.message === "outbox relay: the outbox connection is back"),
       );
-      await inTransaction(url, async (tx) => {
-        await outbox.publish(tx, { broker: label, name }, { payload: bytes("after the cut") });
-      });
-      await waitUntil(20_000, "the message relayed once the connection is back", async () => {
-        return Number(await redisCli(redisUrl, "XLEN", name)) === 1;
-      });
+      await relaysOne(url, outbox, { redisUrl, label, name }, "after the cut");
       await running.stop();
       for (const failure of failures) {
         expect(failure).toMatchObject({ type: "background-failure", source: `outbox:${label}` });

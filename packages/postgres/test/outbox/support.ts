@@ -14,6 +14,7 @@ import {
   RustStream,
 } from "@ruststream/core";
 import { RedisBroker } from "@ruststream/redis";
+import { bytes } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import type { PostgresOutbox } from "../../src/index.js";
 import { waitUntil } from "../support.js";
@@ -133,6 +134,24 @@ export async function inTransaction(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Writes one message for `target` to the outbox in a transaction of its own and waits until the
+ * relay put it on the (empty) Redis stream: the proof a relay works again after an outage.
+ */
+export async function relaysOne(
+  url: string,
+  outbox: PostgresOutbox,
+  target: { readonly redisUrl: string; readonly label: string; readonly name: string },
+  text: string,
+): Promise<void> {
+  await inTransaction(url, async (tx) => {
+    await outbox.publish(tx, { broker: target.label, name: target.name }, { payload: bytes(text) });
+  });
+  await waitUntil(20_000, `"${text}" relayed`, async () => {
+    return Number(await redisCli(target.redisUrl, "XLEN", target.name)) === 1;
+  });
 }
 
 /** A logger that keeps the relay's warnings (and worse, or from `level` on) as entries. */
