@@ -149,3 +149,22 @@ test("a ctx.out publish in a media type the reader decodes carries the reader's 
   expect(other.components?.messages?.orders?.contentType).toBe("application/cbor");
   expect(messagesWithoutSchema(other)).toEqual(["receipts", "orders"]);
 });
+
+test("without a schema each media type's message is named after the address and listed without a schema; bytes aside", async () => {
+  const app = new RustStream({ name: "events", version: "1.0.0" });
+  app.broker(brokers.memory().broker, (b) => {
+    // A different message, mounted first, holds the name the msgpack one of `events` would get.
+    b.subscriber("events_msgpack", { codec: bytes }).handle(() => {});
+    b.subscriber("events", { codecs: [msgpack] }).handle(() => {});
+    // Typed unknown: what it hands over is raw bytes or a decoded MessagePack value.
+    b.subscriber<unknown>("blobs", { codec: bytes, codecs: [msgpack] }).handle(() => {});
+  });
+  const doc = documentOf(app);
+  await validated(asyncapiJson(doc));
+  expect(Object.keys(doc.channels?.events?.messages ?? {})).toEqual(["events", "events_msgpack_2"]);
+  expect(doc.components?.messages?.events_msgpack?.contentType).toBe("application/octet-stream");
+  expect(doc.components?.messages?.events_msgpack_2?.contentType).toBe("application/msgpack");
+  expect(Object.keys(doc.channels?.blobs?.messages ?? {})).toEqual(["blobs", "blobs_msgpack"]);
+  // Raw bytes are their own format; a decoded MessagePack payload has a shape the app did not give.
+  expect(messagesWithoutSchema(doc)).toEqual(["events", "events_msgpack_2", "blobs_msgpack"]);
+});
