@@ -30,10 +30,17 @@ interface MutableChannel {
   source?: Bindings | undefined;
 }
 
-interface Received {
-  readonly channel: string;
+/** A message on a channel and its media type. */
+interface Carried {
   readonly message: string;
   readonly contentType: string;
+}
+
+/** The messages a channel carries for one operation: one, or a subscriber's one per media type. */
+interface Received {
+  readonly channel: string;
+  /** The codec's message first, then one per media type of the subscriber's `codecs`. */
+  readonly messages: readonly Carried[];
 }
 
 /**
@@ -107,21 +114,34 @@ export class DocumentBuilder {
     if (read !== undefined) read.source ??= subscriber.source.bindings;
     const schema = subscriber.message.schema;
     const title = schema?.jsonSchema?.title;
+    const origin = `subscriber ${subscriber.name}`;
     const message = this.#catalog.add({
       name: typeof title === "string" ? title : address,
       contentType: subscriber.message.contentType,
       schema: schema?.jsonSchema,
       vendor: schema?.vendor,
       bindings: messageBindings(entry.broker.kind),
-      origin: `subscriber ${subscriber.name}`,
+      origin,
     });
-    this.#link(channel, message);
-    const received = { channel, message, contentType: subscriber.message.contentType };
+    // A delivery may carry any media type of the subscriber's codecs: each is a message of its
+    // own, since an AsyncAPI message has one contentType; the schema validates what each decodes.
+    const messages: Carried[] = [
+      { message, contentType: subscriber.message.contentType },
+      ...(subscriber.message.otherContentTypes ?? []).map((contentType) => ({
+        message: this.#catalog.inContentType(message, contentType, origin),
+        contentType,
+      })),
+    ];
+    for (const carried of messages) this.#link(channel, carried.message);
+    const received = { channel, messages };
     this.#received.set(`${index}\u0000${address}`, received);
     return received;
   }
 
-  /** The message a publish to `address` carries: the one the app reads there, else its own. */
+  /**
+   * The message a publish to `address` carries: the one the app reads there in its media type,
+   * else its own.
+   */
   #destination(
     entry: BrokerInDocument,
     index: number,
@@ -132,9 +152,8 @@ export class DocumentBuilder {
   ): Received {
     const channel = this.#channel(index, address, entry, channelId);
     const read = address === null ? undefined : this.#received.get(`${index}\u0000${address}`);
-    let message: string;
-    if (read !== undefined && read.contentType === contentType) {
-      message = read.message;
+    let message = read?.messages.find((m) => m.contentType === contentType)?.message;
+    if (message !== undefined) {
       this.#catalog.noteOrigin(message, origin);
     } else {
       message = this.#catalog.add({
@@ -145,7 +164,7 @@ export class DocumentBuilder {
       });
     }
     this.#link(channel, message);
-    return { channel, message, contentType };
+    return { channel, messages: [{ message, contentType }] };
   }
 
   #link(channel: string, message: string): void {
@@ -180,8 +199,10 @@ export class DocumentBuilder {
           channel.description = "Where each message asks for its reply, in its reply-to header.";
         }
       }
-      this.#catalog.correlate(received.message);
-      this.#catalog.correlate(to.message);
+      // Whatever media type a request came in, its reply carries its correlation-id.
+      for (const { message } of [...received.messages, ...to.messages]) {
+        this.#catalog.correlate(message);
+      }
       reply = {
         ...(target === null
           ? {
@@ -192,7 +213,7 @@ export class DocumentBuilder {
             }
           : {}),
         channel: refTo("channels", to.channel),
-        messages: [refTo("channels", to.channel, "messages", to.message)],
+        messages: messageRefs(to),
       };
     }
     const retry: RetryExtension = {
@@ -205,7 +226,7 @@ export class DocumentBuilder {
     this.#operations[id] = {
       action: "receive",
       channel: refTo("channels", received.channel),
-      messages: [refTo("channels", received.channel, "messages", received.message)],
+      messages: messageRefs(received),
       summary: `Subscriber ${subscriber.name}`,
       description: handlingProse(subscriber),
       tags,
@@ -246,7 +267,7 @@ export class DocumentBuilder {
     }
     for (const copy of copies) {
       const channel = this.#channel(index, copy.address, entry);
-      this.#link(channel, received.message);
+      for (const { message } of received.messages) this.#link(channel, message);
       this.#send(subscriber, { ...received, channel }, copy.summary, tags);
     }
   }
@@ -264,7 +285,7 @@ export class DocumentBuilder {
     this.#operations[id] = {
       action: "send",
       channel: refTo("channels", to.channel),
-      messages: [refTo("channels", to.channel, "messages", to.message)],
+      messages: messageRefs(to),
       summary,
       tags,
     };
@@ -288,4 +309,9 @@ export class DocumentBuilder {
     }
     return out;
   }
+}
+
+/** References to each message of `to` on its channel. */
+function messageRefs(to: Received): Reference[] {
+  return to.messages.map(({ message }) => refTo("channels", to.channel, "messages", message));
 }

@@ -1,4 +1,4 @@
-import type { BindingsObject, MessageObject, SchemaObject } from "./document.js";
+import type { BindingsObject, MessageObject, Reference, SchemaObject } from "./document.js";
 import { headersSchema, headersSchemaKey } from "./headers.js";
 import { refTo, toId, uniqueId } from "./ids.js";
 import { placePayloadSchema } from "./payloadSchema.js";
@@ -30,6 +30,9 @@ export interface MessageGap {
 interface Entry {
   readonly identity: string;
   readonly message: MessageObject;
+  /** What the message was made of, for the same message in another media type. */
+  readonly schema: SchemaObject | undefined;
+  readonly bindings: BindingsObject | undefined;
   readonly origins: string[];
   readonly vendor: string | undefined;
   correlated: boolean;
@@ -46,41 +49,59 @@ export class MessageCatalog {
 
   add(candidate: MessageCandidate): string {
     const base = toId(candidate.name);
-    const identity = JSON.stringify([
-      candidate.contentType,
-      candidate.schema ?? null,
-      candidate.bindings ?? null,
-    ]);
-    for (let n = 1; ; n += 1) {
-      const name = n === 1 ? base : `${base}_${n}`;
-      const entry = this.#entries.get(name);
-      if (entry === undefined) break;
-      if (entry.identity === identity) {
-        if (!entry.origins.includes(candidate.origin)) entry.origins.push(candidate.origin);
-        return name;
-      }
-    }
+    const identity = identityOf(candidate.contentType, candidate.schema, candidate.bindings);
+    const known = this.#known(base, identity, candidate.origin);
+    if (known !== undefined) return known;
     const name = uniqueId(base, (id) => this.#entries.has(id));
-    const payload = this.#placeSchema(name, candidate.schema);
-    const title = candidate.schema?.title;
-    const description = candidate.schema?.description;
-    const message: MessageObject = {
-      name,
-      ...(typeof title === "string" && title !== name ? { title } : {}),
-      ...(typeof description === "string" ? { description } : {}),
-      contentType: candidate.contentType,
-      ...(payload === undefined ? {} : { payload: refTo("components", "schemas", payload) }),
-      headers: refTo("components", "schemas", headersSchemaKey),
-      ...(candidate.bindings === undefined ? {} : { bindings: candidate.bindings }),
-    };
     this.#entries.set(name, {
       identity,
-      message,
+      message: messageObject(name, candidate, this.#placeSchema(name, candidate.schema)),
+      schema: candidate.schema,
+      bindings: candidate.bindings,
       origins: [candidate.origin],
       vendor: candidate.vendor,
       correlated: false,
     });
     return name;
+  }
+
+  /**
+   * The message `name` in another media type (a subscriber's `codecs`): the same payload schema,
+   * headers and bindings, named `<name>_<subtype>` (`Order_msgpack`), so that the name follows from
+   * the media type and not from where it stands in the list.
+   */
+  inContentType(name: string, contentType: string, origin: string): string {
+    const of = this.#entries.get(name);
+    if (of === undefined) throw new Error(`no AsyncAPI message ${name} in the catalog`);
+    const base = toId(`${name}_${contentType.slice(contentType.indexOf("/") + 1)}`);
+    const identity = identityOf(contentType, of.schema, of.bindings);
+    const known = this.#known(base, identity, origin);
+    if (known !== undefined) return known;
+    const chosen = uniqueId(base, (id) => this.#entries.has(id));
+    const candidate = { schema: of.schema, bindings: of.bindings, contentType };
+    this.#entries.set(chosen, {
+      identity,
+      message: messageObject(chosen, candidate, of.message.payload),
+      schema: of.schema,
+      bindings: of.bindings,
+      origins: [origin],
+      vendor: of.vendor,
+      correlated: false,
+    });
+    return chosen;
+  }
+
+  /** The message already under `base` or one of its suffixed names with this identity, if any. */
+  #known(base: string, identity: string, origin: string): string | undefined {
+    for (let n = 1; ; n += 1) {
+      const name = n === 1 ? base : `${base}_${n}`;
+      const entry = this.#entries.get(name);
+      if (entry === undefined) return undefined;
+      if (entry.identity === identity) {
+        if (!entry.origins.includes(origin)) entry.origins.push(origin);
+        return name;
+      }
+    }
   }
 
   /** Another contributor carries an existing message (a reply to a channel the app reads). */
@@ -128,7 +149,8 @@ export class MessageCatalog {
       .map(([name, e]) => ({ name, origins: e.origins, vendor: e.vendor }));
   }
 
-  #placeSchema(name: string, schema: SchemaObject | undefined): string | undefined {
+  /** Places `schema` in `components.schemas` under `name` (or a free name near it). */
+  #placeSchema(name: string, schema: SchemaObject | undefined): Reference | undefined {
     if (schema === undefined) return undefined;
     const root = uniqueId(name, (id) => id in this.#schemas);
     // Reserved first, so a definition hoisted under a similar name cannot take it.
@@ -143,6 +165,34 @@ export class MessageCatalog {
     });
     this.#schemas[root] = placed.root;
     Object.assign(this.#schemas, placed.definitions);
-    return root;
+    return refTo("components", "schemas", root);
   }
+}
+
+/** A message named `name`, its title and description the schema's, its payload `payload`. */
+function messageObject(
+  name: string,
+  of: Pick<MessageCandidate, "contentType" | "schema" | "bindings">,
+  payload: Reference | undefined,
+): MessageObject {
+  const title = of.schema?.title;
+  const description = of.schema?.description;
+  return {
+    name,
+    ...(typeof title === "string" && title !== name ? { title } : {}),
+    ...(typeof description === "string" ? { description } : {}),
+    contentType: of.contentType,
+    ...(payload === undefined ? {} : { payload }),
+    headers: refTo("components", "schemas", headersSchemaKey),
+    ...(of.bindings === undefined ? {} : { bindings: of.bindings }),
+  };
+}
+
+/** Two contributions with one media type, schema and bindings are one message. */
+function identityOf(
+  contentType: string,
+  schema: SchemaObject | undefined,
+  bindings: BindingsObject | undefined,
+): string {
+  return JSON.stringify([contentType, schema ?? null, bindings ?? null]);
 }

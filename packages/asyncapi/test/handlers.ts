@@ -16,7 +16,8 @@ export function payloadFields(
  * Holds the parsed document against what the app mounts: for every subscriber a `receive`
  * operation on its source's channel, its payload's fields as its schema states them, its reply
  * (channel, or reply-to address), a `send` to each `ctx.out` destination and to its dead letter,
- * and the retry extension's cap and dead letter.
+ * one message per media type it decodes (its codec's and its `codecs`'), and the retry
+ * extension's cap and dead letter.
  */
 export function expectMatchesHandlers(
   parsed: AsyncAPIDocumentInterface,
@@ -43,7 +44,17 @@ export function expectMatchesHandlers(
           .all()
           .map((c) => c.address()),
       ).toEqual([subscriber.source.name]);
-      expect(operation.messages().all()[0]?.contentType()).toBe(subscriber.message.contentType);
+      // One message per media type the subscriber decodes, its codec's first.
+      const contentTypes = [
+        subscriber.message.contentType,
+        ...(subscriber.message.otherContentTypes ?? []),
+      ];
+      expect(
+        operation
+          .messages()
+          .all()
+          .map((m) => m.contentType()),
+      ).toEqual(contentTypes);
       expect(
         operation
           .tags()
@@ -80,8 +91,18 @@ export function expectMatchesHandlers(
       if (subscriber.deadLetter !== undefined) {
         const deadLetters = sendsTo(subscriber.deadLetter);
         expect(deadLetters, `send to ${subscriber.deadLetter}`).toHaveLength(1);
-        // The dead-lettered copy is the message as it arrived.
-        expect(deadLetters[0]?.messages().all()[0]?.id()).toBe(operation.messages().all()[0]?.id());
+        // The dead-lettered copy is the message as it arrived, in whichever media type.
+        expect(
+          deadLetters[0]
+            ?.messages()
+            .all()
+            .map((m) => m.id()),
+        ).toEqual(
+          operation
+            .messages()
+            .all()
+            .map((m) => m.id()),
+        );
       }
     }
   }

@@ -1,13 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type RustStream, silentLogger } from "@ruststream/core";
+import { RustStream, silentLogger } from "@ruststream/core";
+import { cbor } from "@ruststream/core/cbor";
+import { msgpack } from "@ruststream/core/msgpack";
 import { app as ordersApp } from "@ruststream/example-orders/src/app.js";
 import { type Loopback, launchHeadless, serveLoopback } from "@ruststream/tooling-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AsyncApiDocument, asyncapiDocument, asyncapiViewerHtml } from "../src/index.js";
-import { brokers, orderService } from "./services.js";
+import { brokers, Order, orderService } from "./services.js";
 
 const screenshots = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache");
 
@@ -116,6 +118,31 @@ describe("the viewer in headless Chromium", () => {
     mkdirSync(screenshots, { recursive: true });
     const file = join(screenshots, "viewer-kafka.png");
     await page.screenshot({ path: file });
+    console.log(`viewer screenshot: ${file}`);
+    await page.close();
+  });
+
+  test("a subscriber's codecs: a message per media type on the page, each with its content type", async () => {
+    const { broker, orders } = brokers.memory();
+    const app = new RustStream({ name: "orders-in-three-types", version: "1.0.0" });
+    app.broker(broker, (b) => {
+      b.subscriber(orders, { schema: Order, codecs: [msgpack, cbor] }).handle(() => {});
+    });
+    const { doc, page, text, errors } = await show("/codecs", app);
+    expect(errors).toEqual([]);
+    expect(messageNames(doc)).toEqual(["Order", "Order_msgpack", "Order_cbor"]);
+    for (const name of messageNames(doc)) expect(text, `"${name}" on the page`).toContain(name);
+    for (const [name, type] of [
+      ["Order_msgpack", "application/msgpack"],
+      ["Order_cbor", "application/cbor"],
+    ] as const) {
+      // The text as written (the component shows it in capitals, through CSS).
+      const shown = await page.textContent(`#message-${name}`);
+      expect(shown, `${name}'s content type`).toContain(type);
+    }
+    mkdirSync(screenshots, { recursive: true });
+    const file = join(screenshots, "viewer-codecs.png");
+    await page.locator("#messages").screenshot({ path: file });
     console.log(`viewer screenshot: ${file}`);
     await page.close();
   });
