@@ -2,7 +2,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import nodeLines from "./vitest.nodeLines.config.ts";
 
 // What the test command runs on Bun and on Deno (tooling/setup/runtimes.mjs), after the Node lines:
-// the suites of core, testing, health, file, AsyncAPI, otel, metrics, NestJS and (on Bun) the CLI,
+// the suites of core, testing, health, file, AsyncAPI, otel, metrics, NestJS and the CLI,
 // each with its own config (a global setup starts the brokers it needs, as on Node); create's unit
 // tests and every broker package's in-process suites, taken from the Node lines' config (so a new
 // broker's come along); and the live round trip of every broker (test/roundTrip.test.ts, through the
@@ -122,9 +122,9 @@ export default defineConfig({
         ownConfig("otel", ["test/interop.rust.test.ts"]),
         ownConfig("metrics"),
         ownConfig("nestjs"),
-        // Not on Deno: its tests start the CLI's source as child processes, which fail there as above,
-        // and the CLI itself falls short on Deno (packages/cli/README.md, "Runtimes").
-        ...(onDeno ? [] : [ownConfig("cli")]),
+        // Its tests start the CLI's source as processes with the runtime's own command (on Deno
+        // `deno run -A --sloppy-imports --conditions=@ruststream/source`: test/cli.ts).
+        ownConfig("cli"),
         ...nodeLinesSuites(["(in-process)", "(unit)"]),
         roundTrip("redis", { global: true }),
         roundTrip("kafka", { global: true, files: ["./test/setup.ts"] }),

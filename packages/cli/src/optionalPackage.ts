@@ -1,10 +1,15 @@
 import { CliError } from "./cliError.js";
 import { importFrom } from "./importFrom.js";
 
-/** Whether `error` says `name` itself could not be found (not some dependency inside it). */
+/**
+ * Whether `error` says `name` itself could not be found (not some dependency inside it): an ES
+ * module lookup's `ERR_MODULE_NOT_FOUND`, or on Deno, which looks it up with `require.resolve`,
+ * `MODULE_NOT_FOUND`.
+ */
 function isMissing(error: unknown, name: string): boolean {
+  const code = (error as { code?: unknown }).code;
   return (
-    (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" &&
+    (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
     String((error as Error).message).includes(`'${name}'`)
   );
 }

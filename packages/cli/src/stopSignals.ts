@@ -1,4 +1,5 @@
 import type { Logger } from "@ruststream/core";
+import { watchParent } from "./supervise/parentWatch.js";
 
 export interface StopRequests {
   /** Resolves with what asked the service to stop: `signal SIGTERM`, `supervisor gone`. */
@@ -15,7 +16,8 @@ const signals = ["SIGTERM", "SIGINT"] as const;
 
 /**
  * Listens for what stops a running service: SIGTERM or SIGINT, and under a supervisor the end of
- * its IPC channel (the supervisor died; a service must not outlive it). A second signal at a lone
+ * its IPC channel or, on Deno, of its parent process (`watchParent`): the supervisor died, and a
+ * service must not outlive it. A second signal at a lone
  * process exits at once, as a person pressing Ctrl-C twice means; under a supervisor it is ignored,
  * since a terminal's Ctrl-C reaches the whole process group and the supervisor forwards one more:
  * the supervisor escalates on its own second signal, with SIGKILL.
@@ -44,11 +46,13 @@ export function stopRequests(log: Logger, supervised: boolean): StopRequests {
   };
   for (const signal of signals) process.on(signal, onSignal);
   if (supervised) process.on("disconnect", onDisconnect);
+  const unwatch = supervised ? watchParent(onDisconnect) : () => {};
   return {
     requested,
     dispose() {
       if (!supervised) for (const signal of signals) process.off(signal, onSignal);
       process.off("disconnect", onDisconnect);
+      unwatch();
     },
   };
 }

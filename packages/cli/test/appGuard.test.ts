@@ -8,11 +8,11 @@ import { fixtures } from "./cli.js";
 
 test("an app from another copy of core passes the guard, where instanceof fails", async () => {
   // loadApp imports through tsx into the runtime's own module graph; this test's core is vitest's
-  // copy. On Bun, loadApp's plain import() (importFrom.ts) is one vitest's module runner rewrites,
-  // so there the app is built on this test's copy and instanceof holds.
+  // copy. On Bun and Deno, loadApp's plain import() (importFrom.ts) is one vitest's module runner
+  // rewrites, so there the app is built on this test's copy and instanceof holds.
   const { app, exportName } = await loadApp(join(fixtures, "memoryApp.ts"));
   expect(exportName).toBe("app");
-  expect(app instanceof RustStream).toBe(runtimeName() === "bun");
+  expect(app instanceof RustStream).toBe(runtimeName() !== "node");
   expect(isRustStreamApp(app)).toBe(true);
   expect(app.info).toEqual({ name: "greeter", version: "2.0.0" });
   const [broker] = app.describe().brokers;

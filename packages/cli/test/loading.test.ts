@@ -56,12 +56,14 @@ test("a module that fails to load shows its own error; its place in the service'
   const syntax = await runCli(["run", broken]);
   rmSync(dir, { recursive: true, force: true });
   expect(syntax.code).toBe(1);
-  // tsx (on Node) counts the column from 0, Bun from 1.
-  expect(syntax.stderr).toMatch(
-    runtimeName() === "bun"
-      ? /syntaxError\.ts:2:21: ERROR: Expected identifier but found ";"/
-      : /syntaxError\.ts:2:20: ERROR: Expected identifier but found ";"/,
-  );
+  // tsx (on Node) counts the column from 0, Bun from 1; Deno, which compiles the module itself,
+  // shows its own message with the line and a mark under the column, then the place.
+  const syntaxMessage = {
+    node: /syntaxError\.ts:2:20: ERROR: Expected identifier but found ";"/,
+    bun: /syntaxError\.ts:2:21: ERROR: Expected identifier but found ";"/,
+    deno: /SyntaxError: Unexpected token `;`\. Expected identifier.*\n.*\n2 \| export const app = \{;\n.*\n\s+at file:\/\/.*syntaxError\.ts:2:21/,
+  };
+  expect(syntax.stderr).toMatch(syntaxMessage[runtimeName()]);
 
   const absent = await runCli(["run", "no/such/app.ts"]);
   expect(absent.code).toBe(1);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { expect, onTestFinished, test } from "vitest";
-import { cliCommand, fixtures, packageRoot, startCli } from "./cli.js";
+import { cliCommand, cliEnv, fixtures, packageRoot, startCli } from "./cli.js";
 
 test("Ctrl-C at a terminal reaches every process of --workers: each drains once, all exit 0", async () => {
   // A process group of its own, as a terminal gives its foreground job: SIGINT goes to the
@@ -9,6 +9,7 @@ test("Ctrl-C at a terminal reaches every process of --workers: each drains once,
   const [command, ...rest] = cliCommand;
   const proc = spawn(command!, [...rest, "run", join(fixtures, "memoryApp.ts"), "--workers", "2"], {
     cwd: packageRoot,
+    env: cliEnv(),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -88,7 +89,7 @@ test("workers whose supervisor is killed stop by themselves: no orphan keeps con
   };
   const deadline = Date.now() + 10_000;
   while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  expect(pids.filter(alive)).toEqual([]);
+  expect(pids.filter(alive), cli.stderr()).toEqual([]);
   // They drained as on a signal: their stderr is the supervisor's pipe, which closes only once
   // the last of them has exited.
   await cli.exited;

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { isChildMessage, supervisedEnv } from "./protocol.js";
+import { selfCommand } from "./selfCommand.js";
 
 export interface ChildExit {
   readonly code: number | null;
@@ -22,22 +23,30 @@ export interface Child {
 }
 
 /**
- * Starts `ruststream <args>` as a child of this process, on the same Node with the same flags (a
- * loader or `--conditions` the supervisor was started with applies to the service too), sharing
- * this terminal's output, with an IPC channel for its reports.
+ * Starts `ruststream <args>` as a child of this process, on the same runtime with the same flags
+ * (`selfCommand`), sharing this terminal's output, with an IPC channel for its reports.
  */
 export function startChild(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
 ): Child {
-  const script = process.argv[1];
-  if (script === undefined) throw new Error("process.argv[1] is not set: cannot start a child");
-  // A debugger port cannot be shared: the children run without the supervisor's --inspect.
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--inspect"));
-  const proc: ChildProcess = spawn(process.execPath, [...execArgv, script, ...args], {
+  const self = selfCommand();
+  const proc: ChildProcess = spawn(self.executable, [...self.args, ...args], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     env: { ...process.env, ...env, [supervisedEnv]: "1" },
   });
+  const running = (): boolean => proc.exitCode === null && proc.signalCode === null;
+  // Not `proc.kill`: on Deno it closes the IPC channel (the child reads "supervisor gone") and
+  // reports the child as ended by the signal even when it drained and exited 0.
+  const signal = (name: NodeJS.Signals): void => {
+    if (proc.pid === undefined || !running()) return;
+    try {
+      process.kill(proc.pid, name);
+    } catch (error) {
+      // Exited between the check and the signal: its exit event reports how it ended.
+      if ((error as { code?: unknown }).code !== "ESRCH") throw error;
+    }
+  };
   let isReady = false;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => {
@@ -61,12 +70,8 @@ export function startChild(
     },
     ready,
     exited,
-    stop: () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
-    },
-    kill: () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-    },
+    stop: () => signal("SIGTERM"),
+    kill: () => signal("SIGKILL"),
   };
 }
 
