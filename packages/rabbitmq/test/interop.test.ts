@@ -5,6 +5,7 @@ import {
   headerNames,
   RustStream,
   retry,
+  retryAfter,
 } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { interopSuite, killRustServices, RustService } from "@ruststream/tooling-interop";
@@ -16,8 +17,9 @@ import { RabbitBroker, RabbitPublish, RabbitQueue, RabbitQuorumQueue } from "../
 // RustStream's own RabbitMQ broker (ruststream-lapin 0.7.2, tooling/interop's `serve`) beside ours
 // on the real node: the same messages both ways through the default exchange (headers, properties,
 // `amqp-partition-key`, the retry count), a quorum queue's delivery limit moving a message that
-// always fails to the other side's reader, one quorum queue declared by both, and requests over
-// direct reply-to answered across.
+// always fails to the other side's reader, one quorum queue declared by both, delayed retries
+// crossing both ways (the crate's `<queue>.retry` beside our `<queue>.wait.<ms>`), a classic
+// queue's runtime copies crossing, and requests over direct reply-to answered across.
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -86,6 +88,15 @@ interface Seen {
   readonly attempt: number;
 }
 
+function seenOf(payload: Uint8Array, ctx: HandlerContext): Seen {
+  return {
+    payload: Buffer.from(payload).toString("base64"),
+    headers: [...ctx.headers.entries()].map(([n, v]) => [n, Buffer.from(v).toString()]),
+    key: ctx.delivery.partitionKey === undefined ? undefined : text(ctx.delivery.partitionKey),
+    attempt: ctx.attempt,
+  };
+}
+
 /** An app of ours on `source`, recording every delivery; `fail` makes it retry that payload. */
 async function tsConsumer(
   source: RabbitQueue | RabbitQuorumQueue,
@@ -97,12 +108,7 @@ async function tsConsumer(
     const capped =
       options.deadLetter === undefined ? sub : sub.maxAttempts(3).deadLetter(options.deadLetter);
     capped.handle((payload: Uint8Array, ctx: HandlerContext) => {
-      seen.push({
-        payload: Buffer.from(payload).toString("base64"),
-        headers: [...ctx.headers.entries()].map(([n, v]) => [n, Buffer.from(v).toString()]),
-        key: ctx.delivery.partitionKey === undefined ? undefined : text(ctx.delivery.partitionKey),
-        attempt: ctx.attempt,
-      });
+      seen.push(seenOf(payload, ctx));
       return text(payload) === options.fail ? retry() : undefined;
     });
   });
@@ -111,7 +117,14 @@ async function tsConsumer(
 
 function rustConsumer(
   queue: string,
-  options: { quorum?: boolean; maxAttempts?: number; deadLetter?: string; reply?: boolean } = {},
+  options: {
+    quorum?: boolean;
+    maxAttempts?: number;
+    deadLetter?: string;
+    reply?: boolean;
+    delay?: boolean;
+    prefetch?: number;
+  } = {},
 ) {
   return RustService.start({
     transport: "rabbitmq",
@@ -122,6 +135,8 @@ function rustConsumer(
       dead_letter: options.deadLetter ?? `${queue}-dlq`,
       quorum: options.quorum ?? false,
       ...(options.reply === undefined ? {} : { reply: options.reply }),
+      ...(options.delay === undefined ? {} : { delay: options.delay }),
+      ...(options.prefetch === undefined ? {} : { prefetch: options.prefetch }),
     },
   });
 }
@@ -276,6 +291,131 @@ interopSuite(
       expect(dead[0]!.payload).toBe(job);
       expect(dead[0]!.headers).toEqual([["retry-count", "3"]]);
       expect(dead[0]!.attempt).toBe(1);
+    });
+
+    it("a delayed retry both ways: the crate's copy waits in <queue>.retry and ours reads it at attempt 2; ours' copy waits in <queue>.wait.<ms> and the crate reads it at attempt 3, its last, and moves it to a dead letter ours reads", async () => {
+      const queue = uniqueName("interop-delay");
+      const dlq = `${queue}-dlq`;
+      const job = '{"job":10}';
+      const delayMs = 2000;
+      // The crate fails the first delivery with a delay, then holds what comes next: its copy,
+      // back from the waiting queue, stays unacked there until the service is killed, and the
+      // server hands it to the next consumer.
+      const first = await rustConsumer(queue, { delay: true, deadLetter: dlq });
+      await first.failOn([job], { delayMs });
+      await tsPublish(queue, [
+        { payload: bytes(job), headers: [["x-trace", "t-10"]], key: "job-10" },
+      ]);
+      await first.waitForDeliveries(1);
+      await first.hold();
+      await first.waitForDeliveries(2);
+      expect(first.deliveries.map((d) => [d.retryCount, d.attempt, d.outcome])).toEqual([
+        [0, 1, "retry_after"],
+        [1, 2, "hold"],
+      ]);
+      await first.kill();
+
+      // Ours reads the queue the crate declared (the node takes both declarations as one queue).
+      const seen: Seen[] = [];
+      const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(live(), (b) => {
+        b.subscriber(new RabbitQueue(queue), { codec: bytesCodec })
+          .maxAttempts(3)
+          .deadLetter(dlq)
+          .handle((payload: Uint8Array, ctx: HandlerContext) => {
+            seen.push(seenOf(payload, ctx));
+            return retryAfter(delayMs);
+          });
+      });
+      t = await TestApp.startLive(app);
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
+      const [copy] = seen;
+      expect(text(Buffer.from(copy!.payload, "base64"))).toBe(job);
+      expect(copy!.attempt).toBe(2);
+      expect(copy!.key).toBe("job-10");
+      const copyHeaders = new Map(copy!.headers);
+      expect(copyHeaders.get("x-trace")).toBe("t-10");
+      expect(copyHeaders.get(headerNames.retryCount)).toBe("1");
+      // The server's record of the wait: the copy expired in the crate's waiting queue.
+      const death = JSON.parse(copyHeaders.get("x-death")!) as { queue: string; reason: string }[];
+      expect(death[0]).toMatchObject({ queue: `${queue}.retry`, reason: "expired" });
+      // Ours' copy in its wait queue, confirmed, and the original acked, well inside the delay:
+      // then nothing of ours reads the queue when the copy comes back.
+      await t.settle();
+      await t.stop();
+      t = undefined;
+
+      // The dead letter's reader first, so the queue exists when the crate's runtime publishes to
+      // it. A dead letter the crate writes carries its retry count alone (core's README), so its
+      // first delivery here is attempt 4: the reader's cap is above it.
+      const dead: Seen[] = [];
+      const reader = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(
+        live(),
+        (b) => {
+          b.subscriber(new RabbitQueue(dlq), { codec: bytesCodec })
+            .maxAttempts(5)
+            .handle((payload: Uint8Array, ctx: HandlerContext) => {
+              dead.push(seenOf(payload, ctx));
+            });
+        },
+      );
+      t = await TestApp.startLive(reader);
+      const second = await rustConsumer(queue, { delay: true, deadLetter: dlq });
+      await second.failOn([job], { delayMs });
+      await second.waitForDeliveries(1);
+      const [back] = second.deliveries;
+      expect(text(back!.payload)).toBe(job);
+      expect(back!.retryCount).toBe(2);
+      expect(back!.attempt).toBe(3);
+      expect(back!.partitionKey?.toString()).toBe("job-10");
+      expect(headerOf(back!, "x-trace")).toBe("t-10");
+      // The crate's third attempt was its last: its runtime moves it to the dead letter.
+      await expect.poll(() => dead.length, { timeout: 10_000 }).toBe(1);
+      expect(text(Buffer.from(dead[0]!.payload, "base64"))).toBe(job);
+      expect(new Map(dead[0]!.headers).get(headerNames.retryCount)).toBe("3");
+      expect(dead[0]!.attempt).toBe(4);
+      expect((await second.report()).length).toBe(1);
+    });
+
+    it("a classic queue's runtime copies across: ours' copy goes to the crate while ours holds the original; the crate's copies come round until ours takes one, each counted on from the last", async () => {
+      const queue = uniqueName("interop-copies");
+      const dlq = `${queue}-dlq`;
+      const job = '{"job":11}';
+      // High enough that the copies come round to ours long before either side's cap.
+      const cap = 20;
+      const attempts: number[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const app = new RustStream({ name: "interop-ts", version: "1.0.0" }).broker(live(), (b) => {
+        // One unacked delivery at most: ours publishes its copy (and waits for the server's
+        // confirm) before it acks the original, so while it holds that original the queue can
+        // give the copy only to the crate's consumer.
+        b.subscriber(new RabbitQueue(queue, { prefetch: 1 }), { codec: bytesCodec })
+          .maxAttempts(cap)
+          .deadLetter(dlq)
+          .handle(async (_payload: Uint8Array, ctx: HandlerContext) => {
+            attempts.push(ctx.attempt);
+            if (ctx.attempt > 1) return undefined;
+            // The first attempt waits for the crate's consumer, so the copy has somewhere to go.
+            await released;
+            return retry();
+          });
+      });
+      t = await TestApp.startLive(app);
+      await tsPublish(queue, [{ payload: bytes(job), headers: [], key: "job-11" }]);
+      await expect.poll(() => attempts.length, { timeout: 10_000 }).toBe(1);
+      // The crate declares the queue ours declared: the node takes both as one queue.
+      const rust = await rustConsumer(queue, { prefetch: 1, maxAttempts: cap, deadLetter: dlq });
+      await rust.failOn([job]);
+      release();
+      await expect.poll(() => attempts.length, { timeout: 10_000 }).toBe(2);
+      // The crate rejects its delivery before it publishes the copy, so each of its copies goes
+      // to whichever consumer the queue picks: the crate's own (counted on there) or ours.
+      const rusts = (await rust.report()).map((d) => [text(d.payload), d.retryCount, d.attempt]);
+      expect(rusts.length).toBeGreaterThan(0);
+      expect(rusts).toEqual(rusts.map((_, i) => [job, i + 1, i + 2]));
+      expect(attempts).toEqual([1, rusts.length + 2]);
     });
 
     it("requests across over direct reply-to: ours asks the crate's responder, the crate asks our handler", async () => {

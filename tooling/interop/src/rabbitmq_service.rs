@@ -5,7 +5,9 @@
 //! On a quorum queue the server counts deliveries: `retry()` is a `basic.reject` with requeue,
 //! and `max_attempts` + `dead_letter` become the queue's `x-delivery-limit` (`max_attempts - 1`)
 //! and a dead-letter route through the default exchange, so the server moves a spent message
-//! itself. On a classic queue the runtime counts with `x-ruststream-retry-count` copies. Requests
+//! itself. On a classic queue the runtime counts with `x-ruststream-retry-count` copies; with
+//! `delay`, a `retry_after` goes through the crate's TTL waiting queue `<key>.retry` (a copy
+//! carrying the count raised by one, its `expiration` the delay, dead-lettered back). Requests
 //! go over direct reply-to (the crate's `LapinRequest`); with `reply`, the handler answers a
 //! request on the address its `reply-to` names, with its `correlation-id`, as any AMQP responder
 //! does.
@@ -32,6 +34,13 @@ static PUBLISHER: OnceLock<Live> = OnceLock::new();
 // the reported `attempt` is the retry-count header's on both queue types.
 #[subscriber(RabbitQueue::new(consume().key.clone()))]
 async fn classic(payload: &Payload<'_>, ctx: &mut Context<'_>) -> HandlerOutcome {
+    delivered("rabbitmq", payload.0, ctx.headers()).await
+}
+
+// With `delay`: a `retry_after` goes through the crate's TTL waiting queue `<key>.retry`, which
+// the crate declares (the descriptor takes no condition, so it is a subscriber of its own).
+#[subscriber(RabbitQueue::new(consume().key.clone()).delay(Delay::dlx_ttl()))]
+async fn classic_delayed(payload: &Payload<'_>, ctx: &mut Context<'_>) -> HandlerOutcome {
     delivered("rabbitmq", payload.0, ctx.headers()).await
 }
 
@@ -88,33 +97,39 @@ pub struct RabbitMqService {
 
 pub async fn start() -> Result<RabbitMqService, String> {
     let cfg = config();
-    let broker = LapinBroker::new(cfg.url.clone())
-        .declare_topology(true)
-        .bindable();
+    let mut broker = LapinBroker::new(cfg.url.clone()).declare_topology(true);
+    if let Some(prefetch) = cfg.consume.as_ref().and_then(|c| c.prefetch) {
+        broker = broker.prefetch(prefetch);
+    }
+    let broker = broker.bindable();
     let egress = broker.bind(LapinPublish::default());
     let asking = broker.bind(LapinRequest::default());
     let app = RustStream::new(AppInfo::new("interop-rust", "0.1.0")).with_broker(broker, |b| {
         let Some(c) = cfg.consume.as_ref() else {
             return;
         };
-        // `max_attempts: 0`: a quorum queue mounted without the pair, so the crate declares it
-        // with no delivery limit (as a queue another service made is read).
-        let Some(cap) = std::num::NonZeroU32::new(c.max_attempts) else {
-            if c.quorum {
-                b.include(quorum);
-            } else {
-                b.include(classic);
-            }
-            return;
-        };
-        if c.quorum {
-            b.include(quorum)
-                .max_attempts(cap)
-                .dead_letter(c.dead_letter.clone());
-        } else {
-            b.include(classic)
-                .max_attempts(cap)
-                .dead_letter(c.dead_letter.clone());
+        // `max_attempts: 0`: mounted without the pair, so the crate declares a quorum queue with
+        // no delivery limit (as a queue another service made is read).
+        let cap = std::num::NonZeroU32::new(c.max_attempts);
+        macro_rules! mount {
+            ($subscriber:ident) => {
+                match cap {
+                    None => {
+                        b.include($subscriber);
+                    }
+                    Some(cap) => {
+                        b.include($subscriber)
+                            .max_attempts(cap)
+                            .dead_letter(c.dead_letter.clone());
+                    }
+                }
+            };
+        }
+        match (c.quorum, c.delay) {
+            (true, false) => mount!(quorum),
+            (false, false) => mount!(classic),
+            (false, true) => mount!(classic_delayed),
+            (true, true) => unreachable!("refused by the configuration"),
         }
     });
     let running = app.start().await.map_err(|e| format!("start: {e}"))?;

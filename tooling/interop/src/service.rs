@@ -92,6 +92,13 @@ pub struct Consume {
     pub queue: bool,
     /// RabbitMQ: a quorum queue (the server counts deliveries), declared by the crate.
     pub quorum: bool,
+    /// RabbitMQ, a classic queue: delayed retries through the crate's TTL waiting queue,
+    /// `<key>.retry` (`.delay(Delay::dlx_ttl())`), which the crate declares; without it a
+    /// `retry_after` is the runtime's copy held in the process.
+    pub delay: bool,
+    /// RabbitMQ: the broker's prefetch (`LapinBroker::prefetch`), the deliveries the consumer
+    /// holds unacked at most; without it, none (the server's unlimited).
+    pub prefetch: Option<std::num::NonZeroU16>,
     /// NATS and RabbitMQ: answer a request (a delivery naming its `reply-to`) with `rust:` and the
     /// payload, as a responder of the broker's own does.
     pub reply: bool,
@@ -145,6 +152,13 @@ fn parse_config(text: &str) -> Result<Config, String> {
                     .and_then(Value::as_u64)
                     .map(Duration::from_millis)
             };
+            let (quorum, delay) = (
+                c.get("quorum").and_then(Value::as_bool).unwrap_or(false),
+                c.get("delay").and_then(Value::as_bool).unwrap_or(false),
+            );
+            if quorum && delay {
+                return Err("config: consume.delay is for a classic queue, not with quorum".into());
+            }
             Some(Consume {
                 group: str_field(c, "group").unwrap_or("interop").to_owned(),
                 consumer: str_field(c, "consumer").unwrap_or("rust").to_owned(),
@@ -164,7 +178,17 @@ fn parse_config(text: &str) -> Result<Config, String> {
                     .map(|key| &*Box::leak(key.to_owned().into_boxed_str())),
                 stream: str_field(c, "stream").map(str::to_owned),
                 queue: c.get("queue").and_then(Value::as_bool).unwrap_or(false),
-                quorum: c.get("quorum").and_then(Value::as_bool).unwrap_or(false),
+                quorum,
+                delay,
+                prefetch: match c.get("prefetch") {
+                    None => None,
+                    Some(v) => Some(
+                        v.as_u64()
+                            .and_then(|n| u16::try_from(n).ok())
+                            .and_then(std::num::NonZeroU16::new)
+                            .ok_or("consume.prefetch: a count from 1 to 65535")?,
+                    ),
+                },
                 reply: c.get("reply").and_then(Value::as_bool).unwrap_or(false),
                 key,
             })

@@ -106,6 +106,14 @@ export interface RustConsume {
   readonly queue?: boolean;
   /** RabbitMQ: a quorum queue, which counts deliveries (declared by the crate). */
   readonly quorum?: boolean;
+  /**
+   * RabbitMQ, a classic queue: a `retry_after` goes through the crate's TTL waiting queue
+   * `<key>.retry` (`Delay::dlx_ttl()`, declared by the crate) instead of the runtime's copy held in
+   * the process.
+   */
+  readonly delay?: boolean;
+  /** RabbitMQ: the broker's prefetch, the deliveries the consumer holds unacked at most. */
+  readonly prefetch?: number;
   /** NATS and RabbitMQ: answer each request (a delivery naming its `reply-to`) with `rust:<payload>`. */
   readonly reply?: boolean;
 }
