@@ -38,7 +38,8 @@ export type NatsScheduleTime =
   | {
       /**
        * Six fields, seconds first (`"0 30 9 * * 1-5"`), or `@hourly`, `@daily`, `@weekly`,
-       * `@monthly`, `@yearly`; read by the server, which refuses one it cannot read.
+       * `@monthly`, `@yearly`; read by the server (and the in-process stand-in, in the same
+       * dialect), which refuses one it cannot read.
        */
       readonly cron: string;
       /** An IANA time zone the pattern is read in (default UTC). */

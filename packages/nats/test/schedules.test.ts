@@ -7,7 +7,7 @@ import { refusal, scheduleStreams } from "./scheduleSupport.js";
 import { targets } from "./targets.js";
 
 // Message schedules (NATS 2.12): a publish kept on its schedule subject and delivered to its
-// target at its time, once (`at`) or repeatedly (`everyMs`, a cron pattern on the server), and
+// target at its time, once (`at`) or repeatedly (`everyMs`, a cron pattern), and
 // refused by a stream that takes none. On the real server and on the stand-in alike; the stand-in
 // runs on a ManualClock, moved by the test where the server's time passes by itself.
 
@@ -168,34 +168,53 @@ for (const [where, connect] of targets) {
       });
     });
 
-    it("a cron schedule: delivered by the server, in its time zone; the stand-in refuses it by name", async () => {
-      const { stream, target, publisher, last, manual } = await setUp(connect);
-      const publishCron = () =>
-        publisher.publish({
-          name: `${stream}.schedules.cron`,
-          payload: bytes("every second"),
-          options: { schedule: { cron: "* * * * * *", timeZone: "Europe/Berlin", target } },
-        });
-      if (manual) {
-        const error = await refusal(publishCron());
-        expect(isRustStreamError(error, "unsupported"), String(error)).toBe(true);
-        expect(String(error)).toContain("the in-process stand-in runs no cron schedules");
-        return;
-      }
-      await publishCron();
+    it("a cron schedule in a time zone delivers each second it names and stays, its next time written in the zone; a pattern or zone the server cannot read is refused", async () => {
+      const { stream, target, publisher, last, advance } = await setUp(connect);
+      const schedule = `${stream}.schedules.cron`;
+      const receipt = (await publisher.publish({
+        name: schedule,
+        payload: bytes("every second"),
+        // A zone without DST, half an hour off the hour: its offset shows in the next time.
+        options: { schedule: { cron: "* * * * * *", timeZone: "Asia/Kolkata", target } },
+      })) as NatsReceipt;
+      advance(1000);
       await eventually(async () => (await last(target)) !== undefined, 10_000, "a delivery");
-      expect((await last(target))?.headers.getString("Nats-Scheduler")).toBe(
-        `${stream}.schedules.cron`,
+      advance(1000);
+      await eventually(
+        async () => ((await last(target))?.sequence ?? 0n) >= receipt.sequence + 2n,
+        10_000,
+        "a second delivery",
       );
-      const zone = await refusal(
-        publisher.publish({
-          name: `${stream}.schedules.zone`,
-          payload: bytes("x"),
-          options: { schedule: { cron: "0 0 9 * * *", timeZone: "Nowhere/Atlantis", target } },
-        }),
-      );
-      expect(isRustStreamError(zone, "publish-refused"), String(zone)).toBe(true);
-      expect(String(zone)).toContain("cannot read the message's schedule");
+      const delivered = await last(target);
+      const next = delivered?.headers.getString("Nats-Schedule-Next") ?? "";
+      expect([
+        text(delivered?.payload ?? bytes("")),
+        delivered?.headers.getString("Nats-Scheduler"),
+        delivered?.headers.has("Nats-Schedule"),
+      ]).toEqual(["every second", schedule, false]);
+      expect(next).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30$/);
+      expect((await last(schedule))?.sequence).toBe(receipt.sequence);
+
+      const unreadable = [
+        { cron: "0 0 9 * * *", timeZone: "Nowhere/Atlantis" },
+        { cron: "0 0 9 * * *", timeZone: "europe/berlin" },
+        { cron: "0 0 9 * *" },
+        { cron: "0 0 9 * * 7" },
+        { cron: "0 0 9 L * *" },
+        { cron: "0 0 0 30 2 *" },
+      ];
+      for (const pattern of unreadable) {
+        const error = await refusal(
+          publisher.publish({
+            name: `${stream}.schedules.unreadable`,
+            payload: bytes("x"),
+            options: { schedule: { ...pattern, target } },
+          }),
+        );
+        expect(isRustStreamError(error, "publish-refused"), JSON.stringify(pattern)).toBe(true);
+        expect(String(error)).toContain("cannot read the message's schedule");
+      }
+      expect(await last(`${stream}.schedules.unreadable`)).toBeUndefined();
     });
 
     it("refused: by a stream that takes none (naming the option), for a target it does not store, and bad input before sending", async () => {

@@ -83,6 +83,54 @@ describe("the stand-in's repeating schedules and its connections", () => {
     await connected.shutdown();
   });
 
+  it("a cron schedule runs on the stand-in's clock: 09:00 in Asia/Kolkata arrives at 03:30 UTC, not a second before, then daily; past several times with no connection open, it fires once on the next, then at its next time", async () => {
+    const clock = new ManualClock();
+    const broker = new NatsBroker({ servers: "nats://in-process.invalid:4222" });
+    const first = await openTicks(broker, clock);
+    const publisher = await new NatsPublish({ jetStream: true }).pair(first);
+    const published = Date.now();
+    await publisher.publish({
+      name: "ticks.daily",
+      payload: bytes("daily"),
+      options: { schedule: { cron: "0 0 9 * * *", timeZone: "Asia/Kolkata", target: "ticks.due" } },
+    });
+    const day = 86_400_000;
+    const offset = 3.5 * 3_600_000;
+    // The first 03:30 UTC after the publish, and the day of one as the zone writes its 09:00.
+    const due = Math.floor((published - offset) / day) * day + offset + day;
+    const nineOn = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)}T09:00:00+05:30`;
+    const lastDue = async (connected: ConnectedNatsBroker) =>
+      connected.link.message("ticks", { lastOn: "ticks.due" });
+    clock.advance(due - published - 1000);
+    expect(await lastDue(first)).toBeUndefined();
+    clock.advance(1000);
+    const delivered = await lastDue(first);
+    expect([delivered?.sequence, delivered?.headers.getString("Nats-Schedule-Next")]).toEqual([
+      2n,
+      nineOn(due + day),
+    ]);
+    clock.advance(day);
+    expect((await lastDue(first))?.headers.getString("Nats-Schedule-Next")).toBe(
+      nineOn(due + 2 * day),
+    );
+    await first.shutdown();
+    clock.advance(3 * day);
+
+    const second = await openTicks(broker, clock);
+    clock.advance(0);
+    // Once for the times missed, and its next time the one after now, as the server skips ahead.
+    const caughtUp = await lastDue(second);
+    expect([caughtUp?.sequence, caughtUp?.headers.getString("Nats-Schedule-Next")]).toEqual([
+      4n,
+      nineOn(due + 5 * day),
+    ]);
+    clock.advance(day - 1000);
+    expect((await second.link.streamBounds("ticks")).last).toBe(4n);
+    clock.advance(1000);
+    expect((await lastDue(second))?.sequence).toBe(5n);
+    await second.shutdown();
+  });
+
   for (const mode of ["close", "open"] as const) {
     it(`a process running the stand-in on a real clock with a repeating schedule exits by itself, its connection ${mode === "close" ? "shut down" : "left open"}`, async () => {
       const { code, out } = await runChild("standInSchedule.ts", mode);

@@ -50,6 +50,18 @@ export function ttlDisabled(subject: string, cause?: unknown): RustStreamError {
   );
 }
 
+/**
+ * A `Nats-Rollup` publish to a stream that takes no rollups (`allow_rollup_hdrs` unset): the server
+ * refuses it ("rollup not permitted") rather than trim the subject.
+ */
+export function rollupRefused(subject: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "publish-refused",
+    `the stream that stores "${subject}" takes no rollups (Nats-Rollup): allow them (allow_rollup_hdrs on the stream; declare: { messageSchedules: true } brings them, as do a KV bucket's and an object store's streams), or publish without the header`,
+    { cause },
+  );
+}
+
 /** A message going out: headers already as NATS carries them (text, checked by the publisher). */
 export interface Frame {
   readonly subject: string;

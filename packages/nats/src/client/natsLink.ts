@@ -65,6 +65,7 @@ import {
   type PubAck,
   type PullRequest,
   type Received,
+  rollupRefused,
   type Stored,
   type SubjectMessage,
   ttlDisabled,
@@ -237,6 +238,9 @@ function publishError(subject: string, error: unknown): RustStreamError {
   // A pattern, or a time zone, the server cannot read.
   if (isApiError(error, 10189) || isApiError(error, 10223))
     return schedulePatternRefused(subject, error);
+  // The generic rollup failure: this one is a stream without `allow_rollup_hdrs`.
+  if (isApiError(error, 10111) && /rollup not permitted/.test(String(error)))
+    return rollupRefused(subject, error);
   if (isApiError(error, 10174)) {
     return new RustStreamError(
       "unsupported",

@@ -21,6 +21,7 @@ import { otherPriorityGroup, priorityConfig, priorityDifference } from "../prior
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { StandInConsumer } from "./standInConsumer.js";
+import { nextCron } from "./standInCron.js";
 import { putObject, readObject } from "./standInObjects.js";
 import type { PullClient } from "./standInPriority.js";
 import { deliveryHeaders, type StandInSchedule } from "./standInSchedule.js";
@@ -45,12 +46,17 @@ function subjectMessageOf(entry: StoredEntry): SubjectMessage {
   };
 }
 
-/** A schedule waiting for its time: the entry that holds it, and the timer of its next time. */
+/**
+ * A schedule waiting for its time: the entry that holds it, its next time (wall-clock ms, as the
+ * stand-in's clock counts up to it), the timer of that time and when it falls due (clock ms).
+ */
 interface PendingSchedule {
   readonly stream: StandInStream;
   readonly entry: StoredEntry;
   readonly schedule: StandInSchedule;
+  at: number;
   timer: ClockTimer | undefined;
+  due: number;
 }
 
 interface Subscriber {
@@ -397,7 +403,14 @@ export class InProcessNats {
       const { schedule } = stored;
       if (schedule !== undefined) {
         // The wall-clock wait, counted on the stand-in's clock (a test's ManualClock moves it).
-        const pending: PendingSchedule = { stream, entry, schedule, timer: undefined };
+        const pending: PendingSchedule = {
+          stream,
+          entry,
+          schedule,
+          at: schedule.at,
+          timer: undefined,
+          due: 0,
+        };
         this.#schedules.add(pending);
         this.#arm(pending, schedule.at - entry.wallTime);
       }
@@ -417,12 +430,23 @@ export class InProcessNats {
   #fire(pending: PendingSchedule): void {
     pending.timer = undefined;
     const { stream, entry, schedule } = pending;
-    const { everyMs } = schedule;
+    const { everyMs, cron } = schedule;
     const gone =
       this.#streams.get(stream.name) !== stream || stream.entryAt(entry.sequence) !== entry;
-    if (gone || everyMs === undefined) this.#schedules.delete(pending);
-    if (gone) return;
-    const next = everyMs === undefined ? undefined : new Date(Date.now() + everyMs);
+    // Now on the wall clock as the stand-in's clock counts it: the time that came, and how late.
+    const now = pending.at + this.#clock.now() - pending.due;
+    const nextCronAt = cron === undefined ? undefined : nextCronTime(cron, pending.at, now);
+    // One with no time left in the server's five years is dropped undelivered, as the server drops it.
+    const ended = cron !== undefined && nextCronAt === undefined;
+    if (gone || ended || (everyMs === undefined && cron === undefined))
+      this.#schedules.delete(pending);
+    if (gone || ended) return;
+    const next =
+      cron !== undefined && nextCronAt !== undefined
+        ? cron.zone.format(nextCronAt)
+        : everyMs === undefined
+          ? undefined
+          : new Date(Date.now() + everyMs).toISOString();
     // A source's last message is delivered in place of the schedule's own, when it has one.
     const delivered =
       (schedule.source === undefined ? undefined : stream.lastOn(schedule.source)) ?? entry;
@@ -432,9 +456,14 @@ export class InProcessNats {
       headers: deliveryHeaders(delivered.headers, entry.subject, next, schedule),
     });
     if (everyMs !== undefined) this.#arm(pending, everyMs);
+    if (nextCronAt !== undefined) {
+      pending.at = nextCronAt;
+      this.#arm(pending, nextCronAt - now);
+    }
   }
 
   #arm(pending: PendingSchedule, ms: number): void {
+    pending.due = this.#clock.now() + ms;
     pending.timer = this.#clock.setTimer(ms, () => this.#fire(pending));
   }
 
@@ -462,6 +491,22 @@ export class InProcessNats {
       ],
     });
   }
+}
+
+/**
+ * A cron schedule's time after the one that came at `at` (a test's ManualClock moved past several
+ * runs them one by one); where that is before `now` already, its timer held while no connection
+ * was open, the next after now, as the server skips ahead to fire once.
+ */
+function nextCronTime(
+  cron: NonNullable<StandInSchedule["cron"]>,
+  at: number,
+  now: number,
+): number | undefined {
+  const next = nextCron(cron.pattern, cron.zone, at);
+  return next === undefined || next >= now
+    ? next
+    : nextCron(cron.pattern, cron.zone, Math.round(now / 1000) * 1000);
 }
 
 /** One connection's link to the stand-in. */

@@ -1,5 +1,5 @@
 import { RustStreamError } from "@ruststream/core";
-import { type Frame, type PubAck, ttlDisabled } from "../client/link.js";
+import { type Frame, type PubAck, rollupRefused, ttlDisabled } from "../client/link.js";
 import { jetStreamHeaders, kvHeaders, scheduleHeaders } from "../names.js";
 import { scheduleSourceRefused, schedulesDisabled, scheduleTargetRefused } from "../schedule.js";
 import type { StreamDeclaration } from "../sources.js";
@@ -72,6 +72,8 @@ export class StandInStream {
   readonly direct: boolean;
   /** Whether it takes message schedules (`allow_msg_schedules`). */
   readonly messageSchedules: boolean;
+  /** Whether a publish may carry `Nats-Rollup` (`allow_rollup_hdrs`). */
+  readonly rollups: boolean;
   /** A subject's marker's TTL once its last entry ran out of time, or `undefined`: no markers. */
   readonly markerTtlSeconds: number | undefined;
   readonly #duplicateWindowMs: number;
@@ -98,6 +100,9 @@ export class StandInStream {
     // As the server does, markers allow message TTLs.
     this.messageTtl = declaration.messageTtl === true || this.markerTtlSeconds !== undefined;
     this.messageSchedules = declaration.messageSchedules === true;
+    // As the server: schedules bring rollups with them, and the clients declare a KV bucket's and
+    // an object store's stream (the kinds) with them; a stream declared otherwise takes none.
+    this.rollups = this.messageSchedules || kind !== undefined;
   }
 
   stores(subject: string): boolean {
@@ -188,6 +193,7 @@ export class StandInStream {
         };
       }
     }
+    const rollupValue = this.#rollupOf(frame.subject, header(kvHeaders.rollup));
     let headers = raised
       ? [
           ...frame.headers.filter(([name]) => name !== jetStreamHeaders.ttl),
@@ -195,8 +201,8 @@ export class StandInStream {
         ]
       : frame.headers;
     // A schedule is a rollup of its subject, as the server stores it: it replaces the one before.
-    const rollup = schedule !== undefined || header(kvHeaders.rollup) === "sub";
-    if (schedule !== undefined && header(kvHeaders.rollup) === undefined)
+    const rollup = schedule !== undefined ? "sub" : rollupValue;
+    if (schedule !== undefined && rollupValue === undefined)
       headers = [...headers, [kvHeaders.rollup, "sub"]];
     const entry: StoredEntry = {
       sequence: ++this.#last,
@@ -212,7 +218,11 @@ export class StandInStream {
       this.#lastMsgId = msgId;
     }
     const removed =
-      this.#perSubject === undefined && !rollup ? [] : this.#trim(frame.subject, rollup);
+      rollup === "all"
+        ? this.#rollUpAll(entry)
+        : this.#perSubject === undefined && rollup === undefined
+          ? []
+          : this.#trim(frame.subject, rollup === "sub");
     return {
       stream: this.name,
       sequence: entry.sequence,
@@ -244,6 +254,10 @@ export class StandInStream {
       this.#refuse("message schedules invalid per-message TTL");
     const rollup = header(scheduleHeaders.rollup);
     if (rollup !== undefined && rollup !== "sub") this.#refuse("message schedules invalid rollup");
+    // A schedule is stored as a rollup of its subject: one of all the stream is not taken.
+    const own = header(kvHeaders.rollup);
+    if (own !== undefined && own !== "" && own.toLowerCase() !== "sub")
+      this.#refuse("message schedules invalid rollup");
     if (ttl !== undefined && !this.messageTtl) throw ttlDisabled(subject);
     const target = header(scheduleHeaders.target);
     const unstored = (other: string) =>
@@ -259,6 +273,25 @@ export class StandInStream {
       ...(source === undefined ? {} : { source }),
       rollup: rollup !== undefined,
     };
+  }
+
+  /**
+   * A publish's `Nats-Rollup`, read as the server reads it (any case; empty: none): `sub` or `all`,
+   * refused on a stream that takes no rollups and for any other value.
+   */
+  #rollupOf(subject: string, value: string | undefined): "sub" | "all" | undefined {
+    if (value === undefined || value === "") return undefined;
+    if (!this.rollups) throw rollupRefused(subject);
+    const lower = value.toLowerCase();
+    if (lower === "sub" || lower === "all") return lower;
+    this.#refuse(`rollup value invalid: ${JSON.stringify(lower)}`);
+  }
+
+  /** A rollup of the whole stream: every entry before `kept` goes. */
+  #rollUpAll(kept: StoredEntry): bigint[] {
+    const dropped = this.entries.filter((e) => e !== kept).map((e) => e.sequence);
+    this.entries.splice(0, this.entries.length, kept);
+    return dropped;
   }
 
   #refuse(what: string): never {
