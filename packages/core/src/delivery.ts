@@ -54,6 +54,14 @@ export interface Delivery<TPosition extends Position = Position> {
   readonly position: TPosition;
   /** True once a settle call answered `ok` or failed. */
   readonly settled: boolean;
+  /**
+   * For a broker that may take a delivery back unhandled after handing it over (a queue row held
+   * behind an earlier row of its key whose settle failed): the runtime calls it right before the
+   * handler would run, and runs the handler only once it answers `true`. `false`: the broker took
+   * the delivery back, so the runtime neither handles nor settles it. `undefined` (or no method):
+   * the handler runs at once.
+   */
+  handOver?(): Promise<boolean> | undefined;
   ack(): SettleResult;
   nack(options: NackOptions): SettleResult;
   /** Requeue after a delay; `unsupported` where the broker has no delayed redelivery. */

@@ -1,8 +1,10 @@
-import type { Delivery } from "@ruststream/core";
+import { bytes as bytesCodec, type Delivery, RustStream } from "@ruststream/core";
+import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
+import { waitUntil } from "./support.js";
 
 // A transactional queue with `keyOrder` whose head row's transaction a fault ends (its backend
 // terminated, as a cut does; its lock kept by another session, as a stalled backend keeps it): the
@@ -10,7 +12,8 @@ import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
 // postgres-queue-transactional (business rows committed out of key order); here each way it
 // happened, alone, on the real server: a row claimed with the head and acked after the head's
 // failed settle, during it, or after the head was claimed again; and a later row claimed by the
-// same claimant while another row of the head's claim is held. Commit order is the business
+// same claimant while another row of the head's claim is held; and, in an app, a row claimed with
+// the head is not handed to its handler before the head is handled again. Commit order is the business
 // table's serial: every business row is written and committed by one step of the test, in turn.
 
 const table = "key_order_faults";
@@ -104,7 +107,18 @@ async function setUp(prefix: string) {
     await connected.shutdown();
     await sql.query(`DROP TABLE IF EXISTS ${business}`);
   };
-  return { subscription, publish, write, cut, drain, committed, headAndNext, bothBackInOrder, end };
+  return {
+    queue,
+    subscription,
+    publish,
+    write,
+    cut,
+    drain,
+    committed,
+    headAndNext,
+    bothBackInOrder,
+    end,
+  };
 }
 
 describe("a transactional queue's key order when a fault ends the head's transaction", () => {
@@ -245,6 +259,54 @@ describe("a transactional queue's key order when a fault ends the head's transac
         { name: "b1", attempt: 1 },
       ]);
     } finally {
+      await t.end();
+    }
+  });
+});
+
+describe("a transactional queue's key order in an app when a fault ends the head's transaction", () => {
+  it("a row claimed with its head is not handed to its handler before the head is handled again, and goes back with its attempt uncounted", async () => {
+    const t = await setUp("kof_app");
+    // The raw subscription of setUp takes nothing: it is closed before the rows are published.
+    await t.subscription.close();
+    let app: TestApp | undefined;
+    try {
+      // What the handler does outside its transaction: the order it ran in, with each attempt.
+      const handled: string[] = [];
+      const service = new RustStream({ name: "kof-app", version: "1.0.0" }).broker(
+        new PostgresBroker({ url: url(), table }),
+        (b) => {
+          b.subscriber(new PostgresQueue(t.queue, { transactional: true, leaseMs, pollMs: 100 }), {
+            codec: bytesCodec,
+          })
+            .workers(2, { key: "partitionKey" })
+            .handle(async (_payload, ctx) => {
+              const d = ctx.delivery;
+              handled.push(`${nameOf(d)}#${d.redeliveryCount}`);
+              await t.write(d);
+              // The head's first transaction is lost before its ack, which then fails.
+              if (nameOf(d) === "a1" && d.redeliveryCount === 1) await t.cut(d);
+            });
+        },
+      );
+      // Both rows wait in the table before the app starts, so its first claim takes both.
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+      ]);
+      app = await TestApp.startLive(service);
+      await waitUntil(20_000, "both rows committed", async () => {
+        const left = await sql.query(`SELECT 1 FROM ${table} WHERE queue = $1`, [t.queue]);
+        return left.rowCount === 0 && (await t.committed()).length === 2;
+      });
+      await app.settle();
+      expect(handled).toEqual(["a1#1", "a1#2", "a2#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+      ]);
+    } finally {
+      await app?.stop();
       await t.end();
     }
   });

@@ -84,7 +84,7 @@ export function storeContract(f: StoreFixture): void {
     expect(await s.nextDue(q)).toBeUndefined();
   });
 
-  it("a retry keeps the count (at once in its place, later by its delay); a release gives the row back as it was", async () => {
+  it("a retry keeps the count (at once in its place, later by its delay); a release gives the row back as it was; an unclaim without the claim's attempt", async () => {
     const s = f.store();
     const q = unique("retry");
     await s.insert([row(q, "again")]);
@@ -95,7 +95,11 @@ export function storeContract(f: StoreFixture): void {
     await s.settle(second.held, { kind: "release" });
     const third = await claimAll(s, q);
     expect(third.rows.map((r) => r.attempts)).toEqual([3]);
-    await s.settle(third.held, { kind: "retry", delayMs: 60_000 });
+    // An unclaim takes this claim's attempt back: the next claim counts 3 again.
+    expect([...(await s.settle(third.held, { kind: "unclaim" }))]).toEqual([third.rows[0]!.id]);
+    const fourth = await claimAll(s, q);
+    expect(fourth.rows.map((r) => r.attempts)).toEqual([3]);
+    await s.settle(fourth.held, { kind: "retry", delayMs: 60_000 });
     expect((await claimAll(s, q)).rows).toEqual([]);
     const due = await s.nextDue(q);
     expect(due).toBeGreaterThan(50_000);

@@ -308,6 +308,20 @@ export class SubscriberRuntime {
   }
 
   #handle(delivery: Delivery, message: unknown): Promise<void> | undefined {
+    // The broker may hold the handler back, or take the delivery back unhandled (`handOver`).
+    const turn = delivery.handOver?.();
+    if (turn === undefined) return this.#run(delivery, message);
+    const running = turn.then(
+      (go) => (go ? this.#run(delivery, message) : undefined),
+      (error: unknown) => {
+        this.log.error({ error }, "the broker failed to hand the delivery over; it is not handled");
+      },
+    );
+    this.host.work.track(running);
+    return running;
+  }
+
+  #run(delivery: Delivery, message: unknown): Promise<void> | undefined {
     const ctx = new DeliveryContext(this, delivery);
     this.#settlement.inHandler++;
     const started = this.host.emit === undefined ? 0 : this.host.clock.now();

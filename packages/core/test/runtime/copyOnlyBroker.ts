@@ -53,6 +53,12 @@ class RefusingPublisher extends MemoryPublisher {
 
 /** A message carrying this header reads, on this broker, as one it could not read (the reason). */
 export const unreadableHeader = "x-test-unreadable";
+/**
+ * A message carrying this header is taken back by this broker right before its handler would run
+ * (`Delivery.handOver` answers `false`, the message dropped by the broker itself), as a queue gives
+ * back a row held behind a failed row of its key.
+ */
+export const takenBackHeader = "x-test-taken-back";
 
 class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
   constructor(readonly inner: MemoryDelivery) {
@@ -81,6 +87,10 @@ class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
   override get decodeError(): Error | undefined {
     const why = this.inner.headers.getString(unreadableHeader);
     return why === undefined ? undefined : new RustStreamError("invalid-argument", why);
+  }
+  handOver(): Promise<boolean> | undefined {
+    if (this.inner.headers.getString(takenBackHeader) === undefined) return undefined;
+    return Promise.resolve(this.inner.nack({ requeue: false })).then(() => false);
   }
   protected settleAck(): SettleResult {
     return this.inner.ack();

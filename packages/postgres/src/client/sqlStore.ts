@@ -320,6 +320,8 @@ async function settleOn(
       return givenBack(sql.deadLetter, [...params, settle.to, settle.reason]);
     case "release":
       return givenBack(sql.release, params);
+    case "unclaim":
+      return givenBack(sql.unclaim, params);
   }
 }
 
@@ -368,6 +370,11 @@ function statementsFor(t: QueueTable) {
       4,
     ),
     release: waking(`UPDATE ${t.sql} AS q SET ${unleased} FROM ${heldRows} WHERE ${fenced}`, 2),
+    // The claim's attempt taken back: fenced by the claim's lease, so only its own count goes.
+    unclaim: waking(
+      `UPDATE ${t.sql} AS q SET attempts = GREATEST(q.attempts - 1, 0), ${unleased} FROM ${heldRows} WHERE ${fenced}`,
+      2,
+    ),
     wake: prepared("SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q"),
     extend: prepared(
       `UPDATE ${t.sql} AS q SET locked_until = ${after(3)} FROM ${heldRows} WHERE ${fenced} ${returning}`,

@@ -48,7 +48,13 @@ export type Settle =
   | { readonly kind: "retry"; readonly delayMs: number }
   | { readonly kind: "dead-letter"; readonly to: string; readonly reason: string }
   | { readonly kind: "drop" }
-  | { readonly kind: "release" };
+  /** Back in its place, its lease cleared, its attempt still counted (a claimant gone). */
+  | { readonly kind: "release" }
+  /**
+   * Back in its place as if the claim had never taken it: its lease cleared and the claim's
+   * attempt taken back (a row given back unhandled, held behind a failed row of its key).
+   */
+  | { readonly kind: "unclaim" };
 
 /** A claim: up to `max` ready rows of `queue`, leased to `lease` for `leaseMs`. */
 export interface Claim {

@@ -174,6 +174,8 @@ export class MemoryServer {
           woken.add(settle.to);
           break;
         case "release":
+        case "unclaim":
+          if (settle.kind === "unclaim") row.attempts = Math.max(0, row.attempts - 1);
           row.lease = undefined;
           row.lockedUntil = undefined;
           woken.add(row.queue);

@@ -4,7 +4,7 @@ import type { HeldTransaction } from "../client/store.js";
 import type { PostgresQueueDelivery } from "./queueDelivery.js";
 
 /** What a row of a claim is known by here: its id and its key. */
-interface KeyedRow {
+export interface KeyedRow {
   readonly id: bigint;
   readonly partitionKey: Uint8Array | undefined;
 }
@@ -32,9 +32,11 @@ interface Fault {
  * backend whose connection the client lost (a stall) until that backend notices. And since the
  * runtime's key lane goes on to the next row while a settle is still under way, a settle first
  * waits for those of the earlier rows of its key (`turn`): a commit stalled by a fault is known to
- * have failed before a row behind it commits. The handler's statements wait the same way (`gate`),
- * and fail on a row held back, so its handler stops at its first statement rather than run to an
- * ack that cannot commit.
+ * have failed before a row behind it commits. The runtime asks before a handler runs
+ * (`handOver`): a row waits there the same way, and one held back goes back unhandled, so no
+ * handler of a key's later row runs before the earlier row is handled again. The handler's
+ * statements wait the same way (`gate`), and fail on a row held back, for a handler that runs
+ * all the same (one handed over before its key's earlier row was visible, or a batch handler).
  */
 export class KeyFaults {
   /** Held rows whose ack gives them back instead. */
@@ -74,7 +76,7 @@ export class KeyFaults {
     const key = delivery.partitionKey;
     const id = delivery.held.id;
     if (key === undefined) return () => {};
-    const earlier = this.#earlier({ id, partitionKey: key });
+    const earlier = this.settlesBefore({ id, partitionKey: key });
     let end!: () => void;
     const ended = new Promise<void>((resolve) => {
       end = resolve;
@@ -91,6 +93,16 @@ export class KeyFaults {
     return this.#behind.has(delivery.held.id);
   }
 
+  /** Whether a settle of an earlier row of `row`'s key is under way. */
+  settlingBefore(row: KeyedRow): boolean {
+    const key = row.partitionKey;
+    if (key === undefined) return false;
+    for (const [other, settling] of this.#settling) {
+      if (other < row.id && Buffer.compare(settling.key, key) === 0) return true;
+    }
+    return false;
+  }
+
   /**
    * `transaction` with its statements gated: each waits for the settles under way of earlier rows
    * of `row`'s key, and fails when the row is held back behind one.
@@ -100,7 +112,7 @@ export class KeyFaults {
     const inner = transaction.tx;
     const tx: Queryable = {
       query: async (text, values) => {
-        await this.#earlier(row);
+        await this.settlesBefore(row);
         if (this.#behind.has(row.id)) throw behindError(row.id, queue);
         return inner.query(text, values);
       },
@@ -113,7 +125,7 @@ export class KeyFaults {
   }
 
   /** When the settles under way of earlier rows of `row`'s key have ended. */
-  async #earlier(row: KeyedRow): Promise<void> {
+  async settlesBefore(row: KeyedRow): Promise<void> {
     const key = row.partitionKey;
     if (key === undefined) return;
     const earlier: Promise<void>[] = [];

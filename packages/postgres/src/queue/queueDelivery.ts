@@ -20,6 +20,7 @@ export type Verb =
 export interface QueueDeliveryOwner {
   assertOpen(): void;
   settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok">;
+  handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined;
 }
 
 /** A claimed row's headers; a dead-lettered row's origin beside them, in core's names. */
@@ -96,6 +97,15 @@ export class PostgresQueueDelivery extends DeliveryBase<PostgresQueuePosition> {
   /** The claim's transaction to run statements in, on a transactional subscription. */
   get tx(): Queryable | undefined {
     return this.transaction?.tx;
+  }
+
+  /**
+   * Before its handler runs: on a transactional `keyOrder` queue, a row waits for the settles of
+   * the earlier rows of its key its subscription holds, and goes back unhandled (`false`) when one
+   * of them failed.
+   */
+  handOver(): Promise<boolean> | undefined {
+    return this.#owner.handOver(this);
   }
 
   protected settleAck(): SettleResult {

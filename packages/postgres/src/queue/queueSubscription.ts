@@ -11,7 +11,7 @@ import {
 import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
-import { behindError, KeyFaults } from "./keyFaults.js";
+import { behindError, type KeyedRow, KeyFaults } from "./keyFaults.js";
 import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
 import { SettleBatch } from "./settleBatch.js";
 
@@ -66,6 +66,8 @@ export class PostgresQueueSubscription
   #lastPurge = Number.NEGATIVE_INFINITY;
   /** The claim under way, if any, until what it took is handed out or given back. */
   #claiming: Promise<void> = Promise.resolve();
+  /** Rows being given back unhandled (`handOver`), which a surrender waits for. */
+  #givingBack: Promise<void> = Promise.resolve();
 
   constructor(host: QueueHost, source: PostgresQueue) {
     super();
@@ -175,6 +177,7 @@ export class PostgresQueueSubscription
     // A claim under way when the subscription was revoked gives back what it took itself: wait for
     // it, so nothing it took stays leased past the connection.
     await this.#claiming;
+    await this.#givingBack;
     const held = [...this.#held.values()].filter((d) => !d.settled);
     this.#held.clear();
     this.#keyFaults?.clear();
@@ -228,6 +231,48 @@ export class PostgresQueueSubscription
       );
     }
     return "ok";
+  }
+
+  /**
+   * Before `delivery`'s handler runs (the runtime asks): on a transactional `keyOrder` queue, it
+   * waits for the settles under way of the earlier rows of its key, then goes back unhandled when
+   * one of them failed, so no handler of a key's later row runs before the earlier row is handled
+   * again, whatever it does outside its transaction. `undefined`: at once.
+   */
+  handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined {
+    const faults = this.#keyFaults;
+    if (faults === undefined || delivery.partitionKey === undefined) return undefined;
+    const row = { id: delivery.held.id, partitionKey: delivery.partitionKey };
+    if (!faults.isBehind(delivery) && !faults.settlingBefore(row)) return undefined;
+    return this.#handOverInTurn(delivery, row, faults);
+  }
+
+  async #handOverInTurn(
+    delivery: PostgresQueueDelivery,
+    row: KeyedRow,
+    faults: KeyFaults,
+  ): Promise<boolean> {
+    await faults.settlesBefore(row);
+    // Ended meanwhile: not handled, and given back with what the subscription holds.
+    if (this.closed) return false;
+    if (!faults.isBehind(delivery)) return true;
+    this.#held.delete(delivery.held.id);
+    if (this.#held.size === 0) this.#stopRenewal();
+    faults.forget(delivery);
+    const given = this.#giveBack(delivery);
+    this.#givingBack = Promise.all([this.#givingBack, given]).then(() => undefined);
+    await given;
+    return false;
+  }
+
+  /**
+   * Gives back a row never handled, as if its claim had not taken it (`unclaim`: the claim's
+   * attempt taken back), in its own transaction: the next claim takes it in its key's order. One
+   * whose give-back fails comes back when its lease ends, its attempt counted.
+   */
+  async #giveBack(delivery: PostgresQueueDelivery): Promise<void> {
+    await delivery.transaction?.settle({ kind: "unclaim" }, true).catch(() => false);
+    this.#wakeUp();
   }
 
   /**
