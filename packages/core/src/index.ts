@@ -12,6 +12,8 @@ export type {
   ConnectOptions,
 } from "./broker/contract.js";
 export type {
+  BacklogCounts,
+  BacklogState,
   BatchSubscription,
   DescribesServer,
   PositionOf,

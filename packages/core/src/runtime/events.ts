@@ -1,4 +1,5 @@
 import type { ConnectionState } from "../broker/contract.js";
+import type { BacklogCounts } from "../capabilities.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
 import type {
@@ -126,6 +127,12 @@ export interface SubscriptionEvent {
    * gauge reads it when scraped, so nothing is emitted per message for it.
    */
   readonly inFlight: () => number;
+  /**
+   * How many messages wait in the subscriber's source, by state, asked of its broker when called
+   * (a gauge asks when scraped); only where the broker answers it (`ReportsBacklog`), absent
+   * otherwise. It may reject, and takes what the broker's read takes: bound the wait.
+   */
+  readonly backlog?: () => Promise<BacklogCounts>;
 }
 
 /**

@@ -1,5 +1,10 @@
 import { attemptOf } from "../attempt.js";
-import { reportsMoves, supportsBatches } from "../capabilities.js";
+import {
+  type BacklogCounts,
+  reportsBacklog,
+  reportsMoves,
+  supportsBatches,
+} from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
 import type { Delivery } from "../delivery.js";
 import { headerNames } from "../headerNames.js";
@@ -143,6 +148,11 @@ export class SubscriberRuntime {
   }
 
   readonly #inFlight = (): number => this.#settlement.inHandler;
+  /** The source's backlog, where its broker answers it; absent from the events otherwise. */
+  #backlog(): { backlog?: () => Promise<BacklogCounts> } {
+    const subscription = this.#subscription;
+    return reportsBacklog(subscription) ? { backlog: () => subscription.backlog() } : {};
+  }
 
   /** What every handler context of this subscriber reads through. */
   get signal(): AbortSignal {
@@ -157,6 +167,7 @@ export class SubscriberRuntime {
       subscriber: this.name,
       state: "started",
       inFlight: this.#inFlight,
+      ...this.#backlog(),
     });
   }
 
