@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { type BacklogCounts, RustStreamError } from "@ruststream/core";
 import { statements } from "../schema.js";
 import type { QueueTable } from "../table.js";
 import { claimStatements } from "./claimStatements.js";
@@ -149,6 +149,16 @@ export class SqlStore implements QueueStore {
     const result = await this.#run(this.#sql.nextDue, [queue]);
     const ms = result.rows[0]?.ms;
     return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(Number(ms)));
+  }
+
+  async backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts> {
+    const row = (await this.#run(this.#sql.backlog, [queue, deadLetter ?? null])).rows[0] ?? {};
+    return {
+      ready: Number(row.ready ?? 0),
+      scheduled: Number(row.scheduled ?? 0),
+      leased: Number(row.leased ?? 0),
+      ...(deadLetter === undefined ? {} : { "dead-lettered": Number(row.dead ?? 0) }),
+    };
   }
 
   /** One of the queue's own statements on the pool: prepared where the driver can. */
@@ -374,6 +384,15 @@ function statementsFor(t: QueueTable) {
     ),
     nextDue: prepared(
       `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
+    ),
+    // One pass over the undone rows of the queue and of its dead letter (`$2`, null without one),
+    // found through the `_ready` index's queue column; `ready` is the claim's own test.
+    backlog: prepared(
+      `SELECT count(*) FILTER (WHERE queue = $1 AND locked_until > now()) AS leased,
+  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at > now()) AS scheduled,
+  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at <= now()) AS ready,
+  count(*) FILTER (WHERE queue = $2::text AND dead_source = $1) AS dead
+FROM ${t.sql} WHERE queue IN ($1, $2::text) AND done_at IS NULL`,
     ),
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)

@@ -1,10 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, type ClockTimer, type Delivery, RustStreamError } from "@ruststream/core";
 import {
+  type BacklogCounts,
+  type Clock,
+  type ClockTimer,
+  type Delivery,
+  RustStreamError,
+} from "@ruststream/core";
+import {
+  backlogMark,
   type HostedSubscription,
   type LinkChange,
   movesMark,
   PullSubscription,
+  type ReportsBacklog,
   type ReportsMoves,
   type SubscriptionHost,
 } from "@ruststream/core/broker";
@@ -44,9 +52,10 @@ const purgeEveryMs = 60_000;
  */
 export class PostgresQueueSubscription
   extends PullSubscription<PostgresQueueDelivery>
-  implements QueueDeliveryOwner, HostedSubscription, ReportsMoves
+  implements QueueDeliveryOwner, HostedSubscription, ReportsMoves, ReportsBacklog
 {
   readonly [movesMark] = true as const;
+  readonly [backlogMark] = true as const;
   readonly name: string;
   readonly #host: QueueHost;
   readonly #source: PostgresQueue;
@@ -80,6 +89,14 @@ export class PostgresQueueSubscription
 
   onMoved(listener: (moved: Delivery, destination: string, reason: string) => void): void {
     this.#moved = listener;
+  }
+
+  /**
+   * The queue's rows by state, and its dead letter's rows from it where it declares one: one
+   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics).
+   */
+  backlog(): Promise<BacklogCounts> {
+    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter);
   }
 
   /**
