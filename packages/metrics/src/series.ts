@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
+import { type BacklogReading, backlogStates } from "./backlogReading.js";
 import { TalliedHistogram } from "./talliedHistogram.js";
 import { connectionStates, settledKinds, type Tally } from "./tally.js";
 
@@ -19,13 +20,15 @@ export const metricNames = {
   brokerConnectionState: "ruststream_broker_connection_state",
   backgroundFailures: "ruststream_background_failures_total",
   backgroundFailing: "ruststream_background_failing",
+  backlog: "ruststream_backlog",
+  backlogFailures: "ruststream_backlog_failures_total",
 } as const;
 
 /**
  * Registers every series on `registry`, each reading the tally when scraped: counters and gauges are
  * set from it in their `collect()`, the histogram answers from it directly.
  */
-export function registerSeries(registry: Registry, tally: Tally): void {
+export function registerSeries(registry: Registry, tally: Tally, backlog: BacklogReading): void {
   const registers = [registry];
   const subscribers = () => tally.subscribers.values();
   new Counter({
@@ -137,6 +140,36 @@ export function registerSeries(registry: Registry, tally: Tally): void {
       this.reset();
       for (const [source, failing] of tally.backgroundFailing)
         this.set({ source }, failing ? 1 : 0);
+    },
+  });
+  // The backlog gauge reads the brokers at the scrape; its failure counter, registered after it,
+  // waits for that reading, so a failure shows in the scrape it happened in.
+  new Gauge({
+    name: metricNames.backlog,
+    help: "Messages waiting in a subscriber's source, by state (ready, scheduled, leased, dead-lettered), as its broker answers at the scrape; no sample where the broker has no backlog to tell.",
+    labelNames: ["name", "state"],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { name, counts } of await backlog.read()) {
+        for (const state of backlogStates) {
+          const count = counts[state];
+          if (count !== undefined) this.set({ name, state }, count);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: metricNames.backlogFailures,
+    help: "Scrapes where a subscriber's broker did not answer its backlog in time (timeout) or failed to (error): that scrape has no backlog sample for it.",
+    labelNames: ["name", "reason"],
+    registers,
+    async collect() {
+      await backlog.settled();
+      this.reset();
+      for (const { name, reason, count } of tally.backlogFailures.values()) {
+        this.inc({ name, reason }, count);
+      }
     },
   });
   new Gauge({

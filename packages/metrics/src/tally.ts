@@ -1,4 +1,4 @@
-import type { ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
+import type { BacklogCounts, ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
 import { consumeStatus } from "./status.js";
 
 /** The handling-time buckets, in seconds: 0.5 ms to 5 s, as RustStream's histogram has them. */
@@ -30,6 +30,8 @@ export class SubscriberTally {
   readonly settled: number[] = settledKinds.map(() => 0);
   /** The runtime's own count of deliveries in the handler, read when scraped. */
   inFlight: () => number = () => 0;
+  /** The broker's answer to its source's backlog, while its subscription runs and it has one. */
+  backlog: (() => Promise<BacklogCounts>) | undefined;
   decodeFailures = 0;
   redeliveries = 0;
   /** Per bucket, not cumulative; the last one is past the largest bound. */
@@ -71,6 +73,13 @@ export interface PublishTally {
   error: number;
 }
 
+/** A subscriber's backlog readings that gave no sample, by why. */
+export interface BacklogFailureTally {
+  readonly name: string;
+  readonly reason: "timeout" | "error";
+  count: number;
+}
+
 /** Everything the metrics count, fed by the app's runtime events. */
 export class Tally {
   readonly subscribers = new Map<string, SubscriberTally>();
@@ -81,6 +90,8 @@ export class Tally {
   readonly backgroundFailures = new Map<string, number>();
   /** Whether each source that ever failed is failing now (no recovery since its last failure). */
   readonly backgroundFailing = new Map<string, boolean>();
+  /** Backlog readings that failed or timed out, by subscriber and reason. */
+  readonly backlogFailures = new Map<string, BacklogFailureTally>();
   #last: SubscriberTally | undefined;
 
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
@@ -111,10 +122,14 @@ export class Tally {
         counts.set(event.destination, (counts.get(event.destination) ?? 0) + 1);
         return;
       }
-      case "subscription":
+      case "subscription": {
         // Every subscriber's series exist from its start, at zero, not from its first message.
-        this.subscriber(event.subscriber).inFlight = event.inFlight;
+        const tally = this.subscriber(event.subscriber);
+        tally.inFlight = event.inFlight;
+        // Asked only while the subscription runs: an ended one has no backlog to read.
+        tally.backlog = event.state === "started" ? event.backlog : undefined;
         return;
+      }
       case "broker-connection":
         this.brokers.set(event.broker, event.state);
         return;
@@ -130,6 +145,10 @@ export class Tally {
         this.backgroundFailing.set(event.source, false);
         return;
       case "app-state":
+        // A stopping app closes its subscriptions: their backlog is not read past that.
+        if (event.state === "stopping") {
+          for (const tally of this.subscribers.values()) tally.backlog = undefined;
+        }
         // A new run: a failure the last one left is none of its (nothing will report its end).
         if (event.state === "starting") {
           for (const source of this.backgroundFailing.keys()) {
