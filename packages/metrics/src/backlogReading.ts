@@ -1,5 +1,5 @@
 import type { BacklogCounts, BacklogState } from "@ruststream/core";
-import type { Tally } from "./tally.js";
+import type { BacklogFailure, Tally } from "./tally.js";
 
 /** Every backlog state, in the order the backlog series lists them. */
 export const backlogStates: readonly BacklogState[] = [
@@ -8,9 +8,6 @@ export const backlogStates: readonly BacklogState[] = [
   "leased",
   "dead-lettered",
 ];
-
-/** Why a subscriber's backlog gave no sample at a scrape. */
-export type BacklogFailure = "timeout" | "error";
 
 /** One subscriber's backlog as a scrape read it. */
 export interface BacklogSample {

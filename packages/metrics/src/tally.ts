@@ -73,10 +73,13 @@ export interface PublishTally {
   error: number;
 }
 
+/** Why a subscriber's backlog gave no sample at a scrape. */
+export type BacklogFailure = "timeout" | "error";
+
 /** A subscriber's backlog readings that gave no sample, by why. */
 export interface BacklogFailureTally {
   readonly name: string;
-  readonly reason: "timeout" | "error";
+  readonly reason: BacklogFailure;
   count: number;
 }
 
