@@ -9,6 +9,7 @@ import {
   requestMark,
   seekMark,
   transactionsMark,
+  waitsMark,
 } from "./marks.js";
 import type { OutgoingMessage, RawMessage } from "./message.js";
 import type { Publisher } from "./publisher.js";
@@ -81,6 +82,21 @@ export interface ReportsBacklog {
 /** True for a subscription that answers its backlog. */
 export function reportsBacklog(value: unknown): value is ReportsBacklog {
   return hasMark(value, backlogMark);
+}
+
+/**
+ * A subscription whose broker knows, as it takes a message, how long the message waited since it
+ * was due (a queue row's run time to its claim). Optional: a broker without it reports nothing.
+ */
+export interface ReportsWaits {
+  readonly [waitsMark]: true;
+  /** Sets the one listener, called for each message taken, with its wait in milliseconds. */
+  onWaited(listener: (waitedMs: number) => void): void;
+}
+
+/** True for a subscription that reports how long the messages it takes waited. */
+export function reportsWaits(value: unknown): value is ReportsWaits {
+  return hasMark(value, waitsMark);
 }
 
 /** A subscription that can move to a position. */

@@ -111,6 +111,7 @@ export type {
   RuntimeEvent,
   SettledAs,
   SubscriptionEvent,
+  WaitEvent,
 } from "./runtime/events.js";
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {

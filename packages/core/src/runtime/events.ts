@@ -155,6 +155,17 @@ export interface BackgroundRecoveredEvent extends BackgroundRecoveryReport {
   readonly type: "background-recovered";
 }
 
+/**
+ * A message was taken by the subscriber's subscription `waitedMs` after it was due (a queue row's
+ * run time to its claim): reported by a broker that knows it (`ReportsWaits`), per message, built
+ * only when someone observes.
+ */
+export interface WaitEvent {
+  readonly type: "wait";
+  readonly subscriber: string;
+  readonly waitedMs: number;
+}
+
 /** Every event the runtime emits. */
 export type RuntimeEvent =
   | OutcomeEvent
@@ -165,7 +176,8 @@ export type RuntimeEvent =
   | BrokerConnectionEvent
   | SubscriptionEvent
   | BackgroundFailureEvent
-  | BackgroundRecoveredEvent;
+  | BackgroundRecoveredEvent
+  | WaitEvent;
 
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a

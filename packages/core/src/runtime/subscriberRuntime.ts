@@ -3,6 +3,7 @@ import {
   type BacklogCounts,
   reportsBacklog,
   reportsMoves,
+  reportsWaits,
   supportsBatches,
 } from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
@@ -121,6 +122,12 @@ export class SubscriberRuntime {
       subscription.onMoved((moved, destination, reason) =>
         redelivery.reportBrokerMove(moved, destination, reason),
       );
+    }
+    const emit = host.emit;
+    if (emit !== undefined && reportsWaits(subscription)) {
+      // Per message, so only when someone observes.
+      const subscriber = this.name;
+      subscription.onWaited((waitedMs) => emit({ type: "wait", subscriber, waitedMs }));
     }
     const settlement = this.#settlement;
     this.#decoder = new MessageDecoder(spec.codec, spec.codecs, spec.schema, (delivery, error) =>

@@ -2,7 +2,7 @@
 // answers it through the subscription event, one without it gives no `backlog` there and runs as
 // before.
 import { expect, test } from "vitest";
-import { backlogMark, brokerMark, reportsBacklog } from "../../src/brokerEntry.js";
+import { backlogMark, brokerMark, reportsBacklog, waitsMark } from "../../src/brokerEntry.js";
 import {
   type BacklogCounts,
   type Broker,
@@ -73,4 +73,50 @@ test("reportsBacklog reads the mark only", () => {
   expect(reportsBacklog({ backlog: async () => ({}) })).toBe(false);
   expect(reportsBacklog({ [backlogMark]: true, backlog: async () => ({}) })).toBe(true);
   expect(reportsBacklog(undefined)).toBe(false);
+});
+
+/** A memory broker whose subscriptions report waits: the listener the runtime sets is kept. */
+class WaitingBroker implements Broker {
+  readonly [brokerMark] = "memory";
+  readonly #inner = new MemoryBroker();
+  listeners: ((waitedMs: number) => void)[] = [];
+
+  async connect(options?: ConnectOptions): Promise<ConnectedBroker> {
+    const connected = await this.#inner.connect(options);
+    const subscribe = connected.subscribe.bind(connected);
+    connected.subscribe = async (source) =>
+      Object.assign(await subscribe(source), {
+        [waitsMark]: true as const,
+        onWaited: (listener: (waitedMs: number) => void) => {
+          this.listeners.push(listener);
+        },
+      });
+    return connected;
+  }
+}
+
+test("a subscription that reports waits gives a wait event per message taken, only to an observed app", async () => {
+  const observed = new WaitingBroker();
+  const events: RuntimeEvent[] = [];
+  const app = new RustStream({ name: "test", version: "0.0.0" }).broker(observed, (b) => {
+    b.subscriber("jobs").handle(() => {});
+  });
+  app.observe((e) => events.push(e));
+  const running = await app.start();
+  expect(observed.listeners).toHaveLength(1);
+  observed.listeners[0]!(42);
+  expect(events.filter((e) => e.type === "wait")).toEqual([
+    { type: "wait", subscriber: "jobs", waitedMs: 42 },
+  ]);
+  await running.stop();
+
+  // Nobody observes: the runtime sets no listener, so the broker has nothing to call per message.
+  const unobserved = new WaitingBroker();
+  const quiet = await new RustStream({ name: "test", version: "0.0.0" })
+    .broker(unobserved, (b) => {
+      b.subscriber("jobs").handle(() => {});
+    })
+    .start();
+  expect(unobserved.listeners).toHaveLength(0);
+  await quiet.stop();
 });
