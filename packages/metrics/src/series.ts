@@ -1,7 +1,13 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import { type BacklogReading, backlogStates } from "./backlogReading.js";
 import { TalliedHistogram } from "./talliedHistogram.js";
-import { connectionStates, settledKinds, type Tally } from "./tally.js";
+import {
+  connectionStates,
+  durationBuckets,
+  settledKinds,
+  type Tally,
+  waitBuckets,
+} from "./tally.js";
 
 /**
  * The series' names: RustStream's where it has one (the first three), ours beside them with the same
@@ -22,6 +28,7 @@ export const metricNames = {
   backgroundFailing: "ruststream_background_failing",
   backlog: "ruststream_backlog",
   backlogFailures: "ruststream_backlog_failures_total",
+  wait: "ruststream_wait_seconds",
 } as const;
 
 /**
@@ -45,8 +52,22 @@ export function registerSeries(registry: Registry, tally: Tally, backlog: Backlo
     },
   });
   new TalliedHistogram(
-    metricNames.consumeDuration,
-    "How long a subscriber's handler took, from its start to the delivery's settle, in seconds.",
+    {
+      name: metricNames.consumeDuration,
+      help: "How long a subscriber's handler took, from its start to the delivery's settle, in seconds.",
+      bounds: durationBuckets,
+      of: (t) => t.duration,
+    },
+    tally,
+    registry,
+  );
+  new TalliedHistogram(
+    {
+      name: metricNames.wait,
+      help: "How long a message waited from its due time to its claim by a subscriber, in seconds, where its broker tells it (a PostgreSQL queue row's run time to its claim).",
+      bounds: waitBuckets,
+      of: (t) => t.wait,
+    },
     tally,
     registry,
   );

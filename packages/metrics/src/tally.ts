@@ -1,9 +1,18 @@
 import type { BacklogCounts, ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
+import { Buckets } from "./buckets.js";
 import { consumeStatus } from "./status.js";
 
 /** The handling-time buckets, in seconds: 0.5 ms to 5 s, as RustStream's histogram has them. */
 export const durationBuckets: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
+/**
+ * The wait buckets, in seconds, from a message's due time to its claim: 1 ms to 5 minutes, as a
+ * queue's backlog can hold a message that long.
+ */
+export const waitBuckets: readonly number[] = [
+  0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300,
 ];
 
 /** Every way a delivery can be settled, in the order the settled series lists them. */
@@ -34,22 +43,14 @@ export class SubscriberTally {
   backlog: (() => Promise<BacklogCounts>) | undefined;
   decodeFailures = 0;
   redeliveries = 0;
-  /** Per bucket, not cumulative; the last one is past the largest bound. */
-  readonly buckets: number[] = [...durationBuckets.map(() => 0), 0];
-  durationSum = 0;
-  durationCount = 0;
+  /** Handling times, in seconds. */
+  readonly duration = new Buckets(durationBuckets);
+  /** Waits from due to claim, in seconds, once its broker reported one (none before: no sample). */
+  wait: Buckets | undefined;
   readonly deadLetters = new Map<string, number>();
 
   constructor(name: string) {
     this.name = name;
-  }
-
-  observeDuration(seconds: number): void {
-    let i = 0;
-    while (i < durationBuckets.length && seconds > durationBuckets[i]!) i++;
-    this.buckets[i]!++;
-    this.durationSum += seconds;
-    this.durationCount++;
   }
 
   settle(outcome: SettledAs, failed: boolean): void {
@@ -102,7 +103,7 @@ export class Tally {
     switch (event.type) {
       case "outcome": {
         const tally = this.subscriber(event.subscriber);
-        if (event.handled) tally.observeDuration(event.durationMs / 1000);
+        if (event.handled) tally.duration.observe(event.durationMs / 1000);
         tally.settle(event.outcome, event.error !== undefined);
         if (event.attempt > 1) tally.redeliveries++;
         return;
@@ -115,6 +116,12 @@ export class Tally {
         }
         if (event.ok) tally.ok++;
         else tally.error++;
+        return;
+      }
+      case "wait": {
+        const tally = this.subscriber(event.subscriber);
+        tally.wait ??= new Buckets(waitBuckets);
+        tally.wait.observe(event.waitedMs / 1000);
         return;
       }
       case "decode-failure":

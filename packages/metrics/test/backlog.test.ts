@@ -30,7 +30,7 @@ async function until(step: string, condition: () => boolean): Promise<void> {
   }
 }
 
-test("a scrape of an app on PostgreSQL shows its queue's backlog by state; the memory subscriber beside it has none", async () => {
+test("a scrape of an app on PostgreSQL shows its queue's backlog by state and its claim's wait; the memory subscriber beside it has neither", async () => {
   const queue = uniqueName("gauge");
   const entered: string[] = [];
   let release!: () => void;
@@ -80,6 +80,10 @@ test("a scrape of an app on PostgreSQL shows its queue's backlog by state; the m
     expect(text).toContain('ruststream_messages_in_flight{name="local"} 0');
     expect(text).not.toContain('ruststream_backlog{name="local"');
     expect(text).not.toContain("ruststream_backlog_failures_total{");
+    // The held row's wait from its run time to its claim: one sample of the queue's, none of the
+    // memory subscriber's (its broker does not tell it).
+    expect(text).toContain(`ruststream_wait_seconds_count{name="${queue}"} 1`);
+    expect(text).not.toContain('ruststream_wait_seconds_count{name="local"}');
   } finally {
     release();
     await running.stop();

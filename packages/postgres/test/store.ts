@@ -156,6 +156,18 @@ export function storeContract(f: StoreFixture): void {
     ).toEqual([["poison", undefined, undefined, 1]]);
   });
 
+  it("a claim answers each row's wait from its run time", async () => {
+    const s = f.store();
+    const q = unique("waited");
+    await s.insert([row(q, "due later", { delayMs: 100 })]);
+    // Due 100 ms after the insert, claimed 300 ms after it: it waited 200 ms at least.
+    await f.pass(300);
+    const { rows } = await claimAll(s, q);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.waitedMs).toBeGreaterThanOrEqual(195);
+    expect(rows[0]!.waitedMs).toBeLessThan(60_000);
+  });
+
   it("the backlog counts a queue's rows by state, and its dead letter's rows from it", async () => {
     const s = f.store();
     const q = unique("backlog");

@@ -448,5 +448,6 @@ export function claimedRow(row: Record<string, unknown>): ClaimedRow {
     deadSource: (row.dead_source as string | null) ?? undefined,
     deadReason: (row.dead_reason as string | null) ?? undefined,
     deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
+    waitedMs: Math.max(0, Number(row.waited_ms)),
   };
 }

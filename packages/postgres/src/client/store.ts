@@ -16,6 +16,8 @@ export interface ClaimedRow {
   readonly deadReason: string | undefined;
   /** Claims it had where it came from, on a dead-lettered row. */
   readonly deadAttempts: number | undefined;
+  /** Milliseconds from its run time to this claim (0 or more): how long it waited while due. */
+  readonly waitedMs: number;
   /**
    * Why its headers are not headers (another writer's arrays; they are then empty), or
    * `undefined`: the delivery's `decodeError`.

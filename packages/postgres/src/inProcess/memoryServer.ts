@@ -119,6 +119,7 @@ export class MemoryServer {
       deadSource: r.deadSource,
       deadReason: r.deadReason,
       deadAttempts: r.deadAttempts,
+      waitedMs: Math.max(0, now - r.runAt),
       // The stand-in holds only rows this package wrote.
       unreadable: undefined,
     }));
