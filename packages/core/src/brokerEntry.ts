@@ -29,8 +29,8 @@ export { runtimeName, runtimeTitle } from "./broker/runtime.js";
 export { SettleWatermark } from "./broker/settleWatermark.js";
 export type { Injection } from "./broker/testableConnection.js";
 export { TestableConnection } from "./broker/testableConnection.js";
-export type { ReportsMoves } from "./capabilities.js";
-export { assertBatchSize, reportsMoves } from "./capabilities.js";
+export type { ReportsBacklog, ReportsMoves, ReportsWaits } from "./capabilities.js";
+export { assertBatchSize, reportsBacklog, reportsMoves, reportsWaits } from "./capabilities.js";
 export { CodecsByType, mediaType } from "./codec/codecsByType.js";
 export { commitModes } from "./commitMode.js";
 export type { DeadLetterHeaderNames } from "./deadLetter.js";
@@ -40,6 +40,7 @@ export { deadLetterCopyOf } from "./deadLetterCopy.js";
 export { DeliveryBase } from "./delivery.js";
 export { writeDeadLetterRetryCount, writeRetryCount } from "./headerNames.js";
 export {
+  backlogMark,
   batchesMark,
   brokerMark,
   deliveryMark,
@@ -52,6 +53,7 @@ export {
   sourceMark,
   testableMark,
   transactionsMark,
+  waitsMark,
 } from "./marks.js";
 export { assertPayloadBytes, partitionKeyBytes, snapshotMessage, wireHeaders } from "./message.js";
 export type { PendingReply, ReplyWait } from "./replyWaiters.js";

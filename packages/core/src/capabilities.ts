@@ -1,6 +1,7 @@
 import type { Delivery } from "./delivery.js";
 import { RustStreamError } from "./errors.js";
 import {
+  backlogMark,
   batchesMark,
   describeMark,
   hasMark,
@@ -8,6 +9,7 @@ import {
   requestMark,
   seekMark,
   transactionsMark,
+  waitsMark,
 } from "./marks.js";
 import type { OutgoingMessage, RawMessage } from "./message.js";
 import type { Publisher } from "./publisher.js";
@@ -53,6 +55,48 @@ export interface ReportsMoves {
 /** True for a subscription that reports the moves its broker makes without handing them over. */
 export function reportsMoves(value: unknown): value is ReportsMoves {
   return hasMark(value, movesMark);
+}
+
+/**
+ * Where a message of a subscription's source waits: `ready` to be taken now, `scheduled` for later
+ * (a delayed publish, a retry with a delay), `leased` taken by a consumer (this one or another
+ * replica) and not settled yet, `dead-lettered` moved to the subscription's dead letter and not
+ * redriven.
+ */
+export type BacklogState = "ready" | "scheduled" | "leased" | "dead-lettered";
+
+/** A subscription's backlog: a count for each state its broker can tell, none for the others. */
+export type BacklogCounts = Readonly<Partial<Record<BacklogState, number>>>;
+
+/**
+ * A subscription whose broker can say, on demand, how many messages wait in its source. Optional:
+ * a broker without it reports no backlog, and nothing else changes. `backlog()` is asked at a
+ * metrics scrape, not per message: the broker keeps it to one cheap read (its README says what it
+ * costs), and may reject (the server away); the caller bounds how long it waits.
+ */
+export interface ReportsBacklog {
+  readonly [backlogMark]: true;
+  backlog(): Promise<BacklogCounts>;
+}
+
+/** True for a subscription that answers its backlog. */
+export function reportsBacklog(value: unknown): value is ReportsBacklog {
+  return hasMark(value, backlogMark);
+}
+
+/**
+ * A subscription whose broker knows, as it takes a message, how long the message waited since it
+ * was due (a queue row's run time to its claim). Optional: a broker without it reports nothing.
+ */
+export interface ReportsWaits {
+  readonly [waitsMark]: true;
+  /** Sets the one listener, called for each message taken, with its wait in milliseconds. */
+  onWaited(listener: (waitedMs: number) => void): void;
+}
+
+/** True for a subscription that reports how long the messages it takes waited. */
+export function reportsWaits(value: unknown): value is ReportsWaits {
+  return hasMark(value, waitsMark);
 }
 
 /** A subscription that can move to a position. */

@@ -12,6 +12,8 @@ export type {
   ConnectOptions,
 } from "./broker/contract.js";
 export type {
+  BacklogCounts,
+  BacklogState,
   BatchSubscription,
   DescribesServer,
   PositionOf,
@@ -109,6 +111,7 @@ export type {
   RuntimeEvent,
   SettledAs,
   SubscriptionEvent,
+  WaitEvent,
 } from "./runtime/events.js";
 export type { HttpRouteResponse, HttpRoutes } from "./runtime/httpRoutes.js";
 export type {

@@ -29,6 +29,10 @@ export const describeMark: unique symbol = Symbol.for("@ruststream/core.capabili
 export const inProcessMark: unique symbol = Symbol.for("@ruststream/core.capability.in-process");
 /** Capability: the subscription reports the messages its broker moves without handing them over. */
 export const movesMark: unique symbol = Symbol.for("@ruststream/core.capability.moves");
+/** Capability: the subscription answers how many messages wait in its source, by state. */
+export const backlogMark: unique symbol = Symbol.for("@ruststream/core.capability.backlog");
+/** Capability: the subscription reports how long each message it takes waited since it was due. */
+export const waitsMark: unique symbol = Symbol.for("@ruststream/core.capability.waits");
 /** Capability: the connected broker exposes what the test harness injects and inspects. */
 export const testableMark: unique symbol = Symbol.for("@ruststream/core.capability.testable");
 

@@ -2,4 +2,4 @@
 export type { Metrics, MetricsOptions } from "./prometheusMetrics.js";
 export { prometheusMetrics } from "./prometheusMetrics.js";
 export { metricNames } from "./series.js";
-export { durationBuckets } from "./tally.js";
+export { durationBuckets, waitBuckets } from "./tally.js";

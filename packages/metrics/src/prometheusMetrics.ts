@@ -1,6 +1,7 @@
 import type { HttpRoutes, RustStream } from "@ruststream/core";
 import { RustStreamError } from "@ruststream/core";
 import { Registry } from "prom-client";
+import { BacklogReading } from "./backlogReading.js";
 import { metricNames, registerSeries } from "./series.js";
 import { Tally } from "./tally.js";
 
@@ -10,7 +11,15 @@ export interface MetricsOptions {
    * `register`, or one holding your own metrics, to serve them all from one endpoint.
    */
   readonly registry?: Registry;
+  /**
+   * How long a scrape waits for a broker's answer to a subscriber's backlog (default 1000 ms):
+   * past it that subscriber has no backlog sample in the scrape, counted in
+   * `ruststream_backlog_failures_total`, and the scrape goes on.
+   */
+  readonly backlogTimeoutMs?: number;
 }
+
+const defaultBacklogTimeoutMs = 1000;
 
 /** An app's Prometheus metrics. */
 export interface Metrics {
@@ -35,8 +44,15 @@ export function prometheusMetrics(app: RustStream, options: MetricsOptions = {})
       `the registry already holds ${taken}: call prometheusMetrics() once per registry (one app per registry), or give this app a registry of its own`,
     );
   }
+  const timeoutMs = options.backlogTimeoutMs ?? defaultBacklogTimeoutMs;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `prometheusMetrics(app, { backlogTimeoutMs: ${timeoutMs} }): give a number of milliseconds above 0 (default ${defaultBacklogTimeoutMs}), under the scrape's own timeout`,
+    );
+  }
   const tally = new Tally();
-  registerSeries(registry, tally);
+  registerSeries(registry, tally, new BacklogReading(tally, timeoutMs));
   app.observe(tally.observe);
   const text = () => registry.metrics();
   return {

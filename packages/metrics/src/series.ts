@@ -1,6 +1,13 @@
 import { Counter, Gauge, type Registry } from "prom-client";
+import { type BacklogReading, backlogStates } from "./backlogReading.js";
 import { TalliedHistogram } from "./talliedHistogram.js";
-import { connectionStates, settledKinds, type Tally } from "./tally.js";
+import {
+  connectionStates,
+  durationBuckets,
+  settledKinds,
+  type Tally,
+  waitBuckets,
+} from "./tally.js";
 
 /**
  * The series' names: RustStream's where it has one (the first three), ours beside them with the same
@@ -19,13 +26,16 @@ export const metricNames = {
   brokerConnectionState: "ruststream_broker_connection_state",
   backgroundFailures: "ruststream_background_failures_total",
   backgroundFailing: "ruststream_background_failing",
+  backlog: "ruststream_backlog",
+  backlogFailures: "ruststream_backlog_failures_total",
+  wait: "ruststream_wait_seconds",
 } as const;
 
 /**
  * Registers every series on `registry`, each reading the tally when scraped: counters and gauges are
  * set from it in their `collect()`, the histogram answers from it directly.
  */
-export function registerSeries(registry: Registry, tally: Tally): void {
+export function registerSeries(registry: Registry, tally: Tally, backlog: BacklogReading): void {
   const registers = [registry];
   const subscribers = () => tally.subscribers.values();
   new Counter({
@@ -42,8 +52,22 @@ export function registerSeries(registry: Registry, tally: Tally): void {
     },
   });
   new TalliedHistogram(
-    metricNames.consumeDuration,
-    "How long a subscriber's handler took, from its start to the delivery's settle, in seconds.",
+    {
+      name: metricNames.consumeDuration,
+      help: "How long a subscriber's handler took, from its start to the delivery's settle, in seconds.",
+      bounds: durationBuckets,
+      of: (t) => t.duration,
+    },
+    tally,
+    registry,
+  );
+  new TalliedHistogram(
+    {
+      name: metricNames.wait,
+      help: "How long a message waited from its due time to its claim by a subscriber, in seconds, where its broker tells it (a PostgreSQL queue row's run time to its claim).",
+      bounds: waitBuckets,
+      of: (t) => t.wait,
+    },
     tally,
     registry,
   );
@@ -137,6 +161,36 @@ export function registerSeries(registry: Registry, tally: Tally): void {
       this.reset();
       for (const [source, failing] of tally.backgroundFailing)
         this.set({ source }, failing ? 1 : 0);
+    },
+  });
+  // The backlog gauge reads the brokers at the scrape; its failure counter, registered after it,
+  // waits for that reading, so a failure shows in the scrape it happened in.
+  new Gauge({
+    name: metricNames.backlog,
+    help: "Messages waiting in a subscriber's source, by state (ready, scheduled, leased, dead-lettered), as its broker answers at the scrape; no sample where the broker has no backlog to tell.",
+    labelNames: ["name", "state"],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { name, counts } of await backlog.read()) {
+        for (const state of backlogStates) {
+          const count = counts[state];
+          if (count !== undefined) this.set({ name, state }, count);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: metricNames.backlogFailures,
+    help: "Scrapes where a subscriber's broker did not answer its backlog in time (timeout) or failed to (error): that scrape has no backlog sample for it.",
+    labelNames: ["name", "reason"],
+    registers,
+    async collect() {
+      await backlog.settled();
+      this.reset();
+      for (const { name, reason, count } of tally.backlogFailures.values()) {
+        this.inc({ name, reason }, count);
+      }
     },
   });
   new Gauge({

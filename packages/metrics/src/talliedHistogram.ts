@@ -4,33 +4,41 @@ import {
   type MetricValueWithName,
   type Registry,
 } from "prom-client";
-import { durationBuckets, type Tally } from "./tally.js";
+import type { Buckets } from "./buckets.js";
+import type { SubscriberTally, Tally } from "./tally.js";
 
 type Values = MetricObjectWithValues<MetricValueWithName<"name">>;
 type Value = MetricValueWithName<string>;
 
+/** What a tallied histogram shows: its name and help, its bounds, and each subscriber's counts. */
+export interface TalliedSeries {
+  readonly name: string;
+  readonly help: string;
+  readonly bounds: readonly number[];
+  /** The subscriber's counts, or `undefined` for no sample. */
+  readonly of: (tally: SubscriberTally) => Buckets | undefined;
+}
+
 /**
- * `ruststream_consume_duration_seconds{name}`, exported from the tally's own buckets. prom-client's
+ * A per-subscriber histogram (`name` label) exported from the tally's own buckets. prom-client's
  * `observe()` checks and hashes its labels on every call (about 1 µs), too much for the dispatch
  * path, and a histogram has no public way to be set from counts kept elsewhere; so this one answers
  * the registry's reads (`get()`, and `getForPromString()`, which prom-client's text format prefers
  * where a metric has it) from the tally.
  */
 export class TalliedHistogram extends Histogram<"name"> {
-  readonly #name: string;
-  readonly #help: string;
+  readonly #series: TalliedSeries;
   readonly #tally: Tally;
 
-  constructor(name: string, help: string, tally: Tally, registry: Registry) {
+  constructor(series: TalliedSeries, tally: Tally, registry: Registry) {
     super({
-      name,
-      help,
+      name: series.name,
+      help: series.help,
       labelNames: ["name"],
-      buckets: [...durationBuckets],
+      buckets: [...series.bounds],
       registers: [registry],
     });
-    this.#name = name;
-    this.#help = help;
+    this.#series = series;
     this.#tally = tally;
   }
 
@@ -43,27 +51,26 @@ export class TalliedHistogram extends Histogram<"name"> {
   }
 
   #values(): Values {
+    const { name: metric, help, bounds, of } = this.#series;
     const values: Value[] = [];
-    const bucket = `${this.#name}_bucket`;
+    const bucket = `${metric}_bucket`;
     for (const tally of this.#tally.subscribers.values()) {
+      const counts = of(tally);
+      if (counts === undefined) continue;
       const name = tally.name;
       let cumulative = 0;
-      for (let i = 0; i < durationBuckets.length; i++) {
-        cumulative += tally.buckets[i]!;
-        values.push({
-          metricName: bucket,
-          labels: { name, le: durationBuckets[i]! },
-          value: cumulative,
-        });
+      for (let i = 0; i < bounds.length; i++) {
+        cumulative += counts.counts[i]!;
+        values.push({ metricName: bucket, labels: { name, le: bounds[i]! }, value: cumulative });
       }
       values.push(
-        { metricName: bucket, labels: { name, le: "+Inf" }, value: tally.durationCount },
-        { metricName: `${this.#name}_sum`, labels: { name }, value: tally.durationSum },
-        { metricName: `${this.#name}_count`, labels: { name }, value: tally.durationCount },
+        { metricName: bucket, labels: { name, le: "+Inf" }, value: counts.count },
+        { metricName: `${metric}_sum`, labels: { name }, value: counts.sum },
+        { metricName: `${metric}_count`, labels: { name }, value: counts.count },
       );
     }
     // The text format reads `type` as the word prom-client itself writes there.
     const type = "histogram" as unknown as Values["type"];
-    return { name: this.#name, help: this.#help, type, values, aggregator: "sum" } as Values;
+    return { name: metric, help, type, values, aggregator: "sum" } as Values;
   }
 }

@@ -1,9 +1,18 @@
-import type { ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
+import type { BacklogCounts, ConnectionState, RuntimeEvent, SettledAs } from "@ruststream/core";
+import { Buckets } from "./buckets.js";
 import { consumeStatus } from "./status.js";
 
 /** The handling-time buckets, in seconds: 0.5 ms to 5 s, as RustStream's histogram has them. */
 export const durationBuckets: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
+/**
+ * The wait buckets, in seconds, from a message's due time to its claim: 1 ms to 5 minutes, as a
+ * queue's backlog can hold a message that long.
+ */
+export const waitBuckets: readonly number[] = [
+  0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300,
 ];
 
 /** Every way a delivery can be settled, in the order the settled series lists them. */
@@ -30,24 +39,18 @@ export class SubscriberTally {
   readonly settled: number[] = settledKinds.map(() => 0);
   /** The runtime's own count of deliveries in the handler, read when scraped. */
   inFlight: () => number = () => 0;
+  /** The broker's answer to its source's backlog, while its subscription runs and it has one. */
+  backlog: (() => Promise<BacklogCounts>) | undefined;
   decodeFailures = 0;
   redeliveries = 0;
-  /** Per bucket, not cumulative; the last one is past the largest bound. */
-  readonly buckets: number[] = [...durationBuckets.map(() => 0), 0];
-  durationSum = 0;
-  durationCount = 0;
+  /** Handling times, in seconds. */
+  readonly duration = new Buckets(durationBuckets);
+  /** Waits from due to claim, in seconds, once its broker reported one (none before: no sample). */
+  wait: Buckets | undefined;
   readonly deadLetters = new Map<string, number>();
 
   constructor(name: string) {
     this.name = name;
-  }
-
-  observeDuration(seconds: number): void {
-    let i = 0;
-    while (i < durationBuckets.length && seconds > durationBuckets[i]!) i++;
-    this.buckets[i]!++;
-    this.durationSum += seconds;
-    this.durationCount++;
   }
 
   settle(outcome: SettledAs, failed: boolean): void {
@@ -71,6 +74,16 @@ export interface PublishTally {
   error: number;
 }
 
+/** Why a subscriber's backlog gave no sample at a scrape. */
+export type BacklogFailure = "timeout" | "error";
+
+/** A subscriber's backlog readings that gave no sample, by why. */
+export interface BacklogFailureTally {
+  readonly name: string;
+  readonly reason: BacklogFailure;
+  count: number;
+}
+
 /** Everything the metrics count, fed by the app's runtime events. */
 export class Tally {
   readonly subscribers = new Map<string, SubscriberTally>();
@@ -81,6 +94,8 @@ export class Tally {
   readonly backgroundFailures = new Map<string, number>();
   /** Whether each source that ever failed is failing now (no recovery since its last failure). */
   readonly backgroundFailing = new Map<string, boolean>();
+  /** Backlog readings that failed or timed out, by subscriber and reason. */
+  readonly backlogFailures = new Map<string, BacklogFailureTally>();
   #last: SubscriberTally | undefined;
 
   /** The observer: one switch, a map lookup (skipped for a run of one subscriber's events), sums. */
@@ -88,7 +103,7 @@ export class Tally {
     switch (event.type) {
       case "outcome": {
         const tally = this.subscriber(event.subscriber);
-        if (event.handled) tally.observeDuration(event.durationMs / 1000);
+        if (event.handled) tally.duration.observe(event.durationMs / 1000);
         tally.settle(event.outcome, event.error !== undefined);
         if (event.attempt > 1) tally.redeliveries++;
         return;
@@ -103,6 +118,12 @@ export class Tally {
         else tally.error++;
         return;
       }
+      case "wait": {
+        const tally = this.subscriber(event.subscriber);
+        tally.wait ??= new Buckets(waitBuckets);
+        tally.wait.observe(event.waitedMs / 1000);
+        return;
+      }
       case "decode-failure":
         this.subscriber(event.subscriber).decodeFailures++;
         return;
@@ -111,10 +132,14 @@ export class Tally {
         counts.set(event.destination, (counts.get(event.destination) ?? 0) + 1);
         return;
       }
-      case "subscription":
+      case "subscription": {
         // Every subscriber's series exist from its start, at zero, not from its first message.
-        this.subscriber(event.subscriber).inFlight = event.inFlight;
+        const tally = this.subscriber(event.subscriber);
+        tally.inFlight = event.inFlight;
+        // Asked only while the subscription runs: an ended one has no backlog to read.
+        tally.backlog = event.state === "started" ? event.backlog : undefined;
         return;
+      }
       case "broker-connection":
         this.brokers.set(event.broker, event.state);
         return;
@@ -130,6 +155,10 @@ export class Tally {
         this.backgroundFailing.set(event.source, false);
         return;
       case "app-state":
+        // A stopping app closes its subscriptions: their backlog is not read past that.
+        if (event.state === "stopping") {
+          for (const tally of this.subscribers.values()) tally.backlog = undefined;
+        }
         // A new run: a failure the last one left is none of its (nothing will report its end).
         if (event.state === "starting") {
           for (const source of this.backgroundFailing.keys()) {

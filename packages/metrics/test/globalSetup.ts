@@ -1,6 +1,7 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
-// Starts the Redis test instances (idempotently) and exports REDIS_URL to the workers.
+// Starts the Redis test instances and the PostgreSQL cluster (idempotently) and exports REDIS_URL
+// and POSTGRES_URL to the workers.
 export default async function setup(): Promise<void> {
-  await ensureBrokers(["redis"]);
+  await ensureBrokers(["redis", "postgres"]);
 }

@@ -3,6 +3,7 @@
 import { isRustStreamError, MemoryBroker, MemoryQueue, RustStream } from "@ruststream/core";
 import { Counter, Registry } from "prom-client";
 import { expect, test } from "vitest";
+import { BacklogReading } from "../src/backlogReading.js";
 import { metricNames, prometheusMetrics } from "../src/index.js";
 import { registerSeries } from "../src/series.js";
 import { Tally } from "../src/tally.js";
@@ -175,7 +176,7 @@ test("a handler that settles its delivery itself counts as ack when it succeeds,
 test("a broker connection's state: 1 on the state it is in, 0 on the others; connected only while connected", async () => {
   const tally = new Tally();
   const registry = new Registry();
-  registerSeries(registry, tally);
+  registerSeries(registry, tally, new BacklogReading(tally, 1000));
   const now = async () => ({
     connected: await values(registry, metricNames.brokerConnected),
     state: Object.fromEntries(

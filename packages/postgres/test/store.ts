@@ -160,6 +160,56 @@ export function storeContract(f: StoreFixture): void {
     ).toEqual([["poison", undefined, undefined, 1]]);
   });
 
+  it("a claim answers each row's wait from its run time", async () => {
+    const s = f.store();
+    const q = unique("waited");
+    await s.insert([row(q, "due later", { delayMs: 100 })]);
+    // Due 100 ms after the insert, claimed 300 ms after it: it waited 200 ms at least.
+    await f.pass(300);
+    const { rows } = await claimAll(s, q);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.waitedMs).toBeGreaterThanOrEqual(195);
+    expect(rows[0]!.waitedMs).toBeLessThan(60_000);
+  });
+
+  it("the backlog counts a queue's rows by state, and its dead letter's rows from it", async () => {
+    const s = f.store();
+    const q = unique("backlog");
+    const dlq = unique("backlog-dlq");
+    const other = unique("backlog-other");
+    expect(await s.backlog(q, dlq)).toEqual({
+      ready: 0,
+      scheduled: 0,
+      leased: 0,
+      "dead-lettered": 0,
+    });
+    await s.insert([
+      ...["a", "b", "c", "d", "e", "f"].map((p) => row(q, p)),
+      row(q, "later", { delayMs: 60_000 }),
+      row(q, "later too", { delayMs: 60_000 }),
+      // Another queue's rows, and a dead letter from it in the same dead-letter queue: not counted.
+      row(other, "elsewhere"),
+    ]);
+    const leased = await claimAll(s, q, 2);
+    const dead = await claimAll(s, q, 1);
+    await s.settle(dead.held, { kind: "dead-letter", to: dlq, reason: "rejected" });
+    const acked = await claimAll(s, q, 1);
+    await s.settle(acked.held, { kind: "ack", keep: true });
+    const foreign = await claimAll(s, other, 1);
+    await s.settle(foreign.held, { kind: "dead-letter", to: dlq, reason: "rejected" });
+    expect(await s.backlog(q, dlq)).toEqual({
+      ready: 2,
+      scheduled: 2,
+      leased: 2,
+      "dead-lettered": 1,
+    });
+    // Without a dead letter the state is not answered at all.
+    expect(await s.backlog(q, undefined)).toEqual({ ready: 2, scheduled: 2, leased: 2 });
+    // A settled lease counts as ready again once given back.
+    await s.settle(leased.held, { kind: "release" });
+    expect(await s.backlog(q, dlq)).toMatchObject({ ready: 4, leased: 0 });
+  });
+
   it("per-key order: a claim takes a key's head and the ready rows behind it, in order; no other claimant takes the key meanwhile", async () => {
     const s = f.store();
     const q = unique("keys");

@@ -1,4 +1,5 @@
 import type { ConnectionState } from "../broker/contract.js";
+import type { BacklogCounts } from "../capabilities.js";
 import type { Delivery } from "../delivery.js";
 import type { OutgoingMessage } from "../message.js";
 import type {
@@ -126,6 +127,12 @@ export interface SubscriptionEvent {
    * gauge reads it when scraped, so nothing is emitted per message for it.
    */
   readonly inFlight: () => number;
+  /**
+   * How many messages wait in the subscriber's source, by state, asked of its broker when called
+   * (a gauge asks when scraped); only where the broker answers it (`ReportsBacklog`), absent
+   * otherwise. It may reject, and takes what the broker's read takes: bound the wait.
+   */
+  readonly backlog?: () => Promise<BacklogCounts>;
 }
 
 /**
@@ -148,6 +155,17 @@ export interface BackgroundRecoveredEvent extends BackgroundRecoveryReport {
   readonly type: "background-recovered";
 }
 
+/**
+ * A message was taken by the subscriber's subscription `waitedMs` after it was due (a queue row's
+ * run time to its claim): reported by a broker that knows it (`ReportsWaits`), per message, built
+ * only when someone observes.
+ */
+export interface WaitEvent {
+  readonly type: "wait";
+  readonly subscriber: string;
+  readonly waitedMs: number;
+}
+
 /** Every event the runtime emits. */
 export type RuntimeEvent =
   | OutcomeEvent
@@ -158,7 +176,8 @@ export type RuntimeEvent =
   | BrokerConnectionEvent
   | SubscriptionEvent
   | BackgroundFailureEvent
-  | BackgroundRecoveredEvent;
+  | BackgroundRecoveredEvent
+  | WaitEvent;
 
 /**
  * Receives runtime events, synchronously, on the dispatch path: keep it cheap (count, record a

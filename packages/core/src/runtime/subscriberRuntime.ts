@@ -1,5 +1,11 @@
 import { attemptOf } from "../attempt.js";
-import { reportsMoves, supportsBatches } from "../capabilities.js";
+import {
+  type BacklogCounts,
+  reportsBacklog,
+  reportsMoves,
+  reportsWaits,
+  supportsBatches,
+} from "../capabilities.js";
 import type { Codec } from "../codec/codec.js";
 import type { Delivery } from "../delivery.js";
 import { headerNames } from "../headerNames.js";
@@ -117,6 +123,12 @@ export class SubscriberRuntime {
         redelivery.reportBrokerMove(moved, destination, reason),
       );
     }
+    const emit = host.emit;
+    if (emit !== undefined && reportsWaits(subscription)) {
+      // Per message, so only when someone observes.
+      const subscriber = this.name;
+      subscription.onWaited((waitedMs) => emit({ type: "wait", subscriber, waitedMs }));
+    }
     const settlement = this.#settlement;
     this.#decoder = new MessageDecoder(spec.codec, spec.codecs, spec.schema, (delivery, error) =>
       settlement.decodeFailed(delivery, error),
@@ -143,6 +155,11 @@ export class SubscriberRuntime {
   }
 
   readonly #inFlight = (): number => this.#settlement.inHandler;
+  /** The source's backlog, where its broker answers it; absent from the events otherwise. */
+  #backlog(): { backlog?: () => Promise<BacklogCounts> } {
+    const subscription = this.#subscription;
+    return reportsBacklog(subscription) ? { backlog: () => subscription.backlog() } : {};
+  }
 
   /** What every handler context of this subscriber reads through. */
   get signal(): AbortSignal {
@@ -157,6 +174,7 @@ export class SubscriberRuntime {
       subscriber: this.name,
       state: "started",
       inFlight: this.#inFlight,
+      ...this.#backlog(),
     });
   }
 

@@ -42,7 +42,8 @@ export function claimStatements(t: QueueTable, after: (n: number) => string) {
   ) => `UPDATE ${t.sql} AS q SET attempts = q.attempts + 1, lease = $3::uuid, locked_until = ${after(4)}
 FROM ${picked} WHERE q.id = ${picked}.id
 RETURNING q.id::text AS id, ${picked}.pos, q.queue, q.payload, q.header_names, q.header_values,
-  q.partition_key, q.priority, q.attempts, q.dead_source, q.dead_reason, q.dead_attempts`;
+  q.partition_key, q.priority, q.attempts, q.dead_source, q.dead_reason, q.dead_attempts,
+  EXTRACT(EPOCH FROM (clock_timestamp() - q.run_at)) * 1000 AS waited_ms`;
   return {
     plain: `WITH locked AS (
   SELECT q.id, q.priority, q.run_at FROM ${t.sql} AS q

@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { type BacklogCounts, RustStreamError } from "@ruststream/core";
 import { statements } from "../schema.js";
 import type { QueueTable } from "../table.js";
 import { claimStatements } from "./claimStatements.js";
@@ -29,6 +29,12 @@ const fenced = "q.id = s.id AND q.lease = s.lease";
 const unleased = "lease = NULL, locked_until = NULL";
 /** How many done rows one purge statement deletes at most. */
 const purgeBatch = 1000;
+/**
+ * How long the server may spend on one backlog count before it cancels it (`statement_timeout`):
+ * the count reads every undone row of its queue, and a scrape that stopped waiting must not leave
+ * the server scanning a queue of millions of rows, one scan more at each scrape.
+ */
+export const backlogStatementMs = 1000;
 
 /** The queue table over the seam: every statement of the queue, written once. */
 export class SqlStore implements QueueStore {
@@ -36,11 +42,13 @@ export class SqlStore implements QueueStore {
   readonly #t: QueueTable;
   readonly #sql: ReturnType<typeof statementsFor>;
   readonly #wakes: WakeSender;
+  readonly #backlogMs: number;
   /** Holds not reserved yet: the driver's connections less the one kept for statements. */
   #holdsLeft: number;
 
-  private constructor(driver: PostgresDriver, table: QueueTable) {
+  private constructor(driver: PostgresDriver, table: QueueTable, backlogMs: number) {
     this.#driver = driver;
+    this.#backlogMs = backlogMs;
     this.#t = table;
     this.#sql = statementsFor(table);
     this.#holdsLeft = Math.max(0, driver.connections - 1);
@@ -50,12 +58,14 @@ export class SqlStore implements QueueStore {
 
   /**
    * The store on `table`: created first when `ensureSchema` (under an advisory lock, so replicas
-   * starting together do not race), else checked to exist.
+   * starting together do not race), else checked to exist. `backlogMs`: the server's limit on a
+   * backlog count (a test gives a short one).
    */
   static async open(
     driver: PostgresDriver,
     table: QueueTable,
     ensureSchema: boolean,
+    backlogMs: number = backlogStatementMs,
   ): Promise<SqlStore> {
     if (ensureSchema) {
       await driver.transaction(async (tx) => {
@@ -71,7 +81,7 @@ export class SqlStore implements QueueStore {
         );
       }
     }
-    return new SqlStore(driver, table);
+    return new SqlStore(driver, table, backlogMs);
   }
 
   /**
@@ -149,6 +159,24 @@ export class SqlStore implements QueueStore {
     const result = await this.#run(this.#sql.nextDue, [queue]);
     const ms = result.rows[0]?.ms;
     return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(Number(ms)));
+  }
+
+  /**
+   * In a transaction of its own, whose `statement_timeout` bounds the count on the server (a
+   * count cancelled there rejects with the server's `57014`).
+   */
+  async backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts> {
+    const result = await this.#driver.transaction(async (tx) => {
+      await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(this.#backlogMs)}`);
+      return tx.query(this.#sql.backlog, [queue, deadLetter ?? null]);
+    });
+    const row = result.rows[0] ?? {};
+    return {
+      ready: Number(row.ready ?? 0),
+      scheduled: Number(row.scheduled ?? 0),
+      leased: Number(row.leased ?? 0),
+      ...(deadLetter === undefined ? {} : { "dead-lettered": Number(row.dead ?? 0) }),
+    };
   }
 
   /** One of the queue's own statements on the pool: prepared where the driver can. */
@@ -382,6 +410,14 @@ function statementsFor(t: QueueTable) {
     nextDue: prepared(
       `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
     ),
+    // One pass over the undone rows of the queue and of its dead letter (`$2`, null without one),
+    // found through the `_ready` index's queue column; `ready` is the claim's own test. Not
+    // prepared: it runs in a transaction of its own (`backlog`).
+    backlog: `SELECT count(*) FILTER (WHERE queue = $1 AND locked_until > now()) AS leased,
+  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at > now()) AS scheduled,
+  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at <= now()) AS ready,
+  count(*) FILTER (WHERE queue = $2::text AND dead_source = $1) AS dead
+FROM ${t.sql} WHERE queue IN ($1, $2::text) AND done_at IS NULL`,
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
     AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue)
@@ -419,5 +455,6 @@ export function claimedRow(row: Record<string, unknown>): ClaimedRow {
     deadSource: (row.dead_source as string | null) ?? undefined,
     deadReason: (row.dead_reason as string | null) ?? undefined,
     deadAttempts: row.dead_attempts === null ? undefined : Number(row.dead_attempts),
+    waitedMs: Math.max(0, Number(row.waited_ms)),
   };
 }

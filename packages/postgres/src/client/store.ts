@@ -1,3 +1,4 @@
+import type { BacklogCounts } from "@ruststream/core";
 import type { Queryable } from "./driver.js";
 
 /** A row as a claim hands it over. */
@@ -15,6 +16,8 @@ export interface ClaimedRow {
   readonly deadReason: string | undefined;
   /** Claims it had where it came from, on a dead-lettered row. */
   readonly deadAttempts: number | undefined;
+  /** Milliseconds from its run time to this claim (0 or more): how long it waited while due. */
+  readonly waitedMs: number;
   /**
    * Why its headers are not headers (another writer's arrays; they are then empty), or
    * `undefined`: the delivery's `decodeError`.
@@ -100,6 +103,12 @@ export interface QueueStore {
    * end), `0` when one is ready now, `undefined` when the queue holds no undone row.
    */
   nextDue(queue: string): Promise<number | undefined>;
+  /**
+   * The undone rows of `queue` by state (a lease still running: `leased`; else a run time to come:
+   * `scheduled`; else `ready`, as a claim sees them) and, with `deadLetter`, the rows moved there
+   * from `queue` and not redriven (`dead-lettered`): one statement.
+   */
+  backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts>;
   /** Moves the dead letters in `deadLetter` back where they came from (only those from `source`). */
   redrive(deadLetter: string, source: string | undefined): Promise<number>;
   /** Deletes rows acked with `keep` more than `olderThanMs` ago; answers how many. */

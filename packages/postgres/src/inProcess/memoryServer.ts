@@ -1,4 +1,4 @@
-import { type Clock, type ClockTimer, systemClock } from "@ruststream/core";
+import { type BacklogCounts, type Clock, type ClockTimer, systemClock } from "@ruststream/core";
 import { type Coordinator, noCoordinator } from "@ruststream/core/broker";
 import type { Claim, ClaimedRow, Held, NewRow, Settle } from "../client/store.js";
 import { claimPick } from "./claimPick.js";
@@ -119,6 +119,7 @@ export class MemoryServer {
       deadSource: r.deadSource,
       deadReason: r.deadReason,
       deadAttempts: r.deadAttempts,
+      waitedMs: Math.max(0, now - r.runAt),
       // The stand-in holds only rows this package wrote.
       unreadable: undefined,
     }));
@@ -207,6 +208,26 @@ export class MemoryServer {
       if (next === undefined || at < next) next = at;
     }
     return next === undefined ? undefined : Math.max(0, Math.ceil(next - now));
+  }
+
+  /** The SQL backlog statement's counts, over the rows in memory at the test clock's time. */
+  backlog(queue: string, deadLetter: string | undefined): BacklogCounts {
+    const now = this.#clock.now();
+    let ready = 0;
+    let scheduled = 0;
+    let leased = 0;
+    for (const r of this.#queue(queue).values()) {
+      if (r.doneAt !== undefined) continue;
+      if (r.lockedUntil !== undefined && r.lockedUntil > now) leased++;
+      else if (r.runAt > now) scheduled++;
+      else ready++;
+    }
+    if (deadLetter === undefined) return { ready, scheduled, leased };
+    let dead = 0;
+    for (const r of this.#queue(deadLetter).values()) {
+      if (r.doneAt === undefined && r.deadSource === queue) dead++;
+    }
+    return { ready, scheduled, leased, "dead-lettered": dead };
   }
 
   redrive(deadLetter: string, source: string | undefined): number {

@@ -1,4 +1,4 @@
-import { RustStreamError } from "@ruststream/core";
+import { type BacklogCounts, RustStreamError } from "@ruststream/core";
 import type { Queryable } from "../client/driver.js";
 import type {
   Claim,
@@ -43,6 +43,10 @@ export class MemoryStore implements QueueStore {
 
   async nextDue(queue: string): Promise<number | undefined> {
     return this.#server.nextDue(queue);
+  }
+
+  async backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts> {
+    return this.#server.backlog(queue, deadLetter);
   }
 
   async redrive(deadLetter: string, source: string | undefined): Promise<number> {

@@ -49,6 +49,8 @@ export class PostgresQueueDelivery extends DeliveryBase<PostgresQueuePosition> {
   readonly name: string;
   readonly position: PostgresQueuePosition;
   readonly held: Held;
+  /** From the row's run time to its claim, in milliseconds. */
+  readonly waitedMs: number;
   /** The claim's transaction, on a transactional subscription. */
   readonly transaction: HeldTransaction | undefined;
   readonly #row: ClaimedRow;
@@ -67,6 +69,7 @@ export class PostgresQueueDelivery extends DeliveryBase<PostgresQueuePosition> {
     this.name = row.queue;
     this.position = new PostgresQueuePosition(row.id);
     this.held = { id: row.id, lease };
+    this.waitedMs = row.waitedMs;
     this.transaction = transaction;
   }
 

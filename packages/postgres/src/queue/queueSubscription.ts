@@ -1,12 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, type ClockTimer, type Delivery, RustStreamError } from "@ruststream/core";
 import {
+  type BacklogCounts,
+  type Clock,
+  type ClockTimer,
+  type Delivery,
+  RustStreamError,
+} from "@ruststream/core";
+import {
+  backlogMark,
   type HostedSubscription,
   type LinkChange,
   movesMark,
   PullSubscription,
+  type ReportsBacklog,
   type ReportsMoves,
+  type ReportsWaits,
   type SubscriptionHost,
+  waitsMark,
 } from "@ruststream/core/broker";
 import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
@@ -44,9 +54,11 @@ const purgeEveryMs = 60_000;
  */
 export class PostgresQueueSubscription
   extends PullSubscription<PostgresQueueDelivery>
-  implements QueueDeliveryOwner, HostedSubscription, ReportsMoves
+  implements QueueDeliveryOwner, HostedSubscription, ReportsMoves, ReportsBacklog, ReportsWaits
 {
   readonly [movesMark] = true as const;
+  readonly [backlogMark] = true as const;
+  readonly [waitsMark] = true as const;
   readonly name: string;
   readonly #host: QueueHost;
   readonly #source: PostgresQueue;
@@ -59,6 +71,7 @@ export class PostgresQueueSubscription
   readonly #leaveStore: () => void;
   #moved: ((moved: Delivery, destination: string, reason: string) => void) | undefined;
   #claimed: (() => void) | undefined;
+  #waited: ((waitedMs: number) => void) | undefined;
   /** A wake-up came since the last claim began: claim again before waiting. */
   #woken = false;
   #wake: (() => void) | undefined;
@@ -82,6 +95,19 @@ export class PostgresQueueSubscription
 
   onMoved(listener: (moved: Delivery, destination: string, reason: string) => void): void {
     this.#moved = listener;
+  }
+
+  /** Hears each row handed over, with its wait from its run time to its claim (the claim's answer). */
+  onWaited(listener: (waitedMs: number) => void): void {
+    this.#waited = listener;
+  }
+
+  /**
+   * The queue's rows by state, and its dead letter's rows from it where it declares one: one
+   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics).
+   */
+  backlog(): Promise<BacklogCounts> {
+    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter);
   }
 
   /**
@@ -130,6 +156,8 @@ export class PostgresQueueSubscription
       if (this.revokedWith !== undefined) throw this.revokedWith;
       if (this.closed) return none;
       if (deliveries.length > 0) {
+        const waited = this.#waited;
+        if (waited !== undefined) for (const d of deliveries) waited(d.waitedMs);
         this.#keyFaults?.claimed(deliveries);
         for (const delivery of deliveries) this.#held.set(delivery.held.id, delivery);
         this.#scheduleRenewal();
