@@ -14,17 +14,6 @@ import nodeLines from "./vitest.nodeLines.config.ts";
 // Every project is in group 1 (`sequence.groupOrder`), as the package configs it extends: none
 // restarts a broker here (vitest.config.ts says why none is left at 0).
 const onBun = process.env.RUSTSTREAM_RUNTIME === "bun";
-const onDeno = process.env.RUSTSTREAM_RUNTIME === "deno";
-/**
- * On Deno, a child process started as `<runtime> --import tsx <script.ts>` (a test's second process)
- * runs on `deno run` without the `--import`, so the script's `.js` specifiers of `.ts` sources do not
- * resolve ("Module not found ... --sloppy-imports"): the files whose tests need one.
- */
-const childThroughTsx = [
-  "test/processes.test.ts",
-  "test/backlogMemory.test.ts",
-  "test/hostileBytes.test.ts",
-];
 const source = { conditions: ["@ruststream/source"] };
 /** Files no runtime line runs: the interop suites with RustStream's Rust services. */
 const interop = ["test/interop*.test.ts"];
@@ -115,15 +104,16 @@ export default defineConfig({
         ownConfig("health"),
         // Not resume.test.ts: it decodes a file cut at every one of its offsets, minutes of the same
         // arithmetic on any runtime (the Node lines run it), over the lines' time.
-        ownConfig("file", [...interop, "test/resume.test.ts", ...(onDeno ? childThroughTsx : [])]),
+        ownConfig("file", [...interop, "test/resume.test.ts"]),
         // Not brokers.test.ts: fifteen documents, one per broker's bindings, through the same
         // document code and the same parser as the files that run (94 s on Bun here, the most of any).
         ownConfig("asyncapi", ["test/brokers.test.ts"]),
         ownConfig("otel", ["test/interop.rust.test.ts"]),
         ownConfig("metrics"),
         ownConfig("nestjs"),
-        // Its tests start the CLI's source as processes with the runtime's own command (on Deno
-        // `deno run -A --sloppy-imports --conditions=@ruststream/source`: test/cli.ts).
+        // Its tests, as the file broker's, start a second process with the runtime's own command
+        // (on Deno `deno run -A --sloppy-imports --conditions=@ruststream/source`: tooling/testkit's
+        // scriptCommand).
         ownConfig("cli"),
         ...nodeLinesSuites(["(in-process)", "(unit)"]),
         roundTrip("redis", { global: true }),

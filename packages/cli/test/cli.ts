@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { runtimeName } from "@ruststream/core/broker";
+import { fileURLToPath } from "node:url";
+import { childEnv, scriptCommand } from "@ruststream/tooling-testkit";
 import { onTestFinished } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -10,30 +9,13 @@ export const packageRoot = join(here, "..");
 export const fixtures = join(here, "fixtures");
 export const repoRoot = join(packageRoot, "..", "..");
 const bin = join(packageRoot, "src", "bin.ts");
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /**
- * The command line that runs the source binary with the workspace's packages as source: on Node
- * (and Bun) through tsx; on Deno with its own TypeScript, `--sloppy-imports` for the sources' `.js`
- * specifiers of `.ts` files.
+ * The command line that runs the source binary with the workspace's packages as source, on this
+ * test's runtime (tooling/testkit's scriptCommand: on Node through tsx, on Bun and Deno with their
+ * own TypeScript).
  */
-export const cliCommand: readonly string[] =
-  runtimeName() === "deno"
-    ? [process.execPath, "run", "-A", "--sloppy-imports", "--conditions=@ruststream/source", bin]
-    : [process.execPath, "--import", tsxLoader, "--conditions=@ruststream/source", bin];
-
-/**
- * The environment of a `ruststream` process a test starts: this one's, without the IPC channel of
- * the vitest worker. Node drops `NODE_CHANNEL_FD` from `process.env` once it has opened the channel;
- * Deno keeps it, and a CLI started with it took the worker's channel (its fd is inherited) for a
- * supervisor's: its own workers then outlived it.
- */
-export function cliEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env.NODE_CHANNEL_FD;
-  delete env.NODE_CHANNEL_SERIALIZATION_MODE;
-  return env;
-}
+export const cliCommand: readonly string[] = scriptCommand(bin);
 
 /** A `ruststream` process the test started, with its output kept. */
 export interface CliProcess {
@@ -59,7 +41,7 @@ export function startCli(
   const [command, ...rest] = cliCommand;
   const proc = spawn(command!, [...rest, ...args], {
     cwd: options.cwd ?? packageRoot,
-    env: cliEnv(options.env),
+    env: childEnv(options.env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { childEnv } from "@ruststream/tooling-testkit";
 import { expect, onTestFinished, test } from "vitest";
-import { cliCommand, cliEnv, fixtures, packageRoot, startCli } from "./cli.js";
+import { cliCommand, fixtures, packageRoot, startCli } from "./cli.js";
 
 test("Ctrl-C at a terminal reaches every process of --workers: each drains once, all exit 0", async () => {
   // A process group of its own, as a terminal gives its foreground job: SIGINT goes to the
@@ -9,7 +10,7 @@ test("Ctrl-C at a terminal reaches every process of --workers: each drains once,
   const [command, ...rest] = cliCommand;
   const proc = spawn(command!, [...rest, "run", join(fixtures, "memoryApp.ts"), "--workers", "2"], {
     cwd: packageRoot,
-    env: cliEnv(),
+    env: childEnv(),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isRustStreamError } from "@ruststream/core";
 import { runtimeName } from "@ruststream/core/broker";
+import { childEnv, scriptCommand } from "@ruststream/tooling-testkit";
 import { describe, expect, it } from "vitest";
 import {
   decodeEnvelope,
@@ -23,18 +24,19 @@ const CHILD = fileURLToPath(new URL("./child/writer.ts", import.meta.url));
 const STALLED = fileURLToPath(new URL("./child/stalledCommit.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("../", import.meta.url));
 
-/** Starts the writer script in its own Node process and waits until it has written once. */
+/** Starts the writer script in its own process and waits until it has written once. */
 function writer(path: string, mode: "hold" | "spam"): Promise<ChildProcess> {
   return child(CHILD, [path, mode], "ready");
 }
 
-/** Starts `script` in its own Node process and waits until it prints `word`. */
+/** Starts `script` in its own process, on the test's runtime, and waits until it prints `word`. */
 async function child(script: string, args: string[], word: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@ruststream/source", "--import", "tsx", script, ...args],
-    { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const [command, ...rest] = scriptCommand(script);
+  const child = spawn(command!, [...rest, ...args], {
+    cwd: PACKAGE,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let errors = "";
   child.stderr!.on("data", (d) => {
     errors += d;

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { childEnv, scriptCommand } from "./scriptCommand.js";
 
-/** A service fixture running as its own Node process. */
+/** A service fixture running as its own process, on the test's runtime. */
 export interface ChildService {
   readonly child: ChildProcess;
   /** Its exit code once it exited (`null`: killed by a signal). */
@@ -9,10 +10,10 @@ export interface ChildService {
 }
 
 export interface ChildServiceOptions {
-  /** The fixture: a TypeScript file, run through tsx with the workspace packages' sources. */
+  /** The fixture: a TypeScript file, run with the workspace packages' sources (scriptCommand). */
   readonly fixture: string;
   readonly args: readonly string[];
-  /** The package whose tests start it: tsx and the fixture's imports resolve from there. */
+  /** The package whose tests start it: the fixture's imports resolve from there. */
   readonly cwd: string;
   /** Each line it prints on stdout but `ready`, before and after it printed that. */
   readonly onLine: (line: string) => void;
@@ -25,11 +26,12 @@ const running = new Set<ChildProcess>();
  * `ready`; rejects if it exits before. Its stderr goes to the test's, so a crash shows why.
  */
 export function startService(options: ChildServiceOptions): Promise<ChildService> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@ruststream/source", options.fixture, ...options.args],
-    { cwd: options.cwd, stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const [command, ...args] = scriptCommand(options.fixture);
+  const child = spawn(command!, [...args, ...options.args], {
+    cwd: options.cwd,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   running.add(child);
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => {

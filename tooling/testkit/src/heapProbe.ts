@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { runtimeName } from "@ruststream/core/broker";
 import { sleep } from "@ruststream/testing";
+import { childEnv, scriptCommand } from "./scriptCommand.js";
 
 // A consumer whose memory a test measures runs in a process of its own: the test runner's heap
 // (vitest, the test's own buffers, other test files) would blur a few megabytes either way. The
@@ -60,7 +62,10 @@ export function serveHeapProbe(consumer: ProbedConsumer): void {
         const answer: Answer = {
           type: "sample",
           heapUsed: memory.heapUsed,
-          arrayBuffers: memory.arrayBuffers,
+          // Deno answers 0 for `arrayBuffers` and counts them under `external`, beside what
+          // little else it has there; Node counts them in both. Bun answers 0 for both and counts
+          // them in `heapUsed` (JSC's heap size, its extra memory included), so the sum holds there.
+          arrayBuffers: runtimeName() === "deno" ? memory.external : memory.arrayBuffers,
           rss: memory.rss,
           handled: consumer.handled(),
         };
@@ -80,27 +85,21 @@ export interface HeapProbe {
 }
 
 export interface HeapProbeOptions {
-  /** The consumer: a TypeScript file calling serveHeapProbe, run through tsx on the sources. */
+  /** The consumer: a TypeScript file calling serveHeapProbe, run on the sources (scriptCommand). */
   readonly fixture: string;
   readonly args: readonly string[];
-  /** The package whose tests start it: tsx and the fixture's imports resolve from there. */
+  /** The package whose tests start it: the fixture's imports resolve from there. */
   readonly cwd: string;
 }
 
 /** Starts the fixture with --expose-gc; resolves once its app started and the probe answers. */
 export function startHeapProbe(options: HeapProbeOptions): Promise<HeapProbe> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      "--expose-gc",
-      "--import",
-      "tsx",
-      "--conditions=@ruststream/source",
-      options.fixture,
-      ...options.args,
-    ],
-    { cwd: options.cwd, stdio: ["ignore", "inherit", "inherit", "ipc"] },
-  );
+  const [command, ...args] = scriptCommand(options.fixture, { v8Flags: ["--expose-gc"] });
+  const child: ChildProcess = spawn(command!, [...args, ...options.args], {
+    cwd: options.cwd,
+    env: childEnv(),
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   const waiting: ((sample: HeapSample) => void)[] = [];
   const ready = new Promise<void>((resolve) => {

@@ -34,4 +34,5 @@ export {
   startHeapProbe,
 } from "./heapProbe.js";
 export { expectedRuntime, type RoundTrip, roundTrip } from "./roundTrip.js";
+export { childEnv, type ScriptCommandOptions, scriptCommand } from "./scriptCommand.js";
 export { TcpRelay } from "./tcpRelay.js";
