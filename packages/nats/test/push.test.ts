@@ -257,6 +257,33 @@ describe("a push consumer made outside the app, on the real server", () => {
     }
   });
 
+  it("refuses a second binding of a push consumer without a deliver group", async () => {
+    const connect = () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    const [one, two] = [await opened(connect), await opened(connect)];
+    const subject = uniqueName("pushtaken");
+    streams.push(subject);
+    const source = () => pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } });
+    const first = await one.subscribe(source());
+    // The subscription listens on the deliver subject once it is first read.
+    const reading = first.next();
+    const nc = await rawClient();
+    try {
+      const jsm = await jetstreamManager(nc);
+      await eventually(
+        async () => (await jsm.consumers.info(subject, "pushed")).push_bound === true,
+        5000,
+        "the first binding",
+      );
+    } finally {
+      await nc.close();
+    }
+    await expect(two.subscribe(source())).rejects.toThrow(
+      /"pushed" .* is bound already .*has no deliver group/,
+    );
+    await first.close();
+    await reading;
+  });
+
   it("refuses an ack wait other than the consumer's, naming ackWaitMs", async () => {
     const connected = await opened(() =>
       new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
@@ -276,5 +303,26 @@ describe("a push consumer made outside the app, on the real server", () => {
         new JetStreamSubject(subject, { stream: subject, durable: "pushed", push: true }),
       ),
     ).rejects.toThrow(/ack wait of 5000 ms .*give ackWaitMs: 5000/);
+  });
+});
+
+describe("the push option, checked when the subject is made", () => {
+  const make = (options: Record<string, unknown>) => () =>
+    new JetStreamSubject("orders.created", { stream: "ORDERS", ...options });
+  it("refuses push without durable, with priority, flow control without heartbeats, a wildcard", () => {
+    expect(make({ push: true })).toThrow(/push: .*give durable/);
+    expect(
+      make({ durable: "d", push: true, priority: { policy: "overflow", group: "g" } }),
+    ).toThrow(/priority groups are a pull consumer's/);
+    expect(
+      make({ durable: "d", push: { declare: { deliverSubject: "out", flowControl: true } } }),
+    ).toThrow(/flow control only with heartbeats: give idleHeartbeatMs/);
+    expect(make({ durable: "d", push: { declare: { deliverSubject: "out.*" } } })).toThrow(
+      /has a wildcard/,
+    );
+    expect(make({ durable: "d", push: "yes" })).toThrow(/give true .*or \{ declare/);
+    expect(
+      make({ durable: "d", push: { declare: { deliverSubject: "out", deliverGroup: "a.b" } } }),
+    ).toThrow(/not a queue group name/);
   });
 });
