@@ -77,6 +77,7 @@ export type {
   NatsReceipt,
 } from "./publisher.js";
 export { NatsPublish } from "./publishPolicy.js";
+export type { PushBinding, PushDeclaration } from "./push.js";
 export type { NatsSchedule, NatsScheduleTime } from "./schedule.js";
 export {
   type DeliverPolicy,

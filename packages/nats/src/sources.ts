@@ -8,6 +8,7 @@ import {
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
 import { checkPriority, type PriorityGroup, type PrioritySettings } from "./priority.js";
+import { checkPush, type PushBinding, type PushSettings } from "./push.js";
 import { wholeSeconds } from "./ttl.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
@@ -189,6 +190,12 @@ export interface JetStreamSubjectOptions {
    * confirmed it (`ackAck`), so a settled delivery is never delivered again.
    */
   readonly commit?: CommitMode;
+  /**
+   * Binds to a durable push consumer (the server pushes to its deliver subject) instead of pulling:
+   * `true` to one that exists, `{ declare: { deliverSubject, deliverGroup?, idleHeartbeatMs?,
+   * flowControl? } }` creating it when missing. Needs `durable`; settled as a pull consumer is.
+   */
+  readonly push?: PushBinding;
 }
 
 /** The consumer settings the server is given, read from the options once. */
@@ -203,6 +210,8 @@ export interface ConsumerSettings {
   readonly inactiveThresholdMs: number | undefined;
   /** The consumer's priority group and what this app's pulls carry for it. */
   readonly priority: PrioritySettings | undefined;
+  /** A push consumer bound to (`"bind"`) or declared; `undefined`: a pull consumer. */
+  readonly push?: PushSettings | undefined;
 }
 
 /**
@@ -262,6 +271,7 @@ export class JetStreamSubject implements AddressedSource {
           ? undefined
           : positive("inactiveThresholdMs", options.inactiveThresholdMs, 1),
       priority: checkPriority(options.priority, options.durable),
+      push: checkPush(options.push, options.durable, options.priority),
     };
     this.redeliveryAddress = copiesTo(list, options.redeliverTo, "JetStreamSubject");
     this.bindings = {

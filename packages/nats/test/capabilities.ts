@@ -46,6 +46,9 @@ export const jetStreamCapabilities: Capabilities = {
   request: false,
 };
 
+/** A durable push consumer: settled as the pull consumers are; no seek (it is bound to, never made again). */
+export const pushCapabilities: Capabilities = { ...jetStreamCapabilities, seek: false };
+
 /**
  * A KV watch (as the suites make it, from now): an ephemeral consumer of its own on the bucket's
  * stream, settled by the server as JetStream's are; a new watch from now sees nothing an earlier

@@ -45,6 +45,20 @@ export const jetStreamSource = (name: string) =>
   });
 
 /**
+ * The same, bound to a durable push consumer it declares: the server pushes to a deliver subject
+ * of the suite's own, outside the stream.
+ */
+export const pushSource = (name: string) =>
+  new JetStreamSubject(name, {
+    stream: name,
+    durable: name,
+    ackWaitMs: 5000,
+    inactiveThresholdMs: 600_000,
+    declare: declaration(name),
+    push: { declare: { deliverSubject: `push.${name}`, idleHeartbeatMs: 5000, flowControl: true } },
+  });
+
+/**
  * An ordered consumer on one suite's subject, from now: the client's own, so a new client reads
  * nothing an earlier one left (not durable), and nothing published before it opened.
  */

@@ -45,6 +45,7 @@ describe("the stand-in's TTL and ack-wait timers and its connections", () => {
         arrived: (m) => arrived.push(m),
         room: () => undefined,
         accepted: () => {},
+        missed: () => {},
       });
       return { arrived, stop: () => request.stop() };
     }

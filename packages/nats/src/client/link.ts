@@ -122,6 +122,11 @@ export interface PullSink {
   room(): Promise<void> | undefined;
   /** The server answered the pulls with no message (a heartbeat): it takes them. */
   accepted(): void;
+  /**
+   * A push consumer's server sent none of the heartbeats it promised (`idle_heartbeat`) for
+   * `count` of their periods: it is not pushing to this app. Cleared by `accepted()`.
+   */
+  missed(count: number): void;
 }
 
 /**

@@ -34,6 +34,13 @@ import {
   priorityPull,
 } from "../priority.js";
 import {
+  type PushSettings,
+  pushConsumerMissing,
+  pushConsumerTaken,
+  pushConsumerUnfit,
+  wrongConsumerKind,
+} from "../push.js";
+import {
   schedulePatternRefused,
   scheduleSourceRefused,
   schedulesDisabled,
@@ -332,6 +339,41 @@ function pinnedClient(info: object, group: string): string | undefined {
   const groups = (info as { priority_groups?: { group: string; pinned_client_id?: string }[] })
     .priority_groups;
   return groups?.find((g) => g.group === group)?.pinned_client_id || undefined;
+}
+
+/**
+ * What a consumer's link does with the messages it settles, alike for pull and push: hands
+ * messages back in stream order, tells whether the server still has it, and lets go (`close`).
+ */
+function settledConsumer(
+  jsm: JetStreamManager,
+  held: HeldSettlements,
+  stream: string,
+  name: string,
+  close: () => Promise<void>,
+): Pick<ConsumerLink, "giveBack" | "exists" | "close"> {
+  return {
+    async giveBack(messages) {
+      if (messages.length === 0) return;
+      // A stopped pull request stays at the server until it finds its inbox gone; one that is
+      // still there when a nak arrives takes the message and puts it back last, out of order. A
+      // consumer info request makes the server drop the requests nobody listens to any more.
+      await jsm.consumers.info(stream, name).catch(() => undefined);
+      for (const m of [...messages].sort(byStreamSequence)) m.nak();
+      // Ahead of what the subscription asks next (a consumer deleted, or made again by a seek).
+      held.write();
+    },
+    async exists() {
+      try {
+        await jsm.consumers.info(stream, name);
+        return true;
+      } catch (error) {
+        if (isApiError(error, 10014)) return false;
+        throw error;
+      }
+    },
+    close,
+  };
 }
 
 /** The link over one client connection. */
@@ -794,6 +836,7 @@ class ClientLink implements NatsLink {
       what: `${verb} ${named}`,
       check: `that the cluster has a JetStream meta leader and that most of the stream's replicas run (nats server report jetstream; ${check})`,
     });
+    if (spec.settings.push !== undefined) return this.#pushConsumer(spec, spec.settings.push, call);
     if (spec.ordered === true) {
       const creating = call("creating", `nats consumer ls ${spec.stream}`);
       return orderedConsumer(
@@ -862,31 +905,89 @@ class ClientLink implements NatsLink {
           refusals,
         );
       },
-      async giveBack(messages) {
-        if (messages.length === 0) return;
-        // A stopped pull request stays at the server until it finds its inbox gone; one that is
-        // still there when a nak arrives takes the message and puts it back last, out of order. A
-        // consumer info request makes the server drop the requests nobody listens to any more.
-        await jsm.consumers.info(spec.stream, info.name).catch(() => undefined);
-        for (const m of [...messages].sort(byStreamSequence)) m.nak();
-        // Ahead of what the subscription asks next (a consumer deleted, or made again by a seek).
-        held.write();
-      },
-      async exists() {
-        try {
-          await jsm.consumers.info(spec.stream, info.name);
-          return true;
-        } catch (error) {
-          if (isApiError(error, 10014)) return false;
-          throw error;
-        }
-      },
-      async close() {
+      ...settledConsumer(jsm, held, spec.stream, info.name, async () => {
         const id = pin?.id;
         if (pin !== undefined && id !== undefined) pin.letGo(await giveUpPin(jsm, pin, id));
         if (durable) return;
         await jsm.consumers.delete(spec.stream, info.name).catch(() => undefined);
+      }),
+    };
+  }
+
+  /**
+   * A durable push consumer, bound to as it is at the server (or created from its declaration
+   * when missing and declared): the server pushes its messages to the deliver subject, and they
+   * are settled as a pull consumer's. Refused when it is a pull consumer, or one the subscription
+   * cannot settle (another ack policy or ack wait).
+   */
+  async #pushConsumer(
+    spec: ConsumerSpec,
+    push: PushSettings,
+    call: (verb: string, check: string) => RetriedCall,
+  ): Promise<ConsumerLink> {
+    const durable = spec.durable;
+    if (durable === undefined)
+      throw new Error("a push consumer is a durable one (checked by its source)");
+    const { stream } = spec;
+    const info = await this.#retry.run(
+      call("binding to", `nats consumer info ${stream} ${durable}`),
+      async () => {
+        const existing = await this.#jsm.consumers.info(stream, durable).catch((error: unknown) => {
+          if (isApiError(error, 10014)) return undefined;
+          throw error;
+        });
+        if (existing !== undefined) return existing;
+        if (push === "bind") throw pushConsumerMissing(stream, durable);
+        return this.#jsm.consumers.add(stream, {
+          ...consumerConfig(spec),
+          deliver_subject: push.deliverSubject,
+          ...(push.deliverGroup === undefined ? {} : { deliver_group: push.deliverGroup }),
+          ...(push.idleHeartbeatMs === undefined
+            ? {}
+            : { idle_heartbeat: nanos(push.idleHeartbeatMs) }),
+          ...(push.flowControl === true ? { flow_control: true } : {}),
+        });
       },
+    );
+    if (typeof info.config.deliver_subject !== "string")
+      throw wrongConsumerKind(stream, durable, false);
+    const unfit = pushConsumerUnfit(
+      stream,
+      durable,
+      info.config.ack_policy,
+      Math.round((info.config.ack_wait ?? nanos(30_000)) / 1_000_000),
+      spec.settings.ackWaitMs,
+    );
+    if (unfit !== undefined) throw unfit;
+    // Without a deliver group the deliver subject is one app's: the server would push each
+    // message to both, and the client refuses a second binding.
+    if (info.push_bound === true && info.config.deliver_group === undefined)
+      throw pushConsumerTaken(stream, durable, info.config.deliver_subject);
+    const consumer = await this.#js.consumers.getPushConsumer(stream, durable);
+    const refusals = this.#pullRefusals;
+    const held = this.#held;
+    return {
+      name: durable,
+      // The server pushes: `max` and `expiresMs` ask nothing of it. It holds back once the
+      // consumer's max_ack_pending are unsettled, and the loop's wait for the subscription's room
+      // holds back the answers to its flow control (with `flowControl`).
+      pull(_max, _expiresMs, sink): PullRequest {
+        return pullLoop(
+          {
+            stream,
+            name: () => durable,
+            push: true,
+            consume: () => consumer.consume({ abort_on_missing_resource: true }),
+            message: (m) => new ClientStored(m, held),
+          },
+          0,
+          0,
+          sink,
+          refusals,
+        );
+      },
+      // A durable stays with the server.
+      ...settledConsumer(this.#jsm, held, stream, durable, async () => undefined),
     };
   }
 
@@ -904,8 +1005,12 @@ class ClientLink implements NatsLink {
     settings: ConsumerSettings,
     error: unknown,
   ): Promise<unknown> {
-    if (!isApiError(error, 10148)) return error;
+    if (!(error instanceof JetStreamApiError)) return error;
     const existing = await this.#jsm.consumers.info(stream, durable).catch(() => undefined);
+    // A push consumer of the name: the server's answer says only that it differs.
+    if (typeof existing?.config.deliver_subject === "string")
+      return wrongConsumerKind(stream, durable, true, error);
+    if (!isApiError(error, 10148)) return error;
     const difference =
       existing === undefined ? undefined : priorityDifference(existing.config, settings.priority);
     if (difference === undefined) return error;

@@ -19,6 +19,8 @@ export interface PullParts {
    * Undefined: not handed over (the consumer stops the pulls it does not want).
    */
   message(m: JsMsg): Stored | undefined;
+  /** A push consumer's messages: the server pushes them, and a missed heartbeat is the sink's. */
+  readonly push?: true;
   /** Each status of the pulls; the loop itself hears the heartbeats (the server takes them). */
   status?(status: ConsumerNotification): void;
 }
@@ -49,6 +51,9 @@ export function pullLoop(
       void (async () => {
         for await (const status of statuses) {
           if (status.type === "heartbeat") sink.accepted();
+          // Only a push consumer's: the client's pulls retry on their own when they miss some.
+          else if (status.type === "heartbeats_missed" && parts.push === true)
+            sink.missed(status.count);
           parts.status?.(status);
         }
       })().catch(() => undefined);

@@ -18,6 +18,7 @@ import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
 import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
 import { otherPriorityGroup, priorityConfig, priorityDifference } from "../priority.js";
+import { pushConsumerMissing, pushConsumerUnfit, wrongConsumerKind } from "../push.js";
 import type { KvBucketDeclaration, ObjectStoreDeclaration, StreamDeclaration } from "../sources.js";
 import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
 import { StandInConsumer } from "./standInConsumer.js";
@@ -329,6 +330,21 @@ export class InProcessNats {
     const consumers = this.#consumers.get(spec.stream) as Map<string, StandInConsumer>;
     if (spec.durable !== undefined) {
       const existing = consumers.get(spec.durable);
+      const push = spec.settings.push;
+      if (existing !== undefined && existing.push !== (push !== undefined))
+        throw wrongConsumerKind(spec.stream, spec.durable, existing.push);
+      if (existing === undefined && push === "bind")
+        throw pushConsumerMissing(spec.stream, spec.durable);
+      if (existing !== undefined && push !== undefined) {
+        const unfit = pushConsumerUnfit(
+          spec.stream,
+          spec.durable,
+          "explicit",
+          existing.ackWaitMs,
+          spec.settings.ackWaitMs,
+        );
+        if (unfit !== undefined) throw unfit;
+      }
       if (existing !== undefined && !spec.replace) {
         // As the server refuses to change a durable's priority group; the words the package's.
         const difference = priorityDifference(

@@ -36,6 +36,13 @@ export class StandInConsumer {
   readonly name: string;
   readonly stream: StandInStream;
   readonly durable: boolean;
+  /**
+   * A push consumer's (a subscription gave `push`): its clients' pulls are served as a pull
+   * consumer's, as the stand-in hands a client what it has up to max_ack_pending anyway; the kind
+   * is kept so a binding of the other kind is refused as on the server.
+   */
+  readonly push: boolean;
+  readonly ackWaitMs: number;
   /** Ack policy none (an ordered consumer's): a message delivered is done with at the server. */
   readonly ordered: boolean;
   coordinator: Coordinator;
@@ -75,6 +82,8 @@ export class StandInConsumer {
     coordinator: Coordinator,
   ) {
     this.name = options.name;
+    this.push = options.settings.push !== undefined;
+    this.ackWaitMs = options.settings.ackWaitMs;
     this.stream = options.stream;
     this.durable = options.durable;
     this.ordered = options.ordered;

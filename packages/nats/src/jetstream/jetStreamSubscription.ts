@@ -65,7 +65,12 @@ export class JetStreamSubscription
   extends PullSubscription<JetStreamDelivery>
   implements JetStreamDeliveryOwner, HostedSubscription, SeekableSubscription<JetStreamDelivery>
 {
-  readonly [seekMark] = true as const;
+  /**
+   * Set by the constructor, for a pull consumer only: a push consumer is bound to as the server
+   * has it, never made again at a position, so its subscription does not carry the mark (its
+   * `seek()` is refused with `unsupported`).
+   */
+  declare readonly [seekMark]: true;
   readonly name: string;
   readonly confirmAcks: boolean;
   readonly #host: NatsHost;
@@ -87,6 +92,8 @@ export class JetStreamSubscription
   #seeking = false;
   /** The pulls the server refused in a row (the account's permissions); 0 once it takes them. */
   #refusals = 0;
+  /** A push consumer's heartbeats were missed, and none came since. */
+  #silent = false;
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
 
@@ -103,6 +110,7 @@ export class JetStreamSubscription
     this.#consumer = consumer;
     this.name = source.name;
     this.confirmAcks = source.commit === "tracked";
+    if (source.settings.push === undefined) (this as { [seekMark]: true })[seekMark] = true;
   }
 
   /** Checks the stream (declaring it when asked), creates the consumer, and subscribes. */
@@ -139,6 +147,13 @@ export class JetStreamSubscription
 
   async seek(position: JetStreamSeekPosition): Promise<void> {
     this.seekTo(position, isJetStreamSeekPosition, "a JetStream position");
+    if (this.#source.settings.push !== undefined) {
+      // A seek makes the consumer again; a push consumer is bound to as the server has it.
+      throw new RustStreamError(
+        "unsupported",
+        `seek() on the push consumer "${this.#consumer.name}": not built (a push consumer is bound to, never made again); bind a pull consumer to seek`,
+      );
+    }
     const startAt =
       position instanceof JetStreamPosition
         ? { sequence: await this.#checkSequence(position) }
@@ -233,6 +248,7 @@ export class JetStreamSubscription
       arrived: (message) => this.#arrived(message, epoch),
       room: () => this.#room(),
       accepted: () => this.#accepted(),
+      missed: (count) => this.#missed(count),
     };
     const request = this.#consumer.pull(
       this.#source.settings.fetchSize,
@@ -292,9 +308,23 @@ export class JetStreamSubscription
 
   /** The server takes the pulls (a message or a heartbeat came): refused no longer. */
   #accepted(): void {
-    if (this.#refusals === 0) return;
+    if (this.#refusals === 0 && !this.#silent) return;
     this.#refusals = 0;
+    this.#silent = false;
     this.#host.link.states.report(this, { state: "connected" });
+  }
+
+  /**
+   * A push consumer's server missed its heartbeats: nothing reaches this app (the consumer
+   * deleted or edited, its deliver subject taken away, the server cut off), said as the refused
+   * pulls are, until a heartbeat or a message comes again.
+   */
+  #missed(count: number): void {
+    this.#silent = true;
+    this.#host.link.states.report(this, {
+      state: "lost",
+      reason: `the push consumer "${this.#consumer.name}" on the JetStream stream "${this.#source.stream}" missed ${count} heartbeat(s): the server pushes nothing to this app (check nats consumer info ${this.#source.stream} ${this.#consumer.name})`,
+    });
   }
 
   #freeRoom(): void {
@@ -326,7 +356,7 @@ export class JetStreamSubscription
       message.nak();
       return;
     }
-    if (this.#refusals !== 0) this.#accepted();
+    if (this.#refusals !== 0 || this.#silent) this.#accepted();
     if (this.#lastSequence === undefined || message.streamSequence > this.#lastSequence)
       this.#lastSequence = message.streamSequence;
     const delivery = this.#deliveryOf(this, message, this.#host.clock.now());

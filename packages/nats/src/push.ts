@@ -1,0 +1,151 @@
+import { RustStreamError } from "@ruststream/core";
+import { checkSubject } from "./sources.js";
+
+/**
+ * A push consumer the server made (`nats consumer add --target ...`), or one a subscription
+ * creates when it is missing: the subject the server pushes its messages to, and the rest of its
+ * push settings.
+ */
+export interface PushDeclaration {
+  /** The subject the server pushes the consumer's messages to (`deliver_subject`). */
+  readonly deliverSubject: string;
+  /** A queue group on that subject: each message goes to one of the apps in it (`deliver_group`). */
+  readonly deliverGroup?: string;
+  /** The server sends a heartbeat when it has had nothing to push for this long (`idle_heartbeat`). */
+  readonly idleHeartbeatMs?: number;
+  /** The server waits for the app's answer to its flow control messages (`flow_control`); needs `idleHeartbeatMs`. */
+  readonly flowControl?: boolean;
+}
+
+/**
+ * How a subscription binds to a push consumer: `true` to an existing durable push consumer only;
+ * `{ declare }` to it, creating it with these settings when it is missing.
+ */
+export type PushBinding = true | { readonly declare: PushDeclaration };
+
+/** The push binding as checked: `"bind"` (existing only), or the declaration to create from. */
+export type PushSettings = "bind" | PushDeclaration;
+
+/** Checks a JetStreamSubject's `push` option against its `durable` and `priority`. */
+export function checkPush(
+  push: PushBinding | undefined,
+  durable: string | undefined,
+  priority: unknown,
+): PushSettings | undefined {
+  if (push === undefined) return undefined;
+  if (durable === undefined) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject push: a push consumer is bound by its name: give durable (the consumer's name at the server)",
+    );
+  }
+  if (priority !== undefined) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject push: priority groups are a pull consumer's (the server takes none on a push consumer): drop priority or push",
+    );
+  }
+  if (push === true) return "bind";
+  if (typeof push !== "object" || push === null || typeof push.declare !== "object") {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject push: give true (bind to an existing push consumer) or { declare: { deliverSubject, deliverGroup?, idleHeartbeatMs?, flowControl? } }",
+    );
+  }
+  const d = push.declare;
+  checkSubject(d.deliverSubject, "JetStreamSubject push deliverSubject");
+  if (/[*>]/.test(d.deliverSubject)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject push deliverSubject: "${d.deliverSubject}" has a wildcard: the server pushes to one subject`,
+    );
+  }
+  if (d.deliverGroup !== undefined && !/^[^\s.*>]+$/.test(d.deliverGroup)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject push deliverGroup: ${JSON.stringify(d.deliverGroup)} is not a queue group name (no spaces, dots, *, >)`,
+    );
+  }
+  if (
+    d.idleHeartbeatMs !== undefined &&
+    (!Number.isSafeInteger(d.idleHeartbeatMs) || d.idleHeartbeatMs < 100)
+  ) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject push idleHeartbeatMs: ${String(d.idleHeartbeatMs)} is not a whole number of milliseconds, 100 or more`,
+    );
+  }
+  if (d.flowControl === true && d.idleHeartbeatMs === undefined) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject push flowControl: the server takes flow control only with heartbeats: give idleHeartbeatMs too",
+    );
+  }
+  return { ...d };
+}
+
+/** The push consumer `push: true` binds to is not there. */
+export function pushConsumerMissing(stream: string, durable: string): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the push consumer "${durable}" does not exist on the JetStream stream "${stream}": create it (nats consumer add ${stream} ${durable} --target <deliver subject>), or let the subscription create it with push: { declare: { deliverSubject } }`,
+  );
+}
+
+/**
+ * A consumer bound as the kind it is not: a pull consumer with `push`, or a push consumer without
+ * it. The server's own answer says only that the consumer exists with other settings.
+ */
+export function wrongConsumerKind(
+  stream: string,
+  durable: string,
+  existingIsPush: boolean,
+  cause?: unknown,
+): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    existingIsPush
+      ? `the consumer "${durable}" on the JetStream stream "${stream}" is a push consumer (it has a deliver subject): bind to it with the JetStreamSubject option push: true`
+      : `the consumer "${durable}" on the JetStream stream "${stream}" is a pull consumer (no deliver subject): bind to it without the JetStreamSubject option push`,
+    { cause },
+  );
+}
+
+/**
+ * A push consumer whose settlement the subscription cannot keep to: it is settled as the pull
+ * consumers are (explicit acks, a `working()` beat every half ack wait), so it needs explicit acks
+ * and the ack wait the subscription beats to.
+ */
+export function pushConsumerUnfit(
+  stream: string,
+  durable: string,
+  ackPolicy: string,
+  ackWaitMs: number,
+  expectedAckWaitMs: number,
+): RustStreamError | undefined {
+  if (ackPolicy !== "explicit") {
+    return new RustStreamError(
+      "invalid-argument",
+      `the push consumer "${durable}" on the JetStream stream "${stream}" has the ack policy "${ackPolicy}": a subscription settles each message, so it needs "explicit" (nats consumer edit cannot change it: create the consumer again with --ack explicit)`,
+    );
+  }
+  if (ackWaitMs !== expectedAckWaitMs) {
+    return new RustStreamError(
+      "invalid-argument",
+      `the push consumer "${durable}" on the JetStream stream "${stream}" has an ack wait of ${ackWaitMs} ms and the subscription gives ${expectedAckWaitMs}: give ackWaitMs: ${ackWaitMs}, so a slow handler is kept alive in time`,
+    );
+  }
+  return undefined;
+}
+
+/** A push consumer without a deliver group that another app (or connection) is bound to already. */
+export function pushConsumerTaken(
+  stream: string,
+  durable: string,
+  deliverSubject: string,
+): RustStreamError {
+  return new RustStreamError(
+    "invalid-argument",
+    `the push consumer "${durable}" on the JetStream stream "${stream}" is bound already (something listens on its deliver subject "${deliverSubject}") and has no deliver group: to share its messages between apps, give it one (push: { declare: { deliverGroup } } on a new consumer, or nats consumer add --deliver-group)`,
+  );
+}

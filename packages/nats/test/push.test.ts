@@ -1,0 +1,328 @@
+import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { ManualClock, RustStream, type RustStreamError } from "@ruststream/core";
+import { CountingCoordinator } from "@ruststream/core/broker";
+import { TestApp } from "@ruststream/testing";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  JetStreamPosition,
+  JetStreamSubject,
+  NatsBroker,
+  NatsPublish,
+  type PushBinding,
+} from "../src/index.js";
+import type { JetStreamSubscription } from "../src/jetstream/jetStreamSubscription.js";
+import { consumerState, deleteStreams, eventually, rawClient } from "./env.live.js";
+
+// A JetStreamSubject bound to a durable push consumer: the server pushes to its deliver subject
+// (in a deliver group when it has one), and the deliveries are settled as a pull consumer's. On
+// the real server and on the stand-in, which serves a push consumer's clients as a pull
+// consumer's and refuses the bindings the server refuses.
+
+const connections: ConnectedNatsBroker[] = [];
+const streams: string[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
+  await deleteStreams(...streams.splice(0));
+});
+
+/** Connections to one server: the shared one, or one stand-in (one broker object, one clock). */
+const places: [string, () => () => Promise<ConnectedNatsBroker>][] = [
+  ["the real server", () => () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
+  [
+    "the stand-in",
+    () => {
+      const broker = new NatsBroker({ servers: "nats://in-process.invalid:4222" });
+      const clock = new ManualClock();
+      return () => broker.connectInProcess({ coordinator: new CountingCoordinator(), clock });
+    },
+  ],
+];
+
+function pushSource(subject: string, push: PushBinding, extra: { ackWaitMs?: number } = {}) {
+  return new JetStreamSubject(subject, {
+    stream: subject,
+    durable: "pushed",
+    push,
+    ...extra,
+    declare: { subjects: [subject], storage: "memory" },
+  });
+}
+
+async function opened(connect: () => Promise<ConnectedNatsBroker>) {
+  const connected = await connect();
+  connections.push(connected);
+  return connected;
+}
+
+async function publishAll(connected: ConnectedNatsBroker, subject: string, payloads: string[]) {
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  for (const p of payloads) await publisher.publish({ name: subject, payload: bytes(p) });
+}
+
+for (const [where, server] of places) {
+  describe(`a push consumer, ${where}`, () => {
+    it("hands N messages over in order, each acked", async () => {
+      const connect = server();
+      const connected = await opened(connect);
+      const subject = uniqueName("push");
+      streams.push(subject);
+      const subscription = await connected.subscribe(
+        pushSource(subject, {
+          declare: {
+            deliverSubject: `${subject}.deliver`,
+            idleHeartbeatMs: 1000,
+            flowControl: true,
+          },
+        }),
+      );
+      const sent = Array.from({ length: 20 }, (_, i) => `m${i}`);
+      await publishAll(connected, subject, sent);
+      const got: string[] = [];
+      while (got.length < sent.length) {
+        const d = (await subscription.next()).value;
+        if (d === undefined) throw new Error("the subscription ended");
+        got.push(text(d.payload));
+        expect(d.redeliveryCount).toBe(1);
+        await d.ack();
+      }
+      expect(got).toEqual(sent);
+      if (where === "the real server") {
+        await connected.link.settlementsWritten();
+        const state = await consumerState(subject, "pushed");
+        expect(state.ackPending).toBe(0);
+        expect(state.ackFloor).toBe(20);
+      }
+    });
+
+    it("hands a nak'd message over again, its attempt counted by the server", async () => {
+      const connected = await opened(server());
+      const subject = uniqueName("pushnak");
+      streams.push(subject);
+      const subscription = await connected.subscribe(
+        pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } }),
+      );
+      await publishAll(connected, subject, ["a"]);
+      const first = (await subscription.next()).value;
+      expect(first && text(first.payload)).toBe("a");
+      await first?.nack({ requeue: true });
+      const again = (await subscription.next()).value;
+      expect(again && text(again.payload)).toBe("a");
+      expect(first?.redeliveryCount).toBe(1);
+      expect(again?.redeliveryCount).toBe(2);
+      await again?.ack();
+      // Bound to as the server has it, never made again at a position: no seek.
+      await expect(
+        (subscription as unknown as JetStreamSubscription).seek(new JetStreamPosition(subject, 1n)),
+      ).rejects.toThrow(/seek\(\) on the push consumer "pushed": not built/);
+    });
+
+    it("shares a deliver group's messages between two apps, each once", async () => {
+      const connect = server();
+      const [one, two] = [await opened(connect), await opened(connect)];
+      const subject = uniqueName("pushgroup");
+      streams.push(subject);
+      const source = () =>
+        pushSource(subject, {
+          declare: { deliverSubject: `${subject}.deliver`, deliverGroup: "workers" },
+        });
+      const subscriptions = [await one.subscribe(source()), await two.subscribe(source())];
+      const sent = Array.from({ length: 40 }, (_, i) => `m${i}`);
+      const got: string[][] = [[], []];
+      let total = 0;
+      // Each app reads (both listening before the first publish) until the two hold every
+      // message: a delivery twice would make it more.
+      const reading = Promise.all(
+        subscriptions.map(async (subscription, i) => {
+          while (total < sent.length) {
+            const next = await Promise.race([
+              subscription.next(),
+              eventually(() => total >= sent.length, 30_000, "every message").then(() => undefined),
+            ]);
+            const d = next?.value;
+            if (d === undefined) return;
+            got[i]?.push(text(d.payload));
+            total++;
+            await d.ack();
+          }
+        }),
+      );
+      await publishAll(one, subject, sent);
+      await reading;
+      expect([...(got[0] ?? []), ...(got[1] ?? [])].sort()).toEqual([...sent].sort());
+      expect(got[0]?.length).toBeGreaterThan(0);
+      expect(got[1]?.length).toBeGreaterThan(0);
+    });
+
+    it("refuses a pull consumer bound as push, and a push consumer bound as pull, naming push", async () => {
+      const connected = await opened(server());
+      const subject = uniqueName("pushkind");
+      streams.push(subject);
+      const pull = new JetStreamSubject(subject, {
+        stream: subject,
+        durable: "pulled",
+        declare: { subjects: [subject], storage: "memory" },
+      });
+      const pullSub = await connected.subscribe(pull);
+      await pullSub.close();
+      const asPush = new JetStreamSubject(subject, {
+        stream: subject,
+        durable: "pulled",
+        push: true,
+      });
+      await expect(connected.subscribe(asPush)).rejects.toThrow(
+        /"pulled" .* is a pull consumer .*without the JetStreamSubject option push/,
+      );
+      const pushSub = await connected.subscribe(
+        pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } }),
+      );
+      await pushSub.close();
+      const asPull = new JetStreamSubject(subject, { stream: subject, durable: "pushed" });
+      const refused = await connected.subscribe(asPull).catch((error: RustStreamError) => error);
+      expect((refused as RustStreamError).code).toBe("invalid-argument");
+      expect(String(refused)).toMatch(/"pushed" .* is a push consumer .*option push: true/);
+      const missing = new JetStreamSubject(subject, {
+        stream: subject,
+        durable: "none",
+        push: true,
+      });
+      await expect(connected.subscribe(missing)).rejects.toThrow(
+        /push consumer "none" does not exist .*push: \{ declare: \{ deliverSubject \} \}/,
+      );
+    });
+  });
+}
+
+describe("a push consumer made outside the app, on the real server", () => {
+  it("is bound to with push: true; a slow handler is kept alive and called once", async () => {
+    const subject = uniqueName("pushslow");
+    streams.push(subject);
+    const ackWaitMs = 1000;
+    const nc = await rawClient();
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: subject, subjects: [subject], storage: "memory" as never });
+      await jsm.consumers.add(subject, {
+        durable_name: "pushed",
+        deliver_subject: `${subject}.deliver`,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: ackWaitMs * 1_000_000,
+        idle_heartbeat: 1_000_000_000,
+        flow_control: true,
+      });
+    } finally {
+      await nc.close();
+    }
+    const calls: number[] = [];
+    const app = new RustStream({ name: "pushslow", version: "1.0.0" }).broker(
+      new NatsBroker({ servers: requireEnv("NATS_URL"), publish: { jetStream: true } }),
+      (b) => {
+        b.subscriber<{ n: number }>(
+          new JetStreamSubject(subject, {
+            stream: subject,
+            durable: "pushed",
+            push: true,
+            ackWaitMs,
+          }),
+        ).handle(async (m) => {
+          calls.push(m.n);
+          if (m.n === 1) await new Promise((resolve) => setTimeout(resolve, 3 * ackWaitMs));
+        });
+      },
+    );
+    const t = await TestApp.startLive(app, { withinMs: 20_000 });
+    try {
+      const publisher = await rawClient();
+      try {
+        const { jetstream } = await import("@nats-io/jetstream");
+        const js = jetstream(publisher);
+        await js.publish(subject, JSON.stringify({ n: 1 }));
+        await eventually(() => calls.length === 1, 5000, "the first call");
+        // A sentinel behind it: once handled, a redelivery of the first would have been too.
+        await js.publish(subject, JSON.stringify({ n: 2 }));
+        await eventually(() => calls.includes(2), 4 * ackWaitMs + 5000, "the sentinel");
+      } finally {
+        await publisher.close();
+      }
+      expect(calls).toEqual([1, 2]);
+      await eventually(
+        async () => (await consumerState(subject, "pushed")).ackPending === 0,
+        5000,
+        "both acked",
+      );
+      expect((await consumerState(subject, "pushed")).redelivered).toBe(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("refuses a second binding of a push consumer without a deliver group", async () => {
+    const connect = () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    const [one, two] = [await opened(connect), await opened(connect)];
+    const subject = uniqueName("pushtaken");
+    streams.push(subject);
+    const source = () => pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } });
+    const first = await one.subscribe(source());
+    // The subscription listens on the deliver subject once it is first read.
+    const reading = first.next();
+    const nc = await rawClient();
+    try {
+      const jsm = await jetstreamManager(nc);
+      await eventually(
+        async () => (await jsm.consumers.info(subject, "pushed")).push_bound === true,
+        5000,
+        "the first binding",
+      );
+    } finally {
+      await nc.close();
+    }
+    await expect(two.subscribe(source())).rejects.toThrow(
+      /"pushed" .* is bound already .*has no deliver group/,
+    );
+    await first.close();
+    await reading;
+  });
+
+  it("refuses an ack wait other than the consumer's, naming ackWaitMs", async () => {
+    const connected = await opened(() =>
+      new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
+    );
+    const subject = uniqueName("pushwait");
+    streams.push(subject);
+    const declared = await connected.subscribe(
+      pushSource(
+        subject,
+        { declare: { deliverSubject: `${subject}.deliver` } },
+        { ackWaitMs: 5000 },
+      ),
+    );
+    await declared.close();
+    await expect(
+      connected.subscribe(
+        new JetStreamSubject(subject, { stream: subject, durable: "pushed", push: true }),
+      ),
+    ).rejects.toThrow(/ack wait of 5000 ms .*give ackWaitMs: 5000/);
+  });
+});
+
+describe("the push option, checked when the subject is made", () => {
+  const make = (options: Record<string, unknown>) => () =>
+    new JetStreamSubject("orders.created", { stream: "ORDERS", ...options });
+  it("refuses push without durable, with priority, flow control without heartbeats, a wildcard", () => {
+    expect(make({ push: true })).toThrow(/push: .*give durable/);
+    expect(
+      make({ durable: "d", push: true, priority: { policy: "overflow", group: "g" } }),
+    ).toThrow(/priority groups are a pull consumer's/);
+    expect(
+      make({ durable: "d", push: { declare: { deliverSubject: "out", flowControl: true } } }),
+    ).toThrow(/flow control only with heartbeats: give idleHeartbeatMs/);
+    expect(make({ durable: "d", push: { declare: { deliverSubject: "out.*" } } })).toThrow(
+      /has a wildcard/,
+    );
+    expect(make({ durable: "d", push: "yes" })).toThrow(/give true .*or \{ declare/);
+    expect(
+      make({ durable: "d", push: { declare: { deliverSubject: "out", deliverGroup: "a.b" } } }),
+    ).toThrow(/not a queue group name/);
+  });
+});
