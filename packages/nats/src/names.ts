@@ -136,3 +136,22 @@ export function checkObjectName(name: unknown, what: string): string {
   }
   return name;
 }
+
+/** A subject NATS accepts: dot-separated tokens, none empty, no whitespace; `>` only last. */
+export function checkSubject(subject: unknown, what: string): string {
+  const tokens = typeof subject === "string" ? subject.split(".") : [];
+  const bad =
+    typeof subject !== "string" ||
+    subject === "" ||
+    /\s/.test(subject) ||
+    tokens.some((t) => t === "") ||
+    tokens.slice(0, -1).includes(">") ||
+    tokens.some((t) => t !== "*" && t !== ">" && /[*>]/.test(t));
+  if (bad) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `${what}: ${JSON.stringify(subject)} is not a NATS subject: dot-separated tokens, none empty, no spaces, "*" a whole token, ">" only the last`,
+    );
+  }
+  return subject as string;
+}

@@ -1,11 +1,11 @@
 import { type AddressedSource, type Bindings, RustStreamError } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
+import { checkSubject } from "./names.js";
 import {
   type ConsumerSettings,
   checkDeliver,
   checkExpires,
   checkStream,
-  checkSubject,
   copiesTo,
   type DeliverPolicy,
   type StreamDeclaration,

@@ -1,5 +1,5 @@
 import { RustStreamError } from "@ruststream/core";
-import { checkSubject } from "./sources.js";
+import { checkSubject } from "./names.js";
 
 /**
  * A push consumer the server made (`nats consumer add --target ...`), or one a subscription

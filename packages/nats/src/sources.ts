@@ -6,7 +6,7 @@ import {
   RustStreamError,
 } from "@ruststream/core";
 import { positive, sourceMark } from "@ruststream/core/broker";
-import { checkBucket, checkKey, kvStream, objStream } from "./names.js";
+import { checkBucket, checkKey, checkSubject, kvStream, objStream } from "./names.js";
 import { checkPriority, type PriorityGroup, type PrioritySettings } from "./priority.js";
 import { checkPush, type PushBinding, type PushSettings } from "./push.js";
 import { wholeSeconds } from "./ttl.js";
@@ -14,25 +14,6 @@ import { wholeSeconds } from "./ttl.js";
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
 export function isWildcard(subject: string): boolean {
   return subject.split(".").some((token) => token === "*" || token === ">");
-}
-
-/** A subject NATS accepts: dot-separated tokens, none empty, no whitespace; `>` only last. */
-export function checkSubject(subject: unknown, what: string): string {
-  const tokens = typeof subject === "string" ? subject.split(".") : [];
-  const bad =
-    typeof subject !== "string" ||
-    subject === "" ||
-    /\s/.test(subject) ||
-    tokens.some((t) => t === "") ||
-    tokens.slice(0, -1).includes(">") ||
-    tokens.some((t) => t !== "*" && t !== ">" && /[*>]/.test(t));
-  if (bad) {
-    throw new RustStreamError(
-      "invalid-argument",
-      `${what}: ${JSON.stringify(subject)} is not a NATS subject: dot-separated tokens, none empty, no spaces, "*" a whole token, ">" only the last`,
-    );
-  }
-  return subject as string;
 }
 
 /** Where retry copies of a wildcard subscription go: it must be named, since none can be derived. */
