@@ -1,30 +1,6 @@
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { requireEnv } from "@ruststream/tooling-testkit";
-import { afterAll, describe } from "vitest";
-import { NatsBroker } from "../src/index.js";
 import { jetStreamCapabilities } from "./capabilities.js";
-import { jetStreamSource, streamsMade } from "./sources.js";
-import { everySuite } from "./suites.js";
+import { jetStreamSource } from "./sources.js";
+import { jetStreamSuites } from "./suites.js";
 
-// JetStream pull consumers against the real server: each suite's subject on a stream of its own.
-describe("JetStream", () => {
-  everySuite(
-    () => new NatsBroker({ servers: requireEnv("NATS_URL") }),
-    jetStreamSource,
-    jetStreamCapabilities,
-    { arrivalMs: 5000, silenceMs: 300 },
-    { jetStream: true },
-  );
-});
-
-// The server outlives the run: the streams the suites made go with it.
-afterAll(async () => {
-  const nc = await connect({ servers: requireEnv("NATS_URL") });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const stream of streamsMade) await jsm.streams.delete(stream).catch(() => undefined);
-  } finally {
-    await nc.close();
-  }
-});
+// JetStream pull consumers against the real server.
+jetStreamSuites("JetStream", jetStreamSource, jetStreamCapabilities);
