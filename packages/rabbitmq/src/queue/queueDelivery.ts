@@ -162,6 +162,7 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
 
   protected settleAck(): SettleResult {
     this.#owner.assertOpen();
+    if (this.#stale()) return "ok";
     this.#message.ack();
     this.#owner.released(this);
     return "ok";
