@@ -47,8 +47,14 @@ export interface ConsumeRequest {
 }
 
 export interface LinkConsumer {
-  /** Stops deliveries; those handed out may still be settled until the channel closes. */
+  /** Stops deliveries and closes the channel now: what was delivered and not settled goes back. */
   cancel(): Promise<void>;
+  /**
+   * Stops deliveries (resolves once the server confirmed: nothing is delivered after) and keeps
+   * the channel open until every delivery made on it is settled, then closes it; `cancel()` or the
+   * link's `close()` ends the wait sooner, and what is still open then goes back.
+   */
+  stop(): Promise<void>;
 }
 
 export interface StreamBounds {

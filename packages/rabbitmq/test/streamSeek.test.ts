@@ -108,4 +108,24 @@ describe.each(sides)("a stream subscription seeks ($side)", ({ side, connect }) 
     await subscription.close();
     if (side === "node") await deleteOnNode(stream);
   });
+
+  it("settles a delivery handed out before a seek: moving past it, nothing on the server", async () => {
+    const connected = await connect();
+    open.push(connected);
+    const stream = `seek-stale-${randomUUID().slice(0, 8)}`;
+    const subscription = (await connected.subscribe(
+      new RabbitStream(stream, { offset: "first" }),
+    )) as StreamSubscription;
+    const publisher = await connected.defaultPublishPolicy().pair(connected);
+    await publisher.publish({ name: stream, payload: bytes("a") });
+    const before = (await subscription.next()).value!;
+    await subscription.seek(new RabbitStreamTimePosition(0));
+    // Its consumer is gone with the seek: the ack used to throw, as for a lost connection.
+    await before.ack();
+    const again = (await subscription.next()).value!;
+    expect(`${text(again.payload)}@${again.position.offset}`).toBe("a@0");
+    await again.ack();
+    await subscription.close();
+    if (side === "node") await deleteOnNode(stream);
+  });
 });

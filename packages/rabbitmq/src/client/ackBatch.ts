@@ -49,6 +49,8 @@ export class AckBatch {
   #heldBack = 0;
   #scheduled = false;
   #closed = false;
+  /** Called once every delivery handed over is settled (a consumer draining before its close). */
+  #onSettled: (() => void) | undefined;
   readonly #flushLater = (): void => {
     this.#scheduled = false;
     this.flush();
@@ -111,7 +113,23 @@ export class AckBatch {
   /** The channel closed: nothing more is sent (what was not acked comes back from the server). */
   close(): void {
     this.#closed = true;
+    this.#onSettled = undefined;
     this.#messages.fill(undefined);
+  }
+
+  /**
+   * Calls `settled` once every delivery handed over on the channel is settled here, its acks sent:
+   * at once when none is open, never once the channel closed (what was open went back with it).
+   * The consumer is cancelled first, so no delivery comes after.
+   */
+  whenSettled(settled: () => void): void {
+    if (this.#closed) return;
+    if (this.#settledTo < this.#highest) {
+      this.#onSettled = settled;
+      return;
+    }
+    this.flush();
+    settled();
   }
 
   /** Whether `tag` is handed out and not yet settled on the server. */
@@ -139,6 +157,13 @@ export class AckBatch {
       }
     }
     this.#settledTo = to;
+    if (to === this.#highest && this.#onSettled !== undefined) {
+      const settled = this.#onSettled;
+      this.#onSettled = undefined;
+      this.flush();
+      settled();
+      return;
+    }
     if (this.#ready <= this.#done) {
       // Only rejects since the last ack sent: nothing to send, and nothing up to `to` is open.
       this.#release(to);

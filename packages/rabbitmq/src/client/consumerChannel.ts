@@ -26,7 +26,10 @@ export class ConsumerChannel implements LinkConsumer {
   #channel: Channel | undefined;
   #acks: AckBatch | undefined;
   #tag: string | undefined;
+  /** No deliveries wanted any more (`stop` or `cancel`): a lost channel is not opened again. */
   #cancelled = false;
+  /** `cancel` ran: the channel's close, done or under way. */
+  #closing: Promise<void> | undefined;
   /** A stream's: the current channel's deliveries, and where the next channel starts. */
   #run: StreamRun | undefined;
   #resumeAt: number | undefined;
@@ -57,8 +60,14 @@ export class ConsumerChannel implements LinkConsumer {
       closedBy = error;
     });
     channel.on("close", () => {
-      if (this.#channel === channel) this.#channel = undefined;
-      if (!this.#cancelled && closedBy !== undefined) onChannelLost(closedBy);
+      const current = this.#channel === channel;
+      if (current) this.#channel = undefined;
+      if (!this.#cancelled) {
+        if (closedBy !== undefined) onChannelLost(closedBy);
+      } else if (current) {
+        // Lost while draining (`stop`): nothing more to wait for, and nothing to consume again.
+        this.#forget(this);
+      }
     });
     await channel.prefetch(this.#request.prefetch);
     const live = { open: true };
@@ -99,11 +108,42 @@ export class ConsumerChannel implements LinkConsumer {
     return { ...this.#request.arguments, ...streamOffsetArgument(this.#resumeAt) };
   }
 
-  async cancel(): Promise<void> {
+  /**
+   * Closes the channel, once: a second call (the link's close, while a drain's close runs) waits
+   * for the same close. The link holds the consumer until its channel closed, so the connection's
+   * close waits for it: a connection closed under a channel still closing lost the ack sent just
+   * before (the node gave the message back).
+   */
+  cancel(): Promise<void> {
+    this.#cancelled = true;
+    this.#closing ??= this.#closeChannel().finally(() => this.#forget(this));
+    return this.#closing;
+  }
+
+  /**
+   * Cancels the consumer (`basic.cancel`; resolves on its `cancel-ok`, after which nothing more is
+   * delivered) and keeps the channel open until every delivery made on it is settled, then closes
+   * it: a handler still running acks on the channel its message came on. `cancel()` or the
+   * connection's close ends the wait sooner (what is open then goes back); a channel lost meanwhile
+   * is not opened again, and its deliveries come back from the node as any lost channel's do.
+   */
+  async stop(): Promise<void> {
     if (this.#cancelled) return;
     this.#cancelled = true;
-    this.#forget(this);
-    await this.#closeChannel();
+    const channel = this.#channel;
+    const acks = this.#acks;
+    const tag = this.#tag;
+    this.#tag = undefined;
+    if (channel === undefined || acks === undefined) {
+      // Between channels (a reconnect under way): nothing is open to drain.
+      await this.cancel();
+      return;
+    }
+    acks.flush();
+    if (tag !== undefined) await channel.cancel(tag).catch(() => {});
+    // Lost while cancelling: what was open went back with it, and its close let go of the consumer.
+    if (this.#channel !== channel) return;
+    acks.whenSettled(() => void this.cancel());
   }
 
   /** Stops deliveries, then closes the channel: what was handed out and not acked goes back. */

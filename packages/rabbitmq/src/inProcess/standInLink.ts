@@ -7,7 +7,7 @@ import type {
   StreamBounds,
 } from "../link.js";
 import type { Topology } from "../topology/topology.js";
-import type { StandInConsumer, StandInQueue } from "./standInQueue.js";
+import { type StandInConsumer, type StandInQueue, stopConsumer } from "./standInQueue.js";
 import { StandInStream } from "./standInStream.js";
 
 /** What a link needs of the stand-in server, which implements it (no import back to it). */
@@ -60,6 +60,9 @@ export class StandInLink implements Link {
       cancel: async () => {
         this.#consumers.delete(handle);
         queue.removeConsumer(consumer);
+      },
+      stop: async () => {
+        stopConsumer(consumer, () => void handle.cancel());
       },
     };
     this.#consumers.add(handle);

@@ -19,6 +19,25 @@ export interface StandInConsumer {
   readonly deliver: (delivery: LinkDelivery) => void;
   readonly cancelled: (reason: string) => void;
   open: boolean;
+  /** Set by a stop: nothing more is delivered to it, and this is called once it holds nothing. */
+  drained?: (() => void) | undefined;
+}
+
+/**
+ * Stops delivering to `consumer`, as `basic.cancel` does, while what it holds stays settleable;
+ * `drained` is called once it holds nothing (at once when it holds nothing now).
+ */
+export function stopConsumer(consumer: StandInConsumer, drained: () => void): void {
+  consumer.drained = drained;
+  heldNothing(consumer);
+}
+
+/** A settle of a stopped consumer's delivery: the last one it held tells it so. */
+export function heldNothing(consumer: StandInConsumer): void {
+  const drained = consumer.drained;
+  if (drained === undefined || consumer.unacked.size > 0) return;
+  consumer.drained = () => {};
+  drained();
 }
 
 /**
@@ -89,6 +108,7 @@ export class StandInQueue {
     if (!consumer.unacked.delete(message)) return;
     this.#dispatch();
     this.#settledForGood(message);
+    heldNothing(consumer);
   }
 
   reject(consumer: StandInConsumer, message: StoredMessage, requeue: boolean): void {
@@ -96,11 +116,12 @@ export class StandInQueue {
     if (requeue) {
       this.#returned(message);
       this.#dispatch();
-      return;
+    } else {
+      this.#dispatch();
+      this.#settledForGood(message);
+      this.#host.deadLetter(this, message, "rejected");
     }
-    this.#dispatch();
-    this.#settledForGood(message);
-    this.#host.deadLetter(this, message, "rejected");
+    heldNothing(consumer);
   }
 
   /** Back at the head; a quorum queue counts it, and past its delivery limit moves it on. */
@@ -163,7 +184,11 @@ export class StandInQueue {
   #nextWithRoom(): StandInConsumer | undefined {
     for (let i = 0; i < this.#consumers.length; i++) {
       const consumer = this.#consumers[(this.#next + i) % this.#consumers.length];
-      if (consumer !== undefined && consumer.unacked.size < consumer.prefetch) {
+      if (
+        consumer !== undefined &&
+        consumer.drained === undefined &&
+        consumer.unacked.size < consumer.prefetch
+      ) {
         this.#next = (this.#next + i + 1) % this.#consumers.length;
         return consumer;
       }

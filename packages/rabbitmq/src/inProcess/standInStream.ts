@@ -1,7 +1,7 @@
 import type { Coordinator } from "@ruststream/core/broker";
 import type { LinkDelivery, StreamBounds } from "../link.js";
 import type { QueueSpec, TableValue } from "../topology/topology.js";
-import type { QueueHost, StandInConsumer } from "./standInQueue.js";
+import { heldNothing, type QueueHost, type StandInConsumer } from "./standInQueue.js";
 import type { StoredMessage } from "./storedMessage.js";
 
 /** One consumer of a stand-in stream: where it reads next, and what it holds against its credit. */
@@ -72,6 +72,7 @@ export class StandInStream {
     reader.held.get(message)?.consumed();
     reader.held.delete(message);
     this.#dispatch(reader);
+    heldNothing(consumer);
   }
 
   /** Where a consumer with `x-stream-offset` `offset` starts, as an index in the log. */
@@ -93,7 +94,11 @@ export class StandInStream {
   /** Hands the reader what its credit allows, each delivery in its own task. */
   #dispatch(reader: StreamReader): void {
     const consumer = reader.consumer;
-    while (reader.next < this.#log.length && consumer.unacked.size < consumer.prefetch) {
+    while (
+      reader.next < this.#log.length &&
+      consumer.drained === undefined &&
+      consumer.unacked.size < consumer.prefetch
+    ) {
       const offset = reader.next++;
       const { message } = this.#log[offset]!;
       consumer.unacked.add(message);

@@ -145,8 +145,24 @@ export class QueueDelivery extends DeliveryBase<RabbitPosition> {
     return headers;
   }
 
+  /**
+   * Never handed out, its subscription closing: back to the queue at once (`basic.reject` with
+   * requeue). A stream keeps every message whatever its readers do, and refuses a reject: the ack
+   * only gives the consumer's credit back. Settling on a channel already gone throws, and that
+   * channel's close gave the message back already.
+   */
+  giveBack(): void {
+    try {
+      if (this.#type === "stream") this.#message.ack();
+      else this.#message.reject(true);
+    } catch {
+      // The channel closed (a lost connection, the shutdown): the node took the message back.
+    }
+  }
+
   protected settleAck(): SettleResult {
     this.#owner.assertOpen();
+    if (this.#stale()) return "ok";
     this.#message.ack();
     this.#owner.released(this);
     return "ok";

@@ -17,8 +17,13 @@ export interface QueueSubscriptionOptions {
 /**
  * A subscription to a queue: one consumer on a channel of its own, its prefetch the server's bound
  * on what arrives ahead of the acks. Deliveries arriving while nobody pulls wait in order; a pull
- * takes the oldest (a batch, the oldest few) or waits for one. At shutdown the consumer is
- * cancelled and its channel closed: everything not acked goes back to the queue.
+ * takes the oldest (a batch, the oldest few) or waits for one.
+ *
+ * `close()` cancels the consumer, gives back at once what arrived and was never handed out, and
+ * keeps the channel open until every delivery handed out is settled, then closes it: a handler
+ * still running when the app stops acks its message on the channel it came on, and the message is
+ * not read again. The connection's shutdown closes the channel whatever is still open: that goes
+ * back to the queue.
  */
 export class QueueSubscription
   extends PullSubscription<QueueDelivery>
@@ -39,6 +44,8 @@ export class QueueSubscription
   #arrivals = 0;
   #cancelledBy: string | undefined;
   #ended = false;
+  /** Closed and its consumer's cancel confirmed: what arrives now goes back at once. */
+  #givingBack = false;
 
   protected constructor(host: RabbitHost, options: QueueSubscriptionOptions) {
     super();
@@ -110,12 +117,12 @@ export class QueueSubscription
     const batch = this.#waiting.take(max);
     this.#open += batch.length;
     // The server ended the consumer (its queue deleted): the subscription ends once drained.
-    if (batch.length === 0 && this.#cancelledBy !== undefined) await this.#end();
+    if (batch.length === 0 && this.#cancelledBy !== undefined) await this.#end(true);
     return batch;
   }
 
   async close(): Promise<void> {
-    await this.#end();
+    await this.#end(true);
   }
 
   // HostedSubscription: the connection's shutdown revokes every subscription, then surrenders each.
@@ -127,7 +134,7 @@ export class QueueSubscription
   /** Answers the deliveries that go back to the queue: waiting ones, and those handed out unsettled. */
   async surrender(): Promise<number> {
     const returned = this.#waiting.length + this.#open;
-    await this.#end();
+    await this.#end(false);
     return returned;
   }
 
@@ -153,20 +160,44 @@ export class QueueSubscription
   }
 
   #arrived(message: LinkDelivery): void {
-    if (this.#ended) return;
-    this.#waiting.push(
-      new QueueDelivery(this, message, this.#options.type, ++this.#arrivals, this.#epoch),
+    const delivery = new QueueDelivery(
+      this,
+      message,
+      this.#options.type,
+      ++this.#arrivals,
+      this.#epoch,
     );
+    if (this.#givingBack) {
+      delivery.giveBack();
+    } else if (!this.#ended || this.#consumer !== undefined) {
+      // Open, or closing with its cancel not yet confirmed (given back with the rest once it is);
+      // ended without a drain, its channel's close gives it back.
+      this.#waiting.push(delivery);
+    }
   }
 
-  async #end(): Promise<void> {
+  /**
+   * Ends the subscription. `drain`: the consumer is cancelled, and once the node confirmed it (none
+   * arrives after), what arrived and was never handed out goes back; the channel stays open for
+   * what was handed out until it is settled. Else the channel closes now and everything unsettled
+   * goes back with it.
+   */
+  async #end(drain: boolean): Promise<void> {
     this.markClosed();
     this.#waiting.wake();
     if (this.#ended) return;
     this.#ended = true;
     this.#host.forget(this);
-    this.#waiting.clear();
     this.#open = 0;
-    await this.#consumer?.cancel().catch(() => {});
+    const consumer = this.#consumer;
+    this.#consumer = drain ? consumer : undefined;
+    if (!drain || consumer === undefined) {
+      this.#waiting.clear();
+      await consumer?.cancel().catch(() => {});
+      return;
+    }
+    await consumer.stop().catch(() => {});
+    this.#givingBack = true;
+    for (const delivery of this.#waiting.clear()) delivery.giveBack();
   }
 }
