@@ -1,4 +1,5 @@
 import type { Bindings, BrokerDescription, SubscriberDescription } from "@ruststream/core";
+import { mediaType } from "@ruststream/core/broker";
 import { channelBindings, messageBindings, sourceBindings } from "./bindings/bindings.js";
 import type {
   AsyncApiDocument,
@@ -140,7 +141,8 @@ export class DocumentBuilder {
 
   /**
    * The message a publish to `address` carries: the one the app reads there in its media type,
-   * else its own.
+   * else its own. Media types compare as the runtime's codec lookup compares them (case and
+   * parameters aside), so what the reader decodes is what the document pairs.
    */
   #destination(
     entry: BrokerInDocument,
@@ -152,7 +154,8 @@ export class DocumentBuilder {
   ): Received {
     const channel = this.#channel(index, address, entry, channelId);
     const read = address === null ? undefined : this.#received.get(`${index}\u0000${address}`);
-    let message = read?.messages.find((m) => m.contentType === contentType)?.message;
+    const type = mediaType(contentType);
+    let message = read?.messages.find((m) => mediaType(m.contentType) === type)?.message;
     if (message !== undefined) {
       this.#catalog.noteOrigin(message, origin);
     } else {

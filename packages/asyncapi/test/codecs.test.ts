@@ -1,4 +1,4 @@
-import { bytes, type Codec, out, RustStream, silentLogger } from "@ruststream/core";
+import { bytes, type Codec, json, out, RustStream, silentLogger } from "@ruststream/core";
 import { cbor } from "@ruststream/core/cbor";
 import { msgpack } from "@ruststream/core/msgpack";
 import { expect, test } from "vitest";
@@ -148,6 +148,18 @@ test("a ctx.out publish in a media type the reader decodes carries the reader's 
   ]);
   expect(other.components?.messages?.orders?.contentType).toBe("application/cbor");
   expect(messagesWithoutSchema(other)).toEqual(["receipts", "orders"]);
+});
+
+test("a ctx.out publish whose content type differs only in case and parameters carries the reader's message", async () => {
+  // The runtime reads `application/JSON; charset=utf-8` with the reader's JSON codec: one media type.
+  const spelled: Codec<unknown> = { ...json, contentType: "application/JSON; charset=utf-8" };
+  const doc = documentOf(ordersApp(undefined, spelled));
+  await validated(asyncapiJson(doc));
+  expect(doc.operations?.send_imports_orders?.messages).toEqual([
+    { $ref: "#/channels/orders/messages/Order" },
+  ]);
+  expect(Object.keys(doc.channels?.orders?.messages ?? {})).toEqual(["Order"]);
+  expect(messagesWithoutSchema(doc)).toEqual(["receipts"]);
 });
 
 test("without a schema each media type's message is named after the address and listed without a schema; bytes aside", async () => {
