@@ -325,20 +325,31 @@ export class SubscriberRuntime {
     return invoke;
   }
 
+  /**
+   * Runs the handler on `delivery` and counts what runs on past this call in the app's work, here
+   * and only here: a delivery the broker hands over after a wait is one piece of work from the wait
+   * to its outcome, not one for the wait and one more for its handler.
+   */
   #handle(delivery: Delivery, message: unknown): Promise<void> | undefined {
     // The broker may hold the handler back, or take the delivery back unhandled (`handOver`).
     const turn = delivery.handOver?.();
-    if (turn === undefined) return this.#run(delivery, message);
-    const running = turn.then(
-      (go) => (go ? this.#run(delivery, message) : undefined),
-      (error: unknown) => {
-        this.log.error({ error }, "the broker failed to hand the delivery over; it is not handled");
-      },
-    );
-    this.host.work.track(running);
+    const running =
+      turn === undefined
+        ? this.#run(delivery, message)
+        : turn.then(
+            (go) => (go ? this.#run(delivery, message) : undefined),
+            (error: unknown) => {
+              this.log.error(
+                { error },
+                "the broker failed to hand the delivery over; it is not handled",
+              );
+            },
+          );
+    if (running !== undefined) this.host.work.track(running);
     return running;
   }
 
+  /** The handler's run: its promise when it returned one (#handle counts it), else settled. */
   #run(delivery: Delivery, message: unknown): Promise<void> | undefined {
     const ctx = new DeliveryContext(this, delivery);
     this.#settlement.inHandler++;
@@ -354,12 +365,10 @@ export class SubscriberRuntime {
       this.#finish(delivery, message, result, started);
       return undefined;
     }
-    const running = Promise.resolve(result).then(
+    return Promise.resolve(result).then(
       (value) => this.#finish(delivery, message, value, started),
       (error: unknown) => this.#settlement.failed(delivery, message, error, started),
     );
-    this.host.work.track(running);
-    return running;
   }
 
   /** What the handler returned: nothing (ack), an outcome, or a reply to publish, then ack. */

@@ -59,6 +59,12 @@ export const unreadableHeader = "x-test-unreadable";
  * back a row held behind a failed row of its key.
  */
 export const takenBackHeader = "x-test-taken-back";
+/**
+ * A message carrying this header is handed over by this broker after a wait of its own
+ * (`Delivery.handOver` resolves `true`), as a queue hands over a row once the rows before it of its
+ * key are settled.
+ */
+export const handedOverHeader = "x-test-handed-over";
 
 class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
   constructor(readonly inner: MemoryDelivery) {
@@ -89,6 +95,9 @@ class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
     return why === undefined ? undefined : new RustStreamError("invalid-argument", why);
   }
   handOver(): Promise<boolean> | undefined {
+    if (this.inner.headers.getString(handedOverHeader) !== undefined) {
+      return new Promise((resolve) => setImmediate(() => resolve(true)));
+    }
     if (this.inner.headers.getString(takenBackHeader) === undefined) return undefined;
     return Promise.resolve(this.inner.nack({ requeue: false })).then(() => false);
   }

@@ -1,10 +1,19 @@
 import { describe, expect, test } from "vitest";
-import { bytes, RustStream } from "../../src/index.js";
-import { CopyOnlyBroker, takenBackHeader } from "./copyOnlyBroker.js";
+import { isTestableBroker } from "../../src/brokerEntry.js";
+import {
+  bytes,
+  HeaderMap,
+  type LogFields,
+  type Logger,
+  RustStream,
+  silentLogger,
+} from "../../src/index.js";
+import { CopyOnlyBroker, handedOverHeader, takenBackHeader } from "./copyOnlyBroker.js";
 import { startInProcess } from "./harness.js";
 
 // A broker may take a delivery back right before its handler runs (Delivery.handOver answers
-// false): the runtime then neither runs the handler nor settles the delivery.
+// false): the runtime then neither runs the handler nor settles the delivery. Or hand it over after
+// a wait (true): one piece of the app's work from the wait to its outcome.
 
 describe("a delivery its broker takes back before its handler runs", () => {
   test("is not handled, nor settled by the runtime; the next one is", async () => {
@@ -21,5 +30,58 @@ describe("a delivery its broker takes back before its handler runs", () => {
     // One outcome, the handled one's: the runtime settled nothing else.
     expect(h.outcomes("in").map((e) => e.outcome)).toEqual(["ack"]);
     await h.running.stop();
+  });
+});
+
+describe("a delivery its broker hands over after a wait", () => {
+  test("each held handler counts once, in flight and in the drain timeout's warning, and nothing after it settles", async () => {
+    const held = 3;
+    const warnings: LogFields[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (fields: LogFields | string) => {
+        if (typeof fields !== "string") warnings.push(fields);
+      },
+      child: () => logger,
+    };
+    let running = 0;
+    let allRunning = (): void => {};
+    const allRan = new Promise<void>((resolve) => {
+      allRunning = resolve;
+    });
+    const app = new RustStream({ name: "h", version: "0", shutdownTimeoutMs: 30 }).broker(
+      new CopyOnlyBroker(),
+      (b) => {
+        b.subscriber("in", { codec: bytes })
+          .workers(held)
+          .handle(
+            (_m, ctx) =>
+              new Promise<void>((resolve) => {
+                if (++running === held) allRunning();
+                // Held until the drain timeout aborts it.
+                ctx.signal.addEventListener("abort", () => resolve());
+              }),
+          );
+      },
+    );
+    const h = await startInProcess(app, { logger });
+    const connected = h.running.connection();
+    if (!isTestableBroker(connected)) throw new Error("not testable");
+    for (let i = 0; i < held; i++) {
+      connected.inject({
+        name: "in",
+        payload: new TextEncoder().encode(`held ${i}`),
+        headers: new HeaderMap({ [handedOverHeader]: "yes" }),
+      });
+    }
+    await allRan;
+    expect(h.running.inFlight).toBe(held);
+    const report = await h.running.stop();
+    expect(report.aborted).toBe(true);
+    const atTimeout = warnings.filter((w) => "running" in w && "timeoutMs" in w);
+    expect(atTimeout).toEqual([{ running: held, timeoutMs: 30 }]);
+    // Settled on the abort: nothing left counted.
+    expect(h.running.inFlight).toBe(0);
+    expect(h.outcomes("in").map((e) => e.outcome)).toEqual(["ack", "ack", "ack"]);
   });
 });
