@@ -1,8 +1,8 @@
 import { type JsMsg, jetstream } from "@nats-io/jetstream";
 import { headerNames, RustStream, readDeadLetterOrigin, retry } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import {
   JetStreamSubject,
   NatsBroker,
@@ -10,21 +10,15 @@ import {
   NatsSubject,
   OrderedJetStreamSubject,
 } from "../src/index.js";
-import { deleteStreams, eventually, rawClient } from "./env.live.js";
+import { eventually, rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // Whole apps through the runtime: attempts counted by the server on JetStream and by the copy's
 // header on core NATS, and a cap that leaves exactly the messages that always fail in the dead
 // letter, with their origin.
 
-let t: TestApp | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
-const live = () => new NatsBroker({ servers: requireEnv("NATS_URL") });
 const inProcess = () => new NatsBroker({ servers: "nats://in-process.invalid:4222" });
 
 interface Job {
@@ -67,9 +61,11 @@ function cappedApp(
 describe("a cap and a dead letter on a JetStream consumer", () => {
   it("on the real server: attempts from the server's count, the dead letter with its origin", async () => {
     const subject = uniqueName("capped");
-    streams.push(subject);
+    made.streams.push(subject);
     const calls = new Map<number, number[]>();
-    t = await TestApp.startLive(cappedApp(live(), subject, calls), { withinMs: 20_000 });
+    const t = made.app(
+      await TestApp.startLive(cappedApp(liveBroker(), subject, calls), { withinMs: 20_000 }),
+    );
     for (const id of jobs) await t.running.publish(subject, { id });
     await eventually(
       () => failing.every((id) => calls.get(id)?.length === 3) && jobs.every((id) => calls.has(id)),
@@ -113,7 +109,7 @@ describe("a cap and a dead letter on a JetStream consumer", () => {
   it("in-process: the same attempts, the dead letters in published() with their origin", async () => {
     const subject = uniqueName("capped");
     const calls = new Map<number, number[]>();
-    t = await TestApp.start(cappedApp(inProcess(), subject, calls));
+    const t = made.app(await TestApp.start(cappedApp(inProcess(), subject, calls)));
     for (const id of jobs) await t.publish(subject, { id });
     // Each retry waits its backoff at the server (nak with a delay), on the test's clock.
     for (let i = 0; i < 3; i++) await t.advance(50);
@@ -137,16 +133,19 @@ describe("a retry on core NATS", () => {
   it("is a copy carrying the retry count, counted as the next attempt", async () => {
     const subject = uniqueName("core-retry");
     const seen: { attempt: number; retryCount: string | undefined }[] = [];
-    const app = new RustStream({ name: "core-retry", version: "1.0.0" }).broker(live(), (b) => {
-      b.subscriber<Job>(new NatsSubject(subject)).handle((_job, ctx) => {
-        seen.push({
-          attempt: ctx.attempt,
-          retryCount: ctx.headers.getString(headerNames.retryCount),
+    const app = new RustStream({ name: "core-retry", version: "1.0.0" }).broker(
+      liveBroker(),
+      (b) => {
+        b.subscriber<Job>(new NatsSubject(subject)).handle((_job, ctx) => {
+          seen.push({
+            attempt: ctx.attempt,
+            retryCount: ctx.headers.getString(headerNames.retryCount),
+          });
+          return ctx.attempt === 1 ? retry() : undefined;
         });
-        return ctx.attempt === 1 ? retry() : undefined;
-      });
-    });
-    t = await TestApp.startLive(app);
+      },
+    );
+    const t = made.app(await TestApp.startLive(app));
     await t.running.publish(subject, { id: 1 });
     await eventually(() => seen.length === 2, 10_000, "the retry");
     expect(seen).toEqual([
@@ -168,10 +167,10 @@ describe("a cap and a dead letter on an ordered consumer", () => {
 
   it("on the real server: attempts from the copies, the failing jobs dead-lettered with the retry count", async () => {
     const subject = uniqueName("capped-ordered");
-    streams.push(subject);
+    made.streams.push(subject);
     const calls = new Map<number, number[]>();
-    const app = cappedApp(live(), subject, calls, orderedOn(subject));
-    t = await TestApp.startLive(app, { withinMs: 20_000 });
+    const app = cappedApp(liveBroker(), subject, calls, orderedOn(subject));
+    const t = made.app(await TestApp.startLive(app, { withinMs: 20_000 }));
     for (const id of jobs) await t.running.publish(subject, { id });
     await eventually(
       () => failing.every((id) => calls.get(id)?.length === 3) && jobs.every((id) => calls.has(id)),
@@ -206,7 +205,9 @@ describe("a cap and a dead letter on an ordered consumer", () => {
   it("in-process: the same attempts, the dead letters in published()", async () => {
     const subject = uniqueName("capped-ordered");
     const calls = new Map<number, number[]>();
-    t = await TestApp.start(cappedApp(inProcess(), subject, calls, orderedOn(subject)));
+    const t = made.app(
+      await TestApp.start(cappedApp(inProcess(), subject, calls, orderedOn(subject))),
+    );
     for (const id of jobs) await t.publish(subject, { id });
     // Each retry's backoff is the runtime's, on the test's clock, then the copy is published.
     for (let i = 0; i < 3; i++) await t.advance(50);

@@ -1,29 +1,19 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, expect, it } from "vitest";
-import {
-  type ConnectedNatsBroker,
-  JetStreamSubject,
-  NatsBroker,
-  NatsPublish,
-} from "../src/index.js";
-import { deleteStreams, rawClient } from "./env.live.js";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
+import { expect, it } from "vitest";
+import { JetStreamSubject, NatsPublish } from "../src/index.js";
+import { rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A consumer the server no longer has (deleted under a running subscription, as an operator or an
 // inactive threshold would) is created again by the subscription, which goes on by itself.
 
-let connected: ConnectedNatsBroker | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await connected?.shutdown();
-  connected = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 it("a durable consumer deleted under a subscription is created again, and delivery goes on", async () => {
   const subject = uniqueName("gone");
-  streams.push(subject);
-  connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+  made.streams.push(subject);
+  const connected = made.connection(await liveBroker().connect());
   const subscription = await connected.subscribe(
     new JetStreamSubject(subject, {
       stream: subject,

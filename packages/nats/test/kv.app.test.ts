@@ -1,20 +1,15 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import { KvDelivery, KvWatch, kvSubject, NatsBroker } from "../src/index.js";
-import { deleteStreams, eventually } from "./env.live.js";
+import { eventually } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A whole app on a KV watch: its handler sees each put with its key and revision, and puts to a
 // key of the bucket through ctx.out; in-process and on the real server.
 
-let t: TestApp | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 /** Watches the bucket's `flags.*` keys; writes what it saw to the `audit` key. */
 function flagsApp(broker: NatsBroker, bucket: string, seen: string[]) {
@@ -40,8 +35,10 @@ describe("an app on a KV watch", () => {
   it("in-process: each put handled with its key and revision, the audit put to the bucket", async () => {
     const bucket = uniqueName("flags").replaceAll(".", "_");
     const seen: string[] = [];
-    t = await TestApp.start(
-      flagsApp(new NatsBroker({ servers: "nats://in-process.invalid:4222" }), bucket, seen),
+    const t = made.app(
+      await TestApp.start(
+        flagsApp(new NatsBroker({ servers: "nats://in-process.invalid:4222" }), bucket, seen),
+      ),
     );
     await t.publish(kvSubject(bucket, "flags.dark"), true);
     await t.publish(kvSubject(bucket, "flags.beta"), false);
@@ -57,11 +54,10 @@ describe("an app on a KV watch", () => {
 
   it("on the real server: the same, with the server's revisions", async () => {
     const bucket = uniqueName("flags").replaceAll(".", "_");
-    streams.push(`KV_${bucket}`);
+    made.streams.push(`KV_${bucket}`);
     const seen: string[] = [];
-    t = await TestApp.startLive(
-      flagsApp(new NatsBroker({ servers: requireEnv("NATS_URL") }), bucket, seen),
-      { withinMs: 20_000 },
+    const t = made.app(
+      await TestApp.startLive(flagsApp(liveBroker(), bucket, seen), { withinMs: 20_000 }),
     );
     for (const [key, on] of [
       ["flags.dark", true],

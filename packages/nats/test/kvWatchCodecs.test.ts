@@ -4,8 +4,8 @@ import { bytes, json, RustStream } from "@ruststream/core";
 import { cbor } from "@ruststream/core/cbor";
 import { msgpack } from "@ruststream/core/msgpack";
 import { TestApp } from "@ruststream/testing";
-import { requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { text, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   type KvDelivery,
@@ -14,20 +14,15 @@ import {
   NatsBroker,
   NatsKv,
 } from "../src/index.js";
-import { deleteStreams, eventually, rawClient } from "./env.live.js";
+import { eventually, rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A KV watch whose subscriber is given `{ codec: bytes, codecs: [json, msgpack] }` decodes each
 // entry by the content-type its put wrote, as KvBucket.get does: JSON and msgpack puts by theirs,
 // a put without a content-type (the KV clients write none) as its bytes. A content type none of
 // them decodes is a decode failure naming the type and the option. In-process and on the server.
 
-let t: TestApp | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 /** Each value the watch decoded, as `key=value` (bytes as their text, in quotes). */
 function valuesApp(broker: NatsBroker, bucket: string, seen: string[]) {
@@ -54,8 +49,10 @@ describe("a KV watch with codecs", () => {
   it("in-process: each entry decoded by its content-type, an unknown one refused", async () => {
     const bucket = uniqueName("values").replaceAll(".", "_");
     const seen: string[] = [];
-    t = await TestApp.start(
-      valuesApp(new NatsBroker({ servers: "nats://in-process.invalid:4222" }), bucket, seen),
+    const t = made.app(
+      await TestApp.start(
+        valuesApp(new NatsBroker({ servers: "nats://in-process.invalid:4222" }), bucket, seen),
+      ),
     );
     await t.publish(kvSubject(bucket, "j"), { via: "json" });
     await t.publish(kvSubject(bucket, "m"), { via: "msgpack" }, { codec: msgpack });
@@ -68,11 +65,10 @@ describe("a KV watch with codecs", () => {
 
   it("on the real server: puts of two content types and a KV client's decoded each as KvBucket.get reads them", async () => {
     const bucket = uniqueName("values").replaceAll(".", "_");
-    streams.push(`KV_${bucket}`);
+    made.streams.push(`KV_${bucket}`);
     const seen: string[] = [];
-    t = await TestApp.startLive(
-      valuesApp(new NatsBroker({ servers: requireEnv("NATS_URL") }), bucket, seen),
-      { withinMs: 20_000 },
+    const t = made.app(
+      await TestApp.startLive(valuesApp(liveBroker(), bucket, seen), { withinMs: 20_000 }),
     );
     const kv = await new NatsKv(bucket, { codecs: [msgpack] }).pair(
       t.running.connection() as ConnectedNatsBroker,

@@ -2,8 +2,8 @@ import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { ManualClock, RustStream, type RustStreamError } from "@ruststream/core";
 import { CountingCoordinator } from "@ruststream/core/broker";
 import { TestApp } from "@ruststream/testing";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
   JetStreamPosition,
@@ -13,23 +13,19 @@ import {
   type PushBinding,
 } from "../src/index.js";
 import type { JetStreamSubscription } from "../src/jetstream/jetStreamSubscription.js";
-import { consumerState, deleteStreams, eventually, rawClient } from "./env.live.js";
+import { consumerState, eventually, rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A JetStreamSubject bound to a durable push consumer: the server pushes to its deliver subject
 // (in a deliver group when it has one), and the deliveries are settled as a pull consumer's. On
 // the real server and on the stand-in, which serves a push consumer's clients as a pull
 // consumer's and refuses the bindings the server refuses.
 
-const connections: ConnectedNatsBroker[] = [];
-const streams: string[] = [];
-afterEach(async () => {
-  await Promise.all(connections.splice(0).map((c) => c.shutdown()));
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 /** Connections to one server: the shared one, or one stand-in (one broker object, one clock). */
 const places: [string, () => () => Promise<ConnectedNatsBroker>][] = [
-  ["the real server", () => () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect()],
+  ["the real server", () => () => liveBroker().connect()],
   [
     "the stand-in",
     () => {
@@ -51,9 +47,7 @@ function pushSource(subject: string, push: PushBinding, extra: { ackWaitMs?: num
 }
 
 async function opened(connect: () => Promise<ConnectedNatsBroker>) {
-  const connected = await connect();
-  connections.push(connected);
-  return connected;
+  return made.connection(await connect());
 }
 
 async function publishAll(connected: ConnectedNatsBroker, subject: string, payloads: string[]) {
@@ -67,7 +61,7 @@ for (const [where, server] of places) {
       const connect = server();
       const connected = await opened(connect);
       const subject = uniqueName("push");
-      streams.push(subject);
+      made.streams.push(subject);
       const subscription = await connected.subscribe(
         pushSource(subject, {
           declare: {
@@ -99,7 +93,7 @@ for (const [where, server] of places) {
     it("hands a nak'd message over again, its attempt counted by the server", async () => {
       const connected = await opened(server());
       const subject = uniqueName("pushnak");
-      streams.push(subject);
+      made.streams.push(subject);
       const subscription = await connected.subscribe(
         pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } }),
       );
@@ -122,7 +116,7 @@ for (const [where, server] of places) {
       const connect = server();
       const [one, two] = [await opened(connect), await opened(connect)];
       const subject = uniqueName("pushgroup");
-      streams.push(subject);
+      made.streams.push(subject);
       const source = () =>
         pushSource(subject, {
           declare: { deliverSubject: `${subject}.deliver`, deliverGroup: "workers" },
@@ -158,7 +152,7 @@ for (const [where, server] of places) {
     it("refuses a pull consumer bound as push, and a push consumer bound as pull, naming push", async () => {
       const connected = await opened(server());
       const subject = uniqueName("pushkind");
-      streams.push(subject);
+      made.streams.push(subject);
       const pull = new JetStreamSubject(subject, {
         stream: subject,
         durable: "pulled",
@@ -197,7 +191,7 @@ for (const [where, server] of places) {
 describe("a push consumer made outside the app, on the real server", () => {
   it("is bound to with push: true; a slow handler is kept alive and called once", async () => {
     const subject = uniqueName("pushslow");
-    streams.push(subject);
+    made.streams.push(subject);
     const ackWaitMs = 1000;
     const nc = await rawClient();
     try {
@@ -216,7 +210,7 @@ describe("a push consumer made outside the app, on the real server", () => {
     }
     const calls: number[] = [];
     const app = new RustStream({ name: "pushslow", version: "1.0.0" }).broker(
-      new NatsBroker({ servers: requireEnv("NATS_URL"), publish: { jetStream: true } }),
+      liveBroker({ publish: { jetStream: true } }),
       (b) => {
         b.subscriber<{ n: number }>(
           new JetStreamSubject(subject, {
@@ -258,10 +252,10 @@ describe("a push consumer made outside the app, on the real server", () => {
   });
 
   it("refuses a second binding of a push consumer without a deliver group", async () => {
-    const connect = () => new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+    const connect = () => liveBroker().connect();
     const [one, two] = [await opened(connect), await opened(connect)];
     const subject = uniqueName("pushtaken");
-    streams.push(subject);
+    made.streams.push(subject);
     const source = () => pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } });
     const first = await one.subscribe(source());
     // The subscription listens on the deliver subject once it is first read.
@@ -285,11 +279,9 @@ describe("a push consumer made outside the app, on the real server", () => {
   });
 
   it("refuses an ack wait other than the consumer's, naming ackWaitMs", async () => {
-    const connected = await opened(() =>
-      new NatsBroker({ servers: requireEnv("NATS_URL") }).connect(),
-    );
+    const connected = await opened(() => liveBroker().connect());
     const subject = uniqueName("pushwait");
-    streams.push(subject);
+    made.streams.push(subject);
     const declared = await connected.subscribe(
       pushSource(
         subject,

@@ -1,22 +1,17 @@
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
 import { JetStreamSubject, NatsBroker } from "../src/index.js";
-import { deleteStreams, eventually } from "./env.live.js";
+import { eventually } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A whole app scheduling through ctx.out: its handler for a placed order schedules a reminder
 // 1.5 s ahead (a message schedule), and a second handler reads the reminder on its target when
 // the stream delivers it; in-process (on the test's clock) and on the real server. The broker
 // publishes to JetStream (`publish: { jetStream: true }`): a schedule is a stream's.
 
-let t: TestApp | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 interface Reminder {
   readonly id: number;
@@ -48,11 +43,16 @@ describe("an app scheduling a message through ctx.out", () => {
   it("in-process: the reminder is handled once the test's clock reaches its time", async () => {
     const stream = uniqueName("remind");
     const reminders: Reminder[] = [];
-    t = await TestApp.start(
-      remindersApp(
-        new NatsBroker({ servers: "nats://in-process.invalid:4222", publish: { jetStream: true } }),
-        stream,
-        reminders,
+    const t = made.app(
+      await TestApp.start(
+        remindersApp(
+          new NatsBroker({
+            servers: "nats://in-process.invalid:4222",
+            publish: { jetStream: true },
+          }),
+          stream,
+          reminders,
+        ),
       ),
     );
     // t.publish resolves once the whole reaction ran: the schedule is stored, nothing is due yet.
@@ -67,15 +67,13 @@ describe("an app scheduling a message through ctx.out", () => {
 
   it("on the real server: the reminder is handled at or after its time", async () => {
     const stream = uniqueName("remind");
-    streams.push(stream);
+    made.streams.push(stream);
     const reminders: Reminder[] = [];
-    t = await TestApp.startLive(
-      remindersApp(
-        new NatsBroker({ servers: requireEnv("NATS_URL"), publish: { jetStream: true } }),
-        stream,
-        reminders,
+    const t = made.app(
+      await TestApp.startLive(
+        remindersApp(liveBroker({ publish: { jetStream: true } }), stream, reminders),
+        { withinMs: 20_000 },
       ),
-      { withinMs: 20_000 },
     );
     await t.running.publish(`${stream}.placed`, { id: 7 });
     await eventually(() => reminders.length === 1, 10_000, "the reminder handled");

@@ -1,10 +1,11 @@
 import { AckPolicy, jetstream, jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { RustStream } from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
-import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
-import { JetStreamSubject, NatsBroker } from "../src/index.js";
-import { consumerState, deleteStreams, eventually, rawClient } from "./env.live.js";
+import { uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
+import { JetStreamSubject } from "../src/index.js";
+import { consumerState, eventually, rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A handler that runs three times the consumer's ack wait: the subscription tells the server the
 // handler is still working (every half ack wait), so the server never delivers it again behind
@@ -12,36 +13,27 @@ import { consumerState, deleteStreams, eventually, rawClient } from "./env.live.
 // gets the message again.
 
 const ackWaitMs = 1000;
-let t: TestApp | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 describe("a handler three times as slow as the ack wait", () => {
   it("is not redelivered: one call, and the server counts no redelivery", async () => {
     const subject = uniqueName("slow");
-    streams.push(subject);
+    made.streams.push(subject);
     const calls: number[] = [];
-    const app = new RustStream({ name: "slow", version: "1.0.0" }).broker(
-      new NatsBroker({ servers: requireEnv("NATS_URL") }),
-      (b) => {
-        b.subscriber<{ n: number }>(
-          new JetStreamSubject(subject, {
-            stream: subject,
-            durable: "slow",
-            ackWaitMs,
-            declare: { subjects: [subject], storage: "memory" },
-          }),
-        ).handle(async (m) => {
-          calls.push(m.n);
-          if (m.n === 1) await new Promise((resolve) => setTimeout(resolve, 3 * ackWaitMs));
-        });
-      },
-    );
-    t = await TestApp.startLive(app, { withinMs: 20_000 });
+    const app = new RustStream({ name: "slow", version: "1.0.0" }).broker(liveBroker(), (b) => {
+      b.subscriber<{ n: number }>(
+        new JetStreamSubject(subject, {
+          stream: subject,
+          durable: "slow",
+          ackWaitMs,
+          declare: { subjects: [subject], storage: "memory" },
+        }),
+      ).handle(async (m) => {
+        calls.push(m.n);
+        if (m.n === 1) await new Promise((resolve) => setTimeout(resolve, 3 * ackWaitMs));
+      });
+    });
+    made.app(await TestApp.startLive(app, { withinMs: 20_000 }));
     const nc = await rawClient();
     try {
       const client = jetstream(nc);
@@ -64,7 +56,7 @@ describe("a handler three times as slow as the ack wait", () => {
 
   it("control: a consumer that holds a message as long without working() gets it again", async () => {
     const subject = uniqueName("control");
-    streams.push(subject);
+    made.streams.push(subject);
     const nc = await rawClient();
     try {
       const jsm = await jetstreamManager(nc);

@@ -1,30 +1,19 @@
 import { isRustStreamError } from "@ruststream/core";
-import { bytes, requireEnv, uniqueName } from "@ruststream/tooling-testkit";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ConnectedNatsBroker,
-  type JetStreamPublisher,
-  JetStreamSubject,
-  NatsBroker,
-  NatsPublish,
-} from "../src/index.js";
-import { deleteStreams, rawClient } from "./env.live.js";
+import { bytes, uniqueName } from "@ruststream/tooling-testkit";
+import { describe, expect, it } from "vitest";
+import { type JetStreamPublisher, JetStreamSubject, NatsPublish } from "../src/index.js";
+import { rawClient } from "./env.live.js";
+import { liveBroker, madeInEachTest } from "./liveTest.js";
 
 // A transaction is one atomic batch (NATS 2.12): on the real server, a batch the stream refuses
 // leaves nothing behind, and what the server cannot take is refused saying why.
 
-let connected: ConnectedNatsBroker | undefined;
-const streams: string[] = [];
-afterEach(async () => {
-  await connected?.shutdown();
-  connected = undefined;
-  await deleteStreams(...streams.splice(0));
-});
+const made = madeInEachTest();
 
 async function setUp(atomicPublish: boolean) {
-  connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect();
+  const connected = made.connection(await liveBroker().connect());
   const subject = uniqueName("atomic");
-  streams.push(subject);
+  made.streams.push(subject);
   await (
     await connected.subscribe(
       new JetStreamSubject(subject, {
