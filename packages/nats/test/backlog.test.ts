@@ -24,6 +24,7 @@ import {
   NatsSubject,
 } from "../src/index.js";
 import { deleteStreams, eventually, rawClient } from "./env.live.js";
+import { OwnServer } from "./ownServer.js";
 
 // A JetStream subscription's backlog (what @ruststream/metrics' gauge reads) from its consumer's
 // info, and its messages' waits from their delivery info: the same steps on the real server and
@@ -175,6 +176,48 @@ describe("a JetStream subscription's backlog and waits", () => {
       }
     } finally {
       await nc.close();
+    }
+  });
+
+  test("while the connection is away backlog() rejects at once, saying so; back, it answers again", async () => {
+    // A server of the test's own: the shared one is never stopped.
+    const server = await OwnServer.start({ jetStream: true });
+    try {
+      const connected = await new NatsBroker({
+        servers: server.url,
+        reconnectWaitMs: 100,
+      }).connect();
+      try {
+        const subject = uniqueName("away");
+        const subscription = await connected.subscribe(
+          new JetStreamSubject(subject, {
+            stream: subject,
+            durable: "away",
+            declare: { subjects: [subject], storage: "file" },
+          }),
+        );
+        if (!reportsBacklog(subscription))
+          throw new Error("a JetStream subscription answers its backlog");
+        expect(await subscription.backlog()).toEqual({ ready: 0, leased: 0 });
+        await server.kill();
+        await eventually(() => connected.state === "reconnecting", 10_000, "reconnecting");
+        // Not the client's API timeout (5 s, "timeout"): the link's own answer, before any request.
+        const error = await subscription.backlog().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(isRustStreamError(error, "broker-failure")).toBe(true);
+        expect(String(error)).toContain(
+          `the counts of the consumer "away" on the JetStream stream "${subject}": the connection to the NATS server is away (disconnected from`,
+        );
+        await server.restart();
+        await eventually(() => connected.state === "connected", 15_000, "connected again");
+        expect(await subscription.backlog()).toEqual({ ready: 0, leased: 0 });
+      } finally {
+        await connected.shutdown();
+      }
+    } finally {
+      await server.dispose();
     }
   });
 
