@@ -93,6 +93,11 @@ export interface Stored extends Received {
   readonly streamSequence: bigint;
   /** The server's count of deliveries, this one included (1 the first time). */
   readonly deliveryCount: number;
+  /**
+   * When the stream stored it, on the subscription's clock: the server's timestamp (its delivery
+   * info, ms since the epoch by the server's clock), the test clock's ms in-process.
+   */
+  readonly storedAt: number;
   /** Acknowledges without waiting for the server's confirmation. */
   ack(): void;
   /** Acknowledges and resolves once the server confirmed it. */
@@ -140,6 +145,26 @@ export class PullRefused extends RustStreamError {
   }
 }
 
+/** A consumer's counts asked of a server that no longer has it: the server's answer, said with the check. */
+export function consumerGone(stream: string, consumer: string, cause?: unknown): RustStreamError {
+  return new RustStreamError(
+    "broker-failure",
+    `the consumer "${consumer}" on the JetStream stream "${stream}" is gone from the server (deleted, or past its inactive threshold): no counts until it is there again (nats consumer ls ${stream})`,
+    { cause },
+  );
+}
+
+/**
+ * A consumer's counts asked while the connection is away: refused at once, where a request would
+ * wait for the client's API timeout.
+ */
+export function countsWhileAway(stream: string, consumer: string, away: string): RustStreamError {
+  return new RustStreamError(
+    "broker-failure",
+    `the counts of the consumer "${consumer}" on the JetStream stream "${stream}": the connection to the NATS server is away (${away}); they are asked again once it is back`,
+  );
+}
+
 /** An object store that is not there and that nothing declares. */
 export function missingObjectStore(bucket: string): RustStreamError {
   return new RustStreamError(
@@ -177,9 +202,25 @@ export interface PullRequest {
   stop(): void;
 }
 
+/** A consumer's counts, as one consumer info request answers them. */
+export interface ConsumerCounts {
+  /** Messages its filter matches that it has not delivered yet (`num_pending`). */
+  readonly undelivered: number;
+  /**
+   * Delivered and not acknowledged yet (`num_ack_pending`): in a handler, waiting in a client, or
+   * given back with a `nak` and not delivered again yet (with a delay or not).
+   */
+  readonly unacknowledged: number;
+}
+
 /** A JetStream consumer this connection pulls from. */
 export interface ConsumerLink {
   readonly name: string;
+  /**
+   * Its counts now, in one request; rejects (`broker-failure`, naming the check) at once when the
+   * connection is away, and when the server no longer has the consumer.
+   */
+  counts(): Promise<ConsumerCounts>;
   pull(max: number, expiresMs: number, sink: PullSink): PullRequest;
   /**
    * Hands `messages` back to the server (`nak`), to be delivered again in stream order, once no

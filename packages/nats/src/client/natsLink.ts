@@ -54,8 +54,10 @@ import type {
   StreamDeclaration,
 } from "../sources.js";
 import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
+import { isApiError } from "./apiErrors.js";
 import { ApiRetry, type RetriedCall, TransientAnswer } from "./apiRetry.js";
 import { ClientStored } from "./clientStored.js";
+import { consumerCounts } from "./consumerCounts.js";
 import { HeldPin, type PinLetGo } from "./heldPin.js";
 import { HeldSettlements } from "./heldSettlements.js";
 import {
@@ -311,10 +313,6 @@ function describeQuery(query: MessageQuery): string {
   return `the first message on "${query.nextOn}" from sequence ${query.from}`;
 }
 
-function isApiError(error: unknown, code: number): boolean {
-  return error instanceof JetStreamApiError && error.apiError().err_code === code;
-}
-
 /**
  * Lets go of a pinned group's pin this client holds, so the server pins another client's pulls at
  * once rather than after the pin's TTL. Only a pin still this client's is given up (the server
@@ -348,11 +346,13 @@ function pinnedClient(info: object, group: string): string | undefined {
 function settledConsumer(
   jsm: JetStreamManager,
   held: HeldSettlements,
+  away: () => string | undefined,
   stream: string,
   name: string,
   close: () => Promise<void>,
-): Pick<ConsumerLink, "giveBack" | "exists" | "close"> {
+): Pick<ConsumerLink, "counts" | "giveBack" | "exists" | "close"> {
   return {
+    counts: () => consumerCounts(stream, name, away(), () => jsm.consumers.info(stream, name)),
     async giveBack(messages) {
       if (messages.length === 0) return;
       // A stopped pull request stays at the server until it finds its inbox gone; one that is
@@ -392,6 +392,11 @@ class ClientLink implements NatsLink {
   /** The app's logger: a pinned group's pin moving. */
   readonly #log: Logger;
   #closing = false;
+  /** Why the connection is away (the client's last status), while it is; else `undefined`. */
+  #away: string | undefined;
+  /** Why a request now would wait for the client's API timeout, or `undefined` when it would not. */
+  readonly #awayOf = (): string | undefined =>
+    this.#nc.isClosed() ? "the connection is closed" : this.#away;
 
   constructor(
     nc: NatsConnection,
@@ -419,6 +424,7 @@ class ClientLink implements NatsLink {
     (async () => {
       for await (const status of this.#nc.status()) {
         if (status.type === "disconnect") {
+          this.#away = `disconnected from ${status.server}`;
           this.states.report(this, {
             state: "reconnecting",
             reason: `disconnected from ${status.server}`,
@@ -426,6 +432,7 @@ class ClientLink implements NatsLink {
         } else if (status.type === "reconnecting") {
           this.states.report(this, { state: "reconnecting", reason: "reconnecting" });
         } else if (status.type === "reconnect") {
+          this.#away = undefined;
           this.states.report(this, { state: "connected" });
         } else if (
           status.type === "error" &&
@@ -844,6 +851,7 @@ class ClientLink implements NatsLink {
         (create) => this.#retry.run(creating, create),
         spec,
         this.#pullRefusals,
+        this.#awayOf,
       );
     }
     // A durable's creation with the same settings is answered with the consumer as it is, so a
@@ -869,6 +877,7 @@ class ClientLink implements NatsLink {
       () => this.#lookUpCreated(spec.stream, info.name),
     );
     const jsm = this.#jsm;
+    const away = this.#awayOf;
     const durable = spec.durable !== undefined;
     const refusals = this.#pullRefusals;
     const held = this.#held;
@@ -905,7 +914,7 @@ class ClientLink implements NatsLink {
           refusals,
         );
       },
-      ...settledConsumer(jsm, held, spec.stream, info.name, async () => {
+      ...settledConsumer(jsm, held, away, spec.stream, info.name, async () => {
         const id = pin?.id;
         if (pin !== undefined && id !== undefined) pin.letGo(await giveUpPin(jsm, pin, id));
         if (durable) return;
@@ -987,7 +996,7 @@ class ClientLink implements NatsLink {
         );
       },
       // A durable stays with the server.
-      ...settledConsumer(this.#jsm, held, stream, durable, async () => undefined),
+      ...settledConsumer(this.#jsm, held, this.#awayOf, stream, durable, async () => undefined),
     };
   }
 

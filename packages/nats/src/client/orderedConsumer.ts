@@ -4,6 +4,7 @@ import {
   DeliverPolicy as JsDeliverPolicy,
 } from "@nats-io/jetstream";
 import type { DeliverPolicy } from "../sources.js";
+import { consumerCounts } from "./consumerCounts.js";
 import type { ConsumerLink, ConsumerSpec, PullRequest } from "./link.js";
 import { pullLoop } from "./pullLoop.js";
 import type { PullRefusals } from "./pullRefusals.js";
@@ -29,6 +30,7 @@ export async function orderedConsumer(
   retried: (create: () => Promise<Consumer>) => Promise<Consumer>,
   spec: ConsumerSpec,
   refusals: PullRefusals,
+  away: () => string | undefined,
 ): Promise<ConsumerLink> {
   const create = (start: DeliverPolicy) =>
     js.consumers.get(spec.stream, {
@@ -48,6 +50,8 @@ export async function orderedConsumer(
     get name() {
       return name;
     },
+    // The client's consumer of the moment (it makes a new one on a gap): its info, from the server.
+    counts: () => consumerCounts(spec.stream, name, away(), () => current.info()),
     pull(max, expiresMs, sink): PullRequest {
       let stopped = false;
       let request: PullRequest | undefined;

@@ -20,6 +20,7 @@ export abstract class StoredMessage implements Stored {
   readonly consumer: string;
   readonly streamSequence: bigint;
   readonly deliveryCount: number;
+  readonly storedAt: number;
 
   constructor(m: JsMsg) {
     const info = m.info;
@@ -32,6 +33,7 @@ export abstract class StoredMessage implements Stored {
     this.consumer = info.consumer;
     this.streamSequence = BigInt(info.streamSequence);
     this.deliveryCount = info.deliveryCount;
+    this.storedAt = Math.floor(info.timestampNanos / 1_000_000);
   }
 
   abstract ack(): void;

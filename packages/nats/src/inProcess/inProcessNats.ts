@@ -13,7 +13,13 @@ import type {
   Received,
   SubjectMessage,
 } from "../client/link.js";
-import { missingBucket, missingObjectStore, noStreamStores } from "../client/link.js";
+import {
+  consumerGone,
+  countsWhileAway,
+  missingBucket,
+  missingObjectStore,
+  noStreamStores,
+} from "../client/link.js";
 import type { NatsObjectInfo } from "../client/objectMeta.js";
 import { headerMapOf } from "../headerValues.js";
 import { jetStreamHeaders, kvHeaders, kvStream, objStream, scheduleHeaders } from "../names.js";
@@ -671,6 +677,12 @@ class StandInLink implements NatsLink {
           m.nak();
       },
       exists: async () => server.hasConsumer(consumer),
+      counts: async () => {
+        if (this.#closed)
+          throw countsWhileAway(spec.stream, consumer.name, "the connection is closed");
+        if (!server.hasConsumer(consumer)) throw consumerGone(spec.stream, consumer.name);
+        return consumer.counts();
+      },
       async close() {
         // As the package unpins on the server when a subscription lets go of its pin.
         consumer.letGo(client);

@@ -1,6 +1,6 @@
 import { type Clock, type ClockTimer, RustStreamError } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
-import type { PullRequest, PullSink, Stored } from "../client/link.js";
+import type { ConsumerCounts, PullRequest, PullSink, Stored } from "../client/link.js";
 import { headerMapOf } from "../headerValues.js";
 import type { ConsumerSettings, DeliverPolicy } from "../sources.js";
 import { type PinnedGroupRef, unpinRefused } from "../unpin.js";
@@ -153,6 +153,19 @@ export class StandInConsumer {
     return { done, stop: () => this.#endPull(waiting) };
   }
 
+  /**
+   * Its counts as the server's consumer info gives them: `num_pending` the messages not delivered
+   * yet; `num_ack_pending` those delivered and not acknowledged, which the server keeps pending
+   * through a `nak` (with a delay or not) and an ack wait run out until it delivers them again
+   * (none for an ordered consumer, which takes no acks).
+   */
+  counts(): ConsumerCounts {
+    return {
+      undelivered: this.#undelivered(),
+      unacknowledged: this.#unacknowledged(),
+    };
+  }
+
   /** The consumer's priority group as its settings give it (every client's must agree). */
   get priority(): ConsumerSettings["priority"] {
     return this.#settings.priority;
@@ -283,7 +296,10 @@ export class StandInConsumer {
   #dispatch(): void {
     if (this.#deleted) return;
     const maxPending = this.#settings.maxAckPending ?? 1000;
-    while (this.#waiting.length > 0 && this.#pending.size < maxPending) {
+    while (this.#waiting.length > 0) {
+      // As the server's max_ack_pending: it holds back new messages only (one to deliver again is
+      // pending already), and a message given back with a nak stays pending until delivered again.
+      if (this.#redeliver.length === 0 && this.#unacknowledged() >= maxPending) return;
       const entry = this.#next();
       if (entry === undefined) return;
       const waiting = this.#chosen();
@@ -313,7 +329,7 @@ export class StandInConsumer {
       // The server's num_pending plus one as it chooses: the new message #next took out, or one
       // more past a redelivery (which was never among the undelivered).
       undelivered: () => this.#undelivered() + 1,
-      ackPending: this.#pending.size,
+      ackPending: this.#unacknowledged(),
     });
   }
 
@@ -329,6 +345,14 @@ export class StandInConsumer {
     for (const entry of this.stream.entries)
       if (entry.sequence >= this.#cursor && this.#wanted(entry)) count++;
     return count;
+  }
+
+  /**
+   * Delivered and not acknowledged (its `num_ack_pending`): in a client, or given back with a `nak`
+   * or an ack wait run out and not delivered again yet. None for an ordered consumer.
+   */
+  #unacknowledged(): number {
+    return this.#pending.size + this.#redeliver.length + this.#delayed.size;
   }
 
   #ackWait(deliveries: number): number {
@@ -394,6 +418,7 @@ export class StandInConsumer {
       consumer: this.name,
       streamSequence: entry.sequence,
       deliveryCount: deliveries,
+      storedAt: entry.time,
     };
   }
 

@@ -1,9 +1,18 @@
-import { type ClockTimer, RustStreamError, type SeekableSubscription } from "@ruststream/core";
+import {
+  type BacklogCounts,
+  type ClockTimer,
+  RustStreamError,
+  type SeekableSubscription,
+} from "@ruststream/core";
 import {
   Arrivals,
+  backlogMark,
   type HostedSubscription,
   PullSubscription,
+  type ReportsBacklog,
+  type ReportsWaits,
   seekMark,
+  waitsMark,
 } from "@ruststream/core/broker";
 import {
   type ConsumerLink,
@@ -63,7 +72,12 @@ const MAX_REFUSED_PULL_MS = 60_000;
  */
 export class JetStreamSubscription
   extends PullSubscription<JetStreamDelivery>
-  implements JetStreamDeliveryOwner, HostedSubscription, SeekableSubscription<JetStreamDelivery>
+  implements
+    JetStreamDeliveryOwner,
+    HostedSubscription,
+    SeekableSubscription<JetStreamDelivery>,
+    ReportsBacklog,
+    ReportsWaits
 {
   /**
    * Set by the constructor, for a pull consumer only: a push consumer is bound to as the server
@@ -71,6 +85,12 @@ export class JetStreamSubscription
    * `seek()` is refused with `unsupported`).
    */
   declare readonly [seekMark]: true;
+  /**
+   * Set by the constructor for a subject's consumer (`counted`), not for a KV or object watch's:
+   * a watch follows a bucket's changes, where a count of what it has not read is no queue of work.
+   */
+  declare readonly [backlogMark]: true;
+  declare readonly [waitsMark]: true;
   readonly name: string;
   readonly confirmAcks: boolean;
   readonly #host: NatsHost;
@@ -96,12 +116,14 @@ export class JetStreamSubscription
   #silent = false;
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
+  #waited: ((waitedMs: number) => void) | undefined;
 
   private constructor(
     host: NatsHost,
     source: PullSource,
     consumer: ConsumerLink,
     deliveryOf: DeliveryOf,
+    counted: boolean,
   ) {
     super();
     this.#host = host;
@@ -111,27 +133,57 @@ export class JetStreamSubscription
     this.name = source.name;
     this.confirmAcks = source.commit === "tracked";
     if (source.settings.push === undefined) (this as { [seekMark]: true })[seekMark] = true;
+    if (counted) {
+      const marked = this as { [backlogMark]: true; [waitsMark]: true };
+      marked[backlogMark] = true;
+      marked[waitsMark] = true;
+    }
   }
 
   /** Checks the stream (declaring it when asked), creates the consumer, and subscribes. */
   static async open(host: NatsHost, source: JetStreamSubject): Promise<JetStreamSubscription> {
     await host.link.ensureStream(source.stream, source.subjects, source.declare);
-    return JetStreamSubscription.on(host, source, jetStreamDelivery);
+    return JetStreamSubscription.on(host, source, jetStreamDelivery, true);
   }
 
-  /** Creates the consumer on a stream that exists, and subscribes; `deliveryOf` makes its deliveries. */
+  /**
+   * Creates the consumer on a stream that exists, and subscribes; `deliveryOf` makes its
+   * deliveries. `counted`: it answers its backlog and reports its waits (a subject's consumer).
+   */
   static async on(
     host: NatsHost,
     source: PullSource,
     deliveryOf: DeliveryOf,
+    counted: boolean,
   ): Promise<JetStreamSubscription> {
     const consumer = await host.link.consumer(specOf(source));
-    return new JetStreamSubscription(host, source, consumer, deliveryOf);
+    return new JetStreamSubscription(host, source, consumer, deliveryOf, counted);
   }
 
   /** The consumer's name at the server (the durable name, or the server's for an ephemeral). */
   get consumerName(): string {
     return this.#consumer.name;
+  }
+
+  /**
+   * The consumer's counts, from one consumer info request: `ready` its `num_pending` (messages its
+   * filter matches not delivered yet), `leased` its `num_ack_pending` (delivered, not acknowledged:
+   * a `nak` with a delay stays there until delivered again); an ordered consumer takes no acks, so
+   * `ready` only. Rejects at once while the connection is away, and when the consumer is gone.
+   */
+  async backlog(): Promise<BacklogCounts> {
+    const counts = await this.#consumer.counts();
+    if (this.#source.ordered === true) return { ready: counts.undelivered };
+    return { ready: counts.undelivered, leased: counts.unacknowledged };
+  }
+
+  /**
+   * Hears each message delivered for the first time, with the time since its stream stored it
+   * (the server's timestamp in its delivery info: no request more). A redelivery is not heard: its
+   * info says when it was stored, not when its `nak` delay or its ack wait ended.
+   */
+  onWaited(listener: (waitedMs: number) => void): void {
+    this.#waited = listener;
   }
 
   protected async pull(max: number): Promise<readonly JetStreamDelivery[]> {
@@ -373,6 +425,8 @@ export class JetStreamSubscription
       return;
     }
     if (this.#source.ordered !== true) this.#startBeat();
+    if (message.deliveryCount === 1)
+      this.#waited?.(Math.max(0, this.#host.clock.now() - message.storedAt));
     this.#queue.push(delivery);
   }
 

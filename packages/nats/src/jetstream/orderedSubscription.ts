@@ -15,5 +15,5 @@ export async function openOrdered(
   source: OrderedJetStreamSubject,
 ): Promise<JetStreamSubscription> {
   await host.link.ensureStream(source.stream, source.subjects, source.declare);
-  return JetStreamSubscription.on(host, source, orderedDelivery);
+  return JetStreamSubscription.on(host, source, orderedDelivery, true);
 }

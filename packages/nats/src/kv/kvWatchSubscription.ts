@@ -15,5 +15,5 @@ export async function openKvWatch(host: NatsHost, watch: KvWatch): Promise<JetSt
     if (operation !== "put" && !watch.deletes) return undefined;
     return new KvDelivery(owner, message, now, watch.bucket, operation);
   };
-  return JetStreamSubscription.on(host, watch, deliveryOf);
+  return JetStreamSubscription.on(host, watch, deliveryOf, false);
 }

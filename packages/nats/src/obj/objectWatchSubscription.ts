@@ -21,5 +21,5 @@ export async function openObjectWatch(
     if (!(info instanceof Error) && info.deleted === true && !watch.deletes) return undefined;
     return new ObjectDelivery(owner, message, now, info, read);
   };
-  return JetStreamSubscription.on(host, watch, deliveryOf);
+  return JetStreamSubscription.on(host, watch, deliveryOf, false);
 }
