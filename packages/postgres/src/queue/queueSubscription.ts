@@ -245,9 +245,9 @@ export class PostgresQueueSubscription
       // when its lease ends, and a delivery kept here would be renewed for nothing ever after.
       this.#held.delete(delivery.held.id);
       if (this.#held.size === 0) this.#stopRenewal();
-      this.#keyFaults?.forget(delivery);
       // Not settled: the rows of its key behind it wait for it.
       if (settled !== "settled") this.#keyFaults?.failed(delivery, this.#held.values());
+      this.#keyFaults?.forget(delivery);
       ended?.();
       if (delivery.transaction !== undefined) this.#wakeUp();
     }
@@ -263,15 +263,17 @@ export class PostgresQueueSubscription
 
   /**
    * Before `delivery`'s handler runs (the runtime asks): on a transactional `keyOrder` queue, it
-   * waits for the settles under way of the earlier rows of its key, then goes back unhandled when
-   * one of them failed, so no handler of a key's later row runs before the earlier row is handled
+   * waits until the earlier rows of its key handed over before it are settled (a reply's handler
+   * settles after the reply's publish, while its lane goes on; workers without a key run a key's
+   * rows side by side), then goes back unhandled when one of them failed, so no handler of a key's later row runs before the earlier row is handled
    * again, whatever it does outside its transaction. `undefined`: at once.
    */
   handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined {
     const faults = this.#keyFaults;
     if (faults === undefined || delivery.partitionKey === undefined) return undefined;
+    const waits = faults.handing(delivery);
+    if (!faults.isBehind(delivery) && !waits) return undefined;
     const row = { id: delivery.held.id, partitionKey: delivery.partitionKey };
-    if (!faults.isBehind(delivery) && !faults.settlingBefore(row)) return undefined;
     return this.#handOverInTurn(delivery, row, faults);
   }
 
@@ -280,7 +282,7 @@ export class PostgresQueueSubscription
     row: KeyedRow,
     faults: KeyFaults,
   ): Promise<boolean> {
-    await faults.settlesBefore(row);
+    await faults.handedBefore(row);
     // Ended meanwhile: not handled, and given back with what the subscription holds.
     if (this.closed) return false;
     if (!faults.isBehind(delivery)) return true;
