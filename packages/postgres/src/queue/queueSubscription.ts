@@ -18,7 +18,13 @@ import {
   type SubscriptionHost,
   waitsMark,
 } from "@ruststream/core/broker";
-import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
+import {
+  backlogCap,
+  type ClaimedRow,
+  type Held,
+  type QueueStore,
+  type Settle,
+} from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
 import { behindError, type KeyedRow, KeyFaults } from "./keyFaults.js";
@@ -104,10 +110,11 @@ export class PostgresQueueSubscription
 
   /**
    * The queue's rows by state, and its dead letter's rows from it where it declares one: one
-   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics).
+   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics),
+   * reading at most `backlogCap` rows of each (a sum at the cap is a floor).
    */
   backlog(): Promise<BacklogCounts> {
-    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter);
+    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter, backlogCap);
   }
 
   /**
