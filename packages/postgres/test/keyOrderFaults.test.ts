@@ -214,6 +214,33 @@ describe("a transactional queue's key order when a fault ends the head's transac
     }
   });
 
+  // Read without an app, the reader asks each row's handOver before handling it, as the runtime
+  // does: the row behind waits for the head handed over before it, and goes back unhandled.
+  it("read without an app, the row behind the head asked to be handed over waits for the head's settle, and goes back unhandled when it failed", async () => {
+    const t = await setUp("kof_bare");
+    try {
+      const [a1, a2] = await t.headAndNext();
+      expect(a1.handOver?.()).toBeUndefined();
+      await t.write(a1);
+      await t.cut(a1);
+      // Asked before a1's settle is sent: it waits for a1, handed over before it.
+      const a2Turn = a2.handOver?.();
+      expect(a2Turn).toBeInstanceOf(Promise);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await expect(a2Turn).resolves.toBe(false);
+      const handled: string[] = [];
+      await t.drain(handled);
+      // a2's claim was taken back with it: its next one is its first.
+      expect(handled).toEqual(["a1#2", "a2#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
   it("a row claimed with its head does not commit before the head, claimed again while the row waited its turn", async () => {
     const t = await setUp("kof_back");
     try {
