@@ -1,9 +1,19 @@
-import { bytes as bytesCodec, type Delivery, RustStream } from "@ruststream/core";
+import {
+  bytes as bytesCodec,
+  type Delivery,
+  RustStream,
+  type SubscriberBuilder,
+} from "@ruststream/core";
 import { TestApp } from "@ruststream/testing";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresBroker, PostgresQueue, transactionOf } from "../src/index.js";
+import {
+  PostgresBroker,
+  type PostgresPublishOptions,
+  PostgresQueue,
+  transactionOf,
+} from "../src/index.js";
 import { waitUntil } from "./support.js";
 
 // A transactional queue with `keyOrder` whose head row's transaction a fault ends (its backend
@@ -204,6 +214,33 @@ describe("a transactional queue's key order when a fault ends the head's transac
     }
   });
 
+  // Read without an app, the reader asks each row's handOver before handling it, as the runtime
+  // does: the row behind waits for the head handed over before it, and goes back unhandled.
+  it("read without an app, the row behind the head asked to be handed over waits for the head's settle, and goes back unhandled when it failed", async () => {
+    const t = await setUp("kof_bare");
+    try {
+      const [a1, a2] = await t.headAndNext();
+      expect(a1.handOver?.()).toBeUndefined();
+      await t.write(a1);
+      await t.cut(a1);
+      // Asked before a1's settle is sent: it waits for a1, handed over before it.
+      const a2Turn = a2.handOver?.();
+      expect(a2Turn).toBeInstanceOf(Promise);
+      await expect(Promise.resolve(a1.ack())).rejects.toThrow();
+      await expect(a2Turn).resolves.toBe(false);
+      const handled: string[] = [];
+      await t.drain(handled);
+      // a2's claim was taken back with it: its next one is its first.
+      expect(handled).toEqual(["a1#2", "a2#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
   it("a row claimed with its head does not commit before the head, claimed again while the row waited its turn", async () => {
     const t = await setUp("kof_back");
     try {
@@ -264,50 +301,90 @@ describe("a transactional queue's key order when a fault ends the head's transac
   });
 });
 
-describe("a transactional queue's key order in an app when a fault ends the head's transaction", () => {
-  it("a row claimed with its head is not handed to its handler before the head is handled again, and goes back with its attempt uncounted", async () => {
-    const t = await setUp("kof_app");
-    // The raw subscription of setUp takes nothing: it is closed before the rows are published.
-    await t.subscription.close();
-    let app: TestApp | undefined;
-    try {
-      // What the handler does outside its transaction: the order it ran in, with each attempt.
-      const handled: string[] = [];
-      const service = new RustStream({ name: "kof-app", version: "1.0.0" }).broker(
-        new PostgresBroker({ url: url(), table }),
-        (b) => {
+/** How each app test mounts the queue's handler: its lanes, and what the handler returns. */
+type Mount = (
+  b: SubscriberBuilder<Uint8Array, unknown, Record<string, never>, PostgresPublishOptions>,
+  handle: (d: Delivery) => Promise<void>,
+) => void;
+
+/**
+ * An app whose handler writes each row's business row and cuts the head's first transaction, so
+ * its ack fails: what the handler does outside its transaction (the order it ran in, with each
+ * attempt) must see the head, the head again, then the row behind it, on its first attempt.
+ */
+async function headAgainBeforeNext(prefix: string, mount: Mount): Promise<void> {
+  const t = await setUp(prefix);
+  // The raw subscription of setUp takes nothing: it is closed before the rows are published.
+  await t.subscription.close();
+  let app: TestApp | undefined;
+  try {
+    const handled: string[] = [];
+    const service = new RustStream({ name: "kof-app", version: "1.0.0" }).broker(
+      new PostgresBroker({ url: url(), table }),
+      (b) => {
+        mount(
           b.subscriber(new PostgresQueue(t.queue, { transactional: true, leaseMs, pollMs: 100 }), {
             codec: bytesCodec,
-          })
-            .workers(2, { key: "partitionKey" })
-            .handle(async (_payload, ctx) => {
-              const d = ctx.delivery;
-              handled.push(`${nameOf(d)}#${d.redeliveryCount}`);
-              await t.write(d);
-              // The head's first transaction is lost before its ack, which then fails.
-              if (nameOf(d) === "a1" && d.redeliveryCount === 1) await t.cut(d);
-            });
-        },
+          }),
+          async (d) => {
+            handled.push(`${nameOf(d)}#${d.redeliveryCount}`);
+            await t.write(d);
+            // The head's first transaction is lost before its ack, which then fails.
+            if (nameOf(d) === "a1" && d.redeliveryCount === 1) await t.cut(d);
+          },
+        );
+      },
+    );
+    // Both rows wait in the table before the app starts, so its first claim takes both.
+    await t.publish([
+      ["a1", "a"],
+      ["a2", "a"],
+    ]);
+    app = await TestApp.startLive(service);
+    await waitUntil(20_000, "both rows committed", async () => {
+      const left = await sql.query(`SELECT 1 FROM ${table} WHERE queue = $1`, [t.queue]);
+      return left.rowCount === 0 && (await t.committed()).length === 2;
+    });
+    await app.settle();
+    expect(handled).toEqual(["a1#1", "a1#2", "a2#1"]);
+    expect(await t.committed()).toEqual([
+      { name: "a1", attempt: 2 },
+      { name: "a2", attempt: 1 },
+    ]);
+  } finally {
+    await app?.stop();
+    await t.end();
+  }
+}
+
+describe("a transactional queue's key order in an app when a fault ends the head's transaction", () => {
+  it("a row claimed with its head is not handed to its handler before the head is handled again, and goes back with its attempt uncounted", async () => {
+    await headAgainBeforeNext("kof_app", (b, handle) =>
+      b.workers(2, { key: "partitionKey" }).handle((_payload, ctx) => handle(ctx.delivery)),
+    );
+  });
+
+  // A handler returning a reply settles after the reply's publish, and its lane goes on meanwhile:
+  // the row behind waits for the head's settle before its handler runs.
+  it("with a reply, the row behind the head waits for the head's settle, after the reply's publish", async () => {
+    const replies = uniqueName("kof-replies");
+    try {
+      await headAgainBeforeNext("kof_reply", (b, handle) =>
+        b.reply(replies).handle(async (payload, ctx) => {
+          await handle(ctx.delivery);
+          return payload;
+        }),
       );
-      // Both rows wait in the table before the app starts, so its first claim takes both.
-      await t.publish([
-        ["a1", "a"],
-        ["a2", "a"],
-      ]);
-      app = await TestApp.startLive(service);
-      await waitUntil(20_000, "both rows committed", async () => {
-        const left = await sql.query(`SELECT 1 FROM ${table} WHERE queue = $1`, [t.queue]);
-        return left.rowCount === 0 && (await t.committed()).length === 2;
-      });
-      await app.settle();
-      expect(handled).toEqual(["a1#1", "a1#2", "a2#1"]);
-      expect(await t.committed()).toEqual([
-        { name: "a1", attempt: 2 },
-        { name: "a2", attempt: 1 },
-      ]);
     } finally {
-      await app?.stop();
-      await t.end();
+      await sql.query(`DELETE FROM ${table} WHERE queue = $1`, [replies]);
     }
+  });
+
+  // Workers without a key run rows of one key side by side: the row behind the head waits for
+  // the head's settle before its handler runs, whatever lane it is in.
+  it("on workers without a key, the row behind the head waits for the head's settle", async () => {
+    await headAgainBeforeNext("kof_workers", (b, handle) =>
+      b.workers(2).handle((_payload, ctx) => handle(ctx.delivery)),
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
-import type { Held, NewRow, QueueStore } from "../src/client/store.js";
+import { backlogCap, type Held, type NewRow, type QueueStore } from "../src/client/store.js";
 
 // The statements of the queue, checked one by one on a store: run on the SQL store against the
 // real server and on the in-process stand-in, so both answer alike (store.sql.test.ts,
@@ -177,7 +177,7 @@ export function storeContract(f: StoreFixture): void {
     const q = unique("backlog");
     const dlq = unique("backlog-dlq");
     const other = unique("backlog-other");
-    expect(await s.backlog(q, dlq)).toEqual({
+    expect(await s.backlog(q, dlq, backlogCap)).toEqual({
       ready: 0,
       scheduled: 0,
       leased: 0,
@@ -197,17 +197,55 @@ export function storeContract(f: StoreFixture): void {
     await s.settle(acked.held, { kind: "ack", keep: true });
     const foreign = await claimAll(s, other, 1);
     await s.settle(foreign.held, { kind: "dead-letter", to: dlq, reason: "rejected" });
-    expect(await s.backlog(q, dlq)).toEqual({
+    expect(await s.backlog(q, dlq, backlogCap)).toEqual({
       ready: 2,
       scheduled: 2,
       leased: 2,
       "dead-lettered": 1,
     });
     // Without a dead letter the state is not answered at all.
-    expect(await s.backlog(q, undefined)).toEqual({ ready: 2, scheduled: 2, leased: 2 });
+    expect(await s.backlog(q, undefined, backlogCap)).toEqual({
+      ready: 2,
+      scheduled: 2,
+      leased: 2,
+    });
     // A settled lease counts as ready again once given back.
     await s.settle(leased.held, { kind: "release" });
-    expect(await s.backlog(q, dlq)).toMatchObject({ ready: 4, leased: 0 });
+    expect(await s.backlog(q, dlq, backlogCap)).toMatchObject({ ready: 4, leased: 0 });
+  });
+
+  it("the backlog reads at most its cap of rows: a sum at the cap is a floor, each state's count at most its rows", async () => {
+    const s = f.store();
+    const q = unique("capped");
+    const dlq = unique("capped-dlq");
+    await s.insert([
+      ...["a", "b", "c", "d", "e", "f"].map((p) => row(q, p)),
+      row(q, "later", { delayMs: 60_000 }),
+      row(q, "later too", { delayMs: 60_000 }),
+    ]);
+    const dead = await claimAll(s, q, 2);
+    await s.settle(dead.held, { kind: "dead-letter", to: dlq, reason: "rejected" });
+    const leased = await claimAll(s, q, 1);
+    expect(leased.held).toHaveLength(1);
+    // 6 undone rows (3 ready, 2 scheduled, 1 leased) and 2 dead letters, counted with a cap of 5.
+    const capped = await s.backlog(q, dlq, 5);
+    const { ready = -1, scheduled = -1, leased: held = -1 } = capped;
+    expect(ready + scheduled + held).toBe(5);
+    expect(ready).toBeGreaterThanOrEqual(0);
+    expect(ready).toBeLessThanOrEqual(3);
+    expect(scheduled).toBeGreaterThanOrEqual(0);
+    expect(scheduled).toBeLessThanOrEqual(2);
+    expect(held).toBeGreaterThanOrEqual(0);
+    expect(held).toBeLessThanOrEqual(1);
+    expect(capped["dead-lettered"]).toBe(2);
+    expect((await s.backlog(q, dlq, 1))["dead-lettered"]).toBe(1);
+    // At the exact count or above it, the counts are exact.
+    expect(await s.backlog(q, dlq, 6)).toEqual({
+      ready: 3,
+      scheduled: 2,
+      leased: 1,
+      "dead-lettered": 2,
+    });
   });
 
   it("per-key order: a claim takes a key's head and the ready rows behind it, in order; no other claimant takes the key meanwhile", async () => {

@@ -165,10 +165,14 @@ export class SqlStore implements QueueStore {
    * In a transaction of its own, whose `statement_timeout` bounds the count on the server (a
    * count cancelled there rejects with the server's `57014`).
    */
-  async backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts> {
+  async backlog(
+    queue: string,
+    deadLetter: string | undefined,
+    cap: number,
+  ): Promise<BacklogCounts> {
     const result = await this.#driver.transaction(async (tx) => {
       await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(this.#backlogMs)}`);
-      return tx.query(this.#sql.backlog, [queue, deadLetter ?? null]);
+      return tx.query(this.#sql.backlog, [queue, deadLetter ?? null, cap]);
     });
     const row = result.rows[0] ?? {};
     return {
@@ -410,14 +414,15 @@ function statementsFor(t: QueueTable) {
     nextDue: prepared(
       `SELECT EXTRACT(EPOCH FROM (min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now())) * 1000 AS ms FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL`,
     ),
-    // One pass over the undone rows of the queue and of its dead letter (`$2`, null without one),
-    // found through the `_ready` index's queue column; `ready` is the claim's own test. Not
+    // At most `$3` undone rows of the queue, counted by state (`ready` is the claim's own test),
+    // and at most `$3` of its dead letter's (`$2`, null without one) rows from it: a LIMITed read
+    // each, so a scrape of a deep queue stops at the cap instead of reading every row. Not
     // prepared: it runs in a transaction of its own (`backlog`).
-    backlog: `SELECT count(*) FILTER (WHERE queue = $1 AND locked_until > now()) AS leased,
-  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at > now()) AS scheduled,
-  count(*) FILTER (WHERE queue = $1 AND (locked_until IS NULL OR locked_until <= now()) AND run_at <= now()) AS ready,
-  count(*) FILTER (WHERE queue = $2::text AND dead_source = $1) AS dead
-FROM ${t.sql} WHERE queue IN ($1, $2::text) AND done_at IS NULL`,
+    backlog: `SELECT count(*) FILTER (WHERE locked_until > now()) AS leased,
+  count(*) FILTER (WHERE (locked_until IS NULL OR locked_until <= now()) AND run_at > now()) AS scheduled,
+  count(*) FILTER (WHERE (locked_until IS NULL OR locked_until <= now()) AND run_at <= now()) AS ready,
+  (SELECT count(*) FROM (SELECT 1 FROM ${t.sql} WHERE queue = $2::text AND done_at IS NULL AND dead_source = $1 LIMIT $3) AS d) AS dead
+FROM (SELECT locked_until, run_at FROM ${t.sql} WHERE queue = $1 AND done_at IS NULL LIMIT $3) AS q`,
     redrive: `WITH moved AS (UPDATE ${t.sql} SET queue = dead_source, dead_source = NULL, dead_reason = NULL, dead_attempts = NULL, attempts = 0, run_at = now(), ${unleased}
   WHERE queue = $1 AND dead_source IS NOT NULL AND ($2::text IS NULL OR dead_source = $2)
     AND (locked_until IS NULL OR locked_until <= now()) RETURNING queue)

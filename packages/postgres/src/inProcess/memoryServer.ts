@@ -210,13 +210,18 @@ export class MemoryServer {
     return next === undefined ? undefined : Math.max(0, Math.ceil(next - now));
   }
 
-  /** The SQL backlog statement's counts, over the rows in memory at the test clock's time. */
-  backlog(queue: string, deadLetter: string | undefined): BacklogCounts {
+  /**
+   * The SQL backlog statement's counts, over the rows in memory at the test clock's time: at most
+   * `cap` of the queue's undone rows read (the first in the map's order, where the server's are
+   * the first its scan finds), and at most `cap` dead letters counted.
+   */
+  backlog(queue: string, deadLetter: string | undefined, cap: number): BacklogCounts {
     const now = this.#clock.now();
     let ready = 0;
     let scheduled = 0;
     let leased = 0;
     for (const r of this.#queue(queue).values()) {
+      if (ready + scheduled + leased === cap) break;
       if (r.doneAt !== undefined) continue;
       if (r.lockedUntil !== undefined && r.lockedUntil > now) leased++;
       else if (r.runAt > now) scheduled++;
@@ -225,6 +230,7 @@ export class MemoryServer {
     if (deadLetter === undefined) return { ready, scheduled, leased };
     let dead = 0;
     for (const r of this.#queue(deadLetter).values()) {
+      if (dead === cap) break;
       if (r.doneAt === undefined && r.deadSource === queue) dead++;
     }
     return { ready, scheduled, leased, "dead-lettered": dead };

@@ -45,8 +45,12 @@ export class MemoryStore implements QueueStore {
     return this.#server.nextDue(queue);
   }
 
-  async backlog(queue: string, deadLetter: string | undefined): Promise<BacklogCounts> {
-    return this.#server.backlog(queue, deadLetter);
+  async backlog(
+    queue: string,
+    deadLetter: string | undefined,
+    cap: number,
+  ): Promise<BacklogCounts> {
+    return this.#server.backlog(queue, deadLetter, cap);
   }
 
   async redrive(deadLetter: string, source: string | undefined): Promise<number> {

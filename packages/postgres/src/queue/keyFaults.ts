@@ -17,6 +17,23 @@ export function behindError(id: bigint, queue: string): RustStreamError {
   );
 }
 
+/** A row's settle or handling under way: its key, when it ends, and the function ending it. */
+interface Ending {
+  readonly key: Uint8Array;
+  readonly ended: Promise<void>;
+  readonly end: () => void;
+  /** The delivery handled: a row claimed again is another, whose end is its own. */
+  readonly delivery: PostgresQueueDelivery;
+}
+
+function ending(key: Uint8Array, delivery: PostgresQueueDelivery): Ending {
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { key, ended, end, delivery };
+}
+
 /** A row whose transactional settle failed: its key and its place in it. */
 interface Fault {
   readonly key: Uint8Array;
@@ -33,8 +50,10 @@ interface Fault {
  * runtime's key lane goes on to the next row while a settle is still under way, a settle first
  * waits for those of the earlier rows of its key (`turn`): a commit stalled by a fault is known to
  * have failed before a row behind it commits. The runtime asks before a handler runs
- * (`handOver`): a row waits there the same way, and one held back goes back unhandled, so no
- * handler of a key's later row runs before the earlier row is handled again. The handler's
+ * (`handOver`): a row waits there until the earlier rows of its key handed over before it are
+ * settled (a reply's handler settles only after the reply's publish, and rows of one key may run
+ * side by side on workers without a key), and one held back goes back unhandled, so no handler of
+ * a key's later row runs before the earlier row is handled again. The handler's
  * statements wait the same way (`gate`), and fail on a row held back, for a handler that runs
  * all the same (one handed over before its key's earlier row was visible, or a batch handler).
  */
@@ -46,6 +65,8 @@ export class KeyFaults {
     bigint,
     { readonly key: Uint8Array; readonly ended: Promise<void> }
   >();
+  /** Rows handed to their handler and not settled yet, by row: its key, and its end. */
+  readonly #handling = new Map<bigint, Ending>();
   /** Faults since the claim under way began: they mark what that claim brings. */
   #sinceClaim: Fault[] = [];
 
@@ -89,18 +110,32 @@ export class KeyFaults {
     };
   }
 
-  isBehind(delivery: PostgresQueueDelivery): boolean {
-    return this.#behind.has(delivery.held.id);
+  /**
+   * `row` is about to be handed to its handler: it counts as handled until it is settled or given
+   * back (`forget`). Answers whether an earlier row of its key is handled or settling still, which
+   * `handedBefore` waits for.
+   */
+  handing(delivery: PostgresQueueDelivery): boolean {
+    const key = delivery.partitionKey;
+    if (key === undefined) return false;
+    const row = { id: delivery.held.id, partitionKey: key };
+    this.#handling.get(row.id)?.end();
+    this.#handling.set(row.id, ending(key, delivery));
+    return (
+      this.#earlier(this.#settling, row).length + this.#earlier(this.#handling, row).length > 0
+    );
   }
 
-  /** Whether a settle of an earlier row of `row`'s key is under way. */
-  settlingBefore(row: KeyedRow): boolean {
-    const key = row.partitionKey;
-    if (key === undefined) return false;
-    for (const [other, settling] of this.#settling) {
-      if (other < row.id && Buffer.compare(settling.key, key) === 0) return true;
-    }
-    return false;
+  /** When the earlier rows of `row`'s key handed over before it, and their settles, have ended. */
+  async handedBefore(row: KeyedRow): Promise<void> {
+    await Promise.all([
+      ...this.#earlier(this.#settling, row),
+      ...this.#earlier(this.#handling, row),
+    ]);
+  }
+
+  isBehind(delivery: PostgresQueueDelivery): boolean {
+    return this.#behind.has(delivery.held.id);
   }
 
   /**
@@ -126,22 +161,37 @@ export class KeyFaults {
 
   /** When the settles under way of earlier rows of `row`'s key have ended. */
   async settlesBefore(row: KeyedRow): Promise<void> {
-    const key = row.partitionKey;
-    if (key === undefined) return;
-    const earlier: Promise<void>[] = [];
-    for (const [other, settling] of this.#settling) {
-      if (other < row.id && Buffer.compare(settling.key, key) === 0) earlier.push(settling.ended);
-    }
-    await Promise.all(earlier);
+    await Promise.all(this.#earlier(this.#settling, row));
   }
 
-  /** The delivery is settled, or given back. */
+  /** The ends of the entries of `of` for earlier rows of `row`'s key. */
+  #earlier(
+    of: ReadonlyMap<bigint, { readonly key: Uint8Array; readonly ended: Promise<void> }>,
+    row: KeyedRow,
+  ): Promise<void>[] {
+    const key = row.partitionKey;
+    const earlier: Promise<void>[] = [];
+    if (key === undefined) return earlier;
+    for (const [other, entry] of of) {
+      if (other < row.id && Buffer.compare(entry.key, key) === 0) earlier.push(entry.ended);
+    }
+    return earlier;
+  }
+
+  /** The delivery is settled, or given back (after `failed`, so the rows waiting see the mark). */
   forget(delivery: PostgresQueueDelivery): void {
-    this.#behind.delete(delivery.held.id);
+    const id = delivery.held.id;
+    this.#behind.delete(id);
+    const handling = this.#handling.get(id);
+    if (handling?.delivery !== delivery) return;
+    handling.end();
+    this.#handling.delete(id);
   }
 
   clear(): void {
     this.#behind.clear();
+    for (const handling of this.#handling.values()) handling.end();
+    this.#handling.clear();
     this.#sinceClaim = [];
   }
 

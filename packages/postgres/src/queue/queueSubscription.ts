@@ -18,7 +18,13 @@ import {
   type SubscriptionHost,
   waitsMark,
 } from "@ruststream/core/broker";
-import type { ClaimedRow, Held, QueueStore, Settle } from "../client/store.js";
+import {
+  backlogCap,
+  type ClaimedRow,
+  type Held,
+  type QueueStore,
+  type Settle,
+} from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
 import { behindError, type KeyedRow, KeyFaults } from "./keyFaults.js";
@@ -104,10 +110,11 @@ export class PostgresQueueSubscription
 
   /**
    * The queue's rows by state, and its dead letter's rows from it where it declares one: one
-   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics).
+   * statement on the pool, asked when a metrics scrape asks (`backlog` in the README's Metrics),
+   * reading at most `backlogCap` rows of each (a sum at the cap is a floor).
    */
   backlog(): Promise<BacklogCounts> {
-    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter);
+    return this.#host.store.backlog(this.name, this.#source.retry?.deadLetter, backlogCap);
   }
 
   /**
@@ -245,9 +252,9 @@ export class PostgresQueueSubscription
       // when its lease ends, and a delivery kept here would be renewed for nothing ever after.
       this.#held.delete(delivery.held.id);
       if (this.#held.size === 0) this.#stopRenewal();
-      this.#keyFaults?.forget(delivery);
       // Not settled: the rows of its key behind it wait for it.
       if (settled !== "settled") this.#keyFaults?.failed(delivery, this.#held.values());
+      this.#keyFaults?.forget(delivery);
       ended?.();
       if (delivery.transaction !== undefined) this.#wakeUp();
     }
@@ -263,15 +270,17 @@ export class PostgresQueueSubscription
 
   /**
    * Before `delivery`'s handler runs (the runtime asks): on a transactional `keyOrder` queue, it
-   * waits for the settles under way of the earlier rows of its key, then goes back unhandled when
-   * one of them failed, so no handler of a key's later row runs before the earlier row is handled
+   * waits until the earlier rows of its key handed over before it are settled (a reply's handler
+   * settles after the reply's publish, while its lane goes on; workers without a key run a key's
+   * rows side by side), then goes back unhandled when one of them failed, so no handler of a key's later row runs before the earlier row is handled
    * again, whatever it does outside its transaction. `undefined`: at once.
    */
   handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined {
     const faults = this.#keyFaults;
     if (faults === undefined || delivery.partitionKey === undefined) return undefined;
+    const waits = faults.handing(delivery);
+    if (!faults.isBehind(delivery) && !waits) return undefined;
     const row = { id: delivery.held.id, partitionKey: delivery.partitionKey };
-    if (!faults.isBehind(delivery) && !faults.settlingBefore(row)) return undefined;
     return this.#handOverInTurn(delivery, row, faults);
   }
 
@@ -280,7 +289,7 @@ export class PostgresQueueSubscription
     row: KeyedRow,
     faults: KeyFaults,
   ): Promise<boolean> {
-    await faults.settlesBefore(row);
+    await faults.handedBefore(row);
     // Ended meanwhile: not handled, and given back with what the subscription holds.
     if (this.closed) return false;
     if (!faults.isBehind(delivery)) return true;
