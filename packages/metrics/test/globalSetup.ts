@@ -1,7 +1,7 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
-// Starts the Redis test instances and the PostgreSQL cluster (idempotently) and exports REDIS_URL
-// and POSTGRES_URL to the workers.
+// Starts the Redis test instances, the PostgreSQL cluster and the RabbitMQ node (idempotently) and
+// exports REDIS_URL, POSTGRES_URL and RABBITMQ_URL to the workers.
 export default async function setup(): Promise<void> {
-  await ensureBrokers(["redis", "postgres"]);
+  await ensureBrokers(["redis", "postgres", "rabbitmq"]);
 }
