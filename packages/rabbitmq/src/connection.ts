@@ -27,8 +27,9 @@ import {
   type RabbitPublishOptions,
 } from "./publisher.js";
 import { RabbitPublish } from "./publishPolicy.js";
+import { QueueBacklogSubscription } from "./queue/queueBacklogSubscription.js";
 import type { QueueDelivery } from "./queue/queueDelivery.js";
-import { QueueSubscription } from "./queue/queueSubscription.js";
+import type { QueueSubscription } from "./queue/queueSubscription.js";
 import { ReplyInbox } from "./replyInbox.js";
 import { RabbitQueue, type RabbitSource } from "./sources.js";
 import { StreamSubscription } from "./stream/streamSubscription.js";
@@ -71,6 +72,8 @@ export class ConnectedRabbitBroker
   readonly #facts: ConnectionFacts;
   readonly #inbox: ReplyInbox;
   readonly #waitQueues = new Map<string, Promise<void>>();
+  /** Each queue's wait queues this connection declared, once the server confirmed each. */
+  readonly #declaredWaits = new Map<string, Set<string>>();
   /** The delivery limits of the quorum queues this connection declared or checked. */
   readonly #limits = new Map<string, number>();
   #inflight = 0;
@@ -118,7 +121,7 @@ export class ConnectedRabbitBroker
     return this.adopt(
       descriptor.type === "stream"
         ? await StreamSubscription.open(this, options)
-        : await QueueSubscription.open(this, options),
+        : await QueueBacklogSubscription.open(this, options),
     );
   }
 
@@ -179,7 +182,15 @@ export class ConnectedRabbitBroker
       // exchange to the queue the message came from. Kept on the server for the next retry.
       declared = this.link.ensure(waitQueue(wait, copy.queue, delayMs), true);
       this.#waitQueues.set(wait, declared);
-      declared.catch(() => this.#waitQueues.delete(wait));
+      // Noted before the copy is published (this reaction runs ahead of the await below), so a
+      // backlog read once the retry settled counts it.
+      declared.then(
+        () => {
+          const waits = this.#declaredWaits.get(copy.queue) ?? new Set<string>();
+          this.#declaredWaits.set(copy.queue, waits.add(wait));
+        },
+        () => this.#waitQueues.delete(wait),
+      );
     }
     await declared;
     await this.send(
@@ -192,6 +203,10 @@ export class ConnectedRabbitBroker
       },
       "publish",
     );
+  }
+
+  waitQueuesOf(queue: string): readonly string[] {
+    return [...(this.#declaredWaits.get(queue) ?? [])];
   }
 
   async publishDeadLetter(message: OutgoingMessage): Promise<void> {

@@ -20,6 +20,8 @@ export interface RabbitHost extends SubscriptionHost {
    * dead-letters back to the queue), resolving once the server confirmed it.
    */
   publishLater(copy: DelayedCopy, delayMs: number): Promise<void>;
+  /** The wait queues of `queue` this connection declared (a delayed retry went through each). */
+  waitQueuesOf(queue: string): readonly string[];
   /** A quorum queue's `x-delivery-limit`, where this connection declared or checked the queue. */
   deliveryLimit(queue: string): number | undefined;
   /**

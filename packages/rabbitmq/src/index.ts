@@ -31,6 +31,7 @@ export {
 } from "./position.js";
 export type { RabbitPublisher, RabbitPublishOptions } from "./publisher.js";
 export { RabbitPublish, type RabbitPublishPolicyOptions } from "./publishPolicy.js";
+export type { QueueBacklogSubscription } from "./queue/queueBacklogSubscription.js";
 export type { QueueDelivery } from "./queue/queueDelivery.js";
 export type { QueueSubscription } from "./queue/queueSubscription.js";
 export {

@@ -84,6 +84,12 @@ export interface Link {
    * holds nothing). Rejects with `invalid-argument` when there is no such stream.
    */
   streamBounds(queue: string): Promise<StreamBounds>;
+  /**
+   * The ready messages of each queue, in order (a passive `queue.declare`'s `message_count`: what
+   * consumers hold unacked is not in it; a stream's is its length). Asked on a channel of its own,
+   * so a missing queue fails this question alone: it rejects with `invalid-argument` naming it.
+   */
+  queueCounts(queues: readonly string[]): Promise<readonly number[]>;
   /** Resolves once the server confirmed the message; rejects on its nack or a return. */
   publish(request: PublishRequest): Promise<void>;
   /**

@@ -17,6 +17,7 @@ import { ConnectRefused, connectRefusal } from "./connectRefusal.js";
 import { ConsumerChannel } from "./consumerChannel.js";
 import { guardFrames } from "./frameGuard.js";
 import { PublishChannel } from "./publishChannel.js";
+import { queueCounts } from "./queueCounts.js";
 import { refusalOf } from "./serverError.js";
 import { StreamEnds, streamBounds } from "./streamBounds.js";
 import { checkTopology, declareTopology } from "./topologyCheck.js";
@@ -122,6 +123,11 @@ export class AmqpLink implements Link {
   async streamBounds(queue: string): Promise<StreamBounds> {
     const model = await this.#connected(`reading the offsets of stream "${queue}"`);
     return streamBounds(model, queue, this.#streamEnds.next(queue));
+  }
+
+  async queueCounts(queues: readonly string[]): Promise<readonly number[]> {
+    const model = await this.#connected(`counting the messages of queue "${queues[0]}"`);
+    return queueCounts(model, queues);
   }
 
   publish(request: PublishRequest): Promise<void> {

@@ -80,6 +80,15 @@ export class InProcessRabbit implements QueueHost, StandInServer {
     return queue.bounds;
   }
 
+  /** What a passive `queue.declare` answers: the ready messages (a stream's length). */
+  queueCounts(names: readonly string[]): readonly number[] {
+    return names.map((name) => {
+      const queue = this.queue(name);
+      if (queue instanceof StandInStream) return Number(queue.bounds.next - queue.bounds.first);
+      return queue.messageCount;
+    });
+  }
+
   ensure(topology: Topology, declare: boolean): void {
     for (const exchange of topology.exchanges) this.#ensureExchange(exchange, declare);
     for (const queue of topology.queues) this.#ensureQueue(queue, declare);

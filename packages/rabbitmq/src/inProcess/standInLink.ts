@@ -15,6 +15,7 @@ export interface StandInServer {
   ensure(topology: Topology, declare: boolean): void;
   queue(name: string): StandInQueue | StandInStream;
   streamBounds(name: string): StreamBounds;
+  queueCounts(names: readonly string[]): readonly number[];
   publish(request: PublishRequest): void;
   commit(requests: readonly PublishRequest[]): void;
   openReplyInbox(id: string, deliver: (reply: LinkDelivery) => void): string;
@@ -71,6 +72,10 @@ export class StandInLink implements Link {
 
   async streamBounds(queue: string): Promise<StreamBounds> {
     return this.#server.streamBounds(queue);
+  }
+
+  async queueCounts(queues: readonly string[]): Promise<readonly number[]> {
+    return this.#server.queueCounts(queues);
   }
 
   async publish(request: PublishRequest): Promise<void> {

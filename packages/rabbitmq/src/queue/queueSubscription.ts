@@ -23,9 +23,10 @@ export interface QueueSubscriptionOptions {
  * keeps the channel open until every delivery handed out is settled, then closes it: a handler
  * still running when the app stops acks its message on the channel it came on, and the message is
  * not read again. The connection's shutdown closes the channel whatever is still open: that goes
- * back to the queue.
+ * back to the queue. A classic or quorum queue's is a `QueueBacklogSubscription`, a stream's a
+ * `StreamSubscription`.
  */
-export class QueueSubscription
+export abstract class QueueSubscription
   extends PullSubscription<QueueDelivery>
   implements DeliveryOwner, HostedSubscription
 {
@@ -52,15 +53,6 @@ export class QueueSubscription
     this.#host = host;
     this.#options = options;
     this.name = options.queue;
-  }
-
-  static async open(
-    host: RabbitHost,
-    options: QueueSubscriptionOptions,
-  ): Promise<QueueSubscription> {
-    const subscription = new QueueSubscription(host, options);
-    await subscription.consumeWith(options.arguments);
-    return subscription;
   }
 
   /** The run of consumers a delivery came from: one made before a seek settles nothing. */

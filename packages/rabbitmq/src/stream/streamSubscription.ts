@@ -24,7 +24,7 @@ export class StreamSubscription
 {
   readonly [seekMark] = true as const;
 
-  static override async open(
+  static async open(
     host: RabbitHost,
     options: QueueSubscriptionOptions,
   ): Promise<StreamSubscription> {

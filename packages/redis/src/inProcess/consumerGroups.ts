@@ -2,6 +2,7 @@ import type { Arg, Reply } from "../client/resp.js";
 import { type Commands, num, ok, ReplyError, type Server, str } from "./command.js";
 import {
   compareIds,
+  formatId,
   type PendingEntry,
   parseId,
   StreamGroup,
@@ -188,7 +189,33 @@ function xpending(server: Server, args: readonly Arg[]): Reply {
   return out;
 }
 
+/**
+ * `XINFO GROUPS key`: each group's name, pending count, last delivered id and lag (the entries after
+ * that id). The stand-in always counts its lag; the server answers null where a delete, a trim or
+ * an `XGROUP SETID` left it unable to.
+ */
+function xinfo(server: Server, args: readonly Arg[]): Reply {
+  const sub = str(args[0]).toUpperCase();
+  if (sub !== "GROUPS") throw new ReplyError(`ERR unknown subcommand '${sub}'`);
+  const stream = streamAt(server, str(args[1]));
+  if (stream === undefined) throw new ReplyError("ERR no such key");
+  return [...stream.groups].map(([name, group]): Reply => {
+    const lag = stream.entries.filter((e) => compareIds(e.id, group.lastDelivered) > 0).length;
+    return [
+      Buffer.from("name"),
+      Buffer.from(name),
+      Buffer.from("pending"),
+      group.pending.size,
+      Buffer.from("last-delivered-id"),
+      Buffer.from(formatId(group.lastDelivered)),
+      Buffer.from("lag"),
+      lag,
+    ];
+  });
+}
+
 export const consumerGroupCommands: Commands = {
+  XINFO: xinfo,
   XGROUP: xgroup,
   XREADGROUP: xreadgroup,
   XACK: xack,

@@ -1,5 +1,10 @@
-import { RustStreamError } from "@ruststream/core";
-import { type HostedSubscription, PullSubscription } from "@ruststream/core/broker";
+import { type BacklogCounts, RustStreamError } from "@ruststream/core";
+import {
+  backlogMark,
+  type HostedSubscription,
+  PullSubscription,
+  type ReportsBacklog,
+} from "@ruststream/core/broker";
 import { decodeFrame, encodeFrame } from "../client/frame.js";
 import type { BlockingLink, Link } from "../client/link.js";
 import { type Arg, array, type Command, errorCode, type Reply } from "../client/resp.js";
@@ -32,8 +37,9 @@ let claimed = 0;
  */
 export class RedisListSubscription
   extends PullSubscription<RedisListDelivery>
-  implements ListDeliveryOwner, HostedSubscription
+  implements ListDeliveryOwner, HostedSubscription, ReportsBacklog
 {
+  readonly [backlogMark] = true as const;
   readonly name: string;
   readonly #host: RedisHost;
   readonly #source: RedisList;
@@ -60,6 +66,29 @@ export class RedisListSubscription
     this.#recovery = keys.recovery;
     this.#reader = reader;
     this.name = source.name;
+  }
+
+  /**
+   * The queue's values (`ready`) and the processing list's (`leased`: taken by every consumer
+   * sharing it, not settled), two `LLEN`s in one transaction, one round trip (`backlog` in the
+   * README's Metrics).
+   */
+  async backlog(): Promise<BacklogCounts> {
+    let replies: Reply[];
+    try {
+      replies = await this.#host.link.transaction([
+        { name: "LLEN", args: [this.name] },
+        { name: "LLEN", args: [this.#processing] },
+      ]);
+    } catch (error) {
+      throw new RustStreamError(
+        "broker-failure",
+        `reading the backlog of list "${this.name}" (LLEN of it and of "${this.#processing}"): ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    const [ready, leased] = replies;
+    return { ready: Number(ready), leased: Number(leased) };
   }
 
   /** Opens the list's own connection; on a cluster, once its three keys are found in one slot. */

@@ -1,14 +1,17 @@
 import { hostname } from "node:os";
 import {
+  type BacklogCounts,
   type HeaderMap,
   type ReadonlyHeaderMap,
   RustStreamError,
   type SeekableSubscription,
 } from "@ruststream/core";
 import {
+  backlogMark,
   type HostedSubscription,
   movesMark,
   PullSubscription,
+  type ReportsBacklog,
   type ReportsMoves,
   seekMark,
 } from "@ruststream/core/broker";
@@ -24,6 +27,7 @@ import { AckBatch } from "./ackBatch.js";
 import { copyThenAckCall, copyThenAckScript } from "./copyThenAck.js";
 import { parseDelayedMember, sweepDelayed } from "./delayedRetry.js";
 import { entriesOfRead, entryFields, type HeldEntry, parseEntry, xadd } from "./entry.js";
+import { groupBacklog } from "./groupBacklog.js";
 import { PendingClaims } from "./pendingClaims.js";
 import { RedisStreamDelivery, type StreamDeliveryOwner } from "./streamDelivery.js";
 
@@ -56,11 +60,13 @@ export class RedisStreamSubscription
   implements
     SeekableSubscription<RedisStreamDelivery>,
     ReportsMoves,
+    ReportsBacklog,
     StreamDeliveryOwner,
     HostedSubscription
 {
   readonly [seekMark] = true as const;
   readonly [movesMark] = true as const;
+  readonly [backlogMark] = true as const;
   readonly name: string;
   readonly group: string;
   readonly consumer: string;
@@ -146,6 +152,11 @@ export class RedisStreamSubscription
         ]);
       }
     });
+  }
+
+  /** The group's lag and pending entries, one `XINFO GROUPS` (`backlog` in the README's Metrics). */
+  backlog(): Promise<BacklogCounts> {
+    return groupBacklog(this.#host.link, this.name, this.group);
   }
 
   parsePosition(text: string): RedisStreamPosition {
