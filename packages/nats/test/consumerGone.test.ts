@@ -1,4 +1,5 @@
 import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { type RunningApp, type RuntimeEvent, RustStream } from "@ruststream/core";
 import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import {
   type PushBinding,
 } from "../src/index.js";
 import { deleteStreams, eventually, rawClient } from "./env.live.js";
+import { OwnServer } from "./ownServer.js";
 
 // A consumer the server no longer has (deleted under a running subscription, as an operator or an
 // inactive threshold would) is reported as the app's background failure, naming it and the fix.
@@ -19,12 +21,15 @@ import { deleteStreams, eventually, rawClient } from "./env.live.js";
 
 let connected: ConnectedNatsBroker | undefined;
 let running: RunningApp | undefined;
+let own: OwnServer | undefined;
 const streams: string[] = [];
 afterEach(async () => {
   await running?.stop();
   running = undefined;
   await connected?.shutdown();
   connected = undefined;
+  await own?.dispose();
+  own = undefined;
   await deleteStreams(...streams.splice(0));
 });
 
@@ -210,4 +215,61 @@ it("a push: true consumer deleted under an app is reported with the fix, asked f
   } finally {
     await nc.close();
   }
+});
+
+it("a declared push consumer with heartbeats, deleted where the account may not hear the server's advisories: its missed heartbeats find it gone, it is reported, created again, recovered, nothing lost", async () => {
+  own = await OwnServer.start({
+    jetStream: true,
+    config: `
+authorization {
+  users: [
+    { user: app, password: unheard, permissions: {
+      publish: { allow: [">"] }
+      subscribe: { allow: [">"], deny: ["$JS.EVENT.ADVISORY.>"] }
+    } }
+  ]
+}
+`,
+  });
+  const broker = { servers: own.url, credentials: { user: "app", password: "unheard" } } as const;
+  const reports: string[] = [];
+  connected = await new NatsBroker(broker).connect({
+    onBackground: {
+      failed: (source) => reports.push(`failed ${source}`),
+      recovered: (source) => reports.push(`recovered ${source}`),
+    },
+  });
+  const subject = uniqueName("unheard");
+  const subscription = await connected.subscribe(
+    new JetStreamSubject(subject, {
+      stream: subject,
+      durable: "pushed",
+      push: { declare: { deliverSubject: `${subject}.deliver`, idleHeartbeatMs: 500 } },
+      declare: { subjects: [subject], storage: "memory" },
+    }),
+  );
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  await publisher.publish({ name: subject, payload: bytes("before") });
+  const first = (await subscription.next()).value;
+  expect(first && text(first.payload)).toBe("before");
+  await first?.ack();
+
+  // Deleted by another client of the account, which may not hear the advisory either.
+  const nc = await connect({ servers: own.url, user: "app", pass: "unheard" });
+  try {
+    await (await jetstreamManager(nc)).consumers.delete(subject, "pushed");
+  } finally {
+    await nc.close();
+  }
+  await publisher.publish({ name: subject, payload: bytes("meanwhile") });
+  const seen: string[] = [];
+  while (!seen.includes("meanwhile")) {
+    const d = (await subscription.next()).value;
+    if (d === undefined) break;
+    seen.push(text(d.payload));
+    await d.ack();
+  }
+  // Created again from the declaration (deliver all): the stream's messages again, in order.
+  expect(seen).toEqual(["before", "meanwhile"]);
+  expect(reports).toEqual([`failed nats:${subject}/pushed`, `recovered nats:${subject}/pushed`]);
 });

@@ -346,6 +346,15 @@ export class JetStreamSubscription
       state: "lost",
       reason: `the push consumer "${this.#consumer.name}" on the JetStream stream "${this.#source.stream}" missed ${count} heartbeat(s): the server pushes nothing to this app (check nats consumer info ${this.#source.stream} ${this.#consumer.name})`,
     });
+    // A consumer gone is usually heard of through the server's advisory; an account that may not
+    // listen to it hears of it here: its pushes are stopped, so the consumer is looked for again.
+    const request = this.#request;
+    void this.#consumer.exists().then(
+      (present) => {
+        if (!present && this.#request === request) request?.stop();
+      },
+      () => undefined,
+    );
   }
 
   #freeRoom(): void {
