@@ -3,6 +3,7 @@
 export type { Bindings, JsonValue } from "./bindings.js";
 export type {
   AppInfo,
+  BackgroundListener,
   Broker,
   ClosedBroker,
   ConnectedBroker,

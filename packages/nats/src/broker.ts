@@ -48,6 +48,8 @@ export class NatsBroker
       clock: systemClock,
       inProcess: false,
       onState: options.onState,
+      onBackground: options.onBackground,
+      logger: options.logger,
     });
   }
 
@@ -63,6 +65,8 @@ export class NatsBroker
       clock: options.clock,
       inProcess: true,
       onState: options.onState,
+      onBackground: options.onBackground,
+      logger: options.logger,
     });
   }
 }

@@ -1,12 +1,15 @@
-import type {
-  Clock,
-  ClosedBroker,
-  ConnectedBroker,
-  ConnectionListener,
-  DescribesServer,
-  OutgoingMessage,
-  RawMessage,
-  ServerDescription,
+import {
+  type BackgroundListener,
+  type Clock,
+  type ClosedBroker,
+  type ConnectedBroker,
+  type ConnectionListener,
+  consoleLogger,
+  type DescribesServer,
+  type Logger,
+  type OutgoingMessage,
+  type RawMessage,
+  type ServerDescription,
 } from "@ruststream/core";
 import {
   type Backlog,
@@ -77,6 +80,7 @@ export class ConnectedNatsBroker
   readonly link: NatsLink;
   readonly coordinator: Coordinator;
   readonly clock: Clock;
+  readonly background: BackgroundListener;
   readonly #options: NatsBrokerOptions;
   readonly #inbox: ReplyInbox;
 
@@ -88,6 +92,8 @@ export class ConnectedNatsBroker
       readonly clock: Clock;
       readonly inProcess: boolean;
       readonly onState?: ConnectionListener | undefined;
+      readonly onBackground?: BackgroundListener | undefined;
+      readonly logger?: Logger | undefined;
     },
   ) {
     super(
@@ -103,6 +109,7 @@ export class ConnectedNatsBroker
     this.#options = options;
     this.coordinator = mode.coordinator;
     this.clock = mode.clock;
+    this.background = mode.onBackground ?? loggedBackground(mode.logger ?? consoleLogger());
     this.#inbox = new ReplyInbox(link, mode.clock);
     link.states.follow((change) => this.reportState(change));
   }
@@ -158,6 +165,14 @@ export class ConnectedNatsBroker
     this.assertOpen();
     return this.#inbox.awaitReply(correlationId, timeoutMs);
   }
+}
+
+/** A connection made by hand (no app to report to): its background failures are logger lines. */
+function loggedBackground(log: Logger): BackgroundListener {
+  return {
+    failed: (source, error) => log.warn({ source, error }, `${source} is failing`),
+    recovered: (source) => log.info({ source }, `${source} works again`),
+  };
 }
 
 /** A frame as `published()` lists it: the message as the wire carries it. */

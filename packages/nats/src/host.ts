@@ -1,4 +1,4 @@
-import type { Clock } from "@ruststream/core";
+import type { BackgroundListener, Clock } from "@ruststream/core";
 import type { Coordinator, SubscriptionHost } from "@ruststream/core/broker";
 import type { NatsLink } from "./client/link.js";
 
@@ -15,4 +15,9 @@ export interface NatsHost extends SubscriptionHost {
   readonly coordinator: Coordinator;
   /** Runs the JetStream working() beat: real time, or the test's clock in-process. */
   readonly clock: Clock;
+  /**
+   * Hears a subscription's work fail and recover where no handler sees it (its consumer gone from
+   * the server): the app's background report, or the logger's lines on a connection made by hand.
+   */
+  readonly background: BackgroundListener;
 }

@@ -1,19 +1,61 @@
-import { jetstreamManager } from "@nats-io/jetstream";
-import { bytes, text, uniqueName } from "@ruststream/tooling-testkit";
-import { expect, it } from "vitest";
-import { JetStreamSubject, NatsPublish } from "../src/index.js";
-import { rawClient } from "./env.live.js";
-import { liveBroker, madeInEachTest } from "./liveTest.js";
+import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { type RunningApp, type RuntimeEvent, RustStream } from "@ruststream/core";
+import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { afterEach, expect, it } from "vitest";
+import {
+  type ConnectedNatsBroker,
+  JetStreamSubject,
+  NatsBroker,
+  NatsPublish,
+  type PushBinding,
+} from "../src/index.js";
+import { deleteStreams, eventually, rawClient } from "./env.live.js";
+import { OwnServer } from "./ownServer.js";
 
 // A consumer the server no longer has (deleted under a running subscription, as an operator or an
-// inactive threshold would) is created again by the subscription, which goes on by itself.
+// inactive threshold would) is reported as the app's background failure, naming it and the fix.
+// One the subscription creates (a pull durable, a declared push consumer) is created again at
+// once and its recovery reported; a push consumer bound with `push: true` is its owner's: asked
+// for again until it is back, then bound, its recovery reported. Nothing published meanwhile is lost.
 
-const made = madeInEachTest();
+let connected: ConnectedNatsBroker | undefined;
+let running: RunningApp | undefined;
+let own: OwnServer | undefined;
+const streams: string[] = [];
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  await connected?.shutdown();
+  connected = undefined;
+  await own?.dispose();
+  own = undefined;
+  await deleteStreams(...streams.splice(0));
+});
 
-it("a durable consumer deleted under a subscription is created again, and delivery goes on", async () => {
+async function deleteConsumer(stream: string, consumer: string): Promise<void> {
+  const nc = await rawClient();
+  try {
+    await (await jetstreamManager(nc)).consumers.delete(stream, consumer);
+  } finally {
+    await nc.close();
+  }
+}
+
+it("a durable pull consumer deleted under a subscription is reported, created again, its recovery reported, and delivery goes on", async () => {
   const subject = uniqueName("gone");
-  made.streams.push(subject);
-  const connected = made.connection(await liveBroker().connect());
+  streams.push(subject);
+  const reports: string[] = [];
+  const errors: unknown[] = [];
+  connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect({
+    onBackground: {
+      failed: (source, error) => {
+        reports.push(`failed ${source}`);
+        errors.push(error);
+      },
+      recovered: (source) => reports.push(`recovered ${source}`),
+    },
+  });
   const subscription = await connected.subscribe(
     new JetStreamSubject(subject, {
       stream: subject,
@@ -28,12 +70,7 @@ it("a durable consumer deleted under a subscription is created again, and delive
   expect(first && text(first.payload)).toBe("before");
   await first?.ack();
 
-  const nc = await rawClient();
-  try {
-    await (await jetstreamManager(nc)).consumers.delete(subject, "gone");
-  } finally {
-    await nc.close();
-  }
+  await deleteConsumer(subject, "gone");
   await publisher.publish({ name: subject, payload: bytes("after") });
   // The new consumer starts where the descriptor says (all): "before" again, then "after".
   const seen: string[] = [];
@@ -44,4 +81,195 @@ it("a durable consumer deleted under a subscription is created again, and delive
     await d.ack();
   }
   expect(seen).toEqual(["before", "after"]);
+  // Created again before any message of the new consumer came.
+  expect(reports).toEqual([`failed nats:${subject}/gone`, `recovered nats:${subject}/gone`]);
+  expect(String(errors[0])).toContain(
+    `the consumer "gone" on the JetStream stream "${subject}" is gone from the server`,
+  );
+});
+
+/** An app handling the strings published to `subject` through `push`, its events recorded. */
+async function pushApp(subject: string, push: PushBinding, handled: string[]) {
+  const events: RuntimeEvent[] = [];
+  const app = new RustStream({ name: "gone", version: "1.0.0" }).broker(
+    new NatsBroker({ servers: requireEnv("NATS_URL") }),
+    (b) => {
+      b.subscriber<string>(
+        new JetStreamSubject(subject, {
+          stream: subject,
+          durable: "pushed",
+          push,
+          declare: { subjects: [subject], storage: "memory" },
+        }),
+      ).handle((value) => {
+        handled.push(value);
+      });
+    },
+  );
+  running = await app.start({ observers: [(event) => events.push(event)] });
+  return events;
+}
+
+/** The background reports among `events`: failures with their error's text. */
+function backgroundOf(events: readonly RuntimeEvent[]) {
+  const reports: { type: string; source: string; error?: string }[] = [];
+  for (const event of events) {
+    if (event.type === "background-failure")
+      reports.push({ type: event.type, source: event.source, error: String(event.error) });
+    else if (event.type === "background-recovered")
+      reports.push({ type: event.type, source: event.source });
+  }
+  return reports;
+}
+
+it("a declared push consumer deleted under an app is reported, created again, its recovery reported, and what was published meanwhile delivered", async () => {
+  const subject = uniqueName("gonePush");
+  streams.push(subject);
+  const handled: string[] = [];
+  const events = await pushApp(
+    subject,
+    { declare: { deliverSubject: `${subject}.deliver`, idleHeartbeatMs: 1000 } },
+    handled,
+  );
+  const app = running as RunningApp;
+  await app.publish(subject, "before");
+  await eventually(() => handled.includes("before"), 10_000, "the first message handled");
+
+  await deleteConsumer(subject, "pushed");
+  await app.publish(subject, "meanwhile");
+  const source = `nats:${subject}/pushed`;
+  await eventually(
+    () => backgroundOf(events).some((e) => e.type === "background-recovered"),
+    20_000,
+    "the consumer's recovery reported",
+  );
+  const reported = backgroundOf(events);
+  expect(reported.map(({ type, source }) => ({ type, source }))).toEqual([
+    { type: "background-failure", source },
+    { type: "background-recovered", source },
+  ]);
+  expect(reported[0]?.error).toContain(
+    `the consumer "pushed" on the JetStream stream "${subject}" is gone from the server`,
+  );
+  // Created again from the declaration (deliver all): every message the stream holds, again.
+  await eventually(() => handled.includes("meanwhile"), 10_000, "the message published meanwhile");
+  expect(handled).toEqual(["before", "before", "meanwhile"]);
+});
+
+it("a push: true consumer deleted under an app is reported with the fix, asked for until it is made again by hand, then bound, its recovery reported, nothing lost", async () => {
+  const subject = uniqueName("goneBound");
+  streams.push(subject);
+  const nc = await rawClient();
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: subject, subjects: [subject], storage: "memory" as never });
+    const consumer = (start?: number) =>
+      jsm.consumers.add(subject, {
+        durable_name: "pushed",
+        deliver_subject: `${subject}.deliver`,
+        ack_policy: AckPolicy.Explicit,
+        ...(start === undefined
+          ? {}
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start }),
+      });
+    await consumer();
+    const handled: string[] = [];
+    const events = await pushApp(subject, true, handled);
+    const app = running as RunningApp;
+    await app.publish(subject, "before");
+    await eventually(() => handled.includes("before"), 10_000, "the first message handled");
+
+    await jsm.consumers.delete(subject, "pushed");
+    const source = `nats:${subject}/pushed`;
+    await eventually(
+      () => backgroundOf(events).length > 0,
+      20_000,
+      "the consumer's failure reported",
+    );
+    const [failure] = backgroundOf(events);
+    expect(failure).toMatchObject({ type: "background-failure", source });
+    expect(failure?.error).toContain(
+      `the push consumer "pushed" on the JetStream stream "${subject}" is gone from the server`,
+    );
+    expect(failure?.error).toContain(`nats consumer add ${subject} pushed`);
+    expect(failure?.error).toContain("push: { declare: { deliverSubject } }");
+    await app.publish(subject, "meanwhile");
+
+    // Its owner makes it again, from the message after the one handled.
+    await consumer(2);
+    await eventually(
+      () => backgroundOf(events).some((e) => e.type === "background-recovered"),
+      20_000,
+      "the consumer's recovery reported",
+    );
+    expect(backgroundOf(events).map(({ type, source }) => ({ type, source }))).toEqual([
+      { type: "background-failure", source },
+      { type: "background-recovered", source },
+    ]);
+    await eventually(
+      () => handled.includes("meanwhile"),
+      10_000,
+      "the message published meanwhile",
+    );
+    expect(handled).toEqual(["before", "meanwhile"]);
+  } finally {
+    await nc.close();
+  }
+});
+
+it("a declared push consumer with heartbeats, deleted where the account may not hear the server's advisories: its missed heartbeats find it gone, it is reported, created again, recovered, nothing lost", async () => {
+  own = await OwnServer.start({
+    jetStream: true,
+    config: `
+authorization {
+  users: [
+    { user: app, password: unheard, permissions: {
+      publish: { allow: [">"] }
+      subscribe: { allow: [">"], deny: ["$JS.EVENT.ADVISORY.>"] }
+    } }
+  ]
+}
+`,
+  });
+  const broker = { servers: own.url, credentials: { user: "app", password: "unheard" } } as const;
+  const reports: string[] = [];
+  connected = await new NatsBroker(broker).connect({
+    onBackground: {
+      failed: (source) => reports.push(`failed ${source}`),
+      recovered: (source) => reports.push(`recovered ${source}`),
+    },
+  });
+  const subject = uniqueName("unheard");
+  const subscription = await connected.subscribe(
+    new JetStreamSubject(subject, {
+      stream: subject,
+      durable: "pushed",
+      push: { declare: { deliverSubject: `${subject}.deliver`, idleHeartbeatMs: 500 } },
+      declare: { subjects: [subject], storage: "memory" },
+    }),
+  );
+  const publisher = await new NatsPublish({ jetStream: true }).pair(connected);
+  await publisher.publish({ name: subject, payload: bytes("before") });
+  const first = (await subscription.next()).value;
+  expect(first && text(first.payload)).toBe("before");
+  await first?.ack();
+
+  // Deleted by another client of the account, which may not hear the advisory either.
+  const nc = await connect({ servers: own.url, user: "app", pass: "unheard" });
+  try {
+    await (await jetstreamManager(nc)).consumers.delete(subject, "pushed");
+  } finally {
+    await nc.close();
+  }
+  await publisher.publish({ name: subject, payload: bytes("meanwhile") });
+  const seen: string[] = [];
+  while (!seen.includes("meanwhile")) {
+    const d = (await subscription.next()).value;
+    if (d === undefined) break;
+    seen.push(text(d.payload));
+    await d.ack();
+  }
+  // Created again from the declaration (deliver all): the stream's messages again, in order.
+  expect(seen).toEqual(["before", "meanwhile"]);
+  expect(reports).toEqual([`failed nats:${subject}/pushed`, `recovered nats:${subject}/pushed`]);
 });

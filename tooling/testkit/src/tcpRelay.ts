@@ -5,13 +5,16 @@ import { connect, createServer, type Server, type Socket } from "node:net";
  * on purpose: `cut()` closes every relayed connection and stops listening (a client sees the server
  * gone, and its reconnects are refused), `restore()` listens again on the same port. `mute()` drops
  * what the server sends from then on (a reply lost on the way), while what the client sends still
- * reaches the server.
+ * reaches the server. `stall()` holds what either side sends, the connections left open (a network
+ * that stops carrying, no reset), until `unstall()` passes it on, in order: nothing is lost.
  */
 export class TcpRelay {
   readonly #target: { host: string; port: number };
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #muted = false;
+  /** While stalled, what each side sent, held in order, with the socket it goes to. */
+  #held: { readonly to: Socket; readonly chunk: Buffer }[] | undefined;
   port = 0;
 
   constructor(target: { host: string; port: number }) {
@@ -30,9 +33,9 @@ export class TcpRelay {
           upstream.destroy();
         });
       }
-      client.pipe(upstream);
+      client.on("data", (chunk: Buffer) => this.#pass(upstream, chunk));
       upstream.on("data", (chunk: Buffer) => {
-        if (!this.#muted) client.write(chunk);
+        if (!this.#muted) this.#pass(client, chunk);
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -43,6 +46,23 @@ export class TcpRelay {
     this.#server = server;
   }
 
+  #pass(to: Socket, chunk: Buffer): void {
+    if (this.#held === undefined) to.write(chunk);
+    else this.#held.push({ to, chunk });
+  }
+
+  /** Holds what either side sends from now on, until `unstall()`. */
+  stall(): void {
+    this.#held ??= [];
+  }
+
+  /** Passes on what was held, in the order it came, and carries on as before. */
+  unstall(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const { to, chunk } of held) if (!to.destroyed) to.write(chunk);
+  }
+
   mute(): void {
     this.#muted = true;
   }
@@ -50,6 +70,7 @@ export class TcpRelay {
   async cut(): Promise<void> {
     const server = this.#server;
     this.#server = undefined;
+    this.#held = undefined;
     for (const s of this.#sockets) s.destroy();
     if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
   }

@@ -33,6 +33,18 @@ export interface ConnectionChange {
  */
 export type ConnectionListener = (change: ConnectionChange) => void;
 
+/**
+ * Hears a connection's work beside the handlers fail and work again, where no handler sees it (a
+ * consumer the server no longer has, asked for again): `source` names the work, the same in its
+ * failures and its recovery. Keep it cheap and never throw.
+ */
+export interface BackgroundListener {
+  /** `source` failed with `error`; it counts as failing until `recovered(source)`. */
+  failed(source: string, error: unknown): void;
+  /** `source`, which failed, works again. */
+  recovered(source: string): void;
+}
+
 /** What the connecting side tells a broker. */
 export interface ConnectOptions {
   /**
@@ -52,6 +64,12 @@ export interface ConnectOptions {
    * (`closed`). An app passes its own, which emits the `broker-connection` event.
    */
   readonly onState?: ConnectionListener;
+  /**
+   * Hears the connection's work beside the handlers fail and recover. An app passes its own, which
+   * emits the `background-failure` and `background-recovered` events (its health's readiness
+   * reads them); a broker connected by hand logs them to its logger.
+   */
+  readonly onBackground?: BackgroundListener;
 }
 
 /**

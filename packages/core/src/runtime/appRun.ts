@@ -210,6 +210,10 @@ export class AppRun implements RunningApp, DispatchHost {
         app: this.#options.app,
         logger: this.#log,
         onState: (change) => this.#stateChanged(label, kind, change),
+        onBackground: {
+          failed: (source, error) => this.reportBackgroundFailure({ source, error }),
+          recovered: (source) => this.reportBackgroundRecovered({ source }),
+        },
       });
       const publisher = (await connected
         .defaultPublishPolicy()

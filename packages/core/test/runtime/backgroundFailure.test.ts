@@ -2,9 +2,12 @@
 // delivery (an outbox relay's claim), emitted as the app's background-failure event; and
 // running.reportBackgroundRecovered(report): its end, the background-recovered event.
 import { describe, expect, test } from "vitest";
+import { CountingCoordinator } from "../../src/brokerEntry.js";
 import {
   type BackgroundFailureEvent,
   type BackgroundRecoveredEvent,
+  type ConnectOptions,
+  ManualClock,
   MemoryBroker,
   RustStream,
   RustStreamError,
@@ -112,5 +115,37 @@ describe("running.reportBackgroundRecovered(report)", () => {
     }
     expect(h.events.filter((e) => e.type === "background-recovered")).toEqual([]);
     await h.running.stop();
+  });
+});
+
+describe("ConnectOptions.onBackground", () => {
+  test("a broker's background reports are the app's background-failure and background-recovered events", async () => {
+    let given: ConnectOptions | undefined;
+    const app = new RustStream({ name: "relay", version: "0.0.0" }).broker(
+      new MemoryBroker(),
+      (b) => {
+        b.subscriber("rows").handle(() => {});
+      },
+    );
+    const h = await startInProcess(app, {
+      connect: (broker, options) => {
+        given = options;
+        return (broker as MemoryBroker).connectInProcess({
+          ...options,
+          coordinator: new CountingCoordinator(),
+          clock: new ManualClock(),
+        });
+      },
+    });
+    const gone = new Error("consumer deleted");
+    given?.onBackground?.failed("nats:ORDERS/billing", gone);
+    given?.onBackground?.recovered("nats:ORDERS/billing");
+    // Nothing failing under that name: no recovery to report.
+    given?.onBackground?.recovered("nats:ORDERS/other");
+    await h.running.stop();
+    expect(background(h.events)).toEqual([
+      { type: "background-failure", source: "nats:ORDERS/billing", error: gone },
+      { type: "background-recovered", source: "nats:ORDERS/billing" },
+    ]);
   });
 });

@@ -975,6 +975,7 @@ class ClientLink implements NatsLink {
     const consumer = await this.#js.consumers.getPushConsumer(stream, durable);
     const refusals = this.#pullRefusals;
     const held = this.#held;
+    const nc = this.#nc;
     return {
       name: durable,
       // The server pushes: `max` and `expiresMs` ask nothing of it. It holds back once the
@@ -986,7 +987,23 @@ class ClientLink implements NatsLink {
             stream,
             name: () => durable,
             push: true,
-            consume: () => consumer.consume({ abort_on_missing_resource: true }),
+            consume: async () => {
+              const messages = await consumer.consume({ abort_on_missing_resource: true });
+              // The server tells a push consumer's listeners nothing when it is deleted (a pull
+              // consumer's requests are answered 409): its advisory ends the pushes, as a pull
+              // consumer's answer ends its pulls, so the subscription looks for it again.
+              const deleted = nc.subscribe(
+                `$JS.EVENT.ADVISORY.CONSUMER.DELETED.${stream}.${durable}`,
+                {
+                  callback: (error) => {
+                    if (error === null)
+                      messages.stop(new Error(`the push consumer "${durable}" was deleted`));
+                  },
+                },
+              );
+              void messages.closed().finally(() => deleted.unsubscribe());
+              return messages;
+            },
             message: (m) => new ClientStored(m, held),
           },
           0,

@@ -22,6 +22,7 @@ import {
   type PullSink,
   type Stored,
 } from "../client/link.js";
+import { consumerGone, consumerSource } from "../consumerGone.js";
 import type { NatsHost } from "../host.js";
 import {
   isJetStreamSeekPosition,
@@ -57,10 +58,14 @@ const jetStreamDelivery: DeliveryOf = (owner, message, now) =>
 /** The wait before pulling again after a pull request failed (a server away, a consumer gone). */
 const RETRY_PULL_MS = 1000;
 /**
- * The longest wait between two tries of pulls the server refused (the account's permissions): the
- * wait doubles from RETRY_PULL_MS with each refusal in a row, up to this.
+ * The longest wait between two tries of pulls the server refused (the account's permissions), or
+ * of a consumer gone from the server that the subscription cannot create again: the wait doubles
+ * from RETRY_PULL_MS with each try in a row, up to this.
  */
-const MAX_REFUSED_PULL_MS = 60_000;
+const MAX_RETRY_PULL_MS = 60_000;
+
+/** The wait before the `tries`-th try in a row (1 or more) of something a retry alone may not fix. */
+const backoff = (tries: number) => Math.min(RETRY_PULL_MS * 2 ** (tries - 1), MAX_RETRY_PULL_MS);
 
 /**
  * A JetStream pull consumer's subscription. Its pulls ask the server for up to `fetchSize`
@@ -114,6 +119,11 @@ export class JetStreamSubscription
   #refusals = 0;
   /** A push consumer's heartbeats were missed, and none came since. */
   #silent = false;
+  /**
+   * The consumer is gone from the server and not bound or created again yet: the tries so far, and
+   * the name its failure was reported under (its recovery's).
+   */
+  #gone: { tries: number; readonly source: string } | undefined;
   /** The highest stream sequence received, where an ephemeral consumer created again starts after. */
   #lastSequence: bigint | undefined;
   #waited: ((waitedMs: number) => void) | undefined;
@@ -314,14 +324,25 @@ export class JetStreamSubscription
       // Not stopped here: the server away, the consumer gone, the connection closing, or the
       // pulls refused. Pull again later.
       if (this.closed || this.#letGo) return;
-      this.#retry = this.#host.clock.setTimer(this.#retryAfter(error), () => {
-        void this.#recover().finally(() => {
-          this.#retry = undefined;
-          this.#pump();
-        });
-      });
+      this.#retryIn(this.#retryAfter(error));
     };
     request.done.then(ended, ended);
+  }
+
+  /**
+   * Recovers the consumer after `wait` ms, then pulls again; while it is gone and not there again
+   * (a push consumer bound with `push: true`, or one the server did not create), tries again
+   * later, less and less often, without pulling: nothing comes from a consumer the server lacks.
+   */
+  #retryIn(wait: number): void {
+    this.#retry = this.#host.clock.setTimer(wait, () => {
+      void this.#recover().finally(() => {
+        this.#retry = undefined;
+        if (this.closed || this.#letGo) return;
+        if (this.#gone === undefined) this.#pump();
+        else this.#retryIn(backoff(this.#gone.tries));
+      });
+    });
   }
 
   /** Stops the pulls (answering them), and lets them past a wait for room so they end. */
@@ -350,7 +371,7 @@ export class JetStreamSubscription
   #retryAfter(error: unknown): number {
     if (!(error instanceof PullRefused)) return RETRY_PULL_MS;
     this.#refusals++;
-    const wait = Math.min(RETRY_PULL_MS * 2 ** (this.#refusals - 1), MAX_REFUSED_PULL_MS);
+    const wait = backoff(this.#refusals);
     this.#host.link.states.report(this, {
       state: "lost",
       reason: `${error.message}; refused ${this.#refusals} time(s) in a row, asked again in ${wait / 1000} s`,
@@ -377,6 +398,15 @@ export class JetStreamSubscription
       state: "lost",
       reason: `the push consumer "${this.#consumer.name}" on the JetStream stream "${this.#source.stream}" missed ${count} heartbeat(s): the server pushes nothing to this app (check nats consumer info ${this.#source.stream} ${this.#consumer.name})`,
     });
+    // A consumer gone is usually heard of through the server's advisory; an account that may not
+    // listen to it hears of it here: its pushes are stopped, so the consumer is looked for again.
+    const request = this.#request;
+    void this.#consumer.exists().then(
+      (present) => {
+        if (!present && this.#request === request) request?.stop();
+      },
+      () => undefined,
+    );
   }
 
   #freeRoom(): void {
@@ -387,19 +417,50 @@ export class JetStreamSubscription
 
   /**
    * After a failed pull: a consumer the server no longer has (deleted, or an ephemeral one past
-   * its inactive threshold while the server was away) is created again, an ephemeral one after
-   * the last message this subscription received, so nothing it read comes twice and nothing after
-   * it is skipped. A server still away changes nothing: the next pull fails and comes here again.
+   * its inactive threshold while the server was away) is reported (the app's background failure,
+   * under `nats:<stream>/<consumer>`) and created again, an ephemeral one after the last message
+   * this subscription received, so nothing it read comes twice and nothing after it is skipped;
+   * once created, its recovery is reported. A push consumer bound with `push: true` is its owner's
+   * to create: it is asked for again, less and less often, and bound once it is back. A server
+   * still away changes nothing: the next pull fails and comes here again.
    */
   async #recover(): Promise<void> {
-    if (this.closed || (await this.#consumer.exists().catch(() => true))) return;
+    if (this.closed) return;
+    const present = await this.#consumer.exists().catch(() => undefined);
+    if (present === undefined || (present && this.#gone === undefined)) return;
+    const bound = this.#source.settings.push === "bind";
+    if (!present && this.#gone === undefined) {
+      const source = consumerSource(this.#source.stream, this.#consumer.name);
+      this.#gone = { tries: 0, source };
+      this.#host.background.failed(
+        source,
+        consumerGone(this.#source.stream, this.#consumer.name, bound, backoff(1)),
+      );
+    }
+    const gone = this.#gone;
+    if (gone === undefined) return;
+    if (!present && bound) {
+      gone.tries++;
+      return;
+    }
     const startAt =
       this.#source.durable === undefined && this.#lastSequence !== undefined
         ? { sequence: this.#lastSequence + 1n }
         : undefined;
-    this.#consumer = await this.#host.link
-      .consumer({ ...specOf(this.#source), ...(startAt === undefined ? {} : { startAt }) })
-      .catch(() => this.#consumer);
+    try {
+      this.#consumer = await this.#host.link.consumer({
+        ...specOf(this.#source),
+        ...(startAt === undefined ? {} : { startAt }),
+      });
+    } catch (error) {
+      // Bound to again but refused (made again as another kind, or with other settings), or not
+      // created (the server away): said, and tried again later.
+      gone.tries++;
+      this.#host.background.failed(gone.source, error);
+      return;
+    }
+    this.#gone = undefined;
+    this.#host.background.recovered(gone.source);
   }
 
   #arrived(message: Stored, epoch: number): void {
