@@ -19,7 +19,8 @@ export interface PushDeclaration {
 
 /**
  * How a subscription binds to a push consumer: `true` to an existing durable push consumer only;
- * `{ declare }` to it, creating it with these settings when it is missing.
+ * `{ declare }` to it, creating it with these settings when it is missing; `{ declare }` without a
+ * `durable` creates an ephemeral push consumer of the subscription's own.
  */
 export type PushBinding = true | { readonly declare: PushDeclaration };
 
@@ -33,10 +34,10 @@ export function checkPush(
   priority: unknown,
 ): PushSettings | undefined {
   if (push === undefined) return undefined;
-  if (durable === undefined) {
+  if (push === true && durable === undefined) {
     throw new RustStreamError(
       "invalid-argument",
-      "JetStreamSubject push: a push consumer is bound by its name: give durable (the consumer's name at the server)",
+      "JetStreamSubject push: true binds to an existing push consumer by its name: give durable (the consumer's name at the server), or push: { declare } for an ephemeral one",
     );
   }
   if (priority !== undefined) {
@@ -64,6 +65,14 @@ export function checkPush(
     throw new RustStreamError(
       "invalid-argument",
       `JetStreamSubject push deliverGroup: ${JSON.stringify(d.deliverGroup)} is not a queue group name (no spaces, dots, *, >)`,
+    );
+  }
+  // The server takes a deliver group on an ephemeral, but nothing can bind to one by name: each
+  // app's ephemeral pushes every message to the group, so the apps would each get them all.
+  if (d.deliverGroup !== undefined && durable === undefined) {
+    throw new RustStreamError(
+      "invalid-argument",
+      "JetStreamSubject push deliverGroup: a deliver group shares a durable push consumer's messages between the apps bound to it, and an ephemeral one is a single subscription's: give durable to share, or drop deliverGroup",
     );
   }
   if (
@@ -138,14 +147,28 @@ export function pushConsumerUnfit(
   return undefined;
 }
 
-/** A push consumer without a deliver group that another app (or connection) is bound to already. */
+/**
+ * A push consumer without a deliver group that another app (or connection) is bound to already;
+ * for an ephemeral one (`durable` undefined), something else listens on the deliver subject it
+ * was given.
+ */
 export function pushConsumerTaken(
   stream: string,
-  durable: string,
+  durable: string | undefined,
   deliverSubject: string,
 ): RustStreamError {
   return new RustStreamError(
     "invalid-argument",
-    `the push consumer "${durable}" on the JetStream stream "${stream}" is bound already (something listens on its deliver subject "${deliverSubject}") and has no deliver group: to share its messages between apps, give it one (push: { declare: { deliverGroup } } on a new consumer, or nats consumer add --deliver-group)`,
+    durable === undefined
+      ? `an ephemeral push consumer on the JetStream stream "${stream}" would push to "${deliverSubject}", where something listens already (another app's push consumer?): give each subscription a deliver subject of its own`
+      : `the push consumer "${durable}" on the JetStream stream "${stream}" is bound already (something listens on its deliver subject "${deliverSubject}") and has no deliver group: to share its messages between apps, give it one (push: { declare: { deliverGroup } } on a new consumer, or nats consumer add --deliver-group)`,
+  );
+}
+
+/** A seek on a subscription bound with `push: true`: the consumer is the team's, as the server has it. */
+export function pushSeekRefused(stream: string, durable: string): RustStreamError {
+  return new RustStreamError(
+    "unsupported",
+    `seek() on the push consumer "${durable}" of the JetStream stream "${stream}", bound with push: true: a seek creates the consumer again at the position, and one bound to as the server has it is not this app's to delete and remake; declare it (push: { declare }) to seek, or move it at the server (nats consumer rm, then add with --deliver)`,
   );
 }

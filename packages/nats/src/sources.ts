@@ -172,9 +172,10 @@ export interface JetStreamSubjectOptions {
    */
   readonly commit?: CommitMode;
   /**
-   * Binds to a durable push consumer (the server pushes to its deliver subject) instead of pulling:
-   * `true` to one that exists, `{ declare: { deliverSubject, deliverGroup?, idleHeartbeatMs?,
-   * flowControl? } }` creating it when missing. Needs `durable`; settled as a pull consumer is.
+   * Binds to a push consumer (the server pushes to its deliver subject) instead of pulling: `true`
+   * to a durable one that exists (needs `durable`), `{ declare: { deliverSubject, deliverGroup?,
+   * idleHeartbeatMs?, flowControl? } }` creating it when missing, an ephemeral one without
+   * `durable` (no `deliverGroup` then). Settled as a pull consumer is.
    */
   readonly push?: PushBinding;
 }

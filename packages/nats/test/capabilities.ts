@@ -46,8 +46,21 @@ export const jetStreamCapabilities: Capabilities = {
   request: false,
 };
 
-/** A durable push consumer: settled as the pull consumers are; no seek (it is bound to, never made again). */
-export const pushCapabilities: Capabilities = { ...jetStreamCapabilities, seek: false };
+/**
+ * A declared durable push consumer: settled as the pull consumers are, and a seek makes it again
+ * at the position as it does a pull durable.
+ */
+export const pushCapabilities: Capabilities = jetStreamCapabilities;
+
+/**
+ * An ephemeral push consumer (as the suites make it, from now): the subscription's own, gone
+ * with it, so nothing is shared with the next one; settled and seeking as the durable one.
+ */
+export const ephemeralPushCapabilities: Capabilities = {
+  ...jetStreamCapabilities,
+  backlog: "missed",
+  durable: false,
+};
 
 /**
  * A KV watch (as the suites make it, from now): an ephemeral consumer of its own on the bucket's

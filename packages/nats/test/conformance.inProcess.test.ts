@@ -5,11 +5,20 @@ import { describe } from "vitest";
 import { type ConnectedNatsBroker, NatsBroker, type NatsSource } from "../src/index.js";
 import {
   coreCapabilities,
+  ephemeralPushCapabilities,
   jetStreamCapabilities,
   kvWatchCapabilities,
   orderedCapabilities,
+  pushCapabilities,
 } from "./capabilities.js";
-import { coreSource, jetStreamSource, kvSource, orderedSource } from "./sources.js";
+import {
+  coreSource,
+  ephemeralPushSource,
+  jetStreamSource,
+  kvSource,
+  orderedSource,
+  pushSource,
+} from "./sources.js";
 import { everySuite } from "./suites.js";
 
 // The in-process mode runs the broker's own code against a stand-in of the server; these are the
@@ -33,6 +42,8 @@ const kinds: [string, (name: string) => NatsSource, typeof coreCapabilities, boo
   ["core NATS", coreSource, coreCapabilities, false],
   ["JetStream", jetStreamSource, jetStreamCapabilities, true],
   ["JetStream ordered", orderedSource, orderedCapabilities, true],
+  ["JetStream push", pushSource, pushCapabilities, true],
+  ["JetStream ephemeral push", ephemeralPushSource, ephemeralPushCapabilities, true],
 ];
 
 describe("KV watch, in-process", () => {

@@ -106,10 +106,109 @@ for (const [where, server] of places) {
       expect(first?.redeliveryCount).toBe(1);
       expect(again?.redeliveryCount).toBe(2);
       await again?.ack();
-      // Bound to as the server has it, never made again at a position: no seek.
-      await expect(
-        (subscription as unknown as JetStreamSubscription).seek(new JetStreamPosition(subject, 1n)),
-      ).rejects.toThrow(/seek\(\) on the push consumer "pushed": not built/);
+    });
+
+    it("an ephemeral push consumer hands over, acks, hands a nak'd one again, and goes at close", async () => {
+      const connected = await opened(server());
+      const subject = uniqueName("pusheph");
+      made.streams.push(subject);
+      const subscription = await connected.subscribe(
+        new JetStreamSubject(subject, {
+          stream: subject,
+          push: { declare: { deliverSubject: `${subject}.deliver`, idleHeartbeatMs: 1000 } },
+          declare: { subjects: [subject], storage: "memory" },
+        }),
+      );
+      const name = (subscription as unknown as JetStreamSubscription).consumerName;
+      await publishAll(connected, subject, ["a", "b", "c"]);
+      const got: string[] = [];
+      const first = (await subscription.next()).value;
+      expect(first && text(first.payload)).toBe("a");
+      await first?.nack({ requeue: true });
+      while (got.length < 3) {
+        const d = (await subscription.next()).value;
+        if (d === undefined) throw new Error("the subscription ended");
+        got.push(`${text(d.payload)}${d.redeliveryCount}`);
+        await d.ack();
+      }
+      // The nak'd one comes again (attempt 2), in some place among the rest.
+      expect([...got].sort()).toEqual(["a2", "b1", "c1"]);
+      if (where === "the real server") {
+        await connected.link.settlementsWritten();
+        const state = await consumerState(subject, name);
+        expect(state.ackPending).toBe(0);
+        expect(state.ackFloor).toBe(3);
+      }
+      await subscription.close();
+      if (where === "the real server") {
+        const nc = await rawClient();
+        try {
+          const jsm = await jetstreamManager(nc);
+          const names: string[] = [];
+          for await (const c of jsm.consumers.list(subject)) names.push(c.name);
+          expect(names).not.toContain(name);
+        } finally {
+          await nc.close();
+        }
+      }
+    });
+
+    for (const kind of ["durable", "ephemeral"] as const) {
+      it(`a seek on a declared ${kind} push consumer makes it again at the position`, async () => {
+        const connected = await opened(server());
+        const subject = uniqueName(`pushseek${kind}`);
+        made.streams.push(subject);
+        const subscription = (await connected.subscribe(
+          new JetStreamSubject(subject, {
+            stream: subject,
+            ...(kind === "durable" ? { durable: "pushed" } : {}),
+            push: { declare: { deliverSubject: `${subject}.deliver` } },
+            declare: { subjects: [subject], storage: "memory" },
+          }),
+        )) as unknown as JetStreamSubscription;
+        await publishAll(connected, subject, ["m1", "m2", "m3", "m4"]);
+        for (const expected of ["m1", "m2", "m3", "m4"]) {
+          const d = (await subscription.next()).value;
+          expect(d && text(d.payload)).toBe(expected);
+          await d?.ack();
+        }
+        await subscription.seek(new JetStreamPosition(subject, 2n));
+        const again: string[] = [];
+        while (again.length < 3) {
+          const d = (await subscription.next()).value;
+          if (d === undefined) throw new Error("the subscription ended");
+          again.push(text(d.payload));
+          // A consumer made again: its own first delivery of each.
+          expect(d.redeliveryCount).toBe(1);
+          await d.ack();
+        }
+        expect(again).toEqual(["m2", "m3", "m4"]);
+        // And on: what is published after the seek follows.
+        await publishAll(connected, subject, ["m5"]);
+        const next = (await subscription.next()).value;
+        expect(next && text(next.payload)).toBe("m5");
+        await next?.ack();
+      });
+    }
+
+    it("refuses a seek on a push consumer bound with push: true, naming declare", async () => {
+      const connected = await opened(server());
+      const subject = uniqueName("pushbindseek");
+      made.streams.push(subject);
+      const declared = await connected.subscribe(
+        pushSource(subject, { declare: { deliverSubject: `${subject}.deliver` } }),
+      );
+      await declared.close();
+      const bound = (await connected.subscribe(
+        new JetStreamSubject(subject, { stream: subject, durable: "pushed", push: true }),
+      )) as unknown as JetStreamSubscription;
+      const refused = await bound
+        .seek(new JetStreamPosition(subject, 1n))
+        .catch((error: RustStreamError) => error);
+      expect((refused as RustStreamError).code).toBe("unsupported");
+      expect(String(refused)).toMatch(
+        /seek\(\) on the push consumer "pushed" .*bound with push: true.*push: \{ declare \}/,
+      );
     });
 
     it("shares a deliver group's messages between two apps, each once", async () => {
@@ -278,6 +377,42 @@ describe("a push consumer made outside the app, on the real server", () => {
     await reading;
   });
 
+  it("refuses an ephemeral push consumer whose deliver subject something listens to", async () => {
+    const connected = await opened(() => liveBroker().connect());
+    const subject = uniqueName("pushephtaken");
+    made.streams.push(subject);
+    const source = () =>
+      new JetStreamSubject(subject, {
+        stream: subject,
+        push: { declare: { deliverSubject: `${subject}.deliver` } },
+        declare: { subjects: [subject], storage: "memory" },
+      });
+    const first = await connected.subscribe(source());
+    // The subscription listens on the deliver subject once it is first read.
+    const reading = first.next();
+    const name = (first as unknown as JetStreamSubscription).consumerName;
+    const nc = await rawClient();
+    try {
+      const jsm = await jetstreamManager(nc);
+      await eventually(
+        async () => (await jsm.consumers.info(subject, name)).push_bound === true,
+        5000,
+        "the first binding",
+      );
+      await expect(connected.subscribe(source())).rejects.toThrow(
+        /ephemeral push consumer .* where something listens already .*deliver subject of its own/,
+      );
+      // The refused one is deleted, not left for its inactive threshold.
+      const names: string[] = [];
+      for await (const c of jsm.consumers.list(subject)) names.push(c.name);
+      expect(names).toEqual([name]);
+    } finally {
+      await nc.close();
+    }
+    await first.close();
+    await reading;
+  });
+
   it("refuses an ack wait other than the consumer's, naming ackWaitMs", async () => {
     const connected = await opened(() => liveBroker().connect());
     const subject = uniqueName("pushwait");
@@ -301,8 +436,13 @@ describe("a push consumer made outside the app, on the real server", () => {
 describe("the push option, checked when the subject is made", () => {
   const make = (options: Record<string, unknown>) => () =>
     new JetStreamSubject("orders.created", { stream: "ORDERS", ...options });
-  it("refuses push without durable, with priority, flow control without heartbeats, a wildcard", () => {
-    expect(make({ push: true })).toThrow(/push: .*give durable/);
+  it("refuses push: true without durable, a deliver group on an ephemeral, with priority, flow control without heartbeats, a wildcard", () => {
+    expect(make({ push: true })).toThrow(/push: true binds .*give durable/);
+    expect(make({ push: { declare: { deliverSubject: "out", deliverGroup: "workers" } } })).toThrow(
+      /deliver group shares a durable push consumer's .*give durable to share/,
+    );
+    // An ephemeral one, declared.
+    expect(make({ push: { declare: { deliverSubject: "out" } } })).not.toThrow();
     expect(
       make({ durable: "d", push: true, priority: { policy: "overflow", group: "g" } }),
     ).toThrow(/priority groups are a pull consumer's/);

@@ -59,6 +59,28 @@ export const pushSource = (name: string) =>
   });
 
 /**
+ * An ephemeral push consumer on one suite's subject, declared from now with a deliver subject of
+ * the subscription's own: as an ordered consumer, a new client reads nothing an earlier one left.
+ */
+export const ephemeralPushSource = (name: string) =>
+  new JetStreamSubject(name, {
+    stream: name,
+    ackWaitMs: 5000,
+    deliver: "new",
+    declare: declaration(name),
+    push: {
+      declare: {
+        deliverSubject: `push.${name}.${(++deliverSubjects).toString(36)}`,
+        idleHeartbeatMs: 5000,
+        flowControl: true,
+      },
+    },
+  });
+
+/** Made deliver subjects, so no two ephemeral push consumers of a run share one. */
+let deliverSubjects = 0;
+
+/**
  * An ordered consumer on one suite's subject, from now: the client's own, so a new client reads
  * nothing an earlier one left (not durable), and nothing published before it opened.
  */

@@ -34,6 +34,7 @@ import {
   priorityPull,
 } from "../priority.js";
 import {
+  type PushDeclaration,
   type PushSettings,
   pushConsumerMissing,
   pushConsumerTaken,
@@ -925,7 +926,8 @@ class ClientLink implements NatsLink {
 
   /**
    * A durable push consumer, bound to as it is at the server (or created from its declaration
-   * when missing and declared): the server pushes its messages to the deliver subject, and they
+   * when missing and declared, and deleted first when a seek replaces it), or an ephemeral one
+   * created from its declaration: the server pushes its messages to the deliver subject, and they
    * are settled as a pull consumer's. Refused when it is a pull consumer, or one the subscription
    * cannot settle (another ack policy or ack wait).
    */
@@ -934,28 +936,44 @@ class ClientLink implements NatsLink {
     push: PushSettings,
     call: (verb: string, check: string) => RetriedCall,
   ): Promise<ConsumerLink> {
-    const durable = spec.durable;
-    if (durable === undefined)
-      throw new Error("a push consumer is a durable one (checked by its source)");
-    const { stream } = spec;
+    const { stream, durable } = spec;
+    const create = (declared: PushDeclaration) =>
+      this.#jsm.consumers.add(stream, {
+        ...consumerConfig(spec),
+        deliver_subject: declared.deliverSubject,
+        ...(declared.deliverGroup === undefined ? {} : { deliver_group: declared.deliverGroup }),
+        ...(declared.idleHeartbeatMs === undefined
+          ? {}
+          : { idle_heartbeat: nanos(declared.idleHeartbeatMs) }),
+        ...(declared.flowControl === true ? { flow_control: true } : {}),
+      });
+    if (durable === undefined) {
+      if (push === "bind") throw new Error("push: true names a durable (checked by its source)");
+      // An ephemeral one is the subscription's own: created each time, deleted at its close (and
+      // by the server after its inactive threshold once nothing listens on its deliver subject).
+      // A creation whose answer timed out leaves one nobody listens to, for that threshold.
+      const info = await this.#retry.run(call("creating", `nats consumer ls ${stream}`), () =>
+        create(push),
+      );
+      // Another subscription's deliver subject: the server would push each message to both.
+      if (info.push_bound === true) {
+        await this.#jsm.consumers.delete(stream, info.name).catch(() => undefined);
+        throw pushConsumerTaken(stream, undefined, push.deliverSubject);
+      }
+      return this.#pushLink(stream, info.name, false);
+    }
     const info = await this.#retry.run(
       call("binding to", `nats consumer info ${stream} ${durable}`),
       async () => {
+        // A seek's: the declared consumer made again at its position.
+        if (spec.replace && push !== "bind") await this.#deleteDurable(stream, durable);
         const existing = await this.#jsm.consumers.info(stream, durable).catch((error: unknown) => {
           if (isApiError(error, 10014)) return undefined;
           throw error;
         });
         if (existing !== undefined) return existing;
         if (push === "bind") throw pushConsumerMissing(stream, durable);
-        return this.#jsm.consumers.add(stream, {
-          ...consumerConfig(spec),
-          deliver_subject: push.deliverSubject,
-          ...(push.deliverGroup === undefined ? {} : { deliver_group: push.deliverGroup }),
-          ...(push.idleHeartbeatMs === undefined
-            ? {}
-            : { idle_heartbeat: nanos(push.idleHeartbeatMs) }),
-          ...(push.flowControl === true ? { flow_control: true } : {}),
-        });
+        return create(push);
       },
     );
     if (typeof info.config.deliver_subject !== "string")
@@ -972,12 +990,18 @@ class ClientLink implements NatsLink {
     // message to both, and the client refuses a second binding.
     if (info.push_bound === true && info.config.deliver_group === undefined)
       throw pushConsumerTaken(stream, durable, info.config.deliver_subject);
-    const consumer = await this.#js.consumers.getPushConsumer(stream, durable);
+    return this.#pushLink(stream, durable, true);
+  }
+
+  /** The link to a push consumer the server has: a durable stays with the server at its close. */
+  async #pushLink(stream: string, name: string, durable: boolean): Promise<ConsumerLink> {
+    const consumer = await this.#js.consumers.getPushConsumer(stream, name);
     const refusals = this.#pullRefusals;
     const held = this.#held;
     const nc = this.#nc;
+    const jsm = this.#jsm;
     return {
-      name: durable,
+      name,
       // The server pushes: `max` and `expiresMs` ask nothing of it. It holds back once the
       // consumer's max_ack_pending are unsettled, and the loop's wait for the subscription's room
       // holds back the answers to its flow control (with `flowControl`).
@@ -985,7 +1009,7 @@ class ClientLink implements NatsLink {
         return pullLoop(
           {
             stream,
-            name: () => durable,
+            name: () => name,
             push: true,
             consume: async () => {
               const messages = await consumer.consume({ abort_on_missing_resource: true });
@@ -993,11 +1017,11 @@ class ClientLink implements NatsLink {
               // consumer's requests are answered 409): its advisory ends the pushes, as a pull
               // consumer's answer ends its pulls, so the subscription looks for it again.
               const deleted = nc.subscribe(
-                `$JS.EVENT.ADVISORY.CONSUMER.DELETED.${stream}.${durable}`,
+                `$JS.EVENT.ADVISORY.CONSUMER.DELETED.${stream}.${name}`,
                 {
                   callback: (error) => {
                     if (error === null)
-                      messages.stop(new Error(`the push consumer "${durable}" was deleted`));
+                      messages.stop(new Error(`the push consumer "${name}" was deleted`));
                   },
                 },
               );
@@ -1012,8 +1036,10 @@ class ClientLink implements NatsLink {
           refusals,
         );
       },
-      // A durable stays with the server.
-      ...settledConsumer(this.#jsm, held, this.#awayOf, stream, durable, async () => undefined),
+      ...settledConsumer(jsm, held, this.#awayOf, stream, name, async () => {
+        if (durable) return;
+        await jsm.consumers.delete(stream, name).catch(() => undefined);
+      }),
     };
   }
 

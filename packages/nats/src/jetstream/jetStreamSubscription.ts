@@ -30,6 +30,7 @@ import {
   type JetStreamSeekPosition,
   parseJetStreamPosition,
 } from "../position.js";
+import { pushSeekRefused } from "../push.js";
 import type { JetStreamSubject } from "../sources.js";
 import { JetStreamDelivery, type JetStreamDeliveryOwner } from "./jetStreamDelivery.js";
 
@@ -85,9 +86,10 @@ export class JetStreamSubscription
     ReportsWaits
 {
   /**
-   * Set by the constructor, for a pull consumer only: a push consumer is bound to as the server
-   * has it, never made again at a position, so its subscription does not carry the mark (its
-   * `seek()` is refused with `unsupported`).
+   * Set by the constructor, except for a push consumer bound with `push: true`: it is bound to as
+   * the server has it, never made again at a position, so its subscription does not carry the
+   * mark (its `seek()` is refused with `unsupported`). A declared one is made again, as a pull
+   * consumer is.
    */
   declare readonly [seekMark]: true;
   /**
@@ -142,7 +144,7 @@ export class JetStreamSubscription
     this.#consumer = consumer;
     this.name = source.name;
     this.confirmAcks = source.commit === "tracked";
-    if (source.settings.push === undefined) (this as { [seekMark]: true })[seekMark] = true;
+    if (source.settings.push !== "bind") (this as { [seekMark]: true })[seekMark] = true;
     if (counted) {
       const marked = this as { [backlogMark]: true; [waitsMark]: true };
       marked[backlogMark] = true;
@@ -209,13 +211,8 @@ export class JetStreamSubscription
 
   async seek(position: JetStreamSeekPosition): Promise<void> {
     this.seekTo(position, isJetStreamSeekPosition, "a JetStream position");
-    if (this.#source.settings.push !== undefined) {
-      // A seek makes the consumer again; a push consumer is bound to as the server has it.
-      throw new RustStreamError(
-        "unsupported",
-        `seek() on the push consumer "${this.#consumer.name}": not built (a push consumer is bound to, never made again); bind a pull consumer to seek`,
-      );
-    }
+    if (this.#source.settings.push === "bind")
+      throw pushSeekRefused(this.#source.stream, this.#consumer.name);
     const startAt =
       position instanceof JetStreamPosition
         ? { sequence: await this.#checkSequence(position) }
