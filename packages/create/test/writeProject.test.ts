@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assembleTemplates } from "../scripts/templates.js";
+import { brokerNames } from "../src/brokers.js";
 import type { Choices } from "../src/choices.js";
 import { writeProject } from "../src/writeProject.js";
 import { tempDir } from "./tempDir.js";
@@ -62,6 +63,23 @@ describe("writeProject", () => {
     const all = JSON.stringify({ dependencies, devDependencies });
     expect(all).not.toMatch(/workspace:/);
     expect(devDependencies.vitest).toBeDefined();
+  });
+
+  it.each(
+    brokerNames,
+  )("gives a new %s project what vitest needs from every package manager", async (broker) => {
+    await writeProject(choices(`peers-${broker}`, broker), "1.2.3", templates);
+    const project = pkg(`peers-${broker}`) as ReturnType<typeof pkg> & {
+      engines: { node: string };
+    };
+    // vite is vitest's required peer: npm and pnpm add it, yarn does not.
+    expect(project.devDependencies.vite).toMatch(/^\d+\.\d+\.\d+$/);
+    // vitest's optional peer @types/node starts at 22: npm refuses the install (ERESOLVE) when the
+    // project's own range is older, so it starts at the Node floor the project declares.
+    const floor = Number(/^>=(\d+)$/.exec(project.engines.node)?.[1]);
+    const lowest = Number(/^\^(\d+)\./.exec(project.devDependencies["@types/node"] ?? "")?.[1]);
+    expect(lowest, project.devDependencies["@types/node"]).toBeGreaterThanOrEqual(floor);
+    expect(floor).toBeGreaterThanOrEqual(22);
   });
 
   it("keeps only the chosen Kafka engine's client, and names the engine in app.ts", async () => {
