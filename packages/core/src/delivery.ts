@@ -60,8 +60,15 @@ export interface Delivery<TPosition extends Position = Position> {
    * handler would run, and runs the handler only once it answers `true`. `false`: the broker took
    * the delivery back, so the runtime neither handles nor settles it. `undefined` (or no method):
    * the handler runs at once.
+   *
+   * For a batch handler the runtime asks each delivery of the batch, in order, before the handler
+   * runs, passing `batch`: the deliveries handed to that handler together, this one among them. They
+   * settle only after the handler, so a broker that waits for earlier deliveries handed over before
+   * this one must not wait for those of `batch`. The handler then runs on the deliveries answered
+   * `true` (or `undefined`), in order; one answered `false` is left out of the batch, and a batch
+   * left with none is not run. Without `batch` the delivery is handed to a handler of its own.
    */
-  handOver?(): Promise<boolean> | undefined;
+  handOver?(batch?: readonly Delivery[]): Promise<boolean> | undefined;
   ack(): SettleResult;
   nack(options: NackOptions): SettleResult;
   /** Requeue after a delay; `unsupported` where the broker has no delayed redelivery. */

@@ -388,3 +388,128 @@ describe("a transactional queue's key order in an app when a fault ends the head
     );
   });
 });
+
+// A batch handler's rows are asked too (core asks each in order, telling it the batch it travels
+// with): a key's rows of one batch do not wait for each other, all settled after the handler, and
+// a row held behind a head another batch handles waits for it, and goes back unhandled when the
+// head's settle failed, the batch running with the rest.
+describe("a transactional queue's key order with a batch handler", () => {
+  it("read without an app, the rows of one key asked with their batch do not wait for each other", async () => {
+    const t = await setUp("kof_bare_batch");
+    try {
+      const [a1, a2] = await t.headAndNext();
+      expect(a1.handOver?.([a1, a2])).toBeUndefined();
+      // Asked alone, a2 would wait for a1's settle; asked with a1 as its batch, it does not.
+      expect(a2.handOver?.([a1, a2])).toBeUndefined();
+      await t.write(a1);
+      await t.write(a2);
+      await a1.ack();
+      await a2.ack();
+      expect(await t.committed()).toEqual([
+        { name: "a1", attempt: 1 },
+        { name: "a2", attempt: 1 },
+      ]);
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("in an app, a batch holding a key's rows runs them together", async () => {
+    const t = await setUp("kof_batch_together");
+    await t.subscription.close();
+    let app: TestApp | undefined;
+    try {
+      const batches: string[][] = [];
+      const service = new RustStream({ name: "kof-app", version: "1.0.0" }).broker(
+        new PostgresBroker({ url: url(), table }),
+        (b) => {
+          b.subscriber(new PostgresQueue(t.queue, { transactional: true, leaseMs, pollMs: 100 }), {
+            codec: bytesCodec,
+          })
+            .batch(8)
+            .handle(async (_payloads, ctx) => {
+              batches.push(ctx.deliveries.map((d) => `${nameOf(d)}#${d.redeliveryCount}`));
+              for (const d of ctx.deliveries) await t.write(d);
+            });
+        },
+      );
+      // All three wait in the table before the app starts, so its first claim takes them.
+      await t.publish([
+        ["a1", "a"],
+        ["a2", "a"],
+        ["b1", "b"],
+      ]);
+      app = await TestApp.startLive(service);
+      await waitUntil(20_000, "the rows committed", async () => {
+        const left = await sql.query(`SELECT 1 FROM ${table} WHERE queue = $1`, [t.queue]);
+        return left.rowCount === 0 && (await t.committed()).length === 3;
+      });
+      await app.settle();
+      expect(batches).toEqual([["a1#1", "a2#1", "b1#1"]]);
+      expect((await t.committed()).map((r) => r.name)).toEqual(["a1", "a2", "b1"]);
+    } finally {
+      await app?.stop();
+      await t.end();
+    }
+  });
+
+  it("in an app, a row held behind a head another batch handles goes back unhandled when the head's settle failed, its batch running with the rest", async () => {
+    const t = await setUp("kof_batch_behind");
+    await t.subscription.close();
+    let app: TestApp | undefined;
+    try {
+      const batches: string[][] = [];
+      const service = new RustStream({ name: "kof-app", version: "1.0.0" }).broker(
+        new PostgresBroker({ url: url(), table }),
+        (b) => {
+          b.subscriber(new PostgresQueue(t.queue, { transactional: true, leaseMs, pollMs: 100 }), {
+            codec: bytesCodec,
+          })
+            .workers(2)
+            .batch(2)
+            .handle(async (_payloads, ctx) => {
+              batches.push(ctx.deliveries.map((d) => `${nameOf(d)}#${d.redeliveryCount}`));
+              for (const d of ctx.deliveries) {
+                await t.write(d);
+                if (nameOf(d) !== "a1" || d.redeliveryCount !== 1) continue;
+                // While the head is handled, a2 (behind it) and b1 come, and the second worker's
+                // claim takes them as one batch; then the head's transaction is lost, so its ack
+                // fails.
+                await t.publish([
+                  ["a2", "a"],
+                  ["b1", "b"],
+                ]);
+                await waitUntil(20_000, "a2 and b1 claimed", async () => {
+                  const claimed = await sql.query(
+                    `SELECT 1 FROM ${table} WHERE queue = $1 AND attempts > 0`,
+                    [t.queue],
+                  );
+                  return claimed.rowCount === 3;
+                });
+                await t.cut(d);
+              }
+            });
+        },
+      );
+      await t.publish([["a1", "a"]]);
+      app = await TestApp.startLive(service);
+      await waitUntil(20_000, "the rows committed", async () => {
+        const left = await sql.query(`SELECT 1 FROM ${table} WHERE queue = $1`, [t.queue]);
+        return left.rowCount === 0 && (await t.committed()).length === 3;
+      });
+      await app.settle();
+      // a2 went back unhandled, its attempt uncounted; b1's batch ran without it, once the
+      // head's settle failed; the head came back when its lease ended, a2 after it.
+      expect(batches.flat()).toEqual(["a1#1", "b1#1", "a1#2", "a2#1"]);
+      expect(batches[1]).toEqual(["b1#1"]);
+      expect(await t.committed()).toEqual([
+        { name: "b1", attempt: 1 },
+        { name: "a1", attempt: 2 },
+        { name: "a2", attempt: 1 },
+      ]);
+    } finally {
+      await app?.stop();
+      await t.end();
+    }
+  });
+});

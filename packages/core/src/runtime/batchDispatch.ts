@@ -26,7 +26,8 @@ export interface BatchDispatchOptions {
 
 /**
  * A batch handler's dispatch: each pulled batch decoded (failures settled apart, by the decode
- * policy), handed over whole, and settled by one outcome for all or one per message.
+ * policy), each delivery's broker asked to hand it over (the ones it takes back left out), handed
+ * to the handler together, and settled by one outcome for all or one per message.
  */
 export class BatchDispatch {
   readonly #host: DispatchHost;
@@ -92,7 +93,7 @@ export class BatchDispatch {
         ms.push(messages[i]);
       }
       if (ds.length === 0) return undefined;
-      const running = this.#handle(ds, ms);
+      const running = this.#handOver(ds, ms);
       if (running === undefined) return undefined;
       const flow = this.#flow;
       flow.active++;
@@ -106,6 +107,49 @@ export class BatchDispatch {
     return Promise.all(pending).then(run);
   }
 
+  /**
+   * Asks each delivery's broker to hand it over (`Delivery.handOver`, told the batch it travels
+   * with), then runs the handler on those it handed over, in order: one it took back is neither
+   * handled nor settled, and a batch left with none is not run. Counts what runs on past this call
+   * in the app's work, the wait included, once.
+   */
+  #handOver(deliveries: Delivery[], messages: unknown[]): Promise<void> | undefined {
+    let turns: Array<Promise<boolean> | undefined> | undefined;
+    for (let i = 0; i < deliveries.length; i++) {
+      const turn = deliveries[i]!.handOver?.(deliveries);
+      if (turn === undefined) continue;
+      turns ??= new Array<Promise<boolean> | undefined>(deliveries.length);
+      turns[i] = turn;
+    }
+    let running: Promise<void> | undefined;
+    if (turns === undefined) {
+      running = this.#handle(deliveries, messages);
+    } else {
+      const asked = turns;
+      const log = this.#options.log;
+      const answers = deliveries.map(
+        (_, i) =>
+          asked[i]?.catch((error: unknown) => {
+            log.error({ error }, "the broker failed to hand the delivery over; it is not handled");
+            return false;
+          }) ?? true,
+      );
+      running = Promise.all(answers).then((go) => {
+        const ds: Delivery[] = [];
+        const ms: unknown[] = [];
+        for (let i = 0; i < deliveries.length; i++) {
+          if (!go[i]) continue;
+          ds.push(deliveries[i]!);
+          ms.push(messages[i]);
+        }
+        return ds.length === 0 ? undefined : this.#handle(ds, ms);
+      });
+    }
+    if (running !== undefined) this.#host.work.track(running);
+    return running;
+  }
+
+  /** The handler's run: its promise when it returned one (#handOver counts it), else settled. */
   #handle(deliveries: Delivery[], messages: unknown[]): Promise<void> | undefined {
     const ctx: BatchContext<OutRecord, unknown> = {
       name: this.#options.name,
@@ -128,12 +172,10 @@ export class BatchDispatch {
       this.#finish(deliveries, messages, result, started);
       return undefined;
     }
-    const running = Promise.resolve(result).then(
+    return Promise.resolve(result).then(
       (value) => this.#finish(deliveries, messages, value, started),
       (error: unknown) => this.#failed(deliveries, messages, error, started),
     );
-    this.#host.work.track(running);
-    return running;
   }
 
   #finish(deliveries: Delivery[], messages: unknown[], result: unknown, started: number): void {

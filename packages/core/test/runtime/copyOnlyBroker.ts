@@ -18,6 +18,7 @@ import {
   type ClosedMemoryBroker,
   type ConnectedBroker,
   type ConnectedMemoryBroker,
+  type Delivery,
   MemoryBroker,
   type MemoryDelivery,
   type MemoryPosition,
@@ -66,8 +67,19 @@ export const takenBackHeader = "x-test-taken-back";
  */
 export const handedOverHeader = "x-test-handed-over";
 
+/** Each `handOver` the runtime asked, in order: the payload asked for, and the batch it was told. */
+export type HandOversAsked = Array<{
+  readonly payload: string;
+  readonly batch: readonly string[] | undefined;
+}>;
+
+const text = (payload: Uint8Array) => new TextDecoder().decode(payload);
+
 class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
-  constructor(readonly inner: MemoryDelivery) {
+  constructor(
+    readonly inner: MemoryDelivery,
+    readonly asked: HandOversAsked | undefined,
+  ) {
     super();
   }
   get name(): string {
@@ -94,7 +106,8 @@ class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
     const why = this.inner.headers.getString(unreadableHeader);
     return why === undefined ? undefined : new RustStreamError("invalid-argument", why);
   }
-  handOver(): Promise<boolean> | undefined {
+  handOver(batch?: readonly Delivery[]): Promise<boolean> | undefined {
+    this.asked?.push({ payload: text(this.payload), batch: batch?.map((d) => text(d.payload)) });
     if (this.inner.headers.getString(handedOverHeader) !== undefined) {
       return new Promise((resolve) => setImmediate(() => resolve(true)));
     }
@@ -111,16 +124,19 @@ class CopyOnlyDelivery extends DeliveryBase<MemoryPosition> {
 
 class CopyOnlySubscription implements BatchSubscription<CopyOnlyDelivery> {
   readonly [batchesMark] = true as const;
-  constructor(readonly inner: MemorySubscription) {}
+  constructor(
+    readonly inner: MemorySubscription,
+    readonly asked: HandOversAsked | undefined,
+  ) {}
   get name(): string {
     return this.inner.name;
   }
   async next(): Promise<IteratorResult<CopyOnlyDelivery, undefined>> {
     const r = await this.inner.next();
-    return r.done ? r : { done: false, value: new CopyOnlyDelivery(r.value) };
+    return r.done ? r : { done: false, value: new CopyOnlyDelivery(r.value, this.asked) };
   }
   async nextBatch(max: number): Promise<readonly CopyOnlyDelivery[]> {
-    return (await this.inner.nextBatch(max)).map((d) => new CopyOnlyDelivery(d));
+    return (await this.inner.nextBatch(max)).map((d) => new CopyOnlyDelivery(d, this.asked));
   }
   close(): Promise<void> {
     return this.inner.close();
@@ -140,6 +156,7 @@ class ConnectedCopyOnly
   constructor(
     readonly inner: ConnectedMemoryBroker,
     readonly fault: PublishFault | undefined,
+    readonly asked: HandOversAsked | undefined,
   ) {}
   get state() {
     return this.inner.state;
@@ -151,7 +168,7 @@ class ConnectedCopyOnly
     return this.inner.source(name);
   }
   async subscribe(source: string | MemorySource): Promise<CopyOnlySubscription> {
-    return new CopyOnlySubscription(await this.inner.subscribe(source));
+    return new CopyOnlySubscription(await this.inner.subscribe(source), this.asked);
   }
   defaultPublishPolicy(): PublishPolicy<this, MemoryPublisher> {
     const fault = this.fault;
@@ -177,14 +194,23 @@ export class CopyOnlyBroker implements InProcessBroker<ConnectedCopyOnly> {
   readonly [inProcessMark] = true as const;
   readonly #inner = new MemoryBroker();
   readonly #fault: PublishFault | undefined;
-  /** `fault`: publishes fail while it says so (the runtime's copies and dead letters included). */
-  constructor(fault?: PublishFault) {
+  readonly #asked: HandOversAsked | undefined;
+  /**
+   * `fault`: publishes fail while it says so (the runtime's copies and dead letters included).
+   * `asked`: where each `handOver` the runtime asks is recorded.
+   */
+  constructor(fault?: PublishFault, asked?: HandOversAsked) {
     this.#fault = fault;
+    this.#asked = asked;
   }
   async connect(): Promise<ConnectedCopyOnly> {
-    return new ConnectedCopyOnly(await this.#inner.connect(), this.#fault);
+    return new ConnectedCopyOnly(await this.#inner.connect(), this.#fault, this.#asked);
   }
   async connectInProcess(options: InProcessOptions): Promise<ConnectedCopyOnly> {
-    return new ConnectedCopyOnly(await this.#inner.connectInProcess(options), this.#fault);
+    return new ConnectedCopyOnly(
+      await this.#inner.connectInProcess(options),
+      this.#fault,
+      this.#asked,
+    );
   }
 }

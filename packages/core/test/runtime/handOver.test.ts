@@ -8,7 +8,12 @@ import {
   RustStream,
   silentLogger,
 } from "../../src/index.js";
-import { CopyOnlyBroker, handedOverHeader, takenBackHeader } from "./copyOnlyBroker.js";
+import {
+  CopyOnlyBroker,
+  type HandOversAsked,
+  handedOverHeader,
+  takenBackHeader,
+} from "./copyOnlyBroker.js";
 import { startInProcess } from "./harness.js";
 
 // A broker may take a delivery back right before its handler runs (Delivery.handOver answers
@@ -83,5 +88,67 @@ describe("a delivery its broker hands over after a wait", () => {
     // Settled on the abort: nothing left counted.
     expect(h.running.inFlight).toBe(0);
     expect(h.outcomes("in").map((e) => e.outcome)).toEqual(["ack", "ack", "ack"]);
+  });
+});
+
+// A batch handler's deliveries are asked too, each told the batch it travels with (a broker that
+// waits for the deliveries handed over before one must not wait for those of its own batch, which
+// settle after the handler): the handler runs on those handed over, and not at all on none.
+describe("a batch whose broker takes some deliveries back before its handler runs", () => {
+  /** Injects the messages at once, so one pull takes them all as one batch. */
+  function injectAll(h: Awaited<ReturnType<typeof startInProcess>>, messages: [string, string?][]) {
+    const connected = h.running.connection();
+    if (!isTestableBroker(connected)) throw new Error("not testable");
+    for (const [payload, header] of messages) {
+      connected.inject({
+        name: "in",
+        payload: new TextEncoder().encode(payload),
+        headers: new HeaderMap(header === undefined ? {} : { [header]: "yes" }),
+      });
+    }
+  }
+
+  async function batchApp(asked: HandOversAsked) {
+    const batches: string[][] = [];
+    const app = new RustStream({ name: "h", version: "0" }).broker(
+      new CopyOnlyBroker(undefined, asked),
+      (b) => {
+        b.subscriber("in", { codec: bytes })
+          .batch(8)
+          .handle((messages) => {
+            batches.push(messages.map((m) => new TextDecoder().decode(m)));
+          });
+      },
+    );
+    return { batches, h: await startInProcess(app) };
+  }
+
+  test("runs on the deliveries handed over, in order, each asked with its batch; those taken back are neither handled nor settled", async () => {
+    const asked: HandOversAsked = [];
+    const { batches, h } = await batchApp(asked);
+    injectAll(h, [["one"], ["taken", takenBackHeader], ["held", handedOverHeader], ["four"]]);
+    await h.quiet();
+    const batch = ["one", "taken", "held", "four"];
+    expect(asked).toEqual(batch.map((payload) => ({ payload, batch })));
+    expect(batches).toEqual([["one", "held", "four"]]);
+    // The runtime settled the three it handed over, and not the one taken back.
+    expect(h.outcomes("in").map((e) => e.outcome)).toEqual(["ack", "ack", "ack"]);
+    await h.running.stop();
+  });
+
+  test("is not run when every delivery of it is taken back; the next batch is", async () => {
+    const asked: HandOversAsked = [];
+    const { batches, h } = await batchApp(asked);
+    injectAll(h, [
+      ["taken 1", takenBackHeader],
+      ["taken 2", takenBackHeader],
+    ]);
+    await h.quiet();
+    injectAll(h, [["fine"]]);
+    await h.quiet();
+    expect(asked.map((a) => a.payload)).toEqual(["taken 1", "taken 2", "fine"]);
+    expect(batches).toEqual([["fine"]]);
+    expect(h.outcomes("in").map((e) => e.outcome)).toEqual(["ack"]);
+    await h.running.stop();
   });
 });

@@ -3,6 +3,9 @@ import type { Queryable } from "../client/driver.js";
 import type { HeldTransaction } from "../client/store.js";
 import type { PostgresQueueDelivery } from "./queueDelivery.js";
 
+/** No rows: what a row handed to a handler of its own travels with. */
+export const noRows: ReadonlySet<bigint> = new Set();
+
 /** What a row of a claim is known by here: its id and its key. */
 export interface KeyedRow {
   readonly id: bigint;
@@ -52,10 +55,11 @@ interface Fault {
  * have failed before a row behind it commits. The runtime asks before a handler runs
  * (`handOver`): a row waits there until the earlier rows of its key handed over before it are
  * settled (a reply's handler settles only after the reply's publish, and rows of one key may run
- * side by side on workers without a key), and one held back goes back unhandled, so no handler of
- * a key's later row runs before the earlier row is handled again. The handler's
- * statements wait the same way (`gate`), and fail on a row held back, for a handler that runs
- * all the same (one handed over before its key's earlier row was visible, or a batch handler).
+ * side by side on workers without a key; the rows of one batch do not wait for each other, all
+ * settled after its handler), and one held back goes back unhandled, so no handler of a key's
+ * later row runs before the earlier row is handled again. The handler's statements wait the same
+ * way (`gate`), and fail on a row held back, for a handler that runs all the same (one handed over
+ * before its key's earlier row was visible, or one whose reader did not ask).
  */
 export class KeyFaults {
   /** Held rows whose ack gives them back instead. */
@@ -113,24 +117,30 @@ export class KeyFaults {
   /**
    * `row` is about to be handed to its handler: it counts as handled until it is settled or given
    * back (`forget`). Answers whether an earlier row of its key is handled or settling still, which
-   * `handedBefore` waits for.
+   * `handedBefore` waits for; the rows of `together` (the batch it is handed over with, which
+   * settles only after the handler) are not waited for.
    */
-  handing(delivery: PostgresQueueDelivery): boolean {
+  handing(delivery: PostgresQueueDelivery, together: ReadonlySet<bigint>): boolean {
     const key = delivery.partitionKey;
     if (key === undefined) return false;
     const row = { id: delivery.held.id, partitionKey: key };
     this.#handling.get(row.id)?.end();
     this.#handling.set(row.id, ending(key, delivery));
     return (
-      this.#earlier(this.#settling, row).length + this.#earlier(this.#handling, row).length > 0
+      this.#earlier(this.#settling, row, together).length +
+        this.#earlier(this.#handling, row, together).length >
+      0
     );
   }
 
-  /** When the earlier rows of `row`'s key handed over before it, and their settles, have ended. */
-  async handedBefore(row: KeyedRow): Promise<void> {
+  /**
+   * When the earlier rows of `row`'s key handed over before it, and their settles, have ended;
+   * those of `together` (its batch) left out.
+   */
+  async handedBefore(row: KeyedRow, together: ReadonlySet<bigint>): Promise<void> {
     await Promise.all([
-      ...this.#earlier(this.#settling, row),
-      ...this.#earlier(this.#handling, row),
+      ...this.#earlier(this.#settling, row, together),
+      ...this.#earlier(this.#handling, row, together),
     ]);
   }
 
@@ -164,16 +174,19 @@ export class KeyFaults {
     await Promise.all(this.#earlier(this.#settling, row));
   }
 
-  /** The ends of the entries of `of` for earlier rows of `row`'s key. */
+  /** The ends of the entries of `of` for earlier rows of `row`'s key, but those of `skip`. */
   #earlier(
     of: ReadonlyMap<bigint, { readonly key: Uint8Array; readonly ended: Promise<void> }>,
     row: KeyedRow,
+    skip: ReadonlySet<bigint> = noRows,
   ): Promise<void>[] {
     const key = row.partitionKey;
     const earlier: Promise<void>[] = [];
     if (key === undefined) return earlier;
     for (const [other, entry] of of) {
-      if (other < row.id && Buffer.compare(entry.key, key) === 0) earlier.push(entry.ended);
+      if (other < row.id && !skip.has(other) && Buffer.compare(entry.key, key) === 0) {
+        earlier.push(entry.ended);
+      }
     }
     return earlier;
   }

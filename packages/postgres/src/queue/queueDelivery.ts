@@ -1,4 +1,5 @@
 import {
+  type Delivery,
   HeaderMap,
   type ReadonlyHeaderMap,
   readRetryCount,
@@ -20,7 +21,10 @@ export type Verb =
 export interface QueueDeliveryOwner {
   assertOpen(): void;
   settle(delivery: PostgresQueueDelivery, verb: Verb): Promise<"ok">;
-  handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined;
+  handOver(
+    delivery: PostgresQueueDelivery,
+    batch: readonly Delivery[] | undefined,
+  ): Promise<boolean> | undefined;
 }
 
 /** A claimed row's headers; a dead-lettered row's origin beside them, in core's names. */
@@ -105,10 +109,10 @@ export class PostgresQueueDelivery extends DeliveryBase<PostgresQueuePosition> {
   /**
    * Before its handler runs: on a transactional `keyOrder` queue, a row waits for the settles of
    * the earlier rows of its key its subscription holds, and goes back unhandled (`false`) when one
-   * of them failed.
+   * of them failed. The rows of `batch` (handed to one batch handler with it) are not waited for.
    */
-  handOver(): Promise<boolean> | undefined {
-    return this.#owner.handOver(this);
+  handOver(batch?: readonly Delivery[]): Promise<boolean> | undefined {
+    return this.#owner.handOver(this, batch);
   }
 
   protected settleAck(): SettleResult {

@@ -27,7 +27,7 @@ import {
 } from "../client/store.js";
 import { isTransient, reasonOf } from "../client/transient.js";
 import type { PostgresQueue } from "../sources.js";
-import { behindError, type KeyedRow, KeyFaults } from "./keyFaults.js";
+import { behindError, type KeyedRow, KeyFaults, noRows } from "./keyFaults.js";
 import { PostgresQueueDelivery, type QueueDeliveryOwner, type Verb } from "./queueDelivery.js";
 import { SettleBatch } from "./settleBatch.js";
 
@@ -43,6 +43,13 @@ export interface QueueHost extends SubscriptionHost {
 }
 
 const none: readonly PostgresQueueDelivery[] = [];
+
+/** The rows of this queue among `batch`, by id. */
+function rowsOf(batch: readonly Delivery[]): ReadonlySet<bigint> {
+  const ids = new Set<bigint>();
+  for (const d of batch) if (d instanceof PostgresQueueDelivery) ids.add(d.held.id);
+  return ids;
+}
 /** The first and the longest wait before a claim is tried again after the server failed it. */
 const retryFirstMs = 100;
 const retryMaxMs = 5000;
@@ -272,24 +279,32 @@ export class PostgresQueueSubscription
    * Before `delivery`'s handler runs (the runtime asks): on a transactional `keyOrder` queue, it
    * waits until the earlier rows of its key handed over before it are settled (a reply's handler
    * settles after the reply's publish, while its lane goes on; workers without a key run a key's
-   * rows side by side), then goes back unhandled when one of them failed, so no handler of a key's later row runs before the earlier row is handled
-   * again, whatever it does outside its transaction. `undefined`: at once.
+   * rows side by side), then goes back unhandled when one of them failed, so no handler of a key's
+   * later row runs before the earlier row is handled again, whatever it does outside its
+   * transaction. The rows of `batch` (a batch handler's, settled after it) are not waited for: the
+   * runtime asks each in order, so a row held back goes back, and the rows of its key behind it in
+   * the batch, held back by the same fault, with it. `undefined`: at once.
    */
-  handOver(delivery: PostgresQueueDelivery): Promise<boolean> | undefined {
+  handOver(
+    delivery: PostgresQueueDelivery,
+    batch: readonly Delivery[] | undefined,
+  ): Promise<boolean> | undefined {
     const faults = this.#keyFaults;
     if (faults === undefined || delivery.partitionKey === undefined) return undefined;
-    const waits = faults.handing(delivery);
+    const together = batch === undefined ? noRows : rowsOf(batch);
+    const waits = faults.handing(delivery, together);
     if (!faults.isBehind(delivery) && !waits) return undefined;
     const row = { id: delivery.held.id, partitionKey: delivery.partitionKey };
-    return this.#handOverInTurn(delivery, row, faults);
+    return this.#handOverInTurn(delivery, row, together, faults);
   }
 
   async #handOverInTurn(
     delivery: PostgresQueueDelivery,
     row: KeyedRow,
+    together: ReadonlySet<bigint>,
     faults: KeyFaults,
   ): Promise<boolean> {
-    await faults.handedBefore(row);
+    await faults.handedBefore(row, together);
     // Ended meanwhile: not handled, and given back with what the subscription holds.
     if (this.closed) return false;
     if (!faults.isBehind(delivery)) return true;
