@@ -1,4 +1,4 @@
-import type { Capabilities } from "@ruststream/testing/conformance";
+import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
 
 // What each kind of subscription does, declared once for the real server and the in-process
 // stand-in alike: the suites hold both to it. `false` is what NATS cannot do; `notBuilt` is what
@@ -23,6 +23,7 @@ export const coreCapabilities: Capabilities = {
   // Core NATS has no way to make several publishes visible at once.
   transactions: false,
   request: true,
+  settleAfterClose: false,
 };
 
 /**
@@ -44,6 +45,12 @@ export const jetStreamCapabilities: Capabilities = {
   // Requests travel over core NATS: on a subject a stream stores, the stream itself answers a
   // request with its acknowledgement, so a request/reply exchange cannot run on one.
   request: false,
+  // Closing gives back (naks) what was handed out with what was read ahead, so an ack after the
+  // close lands on a message already redelivered: the close should keep what was handed out until
+  // it settles, as the connection's shutdown then gives back what is left.
+  settleAfterClose: notBuilt(
+    "closing a subscription naks what was handed out too; an ack after the close is lost",
+  ),
 };
 
 /** A durable push consumer: settled as the pull consumers are; no seek (it is bound to, never made again). */
@@ -69,6 +76,7 @@ export const kvWatchCapabilities: Capabilities = {
   transactions: false,
   // A put is stored by the bucket's stream, which answers a request with its acknowledgement.
   request: false,
+  settleAfterClose: false,
 };
 
 /**
@@ -91,4 +99,5 @@ export const orderedCapabilities: Capabilities = {
   transactions: true,
   // A stream stores the subject and answers a request with its acknowledgement.
   request: false,
+  settleAfterClose: false,
 };
