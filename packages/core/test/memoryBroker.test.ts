@@ -118,6 +118,7 @@ describe("memory broker", () => {
       await publisher.publish({ name: "closing", payload: bytes(m) });
     const acked = (await sub.next()).value!;
     const left = (await sub.next()).value!;
+    expect([str(acked.payload), str(left.payload)]).toEqual(["acked", "left"]);
     await sub.close();
     // An app's graceful stop closes first and drains after: the handler's ack lands.
     expect(acked.ack()).toBe("ok");
