@@ -1,4 +1,4 @@
-import { type Capabilities, notBuilt } from "@ruststream/testing/conformance";
+import type { Capabilities } from "@ruststream/testing/conformance";
 
 // What each kind of subscription does, declared once for the real server and the in-process
 // stand-in alike: the suites hold both to it. `false` is what NATS cannot do; `notBuilt` is what
@@ -45,12 +45,8 @@ export const jetStreamCapabilities: Capabilities = {
   // Requests travel over core NATS: on a subject a stream stores, the stream itself answers a
   // request with its acknowledgement, so a request/reply exchange cannot run on one.
   request: false,
-  // Closing gives back (naks) what was handed out with what was read ahead, so an ack after the
-  // close lands on a message already redelivered: the close should keep what was handed out until
-  // it settles, as the connection's shutdown then gives back what is left.
-  settleAfterClose: notBuilt(
-    "closing a subscription naks what was handed out too; an ack after the close is lost",
-  ),
+  // A close gives back what was read ahead and keeps what was handed out until it settles.
+  settleAfterClose: true,
 };
 
 /** A durable push consumer: settled as the pull consumers are; no seek (it is bound to, never made again). */
