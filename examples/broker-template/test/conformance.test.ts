@@ -22,6 +22,8 @@ const capabilities: Capabilities = {
   transactions: false,
   // A reply channel per connection would carry replies, as Redis Pub/Sub's do: the hub allows it.
   request: notBuilt("the template leaves it out to stay small"),
+  // Nothing settles, so nothing settles after a close either.
+  settleAfterClose: false,
 };
 
 const factories = {

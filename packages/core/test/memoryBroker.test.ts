@@ -110,6 +110,36 @@ describe("memory broker", () => {
     );
   });
 
+  it("a delivery handed out before a close still settles after it, and one never settled comes back at shutdown", async () => {
+    const { broker, connected, publisher } = await setup();
+    const group = new MemoryTopic("closing", { group: "g" });
+    const sub = await connected.subscribe(group);
+    for (const m of ["acked", "left"])
+      await publisher.publish({ name: "closing", payload: bytes(m) });
+    const acked = (await sub.next()).value!;
+    const left = (await sub.next()).value!;
+    expect([str(acked.payload), str(left.payload)]).toEqual(["acked", "left"]);
+    await sub.close();
+    // An app's graceful stop closes first and drains after: the handler's ack lands.
+    expect(acked.ack()).toBe("ok");
+    const closed = await connected.shutdown();
+    // The closed subscription still held "left": the shutdown gives it back to the group.
+    expect(closed.returnedDeliveries).toBe(1);
+    const next = await broker.connect();
+    const again = await next.subscribe(group);
+    await new MemoryPublish()
+      .pair(next)
+      .then((p) => p.publish({ name: "closing", payload: bytes("sentinel") }));
+    const read: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const d = (await again.next()).value!;
+      read.push(str(d.payload));
+      d.ack();
+    }
+    expect(read).toEqual(["left", "sentinel"]);
+    await next.shutdown();
+  });
+
   it("rejects everything after shutdown, and a second shutdown is harmless", async () => {
     const { connected, publisher } = await setup();
     const sub = await connected.subscribe("s");

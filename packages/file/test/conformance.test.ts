@@ -39,6 +39,7 @@ const namedCapabilities: Capabilities = {
   transactions: true,
   // The reply inbox is a stream key of the same file.
   request: true,
+  settleAfterClose: true,
 };
 
 // Without a name nothing is stored, as upstream, which has no consumer positions: every settle
@@ -49,6 +50,8 @@ const unnamedCapabilities: Capabilities = {
   drop: false,
   requeue: false,
   durable: false,
+  // Without a named consumer nothing settles, so nothing settles after a close either.
+  settleAfterClose: false,
 };
 
 // One subscription per consumer name at a time in a process, so the redelivery-address suite (two

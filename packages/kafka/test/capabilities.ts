@@ -25,6 +25,7 @@ export const trackedCapabilities: Capabilities = {
   seek: true,
   transactions: true,
   request: true,
+  settleAfterClose: true,
 };
 
 /**
@@ -37,4 +38,6 @@ export const autoCapabilities: Capabilities = {
   requeue: false,
   // Likewise what a client held unsettled is committed already: the next client starts past it.
   durable: false,
+  // Nothing a client settles changes what the next one reads, before a close or after it.
+  settleAfterClose: false,
 };

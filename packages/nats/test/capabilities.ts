@@ -23,6 +23,7 @@ export const coreCapabilities: Capabilities = {
   // Core NATS has no way to make several publishes visible at once.
   transactions: false,
   request: true,
+  settleAfterClose: false,
 };
 
 /**
@@ -44,6 +45,8 @@ export const jetStreamCapabilities: Capabilities = {
   // Requests travel over core NATS: on a subject a stream stores, the stream itself answers a
   // request with its acknowledgement, so a request/reply exchange cannot run on one.
   request: false,
+  // A close gives back what was read ahead and keeps what was handed out until it settles.
+  settleAfterClose: true,
 };
 
 /**
@@ -82,6 +85,7 @@ export const kvWatchCapabilities: Capabilities = {
   transactions: false,
   // A put is stored by the bucket's stream, which answers a request with its acknowledgement.
   request: false,
+  settleAfterClose: false,
 };
 
 /**
@@ -104,4 +108,5 @@ export const orderedCapabilities: Capabilities = {
   transactions: true,
   // A stream stores the subject and answers a request with its acknowledgement.
   request: false,
+  settleAfterClose: false,
 };

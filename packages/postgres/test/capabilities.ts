@@ -23,4 +23,5 @@ export const queueCapabilities: Capabilities = {
   transactions: true,
   // A reply queue per connection (replyInbox.ts).
   request: true,
+  settleAfterClose: true,
 };

@@ -22,6 +22,7 @@ export const sharedCapabilities: Capabilities = {
   // Pulsar has them, through its transaction coordinator.
   transactions: notBuilt("our wire client speaks no transaction protocol"),
   request: true,
+  settleAfterClose: true,
 };
 
 /**

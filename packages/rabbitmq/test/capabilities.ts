@@ -23,6 +23,7 @@ export const classicCapabilities: Capabilities = {
   seek: false,
   transactions: true,
   request: true,
+  settleAfterClose: true,
 };
 
 /** A quorum queue: the server counts, so a requeue is the server's. */
@@ -47,4 +48,6 @@ export const streamCapabilities: Capabilities = {
   delayedRequeue: false,
   // Each delivery's position is its offset: a subscription consumes again from an offset or a time.
   seek: true,
+  // What a new subscription reads is its descriptor's offset, not what the last one settled.
+  settleAfterClose: false,
 };

@@ -17,6 +17,7 @@ export const streamCapabilities: Capabilities = {
   seek: true,
   transactions: true,
   request: true,
+  settleAfterClose: true,
 };
 
 /**
@@ -45,4 +46,5 @@ export const pubSubCapabilities: Capabilities = {
   delayedRequeue: false,
   durable: false,
   seek: false,
+  settleAfterClose: false,
 };

@@ -327,6 +327,14 @@ const cases: readonly Case[] = [
     faults: { liveAfterShutdown: true },
     breaks: ["after shutdown every publisher and subscription rejects with a clear error"],
   },
+  {
+    suite: "lifecycle",
+    fault: "an ack after the subscription closed lost",
+    faults: { ackAfterCloseLost: true },
+    breaks: [
+      "a handler running at a graceful stop acks after the close: a new app reads it no more, and misses nothing",
+    ],
+  },
   // settlement
   {
     suite: "settlement",

@@ -75,6 +75,11 @@ export interface Faults {
   readonly groupPerClient?: boolean;
   /** `ack()` answers `ok` but is only kept by this client: a new client gets the message again. */
   readonly ackNotDurable?: boolean;
+  /**
+   * `ack()` of a delivery handed out before its subscription closed answers `ok` and does nothing:
+   * the message comes back to a new client, as if the close had taken the settle's way with it.
+   */
+  readonly ackAfterCloseLost?: boolean;
   /** `nack({ requeue: false })` answers `ok` and requeues. */
   readonly dropRequeues?: boolean;
   /** `nack({ requeue: true })` acks instead, and still answers `ok`. */
@@ -234,6 +239,7 @@ function faultyDelivery(
   delivery: MemoryDelivery,
   state: ConnectionState,
   retry: RetryDeclaration | undefined,
+  subscriptionClosed: () => boolean,
 ): MemoryDelivery {
   const { faults } = state;
   // A fault that answers without settling keeps the delivery looking settled to its caller.
@@ -247,6 +253,7 @@ function faultyDelivery(
   const overrides: Record<PropertyKey, unknown> = {
     ack: settleWith(() => {
       if (faults.ackNotDurable) return pretend();
+      if (faults.ackAfterCloseLost && subscriptionClosed()) return pretend();
       return faults.ackRequeues ? delivery.nack({ requeue: true }) : delivery.ack();
     }),
     nack: (options: NackOptions) =>
@@ -342,13 +349,18 @@ function faultySubscription(
   retry: RetryDeclaration | undefined,
 ): MemorySubscription {
   const { faults } = state;
+  let closed = false;
   const track = (d: MemoryDelivery) => {
     state.held.add(d);
-    return faultyDelivery(d, state, retry);
+    return faultyDelivery(d, state, retry, () => closed);
   };
   let waiting: Promise<unknown> | undefined;
   state.unpulled.add(subscription);
   return wrap(subscription, {
+    close: async () => {
+      closed = true;
+      await subscription.close();
+    },
     next: async () => {
       state.unpulled.delete(subscription);
       let next: IteratorResult<MemoryDelivery, undefined>;

@@ -13,6 +13,7 @@ export const memoryTopicCapabilities: Capabilities = {
   seek: true,
   transactions: true,
   request: true,
+  settleAfterClose: true,
 };
 
 /** A memory queue: one shared group from the oldest retained message. */

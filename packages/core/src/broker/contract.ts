@@ -125,7 +125,10 @@ export interface ClosedBroker {
   readonly state: "closed";
   /** Messages accepted for publishing that were not confirmed by the broker before it closed. */
   readonly unflushed: number;
-  /** Subscriptions still open at shutdown, now closed (one closed before it is not counted). */
+  /**
+   * Subscriptions still open at shutdown, now closed. One closed before it is not counted, unless
+   * it still held deliveries handed out and not settled, which the shutdown gives back.
+   */
   readonly closedSubscriptions: number;
   /**
    * Deliveries the subscriptions held and never saw settled (read and not handed out, or handed out

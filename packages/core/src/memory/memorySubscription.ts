@@ -142,7 +142,10 @@ export class MemorySubscription
     this.#closed = true;
     this.#group.unwait(this);
     this.#group.leave();
-    this.#host.forget(this);
+    // What was handed out stays valid after a close (an app's stop closes, then drains): the
+    // connection keeps the subscription until the last of it settles, so a shutdown before then
+    // gives it back to the group instead of losing it.
+    if (this.#out.size === 0) this.#host.forget(this);
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.resolve(undefined);
@@ -154,6 +157,7 @@ export class MemorySubscription
   }
   settled(delivery: MemoryDelivery): void {
     this.#out.delete(delivery);
+    if (this.#closed && this.#out.size === 0) this.#host.forget(this);
   }
   record(message: RawMessage): void {
     this.#host.record(message);

@@ -107,6 +107,8 @@ export class JetStreamSubscription
   readonly #queue = new Arrivals<JetStreamDelivery>();
   /** Handed over by the server and not settled: what the beat keeps alive. */
   readonly #held = new Set<JetStreamDelivery>();
+  /** Of those, what `pull` handed out: still valid after a close, until settled. */
+  readonly #handedOut = new Set<JetStreamDelivery>();
   #request: PullRequest | undefined;
   /** Resolves the pulls' wait for room (sink's `room()`), when they wait. */
   #roomFreed: (() => void) | undefined;
@@ -115,6 +117,10 @@ export class JetStreamSubscription
   /** Bumped by a seek: messages of a pull made before it are the old consumer's. */
   #epoch = 0;
   #letGo = false;
+  /** The pulls' stop once it began, awaited by every path that lets go. */
+  #stopping: Promise<void> | undefined;
+  /** The consumer is closed and the connection let go of this subscription. */
+  #released = false;
   /** A seek is replacing the consumer: no pulls until it has. */
   #seeking = false;
   /** The pulls the server refused in a row (the account's permissions); 0 once it takes them. */
@@ -205,6 +211,7 @@ export class JetStreamSubscription
       if (this.closed) return [];
     }
     const taken = this.#queue.take(max);
+    for (const delivery of taken) this.#handedOut.add(delivery);
     this.#freeRoom();
     return taken;
   }
@@ -244,10 +251,21 @@ export class JetStreamSubscription
     return parseJetStreamPosition(text);
   }
 
+  /**
+   * Stops pulling and gives back at once what was read ahead and never handed out. What was handed
+   * out stays valid (an app's graceful stop closes, then drains its handlers): the subscription
+   * stays with its connection, its beat running, until the last of it settles, and a shutdown
+   * before then gives back what is left.
+   */
   async close(): Promise<void> {
     if (!this.markClosed()) return;
-    this.#host.forget(this);
-    await this.#letGoOf();
+    await this.#stopPulling();
+    if (this.#released) return;
+    const readAhead = [...this.#held].filter((delivery) => !this.#handedOut.has(delivery));
+    for (const delivery of readAhead) this.#held.delete(delivery);
+    this.#queue.clear();
+    await this.#consumer.giveBack(readAhead.map((delivery) => delivery.message));
+    if (this.#held.size === 0) await this.#release();
   }
 
   revoke(error: RustStreamError): void {
@@ -268,28 +286,51 @@ export class JetStreamSubscription
 
   settled(delivery: JetStreamDelivery): void {
     this.#held.delete(delivery);
-    if (this.#held.size === 0) this.#stopBeat();
+    this.#handedOut.delete(delivery);
+    if (this.#held.size !== 0) return;
+    this.#stopBeat();
+    // The last delivery a closed subscription handed out: let go now. A failure here is the
+    // connection's, which its shutdown reports.
+    if (this.closed && this.#letGo) void this.#release().catch(() => undefined);
   }
 
   async #letGoOf(): Promise<number> {
-    if (this.#letGo) return 0;
-    this.#letGo = true;
-    const request = this.#stopPulls();
-    this.#retry?.cancel();
-    this.#host.link.states.forget(this);
-    // What the client had read ahead arrives before the stopped pulls end: held, so given back
-    // with the rest, in stream order.
-    await request?.done.catch(() => undefined);
+    await this.#stopPulling();
+    if (this.#released) return 0;
     this.#stopBeat();
     const held = [...this.#held];
     this.#held.clear();
+    this.#handedOut.clear();
     this.#queue.clear();
     await this.#consumer.giveBack(held.map((delivery) => delivery.message));
-    // The acks and the rest settled before now, and the naks above, reach the server before the
-    // subscription reports it let go (and before an ephemeral consumer is deleted).
+    await this.#release();
+    return held.length;
+  }
+
+  /** Stops the pulls once, for every path that lets go; each waits for the same stop. */
+  #stopPulling(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#letGo = true;
+      const request = this.#stopPulls();
+      this.#retry?.cancel();
+      this.#host.link.states.forget(this);
+      // What the client had read ahead arrives before the stopped pulls end: held, so given back
+      // with the rest, in stream order.
+      await request?.done.catch(() => undefined);
+    })();
+    return this.#stopping;
+  }
+
+  /** Lets go of the connection and closes the consumer, once. */
+  async #release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    this.#stopBeat();
+    this.#host.forget(this);
+    // The acks and the rest settled before now, and the naks given back, reach the server before
+    // the subscription reports it let go (and before an ephemeral consumer is deleted).
     await this.#host.link.settlementsWritten();
     await this.#consumer.close();
-    return held.length;
   }
 
   /** Starts the pulls unless they run, wait to run again after a failure, or it closed. */

@@ -200,6 +200,9 @@ export class PostgresQueueSubscription
     this.#host.forget(this);
     this.#stopWakes();
     this.#host.forgetLink(this);
+    // The connection forgets it, so no shutdown surrenders it later: it leaves the store here (the
+    // in-process stand-in stops counting the queue's rows for it; a new reader counts them again).
+    this.#leaveStore();
     this.#wakeUp();
     // Deliveries handed out stay valid: their leases are renewed until they are settled.
   }

@@ -70,6 +70,13 @@ export interface Capabilities {
   readonly transactions: Declared;
   /** The publisher sends requests and waits for their replies (`supportsRequest`). */
   readonly request: Declared;
+  /**
+   * A delivery handed out before its subscription closed still settles after the close, while the
+   * connection is open (an app's graceful stop closes its subscriptions, then drains the handlers):
+   * an ack then lands, and a new client of the same source reads it no more, while what was never
+   * handed out still comes to it. Needs `ack` and `durable`; declared absent with either.
+   */
+  readonly settleAfterClose: Declared;
 }
 
 /** The capabilities a scenario can need: every yes-or-no declaration. */
@@ -88,6 +95,7 @@ const capabilityNames = [
   "seek",
   "transactions",
   "request",
+  "settleAfterClose",
 ] as const satisfies readonly Capability[];
 
 /** Whether the broker declares it does `capability` now (`true`; not `false`, not `notBuilt`). */

@@ -4,6 +4,7 @@ import { bytes, text } from "../helpers/payloadText.js";
 import { uniqueName } from "../helpers/uniqueName.js";
 import { within } from "../helpers/within.js";
 import { has } from "./capabilities.js";
+import { gracefulStopScenario } from "./gracefulStop.js";
 import {
   type AnyConnected,
   type BrokerFactories,
@@ -223,9 +224,13 @@ export const lifecycleScenarios: readonly Scenario<LifecycleContext>[] = [
       }
     },
   },
+  gracefulStopScenario,
 ];
 
-/** Registers the lifecycle suite: construction, other-task use, delayed nack and shutdown. */
+/**
+ * Registers the lifecycle suite: construction, other-task use, delayed nack, shutdown, and an app's
+ * graceful stop settling after the close.
+ */
 export function lifecycle<TConnected extends AnyConnected>(
   factories: LifecycleFactories<TConnected>,
 ): void {
