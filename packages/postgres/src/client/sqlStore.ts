@@ -91,6 +91,7 @@ export class SqlStore implements QueueStore {
    */
   async insert(rows: readonly NewRow[], via?: Queryable): Promise<void> {
     if (rows.length === 0) return;
+    if (rows.length === 1 && via === undefined) return this.#insertOne(rows[0]!);
     const values = rows.flatMap(insertValues);
     if (via !== undefined) {
       values.push(this.#t.channel);
@@ -100,23 +101,24 @@ export class SqlStore implements QueueStore {
       );
       return;
     }
-    if (rows.length > 1) {
-      // A transaction's rows, in one statement: their number varies, so it goes by its text.
-      const result = await this.#driver.query(
-        `${insertRows(this.#t, rows.length)} ${insertedQueues}`,
-        values,
-      );
-      this.#wakes.wake(queuesOf(result));
-      return;
-    }
-    // A publish's row, prepared on the pool (its text alone was parsed and planned at every call).
-    // Without a dedupKey no conflict can drop it: a plain INSERT, which answers nothing.
-    const [row] = rows as [NewRow];
+    // A transaction's rows, in one statement: their number varies, so it goes by its text.
+    const result = await this.#driver.query(
+      `${insertRows(this.#t, rows.length)} ${insertedQueues}`,
+      values,
+    );
+    this.#wakes.wake(queuesOf(result));
+  }
+
+  /**
+   * A publish's row on the pool, prepared (its text alone was parsed and planned at every call).
+   * Without a dedupKey no conflict can drop it: a plain INSERT, which answers nothing.
+   */
+  async #insertOne(row: NewRow): Promise<void> {
     if (row.dedupKey === undefined) {
-      await this.#run(this.#sql.insertOne, values);
+      await this.#run(this.#sql.insertOne, insertValues(row));
       this.#wakes.wake([row.queue]);
     } else {
-      this.#wakes.wake(queuesOf(await this.#run(this.#sql.insertOneDeduped, values)));
+      this.#wakes.wake(queuesOf(await this.#run(this.#sql.insertOneDeduped, insertValues(row))));
     }
   }
 
