@@ -31,11 +31,12 @@ export interface PostgresBrokerOptions {
    */
   readonly driver?: PostgresDriver;
   /**
-   * Whether the queue's own statements (claims, settles, lease renewals) go as named prepared
-   * statements on `pg` (default `true`): parsed once per connection, where a statement sent by its
-   * text is parsed and planned at every call. Turn it off behind a pooler that cannot keep a
-   * session's prepared statements (PgBouncer in transaction mode before 1.21, or with
-   * `max_prepared_statements` 0). A `driver` prepares as its client does.
+   * Whether the queue's own statements (claims, settles, lease renewals, a publish's INSERT
+   * outside your transaction) go as named prepared statements on `pg` (default `true`): parsed
+   * once per connection, where a statement sent by its text is parsed and planned at every call.
+   * Turn it off behind a pooler that cannot keep a session's prepared statements (PgBouncer in
+   * transaction mode before 1.21, or with `max_prepared_statements` 0). A `driver` prepares as
+   * its client does.
    */
   readonly prepare?: boolean;
   /** The pool size when the broker opens the pool from `url` (default 10). */

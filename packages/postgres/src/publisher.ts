@@ -152,9 +152,10 @@ export function rowOf(message: OutgoingMessage<PostgresPublishOptions>): NewRow 
     writeDeadLetterOrigin(headers, message.deadLetterOrigin);
   const headerNames: string[] = [];
   const headerValues: Uint8Array[] = [];
+  // The clone's bytes are its own (a value held as text is encoded afresh): no copy more.
   for (const [name, value] of headers.entries()) {
     headerNames.push(name);
-    headerValues.push(value.slice());
+    headerValues.push(value);
   }
   refuseNul(message.name, "queue name", message.name);
   for (const name of headerNames) refuseNul(message.name, "header name", name);

@@ -40,8 +40,9 @@ async function preparedAfterOneRow(prepare: boolean | undefined): Promise<string
 }
 
 describe("prepared statements", () => {
-  it("the claim and the ack are prepared on the connection by default", async () => {
+  it("the publish's INSERT, the claim and the ack are prepared on the connection by default", async () => {
     const names = await preparedAfterOneRow(undefined);
+    expect(names.some((n) => n.includes("INSERT INTO"))).toBe(true);
     expect(names.some((n) => n.includes("WITH RECURSIVE walk"))).toBe(true);
     expect(names.some((n) => n.includes("DELETE FROM"))).toBe(true);
   });

@@ -345,6 +345,41 @@ export function storeContract(f: StoreFixture): void {
     expect((await claimAll(s, q)).rows.map((r) => text(r.payload))).toEqual(["third"]);
   });
 
+  it("a row inserted alone, with a deduplication key and without, keeps every column as a row inserted with others does", async () => {
+    const s = f.store();
+    const q = unique("alone");
+    // A publish's row goes by a statement of its own (prepared on the pool, without the conflict
+    // clause when it has no key): each column read back, against the same rows inserted together.
+    const full = (payload: string, dedupKey: string | undefined): NewRow =>
+      row(q, payload, {
+        headerNames: ["content-type", "x"],
+        headerValues: [bytes("application/octet-stream"), new Uint8Array([0, 1, 255])],
+        partitionKey: bytes(`key-${payload}`),
+        priority: payload.length,
+        dedupKey,
+      });
+    await s.insert([full("plain", undefined)]);
+    await s.insert([full("deduped", "d-1")]);
+    await s.insert([full("again", "d-1")]);
+    await s.insert([full("together", undefined), full("together-d", "d-2")]);
+    const { rows } = await claimAll(s, q);
+    expect(
+      rows.map((r) => ({
+        payload: text(r.payload),
+        headers: r.headerNames.map((n, i) => `${n}=${[...r.headerValues[i]!].join(",")}`),
+        key: r.partitionKey === undefined ? undefined : text(r.partitionKey),
+        priority: r.priority,
+      })),
+    ).toEqual(
+      ["together-d", "together", "deduped", "plain"].map((payload) => ({
+        payload,
+        headers: [`content-type=${[...bytes("application/octet-stream")].join(",")}`, "x=0,1,255"],
+        key: `key-${payload}`,
+        priority: payload.length,
+      })),
+    );
+  });
+
   it("a delayed insert is claimable once due; kept done rows are purged after their retention", async () => {
     const s = f.store();
     const q = unique("delayed");

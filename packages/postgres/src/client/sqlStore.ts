@@ -91,34 +91,35 @@ export class SqlStore implements QueueStore {
    */
   async insert(rows: readonly NewRow[], via?: Queryable): Promise<void> {
     if (rows.length === 0) return;
-    const values: unknown[] = [];
-    const tuples = rows.map((row) => {
-      const at = values.length;
-      values.push(
-        row.queue,
-        row.payload,
-        row.headerNames,
-        row.headerValues,
-        row.partitionKey ?? null,
-        row.priority,
-        row.dedupKey ?? null,
-        row.delayMs,
-      );
-      const p = (k: number) => `$${at + k}`;
-      return `(${p(1)}, ${p(2)}, ${p(3)}::text[], ${p(4)}::bytea[], ${p(5)}::bytea, ${p(6)}::integer, ${p(7)}::text, ${after(at + 8)})`;
-    });
-    // The queues that got a row: a publish dropped by its dedupKey wakes nobody.
-    const inserted = `WITH ins AS (INSERT INTO ${this.#t.sql} (queue, payload, header_names, header_values, partition_key, priority, dedup_key, run_at) VALUES ${tuples.join(", ")} ON CONFLICT (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL DO NOTHING RETURNING queue)`;
+    if (rows.length === 1 && via === undefined) return this.#insertOne(rows[0]!);
+    const values = rows.flatMap(insertValues);
     if (via !== undefined) {
       values.push(this.#t.channel);
       await via.query(
-        `${inserted} SELECT pg_notify($${values.length}, w.queue) FROM (SELECT DISTINCT queue FROM ins) AS w`,
+        `${insertRows(this.#t, rows.length)} SELECT pg_notify($${values.length}, w.queue) FROM (SELECT DISTINCT queue FROM ins) AS w`,
         values,
       );
       return;
     }
-    const result = await this.#driver.query(`${inserted} SELECT DISTINCT queue FROM ins`, values);
+    // A transaction's rows, in one statement: their number varies, so it goes by its text.
+    const result = await this.#driver.query(
+      `${insertRows(this.#t, rows.length)} ${insertedQueues}`,
+      values,
+    );
     this.#wakes.wake(queuesOf(result));
+  }
+
+  /**
+   * A publish's row on the pool, prepared (its text alone was parsed and planned at every call).
+   * Without a dedupKey no conflict can drop it: a plain INSERT, which answers nothing.
+   */
+  async #insertOne(row: NewRow): Promise<void> {
+    if (row.dedupKey === undefined) {
+      await this.#run(this.#sql.insertOne, insertValues(row));
+      this.#wakes.wake([row.queue]);
+    } else {
+      this.#wakes.wake(queuesOf(await this.#run(this.#sql.insertOneDeduped, insertValues(row))));
+    }
   }
 
   async claim(claim: Claim): Promise<ClaimedRow[]> {
@@ -380,11 +381,51 @@ function waking(update: string, params: number): Waking {
 
 type Statements = ReturnType<typeof statementsFor>;
 
+/** A new row's values, in the order of `insertInto`'s columns. */
+function insertValues(row: NewRow): unknown[] {
+  return [
+    row.queue,
+    row.payload,
+    row.headerNames,
+    row.headerValues,
+    row.partitionKey ?? null,
+    row.priority,
+    row.dedupKey ?? null,
+    row.delayMs,
+  ];
+}
+
+/** The end of an insert on the pool: the queues `ins` gave a row to, each once, to wake. */
+const insertedQueues = "SELECT DISTINCT queue FROM ins";
+
+/** The INSERT of `count` rows, their values in `insertValues`'s order. */
+function insertInto(t: QueueTable, count: number): string {
+  const tuples: string[] = [];
+  for (let at = 0; at < count * 8; at += 8) {
+    const p = (k: number) => `$${at + k}`;
+    tuples.push(
+      `(${p(1)}, ${p(2)}, ${p(3)}::text[], ${p(4)}::bytea[], ${p(5)}::bytea, ${p(6)}::integer, ${p(7)}::text, ${after(at + 8)})`,
+    );
+  }
+  return `INSERT INTO ${t.sql} (queue, payload, header_names, header_values, partition_key, priority, dedup_key, run_at) VALUES ${tuples.join(", ")}`;
+}
+
+/**
+ * The INSERT of `count` rows as the CTE `ins`, answering the queues that got a row: a publish
+ * dropped by its dedupKey wakes nobody. The caller adds the statement's SELECT.
+ */
+function insertRows(t: QueueTable, count: number): string {
+  return `WITH ins AS (${insertInto(t, count)} ON CONFLICT (queue, dedup_key) WHERE done_at IS NULL AND dedup_key IS NOT NULL DO NOTHING RETURNING queue)`;
+}
+
 /** The statements that depend only on the table, built once per store. */
 function statementsFor(t: QueueTable) {
   const claims = claimStatements(t, after);
   const returning = "RETURNING q.id::text AS id";
   return {
+    // A publish's row on the pool (`insert`): without a dedupKey, and with one.
+    insertOne: prepared(insertInto(t, 1)),
+    insertOneDeduped: prepared(`${insertRows(t, 1)} ${insertedQueues}`),
     plain: prepared(claims.plain),
     keyOrdered: prepared(claims.keyOrdered),
     // The settles, each matched by id and lease (`heldRows`, `fenced`).

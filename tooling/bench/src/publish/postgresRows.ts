@@ -1,7 +1,8 @@
 // PostgreSQL: the app's publish (PostgresBroker's publisher over its pool of 10: an INSERT per
 // publish, its wake-up sent after, coalesced with the others of a few milliseconds) against `pg`
 // over a pool of the same size: one INSERT per publish (the payload, the content type header, the
-// partition key, as the package writes them), `depth` outstanding; and, as the Redis table's
+// partition key, as the package writes them), `depth` outstanding, sent by its text and as a
+// prepared statement; and, as the Redis table's
 // pipeline, a multi-row INSERT of `depth` rows awaited, then the next; and the one INSERT with a
 // `pg_notify`, as the package woke its subscribers before. Each run onto a fresh queue table
 // (`schemaSql`), its row count checked after. With POSTGRES_AT=<git ref>, one more row: app.publish
@@ -64,6 +65,17 @@ export async function postgresRows(url: string): Promise<PublishRow[]> {
           `INSERT INTO ${current} ${columns} VALUES ($1, $2, $3::text[], $4::bytea[], $5::bytea)`,
           [queue, payloadOf(i), ["content-type"], [contentType], Buffer.from(keyOf(i))],
         ),
+      ),
+    ),
+    // The same INSERT as a named statement, prepared on each pooled connection the first time it
+    // runs there, as the package's publish goes since 2026-12-07.
+    raw("raw pg prepared INSERT", (pool, count, depth) =>
+      windowed(count, depth, (i) =>
+        pool.query({
+          name: `bench_insert_${current}`,
+          text: `INSERT INTO ${current} ${columns} VALUES ($1, $2, $3::text[], $4::bytea[], $5::bytea)`,
+          values: [queue, payloadOf(i), ["content-type"], [contentType], Buffer.from(keyOf(i))],
+        }),
       ),
     ),
     // The same INSERT with the wake-up the package sent with every publish before: PostgreSQL takes one
