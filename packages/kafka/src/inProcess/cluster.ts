@@ -1,4 +1,10 @@
-import type { ConsumedRecord, ProducedRecord, TopicPartition, Watermarks } from "../client/link.js";
+import {
+  type ConsumedRecord,
+  type ProducedRecord,
+  partitionKey,
+  type TopicPartition,
+  type Watermarks,
+} from "../client/link.js";
 import { InProcessGroup } from "./group.js";
 
 // The in-process stand-in of a Kafka cluster: topics of partition logs, and consumer groups with
@@ -187,6 +193,29 @@ export class InProcessCluster {
       );
     }
     return { low: 0n, high: BigInt(log.length) };
+  }
+
+  /** Every partition's watermarks, or `undefined` for a topic the cluster has not. */
+  topicWatermarks(topic: string): Map<number, Watermarks> | undefined {
+    const log = this.#topics.get(topic);
+    if (log === undefined) return undefined;
+    return new Map(
+      log.partitions.map((p, partition) => [partition, { low: 0n, high: BigInt(p.length) }]),
+    );
+  }
+
+  /** The offsets `group` committed for the partitions of `topics`, as an admin reads them. */
+  groupOffsets(group: string, topics: readonly string[]): Map<string, bigint> {
+    const committed = this.#groups.get(group)?.committed;
+    const found = new Map<string, bigint>();
+    for (const topic of topics) {
+      for (let partition = 0; partition < (this.partitions(topic) ?? 0); partition++) {
+        const key = partitionKey({ topic, partition });
+        const offset = committed?.get(key);
+        if (offset !== undefined) found.set(key, offset);
+      }
+    }
+    return found;
   }
 
   offsetForTime(topic: string, partition: number, ms: number): bigint | undefined {

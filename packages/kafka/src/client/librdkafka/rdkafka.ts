@@ -139,7 +139,26 @@ export interface RdAdmin {
     timeout: number,
     cb: (error: RdError | null | undefined) => void,
   ): unknown;
+  /** The group's committed offsets: with no `partitions`, every partition it has one for. */
+  listConsumerGroupOffsets(
+    groups: Array<{ groupId: string }>,
+    options: { timeout: number },
+    cb: RdCallback<
+      Array<{
+        groupId: string;
+        error?: RdError;
+        partitions: Array<{ topic: string; partition: number; offset: number; error?: RdError }>;
+      }>
+    >,
+  ): unknown;
   disconnect(): unknown;
+}
+
+/** What `listOffsets` asks of a partition: the first record at or after a time, or either end. */
+export interface RdOffsetSpec {
+  new (timestamp: number): unknown;
+  readonly EARLIEST: unknown;
+  readonly LATEST: unknown;
 }
 
 export interface RdModule {
@@ -148,10 +167,7 @@ export interface RdModule {
   readonly AdminClient: {
     createFrom(client: RdProducer): RdAdmin;
   };
-  /** A `listOffsets` target: the first record at or after a time. */
-  readonly OffsetSpec: new (
-    timestamp: number,
-  ) => unknown;
+  readonly OffsetSpec: RdOffsetSpec;
   readonly CODES: { readonly ERRORS: Readonly<Record<string, number>> };
 }
 
