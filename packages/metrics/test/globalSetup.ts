@@ -1,7 +1,7 @@
 import { ensureBrokers } from "@ruststream/tooling-testkit/brokers";
 
-// Starts the Redis test instances, the PostgreSQL cluster and the NATS servers (idempotently) and
-// exports REDIS_URL, POSTGRES_URL and NATS_URL to the workers.
+// Starts the Redis test instances, the PostgreSQL cluster, the NATS servers and the Kafka cluster
+// (idempotently) and exports REDIS_URL, POSTGRES_URL, NATS_URL and KAFKA_BROKERS to the workers.
 export default async function setup(): Promise<void> {
-  await ensureBrokers(["redis", "postgres", "nats"]);
+  await ensureBrokers(["redis", "postgres", "nats", "kafka"]);
 }
