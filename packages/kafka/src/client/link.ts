@@ -116,7 +116,8 @@ export interface LinkAdmin {
   offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined>;
   /**
    * The watermarks of every partition of `topic`, by partition, asked together (a backlog count
-   * reads them); `undefined` where the cluster has no such topic.
+   * reads them), read_committed: `high` is the last stable offset (the first record of a
+   * transaction still open, else the end); `undefined` where the cluster has no such topic.
    */
   topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined>;
   /**

@@ -195,12 +195,21 @@ export class InProcessCluster {
     return { low: 0n, high: BigInt(log.length) };
   }
 
-  /** Every partition's watermarks, or `undefined` for a topic the cluster has not. */
+  /**
+   * Every partition's watermarks, its end the last stable offset (the first record of a
+   * transaction still open, else the log's end: what a read_committed ListOffsets answers), or
+   * `undefined` for a topic the cluster has not.
+   */
   topicWatermarks(topic: string): Map<number, Watermarks> | undefined {
     const log = this.#topics.get(topic);
     if (log === undefined) return undefined;
     return new Map(
-      log.partitions.map((p, partition) => [partition, { low: 0n, high: BigInt(p.length) }]),
+      log.partitions.map((entries, partition) => {
+        const open = entries.findIndex(
+          (e) => e.record !== undefined && e.transaction?.state === "open",
+        );
+        return [partition, { low: 0n, high: BigInt(open === -1 ? entries.length : open) }];
+      }),
     );
   }
 

@@ -115,7 +115,8 @@ export class KafkajsAdmin implements LinkAdmin {
 
   async topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined> {
     try {
-      // One call: kafkajs asks every partition's leader for the earliest and the latest offsets.
+      // One call: kafkajs asks every partition's leader for the earliest and the latest offsets,
+      // read_committed (its ListOffsets default): the latest is the last stable offset.
       const offsets = await whileLeaderMoves(
         () => this.#admin.fetchTopicOffsets(topic),
         () => this.#admin.fetchTopicMetadata({ topics: [topic] }),

@@ -105,7 +105,9 @@ export class RdkafkaAdmin implements LinkAdmin {
   async topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined> {
     const count = await this.partitions(topic);
     if (count === undefined) return undefined;
-    // Two ListOffsets rounds side by side (a request names a partition once): the starts, the ends.
+    // Two ListOffsets rounds side by side (a request names a partition once): the starts, the ends;
+    // read_committed, as the subscriptions read (and as kafkajs's admin asks): the end is the last
+    // stable offset, so records of a transaction still open do not count yet.
     const [lows, highs] = await Promise.all([
       this.#endsOf(topic, count, this.#offsetSpec.EARLIEST),
       this.#endsOf(topic, count, this.#offsetSpec.LATEST),
@@ -125,7 +127,7 @@ export class RdkafkaAdmin implements LinkAdmin {
     }));
     const answers = await whileLeaderMoves(async () => {
       const answer = await call<Array<{ partition: number; offset: number; error?: RdError }>>(
-        (cb) => this.#admin.listOffsets(asked, { timeout: TIMEOUT_MS }, cb),
+        (cb) => this.#admin.listOffsets(asked, { timeout: TIMEOUT_MS, isolationLevel: 1 }, cb),
       );
       const failed = answer.find((a) => a.error);
       if (failed?.error) throw failed.error;

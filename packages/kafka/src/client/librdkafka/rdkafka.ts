@@ -126,7 +126,8 @@ export interface RdConsumer extends RdClient {
 export interface RdAdmin {
   listOffsets(
     partitions: Array<{ topic: string; partition: number; offset: unknown }>,
-    options: { timeout: number },
+    /** `isolationLevel` 1: read_committed (the end is the last stable offset). */
+    options: { timeout: number; isolationLevel?: 0 | 1 },
     cb: RdCallback<Array<{ partition: number; offset: number; error?: RdError }>>,
   ): unknown;
   createTopic(
