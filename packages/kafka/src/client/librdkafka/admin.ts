@@ -103,8 +103,20 @@ export class RdkafkaAdmin implements LinkAdmin {
   }
 
   async topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined> {
-    const count = await this.partitions(topic);
-    if (count === undefined) return undefined;
+    // Described, not read from the metadata of every topic as `partitions` does: that grows with
+    // the cluster's topics (a backlog's median 38 ms on the shared cluster with it, 1.4-5.6 ms so).
+    const [described] = await call<
+      Array<{ error?: RdError; partitions: Array<{ partition: number }> }>
+    >((cb) => this.#admin.describeTopics([topic], { timeout: TIMEOUT_MS }, cb)).catch(
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code === UNKNOWN_TOPIC_OR_PART) return [undefined];
+        throw error;
+      },
+    );
+    if (described?.error?.code === UNKNOWN_TOPIC_OR_PART) return undefined;
+    if (described?.error) throw described.error;
+    const count = described?.partitions.length ?? 0;
+    if (count === 0) return undefined;
     // Two ListOffsets rounds side by side (a request names a partition once): the starts, the ends;
     // read_committed, as the subscriptions read (and as kafkajs's admin asks): the end is the last
     // stable offset, so records of a transaction still open do not count yet.

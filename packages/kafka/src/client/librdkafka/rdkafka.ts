@@ -140,6 +140,14 @@ export interface RdAdmin {
     timeout: number,
     cb: (error: RdError | null | undefined) => void,
   ): unknown;
+  /** The topics' descriptions from the cluster (an admin request: it never creates a topic). */
+  describeTopics(
+    topics: string[],
+    options: { timeout: number },
+    cb: RdCallback<
+      Array<{ name: string; error?: RdError; partitions: Array<{ partition: number }> }>
+    >,
+  ): unknown;
   /** The group's committed offsets: with no `partitions`, every partition it has one for. */
   listConsumerGroupOffsets(
     groups: Array<{ groupId: string }>,
