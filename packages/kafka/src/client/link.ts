@@ -114,6 +114,18 @@ export interface LinkAdmin {
   watermarks(topic: string, partition: number): Promise<Watermarks>;
   /** The first offset whose timestamp is at or after `ms`, or `undefined` when no record is that late. */
   offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined>;
+  /**
+   * The watermarks of every partition of `topic`, by partition, asked together (a backlog count
+   * reads them), read_committed: `high` is the last stable offset (the first record of a
+   * transaction still open, else the end); `undefined` where the cluster has no such topic.
+   */
+  topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined>;
+  /**
+   * The offsets `group` has committed for the partitions of `topics`, by `partitionKey`; absent
+   * where it has none (none at all for a topic the cluster has not). Asked as the group's outsider
+   * (the admin's request), not as a member.
+   */
+  groupOffsets(group: string, topics: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
 }
 
 /**

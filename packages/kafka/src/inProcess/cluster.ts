@@ -1,4 +1,10 @@
-import type { ConsumedRecord, ProducedRecord, TopicPartition, Watermarks } from "../client/link.js";
+import {
+  type ConsumedRecord,
+  type ProducedRecord,
+  partitionKey,
+  type TopicPartition,
+  type Watermarks,
+} from "../client/link.js";
 import { InProcessGroup } from "./group.js";
 
 // The in-process stand-in of a Kafka cluster: topics of partition logs, and consumer groups with
@@ -187,6 +193,38 @@ export class InProcessCluster {
       );
     }
     return { low: 0n, high: BigInt(log.length) };
+  }
+
+  /**
+   * Every partition's watermarks, its end the last stable offset (the first record of a
+   * transaction still open, else the log's end: what a read_committed ListOffsets answers), or
+   * `undefined` for a topic the cluster has not.
+   */
+  topicWatermarks(topic: string): Map<number, Watermarks> | undefined {
+    const log = this.#topics.get(topic);
+    if (log === undefined) return undefined;
+    return new Map(
+      log.partitions.map((entries, partition) => {
+        const open = entries.findIndex(
+          (e) => e.record !== undefined && e.transaction?.state === "open",
+        );
+        return [partition, { low: 0n, high: BigInt(open === -1 ? entries.length : open) }];
+      }),
+    );
+  }
+
+  /** The offsets `group` committed for the partitions of `topics`, as an admin reads them. */
+  groupOffsets(group: string, topics: readonly string[]): Map<string, bigint> {
+    const committed = this.#groups.get(group)?.committed;
+    const found = new Map<string, bigint>();
+    for (const topic of topics) {
+      for (let partition = 0; partition < (this.partitions(topic) ?? 0); partition++) {
+        const key = partitionKey({ topic, partition });
+        const offset = committed?.get(key);
+        if (offset !== undefined) found.set(key, offset);
+      }
+    }
+    return found;
   }
 
   offsetForTime(topic: string, partition: number, ms: number): bigint | undefined {

@@ -124,6 +124,17 @@ class InProcessAdmin implements LinkAdmin {
   async offsetForTime(topic: string, partition: number, ms: number): Promise<bigint | undefined> {
     return this.#cluster.offsetForTime(topic, partition, ms);
   }
+
+  async topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined> {
+    return this.#cluster.topicWatermarks(topic);
+  }
+
+  async groupOffsets(
+    group: string,
+    topics: readonly string[],
+  ): Promise<ReadonlyMap<string, bigint>> {
+    return this.#cluster.groupOffsets(group, topics);
+  }
 }
 
 /** The engine of the in-process mode: the broker's own code over the stand-in of a cluster. */

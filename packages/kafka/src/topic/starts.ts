@@ -43,7 +43,12 @@ export async function startOffsets(
   return starts;
 }
 
-async function startOf(admin: LinkAdmin, p: TopicPartition, start: StartSpec): Promise<bigint> {
+/** Where the group begins on a partition it has no committed offset for, under `start`. */
+export async function startOf(
+  admin: LinkAdmin,
+  p: TopicPartition,
+  start: StartSpec,
+): Promise<bigint> {
   const { low, high } = await admin.watermarks(p.topic, p.partition);
   if (start === "earliest") return low;
   if (start === "latest") return high;

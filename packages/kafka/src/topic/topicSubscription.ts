@@ -1,10 +1,17 @@
 import {
+  type BacklogCounts,
   isRustStreamError,
   type RawMessage,
   RustStreamError,
   type SeekableSubscription,
 } from "@ruststream/core";
-import { type HostedSubscription, PullSubscription, seekMark } from "@ruststream/core/broker";
+import {
+  backlogMark,
+  type HostedSubscription,
+  PullSubscription,
+  type ReportsBacklog,
+  seekMark,
+} from "@ruststream/core/broker";
 import {
   type ConsumedRecord,
   type ConsumerHooks,
@@ -19,6 +26,7 @@ import type { KafkaHost } from "../host.js";
 import { isKafkaPosition, KafkaPosition } from "../position.js";
 import type { KafkaTopic } from "../sources.js";
 import type { TransactionLine } from "../transactions.js";
+import { groupBacklog } from "./backlog.js";
 import { ensureTopic, startOffsets } from "./starts.js";
 import { type DeliveryOwner, KafkaDelivery } from "./topicDelivery.js";
 import { Tracker } from "./tracker.js";
@@ -32,9 +40,15 @@ import { type OutputCause, TransactionWindow } from "./window.js";
  */
 export class KafkaTopicSubscription
   extends PullSubscription<KafkaDelivery>
-  implements SeekableSubscription<KafkaDelivery>, DeliveryOwner, ConsumerHooks, HostedSubscription
+  implements
+    SeekableSubscription<KafkaDelivery>,
+    DeliveryOwner,
+    ConsumerHooks,
+    HostedSubscription,
+    ReportsBacklog
 {
   readonly [seekMark] = true as const;
+  readonly [backlogMark] = true as const;
   readonly name: string;
   readonly group: string;
   readonly commit: "auto" | "tracked" | "transactional";
@@ -125,6 +139,19 @@ export class KafkaTopicSubscription
       throw subscription.#failed;
     }
     return subscription;
+  }
+
+  /**
+   * The group's lag over every partition of its topics (the retry topic too), as `ready`: from
+   * the admin connection, so the whole group's, whichever member holds a partition. No `leased`:
+   * see the README's Backlog section.
+   */
+  backlog(): Promise<BacklogCounts> {
+    return groupBacklog(this.#admin, {
+      group: this.group,
+      topics: this.#source.topics,
+      start: this.#source.start,
+    });
   }
 
   /** The partitions this member holds now. */

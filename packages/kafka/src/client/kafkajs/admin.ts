@@ -1,5 +1,5 @@
 import { whileLeaderMoves } from "../leaderWait.js";
-import type { LinkAdmin, Watermarks } from "../link.js";
+import { type LinkAdmin, partitionKey, type Watermarks } from "../link.js";
 import type { KjsAdmin } from "./kafkajs.js";
 
 // How long a topic just created may take to show in the cluster's metadata.
@@ -63,9 +63,7 @@ export class KafkajsAdmin implements LinkAdmin {
       await this.#admin.deleteTopics({ topics: [topic] });
     } catch (error) {
       // kafkajs retries an unknown topic before giving up, then reports it as the retries' cause.
-      const failure = error as { type?: unknown; cause?: { type?: unknown } };
-      const type = failure.type ?? failure.cause?.type;
-      if (type !== "UNKNOWN_TOPIC_OR_PARTITION") throw error;
+      if (!isUnknownTopic(error)) throw error;
     }
   }
 
@@ -114,4 +112,62 @@ export class KafkajsAdmin implements LinkAdmin {
     const offset = BigInt(found.offset);
     return offset < 0n || offset >= high ? undefined : offset;
   }
+
+  async topicWatermarks(topic: string): Promise<ReadonlyMap<number, Watermarks> | undefined> {
+    try {
+      // One call: kafkajs asks every partition's leader for the earliest and the latest offsets,
+      // read_committed (its ListOffsets default): the latest is the last stable offset.
+      const offsets = await whileLeaderMoves(
+        () => this.#admin.fetchTopicOffsets(topic),
+        () => this.#admin.fetchTopicMetadata({ topics: [topic] }),
+      );
+      return new Map(
+        offsets.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }]),
+      );
+    } catch (error) {
+      if (isUnknownTopic(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async groupOffsets(
+    group: string,
+    topics: readonly string[],
+  ): Promise<ReadonlyMap<string, bigint>> {
+    try {
+      return await committedOffsets(this.#admin, group, topics);
+    } catch (error) {
+      // kafkajs reads the topics' metadata before the OffsetFetch, and fails there for one gone:
+      // no offsets, as the contract says; the watermarks asked beside say the topic is gone.
+      if (isUnknownTopic(error)) return new Map();
+      throw error;
+    }
+  }
+}
+
+/** kafkajs's unknown topic, as it came or as the cause of the retries it gave up. */
+function isUnknownTopic(error: unknown): boolean {
+  const failure = error as { type?: unknown; cause?: { type?: unknown } };
+  return (failure.type ?? failure.cause?.type) === "UNKNOWN_TOPIC_OR_PARTITION";
+}
+
+/**
+ * The offsets `group` committed for the partitions of `topics`, by `partitionKey`, from one
+ * OffsetFetch through the admin connection (kafkajs answers -1 where there is none: left out).
+ */
+export async function committedOffsets(
+  admin: KjsAdmin,
+  group: string,
+  topics: readonly string[],
+): Promise<ReadonlyMap<string, bigint>> {
+  const answer = await admin.fetchOffsets({ groupId: group, topics: [...topics] });
+  const found = new Map<string, bigint>();
+  for (const topic of answer) {
+    for (const p of topic.partitions) {
+      const offset = BigInt(p.offset);
+      if (offset >= 0n)
+        found.set(partitionKey({ topic: topic.topic, partition: p.partition }), offset);
+    }
+  }
+  return found;
 }

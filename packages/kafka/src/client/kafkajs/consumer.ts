@@ -8,6 +8,7 @@ import {
   partitionKey,
   type TopicPartition,
 } from "../link.js";
+import { committedOffsets } from "./admin.js";
 import { refusedBatchHeader } from "./boundedGzip.js";
 import { crashOutcome } from "./errors.js";
 import type {
@@ -161,18 +162,8 @@ export class KafkajsConsumer implements LinkConsumer {
     else this.#hooks.failed(error);
   }
 
-  async committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
-    const topics = [...new Set(partitions.map((p) => p.topic))];
-    const answer = await this.#admin.fetchOffsets({ groupId: this.#group, topics });
-    const found = new Map<string, bigint>();
-    for (const topic of answer) {
-      for (const p of topic.partitions) {
-        const offset = BigInt(p.offset);
-        if (offset >= 0n)
-          found.set(partitionKey({ topic: topic.topic, partition: p.partition }), offset);
-      }
-    }
-    return found;
+  committed(partitions: readonly TopicPartition[]): Promise<ReadonlyMap<string, bigint>> {
+    return committedOffsets(this.#admin, this.#group, [...new Set(partitions.map((p) => p.topic))]);
   }
 
   async commit(offsets: readonly PartitionOffset[]): Promise<void> {

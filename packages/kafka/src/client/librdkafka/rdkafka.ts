@@ -126,7 +126,8 @@ export interface RdConsumer extends RdClient {
 export interface RdAdmin {
   listOffsets(
     partitions: Array<{ topic: string; partition: number; offset: unknown }>,
-    options: { timeout: number },
+    /** `isolationLevel` 1: read_committed (the end is the last stable offset). */
+    options: { timeout: number; isolationLevel?: 0 | 1 },
     cb: RdCallback<Array<{ partition: number; offset: number; error?: RdError }>>,
   ): unknown;
   createTopic(
@@ -139,7 +140,34 @@ export interface RdAdmin {
     timeout: number,
     cb: (error: RdError | null | undefined) => void,
   ): unknown;
+  /** The topics' descriptions from the cluster (an admin request: it never creates a topic). */
+  describeTopics(
+    topics: string[],
+    options: { timeout: number },
+    cb: RdCallback<
+      Array<{ name: string; error?: RdError; partitions: Array<{ partition: number }> }>
+    >,
+  ): unknown;
+  /** The group's committed offsets: with no `partitions`, every partition it has one for. */
+  listConsumerGroupOffsets(
+    groups: Array<{ groupId: string }>,
+    options: { timeout: number },
+    cb: RdCallback<
+      Array<{
+        groupId: string;
+        error?: RdError;
+        partitions: Array<{ topic: string; partition: number; offset: number; error?: RdError }>;
+      }>
+    >,
+  ): unknown;
   disconnect(): unknown;
+}
+
+/** What `listOffsets` asks of a partition: the first record at or after a time, or either end. */
+export interface RdOffsetSpec {
+  new (timestamp: number): unknown;
+  readonly EARLIEST: unknown;
+  readonly LATEST: unknown;
 }
 
 export interface RdModule {
@@ -148,10 +176,7 @@ export interface RdModule {
   readonly AdminClient: {
     createFrom(client: RdProducer): RdAdmin;
   };
-  /** A `listOffsets` target: the first record at or after a time. */
-  readonly OffsetSpec: new (
-    timestamp: number,
-  ) => unknown;
+  readonly OffsetSpec: RdOffsetSpec;
   readonly CODES: { readonly ERRORS: Readonly<Record<string, number>> };
 }
 
