@@ -77,10 +77,18 @@ export type {
   NatsReceipt,
 } from "./publisher.js";
 export { NatsPublish } from "./publishPolicy.js";
-export type { PushBinding, PushDeclaration } from "./push.js";
+export type {
+  EphemeralPushBinding,
+  EphemeralPushDeclaration,
+  PushBinding,
+  PushDeclaration,
+} from "./push.js";
 export type { NatsSchedule, NatsScheduleTime } from "./schedule.js";
 export {
   type DeliverPolicy,
+  type DurableConsumerOptions,
+  type EphemeralConsumerOptions,
+  type JetStreamConsumerOptions,
   JetStreamSubject,
   type JetStreamSubjectOptions,
   type KvBucketDeclaration,

@@ -2,12 +2,15 @@ import { RustStreamError } from "@ruststream/core";
 import { checkSubject } from "./names.js";
 
 /**
- * A push consumer the server made (`nats consumer add --target ...`), or one a subscription
- * creates when it is missing: the subject the server pushes its messages to, and the rest of its
- * push settings.
+ * A durable push consumer the server made (`nats consumer add --target ...`), or one a
+ * subscription creates when it is missing: the subject the server pushes its messages to, and the
+ * rest of its push settings.
  */
 export interface PushDeclaration {
-  /** The subject the server pushes the consumer's messages to (`deliver_subject`). */
+  /**
+   * The subject the server pushes the consumer's messages to (`deliver_subject`). Required for a
+   * durable: the consumer outlives the app, and every app bound to it listens on this subject.
+   */
   readonly deliverSubject: string;
   /** A queue group on that subject: each message goes to one of the apps in it (`deliver_group`). */
   readonly deliverGroup?: string;
@@ -18,18 +21,38 @@ export interface PushDeclaration {
 }
 
 /**
- * How a subscription binds to a push consumer: `true` to an existing durable push consumer only;
- * `{ declare }` to it, creating it with these settings when it is missing; `{ declare }` without a
- * `durable` creates an ephemeral push consumer of the subscription's own.
+ * An ephemeral push consumer's declaration (a subject without `durable`): the subscription's own,
+ * so its deliver subject is by default a fresh inbox of the connection, made at each creation
+ * (nothing else listens there); no deliver group (one shares a durable's messages).
+ */
+export interface EphemeralPushDeclaration {
+  /** The subject the server pushes to (default: a fresh inbox); nothing else may listen on it. */
+  readonly deliverSubject?: string;
+  readonly deliverGroup?: never;
+  readonly idleHeartbeatMs?: number;
+  readonly flowControl?: boolean;
+}
+
+/**
+ * How a subscription with `durable` binds to a push consumer: `true` to an existing durable push
+ * consumer only; `{ declare }` to it, creating it with these settings when it is missing.
  */
 export type PushBinding = true | { readonly declare: PushDeclaration };
 
-/** The push binding as checked: `"bind"` (existing only), or the declaration to create from. */
-export type PushSettings = "bind" | PushDeclaration;
+/** How a subscription without `durable` makes an ephemeral push consumer of its own. */
+export interface EphemeralPushBinding {
+  readonly declare: EphemeralPushDeclaration;
+}
+
+/**
+ * The push binding as checked: `"bind"` (existing only), or the declaration to create from (no
+ * `deliverSubject` for an ephemeral one given none: the link makes an inbox at each creation).
+ */
+export type PushSettings = "bind" | EphemeralPushDeclaration | PushDeclaration;
 
 /** Checks a JetStreamSubject's `push` option against its `durable` and `priority`. */
 export function checkPush(
-  push: PushBinding | undefined,
+  push: PushBinding | EphemeralPushBinding | undefined,
   durable: string | undefined,
   priority: unknown,
 ): PushSettings | undefined {
@@ -53,14 +76,16 @@ export function checkPush(
       "JetStreamSubject push: give true (bind to an existing push consumer) or { declare: { deliverSubject, deliverGroup?, idleHeartbeatMs?, flowControl? } }",
     );
   }
-  const d = push.declare;
-  checkSubject(d.deliverSubject, "JetStreamSubject push deliverSubject");
-  if (/[*>]/.test(d.deliverSubject)) {
+  const d: EphemeralPushDeclaration | PushDeclaration = push.declare;
+  // A durable's deliver subject is where every app bound to it listens, and outlives this one: it
+  // is the team's to name. An ephemeral one's is the subscription's own: an inbox by default.
+  if (d.deliverSubject === undefined && durable !== undefined) {
     throw new RustStreamError(
       "invalid-argument",
-      `JetStreamSubject push deliverSubject: "${d.deliverSubject}" has a wildcard: the server pushes to one subject`,
+      `JetStreamSubject push deliverSubject: the durable push consumer "${durable}" needs a deliver subject (the apps bound to it listen there, by that subject): give push: { declare: { deliverSubject } }, or drop durable for an ephemeral one on an inbox of its own`,
     );
   }
+  if (d.deliverSubject !== undefined) checkDeliverSubject(d.deliverSubject);
   if (d.deliverGroup !== undefined && !/^[^\s.*>]+$/.test(d.deliverGroup)) {
     throw new RustStreamError(
       "invalid-argument",
@@ -91,6 +116,17 @@ export function checkPush(
     );
   }
   return { ...d };
+}
+
+/** A deliver subject given: one subject, no wildcard (the server pushes to one). */
+function checkDeliverSubject(subject: string): void {
+  checkSubject(subject, "JetStreamSubject push deliverSubject");
+  if (/[*>]/.test(subject)) {
+    throw new RustStreamError(
+      "invalid-argument",
+      `JetStreamSubject push deliverSubject: "${subject}" has a wildcard: the server pushes to one subject`,
+    );
+  }
 }
 
 /** The push consumer `push: true` binds to is not there. */
@@ -160,7 +196,7 @@ export function pushConsumerTaken(
   return new RustStreamError(
     "invalid-argument",
     durable === undefined
-      ? `an ephemeral push consumer on the JetStream stream "${stream}" would push to "${deliverSubject}", where something listens already (another app's push consumer?): give each subscription a deliver subject of its own`
+      ? `an ephemeral push consumer on the JetStream stream "${stream}" would push to "${deliverSubject}", where something listens already (another app's push consumer?): give each subscription a deliver subject of its own, or none (an inbox of its own)`
       : `the push consumer "${durable}" on the JetStream stream "${stream}" is bound already (something listens on its deliver subject "${deliverSubject}") and has no deliver group: to share its messages between apps, give it one (push: { declare: { deliverGroup } } on a new consumer, or nats consumer add --deliver-group)`,
   );
 }

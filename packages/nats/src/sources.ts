@@ -8,7 +8,12 @@ import {
 import { positive, sourceMark } from "@ruststream/core/broker";
 import { checkBucket, checkKey, checkSubject, kvStream, objStream } from "./names.js";
 import { checkPriority, type PriorityGroup, type PrioritySettings } from "./priority.js";
-import { checkPush, type PushBinding, type PushSettings } from "./push.js";
+import {
+  checkPush,
+  type EphemeralPushBinding,
+  type PushBinding,
+  type PushSettings,
+} from "./push.js";
 import { wholeSeconds } from "./ttl.js";
 
 /** Whether a subject has a wildcard token (`*` or `>`), so nothing can be published to it. */
@@ -123,15 +128,45 @@ export interface StreamDeclaration {
   readonly messageSchedules?: boolean;
 }
 
-export interface JetStreamSubjectOptions {
-  /** The stream that stores the subjects: it must exist, or `declare` creates it. */
-  readonly stream: string;
+/**
+ * A JetStreamSubject's options: those of every consumer, and either a durable's (`durable`, and
+ * its push binding) or an ephemeral one's (no `durable`; a push consumer of its own, whose deliver
+ * subject may be left to an inbox).
+ */
+export type JetStreamSubjectOptions = JetStreamConsumerOptions &
+  (DurableConsumerOptions | EphemeralConsumerOptions);
+
+/** A durable consumer's: its name, and how it binds to a push consumer. */
+export interface DurableConsumerOptions {
   /**
    * A durable consumer's name: the server keeps its position and unacknowledged messages across
    * restarts and shares them between every process with the name. Without it the consumer is
    * ephemeral, the app's own: gone with its connection.
    */
-  readonly durable?: string;
+  readonly durable: string;
+  /**
+   * Binds to a push consumer (the server pushes to its deliver subject) instead of pulling: `true`
+   * to one that exists, `{ declare: { deliverSubject, deliverGroup?, idleHeartbeatMs?,
+   * flowControl? } }` creating it when missing. Settled as a pull consumer is.
+   */
+  readonly push?: PushBinding;
+}
+
+/** An ephemeral consumer's: no name, and a push consumer of the subscription's own. */
+export interface EphemeralConsumerOptions {
+  readonly durable?: undefined;
+  /**
+   * Makes an ephemeral push consumer (the server pushes to its deliver subject) instead of
+   * pulling: `{ declare: { deliverSubject?, idleHeartbeatMs?, flowControl? } }`, the deliver
+   * subject by default a fresh inbox of the connection. Settled as a pull consumer is.
+   */
+  readonly push?: EphemeralPushBinding;
+}
+
+/** The options of every JetStream consumer a JetStreamSubject makes, durable or ephemeral. */
+export interface JetStreamConsumerOptions {
+  /** The stream that stores the subjects: it must exist, or `declare` creates it. */
+  readonly stream: string;
   /** How long the server waits for a settlement before delivering again (default 30000 ms). */
   readonly ackWaitMs?: number;
   /** The most messages delivered and not yet settled at once (default: the server's, 1000). */
@@ -171,13 +206,6 @@ export interface JetStreamSubjectOptions {
    * confirmed it (`ackAck`), so a settled delivery is never delivered again.
    */
   readonly commit?: CommitMode;
-  /**
-   * Binds to a push consumer (the server pushes to its deliver subject) instead of pulling: `true`
-   * to a durable one that exists (needs `durable`), `{ declare: { deliverSubject, deliverGroup?,
-   * idleHeartbeatMs?, flowControl? } }` creating it when missing, an ephemeral one without
-   * `durable` (no `deliverGroup` then). Settled as a pull consumer is.
-   */
-  readonly push?: PushBinding;
 }
 
 /** The consumer settings the server is given, read from the options once. */
@@ -542,7 +570,7 @@ function watchSettings(
 
 /** How a pull consumer is paced, as every JetStream source (a subject, a watch) takes it. */
 export type PullTuningOptions = Pick<
-  JetStreamSubjectOptions,
+  JetStreamConsumerOptions,
   "ackWaitMs" | "maxAckPending" | "pullExpiresMs" | "fetchSize"
 >;
 

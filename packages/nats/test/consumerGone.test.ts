@@ -1,7 +1,7 @@
-import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type RunningApp, type RuntimeEvent, RustStream } from "@ruststream/core";
-import { bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
+import { bytes, requireEnv, TcpRelay, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterEach, expect, it } from "vitest";
 import {
   type ConnectedNatsBroker,
@@ -22,12 +22,15 @@ import { OwnServer } from "./ownServer.js";
 let connected: ConnectedNatsBroker | undefined;
 let running: RunningApp | undefined;
 let own: OwnServer | undefined;
+let relay: TcpRelay | undefined;
 const streams: string[] = [];
 afterEach(async () => {
   await running?.stop();
   running = undefined;
   await connected?.shutdown();
   connected = undefined;
+  await relay?.cut();
+  relay = undefined;
   await own?.dispose();
   own = undefined;
   await deleteStreams(...streams.splice(0));
@@ -272,4 +275,135 @@ authorization {
   // Created again from the declaration (deliver all): the stream's messages again, in order.
   expect(seen).toEqual(["before", "meanwhile"]);
   expect(reports).toEqual([`failed nats:${subject}/pushed`, `recovered nats:${subject}/pushed`]);
+});
+
+it("an ephemeral push consumer lost past its inactive threshold while its connection was cut is reported, created again after the last message received, recovered, and what was published meanwhile delivered once", async () => {
+  const url = requireEnv("NATS_URL");
+  const server = new URL(url);
+  relay = new TcpRelay({ host: server.hostname, port: Number(server.port) });
+  await relay.start();
+  const reports: string[] = [];
+  const errors: unknown[] = [];
+  connected = await new NatsBroker({ servers: relay.url(url) }).connect({
+    onBackground: {
+      failed: (source, error) => {
+        reports.push(`failed ${source}`);
+        errors.push(error);
+      },
+      recovered: (source) => reports.push(`recovered ${source}`),
+    },
+  });
+  const subject = uniqueName("lapsed");
+  streams.push(subject);
+  const subscription = await connected.subscribe(
+    new JetStreamSubject(subject, {
+      stream: subject,
+      inactiveThresholdMs: 1000,
+      // Heartbeats: how a consumer lapsed while the connection was away is heard of (its
+      // deletion's advisory came while nothing listened).
+      push: { declare: { idleHeartbeatMs: 500 } },
+      declare: { subjects: [subject], storage: "memory" },
+    }),
+  );
+  const name = (subscription as unknown as { consumerName: string }).consumerName;
+  const nc = await rawClient();
+  try {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    await js.publish(subject, "m1");
+    await js.publish(subject, "m2");
+    for (const expected of ["m1", "m2"]) {
+      const d = (await subscription.next()).value;
+      expect(d && text(d.payload)).toBe(expected);
+      await d?.ack();
+    }
+    await connected.link.settlementsWritten();
+
+    // The connection cut (reconnects refused): nothing listens on the deliver subject, and the
+    // server deletes the consumer once its threshold passed.
+    await relay.cut();
+    await eventually(
+      async () =>
+        (await jsm.consumers.info(subject, name).then(
+          () => true,
+          () => false,
+        )) === false,
+      15_000,
+      "the server deleting the lapsed consumer",
+    );
+    await js.publish(subject, "m3");
+    await js.publish(subject, "m4");
+    await relay.restore();
+
+    const seen: string[] = [];
+    while (seen.length < 2) {
+      const d = (await subscription.next()).value;
+      if (d === undefined) throw new Error("the subscription ended");
+      seen.push(`${text(d.payload)}:${d.redeliveryCount}`);
+      await d.ack();
+    }
+    // Created again at the sequence after the last one received (an ephemeral one's start), so
+    // m1 and m2 do not come again and m3, m4 come once each, as first deliveries.
+    expect(seen).toEqual(["m3:1", "m4:1"]);
+    const source = `nats:${subject}/${name}`;
+    expect(reports).toEqual([`failed ${source}`, `recovered ${source}`]);
+    expect(String(errors[0])).toContain(
+      `the consumer "${name}" on the JetStream stream "${subject}" is gone from the server`,
+    );
+    // A new ephemeral consumer, on a fresh inbox of its own.
+    const now = (subscription as unknown as { consumerName: string }).consumerName;
+    expect(now).not.toBe(name);
+    const info = await jsm.consumers.info(subject, now);
+    expect(String(info.config.deliver_subject)).toMatch(/^_INBOX\./);
+    // And on: what is published after comes.
+    await js.publish(subject, "m5");
+    const next = (await subscription.next()).value;
+    expect(next && text(next.payload)).toBe("m5");
+    await next?.ack();
+  } finally {
+    await nc.close();
+  }
+});
+
+it("a subscription closed while its consumer is gone reports the failure ended, so the app's health does not keep naming it", async () => {
+  const subject = uniqueName("goneClosed");
+  streams.push(subject);
+  const reports: string[] = [];
+  const nc = await rawClient();
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: subject, subjects: [subject], storage: "memory" as never });
+    await jsm.consumers.add(subject, {
+      durable_name: "pushed",
+      deliver_subject: `${subject}.deliver`,
+      ack_policy: AckPolicy.Explicit,
+    });
+    connected = await new NatsBroker({ servers: requireEnv("NATS_URL") }).connect({
+      onBackground: {
+        failed: (source) => reports.push(`failed ${source}`),
+        recovered: (source) => reports.push(`recovered ${source}`),
+      },
+    });
+    // Bound with push: true: gone, it is its owner's to make again, so it stays failing.
+    const subscription = await connected.subscribe(
+      new JetStreamSubject(subject, { stream: subject, durable: "pushed", push: true }),
+    );
+    // A message handed over: the subscription listens (for the deletion's advisory too).
+    await jetstream(nc).publish(subject, "m1");
+    const first = (await subscription.next()).value;
+    expect(first && text(first.payload)).toBe("m1");
+    await first?.ack();
+    const reading = subscription.next();
+    await jsm.consumers.delete(subject, "pushed");
+    const source = `nats:${subject}/pushed`;
+    await eventually(() => reports.length > 0, 20_000, "the consumer's failure reported");
+    expect(reports).toEqual([`failed ${source}`]);
+
+    await subscription.close();
+    expect((await reading).done).toBe(true);
+    // Ended with the subscription: said at its close, once.
+    expect(reports).toEqual([`failed ${source}`, `recovered ${source}`]);
+  } finally {
+    await nc.close();
+  }
 });

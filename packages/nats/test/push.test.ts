@@ -153,6 +153,46 @@ for (const [where, server] of places) {
       }
     });
 
+    it("an ephemeral push consumer given no deliver subject pushes to an inbox of its own: two subscriptions of one subject each get every message", async () => {
+      const connected = await opened(server());
+      const subject = uniqueName("pushinbox");
+      made.streams.push(subject);
+      const source = new JetStreamSubject(subject, {
+        stream: subject,
+        push: { declare: { idleHeartbeatMs: 1000 } },
+        declare: { subjects: [subject], storage: "memory" },
+      });
+      // One descriptor, two subscriptions: each creation gets its own inbox.
+      const subscriptions = [await connected.subscribe(source), await connected.subscribe(source)];
+      await publishAll(connected, subject, ["a", "b", "c"]);
+      for (const subscription of subscriptions) {
+        const got: string[] = [];
+        while (got.length < 3) {
+          const d = (await subscription.next()).value;
+          if (d === undefined) throw new Error("the subscription ended");
+          got.push(text(d.payload));
+          await d.ack();
+        }
+        expect(got).toEqual(["a", "b", "c"]);
+      }
+      if (where === "the real server") {
+        const nc = await rawClient();
+        try {
+          const jsm = await jetstreamManager(nc);
+          const subjects: string[] = [];
+          for (const subscription of subscriptions) {
+            const name = (subscription as unknown as JetStreamSubscription).consumerName;
+            const info = await jsm.consumers.info(subject, name);
+            subjects.push(String(info.config.deliver_subject));
+          }
+          for (const deliver of subjects) expect(deliver).toMatch(/^_INBOX\./);
+          expect(new Set(subjects).size).toBe(2);
+        } finally {
+          await nc.close();
+        }
+      }
+    });
+
     for (const kind of ["durable", "ephemeral"] as const) {
       it(`a seek on a declared ${kind} push consumer makes it again at the position`, async () => {
         const connected = await opened(server());
@@ -436,13 +476,18 @@ describe("a push consumer made outside the app, on the real server", () => {
 describe("the push option, checked when the subject is made", () => {
   const make = (options: Record<string, unknown>) => () =>
     new JetStreamSubject("orders.created", { stream: "ORDERS", ...options });
-  it("refuses push: true without durable, a deliver group on an ephemeral, with priority, flow control without heartbeats, a wildcard", () => {
+  it("refuses push: true without durable, a durable declared without a deliver subject, a deliver group on an ephemeral, with priority, flow control without heartbeats, a wildcard", () => {
     expect(make({ push: true })).toThrow(/push: true binds .*give durable/);
     expect(make({ push: { declare: { deliverSubject: "out", deliverGroup: "workers" } } })).toThrow(
       /deliver group shares a durable push consumer's .*give durable to share/,
     );
-    // An ephemeral one, declared.
+    // An ephemeral one, declared, with a deliver subject or without (an inbox then).
     expect(make({ push: { declare: { deliverSubject: "out" } } })).not.toThrow();
+    expect(make({ push: { declare: {} } })).not.toThrow();
+    // A durable's is the subject the apps bound to it listen on: never made up.
+    expect(make({ durable: "d", push: { declare: {} } })).toThrow(
+      /durable push consumer "d" needs a deliver subject .*give push: \{ declare: \{ deliverSubject \} \}, or drop durable/,
+    );
     expect(
       make({ durable: "d", push: true, priority: { policy: "overflow", group: "g" } }),
     ).toThrow(/priority groups are a pull consumer's/);
@@ -452,6 +497,17 @@ describe("the push option, checked when the subject is made", () => {
     expect(make({ durable: "d", push: { declare: { deliverSubject: "out.*" } } })).toThrow(
       /has a wildcard/,
     );
+    // The types say it too: a durable's declaration without a deliver subject, a deliver group
+    // or push: true on an ephemeral, do not compile.
+    const durableDeclared = { stream: "ORDERS", durable: "d", push: { declare: {} } } as const;
+    // @ts-expect-error a durable push consumer's declaration names its deliver subject
+    expect(() => new JetStreamSubject("o", durableDeclared)).toThrow(/needs a deliver subject/);
+    const ephemeralBound = { stream: "ORDERS", push: true } as const;
+    // @ts-expect-error push: true binds to a durable by its name
+    expect(() => new JetStreamSubject("o", ephemeralBound)).toThrow(/give durable/);
+    const ephemeralGroup = { stream: "ORDERS", push: { declare: { deliverGroup: "g" } } } as const;
+    // @ts-expect-error a deliver group shares a durable's messages
+    expect(() => new JetStreamSubject("o", ephemeralGroup)).toThrow(/give durable to share/);
     expect(make({ durable: "d", push: "yes" })).toThrow(/give true .*or \{ declare/);
     expect(
       make({ durable: "d", push: { declare: { deliverSubject: "out", deliverGroup: "a.b" } } }),

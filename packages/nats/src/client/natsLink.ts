@@ -952,13 +952,16 @@ class ClientLink implements NatsLink {
       // An ephemeral one is the subscription's own: created each time, deleted at its close (and
       // by the server after its inactive threshold once nothing listens on its deliver subject).
       // A creation whose answer timed out leaves one nobody listens to, for that threshold.
+      // Without a deliver subject given, a fresh inbox of this connection's at each creation:
+      // nothing else listens there, and a consumer made again (a seek, one lost) gets its own.
+      const deliverSubject = push.deliverSubject ?? this.inbox();
       const info = await this.#retry.run(call("creating", `nats consumer ls ${stream}`), () =>
-        create(push),
+        create({ ...push, deliverSubject }),
       );
       // Another subscription's deliver subject: the server would push each message to both.
       if (info.push_bound === true) {
         await this.#jsm.consumers.delete(stream, info.name).catch(() => undefined);
-        throw pushConsumerTaken(stream, undefined, push.deliverSubject);
+        throw pushConsumerTaken(stream, undefined, deliverSubject);
       }
       return this.#pushLink(stream, info.name, false);
     }
@@ -973,7 +976,12 @@ class ClientLink implements NatsLink {
         });
         if (existing !== undefined) return existing;
         if (push === "bind") throw pushConsumerMissing(stream, durable);
-        return create(push);
+        const { deliverSubject } = push;
+        if (deliverSubject === undefined)
+          throw new Error(
+            "a durable push consumer names its deliver subject (checked by its source)",
+          );
+        return create({ ...push, deliverSubject });
       },
     );
     if (typeof info.config.deliver_subject !== "string")

@@ -314,6 +314,7 @@ export class JetStreamSubscription
       const request = this.#stopPulls();
       this.#retry?.cancel();
       this.#host.link.states.forget(this);
+      this.#endGone();
       // What the client had read ahead arrives before the stopped pulls end: held, so given back
       // with the rest, in stream order.
       await request?.done.catch(() => undefined);
@@ -465,6 +466,8 @@ export class JetStreamSubscription
   async #recover(): Promise<void> {
     if (this.closed) return;
     const present = await this.#consumer.exists().catch(() => undefined);
+    // Let go meanwhile: nothing more to report or create.
+    if (this.#letGo) return;
     if (present === undefined || (present && this.#gone === undefined)) return;
     const bound = this.#source.settings.push === "bind";
     if (!present && this.#gone === undefined) {
@@ -485,18 +488,39 @@ export class JetStreamSubscription
       this.#source.durable === undefined && this.#lastSequence !== undefined
         ? { sequence: this.#lastSequence + 1n }
         : undefined;
+    let made: ConsumerLink;
     try {
-      this.#consumer = await this.#host.link.consumer({
+      made = await this.#host.link.consumer({
         ...specOf(this.#source),
         ...(startAt === undefined ? {} : { startAt }),
       });
     } catch (error) {
+      // Let go meanwhile: its failure ended with it.
+      if (this.#letGo) return;
       // Bound to again but refused (made again as another kind, or with other settings), or not
       // created (the server away): said, and tried again later.
       gone.tries++;
       this.#host.background.failed(gone.source, error);
       return;
     }
+    if (this.#letGo) {
+      // Let go while it was made: closed (an ephemeral one deleted), not left to its threshold.
+      await made.close().catch(() => undefined);
+      return;
+    }
+    this.#consumer = made;
+    this.#endGone();
+  }
+
+  /**
+   * Ends the failure of a consumer gone, if it is: made again, or the subscription let go of it
+   * (closed, or its held deliveries surrendered). A source that no longer exists fails no more,
+   * so its recovery is reported too: else the app's health stays not ready, naming it, until the
+   * app stops.
+   */
+  #endGone(): void {
+    const gone = this.#gone;
+    if (gone === undefined) return;
     this.#gone = undefined;
     this.#host.background.recovered(gone.source);
   }
