@@ -5,6 +5,7 @@ import type { BatchContext } from "./context.js";
 import { FAILED, type MessageDecoder, PendingDecode } from "./decoding.js";
 import type { Awaiting, DispatchHost, OutBases, OutRecord } from "./dispatchHost.js";
 import type { Flow } from "./flow.js";
+import { askHandOver } from "./handOver.js";
 import { ack, isOutcome, type Outcome } from "./outcome.js";
 import { isPromiseLike } from "./promiseLike.js";
 import type { Settlement } from "./settlement.js";
@@ -116,7 +117,7 @@ export class BatchDispatch {
   #handOver(deliveries: Delivery[], messages: unknown[]): Promise<void> | undefined {
     let turns: Array<Promise<boolean> | undefined> | undefined;
     for (let i = 0; i < deliveries.length; i++) {
-      const turn = deliveries[i]!.handOver?.(deliveries);
+      const turn = askHandOver(deliveries[i]!, this.#options.log, deliveries);
       if (turn === undefined) continue;
       turns ??= new Array<Promise<boolean> | undefined>(deliveries.length);
       turns[i] = turn;
@@ -126,14 +127,7 @@ export class BatchDispatch {
       running = this.#handle(deliveries, messages);
     } else {
       const asked = turns;
-      const log = this.#options.log;
-      const answers = deliveries.map(
-        (_, i) =>
-          asked[i]?.catch((error: unknown) => {
-            log.error({ error }, "the broker failed to hand the delivery over; it is not handled");
-            return false;
-          }) ?? true,
-      );
+      const answers = deliveries.map((_, i) => asked[i] ?? true);
       running = Promise.all(answers).then((go) => {
         const ds: Delivery[] = [];
         const ms: unknown[] = [];

@@ -18,6 +18,7 @@ import { FAILED, MessageDecoder, PendingDecode } from "./decoding.js";
 import { DeliveryContext } from "./deliveryContext.js";
 import type { Awaiting, DispatchHost, OutBases, SubscriberWiring } from "./dispatchHost.js";
 import { Flow } from "./flow.js";
+import { askHandOver } from "./handOver.js";
 import { Lanes } from "./lanes.js";
 import type { PublishOptions } from "./out.js";
 import { ack, isOutcome } from "./outcome.js";
@@ -332,19 +333,11 @@ export class SubscriberRuntime {
    */
   #handle(delivery: Delivery, message: unknown): Promise<void> | undefined {
     // The broker may hold the handler back, or take the delivery back unhandled (`handOver`).
-    const turn = delivery.handOver?.();
+    const turn = askHandOver(delivery, this.log);
     const running =
       turn === undefined
         ? this.#run(delivery, message)
-        : turn.then(
-            (go) => (go ? this.#run(delivery, message) : undefined),
-            (error: unknown) => {
-              this.log.error(
-                { error },
-                "the broker failed to hand the delivery over; it is not handled",
-              );
-            },
-          );
+        : turn.then((go) => (go ? this.#run(delivery, message) : undefined));
     if (running !== undefined) this.host.work.track(running);
     return running;
   }
