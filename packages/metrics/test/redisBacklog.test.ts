@@ -48,6 +48,8 @@ test("a scrape of an app on a Redis stream shows its group's entries held in han
     expect(lines).toEqual([
       `ruststream_backlog{name="${key}",state="leased"} 3`,
       `ruststream_backlog{name="${key}",state="ready"} 0`,
+      // No retry parked in the stream's delayed set.
+      `ruststream_backlog{name="${key}",state="scheduled"} 0`,
     ]);
   } finally {
     release();

@@ -1,6 +1,7 @@
 // The metrics as Prometheus sees them: a real Prometheus server scrapes the app's /metrics (served
 // by health's serveHttp on 127.0.0.1) every second, after known traffic, and every count is read
-// back exactly through its query API. Once on the memory broker, once on a real Redis server.
+// back exactly through its query API. Once on the memory broker, once on a real Redis server; and a
+// Redis stream subscriber's backlog, with entries held in handlers and a retry parked for later.
 import { MemoryBroker, RustStream } from "@ruststream/core";
 import { type HttpServer, serveHttp } from "@ruststream/health";
 import { RedisBroker, RedisStream } from "@ruststream/redis";
@@ -103,6 +104,55 @@ describe("metrics scraped by Prometheus", () => {
       names,
     );
     await scrapeShop(subject, names, "redis");
+  });
+
+  test("a Redis stream's backlog, as Prometheus reads it: held entries leased, a parked retry scheduled", async () => {
+    const key = uniqueName("scraped-backlog");
+    const entered: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const app = new RustStream({ name: "backlog", version: "1.0.0" }).broker(
+      new RedisBroker({ url: requireEnv("REDIS_URL") }),
+      (b) => {
+        b.subscriber<string>(new RedisStream(key, { group: "scraped" }))
+          .workers(2)
+          // The failing entry's retry waits a minute in the stream's delayed set: past the test.
+          .onFailure({ backoff: { initialMs: 60_000, maxMs: 60_000 } })
+          .handle(async (m) => {
+            if (m === "later") throw new Error("try again in a minute");
+            entered.push(m);
+            await held;
+          });
+      },
+    );
+    let parked = 0;
+    app.observe((event) => {
+      if (event.type === "outcome" && event.outcome === "retry-after") parked++;
+    });
+    const metrics = prometheusMetrics(app);
+    server = await serveHttp({ port: 0, routes: metrics.routes });
+    prometheus = await startPrometheus(server.url);
+    const started = await app.start();
+    try {
+      await started.publish(key, "later");
+      for (const m of ["a", "b"]) await started.publish(key, m);
+      const deadline = Date.now() + 10_000;
+      while (entered.length < 2 || parked < 1) {
+        if (Date.now() > deadline) throw new Error(`entered ${entered}, parked ${parked}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await prometheus.scrapedAfter(Date.now());
+      expect(await read(prometheus, `ruststream_backlog{name="${key}"}`, ["state"])).toEqual({
+        ready: 0,
+        leased: 2,
+        scheduled: 1,
+      });
+    } finally {
+      release();
+      await started.stop();
+    }
   });
 
   test("a handler still running is in flight, as Prometheus reads it", async () => {

@@ -45,11 +45,63 @@ describe("a subscription's backlog", () => {
       }
     }).then((log) => {
       expect(log).toEqual({
-        before: { ready: 0, leased: 0 },
-        published: { ready: 5, leased: 0 },
-        taken: { ready: 3, leased: 2 },
+        before: { ready: 0, leased: 0, scheduled: 0 },
+        published: { ready: 5, leased: 0, scheduled: 0 },
+        taken: { ready: 3, leased: 2, scheduled: 0 },
       });
     });
+  });
+
+  it("a retry parked with nackAfter is scheduled, no longer leased; the same on the stand-in", async () => {
+    const log = await sameOnServerAndStandIn("parked-backlog", async (connected, key) => {
+      const subscription = await connected.subscribe(
+        new RedisStream(key, { group: "g", start: "beginning" }),
+      );
+      const backlog = () => (reportsBacklog(subscription) ? subscription.backlog() : undefined);
+      try {
+        for (let i = 0; i < 2; i++) await connected.link.call("XADD", [key, "*", "n", i]);
+        // Both taken in one read; the read started ahead finds nothing more to take.
+        const [first, second] = await subscription.nextBatch(2);
+        const held = await backlog();
+        const parked = await first?.nackAfter(60_000);
+        const afterPark = await backlog();
+        await second?.ack();
+        const afterAck = await backlog();
+        return { held, parked, afterPark, afterAck };
+      } finally {
+        await subscription.close();
+      }
+    });
+    expect(log).toEqual({
+      held: { ready: 0, leased: 2, scheduled: 0 },
+      parked: "ok",
+      afterPark: { ready: 0, leased: 1, scheduled: 1 },
+      afterAck: { ready: 0, leased: 0, scheduled: 1 },
+    });
+  });
+
+  it("the delayed set's due members count as ready (waiting for the sweep), the later ones scheduled; the same on the stand-in", async () => {
+    // No subscription sweeps this set (nor, on the stand-in, watches it): what it holds stays.
+    const log = await sameOnServerAndStandIn("due-backlog", async (connected, key) => {
+      const delayed = `${key}.delayed`;
+      const now = connected.link.now();
+      await connected.link.call("XGROUP", ["CREATE", key, "g", "0", "MKSTREAM"]);
+      await connected.link.call("XADD", [key, "*", "n", 1]);
+      await connected.link.call("ZADD", [delayed, now - 1000, "due-1", now - 10, "due-2"]);
+      await connected.link.call("ZADD", [delayed, now + 60_000, "later"]);
+      return {
+        counts: await groupBacklog(connected.link, key, "g", delayed),
+        wrongType: await outcome(groupBacklog(connected.link, key, "g", key)),
+      };
+    });
+    expect(log).toEqual({
+      counts: { ready: 3, leased: 0, scheduled: 1 },
+      wrongType: {
+        code: "broker-failure",
+        message: expect.stringContaining(`(XINFO GROUPS, ZCOUNT of "`),
+      },
+    });
+    expect(log.wrongType).toMatchObject({ message: expect.stringContaining("WRONGTYPE") });
   });
 
   it("a group or a stream the server does not have: rejected naming it, the same on the stand-in", async () => {

@@ -63,11 +63,13 @@ export function derivedKey(key: string, suffix: string, cluster: boolean): strin
 
 /**
  * The key a command this package sends in a transaction names: its first argument, except for
- * `PUBLISH`, whose channel is no key (a classic message reaches every node from any node).
+ * `PUBLISH`, whose channel is no key (a classic message reaches every node from any node), and
+ * `XINFO`, whose first argument is its subcommand (`XINFO GROUPS key`).
  */
 export function keyOf(command: Command): string | undefined {
-  if (command.name.toUpperCase() === "PUBLISH") return undefined;
-  const first = command.args[0];
+  const name = command.name.toUpperCase();
+  if (name === "PUBLISH") return undefined;
+  const first = command.args[name === "XINFO" ? 1 : 0];
   return first === undefined ? undefined : String(first);
 }
 

@@ -31,19 +31,30 @@ function zadd(server: Server, args: readonly Arg[]): Reply {
   return added;
 }
 
+/**
+ * A score range as the server reads `min` and `max`: `-inf`, `+inf`, a number, or a number after
+ * `(` for an exclusive bound.
+ */
+function scoreRange(min: Arg | undefined, max: Arg | undefined): (score: number) => boolean {
+  const bound = (a: Arg | undefined) => {
+    const s = str(a);
+    const open = s.startsWith("(");
+    const n = open ? s.slice(1) : s;
+    const value =
+      n === "-inf" ? Number.NEGATIVE_INFINITY : n === "+inf" ? Number.POSITIVE_INFINITY : num(n);
+    return { value, open };
+  };
+  const low = bound(min);
+  const high = bound(max);
+  return (score) =>
+    (low.open ? score > low.value : score >= low.value) &&
+    (high.open ? score < high.value : score <= high.value);
+}
+
 function zrangebyscore(server: Server, args: readonly Arg[]): Reply {
   const zset = zsetAt(server, str(args[0]));
   if (zset === undefined) return [];
-  const bound = (a: Arg | undefined) => {
-    const s = str(a);
-    return s === "-inf"
-      ? Number.NEGATIVE_INFINITY
-      : s === "+inf"
-        ? Number.POSITIVE_INFINITY
-        : num(a);
-  };
-  const min = bound(args[1]);
-  const max = bound(args[2]);
+  const inRange = scoreRange(args[1], args[2]);
   let offset = 0;
   let limit = Number.POSITIVE_INFINITY;
   if (str(args[3]).toUpperCase() === "LIMIT") {
@@ -51,7 +62,7 @@ function zrangebyscore(server: Server, args: readonly Arg[]): Reply {
     limit = num(args[5]);
   }
   return [...zset.members.values()]
-    .filter((m) => m.score >= min && m.score <= max)
+    .filter((m) => inRange(m.score))
     .sort((a, b) => a.score - b.score || Buffer.compare(a.member, b.member))
     .slice(offset, offset + limit)
     .map((m) => m.member);
@@ -77,6 +88,14 @@ export const sortedSetCommands: Commands = {
   ZRANGEBYSCORE: zrangebyscore,
   ZREM: zrem,
   ZCARD: (server, args) => zsetAt(server, str(args[0]))?.members.size ?? 0,
+  ZCOUNT: (server, args) => {
+    const inRange = scoreRange(args[1], args[2]);
+    let count = 0;
+    for (const m of zsetAt(server, str(args[0]))?.members.values() ?? []) {
+      if (inRange(m.score)) count++;
+    }
+    return count;
+  },
   // The score as the server writes it (a bulk string), or nil.
   ZSCORE: (server, args) => {
     const found = zsetAt(server, str(args[0]))?.members.get(buf(args[1] ?? "").toString("hex"));

@@ -154,9 +154,12 @@ export class RedisStreamSubscription
     });
   }
 
-  /** The group's lag and pending entries, one `XINFO GROUPS` (`backlog` in the README's Metrics). */
+  /**
+   * The group's lag and pending entries, and the delayed retries parked in the stream's set, in one
+   * `MULTI` (see groupBacklog.ts; `Backlog` in the README).
+   */
   backlog(): Promise<BacklogCounts> {
-    return groupBacklog(this.#host.link, this.name, this.group);
+    return groupBacklog(this.#host.link, this.name, this.group, this.#delayed);
   }
 
   parsePosition(text: string): RedisStreamPosition {

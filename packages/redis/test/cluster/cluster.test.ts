@@ -1,5 +1,5 @@
 import { isRustStreamError, systemClock } from "@ruststream/core";
-import { CountingCoordinator } from "@ruststream/core/broker";
+import { CountingCoordinator, reportsBacklog } from "@ruststream/core/broker";
 import { brokers, bytes, requireEnv, text, uniqueName } from "@ruststream/tooling-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -141,6 +141,46 @@ describe("keys a descriptor derives", () => {
       /must share a hash slot.*Leave processing and recoveryKey out/,
     );
     expect(standIn.message).toBe(onCluster.message);
+  });
+});
+
+describe("a stream's backlog on a cluster", () => {
+  it("its derived delayed set is read in the stream's MULTI, a set in another slot beside it; the same in-process", async () => {
+    const key = uniqueName("backlog");
+    const apartStream = `${key}-apart`;
+    const apartSet = uniqueName("parked");
+    // A transaction across these two would be refused (CROSSSLOT): the backlog must not send one.
+    expect(await cluster.slotOf(apartSet)).not.toBe(await cluster.slotOf(apartStream));
+    const sources = [
+      new RedisStream(key, { group: "g", start: "beginning" }),
+      new RedisStream(apartStream, {
+        group: "g",
+        start: "beginning",
+        delayedRetry: { key: apartSet },
+      }),
+    ];
+    const scenario = async (connected: ConnectedRedisBroker) => {
+      const counts: unknown[] = [];
+      for (const source of sources) {
+        const sub = await connected.subscribe(source);
+        try {
+          for (let i = 0; i < 2; i++) await connected.link.call("XADD", [source.name, "*", "n", i]);
+          const [first] = await sub.nextBatch(2);
+          // Parked for a minute: one leased, one scheduled.
+          expect(await first?.nackAfter(60_000)).toBe("ok");
+          counts.push(reportsBacklog(sub) ? await sub.backlog() : "no backlog");
+        } finally {
+          await sub.close();
+        }
+      }
+      return counts;
+    };
+    const onCluster = await withConnection(clusterOptions(), scenario);
+    const inProcess = await inProcessCluster();
+    const standIn = await scenario(inProcess).finally(() => inProcess.shutdown());
+    const expected = { ready: 0, leased: 1, scheduled: 1 };
+    expect(onCluster).toEqual([expected, expected]);
+    expect(standIn).toEqual(onCluster);
   });
 });
 
