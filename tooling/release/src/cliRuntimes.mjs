@@ -3,16 +3,19 @@
 // registry beside core, the file broker, metrics and asyncapi, and the installed command run on each
 // runtime as packages/cli's README says to run it there: a file-broker service with `--workers 2
 // --metrics` (each worker's /metrics answering, then SIGTERM's drain to exit 0), `asyncapi gen`
-// writing the service's document, and a module that does not compile.
+// writing the service's document, and a module that does not compile. Then the same service in a
+// folder beside it with only core and the file broker, run by that CLI: `--metrics` and `asyncapi
+// gen` fall back to the CLI's own copies.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { somethingAbove } from "./consumer.mjs";
 import { run, start, tail } from "./run.mjs";
 
 /**
- * A runtime as the rehearsal runs the CLI on it: the command that starts the installed
- * `ruststream` (the README's), and the variables it needs.
- * @typedef {{ title: string, cli: string[], env: NodeJS.ProcessEnv }} CliRuntime
+ * A runtime as the rehearsal runs the CLI on it: the command that runs a script on it, the one
+ * that starts the installed `ruststream` from the install's folder (the README's), and the
+ * variables they need.
+ * @typedef {{ title: string, run: string[], cli: string[], env: NodeJS.ProcessEnv }} CliRuntime
  */
 
 /** How long the workers get to serve /metrics, and then to drain and exit after SIGTERM. */
@@ -33,7 +36,7 @@ export function cliRuntime(line) {
     line.name === "deno"
       ? [...command, join("node_modules", "@ruststream", "cli", "bin", "ruststream.js")]
       : [...command, "ruststream"];
-  return { title: line.title, cli, env };
+  return { title: line.title, run: command, cli, env };
 }
 
 /** The service the CLI runs: a file broker per worker (each its own consumer) and one subscriber. */
@@ -117,12 +120,44 @@ export async function rehearseCliRuntimes({
     )
   )
     return;
+  // A service of its own beside the install, with only core and the file broker: what it lacks
+  // (metrics, asyncapi) the CLI finds in its own install.
+  const service = join(work, `service-${manager.name}`);
+  mkdirSync(service, { recursive: true });
+  writeFileSync(
+    join(service, "package.json"),
+    `${JSON.stringify({ name: "rehearsal-cli-service", private: true, type: "module" }, null, 2)}\n`,
+  );
+  writeFileSync(join(service, ".npmrc"), `registry=${registry}\n`);
+  writeFileSync(join(service, "app.ts"), appTs);
+  const serviceSpecs = specs.filter((spec) => /^@ruststream\/(core|file)@/.test(spec));
+  const serviceInstall = await run(manager.add(serviceSpecs, false), {
+    cwd: service,
+    env: installEnv,
+    timeoutMs: 10 * 60_000,
+  });
+  const beside = report.check(
+    where,
+    `${manager.name} installs ${serviceSpecs.join(" ")} in a service folder beside the CLI's`,
+    serviceInstall.ok,
+    serviceInstall.ok
+      ? `${(serviceInstall.ms / 1000).toFixed(0)} s`
+      : `${serviceInstall.why}\n${tail(serviceInstall.output)}`,
+    "read the install's output above",
+  );
+  const installedBin = join(folder, "node_modules", "@ruststream", "cli", "bin", "ruststream.js");
   for (const runtime of runtimes) {
     const runEnv = { ...installEnv, ...runtime.env };
     const began = Date.now();
-    await workers(runtime, `${where}: ${runtime.title}`, folder, runEnv, report);
-    await asyncapiGen(runtime, `${where}: ${runtime.title}`, folder, runEnv, report);
-    await syntaxError(runtime, `${where}: ${runtime.title}`, folder, runEnv, report);
+    const at = `${where}: ${runtime.title}`;
+    await workers(runtime.cli, at, folder, runEnv, report);
+    await asyncapiGen(runtime.cli, at, folder, runEnv, report);
+    await syntaxError(runtime.cli, at, folder, runEnv, report);
+    if (beside) {
+      const fallback = `${at}, a service without metrics and asyncapi`;
+      await workers([...runtime.run, installedBin], fallback, service, runEnv, report);
+      await asyncapiGen([...runtime.run, installedBin], fallback, service, runEnv, report);
+    }
     report.figure(
       `${where}: ${runtime.title}'s checks took ${((Date.now() - began) / 1000).toFixed(1)} s`,
     );
@@ -132,16 +167,16 @@ export async function rehearseCliRuntimes({
 /**
  * `run app.ts --workers 2 --http-port 0 --metrics`: each worker's /metrics answers within the
  * bound, then SIGTERM to the supervisor drains both and it exits 0 within its bound.
- * @param {CliRuntime} runtime
+ * @param {string[]} cli the command that starts the CLI
  * @param {string} where
  * @param {string} folder
  * @param {NodeJS.ProcessEnv} env
  * @param {import("./report.mjs").Report} report
  */
-async function workers(runtime, where, folder, env, report) {
-  const argv = [...runtime.cli, "run", "app.ts", "--workers", "2", "--http-port", "0", "--metrics"];
+async function workers(cli, where, folder, env, report) {
+  const argv = [...cli, "run", "app.ts", "--workers", "2", "--http-port", "0", "--metrics"];
   const fix = `run \`${argv.join(" ")}\` in ${folder} (kept with --keep) and read its output`;
-  const cli = start(argv, { cwd: folder, env, timeoutMs: serveBoundMs + drainBoundMs });
+  const started = start(argv, { cwd: folder, env, timeoutMs: serveBoundMs + drainBoundMs });
   /** @type {string | undefined} */
   let failure;
   const deadline = Date.now() + serveBoundMs;
@@ -150,7 +185,7 @@ async function workers(runtime, where, folder, env, report) {
   /** @type {Set<string>} the workers whose /metrics answered */
   const answered = new Set();
   let ended = false;
-  void cli.exited.then(() => {
+  void started.exited.then(() => {
     ended = true;
   });
   while (answered.size < 2 && failure === undefined) {
@@ -158,7 +193,7 @@ async function workers(runtime, where, folder, env, report) {
     else if (Date.now() > deadline)
       failure = `${answered.size} of 2 workers' /metrics answered within ${serveBoundMs / 1000} s`;
     else {
-      for (const match of cli.output().matchAll(servingLine))
+      for (const match of started.output().matchAll(servingLine))
         urls.set(match[1] ?? "1", /** @type {string} */ (match[2]));
       for (const [worker, url] of urls)
         if (!answered.has(worker) && (await metricsAnswer(url))) answered.add(worker);
@@ -171,13 +206,13 @@ async function workers(runtime, where, folder, env, report) {
     failure === undefined,
     failure === undefined
       ? [...urls].map(([worker, url]) => `worker ${worker} ${url}`).join(", ")
-      : `${failure}\n${tail(cli.output())}`,
+      : `${failure}\n${tail(started.output())}`,
     fix,
   );
   const signalled = Date.now();
-  cli.signal("SIGTERM");
-  const timer = setTimeout(() => cli.signal("SIGKILL"), drainBoundMs);
-  const result = await cli.exited;
+  started.signal("SIGTERM");
+  const timer = setTimeout(() => started.signal("SIGKILL"), drainBoundMs);
+  const result = await started.exited;
   clearTimeout(timer);
   // Each worker logs its own drained stop, and the supervisor that every worker exited 0.
   const drained = (result.output.match(/ stopped worker=\d+ failed=false/g) ?? []).length;
@@ -209,14 +244,14 @@ async function metricsAnswer(/** @type {string} */ url) {
 /**
  * `asyncapi gen app.ts -o asyncapi.json`: the file is JSON, an AsyncAPI 3 document with the
  * service's channel.
- * @param {CliRuntime} runtime
+ * @param {string[]} cli the command that starts the CLI
  * @param {string} where
  * @param {string} folder
  * @param {NodeJS.ProcessEnv} env
  * @param {import("./report.mjs").Report} report
  */
-async function asyncapiGen(runtime, where, folder, env, report) {
-  const argv = [...runtime.cli, "asyncapi", "gen", "app.ts", "-o", "asyncapi.json"];
+async function asyncapiGen(cli, where, folder, env, report) {
+  const argv = [...cli, "asyncapi", "gen", "app.ts", "-o", "asyncapi.json"];
   const result = await run(argv, { cwd: folder, env, timeoutMs: 60_000 });
   /** @type {string} */
   let problem = result.ok ? "" : `${result.why}\n${tail(result.output)}`;
@@ -243,14 +278,14 @@ async function asyncapiGen(runtime, where, folder, env, report) {
 
 /**
  * `run broken.ts`: exit 1, the message naming the file with its line and column.
- * @param {CliRuntime} runtime
+ * @param {string[]} cli the command that starts the CLI
  * @param {string} where
  * @param {string} folder
  * @param {NodeJS.ProcessEnv} env
  * @param {import("./report.mjs").Report} report
  */
-async function syntaxError(runtime, where, folder, env, report) {
-  const argv = [...runtime.cli, "run", "broken.ts"];
+async function syntaxError(cli, where, folder, env, report) {
+  const argv = [...cli, "run", "broken.ts"];
   const result = await run(argv, { cwd: folder, env, timeoutMs: 60_000 });
   const named = /broken\.ts:3:\d+/.test(result.output);
   report.check(
