@@ -124,7 +124,7 @@ export async function rehearseInstall(scenario, manager, context) {
 }
 
 /** The first folder above `folder` holding node_modules or package.json, if any. */
-function somethingAbove(/** @type {string} */ folder) {
+export function somethingAbove(/** @type {string} */ folder) {
   for (let dir = dirname(folder); ; dir = dirname(dir)) {
     for (const name of ["node_modules", "package.json"])
       if (existsSync(join(dir, name))) return `${join(dir, name)} exists`;

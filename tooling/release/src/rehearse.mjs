@@ -10,6 +10,8 @@ import { parseArgs } from "node:util";
 import { ensureBrokers } from "../../brokers/src/index.mjs";
 import { ensureNode, nodeEnv, nodeLines, ownNodeEnv } from "../../setup/node.mjs";
 import { pnpmCommand } from "../../setup/pnpm.mjs";
+import { runtimeLines } from "../../setup/runtimes.mjs";
+import { cliRuntime, rehearseCliRuntimes } from "./cliRuntimes.mjs";
 import { compilerPins, installCompilers } from "./compilers.mjs";
 import { rehearseInstall } from "./consumer.mjs";
 import { rehearseCreate } from "./create.mjs";
@@ -57,6 +59,14 @@ if (managers.some((name) => name !== "npm" && name !== "pnpm")) {
   );
   process.exit(2);
 }
+
+// `--only` names installs, and the steps after them: `cli` (the published CLI on Bun and Deno) and
+// `create` (the scaffolder); without it everything runs.
+const only = options.only?.split(",").filter(Boolean);
+const wants = (/** @type {string} */ id) => only === undefined || only.includes(id);
+// Bun and Deno fetched (or found cached) as `npm test` gets them, before anything starts: one that
+// cannot be fetched stops the rehearsal here with tooling/setup's message and its fix.
+const cliRuntimes = wants("cli") ? runtimeLines.map(cliRuntime) : [];
 
 const started = Date.now();
 const report = new Report();
@@ -165,24 +175,31 @@ async function rehearse() {
 
   const brokers = new Set(serverBrokers);
   const all = scenarios(published, {});
-  const only = options.only?.split(",").filter(Boolean);
+  const steps = ["cli", "create"];
   const chosen = only ? all.filter((scenario) => only.includes(scenario.id)) : all;
-  if (only && chosen.length !== only.length)
+  const unknown = (only ?? []).filter(
+    (id) => !steps.includes(id) && !all.some((scenario) => scenario.id === id),
+  );
+  if (unknown.length > 0)
     throw new Error(
-      `--only names an install that does not exist: ${only.join(",")}; the installs are ${all.map((s) => s.id).join(", ")}`,
+      `--only names what does not exist: ${unknown.join(",")}; the installs are ${all.map((s) => s.id).join(", ")}, the steps after them ${steps.join(", ")}`,
     );
   const needed = [
     ...new Set(chosen.map((scenario) => scenario.broker).filter((b) => brokers.has(b))),
   ];
   if (needed.length > 0) await ensureBrokers(needed, (line) => say(line));
   const devSpecs = testTools(scratch, published);
-  const compilers = await installCompilers({
-    scratch,
-    registry: registry.url,
-    env: installEnv,
-    work: mkdirIn(work, "compilers"),
-    report,
-  });
+  // The compilers serve the installs' type checks only.
+  const compilers =
+    chosen.length === 0
+      ? []
+      : await installCompilers({
+          scratch,
+          registry: registry.url,
+          env: installEnv,
+          work: mkdirIn(work, "compilers"),
+          report,
+        });
   const context = {
     registry: registry.url,
     env: installEnv,
@@ -208,14 +225,34 @@ async function rehearse() {
       );
     }
   }
-  await rehearseCreate({
-    scratch,
-    version: versions.get("@ruststream/core"),
-    registry: registry.url,
-    env: installEnv,
-    work: mkdirIn(work, "create"),
-    report,
-  });
+  // One install is enough to run the published command on each runtime: the first manager's.
+  const cliManager = /** @type {"npm" | "pnpm" | undefined} */ (managers[0]);
+  if (wants("cli") && cliManager === undefined)
+    report.skip("the CLI on Bun and Deno", "--managers names no package manager to install it");
+  else if (wants("cli") && cliManager !== undefined) {
+    const began = Date.now();
+    await rehearseCliRuntimes({
+      published,
+      registry: registry.url,
+      env: installEnv,
+      work: mkdirIn(work, "cli"),
+      manager: manager(cliManager, [...lock, ...pnpm]),
+      runtimes: cliRuntimes,
+      report,
+    });
+    report.figure(
+      `cli on Bun and Deno (${cliManager}): the install and both runtimes' checks took ${((Date.now() - began) / 1000).toFixed(0)} s`,
+    );
+  }
+  if (wants("create"))
+    await rehearseCreate({
+      scratch,
+      version: versions.get("@ruststream/core"),
+      registry: registry.url,
+      env: installEnv,
+      work: mkdirIn(work, "create"),
+      report,
+    });
 }
 
 /**

@@ -10,38 +10,57 @@ import { spawn } from "node:child_process";
 const running = new Set();
 
 /**
+ * @typedef {{ pid: number | undefined, output: () => string, signal: (name: NodeJS.Signals) => void,
+ *   exited: Promise<RunResult> }} Started
+ * A command still running: its output so far, a signal to its own process (not its group: a
+ * supervisor forwards it as a user's `kill` does), and its end.
+ */
+
+/**
+ * Runs a command to its end.
  * @param {string[]} argv
  * @param {{ cwd: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, echo?: boolean }} options
  * @returns {Promise<RunResult>}
  */
 export function run(argv, options) {
+  return start(argv, options).exited;
+}
+
+/**
+ * Starts a command (a service that runs until it is signalled); `timeoutMs` bounds its whole life.
+ * @param {string[]} argv
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, echo?: boolean }} options
+ * @returns {Started}
+ */
+export function start(argv, options) {
   const [command, ...args] = argv;
   if (command === undefined) throw new Error("run: no command");
   const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    running.add(child);
-    let output = "";
-    /** @param {Buffer} chunk */
-    const keep = (chunk) => {
-      output += chunk.toString("utf8");
-      if (options.echo) process.stdout.write(chunk);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        killGroup(child.pid);
-      },
-      options.timeoutMs ?? 10 * 60_000,
-    );
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  running.add(child);
+  let output = "";
+  /** @param {Buffer} chunk */
+  const keep = (chunk) => {
+    output += chunk.toString("utf8");
+    if (options.echo) process.stdout.write(chunk);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      killGroup(child.pid);
+    },
+    options.timeoutMs ?? 10 * 60_000,
+  );
+  /** @type {Promise<RunResult>} */
+  const exited = new Promise((resolve) => {
     /** @param {number | null} status @param {string | null} signal @param {string} [error] */
     const done = (status, signal, error) => {
       clearTimeout(timer);
@@ -58,6 +77,14 @@ export function run(argv, options) {
     child.on("error", (error) => done(null, null, `${command}: ${error.message}`));
     child.on("close", (status, signal) => done(status, signal));
   });
+  return {
+    pid: child.pid,
+    output: () => output,
+    signal: (name) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    },
+    exited,
+  };
 }
 
 /** @param {number | undefined} pid */
