@@ -142,6 +142,8 @@ export class ConnectedPulsarBroker
         subscription,
         retryTopic: retry,
         deadLetter,
+        countsLeased:
+          descriptor.subscriptionType === "Shared" || descriptor.subscriptionType === "Key_Shared",
         deliver:
           descriptor.copies === "broker"
             ? (owner, r) => new SharedDelivery(owner, r.message, r.retry)

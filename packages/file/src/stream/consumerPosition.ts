@@ -96,13 +96,32 @@ export class ConsumerPosition {
 
   /** What to store now. */
   snapshot(): StoredPosition {
+    const now = this.#now();
+    if (now === this.#last) return now;
+    this.#last = now.open.length > MAX_OPEN ? { next: now.open[0]!, open: [] } : now;
+    return this.#last;
+  }
+
+  /**
+   * The messages up to `tip` (the stream's last sequence in the file) not settled: those listed
+   * before the position, and every one from it on (handed out or not). After a seek, until the
+   * first read, the position stored last.
+   */
+  unsettledUpTo(tip: bigint): number {
+    const { next, open } = this.#now();
+    // Sequences start at 1: a consumer from the beginning stores 0.
+    const from = next > 1n ? next : 1n;
+    return open.length + (tip >= from ? Number(tip - from + 1n) : 0);
+  }
+
+  /** The position as it stands, every unsettled message below it listed. */
+  #now(): StoredPosition {
     const floor = this.#floor;
     if (floor === undefined) return this.#last;
     const high = this.#highestSettled;
     const next = high !== undefined && high >= floor ? high + 1n : floor;
     const open = [...this.#unsettled].filter((seq) => seq < next).sort(ascending);
-    this.#last = open.length > MAX_OPEN ? { next: open[0]!, open: [] } : { next, open };
-    return this.#last;
+    return { next, open };
   }
 }
 

@@ -1,8 +1,15 @@
-import { RustStreamError, type SeekableSubscription, type SettleResult } from "@ruststream/core";
 import {
+  type BacklogCounts,
+  RustStreamError,
+  type SeekableSubscription,
+  type SettleResult,
+} from "@ruststream/core";
+import {
+  backlogMark,
   type Coordinator,
   type HostedSubscription,
   PullSubscription,
+  type ReportsBacklog,
   type SubscriptionHost,
   seekMark,
 } from "@ruststream/core/broker";
@@ -70,9 +77,11 @@ function withinFile(stored: StoredPosition, tip: bigint): StoredPosition {
  */
 export class FileSubscription
   extends PullSubscription<FileDelivery>
-  implements SeekableSubscription<FileDelivery>, DeliveryOwner, HostedSubscription
+  implements SeekableSubscription<FileDelivery>, ReportsBacklog, DeliveryOwner, HostedSubscription
 {
   readonly [seekMark] = true as const;
+  /** Set by the constructor for a named consumer, which keeps a position to count from. */
+  declare readonly [backlogMark]: true;
   readonly name: string;
   /** The consumer name, for a named (durable) subscription: its group, in the conventions' terms. */
   readonly group: string | undefined;
@@ -105,6 +114,25 @@ export class FileSubscription
     this.group = group;
     this.#consumer = consumer;
     this.#named = named;
+    if (named !== undefined) (this as { [backlogMark]: true })[backlogMark] = true;
+  }
+
+  /**
+   * A named consumer's `ready`: the stream's messages up to its last one in the file that this
+   * consumer has not settled (handed out or not), from its position as it stands in memory and the
+   * stream's last sequence, read from the file's tail (what opening a consumer reads).
+   */
+  async backlog(): Promise<BacklogCounts> {
+    this.assertOpen();
+    const named = this.#named;
+    if (named === undefined) {
+      throw new RustStreamError(
+        "unsupported",
+        `"${this.name}" has no consumer name, so no position to count a backlog from: give the FileStream a consumer`,
+      );
+    }
+    const tip = streamTip(this.#host.path, this.name)?.seq ?? 0n;
+    return { ready: named.position.unsettledUpTo(tip) };
   }
 
   static async open(host: FileHost, stream: FileStream): Promise<FileSubscription> {

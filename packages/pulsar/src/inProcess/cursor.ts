@@ -2,6 +2,7 @@ import type { Clock, ClockTimer } from "@ruststream/core";
 import type { Coordinator } from "@ruststream/core/broker";
 import { ServerError } from "../wire/commands/enums.js";
 import type { InitialPosition, SubscriptionType } from "../wire/consumer/consumerOptions.js";
+import type { ConsumerStats } from "../wire/consumer/consumerStats.js";
 import { serverFailure } from "../wire/errors.js";
 import { keyHash } from "../wire/murmur3.js";
 import type { Entry, LogReader, TopicLog } from "./topicLog.js";
@@ -182,6 +183,23 @@ export class Cursor implements LogReader {
     this.#firstOpen = Math.max(this.#start, Math.min(this.#firstOpen, index));
     while (this.#acked.has(this.#firstOpen)) this.#firstOpen++;
     this.dispatch();
+  }
+
+  /**
+   * The broker's CONSUMER_STATS counts for `consumer`: the entries not acknowledged from the
+   * subscription's start (dispatched, delayed or not yet read alike), and, on Shared and
+   * Key_Shared only, the entries out with this consumer (pushed to it, its queue included).
+   */
+  stats(consumer: ServerConsumer): ConsumerStats {
+    let backlog = 0;
+    for (let i = this.#firstOpen; i < this.#topic.entries.length; i++) {
+      if (!this.#acked.has(i)) backlog++;
+    }
+    let unacked = 0;
+    if (shares(consumer.type)) {
+      for (const holder of this.#outstanding.values()) if (holder === consumer) unacked++;
+    }
+    return { backlog, unacked };
   }
 
   /** Pushes what is available to consumers with permits, by the rules of the type. */

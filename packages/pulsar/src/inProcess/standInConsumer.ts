@@ -1,5 +1,6 @@
 import type { LinkConsumer, LinkMessage } from "../link/link.js";
 import type { SubscriptionType } from "../wire/consumer/consumerOptions.js";
+import { type ConsumerStats, sumStats } from "../wire/consumer/consumerStats.js";
 import { closedError } from "../wire/errors.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { Cursor, ServerConsumer } from "./cursor.js";
@@ -137,6 +138,11 @@ export class StandInConsumer implements LinkConsumer {
   async lastMessageId(partition: number): Promise<MessageId> {
     if (this.#closed) throw closedError("the consumer");
     return (this.#parts[partition] ?? this.#parts[0]!).topic.lastId();
+  }
+
+  async stats(): Promise<ConsumerStats> {
+    if (this.#closed) throw closedError("the consumer");
+    return sumStats(this.#parts.map((part) => part.cursor.stats(part)));
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
 // delivery and publisher above it runs unchanged in TestApp.
 import type { LinkStates } from "@ruststream/core/broker";
 import type { ConsumerOptions } from "../wire/consumer/consumerOptions.js";
+import type { ConsumerStats } from "../wire/consumer/consumerStats.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { OutgoingMessage, ProducerOptions } from "../wire/producer/producerOptions.js";
 
@@ -40,6 +41,8 @@ export interface LinkConsumer {
   seek(target: MessageId | number): Promise<void>;
   /** The last message id stored on `partition` (0 on a non-partitioned topic). */
   lastMessageId(partition: number): Promise<MessageId>;
+  /** The broker's counts for the subscription, summed over every partition (CONSUMER_STATS). */
+  stats(): Promise<ConsumerStats>;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,15 @@
-import { type OutgoingMessage, RustStreamError, type SeekableSubscription } from "@ruststream/core";
 import {
+  type BacklogCounts,
+  type OutgoingMessage,
+  RustStreamError,
+  type SeekableSubscription,
+} from "@ruststream/core";
+import {
+  backlogMark,
   type HostedSubscription,
   movesMark,
   PullSubscription,
+  type ReportsBacklog,
   type ReportsMoves,
   seekMark,
 } from "@ruststream/core/broker";
@@ -12,6 +19,7 @@ import type { PulsarHost } from "../host.js";
 import type { LinkConsumer } from "../link/link.js";
 import { isPulsarPosition, type PulsarPosition, parsePulsarPosition } from "../position.js";
 import type { PulsarPublishOptions } from "../publisher.js";
+import { sumStats } from "../wire/consumer/consumerStats.js";
 import type { MessageId } from "../wire/messageId.js";
 import type { Reader, Received } from "./reader.js";
 
@@ -25,6 +33,11 @@ export interface SubscriptionSettings {
   readonly subscription: string;
   readonly retryTopic: string | undefined;
   readonly deadLetter: DeadLetterPolicy | undefined;
+  /**
+   * The broker counts what it dispatched to each consumer and not acknowledged (Shared and
+   * Key_Shared only): the backlog says `leased`.
+   */
+  readonly countsLeased: boolean;
   readonly deliver: DeliveryFactory;
   /** Gives the reader back: closes it, or lets go of a share of it (Exclusive, see readers.ts). */
   readonly release: () => Promise<void>;
@@ -40,9 +53,15 @@ export interface SubscriptionSettings {
  */
 export class PulsarSubscription
   extends PullSubscription<PulsarDelivery>
-  implements SeekableSubscription<PulsarDelivery>, ReportsMoves, SharedOwner, HostedSubscription
+  implements
+    SeekableSubscription<PulsarDelivery>,
+    ReportsMoves,
+    ReportsBacklog,
+    SharedOwner,
+    HostedSubscription
 {
   readonly [seekMark] = true as const;
+  readonly [backlogMark] = true as const;
   readonly [movesMark] = true as const;
   readonly name: string;
   readonly topic: string;
@@ -103,6 +122,29 @@ export class PulsarSubscription
     const id = position.messageId;
     await this.#checkExists(consumer, id, position);
     await this.#moving(consumer.seek(id));
+  }
+
+  /**
+   * The broker's counts from one CONSUMER_STATS request per partition consumer (the topic's, and
+   * the retry topic's where it reads one), summed: `ready` the subscription's `msgBacklog` (every
+   * entry not acknowledged, those dispatched and held in handlers or receiver queues included,
+   * and delayed ones not due yet); `leased`, on Shared and Key_Shared only, this consumer's
+   * `unackedMessages` (what the broker dispatched to this process and it has not acknowledged).
+   * Rejects at once while a consumer is not attached, and with the broker's answer when it no
+   * longer knows the consumer.
+   */
+  async backlog(): Promise<BacklogCounts> {
+    this.assertOpen();
+    const retry = this.#reader.retry;
+    const stats = sumStats(
+      await Promise.all([
+        this.#reader.main.stats(),
+        ...(retry === undefined ? [] : [retry.stats()]),
+      ]),
+    );
+    return this.#settings.countsLeased
+      ? { ready: stats.backlog, leased: stats.unacked }
+      : { ready: stats.backlog };
   }
 
   parsePosition(text: string): PulsarPosition {

@@ -542,6 +542,7 @@ function responseRequestId(command: BaseCommand): number | undefined {
     command.lookupTopicResponse?.requestId ??
     command.partitionMetadataResponse?.requestId ??
     command.getLastMessageIdResponse?.requestId ??
+    command.consumerStatsResponse?.requestId ??
     command.ackResponse?.requestId
   );
 }

@@ -273,6 +273,16 @@ export const MESSAGES = {
     requestId: r(2, "uint64n"),
     consumerMarkDeletePosition: o(3, "MessageIdData"),
   },
+  CommandConsumerStats: { requestId: r(1, "uint64n"), consumerId: r(4, "uint64n") },
+  // Only the counts are read; the rates (doubles) and strings after them are skipped.
+  CommandConsumerStatsResponse: {
+    requestId: r(1, "uint64n"),
+    errorCode: o(2, "ServerError"),
+    errorMessage: o(3, "string"),
+    unackedMessages: o(9, "uint64n"),
+    type: o(13, "string"),
+    msgBacklog: o(15, "uint64n"),
+  },
   CommandTopicMigrated: {
     resourceId: r(1, "uint64n"),
     resourceType: r(2, "ResourceType"),
@@ -304,6 +314,8 @@ export const MESSAGES = {
     partitionMetadataResponse: o(22, "CommandPartitionedTopicMetadataResponse"),
     lookupTopic: o(23, "CommandLookupTopic"),
     lookupTopicResponse: o(24, "CommandLookupTopicResponse"),
+    consumerStats: o(25, "CommandConsumerStats"),
+    consumerStatsResponse: o(26, "CommandConsumerStatsResponse"),
     reachedEndOfTopic: o(27, "CommandReachedEndOfTopic"),
     seek: o(28, "CommandSeek"),
     getLastMessageId: o(29, "CommandGetLastMessageId"),

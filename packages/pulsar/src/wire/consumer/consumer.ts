@@ -8,6 +8,7 @@ import type { MessageId } from "../messageId.js";
 import { Queue } from "../queue.js";
 import { parseTopicName, partitionTopicName } from "../topicName.js";
 import type { ConsumerOptions } from "./consumerOptions.js";
+import { type ConsumerStats, sumStats } from "./consumerStats.js";
 import { entryOf, type Message, type MessageOwner, type ReceivedEntry } from "./message.js";
 import { type MessageSink, PartitionConsumer } from "./partitionConsumer.js";
 
@@ -101,6 +102,16 @@ export class Consumer implements MessageSink {
       if (failure) return failure;
     }
     return undefined;
+  }
+
+  /**
+   * The broker's counts for the subscription, summed over its partitions: one CONSUMER_STATS
+   * request per partition consumer, sent together. Rejects if any partition cannot answer.
+   */
+  async stats(): Promise<ConsumerStats> {
+    if (this.#closed) throw closedError(`consumer ${this.subscription} on ${this.topic}`);
+    const parts = await Promise.all(this.#consumers.map((c) => c.stats()));
+    return sumStats(parts);
   }
 
   /** The last message id stored on `partition` (0 on a non-partitioned topic). */

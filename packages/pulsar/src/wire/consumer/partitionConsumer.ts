@@ -10,13 +10,14 @@ import { CommandType, ServerError, SubType } from "../commands/enums.js";
 import type { CommandMessage } from "../commands/shapes.js";
 import { loadCodecs } from "../compression.js";
 import type { Connection, ConsumerHandler } from "../connection.js";
-import { closedError } from "../errors.js";
+import { closedError, serverFailure } from "../errors.js";
 import type { PayloadSection } from "../frame.js";
 import type { ClientHost } from "../host.js";
 import { MessageId } from "../messageId.js";
 import { Queue } from "../queue.js";
 import { Acks } from "./acks.js";
 import type { ConsumerOptions } from "./consumerOptions.js";
+import type { ConsumerStats } from "./consumerStats.js";
 import { decodeEntry, type EntrySource } from "./entryDecoding.js";
 import { entryOf, type Message, type MessageOwner } from "./message.js";
 import { dropQueuedBefore, seekCommand } from "./seek.js";
@@ -296,6 +297,38 @@ export class PartitionConsumer implements ConsumerHandler, MessageOwner {
     );
     const data = answer.getLastMessageIdResponse!.lastMessageId;
     return MessageId.fromData(data, this.partition);
+  }
+
+  /**
+   * The broker's counts for this consumer's subscription on this topic or partition, from one
+   * CONSUMER_STATS request. Rejects at once while not attached (the connection away, the topic
+   * moving), rather than waiting for the next attach: a scrape wants a number now or none.
+   */
+  async stats(): Promise<ConsumerStats> {
+    const what = `the backlog of ${this.#options.subscription} on ${this.topic}`;
+    if (this.#state !== "ready") {
+      if (this.#state === "closed") throw closedError(`consumer on ${this.topic}`);
+      throw new RustStreamError(
+        "broker-failure",
+        `${what}: the consumer is not attached to the broker (${this.#state}); it is asked again at the next scrape`,
+        ...(this.#failure === undefined ? [] : [{ cause: this.#failure }]),
+      );
+    }
+    const connection = this.#connection!;
+    const requestId = connection.newRequestId();
+    const answer = await connection.request(
+      requestId,
+      {
+        type: CommandType.CONSUMER_STATS,
+        consumerStats: { requestId, consumerId: this.#consumerId },
+      },
+      what,
+    );
+    const stats = answer.consumerStatsResponse!;
+    if (stats.errorCode !== undefined) {
+      throw serverFailure(what, stats.errorCode, stats.errorMessage ?? "");
+    }
+    return { backlog: stats.msgBacklog ?? 0, unacked: stats.unackedMessages ?? 0 };
   }
 
   /** Resolves once subscribed (at once when it is); rejects when closed or failed. */
