@@ -15,20 +15,7 @@ import { PostgresBroker, PostgresQueue } from "@ruststream/postgres";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
-
-const backlogLines = (text: string) =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith("ruststream_backlog"))
-    .sort();
-
-async function until(step: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${step}: still waiting after 10 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { backlogLines, until } from "./scrapeSteps.js";
 
 test("a scrape of an app on PostgreSQL shows its queue's backlog by state and its claim's wait; the memory subscriber beside it has neither", async () => {
   const queue = uniqueName("gauge");

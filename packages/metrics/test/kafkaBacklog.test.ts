@@ -6,20 +6,7 @@ import { KafkaBroker, KafkaTopic } from "@ruststream/kafka";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
-
-const backlogLines = (text: string) =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith("ruststream_backlog"))
-    .sort();
-
-async function until(step: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${step}: still waiting after 15 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { backlogLines, until } from "./scrapeSteps.js";
 
 test("a scrape of an app on Kafka shows its group's lag as ready: 4 with the first record held, 0 once all are settled", async () => {
   const topic = uniqueName("kafkagauge");

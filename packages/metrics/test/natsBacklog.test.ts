@@ -8,20 +8,7 @@ import { JetStreamSubject, NatsBroker } from "@ruststream/nats";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
-
-const backlogLines = (text: string) =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith("ruststream_backlog"))
-    .sort();
-
-async function until(step: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${step}: still waiting after 10 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { backlogLines, until } from "./scrapeSteps.js";
 
 test("a scrape of an app on NATS shows its consumer's backlog (ready, leased) and its waits; a consumer deleted under it gives no sample, counted", async () => {
   const subject = uniqueName("natsgauge");

@@ -8,20 +8,7 @@ import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { brokers } from "@ruststream/tooling-testkit/brokers";
 import { expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
-
-const backlogLines = (text: string, name: string) =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith("ruststream_backlog") && line.includes(`name="${name}"`))
-    .sort();
-
-async function until(step: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${step}: still waiting after 10 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { backlogLines, until } from "./scrapeSteps.js";
 
 test("a scrape of an app on RabbitMQ shows its quorum queue's ready and dead-lettered counts; its dead letter deleted, the scrape goes on and counts the failure", async () => {
   const queue = uniqueName("gauge-rabbit");

@@ -6,14 +6,7 @@ import { RedisBroker, RedisStream } from "@ruststream/redis";
 import { requireEnv, uniqueName } from "@ruststream/tooling-testkit";
 import { expect, test } from "vitest";
 import { prometheusMetrics } from "../src/index.js";
-
-async function until(step: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${step}: still waiting after 10 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from "./scrapeSteps.js";
 
 test("a scrape of an app on a Redis stream shows its group's entries held in handlers as leased and none ready", async () => {
   const key = uniqueName("gauge-redis");
