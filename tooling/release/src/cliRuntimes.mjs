@@ -8,7 +8,7 @@
 // gen` fall back to the CLI's own copies.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { somethingAbove } from "./consumer.mjs";
+import { emptyInstallFolder } from "./consumer.mjs";
 import { run, start, tail } from "./run.mjs";
 
 /**
@@ -78,18 +78,7 @@ export async function rehearseCliRuntimes({
 }) {
   const where = `cli on Bun and Deno (${manager.name})`;
   const folder = join(work, `cli-${manager.name}`);
-  mkdirSync(folder, { recursive: true });
-  const above = somethingAbove(folder);
-  if (
-    !report.check(
-      where,
-      "nothing of a project above the folder",
-      above === undefined,
-      above ?? "",
-      "set TMPDIR to a folder with no node_modules or package.json above it",
-    )
-  )
-    return;
+  if (!emptyInstallFolder(folder, where, report)) return;
   const specs = ["core", "file", "cli", "metrics", "asyncapi"].map((name) => {
     const pkg = published[`@ruststream/${name}`];
     if (pkg === undefined) throw new Error(`@ruststream/${name} was not published`);

@@ -28,18 +28,7 @@ export async function rehearseInstall(scenario, manager, context) {
   const { report } = context;
   const where = `${scenario.id} (${manager.name})`;
   const folder = join(context.work, `${scenario.id}-${manager.name}`);
-  mkdirSync(folder, { recursive: true });
-  const above = somethingAbove(folder);
-  if (
-    !report.check(
-      where,
-      "nothing of a project above the folder",
-      above === undefined,
-      above ?? "",
-      "set TMPDIR to a folder with no node_modules or package.json above it",
-    )
-  )
-    return;
+  if (!emptyInstallFolder(folder, where, report)) return;
   writeFileSync(
     join(folder, "package.json"),
     `${JSON.stringify(projectManifest(scenario), null, 2)}\n`,
@@ -123,8 +112,26 @@ export async function rehearseInstall(scenario, manager, context) {
   await entries(where, folder, env, report);
 }
 
+/**
+ * Makes `folder` for an install, checked to have nothing of a project above it (a node_modules or
+ * package.json there would resolve what the install should bring): whether it has none.
+ * @param {string} folder @param {string} where
+ * @param {import("./report.mjs").Report} report
+ */
+export function emptyInstallFolder(folder, where, report) {
+  mkdirSync(folder, { recursive: true });
+  const above = somethingAbove(folder);
+  return report.check(
+    where,
+    "nothing of a project above the folder",
+    above === undefined,
+    above ?? "",
+    "set TMPDIR to a folder with no node_modules or package.json above it",
+  );
+}
+
 /** The first folder above `folder` holding node_modules or package.json, if any. */
-export function somethingAbove(/** @type {string} */ folder) {
+function somethingAbove(/** @type {string} */ folder) {
   for (let dir = dirname(folder); ; dir = dirname(dir)) {
     for (const name of ["node_modules", "package.json"])
       if (existsSync(join(dir, name))) return `${join(dir, name)} exists`;
