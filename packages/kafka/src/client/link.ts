@@ -96,6 +96,13 @@ export interface TransactionOffsets {
 }
 
 export interface LinkAdmin {
+  /**
+   * Whether a subscription's backlog is counted through this admin at each metrics scrape
+   * (`groupOffsets` and `topicWatermarks`). Not on librdkafka: its admin aborted the process
+   * (`rd_kafka_enq_once_del_source_return: Assertion eonce->refcnt > 0`) when a scrape asked while
+   * its broker was restarting, and a scrape must never end a service.
+   */
+  readonly countsBacklog: boolean;
   /** The partition count of `topic`, or `undefined` where the cluster has no such topic. */
   partitions(topic: string): Promise<number | undefined>;
   /** Creates `topic` with `partitions` (`undefined`: the cluster's default); an existing one is fine. */

@@ -94,6 +94,7 @@ class InProcessTransactionalProducer implements LinkTransactionalProducer {
 }
 
 class InProcessAdmin implements LinkAdmin {
+  readonly countsBacklog = true;
   readonly #cluster: InProcessCluster;
 
   constructor(cluster: InProcessCluster) {

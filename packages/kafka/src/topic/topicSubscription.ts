@@ -9,7 +9,6 @@ import {
   backlogMark,
   type HostedSubscription,
   PullSubscription,
-  type ReportsBacklog,
   seekMark,
 } from "@ruststream/core/broker";
 import {
@@ -40,15 +39,11 @@ import { type OutputCause, TransactionWindow } from "./window.js";
  */
 export class KafkaTopicSubscription
   extends PullSubscription<KafkaDelivery>
-  implements
-    SeekableSubscription<KafkaDelivery>,
-    DeliveryOwner,
-    ConsumerHooks,
-    HostedSubscription,
-    ReportsBacklog
+  implements SeekableSubscription<KafkaDelivery>, DeliveryOwner, ConsumerHooks, HostedSubscription
 {
   readonly [seekMark] = true as const;
-  readonly [backlogMark] = true as const;
+  /** The backlog is counted where the engine's admin may be asked at a scrape (`countsBacklog`). */
+  readonly [backlogMark]: boolean;
   readonly name: string;
   readonly group: string;
   readonly commit: "auto" | "tracked" | "transactional";
@@ -84,6 +79,7 @@ export class KafkaTopicSubscription
     this.#host = host;
     this.#source = source;
     this.#admin = host.link.admin;
+    this[backlogMark] = this.#admin.countsBacklog;
     this.name = source.name;
     this.group = group;
     this.commit = commit;

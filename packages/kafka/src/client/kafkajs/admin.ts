@@ -7,6 +7,7 @@ const METADATA_WAIT_MS = 10_000;
 
 /** Cluster questions over one kafkajs admin connection the engine keeps. */
 export class KafkajsAdmin implements LinkAdmin {
+  readonly countsBacklog = true;
   readonly #admin: KjsAdmin;
   readonly #brokerResource: number;
 

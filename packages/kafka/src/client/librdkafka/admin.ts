@@ -19,6 +19,8 @@ const UNKNOWN_TOPIC_OR_PART = 3;
  * offsets by time) and the admin API derived from it (topic creation).
  */
 export class RdkafkaAdmin implements LinkAdmin {
+  // See LinkAdmin.countsBacklog: a count asked while the broker restarts can abort the process.
+  readonly countsBacklog = false;
   readonly #client: RdProducer;
   readonly #admin: RdAdmin;
   readonly #offsetSpec: RdOffsetSpec;
