@@ -1,5 +1,6 @@
 import { type BacklogCounts, RustStreamError } from "@ruststream/core";
 import { type LinkAdmin, partitionKey, type StartSpec } from "../client/link.js";
+import { withTimeout } from "../client/withTimeout.js";
 import { startOf } from "./starts.js";
 
 /**
@@ -29,27 +30,15 @@ export async function groupBacklog(
   question: BacklogQuestion,
   timeoutMs = BACKLOG_TIMEOUT_MS,
 ): Promise<BacklogCounts> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new RustStreamError(
-            "broker-failure",
-            `the Kafka cluster did not answer the backlog of group "${question.group}" within ${timeoutMs} ms: is the cluster reachable?`,
-          ),
-        ),
-      timeoutMs,
-    );
-  });
-  const counting = count(admin, question);
-  // A question still running at the deadline settles later, unheard.
-  counting.catch(() => undefined);
-  try {
-    return await Promise.race([counting, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(
+    count(admin, question),
+    timeoutMs,
+    () =>
+      new RustStreamError(
+        "broker-failure",
+        `the Kafka cluster did not answer the backlog of group "${question.group}" within ${timeoutMs} ms: is the cluster reachable?`,
+      ),
+  );
 }
 
 async function count(admin: LinkAdmin, question: BacklogQuestion): Promise<BacklogCounts> {

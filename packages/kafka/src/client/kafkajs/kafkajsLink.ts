@@ -16,6 +16,7 @@ import type {
 import { loadClient } from "../load.js";
 import { KeyPartitioner } from "../partitioners.js";
 import { closingWatch } from "../watchedClient.js";
+import { withTimeout } from "../withTimeout.js";
 import { KafkajsAdmin } from "./admin.js";
 import { boundedGzipCodec } from "./boundedGzip.js";
 import { applyOptions, clientConfig } from "./config.js";
@@ -68,7 +69,11 @@ export class KafkajsLink implements Link {
     const kafka = new module.Kafka(config);
     const control = kafka.admin();
     try {
-      await withTimeout(control.connect(), connectTimeoutMs, "connecting to the cluster");
+      await withTimeout(
+        control.connect(),
+        connectTimeoutMs,
+        () => new Error(`connecting to the cluster took longer than ${connectTimeoutMs} ms`),
+      );
     } catch (error) {
       // kafkajs keeps retrying in the background otherwise.
       void control.disconnect().catch(() => undefined);
@@ -189,18 +194,10 @@ export class KafkajsLink implements Link {
   }
 
   async close(): Promise<void> {
-    await withTimeout(this.#control.disconnect(), 10_000, "closing").catch(() => undefined);
-  }
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
+    await withTimeout(
+      this.#control.disconnect(),
+      10_000,
+      () => new Error("closing took longer than 10000 ms"),
+    ).catch(() => undefined);
   }
 }
